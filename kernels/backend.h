@@ -1,0 +1,43 @@
+/* Entry points of the per-backend kernel files, for dispatch.c. Each real
+ * kernel exists as _f32 and _f64 (one source compiled twice); pointers are
+ * untyped here because one declaration serves both precisions. CPU loops
+ * cannot fail; CUDA launchers return the cudaError_t of the launch (0 = ok). */
+#ifndef CL_KERNEL_BACKEND_H
+#define CL_KERNEL_BACKEND_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CL_BOTH_PRECISIONS(ret, name, params) \
+  ret name##_f32 params;                      \
+  ret name##_f64 params;
+
+#define CL_REAL_KERNELS(ret, sfx)                                                              \
+  CL_BOTH_PRECISIONS(ret, cl_axpy_##sfx, (size_t n, double a, const void *x, void *y))         \
+  CL_BOTH_PRECISIONS(ret, cl_dot_##sfx, (size_t n, const void *x, const void *y, double *out)) \
+  CL_BOTH_PRECISIONS(ret, cl_verlet_kick_drift_##sfx,                                          \
+                     (size_t n, void *u, void *v, const void *a, double dt))                   \
+  CL_BOTH_PRECISIONS(ret, cl_verlet_kick_##sfx, (size_t n, void *v, const void *a, double dt)) \
+  CL_BOTH_PRECISIONS(ret, cl_wave2d_accel_##sfx,                                               \
+                     (size_t nx, size_t ny, const void *u, void *a, double c2_over_dx2))
+
+CL_REAL_KERNELS(void, cpu)
+CL_REAL_KERNELS(int, cuda)
+
+/* dtype-generic array operations; t is a cl_dtype, op a cl_reduce_op */
+void cl_fill_cpu(int t, void *data, size_t count, double value);
+void cl_reduce_cpu(int t, const void *data, size_t count, int op, double *out);
+int cl_fill_cuda(int t, void *data, size_t count, double value);
+int cl_reduce_cuda(int t, const void *data, size_t count, int op, double *out);
+
+/* Text of a CUDA error code (device_cuda.c). */
+const char *cl_cuda_error_text(int code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,91 @@
+/* Fill and reductions for every field dtype on the cuda backend. */
+#include <stdint.h>
+
+#include "../../runtime/dtype.h"
+#include "../../runtime/field.h"
+#include "../backend.h"
+#include "reduce_cuda.cuh"
+
+template <typename T>
+__global__ void fill_kernel(T *p, size_t n, T v) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    p[i] = v;
+}
+
+template <typename T>
+static int launch_fill(void *data, size_t n, double value) {
+  if (n == 0) return 0;
+  int blocks = (int)((n + 255) / 256 > 65535 * 4 ? 65535 * 4 : (n + 255) / 256);
+  fill_kernel<T><<<blocks, 256>>>((T *)data, n, (T)value);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int cl_fill_cuda(int t, void *data, size_t count, double value) {
+  switch ((cl_dtype)t) {
+    case CL_F32: return launch_fill<float>(data, count, value);
+    case CL_F64: return launch_fill<double>(data, count, value);
+    case CL_I32: return launch_fill<int32_t>(data, count, value);
+    case CL_U32: return launch_fill<uint32_t>(data, count, value);
+    case CL_U8: return launch_fill<uint8_t>(data, count, value);
+    default: return (int)cudaErrorInvalidValue;
+  }
+}
+
+template <typename T>
+__global__ void reduce_kernel(const T *p, size_t n, int op, double *partials) {
+  int how = op == CL_REDUCE_MIN ? CL_COMBINE_MIN : op == CL_REDUCE_MAX ? CL_COMBINE_MAX : CL_COMBINE_SUM;
+  double acc = cl_combine_identity(how);
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    double x = (double)p[i];
+    acc = cl_combine(how, acc, op == CL_REDUCE_NORM2 ? x * x : x);
+  }
+  acc = cl_block_reduce(how, acc);
+  if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+}
+
+__global__ void reduce_partials_kernel(int how, double *partials, int nparts) {
+  double acc = cl_combine_identity(how);
+  for (int i = threadIdx.x; i < nparts; i += blockDim.x) acc = cl_combine(how, acc, partials[i]);
+  acc = cl_block_reduce(how, acc);
+  if (threadIdx.x == 0) partials[CL_REDUCE_MAX_BLOCKS] = acc;
+}
+
+extern "C" int cl_cuda_reduce_scratch(double **scratch) {
+  static double *buffer = NULL;
+  if (!buffer) {
+    cudaError_t e = cudaMalloc(&buffer, (CL_REDUCE_MAX_BLOCKS + 1) * sizeof(double));
+    if (e != cudaSuccess) return (int)e;
+  }
+  *scratch = buffer;
+  return 0;
+}
+
+extern "C" int cl_cuda_reduce_finish(int how, double *scratch, int nparts, double *out) {
+  reduce_partials_kernel<<<1, CL_REDUCE_THREADS>>>(how, scratch, nparts);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return (int)e;
+  return (int)cudaMemcpy(out, scratch + CL_REDUCE_MAX_BLOCKS, sizeof(double), cudaMemcpyDeviceToHost);
+}
+
+template <typename T>
+static int launch_reduce(const void *data, size_t n, int op, double *out) {
+  double *scratch;
+  int e = cl_cuda_reduce_scratch(&scratch);
+  if (e) return e;
+  int blocks = cl_reduce_blocks(n);
+  reduce_kernel<T><<<blocks, CL_REDUCE_THREADS>>>((const T *)data, n, op, scratch);
+  if ((e = (int)cudaGetLastError())) return e;
+  int how = op == CL_REDUCE_MIN ? CL_COMBINE_MIN : op == CL_REDUCE_MAX ? CL_COMBINE_MAX : CL_COMBINE_SUM;
+  return cl_cuda_reduce_finish(how, scratch, blocks, out);
+}
+
+extern "C" int cl_reduce_cuda(int t, const void *data, size_t count, int op, double *out) {
+  switch ((cl_dtype)t) {
+    case CL_F32: return launch_reduce<float>(data, count, op, out);
+    case CL_F64: return launch_reduce<double>(data, count, op, out);
+    case CL_I32: return launch_reduce<int32_t>(data, count, op, out);
+    case CL_U32: return launch_reduce<uint32_t>(data, count, op, out);
+    case CL_U8: return launch_reduce<uint8_t>(data, count, op, out);
+    default: return (int)cudaErrorInvalidValue;
+  }
+}

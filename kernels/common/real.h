@@ -1,0 +1,21 @@
+/* Precision and host/device qualifiers shared by every physics header.
+ * Each *_cpu.c and *_cuda.cu kernel file is compiled twice, once with
+ * CL_PRECISION_F32 and once without (f64); CL_PREC names the two copies. */
+#ifndef CL_REAL_H
+#define CL_REAL_H
+
+#ifdef __CUDACC__
+#define CL_HD __host__ __device__
+#else
+#define CL_HD
+#endif
+
+#if defined(CL_PRECISION_F32)
+typedef float real;
+#define CL_PREC(name) name##_f32
+#else
+typedef double real;
+#define CL_PREC(name) name##_f64
+#endif
+
+#endif

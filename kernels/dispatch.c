@@ -1,0 +1,98 @@
+#include "dispatch.h"
+
+#include <stdlib.h>
+
+#include "backend.h"
+
+/* cuda launchers exist only in a CUDA build; a cuda device cannot be opened
+ * otherwise, so these paths are then unreachable. */
+#ifdef CLEAVE_HAVE_CUDA
+#define CUDA_CALL(expr) (expr)
+#else
+#define CUDA_CALL(expr) (-1)
+#endif
+
+static int sync_after_launch(void) {
+  static int mode = -1;
+  if (mode < 0) {
+    const char *v = getenv("CLEAVE_CUDA_SYNC");
+    mode = v && *v && *v != '0';
+  }
+  return mode;
+}
+
+/* Checks a launch; with CLEAVE_CUDA_SYNC=1 also waits for it, so that a fault
+ * inside the kernel is reported under the kernel's own name. */
+static cl_status check_launch(cl_device *d, int code, const char *kernel, cl_error *err) {
+  if (code == 0 && sync_after_launch()) {
+    cl_error sync_err;
+    if (d->synchronize(d, &sync_err) != CL_OK)
+      return cl_error_set(err, CL_ERR_DEVICE, "cuda kernel '%s' failed: %s", kernel, sync_err.msg);
+  }
+  if (code == 0) return CL_OK;
+  return cl_error_set(err, CL_ERR_DEVICE, "cuda kernel '%s' failed to launch: %s", kernel,
+                      cl_cuda_error_text(code));
+}
+
+static cl_status require_real(cl_dtype t, const char *kernel, cl_error *err) {
+  if (t == CL_F32 || t == CL_F64) return CL_OK;
+  return cl_error_set(err, CL_ERR_ARG, "kernel '%s' needs f32 or f64 fields (got %s)", kernel,
+                      cl_dtype_name(t));
+}
+
+/* Calls name_cpu_{f32,f64} or name_cuda_{f32,f64} with the argument list. */
+#define DISPATCH_REAL(d, t, name, err, args)                                          \
+  do {                                                                                \
+    CL_TRY(require_real(t, #name, err));                                              \
+    if ((d)->kind == CL_BACKEND_CPU) {                                                \
+      if ((t) == CL_F32) cl_##name##_cpu_f32 args;                                    \
+      else cl_##name##_cpu_f64 args;                                                  \
+      return CL_OK;                                                                   \
+    }                                                                                 \
+    int code_ = (t) == CL_F32 ? CUDA_CALL(cl_##name##_cuda_f32 args)                 \
+                              : CUDA_CALL(cl_##name##_cuda_f64 args);                 \
+    return check_launch(d, code_, #name, err);                                        \
+  } while (0)
+
+cl_status cl_k_fill(cl_device *d, cl_dtype t, void *data, size_t count, double value,
+                    cl_error *err) {
+  if (d->kind == CL_BACKEND_CPU) {
+    cl_fill_cpu(t, data, count, value);
+    return CL_OK;
+  }
+  return check_launch(d, CUDA_CALL(cl_fill_cuda(t, data, count, value)), "fill", err);
+}
+
+cl_status cl_k_reduce(cl_device *d, cl_dtype t, const void *data, size_t count, int op,
+                      double *out, cl_error *err) {
+  if (d->kind == CL_BACKEND_CPU) {
+    cl_reduce_cpu(t, data, count, op, out);
+    return CL_OK;
+  }
+  return check_launch(d, CUDA_CALL(cl_reduce_cuda(t, data, count, op, out)), "reduce", err);
+}
+
+cl_status cl_k_axpy(cl_device *d, cl_dtype t, size_t count, double a, const void *x, void *y,
+                    cl_error *err) {
+  DISPATCH_REAL(d, t, axpy, err, (count, a, x, y));
+}
+
+cl_status cl_k_dot(cl_device *d, cl_dtype t, size_t count, const void *x, const void *y,
+                   double *out, cl_error *err) {
+  DISPATCH_REAL(d, t, dot, err, (count, x, y, out));
+}
+
+cl_status cl_k_verlet_kick_drift(cl_device *d, cl_dtype t, size_t count, void *u, void *v,
+                                 const void *a, double dt, cl_error *err) {
+  DISPATCH_REAL(d, t, verlet_kick_drift, err, (count, u, v, a, dt));
+}
+
+cl_status cl_k_verlet_kick(cl_device *d, cl_dtype t, size_t count, void *v, const void *a,
+                           double dt, cl_error *err) {
+  DISPATCH_REAL(d, t, verlet_kick, err, (count, v, a, dt));
+}
+
+cl_status cl_k_wave2d_accel(cl_device *d, cl_dtype t, size_t nx, size_t ny, const void *u,
+                            void *a, double c2_over_dx2, cl_error *err) {
+  DISPATCH_REAL(d, t, wave2d_accel, err, (nx, ny, u, a, c2_over_dx2));
+}

@@ -1,0 +1,31 @@
+/* Where a runtime call becomes a kernel launch: each cl_k_* function checks
+ * the device and element type, then calls the cpu loop or the cuda launcher
+ * built from the same physics header. Errors name the kernel. */
+#ifndef CL_DISPATCH_H
+#define CL_DISPATCH_H
+
+#include <stddef.h>
+
+#include "../runtime/device.h"
+#include "../runtime/dtype.h"
+
+/* any dtype */
+cl_status cl_k_fill(cl_device *d, cl_dtype t, void *data, size_t count, double value,
+                    cl_error *err);
+/* op: cl_reduce_op (min, max, sum, sum of squares) */
+cl_status cl_k_reduce(cl_device *d, cl_dtype t, const void *data, size_t count, int op,
+                      double *out, cl_error *err);
+
+/* f32 / f64 */
+cl_status cl_k_axpy(cl_device *d, cl_dtype t, size_t count, double a, const void *x, void *y,
+                    cl_error *err);
+cl_status cl_k_dot(cl_device *d, cl_dtype t, size_t count, const void *x, const void *y,
+                   double *out, cl_error *err);
+cl_status cl_k_verlet_kick_drift(cl_device *d, cl_dtype t, size_t count, void *u, void *v,
+                                 const void *a, double dt, cl_error *err);
+cl_status cl_k_verlet_kick(cl_device *d, cl_dtype t, size_t count, void *v, const void *a,
+                           double dt, cl_error *err);
+cl_status cl_k_wave2d_accel(cl_device *d, cl_dtype t, size_t nx, size_t ny, const void *u,
+                            void *a, double c2_over_dx2, cl_error *err);
+
+#endif

@@ -1,0 +1,33 @@
+/* Entry points for embedding the cleave Lua module. */
+#ifndef CLEAVE_LUA_H
+#define CLEAVE_LUA_H
+
+#include <lua.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The module loader: require "cleave" calls it; hosts may luaL_requiref it. */
+int luaopen_cleave(lua_State *L);
+
+/* A fresh Lua state with the standard libraries, lpeg (when linked in) and
+ * cleave preloaded; device NULL means $CLEAVE_DEVICE or "auto". Pushes
+ * nothing; returns NULL and fills msg on failure. */
+lua_State *cl_lua_new_state(const char *device, char *msg, size_t msglen);
+
+/* Ctrl-C handling for front ends: the first SIGINT asks a running
+ * cleave.run to stop at the next step boundary, or interrupts plain Lua
+ * code with an "interrupted" error. */
+void cl_lua_interrupt_install(lua_State *L);
+void cl_lua_interrupt_remove(void);
+
+/* A message handler for lua_pcall that appends a traceback trimmed to the
+ * user's own chunks (no [C] or cleave-internal frames). */
+int cl_lua_traceback(lua_State *L);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,384 @@
+/* Stages, pipelines and the run loop in Lua. A stage is a kernel launch
+ * bound to its fields and constants; s:run() launches it once, and
+ * cleave.run repeats a pipeline of stages in C without returning to Lua. */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "../kernels/dispatch.h"
+#include "../runtime/pipeline.h"
+#include "l_util.h"
+
+typedef struct stage_ud {
+  cl_stage stage;
+  lua_State *L;    /* for callback stages */
+  int callback;    /* registry ref, LUA_NOREF otherwise */
+  cl_field *f[3];  /* fields the kernel reads and writes */
+  double c[3];     /* constants */
+  size_t nx, ny;
+} stage_ud;
+
+typedef struct pipeline_ud {
+  cl_pipeline p;
+} pipeline_ud;
+
+static cl_device *dev_of(cl_field *f) { return &f->device->dev; }
+
+static cl_status run_axpy(void *d, long step, double t, cl_error *err) {
+  stage_ud *s = d;
+  (void)step, (void)t;
+  CL_TRY(cl_k_axpy(dev_of(s->f[0]), s->f[0]->dtype, cl_field_count(s->f[0]), s->c[0],
+                   s->f[1]->data, s->f[0]->data, err));
+  cl_field_touch(s->f[0]);
+  return CL_OK;
+}
+
+static cl_status run_kick_drift(void *d, long step, double t, cl_error *err) {
+  stage_ud *s = d;
+  (void)step, (void)t;
+  CL_TRY(cl_k_verlet_kick_drift(dev_of(s->f[0]), s->f[0]->dtype, cl_field_count(s->f[0]),
+                                s->f[0]->data, s->f[1]->data, s->f[2]->data, s->c[0], err));
+  cl_field_touch(s->f[0]);
+  cl_field_touch(s->f[1]);
+  return CL_OK;
+}
+
+static cl_status run_kick(void *d, long step, double t, cl_error *err) {
+  stage_ud *s = d;
+  (void)step, (void)t;
+  CL_TRY(cl_k_verlet_kick(dev_of(s->f[0]), s->f[0]->dtype, cl_field_count(s->f[0]),
+                          s->f[0]->data, s->f[1]->data, s->c[0], err));
+  cl_field_touch(s->f[0]);
+  return CL_OK;
+}
+
+static cl_status run_wave2d_accel(void *d, long step, double t, cl_error *err) {
+  stage_ud *s = d;
+  (void)step, (void)t;
+  CL_TRY(cl_k_wave2d_accel(dev_of(s->f[0]), s->f[0]->dtype, s->nx, s->ny, s->f[0]->data,
+                           s->f[1]->data, s->c[0], err));
+  cl_field_touch(s->f[1]);
+  return CL_OK;
+}
+
+static cl_status run_callback(void *d, long step, double t, cl_error *err) {
+  stage_ud *s = d;
+  lua_State *L = s->L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, s->callback);
+  lua_pushinteger(L, step);
+  lua_pushnumber(L, t);
+  if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+    cl_error_set(err, CL_ERR_SCRIPT, "%s", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return CL_ERR_SCRIPT;
+  }
+  return CL_OK;
+}
+
+static int stage_gc(lua_State *L) {
+  stage_ud *s = luaL_checkudata(L, 1, CL_STAGE_MT);
+  if (s->callback != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->callback);
+  s->callback = LUA_NOREF;
+  return 0;
+}
+
+/* New stage userdata; its user value (a table) keeps the arguments alive. */
+static stage_ud *new_stage(lua_State *L, const char *name, cl_status (*run)(void *, long, double, cl_error *)) {
+  stage_ud *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  s->callback = LUA_NOREF;
+  snprintf(s->stage.name, sizeof s->stage.name, "%s", name);
+  s->stage.run = run;
+  s->stage.data = s;
+  luaL_setmetatable(L, CL_STAGE_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  return s;
+}
+
+static void check_real(lua_State *L, const char *fname, const char *key, cl_field *f) {
+  if (f->dtype != CL_F32 && f->dtype != CL_F64)
+    luaL_error(L, "%s: field '%s' must be f32 or f64 (got %s)", fname, key, cl_dtype_name(f->dtype));
+}
+
+/* Checks that fields b (named bkey) matches a in dtype, shape and device. */
+static void check_like(lua_State *L, const char *fname, const char *akey, cl_field *a, const char *bkey,
+                       cl_field *b) {
+  if (a->dtype != b->dtype)
+    luaL_error(L, "%s: fields '%s' (%s) and '%s' (%s) differ in dtype", fname, akey,
+               cl_dtype_name(a->dtype), bkey, cl_dtype_name(b->dtype));
+  if (a->n != b->n || a->k != b->k)
+    luaL_error(L, "%s: fields '%s' (%I x %d) and '%s' (%I x %d) differ in shape", fname, akey,
+               (LUAI_UACINT)a->n, a->k, bkey, (LUAI_UACINT)b->n, b->k);
+  if (a->device != b->device)
+    luaL_error(L, "%s: fields '%s' (on %s) and '%s' (on %s) live on different devices; copy one "
+               "with f:copy(\"%s\")", fname, akey, a->device->dev.name, bkey, b->device->dev.name,
+               a->device->dev.name);
+}
+
+static const char *const axpy_args[] = {"y", "x", "a", NULL};
+
+/* cleave.stage.axpy{ y = , x = , a = }: y <- a x + y */
+static int stage_axpy(lua_State *L) {
+  const char *fn = "cleave.stage.axpy";
+  cl_lua_check_args(L, 1, fn, axpy_args);
+  cl_field *y = cl_lua_req_field(L, 1, fn, "y"), *x = cl_lua_req_field(L, 1, fn, "x");
+  double a = cl_lua_req_number(L, 1, fn, "a");
+  check_real(L, fn, "y", y);
+  check_like(L, fn, "y", y, "x", x);
+  stage_ud *s = new_stage(L, "axpy", run_axpy);
+  s->f[0] = y, s->f[1] = x, s->c[0] = a;
+  return 1;
+}
+
+static double check_dt(lua_State *L, const char *fn) {
+  double dt = cl_lua_req_number(L, 1, fn, "dt");
+  if (!(dt > 0) || !isfinite(dt)) luaL_error(L, "%s: argument 'dt' must be a positive number (got %f)", fn, dt);
+  return dt;
+}
+
+static const char *const kick_drift_args[] = {"u", "v", "a", "dt", NULL};
+
+/* cleave.stage.verlet_kick_drift{ u = , v = , a = , dt = }: v += dt/2 a; u += dt v */
+static int stage_kick_drift(lua_State *L) {
+  const char *fn = "cleave.stage.verlet_kick_drift";
+  cl_lua_check_args(L, 1, fn, kick_drift_args);
+  cl_field *u = cl_lua_req_field(L, 1, fn, "u"), *v = cl_lua_req_field(L, 1, fn, "v"),
+           *a = cl_lua_req_field(L, 1, fn, "a");
+  double dt = check_dt(L, fn);
+  check_real(L, fn, "u", u);
+  check_like(L, fn, "u", u, "v", v);
+  check_like(L, fn, "u", u, "a", a);
+  stage_ud *s = new_stage(L, "verlet_kick_drift", run_kick_drift);
+  s->f[0] = u, s->f[1] = v, s->f[2] = a, s->c[0] = dt;
+  return 1;
+}
+
+static const char *const kick_args[] = {"v", "a", "dt", NULL};
+
+/* cleave.stage.verlet_kick{ v = , a = , dt = }: v += dt/2 a */
+static int stage_kick(lua_State *L) {
+  const char *fn = "cleave.stage.verlet_kick";
+  cl_lua_check_args(L, 1, fn, kick_args);
+  cl_field *v = cl_lua_req_field(L, 1, fn, "v"), *a = cl_lua_req_field(L, 1, fn, "a");
+  double dt = check_dt(L, fn);
+  check_real(L, fn, "v", v);
+  check_like(L, fn, "v", v, "a", a);
+  stage_ud *s = new_stage(L, "verlet_kick", run_kick);
+  s->f[0] = v, s->f[1] = a, s->c[0] = dt;
+  return 1;
+}
+
+static const char *const wave_args[] = {"u", "a", "nx", "ny", "c", "dx", NULL};
+
+/* cleave.stage.wave2d_accel{ u = , a = , nx = , ny = , c = , dx = }: a = c^2 lap(u) */
+static int stage_wave2d(lua_State *L) {
+  const char *fn = "cleave.stage.wave2d_accel";
+  cl_lua_check_args(L, 1, fn, wave_args);
+  cl_field *u = cl_lua_req_field(L, 1, fn, "u"), *a = cl_lua_req_field(L, 1, fn, "a");
+  lua_Integer nx = cl_lua_opt_integer(L, 1, fn, "nx", 0), ny = cl_lua_opt_integer(L, 1, fn, "ny", 0);
+  double c = cl_lua_req_number(L, 1, fn, "c"), dx = cl_lua_req_number(L, 1, fn, "dx");
+  check_real(L, fn, "u", u);
+  check_like(L, fn, "u", u, "a", a);
+  if (nx < 3 || ny < 3) luaL_error(L, "%s: arguments 'nx' and 'ny' must be >= 3", fn);
+  if ((size_t)(nx * ny) != u->n || u->k != 1)
+    luaL_error(L, "%s: field 'u' has %I x %d entries, expected nx*ny = %I x 1", fn, (LUAI_UACINT)u->n,
+               u->k, (LUAI_UACINT)(nx * ny));
+  if (!(c > 0)) luaL_error(L, "%s: argument 'c' (wave speed) must be positive (got %f)", fn, c);
+  if (!(dx > 0)) luaL_error(L, "%s: argument 'dx' (grid spacing) must be positive (got %f)", fn, dx);
+  stage_ud *s = new_stage(L, "wave2d_accel", run_wave2d_accel);
+  s->f[0] = u, s->f[1] = a, s->c[0] = c * c / (dx * dx), s->nx = (size_t)nx, s->ny = (size_t)ny;
+  return 1;
+}
+
+/* cleave.stage.call(function(step, t) ... end): a host callback stage */
+static int stage_call(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  stage_ud *s = new_stage(L, "call", run_callback);
+  s->L = L;
+  lua_pushvalue(L, 1);
+  s->callback = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 1;
+}
+
+static void check_status(lua_State *L, cl_status st, cl_error *err) {
+  if (st != CL_OK) cl_lua_fail(L, err);
+}
+
+/* stage:run([step, t]): launch once now */
+static int stage_run(lua_State *L) {
+  stage_ud *s = luaL_checkudata(L, 1, CL_STAGE_MT);
+  cl_error err;
+  check_status(L, s->stage.run(s->stage.data, (long)luaL_optinteger(L, 2, 0), luaL_optnumber(L, 3, 0), &err), &err);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int stage_tostring(lua_State *L) {
+  stage_ud *s = luaL_checkudata(L, 1, CL_STAGE_MT);
+  lua_pushfstring(L, "stage<%s>", s->stage.name);
+  return 1;
+}
+
+static int pipeline_gc(lua_State *L) {
+  pipeline_ud *p = luaL_checkudata(L, 1, CL_PIPELINE_MT);
+  cl_pipeline_clear(&p->p); /* stage data belong to the stage userdata */
+  return 0;
+}
+
+/* cleave.pipeline{ stage, stage, ... } */
+static int pipeline_new(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_Integer n = (lua_Integer)luaL_len(L, 1);
+  pipeline_ud *p = lua_newuserdatauv(L, sizeof *p, 1);
+  memset(p, 0, sizeof *p);
+  luaL_setmetatable(L, CL_PIPELINE_MT);
+  lua_createtable(L, (int)n, 0);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, 1, i);
+    stage_ud *s = luaL_testudata(L, -1, CL_STAGE_MT);
+    if (!s) return luaL_error(L, "cleave.pipeline: entry %I is %s, not a stage (make stages with cleave.stage.*)",
+                              (LUAI_UACINT)i, luaL_typename(L, -1));
+    cl_error err;
+    cl_stage copy = s->stage;
+    copy.destroy = NULL;
+    check_status(L, cl_pipeline_add(&p->p, &copy, &err), &err);
+    lua_rawseti(L, -2, i);
+  }
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+static int pipeline_len(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)((pipeline_ud *)luaL_checkudata(L, 1, CL_PIPELINE_MT))->p.count);
+  return 1;
+}
+
+static int pipeline_tostring(lua_State *L) {
+  pipeline_ud *p = luaL_checkudata(L, 1, CL_PIPELINE_MT);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "pipeline<");
+  for (size_t i = 0; i < p->p.count; i++) {
+    if (i) luaL_addstring(&b, " -> ");
+    luaL_addstring(&b, p->p.stages[i].name);
+  }
+  luaL_addstring(&b, ">");
+  luaL_pushresult(&b);
+  return 1;
+}
+
+typedef struct output_cb {
+  lua_State *L;
+  int fn; /* stack index of on_output, 0 if none */
+} output_cb;
+
+static cl_status call_on_output(void *ud, long step, double t, cl_error *err) {
+  output_cb *cb = ud;
+  lua_pushvalue(cb->L, cb->fn);
+  lua_pushinteger(cb->L, step);
+  lua_pushnumber(cb->L, t);
+  if (lua_pcall(cb->L, 2, 0, 0) != LUA_OK) {
+    cl_error_set(err, CL_ERR_SCRIPT, "on_output at step %ld: %s", step, lua_tostring(cb->L, -1));
+    lua_pop(cb->L, 1);
+    return CL_ERR_SCRIPT;
+  }
+  return CL_OK;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *const run_args[] = {"pipeline", "steps", "dt", "t0", "step0", "every", "on_output", "progress", NULL};
+
+/* cleave.run{ pipeline = , steps = , dt = 0, t0 = 0, step0 = 0, every = 0,
+ *             on_output = function(step, t) end, progress = true }
+ * Returns { steps = , t = , seconds = , steps_per_second = }. */
+static int run(lua_State *L) {
+  const char *fn = "cleave.run";
+  cl_lua_check_args(L, 1, fn, run_args);
+  lua_getfield(L, 1, "pipeline");
+  pipeline_ud *p = luaL_testudata(L, -1, CL_PIPELINE_MT);
+  if (!p) return luaL_error(L, "%s: argument 'pipeline' must be a pipeline (cleave.pipeline{...}), got %s", fn, luaL_typename(L, -1));
+  cl_run_options opt = {0};
+  opt.steps = (long)cl_lua_opt_integer(L, 1, fn, "steps", -1);
+  if (opt.steps < 0) return luaL_error(L, "%s: argument 'steps' must be a non-negative integer", fn);
+  opt.dt = cl_lua_opt_number(L, 1, fn, "dt", 0);
+  opt.t0 = cl_lua_opt_number(L, 1, fn, "t0", 0);
+  opt.step0 = (long)cl_lua_opt_integer(L, 1, fn, "step0", 0);
+  opt.every = (long)cl_lua_opt_integer(L, 1, fn, "every", 0);
+  opt.progress = cl_lua_opt_boolean(L, 1, fn, "progress", 1);
+  output_cb cb = {L, 0};
+  int t = lua_getfield(L, 1, "on_output");
+  if (t != LUA_TNIL) {
+    if (t != LUA_TFUNCTION) return luaL_error(L, "%s: argument 'on_output' must be a function", fn);
+    if (opt.every <= 0) return luaL_error(L, "%s: 'on_output' needs 'every' (a positive step interval)", fn);
+    cb.fn = lua_gettop(L);
+    opt.on_every = call_on_output;
+    opt.ud = &cb;
+  }
+  long done = 0;
+  cl_error err;
+  double t0 = now_seconds();
+  cl_status st = cl_run(&p->p, &opt, &done, &err);
+  if (st == CL_OK) {
+    /* wait for the device so that the timing and any late fault belong to this call */
+    cl_device *d = &cl_lua_runtime(L)->device->dev;
+    st = d->synchronize(d, &err);
+  }
+  double seconds = now_seconds() - t0;
+  check_status(L, st, &err);
+  lua_createtable(L, 0, 4);
+  lua_pushinteger(L, done);
+  lua_setfield(L, -2, "steps");
+  lua_pushnumber(L, opt.t0 + (double)done * opt.dt);
+  lua_setfield(L, -2, "t");
+  lua_pushnumber(L, seconds);
+  lua_setfield(L, -2, "seconds");
+  lua_pushnumber(L, seconds > 0 ? (double)done / seconds : 0);
+  lua_setfield(L, -2, "steps_per_second");
+  return 1;
+}
+
+/* cleave.dot(x, y): sum of x_i y_i over all entries, on the device */
+static int dot(lua_State *L) {
+  cl_field *x = cl_lua_check_field(L, 1), *y = cl_lua_check_field(L, 2);
+  check_real(L, "cleave.dot", "x", x);
+  check_like(L, "cleave.dot", "x", x, "y", y);
+  double out;
+  cl_error err;
+  check_status(L, cl_k_dot(dev_of(x), x->dtype, cl_field_count(x), x->data, y->data, &out, &err), &err);
+  lua_pushnumber(L, out);
+  return 1;
+}
+
+int cl_lua_open_pipeline(lua_State *L) {
+  luaL_newmetatable(L, CL_STAGE_MT);
+  const luaL_Reg stage_meta[] = {{"__gc", stage_gc}, {"__tostring", stage_tostring}, {NULL, NULL}};
+  luaL_setfuncs(L, stage_meta, 0);
+  lua_newtable(L);
+  lua_pushcfunction(L, stage_run);
+  lua_setfield(L, -2, "run");
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+
+  luaL_newmetatable(L, CL_PIPELINE_MT);
+  const luaL_Reg pipe_meta[] = {{"__gc", pipeline_gc}, {"__len", pipeline_len}, {"__tostring", pipeline_tostring}, {NULL, NULL}};
+  luaL_setfuncs(L, pipe_meta, 0);
+  lua_pop(L, 1);
+
+  const luaL_Reg stages[] = {{"axpy", stage_axpy},
+                             {"verlet_kick_drift", stage_kick_drift},
+                             {"verlet_kick", stage_kick},
+                             {"wave2d_accel", stage_wave2d},
+                             {"call", stage_call},
+                             {NULL, NULL}};
+  luaL_newlib(L, stages);
+  lua_setfield(L, -2, "stage");
+  const luaL_Reg fns[] = {{"pipeline", pipeline_new}, {"run", run}, {"dot", dot}, {NULL, NULL}};
+  luaL_setfuncs(L, fns, 0);
+  return 0;
+}

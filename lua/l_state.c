@@ -1,0 +1,107 @@
+/* Creating a Lua state with cleave ready, Ctrl-C, and trimmed tracebacks. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <lualib.h>
+
+#include "../runtime/pipeline.h"
+#include "cleave_lua.h"
+#include "l_util.h"
+
+/* lpeg, when the program links it in (the cleave executable and C hosts do;
+ * a stock lua5.4 finds the system's lpeg through require instead). */
+int luaopen_lpeg(lua_State *L) __attribute__((weak));
+
+static int open_cleave_protected(lua_State *L) {
+  const char *device = lua_touserdata(L, 1);
+  cl_lua_runtime_install(L, device);
+  if (luaopen_lpeg) {
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_lpeg);
+    lua_setfield(L, -2, "lpeg");
+    lua_pop(L, 1);
+  }
+  luaL_requiref(L, "cleave", luaopen_cleave, 0);
+  return 0;
+}
+
+lua_State *cl_lua_new_state(const char *device, char *msg, size_t msglen) {
+  lua_State *L = luaL_newstate();
+  if (!L) {
+    snprintf(msg, msglen, "cannot create a Lua state (out of memory)");
+    return NULL;
+  }
+  luaL_openlibs(L);
+  lua_pushcfunction(L, open_cleave_protected);
+  lua_pushlightuserdata(L, (void *)device);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    snprintf(msg, msglen, "%s", lua_tostring(L, -1));
+    lua_close(L);
+    return NULL;
+  }
+  return L;
+}
+
+static lua_State *interrupt_state;
+
+static void interrupt_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  if (cl_run_active()) return; /* the run loop stops itself at a step boundary */
+  lua_sethook(L, NULL, 0, 0);
+  if (cl_interrupt_take()) luaL_error(L, "interrupted");
+}
+
+static void on_sigint(int sig) {
+  (void)sig;
+  cl_interrupt_request();
+  if (interrupt_state)
+    lua_sethook(interrupt_state, interrupt_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+void cl_lua_interrupt_install(lua_State *L) {
+  interrupt_state = L;
+  cl_interrupt_take();
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+}
+
+void cl_lua_interrupt_remove(void) {
+  signal(SIGINT, SIG_DFL);
+  if (interrupt_state) lua_sethook(interrupt_state, NULL, 0, 0);
+  interrupt_state = NULL;
+}
+
+/* A frame belongs to the user unless it is C or one of cleave's own chunks. */
+static int user_frame(const char *line) {
+  return strstr(line, "[C]") == NULL && strstr(line, "[cleave]/") == NULL;
+}
+
+int cl_lua_traceback(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (!msg) msg = luaL_tolstring(L, 1, NULL);
+  luaL_traceback(L, L, NULL, 1);
+  const char *tb = lua_tostring(L, -1);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, msg);
+  int header = 0;
+  for (const char *line = strchr(tb, '\n'); line; line = strchr(line, '\n')) {
+    line++;
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    char copy[512];
+    snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
+    if (user_frame(copy) && strstr(copy, "in ?") == NULL && strstr(copy, "(...tail calls...)") == NULL) {
+      if (!header) luaL_addstring(&b, "\nstack traceback (your script):");
+      header = 1;
+      luaL_addchar(&b, '\n');
+      luaL_addstring(&b, copy);
+    }
+  }
+  luaL_pushresult(&b);
+  return 1;
+}

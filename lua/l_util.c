@@ -1,0 +1,150 @@
+#include "l_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char runtime_key = 'r';
+
+cl_runtime *cl_lua_runtime(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &runtime_key);
+  cl_runtime *rt = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!rt) luaL_error(L, "cleave is not initialised in this Lua state (require \"cleave\" first)");
+  return rt;
+}
+
+static int runtime_gc(lua_State *L) {
+  cl_runtime *rt = lua_touserdata(L, 1);
+  if (rt->device) cl_runtime_release(rt);
+  return 0;
+}
+
+/* Creates the runtime userdata in the registry unless it exists. */
+int cl_lua_runtime_install(lua_State *L, const char *device) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &runtime_key);
+  int present = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (present) return 0;
+  cl_runtime *rt = lua_newuserdatauv(L, sizeof *rt, 0);
+  memset(rt, 0, sizeof *rt);
+  lua_newtable(L);
+  lua_pushcfunction(L, runtime_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  if (cl_runtime_init(rt, device) != CL_OK) {
+    const char *env = getenv("CLEAVE_DEVICE");
+    if (!device && env && *env)
+      return luaL_error(L, "CLEAVE_DEVICE=%s: %s", env, rt->err.msg);
+    return cl_lua_fail(L, &rt->err);
+  }
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &runtime_key);
+  return 0;
+}
+
+int cl_lua_fail(lua_State *L, const cl_error *err) {
+  return luaL_error(L, "%s", err->msg[0] ? err->msg : cl_status_name(err->code));
+}
+
+void cl_lua_check_args(lua_State *L, int idx, const char *fname, const char *const *valid) {
+  idx = lua_absindex(L, idx);
+  if (!lua_istable(L, idx))
+    luaL_error(L, "%s expects a table of named arguments, got %s", fname, luaL_typename(L, idx));
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING) continue; /* positional entries are checked by the caller */
+    const char *key = lua_tostring(L, -1);
+    int ok = 0;
+    for (const char *const *v = valid; *v; v++) ok |= strcmp(*v, key) == 0;
+    if (!ok) {
+      luaL_Buffer b;
+      luaL_buffinit(L, &b);
+      for (const char *const *v = valid; *v; v++) {
+        if (v != valid) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, *v);
+      }
+      luaL_pushresult(&b);
+      luaL_error(L, "%s: unknown argument '%s' (valid: %s)", fname, key, lua_tostring(L, -1));
+    }
+  }
+}
+
+static int get_key(lua_State *L, int idx, const char *key) {
+  return lua_getfield(L, idx, key);
+}
+
+static void wrong_type(lua_State *L, const char *fname, const char *key, const char *want) {
+  luaL_error(L, "%s: argument '%s' must be %s, got %s", fname, key, want, luaL_typename(L, -1));
+}
+
+lua_Number cl_lua_opt_number(lua_State *L, int idx, const char *fname, const char *key, lua_Number def) {
+  int t = get_key(L, idx, key);
+  if (t == LUA_TNIL) {
+    lua_pop(L, 1);
+    return def;
+  }
+  if (t != LUA_TNUMBER) wrong_type(L, fname, key, "a number");
+  lua_Number v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+lua_Number cl_lua_req_number(lua_State *L, int idx, const char *fname, const char *key) {
+  if (get_key(L, idx, key) == LUA_TNIL) luaL_error(L, "%s: missing argument '%s' (a number)", fname, key);
+  lua_pop(L, 1);
+  return cl_lua_opt_number(L, idx, fname, key, 0);
+}
+
+lua_Integer cl_lua_opt_integer(lua_State *L, int idx, const char *fname, const char *key, lua_Integer def) {
+  int t = get_key(L, idx, key);
+  if (t == LUA_TNIL) {
+    lua_pop(L, 1);
+    return def;
+  }
+  int ok;
+  lua_Integer v = lua_tointegerx(L, -1, &ok);
+  if (!ok) wrong_type(L, fname, key, "an integer");
+  lua_pop(L, 1);
+  return v;
+}
+
+const char *cl_lua_opt_string(lua_State *L, int idx, const char *fname, const char *key, const char *def) {
+  int t = get_key(L, idx, key);
+  if (t == LUA_TNIL) {
+    lua_pop(L, 1);
+    return def;
+  }
+  if (t != LUA_TSTRING) wrong_type(L, fname, key, "a string");
+  const char *s = lua_tostring(L, -1);
+  lua_pop(L, 1); /* the table keeps the string alive */
+  return s;
+}
+
+int cl_lua_opt_boolean(lua_State *L, int idx, const char *fname, const char *key, int def) {
+  int t = get_key(L, idx, key);
+  if (t == LUA_TNIL) {
+    lua_pop(L, 1);
+    return def;
+  }
+  if (t != LUA_TBOOLEAN) wrong_type(L, fname, key, "a boolean");
+  int v = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+cl_field *cl_lua_opt_field(lua_State *L, int idx, const char *fname, const char *key) {
+  if (get_key(L, idx, key) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return NULL;
+  }
+  cl_field *f = cl_lua_test_field(L, -1);
+  if (!f) wrong_type(L, fname, key, "a field");
+  lua_pop(L, 1); /* the table keeps the field alive */
+  return f;
+}
+
+cl_field *cl_lua_req_field(lua_State *L, int idx, const char *fname, const char *key) {
+  cl_field *f = cl_lua_opt_field(L, idx, fname, key);
+  if (!f) luaL_error(L, "%s: missing argument '%s' (a field)", fname, key);
+  return f;
+}

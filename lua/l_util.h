@@ -1,0 +1,50 @@
+/* Helpers shared by the Lua bindings: tables of named arguments, errors,
+ * and access to the runtime state kept in the Lua registry. */
+#ifndef CL_L_UTIL_H
+#define CL_L_UTIL_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "../runtime/field.h"
+#include "../runtime/runtime.h"
+
+#define CL_FIELD_MT "cleave.field"
+#define CL_STAGE_MT "cleave.stage"
+#define CL_PIPELINE_MT "cleave.pipeline"
+
+/* The runtime of this Lua state (created by luaopen_cleave). */
+cl_runtime *cl_lua_runtime(lua_State *L);
+
+/* Creates this state's runtime on device (NULL: $CLEAVE_DEVICE or "auto")
+ * unless one exists; raises a Lua error when the device cannot be opened. */
+int cl_lua_runtime_install(lua_State *L, const char *device);
+
+/* Raises a Lua error with the runtime error's message. */
+int cl_lua_fail(lua_State *L, const cl_error *err);
+
+/* Checks that the argument at idx is a table whose keys are all in valid
+ * (NULL-terminated); a misspelt key is an error naming it and the valid ones. */
+void cl_lua_check_args(lua_State *L, int idx, const char *fname, const char *const *valid);
+
+/* Named-argument getters: missing and optional -> def; wrong type -> error naming the key. */
+lua_Number cl_lua_opt_number(lua_State *L, int idx, const char *fname, const char *key, lua_Number def);
+lua_Number cl_lua_req_number(lua_State *L, int idx, const char *fname, const char *key);
+lua_Integer cl_lua_opt_integer(lua_State *L, int idx, const char *fname, const char *key, lua_Integer def);
+const char *cl_lua_opt_string(lua_State *L, int idx, const char *fname, const char *key, const char *def);
+int cl_lua_opt_boolean(lua_State *L, int idx, const char *fname, const char *key, int def);
+/* Field argument; optional -> NULL when absent. */
+cl_field *cl_lua_opt_field(lua_State *L, int idx, const char *fname, const char *key);
+cl_field *cl_lua_req_field(lua_State *L, int idx, const char *fname, const char *key);
+
+/* Field userdata */
+cl_field *cl_lua_check_field(lua_State *L, int idx);
+cl_field *cl_lua_test_field(lua_State *L, int idx);
+void cl_lua_push_field(lua_State *L, cl_field *f); /* takes ownership */
+
+int cl_lua_open_field(lua_State *L);    /* registers cl.field and the metatable */
+int cl_lua_open_pipeline(lua_State *L); /* cl.stage, cl.pipeline, cl.run */
+int cl_lua_open_io(lua_State *L);       /* cl.io */
+int cl_lua_open_device(lua_State *L);   /* cl.device, cl.info */
+
+#endif

@@ -1,0 +1,132 @@
+/* The cleave command: run a script, evaluate code, describe the machine, or
+ * start the REPL. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "cleave_lua.h"
+#include "repl.h"
+
+static const char usage[] =
+    "usage: cleave [--device auto|cpu|cuda] [command]\n"
+    "\n"
+    "commands:\n"
+    "  run FILE.lua [args...]   run a script (it sees its arguments in `arg`)\n"
+    "  -e CODE                  run a string of Lua code\n"
+    "  info                     version, backends, GPU, CUDA/NVRTC versions, JIT cache\n"
+    "  --help, -h               this text\n"
+    "  --version                the version\n"
+    "  (none)                   interactive prompt (REPL); reads a script from stdin when\n"
+    "                           stdin is not a terminal\n"
+    "\n"
+    "environment:\n"
+    "  CLEAVE_DEVICE            default device when --device is not given (auto, cpu, cuda)\n"
+    "  CLEAVE_CUDA_SYNC=1       wait after every kernel so a GPU fault names its kernel\n"
+    "  XDG_CACHE_HOME           parent of the JIT cache folder (default ~/.cache)\n";
+
+/* Runs the chunk on top of the stack; prints a trimmed traceback on error. */
+static int run_chunk(lua_State *L, int nargs) {
+  int base = lua_gettop(L) - nargs;
+  lua_pushcfunction(L, cl_lua_traceback);
+  lua_insert(L, base);
+  cl_lua_interrupt_install(L);
+  int rc = lua_pcall(L, nargs, 0, base);
+  cl_lua_interrupt_remove();
+  lua_remove(L, base);
+  if (rc != LUA_OK) {
+    fprintf(stderr, "cleave: %s\n", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return 1;
+  }
+  return 0;
+}
+
+static int load_failed(lua_State *L) {
+  fprintf(stderr, "cleave: %s\n", lua_tostring(L, -1));
+  lua_pop(L, 1);
+  return 1;
+}
+
+static int run_file(lua_State *L, const char *path, int argc, char **argv) {
+  lua_createtable(L, argc, 1);
+  lua_pushstring(L, path);
+  lua_rawseti(L, -2, 0);
+  for (int i = 0; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setglobal(L, "arg");
+  if (luaL_loadfilex(L, strcmp(path, "-") == 0 ? NULL : path, "t") != LUA_OK) return load_failed(L);
+  for (int i = 0; i < argc; i++) lua_pushstring(L, argv[i]);
+  return run_chunk(L, argc);
+}
+
+static int run_string(lua_State *L, const char *code) {
+  if (luaL_loadbufferx(L, code, strlen(code), "=(command line)", "t") != LUA_OK) return load_failed(L);
+  return run_chunk(L, 0);
+}
+
+/* `cleave info` is written in Lua (lua/cleave/info.lua) on top of cleave.info(). */
+static int print_info(lua_State *L) {
+  return run_string(L, "print(require 'cleave'.describe())");
+}
+
+int main(int argc, char **argv) {
+  const char *device = NULL;
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+    if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+      device = argv[++i];
+    } else if (strncmp(argv[i], "--device=", 9) == 0) {
+      device = argv[i] + 9;
+    } else if (strcmp(argv[i], "--help") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (strcmp(argv[i], "--version") == 0) {
+      printf("cleave %s\n", CLEAVE_VERSION);
+      return 0;
+    } else {
+      fprintf(stderr, "cleave: unknown option '%s'\n\n%s", argv[i], usage);
+      return 2;
+    }
+  }
+  if (i < argc && strcmp(argv[i], "-h") == 0) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  char msg[1024];
+  lua_State *L = cl_lua_new_state(device, msg, sizeof msg);
+  if (!L) {
+    fprintf(stderr, "cleave: %s\n", msg);
+    return 1;
+  }
+  int rc;
+  if (i == argc) {
+    rc = isatty(STDIN_FILENO) ? cl_repl(L) : run_file(L, "-", 0, NULL);
+  } else if (strcmp(argv[i], "run") == 0) {
+    if (i + 1 >= argc) {
+      fprintf(stderr, "cleave: 'run' needs a script file\n\n%s", usage);
+      rc = 2;
+    } else {
+      rc = run_file(L, argv[i + 1], argc - i - 2, argv + i + 2);
+    }
+  } else if (strcmp(argv[i], "-e") == 0) {
+    if (i + 1 >= argc) {
+      fprintf(stderr, "cleave: '-e' needs code\n");
+      rc = 2;
+    } else {
+      rc = run_string(L, argv[i + 1]);
+    }
+  } else if (strcmp(argv[i], "info") == 0) {
+    rc = print_info(L);
+  } else {
+    fprintf(stderr, "cleave: unknown command '%s'\n\n%s", argv[i], usage);
+    rc = 2;
+  }
+  lua_close(L);
+  return rc;
+}

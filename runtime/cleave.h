@@ -1,0 +1,51 @@
+/* cleave: the C API for host applications.
+ *
+ * A host creates a context (a Lua state with the cleave runtime on a chosen
+ * device), runs scripts in it, and reads fields back. Every function returns
+ * a cl_status; on failure cl_last_error(ctx) describes what went wrong. The
+ * library never prints and never exits on the host's behalf. */
+#ifndef CLEAVE_H
+#define CLEAVE_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cl_context cl_context;
+
+/* device: "auto", "cpu", "cuda", or NULL for $CLEAVE_DEVICE / "auto". On
+ * failure *out is NULL and, when msg is not NULL, the reason is copied there. */
+cl_status cl_context_create(cl_context **out, const char *device, char *msg, size_t msglen);
+void cl_context_destroy(cl_context *ctx);
+
+/* Switches the device for fields created from now on. */
+cl_status cl_context_set_device(cl_context *ctx, const char *device);
+/* Name of the current device: "cpu" or "cuda". */
+const char *cl_context_device(cl_context *ctx);
+
+/* Runs a script file (argv becomes the script's `arg`, may be NULL) or a string. */
+cl_status cl_run_file(cl_context *ctx, const char *path, int argc, const char *const *argv);
+cl_status cl_run_string(cl_context *ctx, const char *code);
+
+/* Shape of the field a Lua expression names (e.g. "u" or "model.u"). */
+cl_status cl_field_shape(cl_context *ctx, const char *expr, size_t *rows, int *components,
+                         const char **dtype);
+/* Copies that field into host memory as doubles, structure of arrays
+ * (component c of row i at out[c*rows + i]); capacity is in doubles. */
+cl_status cl_field_read(cl_context *ctx, const char *expr, double *out, size_t capacity);
+
+/* Message of the last failing call on ctx ("" when none). */
+const char *cl_last_error(const cl_context *ctx);
+
+/* Asks a running cleave.run to stop at the next step boundary (async-signal-safe). */
+void cl_request_stop(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,20 @@
+#include "device.h"
+
+#include <string.h>
+
+cl_status cl_device_open(cl_device *dev, const char *name, cl_error *err) {
+  memset(dev, 0, sizeof *dev);
+  if (strcmp(name, "cpu") == 0) return cl_device_cpu_open(dev, err);
+  if (strcmp(name, "cuda") == 0) return cl_device_cuda_open(dev, 0, err);
+  if (strcmp(name, "auto") == 0) {
+    if (cl_device_cuda_count() > 0 && cl_device_cuda_open(dev, 0, NULL) == CL_OK) return CL_OK;
+    return cl_device_cpu_open(dev, err);
+  }
+  return cl_error_set(err, CL_ERR_ARG,
+                      "unknown device '%s' (use \"auto\", \"cpu\" or \"cuda\")", name);
+}
+
+void cl_device_close(cl_device *dev) {
+  if (dev->synchronize) dev->synchronize(dev, NULL);
+  memset(dev, 0, sizeof *dev);
+}

@@ -1,0 +1,25 @@
+/* VTK XML UnstructuredGrid (.vtu) writer, appended binary data, and .pvd
+ * time-series collections, as ParaView reads them. Files are written to a
+ * temporary name and renamed, so a failure never leaves a partial file. */
+#ifndef CL_VTU_H
+#define CL_VTU_H
+
+#include <stdio.h>
+
+#include "../status.h"
+#include "mesh_view.h"
+
+typedef enum cl_vtu_encoding { CL_VTU_BASE64 = 0, CL_VTU_RAW } cl_vtu_encoding;
+
+cl_status cl_vtu_write(const char *path, const cl_mesh_view *mesh, cl_vtu_encoding enc,
+                       cl_error *err);
+
+/* A .pvd collection: each entry is (time, file name relative to the .pvd). */
+typedef struct cl_pvd cl_pvd;
+
+cl_status cl_pvd_open(cl_pvd **out, const char *path, cl_error *err);
+/* Adds an entry and rewrites the .pvd (atomically), so it is valid after every call. */
+cl_status cl_pvd_add(cl_pvd *pvd, double time, const char *vtu_file, cl_error *err);
+void cl_pvd_close(cl_pvd *pvd);
+
+#endif
