@@ -25,8 +25,9 @@ if [ "$cuda" != "OFF" ] && ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/
   export CUDACXX=/usr/local/cuda/bin/nvcc
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S "$root" -B "$build" -DCLEAVE_CUDA="$cuda" ${CLEAVE_CMAKE_ARGS:-} >"$build.configure.log" 2>&1 ||
-  { cat "$build.configure.log"; exit 1; }
-cmake --build "$build" -j "$jobs" >"$build.build.log" 2>&1 || { tail -50 "$build.build.log"; exit 1; }
-grep -q "CUDA backend ON" "$build.configure.log" && echo "setup: built $build (cpu + cuda backends)" ||
+mkdir -p "$build"
+cmake -S "$root" -B "$build" -DCLEAVE_CUDA="$cuda" ${CLEAVE_CMAKE_ARGS:-} >"$build/configure.log" 2>&1 ||
+  { cat "$build/configure.log"; exit 1; }
+cmake --build "$build" -j "$jobs" >"$build/build.log" 2>&1 || { tail -50 "$build/build.log"; exit 1; }
+grep -q "CUDA backend ON" "$build/configure.log" && echo "setup: built $build (cpu + cuda backends)" ||
   echo "setup: built $build (cpu backend; no CUDA toolkit found)"

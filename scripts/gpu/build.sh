@@ -1,0 +1,24 @@
+#!/bin/sh
+# Builds cleave for the GPU machine (CUDA backend for sm_90, Lua and lpeg
+# linked statically) in .gpu/build, and gathers the shared libraries that a
+# bare Ubuntu GPU host lacks (Cairo, Criterion and their dependencies, the
+# lua5.4 interpreter and tmux for the module and REPL tests) into .gpu/lib and
+# .gpu/bin. Carry .gpu to the GPU machine and run scripts/gpu/test.sh there.
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$root/.gpu
+CLEAVE_BUILD=$out/build CLEAVE_CUDA=ON CLEAVE_CMAKE_ARGS="-DCLEAVE_CUDA_ARCHITECTURES=90 ${CLEAVE_CMAKE_ARGS:-}" \
+  "$root/scripts/setup.sh"
+mkdir -p "$out/lib" "$out/bin"
+cp "$(command -v lua5.4)" "$(command -v tmux)" "$out/bin/"
+cp /usr/lib/x86_64-linux-gnu/liblua5.4-lpeg.so* "$out/lib/" 2>/dev/null || true
+# everything the binaries load except the C runtime, which the host has (newer)
+skip='linux-vdso|ld-linux|libresolv|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libgcc_s|libstdc\+\+|libcuda\.so|libnvrtc'
+for exe in "$out/build/cleave" "$out/build/cleave.so" "$out/build/tests/"test_* "$out/bin/"*; do
+  ldd "$exe" 2>/dev/null | awk '/=> \// { print $3 }'
+done | sort -u | grep -Ev "$skip" | while read -r lib; do cp -L "$lib" "$out/lib/"; done
+# the lpeg module for lua5.4 (the module test requires it)
+mkdir -p "$out/lua/5.4"
+cp -L /usr/lib/x86_64-linux-gnu/lua/5.4/lpeg.so "$out/lua/5.4/" 2>/dev/null || true
+find "$out/build" -name '*.o' -delete
+du -sh "$out"
