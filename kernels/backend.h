@@ -17,7 +17,8 @@ extern "C" {
 
 #define CL_REAL_KERNELS(ret, sfx)                                                              \
   CL_BOTH_PRECISIONS(ret, cl_axpy_##sfx, (size_t n, double a, const void *x, void *y))         \
-  CL_BOTH_PRECISIONS(ret, cl_dot_##sfx, (size_t n, const void *x, const void *y, double *out)) \
+  CL_BOTH_PRECISIONS(ret, cl_dot_##sfx,                                                        \
+                     (size_t n, const void *x, const void *y, double *scratch, double *out))   \
   CL_BOTH_PRECISIONS(ret, cl_verlet_kick_drift_##sfx,                                          \
                      (size_t n, void *u, void *v, const void *a, double dt))                   \
   CL_BOTH_PRECISIONS(ret, cl_verlet_kick_##sfx, (size_t n, void *v, const void *a, double dt)) \
@@ -27,11 +28,16 @@ extern "C" {
 CL_REAL_KERNELS(void, cpu)
 CL_REAL_KERNELS(int, cuda)
 
+/* Device reductions combine per-block partials in a scratch buffer of this
+ * many doubles (the last one receives the result), owned by the cl_device. */
+#define CL_REDUCE_MAX_BLOCKS 1024
+#define CL_REDUCE_SCRATCH_DOUBLES (CL_REDUCE_MAX_BLOCKS + 1)
+
 /* dtype-generic array operations; t is a cl_dtype, op a cl_reduce_op */
 void cl_fill_cpu(int t, void *data, size_t count, double value);
 void cl_reduce_cpu(int t, const void *data, size_t count, int op, double *out);
 int cl_fill_cuda(int t, void *data, size_t count, double value);
-int cl_reduce_cuda(int t, const void *data, size_t count, int op, double *out);
+int cl_reduce_cuda(int t, const void *data, size_t count, int op, double *scratch, double *out);
 
 /* Text of a CUDA error code (device_cuda.c). */
 const char *cl_cuda_error_text(int code);

@@ -54,6 +54,13 @@ static cl_status require_real(cl_dtype t, const char *kernel, cl_error *err) {
     return check_launch(d, code_, #name, err);                                        \
   } while (0)
 
+/* The device's reduction scratch, allocated on first use. */
+static cl_status reduce_scratch(cl_device *d, double **scratch, cl_error *err) {
+  if (!d->scratch) CL_TRY(d->alloc(d, &d->scratch, CL_REDUCE_SCRATCH_DOUBLES * sizeof(double), err));
+  *scratch = d->scratch;
+  return CL_OK;
+}
+
 cl_status cl_k_fill(cl_device *d, cl_dtype t, void *data, size_t count, double value,
                     cl_error *err) {
   if (d->kind == CL_BACKEND_CPU) {
@@ -69,7 +76,9 @@ cl_status cl_k_reduce(cl_device *d, cl_dtype t, const void *data, size_t count, 
     cl_reduce_cpu(t, data, count, op, out);
     return CL_OK;
   }
-  return check_launch(d, CUDA_CALL(cl_reduce_cuda(t, data, count, op, out)), "reduce", err);
+  double *scratch;
+  CL_TRY(reduce_scratch(d, &scratch, err));
+  return check_launch(d, CUDA_CALL(cl_reduce_cuda(t, data, count, op, scratch, out)), "reduce", err);
 }
 
 cl_status cl_k_axpy(cl_device *d, cl_dtype t, size_t count, double a, const void *x, void *y,
@@ -79,7 +88,9 @@ cl_status cl_k_axpy(cl_device *d, cl_dtype t, size_t count, double a, const void
 
 cl_status cl_k_dot(cl_device *d, cl_dtype t, size_t count, const void *x, const void *y,
                    double *out, cl_error *err) {
-  DISPATCH_REAL(d, t, dot, err, (count, x, y, out));
+  double *scratch = NULL;
+  if (d->kind == CL_BACKEND_CUDA) CL_TRY(reduce_scratch(d, &scratch, err));
+  DISPATCH_REAL(d, t, dot, err, (count, x, y, scratch, out));
 }
 
 cl_status cl_k_verlet_kick_drift(cl_device *d, cl_dtype t, size_t count, void *u, void *v,

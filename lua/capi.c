@@ -12,18 +12,18 @@ struct cl_context {
 };
 
 cl_status cl_context_create(cl_context **out, const char *device, char *msg, size_t msglen) {
-  char reason[CL_ERROR_MAX];
+  cl_error reason;
   *out = NULL;
   cl_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) {
     if (msg) snprintf(msg, msglen, "out of host memory");
     return CL_ERR_OOM;
   }
-  ctx->L = cl_lua_new_state(device, reason, sizeof reason);
+  ctx->L = cl_lua_new_state(device, &reason);
   if (!ctx->L) {
-    if (msg) snprintf(msg, msglen, "%s", reason);
+    if (msg) snprintf(msg, msglen, "%s", reason.msg);
     free(ctx);
-    return CL_ERR_UNAVAILABLE;
+    return reason.code;
   }
   *out = ctx;
   return CL_OK;
@@ -45,6 +45,7 @@ static cl_status protected_call(cl_context *ctx, int nargs, int nresults) {
   int base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, cl_lua_traceback);
   lua_insert(L, base);
+  unsigned long interrupts = cl_interrupt_count();
   int rc = lua_pcall(L, nargs, nresults, base);
   lua_remove(L, base);
   if (rc == LUA_OK) {
@@ -52,7 +53,7 @@ static cl_status protected_call(cl_context *ctx, int nargs, int nresults) {
     return CL_OK;
   }
   const char *m = lua_tostring(L, -1);
-  cl_status s = m && strstr(m, "interrupted") ? CL_ERR_INTERRUPTED : CL_ERR_SCRIPT;
+  cl_status s = cl_interrupt_count() != interrupts ? CL_ERR_INTERRUPTED : CL_ERR_SCRIPT;
   cl_error_set(&ctx->err, s, "%s", m ? m : "(error object is not a string)");
   lua_pop(L, 1);
   return s;

@@ -4,6 +4,8 @@
 
 #include <lua.h>
 
+#include "../runtime/status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -12,9 +14,9 @@ extern "C" {
 int luaopen_cleave(lua_State *L);
 
 /* A fresh Lua state with the standard libraries, lpeg (when linked in) and
- * cleave preloaded; device NULL means $CLEAVE_DEVICE or "auto". Pushes
- * nothing; returns NULL and fills msg on failure. */
-lua_State *cl_lua_new_state(const char *device, char *msg, size_t msglen);
+ * cleave loaded; device NULL means $CLEAVE_DEVICE or "auto". Returns NULL
+ * and fills err (code and message) on failure. */
+lua_State *cl_lua_new_state(const char *device, cl_error *err);
 
 /* Ctrl-C handling for front ends: the first SIGINT asks a running
  * cleave.run to stop at the next step boundary, or interrupts plain Lua

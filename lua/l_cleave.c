@@ -15,7 +15,8 @@ static void load_embedded(lua_State *L, int module) {
 }
 
 int luaopen_cleave(lua_State *L) {
-  cl_lua_runtime_install(L, NULL);
+  cl_error err;
+  if (cl_lua_runtime_install(L, NULL, &err) != CL_OK) return cl_lua_fail(L, &err);
   lua_newtable(L);
   int module = lua_gettop(L);
   cl_lua_open_device(L);

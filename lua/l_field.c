@@ -110,6 +110,33 @@ static int field_fill(lua_State *L) {
   return 1;
 }
 
+/* f:assign(function(i) return v1, ..., vk end): sets every row from a Lua
+ * function of the 1-based row index, in one upload (no table of n rows). */
+static int field_assign(lua_State *L) {
+  cl_field *f = cl_lua_check_field(L, 1);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  void *host = lua_newuserdatauv(L, cl_field_bytes(f) ? cl_field_bytes(f) : 1, 0);
+  for (size_t i = 0; i < f->n; i++) {
+    lua_pushvalue(L, 2);
+    lua_pushinteger(L, (lua_Integer)i + 1);
+    lua_call(L, 1, f->k);
+    for (int c = 0; c < f->k; c++) {
+      int idx = -f->k + c;
+      if (lua_type(L, idx) != LUA_TNUMBER)
+        return luaL_error(L, "assign: the function returned %s for row %I component %d (needs %d numbers)",
+                          luaL_typename(L, idx), (LUAI_UACINT)(i + 1), c + 1, f->k);
+      double v = lua_tonumber(L, idx);
+      check_fits(L, f, v);
+      cl_dtype_put(f->dtype, host, (size_t)c * f->n + i, v);
+    }
+    lua_pop(L, f->k);
+  }
+  cl_error err;
+  fail_if(L, cl_field_upload(f, host, &err), &err);
+  lua_settop(L, 1);
+  return 1;
+}
+
 static int field_to_table(lua_State *L) {
   cl_field *f = cl_lua_check_field(L, 1);
   const void *h;
@@ -191,6 +218,7 @@ static int field_gc(lua_State *L) {
 static const luaL_Reg field_methods[] = {
     {"min", field_min},   {"max", field_max},           {"sum", field_sum},
     {"norm", field_norm}, {"fill", field_fill},         {"to_table", field_to_table},
+    {"assign", field_assign},
     {"copy", field_copy}, {NULL, NULL}};
 
 static int field_index(lua_State *L) {
@@ -207,7 +235,7 @@ static int field_index(lua_State *L) {
       lua_getfield(L, -1, "methods");
       if (lua_getfield(L, -1, key) == LUA_TNIL)
         return luaL_error(L, "field has no method or property '%s' (methods: min, max, sum, norm, "
-                             "fill, to_table, copy; properties: n, k, dtype, device, bytes)", key);
+                             "fill, assign, to_table, copy; properties: n, k, dtype, device, bytes)", key);
     }
     return 1;
   }

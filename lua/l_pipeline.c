@@ -33,6 +33,14 @@ static cl_status run_axpy(void *d, long step, double t, cl_error *err) {
   return CL_OK;
 }
 
+static cl_status run_copy(void *d, long step, double t, cl_error *err) {
+  stage_ud *s = d;
+  (void)step, (void)t;
+  CL_TRY(dev_of(s->f[0])->copy(dev_of(s->f[0]), s->f[0]->data, s->f[1]->data, cl_field_bytes(s->f[0]), err));
+  cl_field_touch(s->f[0]);
+  return CL_OK;
+}
+
 static cl_status run_kick_drift(void *d, long step, double t, cl_error *err) {
   stage_ud *s = d;
   (void)step, (void)t;
@@ -110,7 +118,7 @@ static void check_like(lua_State *L, const char *fname, const char *akey, cl_fie
   if (a->n != b->n || a->k != b->k)
     luaL_error(L, "%s: fields '%s' (%I x %d) and '%s' (%I x %d) differ in shape", fname, akey,
                (LUAI_UACINT)a->n, a->k, bkey, (LUAI_UACINT)b->n, b->k);
-  if (a->device != b->device)
+  if (!cl_device_same(&a->device->dev, &b->device->dev))
     luaL_error(L, "%s: fields '%s' (on %s) and '%s' (on %s) live on different devices; copy one "
                "with f:copy(\"%s\")", fname, akey, a->device->dev.name, bkey, b->device->dev.name,
                a->device->dev.name);
@@ -128,6 +136,19 @@ static int stage_axpy(lua_State *L) {
   check_like(L, fn, "y", y, "x", x);
   stage_ud *s = new_stage(L, "axpy", run_axpy);
   s->f[0] = y, s->f[1] = x, s->c[0] = a;
+  return 1;
+}
+
+static const char *const copy_args[] = {"dst", "src", NULL};
+
+/* cleave.stage.copy{ dst = , src = }: dst <- src on the device (any dtype) */
+static int stage_copy(lua_State *L) {
+  const char *fn = "cleave.stage.copy";
+  cl_lua_check_args(L, 1, fn, copy_args);
+  cl_field *dst = cl_lua_req_field(L, 1, fn, "dst"), *src = cl_lua_req_field(L, 1, fn, "src");
+  check_like(L, fn, "dst", dst, "src", src);
+  stage_ud *s = new_stage(L, "copy", run_copy);
+  s->f[0] = dst, s->f[1] = src;
   return 1;
 }
 
@@ -343,6 +364,20 @@ static int run(lua_State *L) {
   return 1;
 }
 
+/* cleave.clock(): monotonic wall-clock seconds, for timing from scripts */
+static int clock_seconds(lua_State *L) {
+  lua_pushnumber(L, now_seconds());
+  return 1;
+}
+
+/* cleave.sync(): waits until the current device has finished all work */
+static int sync_device(lua_State *L) {
+  cl_device *d = &cl_lua_runtime(L)->device->dev;
+  cl_error err;
+  check_status(L, d->synchronize(d, &err), &err);
+  return 0;
+}
+
 /* cleave.dot(x, y): sum of x_i y_i over all entries, on the device */
 static int dot(lua_State *L) {
   cl_field *x = cl_lua_check_field(L, 1), *y = cl_lua_check_field(L, 2);
@@ -371,6 +406,7 @@ int cl_lua_open_pipeline(lua_State *L) {
   lua_pop(L, 1);
 
   const luaL_Reg stages[] = {{"axpy", stage_axpy},
+                             {"copy", stage_copy},
                              {"verlet_kick_drift", stage_kick_drift},
                              {"verlet_kick", stage_kick},
                              {"wave2d_accel", stage_wave2d},
@@ -378,7 +414,8 @@ int cl_lua_open_pipeline(lua_State *L) {
                              {NULL, NULL}};
   luaL_newlib(L, stages);
   lua_setfield(L, -2, "stage");
-  const luaL_Reg fns[] = {{"pipeline", pipeline_new}, {"run", run}, {"dot", dot}, {NULL, NULL}};
+  const luaL_Reg fns[] = {{"pipeline", pipeline_new}, {"run", run}, {"dot", dot},
+                          {"clock", clock_seconds}, {"sync", sync_device}, {NULL, NULL}};
   luaL_setfuncs(L, fns, 0);
   return 0;
 }

@@ -15,7 +15,8 @@ int luaopen_lpeg(lua_State *L) __attribute__((weak));
 
 static int open_cleave_protected(lua_State *L) {
   const char *device = lua_touserdata(L, 1);
-  cl_lua_runtime_install(L, device);
+  cl_error *err = lua_touserdata(L, 2);
+  if (cl_lua_runtime_install(L, device, err) != CL_OK) return 0;
   if (luaopen_lpeg) {
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
     lua_pushcfunction(L, luaopen_lpeg);
@@ -26,17 +27,19 @@ static int open_cleave_protected(lua_State *L) {
   return 0;
 }
 
-lua_State *cl_lua_new_state(const char *device, char *msg, size_t msglen) {
+lua_State *cl_lua_new_state(const char *device, cl_error *err) {
   lua_State *L = luaL_newstate();
   if (!L) {
-    snprintf(msg, msglen, "cannot create a Lua state (out of memory)");
+    cl_error_set(err, CL_ERR_OOM, "cannot create a Lua state (out of host memory)");
     return NULL;
   }
+  cl_error_clear(err);
   luaL_openlibs(L);
   lua_pushcfunction(L, open_cleave_protected);
   lua_pushlightuserdata(L, (void *)device);
-  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
-    snprintf(msg, msglen, "%s", lua_tostring(L, -1));
+  lua_pushlightuserdata(L, err);
+  if (lua_pcall(L, 2, 0, 0) != LUA_OK) cl_error_set(err, CL_ERR_SCRIPT, "%s", lua_tostring(L, -1));
+  if (err->code != CL_OK) {
     lua_close(L);
     return NULL;
   }

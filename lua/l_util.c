@@ -20,11 +20,11 @@ static int runtime_gc(lua_State *L) {
 }
 
 /* Creates the runtime userdata in the registry unless it exists. */
-int cl_lua_runtime_install(lua_State *L, const char *device) {
+cl_status cl_lua_runtime_install(lua_State *L, const char *device, cl_error *err) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &runtime_key);
   int present = !lua_isnil(L, -1);
   lua_pop(L, 1);
-  if (present) return 0;
+  if (present) return CL_OK;
   cl_runtime *rt = lua_newuserdatauv(L, sizeof *rt, 0);
   memset(rt, 0, sizeof *rt);
   lua_newtable(L);
@@ -33,12 +33,14 @@ int cl_lua_runtime_install(lua_State *L, const char *device) {
   lua_setmetatable(L, -2);
   if (cl_runtime_init(rt, device) != CL_OK) {
     const char *env = getenv("CLEAVE_DEVICE");
-    if (!device && env && *env)
-      return luaL_error(L, "CLEAVE_DEVICE=%s: %s", env, rt->err.msg);
-    return cl_lua_fail(L, &rt->err);
+    cl_error e = rt->err;
+    lua_pop(L, 1);
+    if (!device && env && *env) return cl_error_set(err, e.code, "CLEAVE_DEVICE=%s: %s", env, e.msg);
+    *err = e;
+    return e.code;
   }
   lua_rawsetp(L, LUA_REGISTRYINDEX, &runtime_key);
-  return 0;
+  return CL_OK;
 }
 
 int cl_lua_fail(lua_State *L, const cl_error *err) {

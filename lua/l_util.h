@@ -17,8 +17,8 @@
 cl_runtime *cl_lua_runtime(lua_State *L);
 
 /* Creates this state's runtime on device (NULL: $CLEAVE_DEVICE or "auto")
- * unless one exists; raises a Lua error when the device cannot be opened. */
-int cl_lua_runtime_install(lua_State *L, const char *device);
+ * unless one exists; fills err when the device cannot be opened. */
+cl_status cl_lua_runtime_install(lua_State *L, const char *device, cl_error *err);
 
 /* Raises a Lua error with the runtime error's message. */
 int cl_lua_fail(lua_State *L, const cl_error *err);

@@ -98,10 +98,10 @@ int main(int argc, char **argv) {
     fputs(usage, stdout);
     return 0;
   }
-  char msg[1024];
-  lua_State *L = cl_lua_new_state(device, msg, sizeof msg);
+  cl_error err;
+  lua_State *L = cl_lua_new_state(device, &err);
   if (!L) {
-    fprintf(stderr, "cleave: %s\n", msg);
+    fprintf(stderr, "cleave: %s\n", err.msg);
     return 1;
   }
   int rc;

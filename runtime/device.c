@@ -14,7 +14,12 @@ cl_status cl_device_open(cl_device *dev, const char *name, cl_error *err) {
                       "unknown device '%s' (use \"auto\", \"cpu\" or \"cuda\")", name);
 }
 
+int cl_device_same(const cl_device *a, const cl_device *b) {
+  return a->kind == b->kind && a->ordinal == b->ordinal;
+}
+
 void cl_device_close(cl_device *dev) {
   if (dev->synchronize) dev->synchronize(dev, NULL);
+  if (dev->scratch) dev->release(dev, dev->scratch);
   memset(dev, 0, sizeof *dev);
 }

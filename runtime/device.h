@@ -23,6 +23,7 @@ typedef struct cl_device {
   cl_backend_kind kind;
   const char *name;  /* "cpu" or "cuda" */
   int ordinal;       /* GPU index for cuda */
+  void *scratch;     /* small device buffer for reduction partials (cuda), freed on close */
   cl_status (*alloc)(struct cl_device *d, void **ptr, size_t bytes, cl_error *err);
   void (*release)(struct cl_device *d, void *ptr);
   cl_status (*to_device)(struct cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err);
@@ -37,6 +38,8 @@ typedef struct cl_device {
  * the backend cannot be used here. */
 cl_status cl_device_open(cl_device *dev, const char *name, cl_error *err);
 void cl_device_close(cl_device *dev);
+/* Whether two opened devices are the same memory space (same backend and GPU). */
+int cl_device_same(const cl_device *a, const cl_device *b);
 
 /* cpu backend (always built) */
 cl_status cl_device_cpu_open(cl_device *dev, cl_error *err);

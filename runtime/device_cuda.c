@@ -107,19 +107,24 @@ cl_status cl_device_cuda_open(cl_device *dev, int ordinal, cl_error *err) {
   return CL_OK;
 }
 
-/* NVRTC is loaded on demand, so its absence never stops the binary starting. */
-static void nvrtc_version(int *major, int *minor) {
+/* NVRTC is loaded on demand, so its absence never stops the binary starting.
+ * It stays loaded: the run-time compiler needs it again, and unloading it
+ * would strand the allocations its C++ runtime made. */
+static void *nvrtc_library(void) {
+  static void *lib;
   const char *names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+  for (size_t i = 0; !lib && i < sizeof names / sizeof names[0]; i++)
+    lib = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
+  return lib;
+}
+
+static void nvrtc_version(int *major, int *minor) {
   *major = *minor = 0;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    void *lib = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
-    if (!lib) continue;
-    int (*version)(int *, int *);
-    *(void **)&version = dlsym(lib, "nvrtcVersion");
-    if (version) version(major, minor);
-    dlclose(lib);
-    return;
-  }
+  void *lib = nvrtc_library();
+  if (!lib) return;
+  int (*version)(int *, int *);
+  *(void **)&version = dlsym(lib, "nvrtcVersion");
+  if (version) version(major, minor);
 }
 
 void cl_device_cuda_versions(int *runtime, int *driver, int *nvrtc_major, int *nvrtc_minor) {

@@ -33,13 +33,18 @@ double cl_dtype_get(cl_dtype t, const void *base, size_t i) {
   }
 }
 
+/* Clamps v into [lo, hi] (NaN -> 0), so the integer conversion below is defined. */
+static double saturate(double v, double lo, double hi) {
+  return isnan(v) ? 0 : v < lo ? lo : v > hi ? hi : v;
+}
+
 void cl_dtype_put(cl_dtype t, void *base, size_t i, double v) {
   switch (t) {
     case CL_F32: ((float *)base)[i] = (float)v; break;
     case CL_F64: ((double *)base)[i] = v; break;
-    case CL_I32: ((int32_t *)base)[i] = (int32_t)v; break;
-    case CL_U32: ((uint32_t *)base)[i] = (uint32_t)v; break;
-    case CL_U8: ((uint8_t *)base)[i] = (uint8_t)v; break;
+    case CL_I32: ((int32_t *)base)[i] = (int32_t)saturate(v, INT32_MIN, INT32_MAX); break;
+    case CL_U32: ((uint32_t *)base)[i] = (uint32_t)saturate(v, 0, UINT32_MAX); break;
+    case CL_U8: ((uint8_t *)base)[i] = (uint8_t)saturate(v, 0, UINT8_MAX); break;
     default: break;
   }
 }

@@ -29,7 +29,9 @@ cl_status cl_field_create(cl_device_ref *dev, cl_dtype t, size_t n, int k, cl_fi
                           cl_error *err) {
   if (k < 1) return cl_error_set(err, CL_ERR_ARG, "field components k must be >= 1 (got %d)", k);
   if (n > ((size_t)1 << 40) / (size_t)k)
-    return cl_error_set(err, CL_ERR_ARG, "field of %zu x %d rows is too large", n, k);
+    return cl_error_set(err, CL_ERR_ARG,
+                        "field of %zu x %d %s entries (%.3g GB) exceeds the 2^40-entry limit", n, k,
+                        cl_dtype_name(t), (double)n * (double)k * (double)cl_dtype_size(t) / 1e9);
   cl_field *f = calloc(1, sizeof *f);
   if (!f) return cl_error_set(err, CL_ERR_OOM, "out of host memory for a field header");
   f->dtype = t;
@@ -75,7 +77,13 @@ cl_status cl_field_host(cl_field *f, const void **host, cl_error *err) {
   return CL_OK;
 }
 
+static cl_status check_row(const cl_field *f, size_t row, cl_error *err) {
+  if (row < f->n) return CL_OK;
+  return cl_error_set(err, CL_ERR_ARG, "row %zu out of range (field has %zu rows)", row, f->n);
+}
+
 cl_status cl_field_get(cl_field *f, size_t row, double *values, cl_error *err) {
+  CL_TRY(check_row(f, row, err));
   const void *h;
   CL_TRY(cl_field_host(f, &h, err));
   for (int c = 0; c < f->k; c++) values[c] = cl_dtype_get(f->dtype, h, (size_t)c * f->n + row);
@@ -83,6 +91,10 @@ cl_status cl_field_get(cl_field *f, size_t row, double *values, cl_error *err) {
 }
 
 cl_status cl_field_set(cl_field *f, size_t row, const double *values, cl_error *err) {
+  CL_TRY(check_row(f, row, err));
+  for (int c = 0; c < f->k; c++)
+    if (!cl_dtype_fits(f->dtype, values[c]))
+      return cl_error_set(err, CL_ERR_ARG, "value %g does not fit in a %s field", values[c], cl_dtype_name(f->dtype));
   cl_device *d = &f->device->dev;
   size_t es = cl_dtype_size(f->dtype);
   for (int c = 0; c < f->k; c++) {
@@ -110,6 +122,8 @@ cl_status cl_field_download(cl_field *f, void *host, cl_error *err) {
 }
 
 cl_status cl_field_fill(cl_field *f, double value, cl_error *err) {
+  if (!cl_dtype_fits(f->dtype, value))
+    return cl_error_set(err, CL_ERR_ARG, "value %g does not fit in a %s field", value, cl_dtype_name(f->dtype));
   CL_TRY(cl_k_fill(&f->device->dev, f->dtype, f->data, cl_field_count(f), value, err));
   cl_field_touch(f);
   return CL_OK;
@@ -131,7 +145,7 @@ cl_status cl_field_clone(cl_field *f, cl_device_ref *dev, cl_field **out, cl_err
   cl_field *g;
   CL_TRY(cl_field_create(dev, f->dtype, f->n, f->k, &g, err));
   cl_status s;
-  if (dev == f->device) {
+  if (cl_device_same(&dev->dev, &f->device->dev)) {
     s = dev->dev.copy(&dev->dev, g->data, f->data, cl_field_bytes(f), err);
   } else {
     const void *h;

@@ -7,11 +7,16 @@ volatile sig_atomic_t cl_interrupt_flag = 0;
 
 void cl_interrupt_request(void) { cl_interrupt_flag = 1; }
 
+static unsigned long interrupts_taken;
+
 int cl_interrupt_take(void) {
   int was = cl_interrupt_flag != 0;
   cl_interrupt_flag = 0;
+  interrupts_taken += (unsigned long)was;
   return was;
 }
+
+unsigned long cl_interrupt_count(void) { return interrupts_taken; }
 
 cl_device_ref *cl_device_ref_retain(cl_device_ref *r) {
   if (r) r->refs++;

@@ -34,5 +34,7 @@ void cl_device_ref_release(cl_device_ref *r);
 extern volatile sig_atomic_t cl_interrupt_flag;
 void cl_interrupt_request(void);
 int cl_interrupt_take(void); /* returns and clears the flag */
+/* How many interrupts have been taken so far (tells a caller whether its call was interrupted). */
+unsigned long cl_interrupt_count(void);
 
 #endif

@@ -50,16 +50,6 @@ __global__ void reduce_partials_kernel(int how, double *partials, int nparts) {
   if (threadIdx.x == 0) partials[CL_REDUCE_MAX_BLOCKS] = acc;
 }
 
-extern "C" int cl_cuda_reduce_scratch(double **scratch) {
-  static double *buffer = NULL;
-  if (!buffer) {
-    cudaError_t e = cudaMalloc(&buffer, (CL_REDUCE_MAX_BLOCKS + 1) * sizeof(double));
-    if (e != cudaSuccess) return (int)e;
-  }
-  *scratch = buffer;
-  return 0;
-}
-
 extern "C" int cl_cuda_reduce_finish(int how, double *scratch, int nparts, double *out) {
   reduce_partials_kernel<<<1, CL_REDUCE_THREADS>>>(how, scratch, nparts);
   cudaError_t e = cudaGetLastError();
@@ -68,10 +58,8 @@ extern "C" int cl_cuda_reduce_finish(int how, double *scratch, int nparts, doubl
 }
 
 template <typename T>
-static int launch_reduce(const void *data, size_t n, int op, double *out) {
-  double *scratch;
-  int e = cl_cuda_reduce_scratch(&scratch);
-  if (e) return e;
+static int launch_reduce(const void *data, size_t n, int op, double *scratch, double *out) {
+  int e;
   int blocks = cl_reduce_blocks(n);
   reduce_kernel<T><<<blocks, CL_REDUCE_THREADS>>>((const T *)data, n, op, scratch);
   if ((e = (int)cudaGetLastError())) return e;
@@ -79,13 +67,13 @@ static int launch_reduce(const void *data, size_t n, int op, double *out) {
   return cl_cuda_reduce_finish(how, scratch, blocks, out);
 }
 
-extern "C" int cl_reduce_cuda(int t, const void *data, size_t count, int op, double *out) {
+extern "C" int cl_reduce_cuda(int t, const void *data, size_t count, int op, double *scratch, double *out) {
   switch ((cl_dtype)t) {
-    case CL_F32: return launch_reduce<float>(data, count, op, out);
-    case CL_F64: return launch_reduce<double>(data, count, op, out);
-    case CL_I32: return launch_reduce<int32_t>(data, count, op, out);
-    case CL_U32: return launch_reduce<uint32_t>(data, count, op, out);
-    case CL_U8: return launch_reduce<uint8_t>(data, count, op, out);
+    case CL_F32: return launch_reduce<float>(data, count, op, scratch, out);
+    case CL_F64: return launch_reduce<double>(data, count, op, scratch, out);
+    case CL_I32: return launch_reduce<int32_t>(data, count, op, scratch, out);
+    case CL_U32: return launch_reduce<uint32_t>(data, count, op, scratch, out);
+    case CL_U8: return launch_reduce<uint8_t>(data, count, op, scratch, out);
     default: return (int)cudaErrorInvalidValue;
   }
 }

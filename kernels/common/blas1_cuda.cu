@@ -20,10 +20,8 @@ extern "C" int CL_PREC(cl_axpy_cuda)(size_t n, double a, const void *x, void *y)
   return (int)cudaGetLastError();
 }
 
-extern "C" int CL_PREC(cl_dot_cuda)(size_t n, const void *x, const void *y, double *out) {
-  double *scratch;
-  int e = cl_cuda_reduce_scratch(&scratch);
-  if (e) return e;
+extern "C" int CL_PREC(cl_dot_cuda)(size_t n, const void *x, const void *y, double *scratch, double *out) {
+  int e;
   int blocks = cl_reduce_blocks(n);
   CL_PREC(dot_kernel)<<<blocks, CL_REDUCE_THREADS>>>(n, (const real *)x, (const real *)y, scratch);
   if ((e = (int)cudaGetLastError())) return e;

@@ -1,14 +1,15 @@
 /* Two-pass device reduction into a double: each block reduces a grid-stride
  * slice with warp shuffles, a second one-block pass combines the partials.
- * The partials live in a small scratch buffer owned by array_ops.cu. */
+ * The partials live in the device's scratch buffer (CL_REDUCE_SCRATCH_DOUBLES). */
 #ifndef CL_REDUCE_CUDA_CUH
 #define CL_REDUCE_CUDA_CUH
 
 #include <cuda_runtime.h>
 #include <math.h>
 
+#include "../backend.h"
+
 #define CL_REDUCE_THREADS 256
-#define CL_REDUCE_MAX_BLOCKS 1024
 
 enum { CL_COMBINE_MIN = 0, CL_COMBINE_MAX = 1, CL_COMBINE_SUM = 2 };
 
@@ -34,8 +35,6 @@ __device__ __forceinline__ double cl_block_reduce(int how, double v) {
   return v;
 }
 
-/* Scratch of CL_REDUCE_MAX_BLOCKS + 1 doubles on the current device. */
-extern "C" int cl_cuda_reduce_scratch(double **scratch);
 /* Second pass over nparts partials and copy of the result to the host. */
 extern "C" int cl_cuda_reduce_finish(int how, double *scratch, int nparts, double *out);
 

@@ -35,6 +35,9 @@ local function wave(args)
   local fn = "cleave.demo.wave"
   cl.check_args(fn, args, { nx = true, ny = true, dx = true, c = true, dt = true, cfl = true,
     precision = true, pulse = true, u0 = true })
+  cl.positive_integer(fn, args, "nx", 3)
+  cl.positive_integer(fn, args, "ny", 3)
+  cl.positive_number(fn, args, "dx")
   local m = cl.mesh.grid2d { nx = args.nx, ny = args.ny, dx = args.dx }
   local c = args.c or 1
   if type(c) ~= "number" or not (c > 0) then
@@ -60,16 +63,15 @@ local function wave(args)
   end
   local nx, ny, n = m.nx, m.ny, m.nx * m.ny
   local shape = initial_shape(fn, args, m)
-  local u0 = {}
-  for j = 0, ny - 1 do
-    for i = 0, nx - 1 do
-      local interior = i > 0 and j > 0 and i < nx - 1 and j < ny - 1
-      u0[#u0 + 1] = interior and shape(i * m.dx, j * m.dx) or 0
-    end
-  end
+  local dx = m.dx
+  local u = cl.field { n = n, dtype = precision }:assign(function(p)
+    local i, j = (p - 1) % nx, (p - 1) // nx
+    local interior = i > 0 and j > 0 and i < nx - 1 and j < ny - 1
+    return interior and shape(i * dx, j * dx) or 0
+  end)
   local model = setmetatable({
     mesh = m, nx = nx, ny = ny, dx = m.dx, c = c, dt = dt, precision = precision,
-    u = cl.field { data = u0, dtype = precision },
+    u = u,
     v = cl.field { n = n, dtype = precision },
     a = cl.field { n = n, dtype = precision },
     step = 0, t = 0,

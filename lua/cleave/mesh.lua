@@ -25,6 +25,8 @@ local function check_args(fname, args, valid)
 end
 cl.check_args = check_args
 
+--- Argument checks for public functions: an error names the function and the
+--- argument, and points at the caller of the public function (error level 3).
 local function positive_integer(fname, args, key, min)
   local v = args[key]
   if math.type(v) ~= "integer" or v < min then
@@ -43,6 +45,7 @@ local function positive_number(fname, args, key)
   return v
 end
 cl.positive_number = positive_number
+cl.positive_integer = positive_integer
 
 --- cleave.mesh.grid2d{ nx = , ny = , dx = , x0 = 0, y0 = 0 }
 -- nx x ny points spaced dx (point p = j*nx + i + 1), each cell split into two triangles.
@@ -52,21 +55,21 @@ local function grid2d(args)
   local nx, ny = positive_integer(fn, args, "nx", 2), positive_integer(fn, args, "ny", 2)
   local dx = positive_number(fn, args, "dx")
   local x0, y0 = args.x0 or 0, args.y0 or 0
-  local xy = {}
-  for j = 0, ny - 1 do
-    for i = 0, nx - 1 do xy[#xy + 1] = { x0 + i * dx, y0 + j * dx } end
-  end
-  local tri = {}
-  for j = 0, ny - 2 do
-    for i = 0, nx - 2 do
-      local p = j * nx + i + 1
-      tri[#tri + 1] = { p, p + 1, p + nx + 1 }
-      tri[#tri + 1] = { p, p + nx + 1, p + nx }
-    end
-  end
+  local x = cl.field { n = nx * ny, k = 2, dtype = "f64" }:assign(function(p)
+    local i, j = (p - 1) % nx, (p - 1) // nx
+    return x0 + i * dx, y0 + j * dx
+  end)
+  -- cell (i, j), numbered c = 2 (j (nx-1) + i) + 1, is split along its diagonal
+  local cells_x = nx - 1
+  local triangles = cl.field { n = 2 * cells_x * (ny - 1), k = 3, dtype = "i32" }:assign(function(t)
+    local cell = (t - 1) // 2
+    local p = (cell // cells_x) * nx + cell % cells_x + 1
+    if t % 2 == 1 then return p, p + 1, p + nx + 1 end
+    return p, p + nx + 1, p + nx
+  end)
   return setmetatable({
-    x = cl.field { data = xy, k = 2, dtype = "f64" },
-    triangles = cl.field { data = tri, k = 3, dtype = "i32" },
+    x = x,
+    triangles = triangles,
     nx = nx, ny = ny, dx = dx,
   }, mesh_mt)
 end

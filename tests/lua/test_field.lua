@@ -39,6 +39,15 @@ T.case("data tables become fields; to_table gives them back", function()
   T.eq(g:to_table()[2], 2.5, "scalar to_table")
 end)
 
+T.case("assign sets every row from a function of the row index", function()
+  local f = cl.field { n = 5, k = 2, dtype = "f32" }:assign(function(i) return i, -2 * i end)
+  T.eq(f[4][2], -8, "row 4 component 2")
+  T.eq(f:sum(1), 15, "sum of component 1")
+  T.raises(function() f:assign(function() return 1 end) end, { "row 1 component 2", "needs 2 numbers" })
+  local u = cl.field { n = 2, dtype = "u8" }
+  T.raises(function() u:assign(function() return 300 end) end, "does not fit")
+end)
+
 T.case("integer dtypes truncate toward zero; values out of range are errors", function()
   local f = cl.field { n = 2, dtype = "u8" }
   f[1] = 255

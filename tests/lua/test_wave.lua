@@ -81,7 +81,8 @@ T.case("bad model arguments name the parameter and the fix", function()
   T.raises(function() cl.demo.wave { nx = 20, ny = 20, dx = 0.1, dt = 1 } end,
     { "'dt'", "stable limit", "dt = \"auto\"" })
   T.raises(function() cl.demo.wave { nx = 20, ny = 20, dx = -0.1 } end, "'dx'")
-  T.raises(function() cl.demo.wave { nx = 1, ny = 20, dx = 0.1 } end, "'nx'")
+  local err = T.raises(function() cl.demo.wave { nx = 1, ny = 20, dx = 0.1 } end, { "cleave.demo.wave", "'nx'" })
+  T.ok(err:find("test_wave.lua", 1, true), "the error points at the caller's line: " .. err)
   T.raises(function() cl.demo.wave { nx = 20, ny = 20, dx = 0.1, c = 0 } end, "'c'")
   T.raises(function() cl.demo.wave { nx = 20, ny = 20, dx = 0.1, precision = "f16" } end, "'precision'")
   T.raises(function() cl.demo.wave { nx = 20, ny = 20, dx = 0.1, speed = 2 } end,
