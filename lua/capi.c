@@ -45,6 +45,7 @@ static cl_status protected_call(cl_context *ctx, int nargs, int nresults) {
   int base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, cl_lua_traceback);
   lua_insert(L, base);
+  cl_interrupt_flag = 0; /* a stop requested between calls was meant for an earlier one */
   unsigned long interrupts = cl_interrupt_count();
   int rc = lua_pcall(L, nargs, nresults, base);
   lua_remove(L, base);

@@ -76,11 +76,21 @@ static void set_handler(int sig, void (*handler)(int), struct sigaction *old) {
   sigaction(sig, &sa, old);
 }
 
-static void signals_take(struct repl *r) {
+static sigset_t our_signals(void) {
   sigset_t ours;
   sigemptyset(&ours);
   sigaddset(&ours, SIGINT);
   sigaddset(&ours, SIGWINCH);
+  return ours;
+}
+
+static void block_our_signals(void) {
+  sigset_t ours = our_signals();
+  sigprocmask(SIG_BLOCK, &ours, NULL);
+}
+
+static void signals_take(struct repl *r) {
+  sigset_t ours = our_signals();
   sigprocmask(SIG_BLOCK, &ours, &r->outer_mask);
   r->open_mask = r->outer_mask;
   sigdelset(&r->open_mask, SIGINT);
@@ -93,14 +103,6 @@ static void signals_give_back(struct repl *r) {
   sigaction(SIGINT, &r->outer_sigint, NULL);
   sigaction(SIGWINCH, &r->outer_sigwinch, NULL);
   sigprocmask(SIG_SETMASK, &r->outer_mask, NULL);
-}
-
-static void block_our_signals(void) {
-  sigset_t ours;
-  sigemptyset(&ours);
-  sigaddset(&ours, SIGINT);
-  sigaddset(&ours, SIGWINCH);
-  sigprocmask(SIG_BLOCK, &ours, NULL);
 }
 
 /* ---- history ------------------------------------------------------------ */
@@ -150,8 +152,8 @@ static lua_State *completion_state; /* readline's callbacks carry no user data *
 static lua_Integer completion_next;
 
 static const char *const lua_keywords[] = {
-    "and",  "break", "do",     "else", "elseif", "end",   "false", "for",   "function", "goto", "if",
-    "in",   "local", "nil",    "not",  "or",     "repeat", "return", "then", "true",     "until", "while",
+    "and",   "break", "do",  "else", "elseif", "end",    "false",  "for",  "function", "goto",  "if",
+    "in",    "local", "nil", "not",  "or",     "repeat", "return", "then", "true",     "until", "while",
     NULL};
 
 struct completion {
@@ -217,12 +219,12 @@ static void add_fields(lua_State *L, const struct completion *c, int idx, int de
  * (pushing nothing) when the path is not a chain of plain names. Indexing
  * may run __index metamethods; the caller is protected. */
 static int push_path(lua_State *L, const char *path, size_t len) {
-  lua_pushglobaltable(L);
   const char *end = path + len;
-  while (path < end) {
+  lua_pushglobaltable(L);
+  for (;;) {
     const char *dot = memchr(path, '.', (size_t)(end - path));
-    size_t n = dot ? (size_t)(dot - path) : (size_t)(end - path);
-    lua_pushlstring(L, path, n);
+    const char *stop = dot ? dot : end;
+    lua_pushlstring(L, path, (size_t)(stop - path));
     int t = lua_type(L, -2);
     if (!is_identifier(lua_tostring(L, -1)) || (t != LUA_TTABLE && t != LUA_TUSERDATA)) {
       lua_pop(L, 2);
@@ -230,9 +232,9 @@ static int push_path(lua_State *L, const char *path, size_t len) {
     }
     lua_gettable(L, -2);
     lua_remove(L, -2);
-    path += n + 1;
+    if (!dot) return 1;
+    path = dot + 1;
   }
-  return 1;
 }
 
 /* collect_completions(text) -> list of full candidates for the word text */
@@ -304,11 +306,11 @@ static void accept_line(char *line) {
  * on a fresh line for the next prompt. */
 static void cancel_line(void) {
   sigint_seen = 0;
+  rl_callback_sigcleanup(); /* leaves an incremental search or a multi-key command */
   rl_point = rl_end;
   rl_redisplay();
   rl_echo_signal_char(SIGINT);
   rl_free_line_state();
-  rl_callback_sigcleanup();
   rl_callback_handler_remove();
   rl_crlf();
   fflush(rl_outstream);
@@ -442,16 +444,17 @@ static void report_error(lua_State *L) {
   lua_pop(L, 1);
 }
 
-/* Runs the function on top with a traceback handler and Ctrl-C armed;
- * its results (or the error message) replace it. */
-static int call_chunk(const struct repl *r) {
+/* Calls the function below the nargs arguments on top, with a traceback
+ * handler and Ctrl-C armed (so a long run, or a __tostring stuck in a loop,
+ * can be stopped); its results or the error message replace it. */
+static int call_interruptible(const struct repl *r, int nargs, int nresults) {
   lua_State *L = r->L;
-  int base = lua_gettop(L);
+  int base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, cl_lua_traceback);
   lua_insert(L, base);
   cl_lua_interrupt_install(L);
   sigprocmask(SIG_SETMASK, &r->open_mask, NULL);
-  int status = lua_pcall(L, 0, LUA_MULTRET, base);
+  int status = lua_pcall(L, nargs, nresults, base);
   block_our_signals();
   cl_lua_interrupt_remove();
   lua_remove(L, base);
@@ -465,9 +468,17 @@ static int is_plain_table(lua_State *L, int idx) {
   return 0;
 }
 
+/* Quoted and kept on one line: newlines and other control bytes are escaped. */
 static void write_string_preview(const char *s, size_t len) {
-  if (len <= STRING_PREVIEW_MAX) printf("\"%s\"", s);
-  else printf("\"%.*s...\"", STRING_PREVIEW_MAX, s);
+  fputc('"', stdout);
+  for (size_t i = 0; i < len && i < STRING_PREVIEW_MAX; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch == '\n') fputs("\\n", stdout);
+    else if (ch == '"' || ch == '\\') printf("\\%c", ch);
+    else if (iscntrl(ch)) printf("\\%d", ch);
+    else fputc(ch, stdout);
+  }
+  fputs(len > STRING_PREVIEW_MAX ? "...\"" : "\"", stdout);
 }
 
 /* One short word for a value inside a table: nested tables are not opened. */
@@ -546,7 +557,7 @@ static int print_results(lua_State *L) {
 static void run_and_print(const struct repl *r) {
   lua_State *L = r->L;
   int base = lua_gettop(L); /* the function, then its results */
-  if (call_chunk(r) != LUA_OK) {
+  if (call_interruptible(r, 0, LUA_MULTRET) != LUA_OK) {
     report_error(L);
     return;
   }
@@ -554,11 +565,7 @@ static void run_and_print(const struct repl *r) {
   if (n <= 0) return;
   lua_pushcfunction(L, print_results);
   lua_insert(L, base);
-  if (lua_pcall(L, n, 0, 0) != LUA_OK) {
-    lua_pushfstring(L, "error printing the result: %s", lua_tostring(L, -1));
-    lua_remove(L, -2);
-    report_error(L);
-  }
+  if (call_interruptible(r, n, 0) != LUA_OK) report_error(L);
 }
 
 /* ---- the loop ----------------------------------------------------------- */

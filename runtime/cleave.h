@@ -41,7 +41,10 @@ cl_status cl_field_read(cl_context *ctx, const char *expr, double *out, size_t c
 /* Message of the last failing call on ctx ("" when none). */
 const char *cl_last_error(const cl_context *ctx);
 
-/* Asks a running cleave.run to stop at the next step boundary (async-signal-safe). */
+/* Asks the cleave.run loop of the call in progress (cl_run_file or
+ * cl_run_string, perhaps in another thread) to stop at its next step
+ * boundary; that call then returns CL_ERR_INTERRUPTED with the model state
+ * intact. A request made between calls is dropped. Async-signal-safe. */
 void cl_request_stop(void);
 
 #ifdef __cplusplus

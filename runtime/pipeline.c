@@ -51,7 +51,6 @@ int cl_run_active(void) { return run_depth > 0; }
 
 cl_status cl_run(cl_pipeline *p, const cl_run_options *opt, long *done, cl_error *err) {
   run_depth++;
-  cl_interrupt_flag = 0; /* a stop asked for before this run began was for something else */
   cl_progress bar = {0};
   if (opt->progress) cl_progress_start(&bar, stderr, opt->step0, opt->steps);
   cl_status s = CL_OK;

@@ -124,6 +124,9 @@ wait_line 'after_ctrl_c'
 type_line 'm = cl.demo.wave{nx=400, ny=400, dx=0.01}'
 type_line '"wave_ready_" .. m.nx'
 wait_line 'wave_ready_400'
+# a first step builds the kernels, so the Ctrl-C below lands inside the run loop
+type_line '"warm_" .. m:run{steps=1}.steps'
+wait_line 'warm_1'
 type_text 'm:ru'
 keys Tab
 wait_text '> m:run'
