@@ -47,6 +47,7 @@ lua_State *cl_lua_new_state(const char *device, cl_error *err) {
 }
 
 static lua_State *interrupt_state;
+static struct sigaction previous_sigint;
 
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
@@ -69,11 +70,11 @@ void cl_lua_interrupt_install(lua_State *L) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGINT, &sa, &previous_sigint);
 }
 
 void cl_lua_interrupt_remove(void) {
-  signal(SIGINT, SIG_DFL);
+  sigaction(SIGINT, &previous_sigint, NULL);
   if (interrupt_state) lua_sethook(interrupt_state, NULL, 0, 0);
   interrupt_state = NULL;
 }
@@ -88,23 +89,28 @@ int cl_lua_traceback(lua_State *L) {
   if (!msg) msg = luaL_tolstring(L, 1, NULL);
   luaL_traceback(L, L, NULL, 1);
   const char *tb = lua_tostring(L, -1);
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  luaL_addstring(&b, msg);
-  int header = 0;
+  luaL_Buffer frames;
+  luaL_buffinit(L, &frames);
+  int count = 0;
+  char last[512] = "";
   for (const char *line = strchr(tb, '\n'); line; line = strchr(line, '\n')) {
     line++;
     const char *end = strchr(line, '\n');
     size_t len = end ? (size_t)(end - line) : strlen(line);
-    char copy[512];
-    snprintf(copy, sizeof copy, "%.*s", (int)(len < sizeof copy ? len : sizeof copy - 1), line);
-    if (user_frame(copy) && strstr(copy, "in ?") == NULL && strstr(copy, "(...tail calls...)") == NULL) {
-      if (!header) luaL_addstring(&b, "\nstack traceback (your script):");
-      header = 1;
-      luaL_addchar(&b, '\n');
-      luaL_addstring(&b, copy);
+    snprintf(last, sizeof last, "%.*s", (int)(len < sizeof last ? len : sizeof last - 1), line);
+    if (user_frame(last) && strstr(last, "in ?") == NULL && strstr(last, "(...tail calls...)") == NULL) {
+      luaL_addchar(&frames, '\n');
+      luaL_addstring(&frames, last);
+      count++;
     }
   }
-  luaL_pushresult(&b);
+  luaL_pushresult(&frames);
+  /* one frame whose position the message already starts with adds nothing */
+  const char *only = lua_tostring(L, -1) + 1;
+  const char *colon = count == 1 ? strstr(only, ": in ") : NULL;
+  int redundant = colon && strncmp(msg + strspn(msg, " \t"), only + strspn(only, " \t"),
+                                   (size_t)(colon - only - strspn(only, " \t"))) == 0;
+  if (count == 0 || redundant) lua_pushstring(L, msg);
+  else lua_pushfstring(L, "%s\nstack traceback (your script):%s", msg, lua_tostring(L, -1));
   return 1;
 }
