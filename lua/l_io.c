@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../runtime/io/checkpoint.h"
 #include "../runtime/io/csv.h"
 #include "../runtime/io/png.h"
 #include "../runtime/io/vtu.h"
@@ -329,6 +330,77 @@ static int io_png(lua_State *L) {
   return 0;
 }
 
+static const char *const save_args[] = {"path", "fields", "values", NULL};
+
+/* Checks { name = field } (or name = number) at key and leaves it on the stack; returns the count. */
+static size_t count_named(lua_State *L, int idx, const char *fn, const char *key, int want_field) {
+  if (lua_getfield(L, idx, key) == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+  }
+  if (!lua_istable(L, -1)) luaL_error(L, "%s: argument '%s' must be a table of name = %s", fn, key, want_field ? "field" : "number");
+  size_t n = 0;
+  for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1), n++) {
+    int ok = lua_type(L, -2) == LUA_TSTRING &&
+             (want_field ? cl_lua_test_field(L, -1) != NULL : lua_type(L, -1) == LUA_TNUMBER);
+    if (!ok) luaL_error(L, "%s: entries of '%s' must be name = %s", fn, key, want_field ? "field" : "number");
+  }
+  return n;
+}
+
+/* cleave.io.save_checkpoint{ path = , fields = { name = field }, values = { name = number } } */
+static int io_save_checkpoint(lua_State *L) {
+  const char *fn = "cleave.io.save_checkpoint";
+  cl_lua_check_args(L, 1, fn, save_args);
+  const char *path = required_path(L, 1, fn);
+  size_t nf = count_named(L, 1, fn, "fields", 1);
+  int fields = lua_gettop(L);
+  size_t nv = count_named(L, 1, fn, "values", 0);
+  int values = lua_gettop(L);
+  cl_checkpoint_array *arrays = scratch(L, nf * sizeof *arrays);
+  cl_checkpoint_value *vals = scratch(L, nv * sizeof *vals);
+  size_t i = 0;
+  for (lua_pushnil(L); lua_next(L, fields); lua_pop(L, 1), i++) {
+    cl_field *f = cl_lua_test_field(L, -1);
+    arrays[i] = (cl_checkpoint_array){lua_tostring(L, -2), f->dtype, f->n, f->k, host_of(L, f)};
+  }
+  i = 0;
+  for (lua_pushnil(L); lua_next(L, values); lua_pop(L, 1), i++)
+    vals[i] = (cl_checkpoint_value){lua_tostring(L, -2), lua_tonumber(L, -1)};
+  cl_error err;
+  if (cl_checkpoint_write(path, nv, vals, nf, arrays, &err) != CL_OK) return cl_lua_fail(L, &err);
+  return 0;
+}
+
+/* cleave.io.load_checkpoint(path) -> fields (on the current device), values */
+static int io_load_checkpoint(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  cl_checkpoint *ck;
+  cl_error err;
+  if (cl_checkpoint_read(path, &ck, &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_runtime *rt = cl_lua_runtime(L);
+  lua_createtable(L, 0, (int)ck->narrays);
+  for (size_t i = 0; i < ck->narrays; i++) {
+    const cl_checkpoint_array *a = &ck->arrays[i];
+    cl_field *f;
+    cl_status s = cl_field_create(rt->device, a->dtype, a->n, a->k, &f, &err);
+    if (s == CL_OK && (s = cl_field_upload(f, a->data, &err)) != CL_OK) cl_field_destroy(f);
+    if (s != CL_OK) {
+      cl_checkpoint_free(ck);
+      return cl_lua_fail(L, &err);
+    }
+    cl_lua_push_field(L, f);
+    lua_setfield(L, -2, a->name);
+  }
+  lua_createtable(L, 0, (int)ck->nvalues);
+  for (size_t i = 0; i < ck->nvalues; i++) {
+    lua_pushnumber(L, ck->values[i].value);
+    lua_setfield(L, -2, ck->values[i].name);
+  }
+  cl_checkpoint_free(ck);
+  return 2;
+}
+
 int cl_lua_open_io(lua_State *L) {
   luaL_newmetatable(L, PVD_MT);
   const luaL_Reg pvd_meta[] = {{"__gc", pvd_close}, {"__close", pvd_close}, {NULL, NULL}};
@@ -344,7 +416,13 @@ int cl_lua_open_io(lua_State *L) {
   luaL_newlib(L, csv_methods);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
-  const luaL_Reg io[] = {{"vtu", io_vtu}, {"pvd", io_pvd}, {"csv", io_csv}, {"png", io_png}, {NULL, NULL}};
+  const luaL_Reg io[] = {{"vtu", io_vtu},
+                         {"pvd", io_pvd},
+                         {"csv", io_csv},
+                         {"png", io_png},
+                         {"save_checkpoint", io_save_checkpoint},
+                         {"load_checkpoint", io_load_checkpoint},
+                         {NULL, NULL}};
   luaL_newlib(L, io);
   lua_setfield(L, -2, "io");
   return 0;

@@ -20,6 +20,8 @@ typedef struct stage_ud {
 
 typedef struct pipeline_ud {
   cl_pipeline p;
+  long last_step; /* number of the last step cleave.run completed, also when it stopped early */
+  int interrupted; /* the last cleave.run stopped at a step boundary on Ctrl-C */
 } pipeline_ud;
 
 static cl_device *dev_of(cl_field *f) { return &f->device->dev; }
@@ -275,6 +277,17 @@ static int pipeline_len(lua_State *L) {
   return 1;
 }
 
+/* p.step: the last step a cleave.run of this pipeline completed;
+ * p.interrupted: whether that run stopped on Ctrl-C (state at a step boundary) */
+static int pipeline_index(lua_State *L) {
+  pipeline_ud *p = luaL_checkudata(L, 1, CL_PIPELINE_MT);
+  const char *key = luaL_checkstring(L, 2);
+  if (strcmp(key, "step") == 0) lua_pushinteger(L, p->last_step);
+  else if (strcmp(key, "interrupted") == 0) lua_pushboolean(L, p->interrupted);
+  else return luaL_error(L, "pipeline has no property '%s' (properties: step, interrupted)", key);
+  return 1;
+}
+
 static int pipeline_tostring(lua_State *L) {
   pipeline_ud *p = luaL_checkudata(L, 1, CL_PIPELINE_MT);
   luaL_Buffer b;
@@ -345,6 +358,8 @@ static int run(lua_State *L) {
   cl_error err;
   double t0 = now_seconds();
   cl_status st = cl_run(&p->p, &opt, &done, &err);
+  p->last_step = opt.step0 + done;
+  p->interrupted = st == CL_ERR_INTERRUPTED;
   if (st == CL_OK) {
     /* wait for the device so that the timing and any late fault belong to this call */
     cl_device *d = &cl_lua_runtime(L)->device->dev;
@@ -401,7 +416,11 @@ int cl_lua_open_pipeline(lua_State *L) {
   lua_pop(L, 1);
 
   luaL_newmetatable(L, CL_PIPELINE_MT);
-  const luaL_Reg pipe_meta[] = {{"__gc", pipeline_gc}, {"__len", pipeline_len}, {"__tostring", pipeline_tostring}, {NULL, NULL}};
+  const luaL_Reg pipe_meta[] = {{"__gc", pipeline_gc},
+                                {"__len", pipeline_len},
+                                {"__index", pipeline_index},
+                                {"__tostring", pipeline_tostring},
+                                {NULL, NULL}};
   luaL_setfuncs(L, pipe_meta, 0);
   lua_pop(L, 1);
 

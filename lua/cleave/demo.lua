@@ -95,15 +95,51 @@ function wave_mt:energy()
   return kinetic, potential
 end
 
+--- model:save(path): a checkpoint of the state (u, v, a), the step and time, and the
+--- parameters that must match on restore. (step, t: those of the state, when a run in
+--- progress saves it.)
+function wave_mt:save(path, step, t)
+  cl.io.save_checkpoint {
+    path = path,
+    fields = { u = self.u, v = self.v, a = self.a },
+    values = { step = step or self.step, t = t or self.t, nx = self.nx, ny = self.ny, dx = self.dx, c = self.c,
+      dt = self.dt, f32 = self.precision == "f32" and 1 or 0 },
+  }
+end
+
+--- model:restore(path): continue from a checkpoint written by model:save for the same grid,
+--- wave speed, time step and precision.
+function wave_mt:restore(path)
+  local fields, values = cl.io.load_checkpoint(path)
+  local mine = { nx = self.nx, ny = self.ny, dx = self.dx, c = self.c, dt = self.dt,
+    f32 = self.precision == "f32" and 1 or 0 }
+  for key, value in pairs(mine) do
+    if values[key] ~= value then
+      error(string.format("model:restore: checkpoint '%s' has %s = %s, this model %s; build the model " ..
+        "with the checkpoint's parameters", path, key, tostring(values[key]), tostring(value)), 2)
+    end
+  end
+  for _, name in ipairs { "u", "v", "a" } do
+    local f = fields[name]
+    if not f then error("model:restore: checkpoint '" .. path .. "' has no field '" .. name .. "'", 2) end
+    cl.stage.copy { dst = self[name], src = f:copy(self[name].device) }:run()
+  end
+  self.step, self.t = math.tointeger(values.step), values.t
+end
+
 local function output_paths(out)
   if out == nil then return {} end
   if type(out) ~= "table" then error("model:run: 'output' must be a table", 3) end
-  cl.check_args("model:run output", out, { every = true, vtu = true, png = true, csv = true })
+  cl.check_args("model:run output", out, { every = true, vtu = true, png = true, csv = true,
+    checkpoint = true })
   return out
 end
 
 --- model:run{ steps = , output = { every = , vtu = "out/wave" (.pvd series), csv = "out/energy.csv",
----            png = "out/wave.png" (picture at the end) }, progress = true }
+---            png = "out/wave.png" (picture at the end), checkpoint = "out/wave.ckpt" },
+---            progress = true }
+--- With output.checkpoint the state is saved every `every` steps and when Ctrl-C stops the
+--- run, so model:restore can continue it.
 function wave_mt:run(args)
   cl.check_args("model:run", args, { steps = true, output = true, progress = true })
   local out = output_paths(args.output)
@@ -118,6 +154,7 @@ function wave_mt:run(args)
       local k, p = self:energy()
       csv:row { step, t, k, p, k + p }
     end
+    if out.checkpoint and step > 0 then self:save(out.checkpoint, step, t) end
   end
   if every > 0 and self.step == 0 then write(0, 0) end
   local ok, result = pcall(cl.run, {
@@ -125,12 +162,11 @@ function wave_mt:run(args)
     every = every > 0 and every or nil, on_output = every > 0 and write or nil,
     progress = args.progress,
   })
-  -- the state is at a step boundary whether the run finished or was interrupted
-  local done = ok and result.steps or tonumber(tostring(result):match("interrupted at step (%d+)"))
-  if done then
-    self.step = ok and self.step + done or done
-    self.t = self.step * self.dt
-  end
+  -- steps completed, also when the run stopped early (Ctrl-C stops at a step boundary)
+  self.step = self.pipeline.step
+  self.t = self.step * self.dt
+  -- after Ctrl-C the state is consistent and worth keeping; after an error inside a step it is not
+  if not ok and out.checkpoint and self.pipeline.interrupted then self:save(out.checkpoint) end
   if series then series:close() end
   if csv then csv:close() end
   if not ok then error(result, 0) end

@@ -68,6 +68,31 @@ CLEAVE_DEVICE=tpu "$CLEAVE" -e 'print(1)' >"$tmp/out" 2>"$tmp/err" || status=$?
 expect_status 1 "CLEAVE_DEVICE=tpu"
 expect_err "CLEAVE_DEVICE=tpu" "the environment variable is named"
 
+# Ctrl-C (SIGINT) in a script run stops at a step boundary, saves the checkpoint and exits 1
+cat >"$tmp/long.lua" <<'LUA'
+local cl = require "cleave"
+local m = cl.demo.wave { nx = 300, ny = 300, dx = 0.01 }
+m:run { steps = 1, progress = false }
+io.stdout:write("running\n"); io.stdout:flush()
+m:run { steps = 100000000, progress = false, output = { every = 1000000, checkpoint = arg[1] } }
+LUA
+status=0
+"$CLEAVE" run "$tmp/long.lua" "$tmp/long.ckpt" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 1 100); do grep -q running "$tmp/out" && break; sleep 0.1; done
+sleep 0.5
+kill -INT "$pid"
+wait "$pid" || status=$?
+expect_status 1 "SIGINT stops a script run"
+expect_err "interrupted at step" "the stop is reported with its step"
+run "$CLEAVE" -e "local cl = require 'cleave'
+  local m = cl.demo.wave { nx = 300, ny = 300, dx = 0.01 }
+  m:restore('$tmp/long.ckpt')
+  assert(m.step > 1, 'steps saved: ' .. m.step)
+  m:run { steps = 3, progress = false }
+  print('resumed', m.step > 4)"
+expect_out "resumed	true" "the checkpoint written on Ctrl-C resumes"
+
 # the flagship example runs end to end (small size) and writes its outputs
 mkdir -p "$tmp/flag" && cd "$tmp/flag" || exit 1
 run "$CLEAVE" run "$CLEAVE_SOURCE/scripts/wave_demo.lua" 80 50

@@ -224,14 +224,25 @@ Test(capi, traceback_skips_c_and_cleave_frames) {
 
 Test(capi, traceback_skips_cleave_lua_chunks) {
   /* the error is raised inside cleave's embedded Lua (demo.lua / mesh.lua) */
-  cl_status s = cl_run_string(ctx, "cl = require 'cleave'\n\ncl.demo.wave{ nx = 2 }");
+  cl_status s = cl_run_string(ctx, "cl = require 'cleave'\n"
+                                   "local function make() local m = cl.demo.wave{ nx = 2 }; return m end\n"
+                                   "make()");
   cr_assert_eq(s, CL_ERR_SCRIPT);
   const char *m = cl_last_error(ctx);
+  cr_assert(contains(m, "(string):2:"), "the message points at the user's call: %s", m);
   const char *tb = strstr(m, "stack traceback (your script):");
   cr_assert_not_null(tb, "header: %s", m);
   cr_assert(contains(tb, "(string):3:"), "the user's line 3 is listed: %s", m);
   cr_assert(!contains(tb, "[cleave]/"), "cleave's own chunks are not listed: %s", m);
   cr_assert(!contains(tb, "[C]"), "C frames are not listed: %s", m);
+}
+
+Test(capi, traceback_omitted_when_it_repeats_the_message) {
+  cl_status s = cl_run_string(ctx, "cl = require 'cleave'\n\ncl.demo.wave{ nx = 2 }");
+  cr_assert_eq(s, CL_ERR_SCRIPT);
+  const char *m = cl_last_error(ctx);
+  cr_assert(contains(m, "(string):3:"), "the message points at line 3: %s", m);
+  cr_assert(!contains(m, "stack traceback"), "a lone main-chunk frame adds nothing: %s", m);
 }
 
 Test(capi, callback_stage_error_names_step_and_stage) {

@@ -1,0 +1,76 @@
+-- Checkpoints: fields and values round-trip exactly; a restored model
+-- continues bit for bit as if it had never stopped; damaged files are refused.
+local cl = require "cleave"
+local T = require "testing"
+
+local dir = T.outdir("checkpoint")
+
+T.case("fields of every dtype and values round-trip exactly", function()
+  local fields, rand = {}, T.rng(3)
+  for _, dt in ipairs { "f32", "f64", "i32", "u32", "u8" } do
+    fields[dt] = cl.field { n = 50, k = 2, dtype = dt }:assign(function() return math.floor(rand() * 200), rand() * 100 // 1 end)
+  end
+  fields.real = cl.field { n = 7 }:assign(function(i) return 1 / i end)
+  cl.io.save_checkpoint { path = dir .. "/all.ckpt", fields = fields, values = { step = 42, t = 0.125 } }
+  local back, values = cl.io.load_checkpoint(dir .. "/all.ckpt")
+  T.eq(values.step, 42, "value step")
+  T.eq(values.t, 0.125, "value t")
+  for name, f in pairs(fields) do
+    local g = back[name]
+    T.ok(g, "field " .. name .. " restored")
+    T.eq(g.dtype, f.dtype, name .. " dtype")
+    T.eq(#g, #f, name .. " rows")
+    T.eq(g.k, f.k, name .. " components")
+    local a, b = f:to_table(), g:to_table()
+    for i = 1, #a do
+      if f.k == 1 then T.eq(b[i], a[i], name .. " row " .. i)
+      else for c = 1, f.k do T.eq(b[i][c], a[i][c], name .. " row " .. i) end end
+    end
+  end
+end)
+
+T.case("a restored model continues exactly where the saved one was", function()
+  local function model() return cl.demo.wave { nx = 40, ny = 30, dx = 0.05, pulse = { width = 0.2 } } end
+  local straight = model()
+  straight:run { steps = 120, progress = false }
+  local first = model()
+  first:run { steps = 70, progress = false, output = { every = 35, checkpoint = dir .. "/wave.ckpt" } }
+  local second = model()
+  second:restore(dir .. "/wave.ckpt")
+  T.eq(second.step, 70, "restored step")
+  second:run { steps = 50, progress = false }
+  T.eq(second.step, 120, "final step")
+  local a, b = straight.u:to_table(), second.u:to_table()
+  for i = 1, #a do T.eq(b[i], a[i], "u[" .. i .. "] after restart") end
+end)
+
+T.case("restoring into a different model is refused with the mismatch named", function()
+  local m = cl.demo.wave { nx = 40, ny = 30, dx = 0.05 }
+  m:save(dir .. "/m.ckpt")
+  local other = cl.demo.wave { nx = 40, ny = 31, dx = 0.05 }
+  T.raises(function() other:restore(dir .. "/m.ckpt") end, { "ny = 30", "31" })
+end)
+
+T.case("damaged, truncated and foreign files are refused", function()
+  local f = cl.field { n = 100, value = 1 }
+  local path = dir .. "/good.ckpt"
+  cl.io.save_checkpoint { path = path, fields = { f = f } }
+  local bytes = T.read(path)
+  local function write(name, content)
+    local out = assert(io.open(dir .. "/" .. name, "wb"))
+    out:write(content)
+    out:close()
+    return dir .. "/" .. name
+  end
+  local flipped = bytes:sub(1, 200) .. string.char((bytes:byte(201) + 1) % 256) .. bytes:sub(202)
+  T.raises(function() cl.io.load_checkpoint(write("flipped.ckpt", flipped)) end, { "damaged", "checksum" })
+  T.raises(function() cl.io.load_checkpoint(write("short.ckpt", bytes:sub(1, #bytes - 9))) end, "damaged")
+  T.raises(function() cl.io.load_checkpoint(write("foreign.ckpt", "hello world, not a checkpoint")) end,
+    "not a cleave checkpoint")
+  T.raises(function() cl.io.load_checkpoint(dir .. "/missing.ckpt") end, { "cannot read", "missing.ckpt" })
+  T.raises(function() cl.io.save_checkpoint { path = dir .. "/no/dir/x.ckpt", fields = { f = f } } end, "no/dir/x.ckpt")
+  T.raises(function() cl.io.save_checkpoint { path = dir .. "/x.ckpt", fields = { f = 3 } } end, "name = field")
+  T.raises(function() cl.io.save_checkpoint { path = dir .. "/x.ckpt", feilds = {} } end, "unknown argument 'feilds'")
+end)
+
+T.run()
