@@ -73,21 +73,12 @@ const char *cl_context_device(cl_context *ctx) { return cl_lua_runtime(ctx->L)->
 
 cl_status cl_run_file(cl_context *ctx, const char *path, int argc, const char *const *argv) {
   lua_State *L = ctx->L;
-  lua_createtable(L, argc, 1);
-  lua_pushstring(L, path);
-  lua_rawseti(L, -2, 0);
-  for (int i = 0; i < argc; i++) {
-    lua_pushstring(L, argv[i]);
-    lua_rawseti(L, -2, i + 1);
-  }
-  lua_setglobal(L, "arg");
-  if (luaL_loadfilex(L, path, "t") != LUA_OK) {
+  if (cl_lua_load_script(L, path, argc, argv) != LUA_OK) {
     cl_status s = cl_error_set(&ctx->err, strstr(lua_tostring(L, -1), "cannot open") ? CL_ERR_IO : CL_ERR_SCRIPT,
                                "%s", lua_tostring(L, -1));
     lua_pop(L, 1);
     return s;
   }
-  for (int i = 0; i < argc; i++) lua_pushstring(L, argv[i]);
   return protected_call(ctx, argc, 0);
 }
 

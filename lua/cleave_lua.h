@@ -18,6 +18,11 @@ int luaopen_cleave(lua_State *L);
  * and fills err (code and message) on failure. */
 lua_State *cl_lua_new_state(const char *device, cl_error *err);
 
+/* Sets the global `arg` (arg[0] = path), loads the script (path NULL: stdin)
+ * and pushes it followed by its argc arguments; on failure pushes the
+ * error message instead. Returns the luaL_loadfilex status. */
+int cl_lua_load_script(lua_State *L, const char *path, int argc, const char *const *argv);
+
 /* Ctrl-C handling for front ends: the first SIGINT asks a running
  * cleave.run to stop at the next step boundary, or interrupts plain Lua
  * code with an "interrupted" error. */

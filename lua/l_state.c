@@ -46,6 +46,21 @@ lua_State *cl_lua_new_state(const char *device, cl_error *err) {
   return L;
 }
 
+int cl_lua_load_script(lua_State *L, const char *path, int argc, const char *const *argv) {
+  lua_createtable(L, argc, 1);
+  lua_pushstring(L, path ? path : "-");
+  lua_rawseti(L, -2, 0);
+  for (int i = 0; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setglobal(L, "arg");
+  int rc = luaL_loadfilex(L, path, "t");
+  if (rc == LUA_OK)
+    for (int i = 0; i < argc; i++) lua_pushstring(L, argv[i]);
+  return rc;
+}
+
 static lua_State *interrupt_state;
 static struct sigaction previous_sigint;
 

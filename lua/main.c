@@ -52,16 +52,7 @@ static int load_failed(lua_State *L) {
 }
 
 static int run_file(lua_State *L, const char *path, int argc, char **argv) {
-  lua_createtable(L, argc, 1);
-  lua_pushstring(L, path);
-  lua_rawseti(L, -2, 0);
-  for (int i = 0; i < argc; i++) {
-    lua_pushstring(L, argv[i]);
-    lua_rawseti(L, -2, i + 1);
-  }
-  lua_setglobal(L, "arg");
-  if (luaL_loadfilex(L, strcmp(path, "-") == 0 ? NULL : path, "t") != LUA_OK) return load_failed(L);
-  for (int i = 0; i < argc; i++) lua_pushstring(L, argv[i]);
+  if (cl_lua_load_script(L, path, argc, (const char *const *)argv) != LUA_OK) return load_failed(L);
   return run_chunk(L, argc);
 }
 
@@ -106,13 +97,14 @@ int main(int argc, char **argv) {
   }
   int rc;
   if (i == argc) {
-    rc = isatty(STDIN_FILENO) ? cl_repl(L) : run_file(L, "-", 0, NULL);
+    rc = isatty(STDIN_FILENO) ? cl_repl(L) : run_file(L, NULL, 0, NULL);
   } else if (strcmp(argv[i], "run") == 0) {
     if (i + 1 >= argc) {
       fprintf(stderr, "cleave: 'run' needs a script file\n\n%s", usage);
       rc = 2;
     } else {
-      rc = run_file(L, argv[i + 1], argc - i - 2, argv + i + 2);
+      const char *path = strcmp(argv[i + 1], "-") == 0 ? NULL : argv[i + 1]; /* "-": stdin */
+      rc = run_file(L, path, argc - i - 2, argv + i + 2);
     }
   } else if (strcmp(argv[i], "-e") == 0) {
     if (i + 1 >= argc) {

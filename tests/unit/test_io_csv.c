@@ -12,22 +12,16 @@
 #include <sys/stat.h>
 
 #include "../../runtime/io/csv.h"
+#include "scratch_dir.h"
 
-static char dir[64];
 static char path[128];
 
 static void make_dir(void) {
-  strcpy(dir, "/tmp/cl_csv_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/history.csv", dir);
+  scratch_dir_make("cl_csv");
+  snprintf(path, sizeof path, "%s/history.csv", scratch_dir);
 }
 
-static int remove_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(p);
-}
-
-static void remove_dir(void) { nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS); }
+static void remove_dir(void) { scratch_dir_remove(); }
 
 TestSuite(csv, .init = make_dir, .fini = remove_dir);
 
@@ -91,7 +85,7 @@ Test(csv, names_with_separators_are_quoted) {
 Test(csv, missing_folder_is_an_io_error_naming_the_path) {
   const char *names[] = {"t"};
   char bad[160];
-  snprintf(bad, sizeof bad, "%s/missing/h.csv", dir);
+  snprintf(bad, sizeof bad, "%s/missing/h.csv", scratch_dir);
   cl_csv *csv = (cl_csv *)&csv;
   cl_error err = {0};
   cr_expect_eq(cl_csv_open(&csv, bad, 1, names, &err), CL_ERR_IO);

@@ -14,23 +14,17 @@
 #include <sys/stat.h>
 
 #include "../../runtime/io/png.h"
+#include "scratch_dir.h"
 
-static char dir[64];
 static char path[128];
 
 static void make_dir(void) {
-  strcpy(dir, "/tmp/cl_png_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/field.png", dir);
-}
-
-static int remove_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(p);
+  scratch_dir_make("cl_png");
+  snprintf(path, sizeof path, "%s/field.png", scratch_dir);
 }
 
 static void remove_dir(void) {
-  nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+  scratch_dir_remove();
   cairo_debug_reset_static_data(); /* so leak checkers see only our memory */
 }
 
@@ -216,7 +210,7 @@ Test(png, missing_folder_is_an_io_error_naming_the_path) {
   plate p;
   make_plate(&p, 0, 1, 1, 0);
   char bad[160];
-  snprintf(bad, sizeof bad, "%s/missing/f.png", dir);
+  snprintf(bad, sizeof bad, "%s/missing/f.png", scratch_dir);
   cl_error err = {0};
   cr_expect_eq(cl_png_write(bad, &p.plot, &err), CL_ERR_IO);
   cr_expect(strstr(err.msg, bad), "message names the path: %s", err.msg);

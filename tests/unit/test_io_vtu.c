@@ -14,27 +14,18 @@
 #include <sys/stat.h>
 
 #include "../../runtime/io/vtu.h"
+#include "scratch_dir.h"
 
-static char dir[64];
+static void make_dir(void) { scratch_dir_make("cl_vtu"); }
 
-static void make_dir(void) {
-  strcpy(dir, "/tmp/cl_vtu_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(path);
-}
-
-static void remove_dir(void) { nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS); }
+static void remove_dir(void) { scratch_dir_remove(); }
 
 TestSuite(vtu, .init = make_dir, .fini = remove_dir);
 TestSuite(pvd, .init = make_dir, .fini = remove_dir);
 
 static const char *in_dir(const char *name) {
   static char path[256];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  snprintf(path, sizeof path, "%s/%s", scratch_dir, name);
   return path;
 }
 
@@ -59,7 +50,7 @@ static int file_exists(const char *path) {
 }
 
 static int count_temp_files(void) {
-  DIR *d = opendir(dir);
+  DIR *d = opendir(scratch_dir);
   int n = 0;
   for (struct dirent *e; (e = readdir(d));) n += strstr(e->d_name, ".tmp") != NULL;
   closedir(d);
