@@ -74,7 +74,8 @@ static int info(lua_State *L) {
   lua_setfield(L, -2, "nvrtc");
 
   int gpus = cl_device_cuda_count();
-  set_number(L, "gpu_count", gpus);
+  lua_pushinteger(L, gpus);
+  lua_setfield(L, -2, "gpu_count");
   if (gpus > 0) {
     cl_device gpu;
     cl_device_info gi;
@@ -85,7 +86,8 @@ static int info(lua_State *L) {
       set_number(L, "memory_free", (double)gi.memory_free);
       lua_pushfstring(L, "%d.%d", gi.compute_major, gi.compute_minor);
       lua_setfield(L, -2, "compute_capability");
-      set_number(L, "multiprocessors", gi.multiprocessors);
+      lua_pushinteger(L, gi.multiprocessors);
+      lua_setfield(L, -2, "multiprocessors");
       lua_setfield(L, -2, "gpu");
     }
   }

@@ -66,9 +66,11 @@ static void check_row_values(lua_State *L, cl_field *f, int idx, double *v) {
     check_fits(L, f, v[0]);
     return;
   }
-  if (!lua_istable(L, idx) || (lua_Integer)luaL_len(L, idx) != f->k)
+  if (!lua_istable(L, idx))
     luaL_error(L, "field row needs %s (got %s)", f->k == 1 ? "a number" : "a table of k numbers",
                luaL_typename(L, idx));
+  if ((lua_Integer)luaL_len(L, idx) != f->k)
+    luaL_error(L, "field row needs a table of k = %d numbers (got %I)", f->k, (LUAI_UACINT)luaL_len(L, idx));
   for (int c = 0; c < f->k; c++) {
     lua_rawgeti(L, idx, c + 1);
     if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "field row component %d is not a number", c + 1);
@@ -281,6 +283,7 @@ static int field_new(lua_State *L) {
     return cl_lua_fail(L, &err);
   cl_lua_push_field(L, f); /* owned by Lua from here: errors below free it via __gc */
   lua_Number value = cl_lua_opt_number(L, 1, "cleave.field", "value", 0);
+  if (has_data && value != 0) return luaL_error(L, "cleave.field: give 'data' or 'value', not both");
   check_fits(L, f, value);
   if (value != 0) fail_if(L, cl_field_fill(f, value, &err), &err);
   if (has_data) {
@@ -306,7 +309,7 @@ int cl_lua_open_field(lua_State *L) {
   lua_setfield(L, -2, "methods");
   const luaL_Reg meta[] = {{"__index", field_index},     {"__newindex", field_newindex},
                            {"__len", field_len},         {"__tostring", field_tostring},
-                           {"__gc", field_gc},           {"__close", field_gc},
+                           {"__gc", field_gc},
                            {NULL, NULL}};
   luaL_setfuncs(L, meta, 0);
   lua_pop(L, 1);

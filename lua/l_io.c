@@ -308,7 +308,8 @@ static int io_png(lua_State *L) {
   plot.npoints = m.npoints, plot.x = m.x, plot.y = m.x + m.npoints, plot.value = value;
   if (m.ncells) {
     for (size_t e = 0; e < m.ncells; e++)
-      if (m.cell_types[e] != CL_VTK_TRIANGLE) return luaL_error(L, "%s: only triangle meshes (or point clouds) can be drawn", fn);
+      if (m.cell_types[e] != CL_VTK_TRIANGLE || m.cell_offsets[e + 1] - m.cell_offsets[e] != 3)
+        return luaL_error(L, "%s: only triangle meshes (3 points per cell) or point clouds can be drawn", fn);
     plot.ntriangles = m.ncells, plot.tri = m.connectivity;
   }
   plot.title = cl_lua_opt_string(L, 1, fn, "title", NULL);
@@ -319,7 +320,9 @@ static int io_png(lua_State *L) {
     if (!lua_istable(L, -1) || luaL_len(L, -1) != 2) return luaL_error(L, "%s: 'range' must be {lo, hi}", fn);
     lua_rawgeti(L, -1, 1);
     lua_rawgeti(L, -2, 2);
-    plot.vmin = luaL_checknumber(L, -2), plot.vmax = luaL_checknumber(L, -1);
+    if (lua_type(L, -2) != LUA_TNUMBER || lua_type(L, -1) != LUA_TNUMBER)
+      return luaL_error(L, "%s: 'range' must be two numbers {lo, hi}", fn);
+    plot.vmin = lua_tonumber(L, -2), plot.vmax = lua_tonumber(L, -1);
     if (!(plot.vmin < plot.vmax)) return luaL_error(L, "%s: 'range' needs lo < hi", fn);
     plot.fixed_range = 1;
     lua_pop(L, 2);

@@ -92,7 +92,9 @@ static int stage_gc(lua_State *L) {
   return 0;
 }
 
-/* New stage userdata; its user value (a table) keeps the arguments alive. */
+/* New stage userdata. Its user value is a private copy of the argument at
+ * index 1 (a table is copied shallowly), so the fields it uses stay alive
+ * whatever the script later does with its own table. */
 static stage_ud *new_stage(lua_State *L, const char *name, cl_status (*run)(void *, long, double, cl_error *)) {
   stage_ud *s = lua_newuserdatauv(L, sizeof *s, 1);
   memset(s, 0, sizeof *s);
@@ -101,7 +103,16 @@ static stage_ud *new_stage(lua_State *L, const char *name, cl_status (*run)(void
   s->stage.run = run;
   s->stage.data = s;
   luaL_setmetatable(L, CL_STAGE_MT);
-  lua_pushvalue(L, 1);
+  if (lua_istable(L, 1)) {
+    lua_newtable(L);
+    for (lua_pushnil(L); lua_next(L, 1); ) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_settable(L, -4);
+    }
+  } else {
+    lua_pushvalue(L, 1);
+  }
   lua_setiuservalue(L, -2, 1);
   return s;
 }
@@ -216,7 +227,8 @@ static int stage_wave2d(lua_State *L) {
 
 /* cleave.stage.call(function(step, t) ... end): a host callback stage */
 static int stage_call(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TFUNCTION);
+  if (lua_type(L, 1) != LUA_TFUNCTION)
+    return luaL_error(L, "cleave.stage.call expects a function(step, t), got %s", luaL_typename(L, 1));
   stage_ud *s = new_stage(L, "call", run_callback);
   s->L = L;
   lua_pushvalue(L, 1);
@@ -320,6 +332,24 @@ static cl_status call_on_output(void *ud, long step, double t, cl_error *err) {
   return CL_OK;
 }
 
+/* Synchronises every device that a stage's fields live on (each once). */
+static cl_status synchronize_pipeline(cl_pipeline *p, cl_error *err) {
+  cl_device_ref *seen[8];
+  int nseen = 0;
+  for (size_t i = 0; i < p->count; i++) {
+    stage_ud *s = p->stages[i].data;
+    for (int k = 0; k < 3 && s->f[k]; k++) {
+      cl_device_ref *r = s->f[k]->device;
+      int known = 0;
+      for (int m = 0; m < nseen; m++) known |= seen[m] == r;
+      if (known) continue;
+      CL_TRY(r->dev.synchronize(&r->dev, err));
+      if (nseen < 8) seen[nseen++] = r;
+    }
+  }
+  return CL_OK;
+}
+
 static double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -338,6 +368,8 @@ static int run(lua_State *L) {
   pipeline_ud *p = luaL_testudata(L, -1, CL_PIPELINE_MT);
   if (!p) return luaL_error(L, "%s: argument 'pipeline' must be a pipeline (cleave.pipeline{...}), got %s", fn, luaL_typename(L, -1));
   cl_run_options opt = {0};
+  if (lua_getfield(L, 1, "steps") == LUA_TNIL) return luaL_error(L, "%s: missing argument 'steps'", fn);
+  lua_pop(L, 1);
   opt.steps = (long)cl_lua_opt_integer(L, 1, fn, "steps", -1);
   if (opt.steps < 0) return luaL_error(L, "%s: argument 'steps' must be a non-negative integer", fn);
   opt.dt = cl_lua_opt_number(L, 1, fn, "dt", 0);
@@ -360,11 +392,8 @@ static int run(lua_State *L) {
   cl_status st = cl_run(&p->p, &opt, &done, &err);
   p->last_step = opt.step0 + done;
   p->interrupted = st == CL_ERR_INTERRUPTED;
-  if (st == CL_OK) {
-    /* wait for the device so that the timing and any late fault belong to this call */
-    cl_device *d = &cl_lua_runtime(L)->device->dev;
-    st = d->synchronize(d, &err);
-  }
+  /* wait for the devices so that the timing and any late fault belong to this call */
+  if (st == CL_OK) st = synchronize_pipeline(&p->p, &err);
   double seconds = now_seconds() - t0;
   check_status(L, st, &err);
   lua_createtable(L, 0, 4);

@@ -64,15 +64,23 @@ int cl_lua_load_script(lua_State *L, const char *path, int argc, const char *con
 static lua_State *interrupt_state;
 static struct sigaction previous_sigint;
 
+static volatile sig_atomic_t interrupt_forced;
+
+/* Runs in Lua code after Ctrl-C. Inside a cleave.run the loop stops by itself
+ * at the next step boundary, so a Lua callback is left alone unless Ctrl-C
+ * came twice (a callback that never returns). */
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
-  if (cl_run_active()) return; /* the run loop stops itself at a step boundary */
+  if (cl_run_active() && !interrupt_forced) return;
   lua_sethook(L, NULL, 0, 0);
-  if (cl_interrupt_take()) luaL_error(L, "interrupted");
+  int forced = interrupt_forced;
+  interrupt_forced = 0;
+  if (cl_interrupt_take() || forced) luaL_error(L, "interrupted");
 }
 
 static void on_sigint(int sig) {
   (void)sig;
+  if (cl_interrupt_flag) interrupt_forced = 1;
   cl_interrupt_request();
   if (interrupt_state)
     lua_sethook(interrupt_state, interrupt_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
@@ -81,6 +89,7 @@ static void on_sigint(int sig) {
 void cl_lua_interrupt_install(lua_State *L) {
   interrupt_state = L;
   cl_interrupt_take();
+  interrupt_forced = 0;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;

@@ -103,8 +103,8 @@ lua_Integer cl_lua_opt_integer(lua_State *L, int idx, const char *fname, const c
     lua_pop(L, 1);
     return def;
   }
-  int ok;
-  lua_Integer v = lua_tointegerx(L, -1, &ok);
+  int ok = 0;
+  lua_Integer v = t == LUA_TNUMBER ? lua_tointegerx(L, -1, &ok) : 0;
   if (!ok) wrong_type(L, fname, key, "an integer");
   lua_pop(L, 1);
   return v;

@@ -46,5 +46,6 @@ int cl_lua_open_field(lua_State *L);    /* registers cl.field and the metatable 
 int cl_lua_open_pipeline(lua_State *L); /* cl.stage, cl.pipeline, cl.run */
 int cl_lua_open_io(lua_State *L);       /* cl.io */
 int cl_lua_open_device(lua_State *L);   /* cl.device, cl.info */
+int cl_lua_open_geom(lua_State *L);     /* cl.geom */
 
 #endif

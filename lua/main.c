@@ -26,6 +26,7 @@ static const char usage[] =
     "environment:\n"
     "  CLEAVE_DEVICE            default device when --device is not given (auto, cpu, cuda)\n"
     "  CLEAVE_CUDA_SYNC=1       wait after every kernel so a GPU fault names its kernel\n"
+    "  CLEAVE_HISTORY           REPL history file (default ~/.cleave_history)\n"
     "  XDG_CACHE_HOME           parent of the JIT cache folder (default ~/.cache)\n";
 
 /* Runs the chunk on top of the stack; prints a trimmed traceback on error. */
@@ -61,7 +62,7 @@ static int run_string(lua_State *L, const char *code) {
   return run_chunk(L, 0);
 }
 
-/* `cleave info` is written in Lua (lua/cleave/info.lua) on top of cleave.info(). */
+/* `cleave info` is written in Lua (lua/cleave/describe.lua) on top of cleave.info(). */
 static int print_info(lua_State *L) {
   return run_string(L, "print(require 'cleave'.describe())");
 }
@@ -72,6 +73,9 @@ int main(int argc, char **argv) {
   for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
       device = argv[++i];
+    } else if (strcmp(argv[i], "--device") == 0) {
+      fprintf(stderr, "cleave: '--device' needs a value (auto, cpu or cuda)\n");
+      return 2;
     } else if (strncmp(argv[i], "--device=", 9) == 0) {
       device = argv[i] + 9;
     } else if (strcmp(argv[i], "--help") == 0) {

@@ -23,7 +23,7 @@ local function initial_shape(fn, args, m)
     return args.u0
   end
   local p = args.pulse or {}
-  cl.check_args(fn .. " pulse", p, { x = true, y = true, width = true, amplitude = true })
+  cl.check_args(fn .. " pulse", p, { x = true, y = true, width = true, amplitude = true }, 4)
   local px, py = p.x or 0.5 * (m.nx - 1) * m.dx, p.y or 0.5 * (m.ny - 1) * m.dx
   local w, amp = p.width or 4 * m.dx, p.amplitude or 1
   return function(x, y) return amp * math.exp(-((x - px) ^ 2 + (y - py) ^ 2) / (w * w)) end
@@ -131,7 +131,7 @@ local function output_paths(out)
   if out == nil then return {} end
   if type(out) ~= "table" then error("model:run: 'output' must be a table", 3) end
   cl.check_args("model:run output", out, { every = true, vtu = true, png = true, csv = true,
-    checkpoint = true })
+    checkpoint = true }, 4)
   return out
 end
 
@@ -142,10 +142,22 @@ end
 --- run, so model:restore can continue it.
 function wave_mt:run(args)
   cl.check_args("model:run", args, { steps = true, output = true, progress = true })
+  local steps = cl.positive_integer("model:run", args, "steps", 0)
   local out = output_paths(args.output)
-  local every = out.every or 0
-  local series = out.vtu and cl.io.pvd(out.vtu .. ".pvd")
-  local csv = out.csv and cl.io.csv { path = out.csv, columns = { "step", "t", "kinetic", "potential", "total" } }
+  local every = out.every and cl.positive_integer("model:run output", out, "every", 1) or 0
+  -- one series and one history per path for the model's life, so later runs extend them
+  self.series = self.series or {}
+  local series = out.vtu and self.series[out.vtu]
+  if out.vtu and not series then
+    series = cl.io.pvd(out.vtu .. ".pvd")
+    self.series[out.vtu] = series
+  end
+  self.histories = self.histories or {}
+  local csv = out.csv and self.histories[out.csv]
+  if out.csv and not csv then
+    csv = cl.io.csv { path = out.csv, columns = { "step", "t", "kinetic", "potential", "total" } }
+    self.histories[out.csv] = csv
+  end
   local function write(step, t)
     if series then
       series:write { time = t, mesh = self.mesh, point_data = { u = self.u, v = self.v } }
@@ -158,7 +170,7 @@ function wave_mt:run(args)
   end
   if every > 0 and self.step == 0 then write(0, 0) end
   local ok, result = pcall(cl.run, {
-    pipeline = self.pipeline, steps = args.steps, dt = self.dt, t0 = self.t, step0 = self.step,
+    pipeline = self.pipeline, steps = steps, dt = self.dt, t0 = self.t, step0 = self.step,
     every = every > 0 and every or nil, on_output = every > 0 and write or nil,
     progress = args.progress,
   })
@@ -167,8 +179,6 @@ function wave_mt:run(args)
   self.t = self.step * self.dt
   -- after Ctrl-C the state is consistent and worth keeping; after an error inside a step it is not
   if not ok and out.checkpoint and self.pipeline.interrupted then self:save(out.checkpoint) end
-  if series then series:close() end
-  if csv then csv:close() end
   if not ok then error(result, 0) end
   if out.png then
     cl.io.png { path = out.png, mesh = self.mesh, field = self.u, title = "u" }

@@ -2,7 +2,7 @@
 local cl = ...
 
 local function bytes(n)
-  if not n or n == 0 then return "unknown" end
+  if not n then return "unknown" end
   local units = { "B", "KiB", "MiB", "GiB", "TiB" }
   local u = 1
   while n >= 1024 and u < #units do n, u = n / 1024, u + 1 end

@@ -9,9 +9,12 @@ mesh_mt.__tostring = function(m)
     m.nx and string.format(", %d x %d grid", m.nx, m.ny) or "")
 end
 
-local function check_args(fname, args, valid)
+--- Argument checks for public functions, for library authors. An error names the
+--- function and the argument and points at `level` (default 3: the caller of the
+--- public function that called the check; nested helpers pass one more per level).
+local function check_args(fname, args, valid, level)
   if type(args) ~= "table" then
-    error(string.format("%s expects a table of named arguments, got %s", fname, type(args)), 3)
+    error(string.format("%s expects a table of named arguments, got %s", fname, type(args)), level or 3)
   end
   for k in pairs(args) do
     if not valid[k] then
@@ -19,33 +22,43 @@ local function check_args(fname, args, valid)
       for n in pairs(valid) do names[#names + 1] = n end
       table.sort(names)
       error(string.format("%s: unknown argument '%s' (valid: %s)", fname, tostring(k),
-        table.concat(names, ", ")), 3)
+        table.concat(names, ", ")), level or 3)
     end
   end
 end
 cl.check_args = check_args
 
---- Argument checks for public functions: an error names the function and the
---- argument, and points at the caller of the public function (error level 3).
-local function positive_integer(fname, args, key, min)
-  local v = args[key]
-  if math.type(v) ~= "integer" or v < min then
+--- args[key] as an integer >= min (integer-valued floats such as 2.0 are accepted).
+local function positive_integer(fname, args, key, min, level)
+  local v = math.tointeger(args[key])
+  if not v or v < min then
     error(string.format("%s: argument '%s' must be an integer >= %d (got %s)", fname, key, min,
-      tostring(v)), 3)
+      tostring(args[key])), level or 3)
   end
   return v
 end
 
-local function positive_number(fname, args, key)
+local function positive_number(fname, args, key, level)
   local v = args[key]
   if type(v) ~= "number" or not (v > 0) then
     error(string.format("%s: argument '%s' must be a positive number (got %s)", fname, key,
-      tostring(v)), 3)
+      tostring(v)), level or 3)
+  end
+  return v
+end
+
+--- args[key] as a number, def when absent.
+local function optional_number(fname, args, key, def, level)
+  local v = args[key]
+  if v == nil then return def end
+  if type(v) ~= "number" then
+    error(string.format("%s: argument '%s' must be a number (got %s)", fname, key, tostring(v)), level or 3)
   end
   return v
 end
 cl.positive_number = positive_number
 cl.positive_integer = positive_integer
+cl.optional_number = optional_number
 
 --- cleave.mesh.grid2d{ nx = , ny = , dx = , x0 = 0, y0 = 0 }
 -- nx x ny points spaced dx (point p = j*nx + i + 1), each cell split into two triangles.
@@ -54,7 +67,7 @@ local function grid2d(args)
   check_args(fn, args, { nx = true, ny = true, dx = true, x0 = true, y0 = true })
   local nx, ny = positive_integer(fn, args, "nx", 2), positive_integer(fn, args, "ny", 2)
   local dx = positive_number(fn, args, "dx")
-  local x0, y0 = args.x0 or 0, args.y0 or 0
+  local x0, y0 = optional_number(fn, args, "x0", 0), optional_number(fn, args, "y0", 0)
   local x = cl.field { n = nx * ny, k = 2, dtype = "f64" }:assign(function(p)
     local i, j = (p - 1) % nx, (p - 1) // nx
     return x0 + i * dx, y0 + j * dx

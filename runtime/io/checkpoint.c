@@ -37,10 +37,10 @@ static void put_name(hashed_file *f, const char *name) {
 static cl_status check_names(size_t nvalues, const cl_checkpoint_value *values, size_t narrays,
                              const cl_checkpoint_array *arrays, cl_error *err) {
   for (size_t i = 0; i < nvalues; i++)
-    if (!values[i].name || strlen(values[i].name) > max_name)
+    if (!values[i].name || !values[i].name[0] || strlen(values[i].name) > max_name)
       return cl_error_set(err, CL_ERR_ARG, "checkpoint value %zu has no name or one too long", i + 1);
   for (size_t i = 0; i < narrays; i++)
-    if (!arrays[i].name || strlen(arrays[i].name) > max_name || arrays[i].k < 1)
+    if (!arrays[i].name || !arrays[i].name[0] || strlen(arrays[i].name) > max_name || arrays[i].k < 1)
       return cl_error_set(err, CL_ERR_ARG, "checkpoint array %zu has no name or no components", i + 1);
   return CL_OK;
 }

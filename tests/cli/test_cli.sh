@@ -60,6 +60,9 @@ expect_status 2 "unknown option"
 
 run "$CLEAVE" --device cpu -e 'print(require"cleave".device())'
 expect_out "cpu" "--device cpu"
+run "$CLEAVE" --device
+expect_status 2 "--device without a value"
+expect_err "'--device' needs a value" "the missing value is named"
 run "$CLEAVE" --device tpu -e 'print(1)'
 expect_status 1 "--device tpu"
 expect_err "unknown device 'tpu'" "unknown device named"

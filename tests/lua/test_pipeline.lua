@@ -81,6 +81,17 @@ T.case("an error in a stage names the step and the stage and stops the run", fun
   T.eq(count, 3, "no step after the failing one")
 end)
 
+T.case("a stage keeps its fields alive whatever happens to the argument table", function()
+  local args = { y = cl.field { n = 100, value = 1 }, x = cl.field { n = 100, value = 2 }, a = 3 }
+  local stage = cl.stage.axpy(args)
+  local y = args.y
+  args.y, args.x = nil, nil
+  collectgarbage()
+  collectgarbage()
+  stage:run()
+  T.eq(y:sum(), 700, "y = 1 + 3 * 2 on every row")
+end)
+
 T.case("bad stage and run arguments are clear errors", function()
   local f64, f32 = cl.field { n = 4 }, cl.field { n = 4, dtype = "f32" }
   local i32, other = cl.field { n = 4, dtype = "i32" }, cl.field { n = 5 }
@@ -96,7 +107,8 @@ T.case("bad stage and run arguments are clear errors", function()
   T.raises(function() cl.pipeline { 42 } end, "not a stage")
   T.raises(function() cl.run { pipeline = 1, steps = 1 } end, "'pipeline'")
   local p = cl.pipeline {}
-  T.raises(function() cl.run { pipeline = p } end, "'steps'")
+  T.raises(function() cl.run { pipeline = p } end, "missing argument 'steps'")
+  T.raises(function() cl.stage.call(5) end, "cleave.stage.call expects a function")
   T.raises(function() cl.run { pipeline = p, steps = 1, on_output = print } end, "'every'")
   T.raises(function() cl.run { pipeline = p, steps = 1, stpes = 2 } end, "unknown argument 'stpes'")
 end)

@@ -77,6 +77,20 @@ T.case("a model keeps its step count and time across runs", function()
   T.near(model.t, 15 * model.dt, 1e-15, "time follows steps")
 end)
 
+T.case("outputs of later runs extend the same series and history", function()
+  local dir = T.outdir("wave_series")
+  local m = cl.demo.wave { nx = 20, ny = 20, dx = 0.05 }
+  local out = { every = 5, vtu = dir .. "/w", csv = dir .. "/w.csv" }
+  m:run { steps = 10, progress = false, output = out }
+  m:run { steps = 10, progress = false, output = out }
+  local pvd, frames = T.read(dir .. "/w.pvd"), 0
+  for _ in pvd:gmatch("<DataSet") do frames = frames + 1 end
+  T.eq(frames, 5, "frames at steps 0, 5, 10, 15, 20")
+  local rows = 0
+  for _ in io.lines(dir .. "/w.csv") do rows = rows + 1 end
+  T.eq(rows, 6, "header and five rows")
+end)
+
 T.case("bad model arguments name the parameter and the fix", function()
   T.raises(function() cl.demo.wave { nx = 20, ny = 20, dx = 0.1, dt = 1 } end,
     { "'dt'", "stable limit", "dt = \"auto\"" })
@@ -89,6 +103,11 @@ T.case("bad model arguments name the parameter and the fix", function()
     { "unknown argument 'speed'", "valid:" })
   local m = cl.demo.wave { nx = 20, ny = 20, dx = 0.1 }
   T.raises(function() m:run { step = 3 } end, { "unknown argument 'step'", "steps" })
+  m.step = 7
+  T.raises(function() m:run {} end, "'steps'")
+  T.eq(m.step, 7, "a run refused for its arguments leaves the step alone")
+  local err = T.raises(function() m:run { steps = 1, output = { evry = 2 } } end, "unknown argument 'evry'")
+  T.ok(err:find("test_wave.lua", 1, true), "nested argument errors point at the caller: " .. err)
 end)
 
 T.run()

@@ -1,0 +1,66 @@
+/* Bond-based peridynamics, prototype microelastic brittle (PMB) material.
+ *
+ * Pairwise force density of a bond xi = x_j - x_i with relative
+ * displacement eta = u_j - u_i (Silling 2000; paper 003 eqs. 2-4):
+ *   f = c s mu (xi + eta) / |xi + eta|,  s = (|xi + eta| - |xi|) / |xi|,
+ * mu = 0 once s has exceeded the critical stretch s0 (never heals).
+ * Acceleration of point i: a_i = (sum_j f V_j beta_ij + b_i) / rho.
+ *
+ * Micromodulus c and critical stretch s0 from E, G0 and the horizon delta
+ * (derivations: Silling & Askari 2005 for 3D; Ha & Bobaru 2010 for 2D):
+ *   3D (nu = 1/4):           c = 12 E / (pi delta^4),       s0 = sqrt(5 G0 / (6 E delta))
+ *   2D plane stress (1/3):   c = 9 E / (pi h delta^3),      s0 = sqrt(4 pi G0 / (9 E delta))
+ *   2D plane strain (1/4):   c = 48 E / (5 pi h delta^3),   s0 = sqrt(5 pi G0 / (12 E delta))
+ * where h is the thickness (2D volumes are dx^2 h).
+ *
+ * Partial-volume correction beta (Madenci & Oterkus 2014): a neighbour whose
+ * cell is cut by the horizon contributes only the part inside it,
+ *   beta = 1                          for |xi| <= delta - dx/2
+ *   beta = (delta + dx/2 - |xi|) / dx for delta - dx/2 < |xi| < delta. */
+#ifndef CL_PD_PMB_H
+#define CL_PD_PMB_H
+
+#include <math.h>
+
+#include "../common/real.h"
+
+#define CL_PD_BROKEN 0x80000000u /* high bit of a neighbour index: the bond is broken */
+#define CL_PD_INDEX 0x7fffffffu
+
+typedef struct cl_pd_pmb {
+  real c;         /* micromodulus */
+  real s0;        /* critical stretch; <= 0: no breaking */
+  real inv_rho;   /* 1 / density */
+  real delta;     /* horizon */
+  real half_dx;   /* dx / 2 for the partial-volume correction; 0 disables it */
+} cl_pd_pmb;
+
+CL_HD static inline real cl_pd_volume_fraction(const cl_pd_pmb *m, real r0) {
+  if (m->half_dx <= 0 || r0 <= m->delta - m->half_dx) return (real)1;
+  return (m->delta + m->half_dx - r0) / (2 * m->half_dx);
+}
+
+/* Adds bond (i, j)'s force to acc[0..dim) and returns whether it is intact
+ * after this step; volume is V_j, acc receives force density per volume. */
+CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, const real *eta,
+                                   real volume, int intact, real *acc, real *weight_all,
+                                   real *weight_intact) {
+  real d[3], r0_2 = 0, r_2 = 0;
+  for (int c = 0; c < dim; c++) {
+    d[c] = xi[c] + eta[c];
+    r0_2 += xi[c] * xi[c];
+    r_2 += d[c] * d[c];
+  }
+  real r0 = sqrt(r0_2), r = sqrt(r_2);
+  real w = volume * cl_pd_volume_fraction(m, r0);
+  *weight_all += w;
+  real s = (r - r0) / r0;
+  if (intact && m->s0 > 0 && s > m->s0) intact = 0;
+  if (!intact) return 0;
+  *weight_intact += w;
+  real f = m->c * s * w / r;
+  for (int c = 0; c < dim; c++) acc[c] += f * d[c];
+  return 1;
+}
+
+#endif
