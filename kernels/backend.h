@@ -6,6 +6,7 @@
 #define CL_KERNEL_BACKEND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,7 +24,9 @@ extern "C" {
                      (size_t n, void *u, void *v, const void *a, double dt))                   \
   CL_BOTH_PRECISIONS(ret, cl_verlet_kick_##sfx, (size_t n, void *v, const void *a, double dt)) \
   CL_BOTH_PRECISIONS(ret, cl_wave2d_accel_##sfx,                                               \
-                     (size_t nx, size_t ny, const void *u, void *a, double c2_over_dx2))
+                     (size_t nx, size_t ny, const void *u, void *a, double c2_over_dx2))         \
+  CL_BOTH_PRECISIONS(ret, cl_set_rows_##sfx, (void *field, size_t n, int component,              \
+                                              const uint32_t *rows, size_t count, double value))
 
 CL_REAL_KERNELS(void, cpu)
 CL_REAL_KERNELS(int, cuda)

@@ -4,13 +4,6 @@
 
 #include "backend.h"
 
-/* cuda launchers exist only in a CUDA build; a cuda device cannot be opened
- * otherwise, so these paths are then unreachable. */
-#ifdef CLEAVE_HAVE_CUDA
-#define CUDA_CALL(expr) (expr)
-#else
-#define CUDA_CALL(expr) (-1)
-#endif
 
 static int sync_after_launch(void) {
   static int mode = -1;
@@ -21,9 +14,7 @@ static int sync_after_launch(void) {
   return mode;
 }
 
-/* Checks a launch; with CLEAVE_CUDA_SYNC=1 also waits for it, so that a fault
- * inside the kernel is reported under the kernel's own name. */
-static cl_status check_launch(cl_device *d, int code, const char *kernel, cl_error *err) {
+cl_status cl_k_check_launch(cl_device *d, int code, const char *kernel, cl_error *err) {
   if (code == 0 && sync_after_launch()) {
     cl_error sync_err;
     if (d->synchronize(d, &sync_err) != CL_OK)
@@ -49,13 +40,12 @@ static cl_status require_real(cl_dtype t, const char *kernel, cl_error *err) {
       else cl_##name##_cpu_f64 args;                                                  \
       return CL_OK;                                                                   \
     }                                                                                 \
-    int code_ = (t) == CL_F32 ? CUDA_CALL(cl_##name##_cuda_f32 args)                 \
-                              : CUDA_CALL(cl_##name##_cuda_f64 args);                 \
-    return check_launch(d, code_, #name, err);                                        \
+    int code_ = (t) == CL_F32 ? CL_CUDA_CALL(cl_##name##_cuda_f32 args)                 \
+                              : CL_CUDA_CALL(cl_##name##_cuda_f64 args);                 \
+    return cl_k_check_launch(d, code_, #name, err);                                        \
   } while (0)
 
-/* The device's reduction scratch, allocated on first use. */
-static cl_status reduce_scratch(cl_device *d, double **scratch, cl_error *err) {
+cl_status cl_k_reduce_scratch(cl_device *d, double **scratch, cl_error *err) {
   if (!d->scratch) CL_TRY(d->alloc(d, &d->scratch, CL_REDUCE_SCRATCH_DOUBLES * sizeof(double), err));
   *scratch = d->scratch;
   return CL_OK;
@@ -67,7 +57,7 @@ cl_status cl_k_fill(cl_device *d, cl_dtype t, void *data, size_t count, double v
     cl_fill_cpu(t, data, count, value);
     return CL_OK;
   }
-  return check_launch(d, CUDA_CALL(cl_fill_cuda(t, data, count, value)), "fill", err);
+  return cl_k_check_launch(d, CL_CUDA_CALL(cl_fill_cuda(t, data, count, value)), "fill", err);
 }
 
 cl_status cl_k_reduce(cl_device *d, cl_dtype t, const void *data, size_t count, int op,
@@ -77,8 +67,8 @@ cl_status cl_k_reduce(cl_device *d, cl_dtype t, const void *data, size_t count, 
     return CL_OK;
   }
   double *scratch;
-  CL_TRY(reduce_scratch(d, &scratch, err));
-  return check_launch(d, CUDA_CALL(cl_reduce_cuda(t, data, count, op, scratch, out)), "reduce", err);
+  CL_TRY(cl_k_reduce_scratch(d, &scratch, err));
+  return cl_k_check_launch(d, CL_CUDA_CALL(cl_reduce_cuda(t, data, count, op, scratch, out)), "reduce", err);
 }
 
 cl_status cl_k_axpy(cl_device *d, cl_dtype t, size_t count, double a, const void *x, void *y,
@@ -89,7 +79,7 @@ cl_status cl_k_axpy(cl_device *d, cl_dtype t, size_t count, double a, const void
 cl_status cl_k_dot(cl_device *d, cl_dtype t, size_t count, const void *x, const void *y,
                    double *out, cl_error *err) {
   double *scratch = NULL;
-  if (d->kind == CL_BACKEND_CUDA) CL_TRY(reduce_scratch(d, &scratch, err));
+  if (d->kind == CL_BACKEND_CUDA) CL_TRY(cl_k_reduce_scratch(d, &scratch, err));
   DISPATCH_REAL(d, t, dot, err, (count, x, y, scratch, out));
 }
 
@@ -106,4 +96,9 @@ cl_status cl_k_verlet_kick(cl_device *d, cl_dtype t, size_t count, void *v, cons
 cl_status cl_k_wave2d_accel(cl_device *d, cl_dtype t, size_t nx, size_t ny, const void *u,
                             void *a, double c2_over_dx2, cl_error *err) {
   DISPATCH_REAL(d, t, wave2d_accel, err, (nx, ny, u, a, c2_over_dx2));
+}
+
+cl_status cl_k_set_rows(cl_device *d, cl_dtype t, void *field, size_t n, int component,
+                        const uint32_t *rows, size_t count, double value, cl_error *err) {
+  DISPATCH_REAL(d, t, set_rows, err, (field, n, component, rows, count, value));
 }

@@ -24,6 +24,7 @@ int luaopen_cleave(lua_State *L) {
   cl_lua_open_pipeline(L);
   cl_lua_open_io(L);
   cl_lua_open_geom(L);
+  cl_lua_open_pd(L);
   /* visible to the embedded chunks through require as well */
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   lua_pushvalue(L, module);

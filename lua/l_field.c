@@ -189,6 +189,30 @@ static int field_copy(lua_State *L) {
   return 1;
 }
 
+/* f:convert(dtype) -> a new field of that dtype on the same device (values converted on the host) */
+static int field_convert(lua_State *L) {
+  cl_field *f = cl_lua_check_field(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  int t = cl_dtype_parse(name);
+  if (t < 0) return luaL_error(L, "convert: unknown dtype '%s' (use f32, f64, i32, u32 or u8)", name);
+  const void *h;
+  cl_error err;
+  fail_if(L, cl_field_host(f, &h, &err), &err);
+  cl_field *g;
+  fail_if(L, cl_field_create(f->device, (cl_dtype)t, f->n, f->k, &g, &err), &err);
+  cl_lua_push_field(L, g);
+  size_t count = cl_field_count(f);
+  void *out = lua_newuserdatauv(L, cl_field_bytes(g) ? cl_field_bytes(g) : 1, 0);
+  for (size_t i = 0; i < count; i++) {
+    double v = cl_dtype_get(f->dtype, h, i);
+    check_fits(L, g, v);
+    cl_dtype_put(g->dtype, out, i, v);
+  }
+  fail_if(L, cl_field_upload(g, out, &err), &err);
+  lua_pop(L, 1);
+  return 1;
+}
+
 static void format_bytes(double bytes, char *buf, size_t len) {
   const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
@@ -220,7 +244,7 @@ static int field_gc(lua_State *L) {
 static const luaL_Reg field_methods[] = {
     {"min", field_min},   {"max", field_max},           {"sum", field_sum},
     {"norm", field_norm}, {"fill", field_fill},         {"to_table", field_to_table},
-    {"assign", field_assign},
+    {"assign", field_assign},     {"convert", field_convert},
     {"copy", field_copy}, {NULL, NULL}};
 
 static int field_index(lua_State *L) {
@@ -237,7 +261,7 @@ static int field_index(lua_State *L) {
       lua_getfield(L, -1, "methods");
       if (lua_getfield(L, -1, key) == LUA_TNIL)
         return luaL_error(L, "field has no method or property '%s' (methods: min, max, sum, norm, "
-                             "fill, assign, to_table, copy; properties: n, k, dtype, device, bytes)", key);
+                             "fill, assign, convert, to_table, copy; properties: n, k, dtype, device, bytes)", key);
     }
     return 1;
   }

@@ -10,7 +10,7 @@
 #include "l_util.h"
 
 typedef struct stage_ud {
-  cl_stage stage;
+  cl_stage stage; /* first: the pipeline sees every stage userdata as a cl_stage */
   lua_State *L;    /* for callback stages */
   int callback;    /* registry ref, LUA_NOREF otherwise */
   cl_field *f[3];  /* fields the kernel reads and writes */
@@ -39,6 +39,29 @@ static cl_status run_copy(void *d, long step, double t, cl_error *err) {
   stage_ud *s = d;
   (void)step, (void)t;
   CL_TRY(dev_of(s->f[0])->copy(dev_of(s->f[0]), s->f[0]->data, s->f[1]->data, cl_field_bytes(s->f[0]), err));
+  cl_field_touch(s->f[0]);
+  return CL_OK;
+}
+
+/* set_rows: the value is c[0], or the Lua function `callback` of t + c[1] */
+static cl_status run_set_rows(void *d, long step, double t, cl_error *err) {
+  stage_ud *s = d;
+  double value = s->c[0];
+  if (s->callback != LUA_NOREF) {
+    lua_State *L = s->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->callback);
+    lua_pushnumber(L, t + s->c[1]);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_isnumber(L, -1)) {
+      cl_error_set(err, CL_ERR_SCRIPT, "value function at step %ld: %s", step,
+                   lua_isstring(L, -1) ? lua_tostring(L, -1) : "did not return a number");
+      lua_pop(L, 1);
+      return CL_ERR_SCRIPT;
+    }
+    value = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  CL_TRY(cl_k_set_rows(dev_of(s->f[0]), s->f[0]->dtype, cl_field_component(s->f[0], 0), s->f[0]->n,
+                       (int)s->c[2], s->f[1]->data, s->f[1]->n, value, err));
   cl_field_touch(s->f[0]);
   return CL_OK;
 }
@@ -149,6 +172,7 @@ static int stage_axpy(lua_State *L) {
   check_like(L, fn, "y", y, "x", x);
   stage_ud *s = new_stage(L, "axpy", run_axpy);
   s->f[0] = y, s->f[1] = x, s->c[0] = a;
+  s->stage.device = dev_of(y);
   return 1;
 }
 
@@ -162,6 +186,47 @@ static int stage_copy(lua_State *L) {
   check_like(L, fn, "dst", dst, "src", src);
   stage_ud *s = new_stage(L, "copy", run_copy);
   s->f[0] = dst, s->f[1] = src;
+  s->stage.device = dev_of(dst);
+  return 1;
+}
+
+static const char *const set_rows_args[] = {"field", "rows", "component", "value", "time_offset", NULL};
+
+/* cleave.stage.set_rows{ field = , rows = (u32 field of 1-based row numbers), component = 1,
+ *                        value = number or function(t), time_offset = 0 }
+ * field[rows, component] <- value (a function is called once per step with t + time_offset) */
+static int stage_set_rows(lua_State *L) {
+  const char *fn = "cleave.stage.set_rows";
+  cl_lua_check_args(L, 1, fn, set_rows_args);
+  cl_field *f = cl_lua_req_field(L, 1, fn, "field"), *rows = cl_lua_req_field(L, 1, fn, "rows");
+  check_real(L, fn, "field", f);
+  if (rows->dtype != CL_U32 || rows->k != 1)
+    luaL_error(L, "%s: 'rows' must be a u32 field of row numbers (got %s, k = %d)", fn, cl_dtype_name(rows->dtype), rows->k);
+  if (!cl_device_same(&rows->device->dev, &f->device->dev))
+    luaL_error(L, "%s: 'rows' and 'field' live on different devices", fn);
+  double lo = 0, hi = 0;
+  cl_error err;
+  if (rows->n && (cl_field_reduce(rows, CL_REDUCE_MIN, -1, &lo, &err) != CL_OK ||
+                  cl_field_reduce(rows, CL_REDUCE_MAX, -1, &hi, &err) != CL_OK))
+    cl_lua_fail(L, &err);
+  if (rows->n && (lo < 1 || hi > (double)f->n))
+    luaL_error(L, "%s: 'rows' holds row numbers %f..%f outside 1..%I", fn, lo, hi, (LUAI_UACINT)f->n);
+  lua_Integer component = cl_lua_opt_integer(L, 1, fn, "component", 1);
+  if (component < 1 || component > f->k) luaL_error(L, "%s: 'component' must be 1..%d", fn, f->k);
+  stage_ud *s = new_stage(L, "set_rows", run_set_rows);
+  s->f[0] = f, s->f[1] = rows, s->c[2] = (double)(component - 1);
+  s->c[1] = cl_lua_opt_number(L, 1, fn, "time_offset", 0);
+  s->stage.device = dev_of(f);
+  int t = lua_getfield(L, 1, "value");
+  if (t == LUA_TNUMBER) {
+    s->c[0] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  } else if (t == LUA_TFUNCTION) {
+    s->L = L;
+    s->callback = luaL_ref(L, LUA_REGISTRYINDEX);
+  } else {
+    luaL_error(L, "%s: 'value' must be a number or a function(t)", fn);
+  }
   return 1;
 }
 
@@ -185,6 +250,7 @@ static int stage_kick_drift(lua_State *L) {
   check_like(L, fn, "u", u, "a", a);
   stage_ud *s = new_stage(L, "verlet_kick_drift", run_kick_drift);
   s->f[0] = u, s->f[1] = v, s->f[2] = a, s->c[0] = dt;
+  s->stage.device = dev_of(u);
   return 1;
 }
 
@@ -200,6 +266,7 @@ static int stage_kick(lua_State *L) {
   check_like(L, fn, "v", v, "a", a);
   stage_ud *s = new_stage(L, "verlet_kick", run_kick);
   s->f[0] = v, s->f[1] = a, s->c[0] = dt;
+  s->stage.device = dev_of(v);
   return 1;
 }
 
@@ -222,6 +289,7 @@ static int stage_wave2d(lua_State *L) {
   if (!(dx > 0)) luaL_error(L, "%s: argument 'dx' (grid spacing) must be positive (got %f)", fn, dx);
   stage_ud *s = new_stage(L, "wave2d_accel", run_wave2d_accel);
   s->f[0] = u, s->f[1] = a, s->c[0] = c * c / (dx * dx), s->nx = (size_t)nx, s->ny = (size_t)ny;
+  s->stage.device = dev_of(u);
   return 1;
 }
 
@@ -271,11 +339,11 @@ static int pipeline_new(lua_State *L) {
   lua_createtable(L, (int)n, 0);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(L, 1, i);
-    stage_ud *s = luaL_testudata(L, -1, CL_STAGE_MT);
+    cl_stage *s = cl_lua_test_stage(L, -1);
     if (!s) return luaL_error(L, "cleave.pipeline: entry %I is %s, not a stage (make stages with cleave.stage.*)",
                               (LUAI_UACINT)i, luaL_typename(L, -1));
     cl_error err;
-    cl_stage copy = s->stage;
+    cl_stage copy = *s;
     copy.destroy = NULL;
     check_status(L, cl_pipeline_add(&p->p, &copy, &err), &err);
     lua_rawseti(L, -2, i);
@@ -332,20 +400,17 @@ static cl_status call_on_output(void *ud, long step, double t, cl_error *err) {
   return CL_OK;
 }
 
-/* Synchronises every device that a stage's fields live on (each once). */
+/* Synchronises every device a stage runs on (each once). */
 static cl_status synchronize_pipeline(cl_pipeline *p, cl_error *err) {
-  cl_device_ref *seen[8];
+  cl_device *seen[8];
   int nseen = 0;
   for (size_t i = 0; i < p->count; i++) {
-    stage_ud *s = p->stages[i].data;
-    for (int k = 0; k < 3 && s->f[k]; k++) {
-      cl_device_ref *r = s->f[k]->device;
-      int known = 0;
-      for (int m = 0; m < nseen; m++) known |= seen[m] == r;
-      if (known) continue;
-      CL_TRY(r->dev.synchronize(&r->dev, err));
-      if (nseen < 8) seen[nseen++] = r;
-    }
+    cl_device *d = p->stages[i].device;
+    int known = !d;
+    for (int m = 0; m < nseen; m++) known |= seen[m] == d;
+    if (known) continue;
+    CL_TRY(d->synchronize(d, err));
+    if (nseen < 8) seen[nseen++] = d;
   }
   return CL_OK;
 }
@@ -434,8 +499,17 @@ static int dot(lua_State *L) {
   return 1;
 }
 
+cl_stage *cl_lua_test_stage(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+  int marked = lua_getfield(L, -1, "__stage") == LUA_TBOOLEAN && lua_toboolean(L, -1);
+  lua_pop(L, 2);
+  return marked ? lua_touserdata(L, idx) : NULL;
+}
+
 int cl_lua_open_pipeline(lua_State *L) {
   luaL_newmetatable(L, CL_STAGE_MT);
+  lua_pushboolean(L, 1);
+  lua_setfield(L, -2, "__stage");
   const luaL_Reg stage_meta[] = {{"__gc", stage_gc}, {"__tostring", stage_tostring}, {NULL, NULL}};
   luaL_setfuncs(L, stage_meta, 0);
   lua_newtable(L);
@@ -455,6 +529,7 @@ int cl_lua_open_pipeline(lua_State *L) {
 
   const luaL_Reg stages[] = {{"axpy", stage_axpy},
                              {"copy", stage_copy},
+                             {"set_rows", stage_set_rows},
                              {"verlet_kick_drift", stage_kick_drift},
                              {"verlet_kick", stage_kick},
                              {"wave2d_accel", stage_wave2d},

@@ -42,10 +42,16 @@ cl_field *cl_lua_check_field(lua_State *L, int idx);
 cl_field *cl_lua_test_field(lua_State *L, int idx);
 void cl_lua_push_field(lua_State *L, cl_field *f); /* takes ownership */
 
+/* A stage userdata (any whose metatable has __stage = true and whose memory
+ * starts with a cl_stage), or NULL. */
+struct cl_stage;
+struct cl_stage *cl_lua_test_stage(lua_State *L, int idx);
+
 int cl_lua_open_field(lua_State *L);    /* registers cl.field and the metatable */
 int cl_lua_open_pipeline(lua_State *L); /* cl.stage, cl.pipeline, cl.run */
 int cl_lua_open_io(lua_State *L);       /* cl.io */
 int cl_lua_open_device(lua_State *L);   /* cl.device, cl.info */
 int cl_lua_open_geom(lua_State *L);     /* cl.geom */
+int cl_lua_open_pd(lua_State *L);       /* cl.pd (C part), cl.stage.pd_force */
 
 #endif

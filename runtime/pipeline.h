@@ -9,8 +9,11 @@
 
 #include "status.h"
 
+struct cl_device;
+
 typedef struct cl_stage {
   char name[48];
+  struct cl_device *device; /* where its work runs (synchronised after a run); NULL: host only */
   cl_status (*run)(void *data, long step, double t, cl_error *err);
   void (*destroy)(void *data);
   void *data;

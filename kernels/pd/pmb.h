@@ -41,9 +41,11 @@ CL_HD static inline real cl_pd_volume_fraction(const cl_pd_pmb *m, real r0) {
 }
 
 /* Adds bond (i, j)'s force to acc[0..dim) and returns whether it is intact
- * after this step; volume is V_j, acc receives force density per volume. */
+ * after this step; volume is V_j, scale the surface correction of the bond
+ * (1 without), acc receives force density per volume. The damage weights
+ * count volumes only. */
 CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, const real *eta,
-                                   real volume, int intact, real *acc, real *weight_all,
+                                   real volume, real scale, int intact, real *acc, real *weight_all,
                                    real *weight_intact) {
   real d[3], r0_2 = 0, r_2 = 0;
   for (int c = 0; c < dim; c++) {
@@ -58,9 +60,23 @@ CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, 
   if (intact && m->s0 > 0 && s > m->s0) intact = 0;
   if (!intact) return 0;
   *weight_intact += w;
-  real f = m->c * s * w / r;
+  real f = m->c * s * w * scale / r;
   for (int c = 0; c < dim; c++) acc[c] += f * d[c];
   return 1;
+}
+
+/* Surface correction of bond i-j (Madenci & Oterkus 2014, sec. 4.3): from the
+ * per-point factors g (one per axis, W_continuum / W_PD under a uniform
+ * extension along that axis), the bond's factor is the ellipse radius along
+ * its direction n = xi / |xi| with semi-axes (g_i + g_j) / 2. */
+CL_HD static inline real cl_pd_surface_factor(int dim, const real *xi, const real *gi, const real *gj) {
+  real r2 = 0, q = 0;
+  for (int c = 0; c < dim; c++) r2 += xi[c] * xi[c];
+  for (int c = 0; c < dim; c++) {
+    real g = (gi[c] + gj[c]) / 2;
+    q += xi[c] * xi[c] / (r2 * g * g);
+  }
+  return 1 / sqrt(q);
 }
 
 #endif

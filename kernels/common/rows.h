@@ -1,0 +1,17 @@
+/* Setting one component of selected rows of a field to a value (boundary
+ * conditions): field[c*n + rows[r] - 1] = value for every listed row. Rows
+ * are 1-based, as in the Lua API that builds them. */
+#ifndef CL_ROWS_H
+#define CL_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "real.h"
+
+CL_HD static inline void cl_set_row(real *field, size_t n, int component, const uint32_t *rows,
+                                    size_t r, real value) {
+  field[(size_t)component * n + rows[r] - 1] = value;
+}
+
+#endif

@@ -1,0 +1,212 @@
+/* The cpu backend of the peridynamic neighbour search (OpenMP): Morton
+ * order, cell binning by a stable radix sort, the two passes over the cell
+ * list, and the gather. The math is in neighbors_impl.h. */
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "neighbors_impl.h"
+
+static int thread_limit(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+/* inside a parallel region: the team's size and this thread's rank */
+static size_t team_size(void) {
+#ifdef _OPENMP
+  return (size_t)omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
+
+static size_t team_rank(void) {
+#ifdef _OPENMP
+  return (size_t)omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+static cl_status host_alloc(void **p, size_t bytes, const char *what, cl_error *err) {
+  *p = malloc(bytes ? bytes : 1);
+  if (*p) return CL_OK;
+  return cl_error_set(err, CL_ERR_OOM, "cpu: cannot allocate %zu bytes of host memory for %s",
+                      bytes, what);
+}
+
+enum { DIGIT_BITS = 8, DIGITS = 1 << DIGIT_BITS };
+
+/* Turns per-thread digit counts into scatter positions: digits in order,
+ * and within a digit the threads in order, which keeps the sort stable. */
+static void digit_offsets(size_t *hist, size_t threads) {
+  size_t sum = 0;
+  for (size_t d = 0; d < DIGITS; d++)
+    for (size_t t = 0; t < threads; t++) {
+      size_t count = hist[t * DIGITS + d];
+      hist[t * DIGITS + d] = sum;
+      sum += count;
+    }
+}
+
+/* One counting-sort pass on the digit at `shift`: each thread counts and
+ * then scatters its own contiguous block of the input, in order. */
+static void radix_pass(const uint64_t *kin, const uint32_t *vin, uint64_t *kout, uint32_t *vout,
+                       size_t n, int shift, size_t *hist) {
+#pragma omp parallel
+  {
+    size_t threads = team_size(), t = team_rank();
+    size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+    size_t *mine = hist + t * DIGITS;
+    memset(mine, 0, DIGITS * sizeof *mine);
+    for (size_t i = lo; i < hi; i++) mine[(kin[i] >> shift) & (DIGITS - 1)]++;
+#pragma omp barrier
+#pragma omp single
+    digit_offsets(hist, threads);
+    for (size_t i = lo; i < hi; i++) {
+      size_t at = mine[(kin[i] >> shift) & (DIGITS - 1)]++;
+      kout[at] = kin[i];
+      vout[at] = vin[i];
+    }
+  }
+}
+
+/* Stable LSD radix sort of (key, value) pairs on the low key_bits bits of
+ * the keys, one 8-bit digit per pass; the result is left in keys/values. */
+static cl_status sort_pairs(uint64_t *keys, uint32_t *values, size_t n, int key_bits,
+                            cl_error *err) {
+  int passes = (key_bits + DIGIT_BITS - 1) / DIGIT_BITS;
+  if (passes == 0 || n < 2) return CL_OK;
+  uint64_t *tmp_keys;
+  uint32_t *tmp_values;
+  size_t *hist;
+  CL_TRY(host_alloc((void **)&tmp_keys, n * sizeof *tmp_keys, "sort keys", err));
+  cl_status s = host_alloc((void **)&tmp_values, n * sizeof *tmp_values, "sort values", err);
+  if (s == CL_OK) {
+    s = host_alloc((void **)&hist, (size_t)thread_limit() * DIGITS * sizeof *hist,
+                   "sort histograms", err);
+    if (s != CL_OK) free(tmp_values);
+  }
+  if (s != CL_OK) {
+    free(tmp_keys);
+    return s;
+  }
+  uint64_t *k[2] = {keys, tmp_keys};
+  uint32_t *v[2] = {values, tmp_values};
+  for (int p = 0; p < passes; p++)
+    radix_pass(k[p & 1], v[p & 1], k[(p + 1) & 1], v[(p + 1) & 1], n, p * DIGIT_BITS, hist);
+  if (passes & 1) {
+    memcpy(keys, tmp_keys, n * sizeof *keys);
+    memcpy(values, tmp_values, n * sizeof *values);
+  }
+  free(hist);
+  free(tmp_values);
+  free(tmp_keys);
+  return CL_OK;
+}
+
+/* Exclusive prefix sum in u32 arithmetic (the caller checks the total). */
+static void exclusive_scan(const uint32_t *in, uint32_t *out, size_t m) {
+  uint32_t sum = 0;
+  for (size_t i = 0; i < m; i++) {
+    uint32_t v = in[i];
+    out[i] = sum;
+    sum += v;
+  }
+}
+
+cl_status CL_PREC(cl_pd_morton_order_cpu)(const cl_pd_grid *g, size_t n, const void *x_,
+                                          int key_bits, uint32_t *order, cl_error *err) {
+  const real *x = x_;
+  uint64_t *codes;
+  CL_TRY(host_alloc((void **)&codes, n * sizeof *codes, "Morton codes", err));
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) {
+    codes[i] = cl_pd_point_morton(g, x, n, i);
+    order[i] = (uint32_t)i;
+  }
+  cl_status s = sort_pairs(codes, order, n, key_bits, err);
+  free(codes);
+  return s;
+}
+
+cl_status CL_PREC(cl_pd_bin_points_cpu)(const cl_pd_grid *g, size_t n, const void *x_,
+                                        int key_bits, uint32_t *sorted, uint32_t *start,
+                                        uint32_t *end, cl_error *err) {
+  const real *x = x_;
+  uint64_t *keys;
+  CL_TRY(host_alloc((void **)&keys, n * sizeof *keys, "cell keys", err));
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) {
+    keys[i] = cl_pd_point_cell_key(g, x, n, i);
+    sorted[i] = (uint32_t)i;
+  }
+  cl_status s = sort_pairs(keys, sorted, n, key_bits, err);
+  if (s == CL_OK) {
+    size_t cells = 1;
+    for (int a = 0; a < g->dim; a++) cells *= (size_t)g->max_cell[a] + 1;
+    memset(start, 0, cells * sizeof *start);
+    memset(end, 0, cells * sizeof *end);
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; k++) cl_pd_mark_cell_run(keys, n, k, start, end);
+  }
+  free(keys);
+  return s;
+}
+
+cl_status CL_PREC(cl_pd_count_bonds_cpu)(const cl_pd_cells *cells, size_t n, const void *x_,
+                                         uint32_t *counts, uint32_t *offsets, cl_error *err) {
+  (void)err;
+  const real *x = x_;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (size_t i = 0; i < n; i++) counts[i] = cl_pd_find_bonds(cells, x, n, i, NULL);
+  counts[n] = 0;
+  exclusive_scan(counts, offsets, n + 1);
+  return CL_OK;
+}
+
+cl_status CL_PREC(cl_pd_write_bonds_cpu)(const cl_pd_cells *cells, size_t n, const void *x_,
+                                         const uint32_t *offsets, uint32_t *neighbors,
+                                         cl_error *err) {
+  (void)err;
+  const real *x = x_;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (size_t i = 0; i < n; i++) {
+    uint32_t *row = neighbors + offsets[i];
+    cl_pd_sort_row(row, cl_pd_find_bonds(cells, x, n, i, row));
+  }
+  return CL_OK;
+}
+
+/* Element-type generic: one definition, in the f64 copy of this file. */
+#ifndef CL_PRECISION_F32
+
+#define GATHER_LOOP(T)                                                        \
+  do {                                                                        \
+    const T *s = src;                                                         \
+    T *o = dst;                                                               \
+    for (size_t c = 0; c < (size_t)k; c++) {                                  \
+      _Pragma("omp parallel for schedule(static)")                            \
+      for (size_t i = 0; i < n; i++) o[c * n + i] = s[c * n + order[i]];     \
+    }                                                                         \
+  } while (0)
+
+cl_status cl_pd_gather_cpu(size_t elem_size, size_t n, int k, const void *src,
+                           const uint32_t *order, void *dst, cl_error *err) {
+  switch (elem_size) {
+    case 1: GATHER_LOOP(uint8_t); return CL_OK;
+    case 4: GATHER_LOOP(uint32_t); return CL_OK;
+    case 8: GATHER_LOOP(uint64_t); return CL_OK;
+    default:
+      return cl_error_set(err, CL_ERR_INTERNAL, "cl_pd_gather: no cpu gather for %zu-byte elements",
+                          elem_size);
+  }
+}
+
+#endif

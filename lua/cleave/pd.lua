@@ -1,0 +1,577 @@
+-- cleave.pd: bond-based peridynamics (paper 003). Bodies discretised on a grid
+-- clipped to a shape or read from a point file, the PMB material, pre-cracks,
+-- loads and constraints on regions, explicit velocity-Verlet runs.
+-- The kernels (bond lists, the step kernel) are in lua/l_pd.c and kernels/pd/.
+local cl = ...
+local pd = cl.pd
+
+-- Micromodulus c and critical stretch s0 (see kernels/pd/pmb.h for the sources).
+local function micromodulus(dim, plane, E, delta, thickness)
+  if dim == 3 then return 12 * E / (math.pi * delta ^ 4) end
+  if plane == "strain" then return 48 * E / (5 * math.pi * thickness * delta ^ 3) end
+  return 9 * E / (math.pi * thickness * delta ^ 3)
+end
+
+local function critical_stretch(dim, plane, E, G0, delta)
+  if dim == 3 then return math.sqrt(5 * G0 / (6 * E * delta)) end
+  if plane == "strain" then return math.sqrt(5 * math.pi * G0 / (12 * E * delta)) end
+  return math.sqrt(4 * math.pi * G0 / (9 * E * delta))
+end
+
+-- Poisson's ratio that bond-based PD fixes for each setting.
+local function fixed_poisson(dim, plane)
+  if dim == 2 and plane ~= "strain" then return 1 / 3 end
+  return 1 / 4
+end
+pd.micromodulus, pd.critical_stretch, pd.poisson = micromodulus, critical_stretch, fixed_poisson
+
+--- cleave.pd.pmb{ E =, rho =, G0 = | s0 = , nu = (optional check) }
+function pd.pmb(args)
+  local fn = "cleave.pd.pmb"
+  cl.check_args(fn, args, { E = true, rho = true, G0 = true, s0 = true, nu = true })
+  local m = { kind = "pmb", E = cl.positive_number(fn, args, "E"), rho = cl.positive_number(fn, args, "rho") }
+  if args.G0 ~= nil and args.s0 ~= nil then error(fn .. ": give 'G0' or 's0', not both", 2) end
+  if args.G0 ~= nil then m.G0 = cl.positive_number(fn, args, "G0") end
+  if args.s0 ~= nil then m.s0 = cl.positive_number(fn, args, "s0") end
+  if args.nu ~= nil then m.nu = cl.positive_number(fn, args, "nu") end
+  return setmetatable(m, { __tostring = function(t)
+    return string.format("pmb<E = %g, rho = %g, %s>", t.E, t.rho,
+      t.G0 and ("G0 = " .. t.G0) or t.s0 and ("s0 = " .. t.s0) or "unbreakable")
+  end })
+end
+
+-- A region as a predicate: a Lua function(x, y, z) or an expression string in x, y, z,
+-- dx and the math functions (evaluated once per point at set-up; the JIT issue compiles them).
+local function predicate(fn, where, dx, level)
+  if type(where) == "function" then return where end
+  if type(where) ~= "string" then error(fn .. ": 'where' must be a function(x, y, z) or an expression string", level) end
+  local env = { dx = dx }
+  for k, v in pairs(math) do env[k] = v end
+  local chunk, err = load("local x, y, z = ... return " .. where, "=(where)", "t", env)
+  if not chunk then error(string.format("%s: cannot read 'where' = %q: %s", fn, where, err), level) end
+  return chunk
+end
+
+-- A load value: number, function(t), or an expression string in t.
+local function time_function(fn, key, value, level)
+  if type(value) == "number" or type(value) == "function" then return value end
+  if type(value) ~= "string" then error(string.format("%s: '%s' must be a number, a function(t) or an expression", fn, key), level) end
+  local env = {}
+  for k, v in pairs(math) do env[k] = v end
+  local chunk, err = load("local t = ... return " .. value, "=(" .. key .. ")", "t", env)
+  if not chunk then error(string.format("%s: cannot read '%s' = %q: %s", fn, key, value, err), level) end
+  return chunk
+end
+
+-- Grid cells over the shape's bounds at spacing dx (an upper bound of its points).
+local function grid_cells(shape, dim, dx)
+  local b = shape:bounds()
+  local cells = math.ceil((b.xmax - b.xmin) / dx) * math.ceil((b.ymax - b.ymin) / dx)
+  if dim == 3 then cells = cells * math.ceil((b.zmax - b.zmin) / dx) end
+  return cells
+end
+
+-- Device bytes per point: coordinates, u, v, a (dim each), damage, bond offsets, and 4 bytes per
+-- bond (pi h^2 or 4/3 pi h^3 bonds for a horizon of h dx), plus the temporaries of set-up.
+local function bytes_per_point(dim, precision, horizon_dx)
+  local real = precision == "f32" and 4 or 8
+  local bonds = dim == 2 and math.pi * horizon_dx ^ 2 or 4 / 3 * math.pi * horizon_dx ^ 3
+  return (4 * dim + 2) * real + 4 + 4 * bonds + 8 * dim
+end
+
+-- Refuses, before allocating, a body that would not fit in the current device's free memory.
+local function check_memory(fn, points, dim, precision, horizon_dx, level)
+  local need = points * bytes_per_point(dim, precision, horizon_dx)
+  local info = cl.info()
+  if need > info.memory_free then
+    error(string.format("%s: about %d points would need about %.3g GB on %s, which has %.3g GB free; " ..
+      "use a larger dx, precision = \"f32\", or a device with more memory", fn, points, need / 1e9,
+      info.device, info.memory_free / 1e9), level + 1)
+  end
+end
+
+local body_mt = {}
+body_mt.__index = body_mt
+body_mt.__tostring = function(b)
+  return string.format("pd.body<%dD%s, %d points, %d bonds, dx = %g, delta = %g (%.3f dx), %s on %s>",
+    b.dim, b.dim == 2 and (" plane " .. b.plane) or "", b.n, b.bonds.count, b.dx, b.delta, b.delta / b.dx,
+    b.precision, b.x.device)
+end
+
+local body_keys = { shape = true, points = true, dx = true, horizon = true, delta = true, dim = true,
+  plane = true, thickness = true, precision = true, material = true, partial_volume = true,
+  surface_correction = true, kernel = true, reorder = true }
+
+--- cleave.pd.body{ shape = | points = "file", dx =, horizon = 3.015 (in dx) | delta = (metres),
+---   dim = 2, plane = "stress", thickness = 1, precision = "f64", material = cleave.pd.pmb{...},
+---   partial_volume = true, surface_correction = true, kernel = "point" | "group", reorder = true }
+function pd.body(args)
+  local fn = "cleave.pd.body"
+  cl.check_args(fn, args, body_keys)
+  local dim = args.dim or 2
+  if dim ~= 2 and dim ~= 3 then error(fn .. ": argument 'dim' must be 2 or 3", 2) end
+  local plane = args.plane or "stress"
+  if plane ~= "stress" and plane ~= "strain" then error(fn .. ": argument 'plane' must be \"stress\" or \"strain\"", 2) end
+  local thickness = dim == 2 and cl.optional_number(fn, args, "thickness", 1) or 1
+  if not (thickness > 0) then error(fn .. ": argument 'thickness' must be positive", 2) end
+  local precision = args.precision or "f64"
+  if precision ~= "f32" and precision ~= "f64" then error(fn .. ": argument 'precision' must be \"f32\" or \"f64\"", 2) end
+  local material = args.material
+  if type(material) ~= "table" or material.kind ~= "pmb" then
+    error(fn .. ": argument 'material' must be a material such as cleave.pd.pmb{ E =, rho =, G0 = }", 2)
+  end
+  if material.nu and math.abs(material.nu - fixed_poisson(dim, plane)) > 1e-9 then
+    error(string.format("%s: bond-based PD fixes nu = %.4g for %s; the material says nu = %g (remove 'nu' or " ..
+      "change 'dim'/'plane')", fn, fixed_poisson(dim, plane), dim == 3 and "3D" or ("plane " .. plane), material.nu), 2)
+  end
+  local x64, volume, dx
+  if args.points ~= nil then
+    if args.shape ~= nil then error(fn .. ": give 'shape' or 'points', not both", 2) end
+    local file_dim
+    x64, volume, file_dim = cl.geom.read_points(args.points)
+    if file_dim ~= dim then
+      error(string.format("%s: '%s' holds %dD points but dim = %d", fn, args.points, file_dim, dim), 2)
+    end
+    dx = args.dx and cl.positive_number(fn, args, "dx") or (volume:max() / thickness) ^ (1 / dim)
+  else
+    if args.shape == nil then error(fn .. ": give 'shape' (a cleave.geom shape) or 'points' (a file)", 2) end
+    dx = cl.positive_number(fn, args, "dx")
+    local cells = grid_cells(args.shape, dim, dx)
+    check_memory(fn, cells, dim, precision, args.delta and args.delta / dx or args.horizon or 3.015, 3)
+    x64 = args.shape:points { dx = dx, dim = dim, max_points = math.max(cells, 1) }
+    volume = dx ^ dim * thickness
+  end
+  local delta
+  if args.delta ~= nil then
+    if args.horizon ~= nil then error(fn .. ": give 'horizon' (in dx) or 'delta' (metres), not both", 2) end
+    delta = cl.positive_number(fn, args, "delta")
+  else
+    delta = cl.optional_number(fn, args, "horizon", 3.015) * dx
+  end
+  if not (delta > dx) then
+    error(string.format("%s: the horizon (%g) must be larger than dx (%g): a point would have no bonds", fn, delta, dx), 2)
+  end
+  local kernel = args.kernel or "point"
+  local x = x64:convert(precision)
+  if type(volume) ~= "number" then volume = volume:convert(precision) end
+  if args.reorder ~= false then
+    local order = pd.morton_order(x, delta)
+    x = pd.gather(x, order)
+    if type(volume) ~= "number" then volume = pd.gather(volume, order) end
+  end
+  local n = x.n
+  local b = setmetatable({
+    dim = dim, plane = plane, thickness = thickness, precision = precision, material = material,
+    dx = dx, delta = delta, n = n, x = x, volume = volume, kernel = kernel,
+    u = cl.field { n = n, k = dim, dtype = precision },
+    v = cl.field { n = n, k = dim, dtype = precision },
+    a = cl.field { n = n, k = dim, dtype = precision },
+    damage = cl.field { n = n, dtype = precision },
+    c = micromodulus(dim, plane, material.E, delta, thickness),
+    s0 = material.s0 or (material.G0 and critical_stretch(dim, plane, material.E, material.G0, delta)) or 0,
+    partial_volume = args.partial_volume ~= false,
+    constraints = {}, body_load = nil,
+  }, body_mt)
+  b.bonds = pd.bonds { x = x, delta = delta }
+  if args.surface_correction ~= false then b.surface = b:surface_factors() end
+  return b
+end
+
+-- Strain energy density of a uniform extension eps along each axis in the continuum:
+-- E eps^2 / (2 (1 - nu^2)) in plane stress (nu = 1/3), (lambda + 2 mu) eps^2 / 2 = 0.6 E eps^2
+-- in plane strain and 3D (nu = 1/4).
+local function uniform_extension_energy(dim, plane, E, eps)
+  if dim == 2 and plane ~= "strain" then return 9 / 16 * E * eps * eps end
+  return 0.6 * E * eps * eps
+end
+
+--- The surface correction factors (Madenci & Oterkus 2014): for each axis, the continuum
+--- strain energy density of a uniform extension over the PD one at each point (n x dim).
+--- They correct both the missing neighbours near free surfaces and the discretisation of
+--- the horizon in the interior.
+function body_mt:surface_factors()
+  local eps = 1e-3
+  local target = uniform_extension_energy(self.dim, self.plane, self.material.E, eps)
+  local energy = cl.field { n = self.n, dtype = self.precision }
+  local factors = cl.field { n = self.n, k = self.dim, dtype = self.precision }
+  local columns = {}
+  for axis = 1, self.dim do
+    self.u:assign(function() return 0, 0, 0 end)
+    local xs = self.x:to_table()
+    self.u:assign(function(i)
+      local row = { 0, 0, 0 }
+      row[axis] = eps * xs[i][axis]
+      return table.unpack(row, 1, self.dim)
+    end)
+    self.surface = nil
+    self:force_stage { energy = energy, break_bonds = false }:run()
+    columns[axis] = energy:to_table()
+  end
+  factors:assign(function(i)
+    local row = {}
+    for axis = 1, self.dim do row[axis] = target / columns[axis][i] end
+    return table.unpack(row, 1, self.dim)
+  end)
+  self.u:fill(0)
+  self.a:fill(0)
+  return factors
+end
+
+--- body:select(where) -> u32 field of the 1-based rows of the points in the region
+function body_mt:select(where, fn, level)
+  fn, level = fn or "body:select", level or 3
+  local inside = predicate(fn, where, self.dx, level + 1)
+  local coords, rows = self.x:to_table(), {}
+  for i = 1, self.n do
+    local p = coords[i]
+    if inside(p[1], p[2], p[3] or 0) then rows[#rows + 1] = i end
+  end
+  if #rows == 0 then
+    error(string.format("%s: the region %s holds no points of the body", fn,
+      type(where) == "string" and ("'" .. where .. "'") or "(function)"), level)
+  end
+  return cl.field { data = rows, dtype = "u32" }
+end
+
+--- body:precrack{ {x1, y1}, {x2, y2} } (2D segment) or { corner, edge1, edge2 } (3D rectangle):
+--- breaks every bond crossing it. Returns the number of bonds broken.
+function body_mt:precrack(geometry)
+  if type(geometry) ~= "table" then error("body:precrack: give a segment {{x1, y1}, {x2, y2}} or a rectangle", 2) end
+  local lo, hi = {}, {}
+  for c = 1, self.dim do lo[c], hi[c] = self.x:min(c) - self.delta, self.x:max(c) + self.delta end
+  for _, p in ipairs(geometry) do
+    for c = 1, self.dim do
+      if type(p[c]) == "number" and self.dim == 2 and (p[c] < lo[c] or p[c] > hi[c]) then
+        error(string.format("body:precrack: point (%g, %g) lies outside the body (%g..%g x %g..%g)",
+          p[1], p[2], lo[1], hi[1], lo[2], hi[2]), 2)
+      end
+    end
+  end
+  local cut = self.bonds:cut(geometry) // 2
+  if cut == 0 then error("body:precrack: the crack crosses no bond of the body", 2) end
+  return cut
+end
+
+local function components(self, fn, args, prefix, level)
+  local names = { prefix .. "x", prefix .. "y", prefix .. "z" }
+  local out = {}
+  for c = 1, self.dim do
+    if args[names[c]] ~= nil then out[c] = time_function(fn, names[c], args[names[c]], level + 1) end
+  end
+  if next(out) == nil then
+    error(string.format("%s: give at least one of %s", fn, table.concat(names, ", ", 1, self.dim)), level)
+  end
+  return out
+end
+
+local function load_keys(prefix)
+  return { where = true, [prefix .. "x"] = true, [prefix .. "y"] = true, [prefix .. "z"] = true }
+end
+
+--- body:velocity{ where =, vx =, vy =, vz = }: prescribed velocity (number, function(t) or expression)
+function body_mt:velocity(args)
+  cl.check_args("body:velocity", args, load_keys("v"))
+  local rows = self:select(args.where, "body:velocity", 4)
+  for c, value in pairs(components(self, "body:velocity", args, "v", 3)) do
+    self.constraints[#self.constraints + 1] = { kind = "velocity", rows = rows, component = c, value = value }
+  end
+end
+
+--- body:displacement{ where =, ux =, uy =, uz = }: prescribed displacement
+function body_mt:displacement(args)
+  cl.check_args("body:displacement", args, load_keys("u"))
+  local rows = self:select(args.where, "body:displacement", 4)
+  for c, value in pairs(components(self, "body:displacement", args, "u", 3)) do
+    self.constraints[#self.constraints + 1] = { kind = "displacement", rows = rows, component = c, value = value }
+  end
+end
+
+local function at_time_zero(value) return type(value) == "function" and value(0) or value end
+
+--- body:initial_velocity{ where =, vx =, vy =, vz = } (numbers or functions of t, taken at t = 0)
+function body_mt:initial_velocity(args)
+  cl.check_args("body:initial_velocity", args, load_keys("v"))
+  local rows = self:select(args.where, "body:initial_velocity", 4)
+  for c, value in pairs(components(self, "body:initial_velocity", args, "v", 3)) do
+    cl.stage.set_rows { field = self.v, rows = rows, component = c, value = at_time_zero(value) }:run()
+  end
+end
+
+-- Adds value to component c of the body force density (self.body_load) on rows.
+local function add_body_force(self, rows, c, value)
+  self.body_load = self.body_load or cl.field { n = self.n, k = self.dim, dtype = self.precision }
+  local current = self.body_load:to_table()
+  for _, i in ipairs(rows:to_table()) do
+    local row = current[i]
+    row[c] = row[c] + value
+    self.body_load[i] = row
+  end
+end
+
+-- Constant loads only, until the JIT issue compiles functions of time for the device.
+local function constant(fn, value)
+  if type(value) ~= "number" then error(fn .. ": loads varying in time arrive with the JIT issue; give a number", 4) end
+  return value
+end
+
+--- body:body_force{ where =, bx =, by =, bz = }: force per unit volume (constant)
+function body_mt:body_force(args)
+  local fn = "body:body_force"
+  cl.check_args(fn, args, load_keys("b"))
+  local rows = self:select(args.where, fn, 4)
+  for c, value in pairs(components(self, fn, args, "b", 3)) do add_body_force(self, rows, c, constant(fn, value)) end
+end
+
+--- body:traction{ where =, tx =, ty =, tz =, layer = dx }: a traction (force per area) on a
+--- boundary, applied as the body force traction / layer on the points of the region (a layer
+--- of that thickness).
+function body_mt:traction(args)
+  local keys = load_keys("t")
+  keys.layer = true
+  cl.check_args("body:traction", args, keys)
+  local fn = "body:traction"
+  local layer = cl.optional_number(fn, args, "layer", self.dx)
+  local rows = self:select(args.where, fn, 4)
+  for c, value in pairs(components(self, fn, args, "t", 3)) do add_body_force(self, rows, c, constant(fn, value) / layer) end
+end
+
+--- Per-point bond stiffness S_i = sum_j V_j / |xi_ij| (cached: the bond geometry never changes).
+function body_mt:stiffness()
+  self.stiffness_sums = self.stiffness_sums or self.bonds:stiffness(self.volume)
+  return self.stiffness_sums
+end
+
+--- Stable time step (Silling & Askari 2005): dt < sqrt(2 rho / (c max_i S_i)).
+function body_mt:stable_dt()
+  return math.sqrt(2 * self.material.rho / (self.c * self:stiffness():max()))
+end
+
+--- Strain and kinetic energy of the body (J; per unit thickness times thickness in 2D).
+function body_mt:energy()
+  local energy = cl.field { n = self.n, dtype = self.precision }
+  self:force_stage { energy = energy, break_bonds = false }:run()
+  local strain, kinetic
+  if type(self.volume) == "number" then
+    strain = energy:sum() * self.volume
+    kinetic = 0.5 * self.material.rho * self.volume * self.v:norm() ^ 2
+  else
+    strain = cl.dot(energy, self.volume)
+    local v2 = 0
+    local vt, vol = self.v:to_table(), self.volume:to_table()
+    for i = 1, self.n do
+      local s = 0
+      for c = 1, self.dim do s = s + vt[i][c] ^ 2 end
+      v2 = v2 + s * vol[i]
+    end
+    kinetic = 0.5 * self.material.rho * v2
+  end
+  return strain, kinetic
+end
+
+--- The step kernel as a stage (options: energy = field, break_bonds = false).
+function body_mt:force_stage(opts)
+  opts = opts or {}
+  return cl.stage.pd_force {
+    x = self.x, u = self.u, bonds = self.bonds, c = self.c, rho = opts.rho or self.material.rho,
+    s0 = opts.break_bonds == false and 0 or self.s0, delta = self.delta, a = opts.a or self.a,
+    dx = self.partial_volume and self.dx or 0, volume = self.volume, body = self.body_load,
+    surface = self.surface,
+    damage = self.damage, energy = opts.energy, kernel = opts.kernel or self.kernel,
+  }
+end
+
+--- A mesh table for output: the points as VTK vertices.
+function body_mt:mesh()
+  local coords = self.x
+  if self.precision ~= "f64" then coords = coords:convert("f64") end
+  return { x = coords }
+end
+
+pd.body_mt = body_mt
+
+-- The velocity-Verlet time step of a body as a pipeline (see docs/methods/peridynamics.md):
+-- prescribed velocities at mid-step, kick-drift, prescribed displacements, bond forces
+-- (+ breaking + damage), zero acceleration on constrained points, kick.
+local function step_pipeline(body, dt)
+  local stages = {}
+  local function add(stage) stages[#stages + 1] = stage end
+  for _, k in ipairs(body.constraints) do
+    if k.kind == "velocity" then
+      add(cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = k.value, time_offset = -dt / 2 })
+    end
+  end
+  add(cl.stage.verlet_kick_drift { u = body.u, v = body.v, a = body.a, dt = dt })
+  for _, k in ipairs(body.constraints) do
+    if k.kind == "displacement" then
+      add(cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = k.value })
+      add(cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = 0 })
+    end
+  end
+  add(body:force_stage())
+  for _, k in ipairs(body.constraints) do
+    add(cl.stage.set_rows { field = body.a, rows = k.rows, component = k.component, value = 0 })
+  end
+  add(cl.stage.verlet_kick { v = body.v, a = body.a, dt = dt })
+  return cl.pipeline(stages)
+end
+
+local run_mt = {}
+run_mt.__index = run_mt
+run_mt.__tostring = function(r)
+  return string.format("explicit<%s, dt = %g, step %d of %d, t = %g>", tostring(r.body), r.dt, r.step, r.steps, r.t)
+end
+
+local explicit_keys = { [1] = true, body = true, dt = true, steps = true, output = true, progress = true }
+
+--- cleave.explicit{ body, dt = "auto" | number, steps =, output = { every =, vtu =, csv =,
+---   png = path or { path =, field = "damage" }, checkpoint = }, progress = true } -> run; run:go()
+function cl.explicit(args)
+  local fn = "cleave.explicit"
+  cl.check_args(fn, args, explicit_keys)
+  local body = args[1] or args.body
+  if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
+  local limit = body:stable_dt()
+  local dt = args.dt or "auto"
+  if dt == "auto" then
+    dt = 0.8 * limit
+  elseif type(dt) ~= "number" or not (dt > 0) then
+    error(fn .. ": argument 'dt' must be \"auto\" or a positive number", 2)
+  elseif dt > limit then
+    error(string.format("%s: argument 'dt' = %g s exceeds the stable time step %g s of this body " ..
+      "(Silling & Askari); use dt = \"auto\" (%g s) or a smaller value", fn, dt, limit, 0.8 * limit), 2)
+  end
+  local out = args.output or {}
+  cl.check_args(fn .. " output", out, { every = true, vtu = true, csv = true, png = true, checkpoint = true })
+  local run = setmetatable({
+    body = body, dt = dt, steps = cl.positive_integer(fn, args, "steps", 0), step = 0, t = 0,
+    output = out, every = out.every and cl.positive_integer(fn .. " output", out, "every", 1) or 0,
+    progress = args.progress ~= false, stable_dt = limit,
+  }, run_mt)
+  run.pipeline = step_pipeline(body, dt)
+  body:force_stage():run() -- accelerations of the initial state, for the first kick
+  return run
+end
+
+-- Writes the outputs due at this step.
+function run_mt:write(step, t)
+  local b, out = self.body, self.output
+  if out.vtu then
+    self.series = self.series or cl.io.pvd(out.vtu .. ".pvd")
+    self.mesh = self.mesh or b:mesh()
+    self.series:write { time = t, mesh = self.mesh, point_data = { u = b.u, v = b.v, damage = b.damage } }
+  end
+  if out.csv then
+    self.history = self.history or cl.io.csv { path = out.csv,
+      columns = { "step", "t", "strain_energy", "kinetic_energy", "total_energy", "broken_bonds", "max_damage" } }
+    local strain, kinetic = b:energy()
+    self.history:row { step, t, strain, kinetic, strain + kinetic, b.bonds:broken() // 2, b.damage:max() }
+  end
+end
+
+--- run:go{ steps = remaining } -> stats: advances the run (again after Ctrl-C, it continues).
+function run_mt:go(args)
+  args = args or {}
+  cl.check_args("run:go", args, { steps = true })
+  local steps = args.steps and cl.positive_integer("run:go", args, "steps", 0) or self.steps - self.step
+  if self.every > 0 and self.step == 0 then self:write(0, 0) end
+  local ok, result = pcall(cl.run, {
+    pipeline = self.pipeline, steps = steps, dt = self.dt, t0 = self.t, step0 = self.step,
+    every = self.every > 0 and self.every or nil,
+    on_output = self.every > 0 and function(step, t) self:write(step, t) end or nil,
+    progress = self.progress,
+  })
+  local before = self.step
+  self.step = self.pipeline.step
+  self.t = self.step * self.dt
+  local bond_updates = (self.step - before) * self.body.bonds.count
+  self.stats = { steps = self.step - before, seconds = ok and result.seconds or nil,
+    bond_updates_per_second = ok and result.seconds > 0 and bond_updates / result.seconds or nil }
+  if not ok then error(result, 0) end
+  local png = self.output.png
+  if png then
+    local path, field = png, "damage"
+    if type(png) == "table" then path, field = png.path, png.field or "damage" end
+    cl.io.png { path = path, mesh = self.body:mesh(), field = self.body[field], title = field,
+      component = self.body[field].k > 1 and "magnitude" or 1 }
+  end
+  return self.stats
+end
+
+--- cleave.pd.crack_angles(body, tips [, opts]) -> { { angle =, points = }, ... }
+--- For each tip { x, y, side } (side = +1: the crack runs towards +y, -1: towards -y), the
+--- angle in degrees between +x (the notch direction) and the line through the tip that best
+--- fits the damaged points (damage >= opts.threshold, default 0.4) lying on that side at a
+--- distance between opts.from (default 3 horizons) and opts.to (default 40 horizons).
+function pd.crack_angles(body, tips, opts)
+  opts = opts or {}
+  local threshold, from, to = opts.threshold or 0.4, opts.from or 3 * body.delta, opts.to or 40 * body.delta
+  local xs, damage = body.x:to_table(), body.damage:to_table()
+  local result = {}
+  for k, tip in ipairs(tips) do
+    local sxx, sxy, syy, count = 0, 0, 0, 0
+    for i = 1, body.n do
+      local dxp, dyp = xs[i][1] - tip[1], xs[i][2] - tip[2]
+      local r = math.sqrt(dxp * dxp + dyp * dyp)
+      if damage[i] >= threshold and r >= from and r <= to and dyp * tip[3] > 0 then
+        sxx, sxy, syy, count = sxx + dxp * dxp, sxy + dxp * dyp, syy + dyp * dyp, count + 1
+      end
+    end
+    if count < 3 then
+      result[k] = { angle = 0 / 0, points = count }
+    else
+      -- principal direction of the scatter about the tip: the line through it that fits best
+      local theta = 0.5 * math.atan(2 * sxy, sxx - syy)
+      local ux, uy = math.cos(theta), math.sin(theta)
+      if uy * tip[3] < 0 then ux, uy = -ux, -uy end
+      result[k] = { angle = math.deg(math.atan(math.abs(uy), ux)), points = count }
+    end
+  end
+  return result
+end
+
+--- cleave.pd.relax{ body, steps = 20000, tolerance = 1e-5, check = 100 }
+--- Quasi-static solution by adaptive dynamic relaxation (Kilic & Madenci 2010; kernels/pd/adr.h):
+--- iterates until the out-of-balance force |f| falls below tolerance times the applied load
+--- |b| (checked every `check` iterations) or `steps` iterations have run. Displacement
+--- constraints hold; velocity constraints do not apply to a static problem. Bonds do not break.
+--- Returns { steps =, residual =, converged = }.
+function pd.relax(args)
+  local fn = "cleave.pd.relax"
+  cl.check_args(fn, args, { [1] = true, body = true, steps = true, tolerance = true, check = true })
+  local body = args[1] or args.body
+  if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
+  local steps = args.steps and cl.positive_integer(fn, args, "steps", 1) or 20000
+  local tolerance = args.tolerance and cl.positive_number(fn, args, "tolerance") or 1e-5
+  local check = args.check and cl.positive_integer(fn, args, "check", 1) or 100
+  if not body.body_load then error(fn .. ": the body carries no load (use body:traction or body:body_force)", 2) end
+  local load = body.body_load:norm()
+  local f = cl.field { n = body.n, k = body.dim, dtype = body.precision }
+  local f_prev = cl.field { n = body.n, k = body.dim, dtype = body.precision }
+  -- fictitious density: 5 times Kilic & Madenci's bound lambda >= dt^2/4 sum_j |K_ij| (dt = 1)
+  local lambda = cl.field { n = body.n, dtype = body.precision }
+  cl.stage.axpy { y = lambda, x = body:stiffness(), a = 1.25 * body.c }:run()
+  local stages = {}
+  for _, k in ipairs(body.constraints) do
+    if k.kind == "displacement" then
+      stages[#stages + 1] = cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = k.value }
+    end
+  end
+  stages[#stages + 1] = body:force_stage { a = f, rho = 1, break_bonds = false }
+  for _, k in ipairs(body.constraints) do
+    if k.kind == "displacement" then
+      stages[#stages + 1] = cl.stage.set_rows { field = f, rows = k.rows, component = k.component, value = 0 }
+    end
+  end
+  stages[#stages + 1] = cl.stage.pd_adr { u = body.u, v = body.v, f = f, f_prev = f_prev, lambda = lambda }
+  local pipeline = cl.pipeline(stages)
+  local done, residual = 0, math.huge
+  while done < steps do
+    local chunk = math.min(check, steps - done)
+    cl.run { pipeline = pipeline, steps = chunk, progress = false }
+    done = done + chunk
+    residual = f:norm() / load
+    if residual < tolerance then break end
+  end
+  body.v:fill(0)
+  return { steps = done, residual = residual, converged = residual < tolerance }
+end

@@ -1,0 +1,128 @@
+-- Bond-based peridynamics: material constants, bond lists, the plate in
+-- tension against elasticity, energy conservation, Kalthoff-Winkler, and bad input.
+local cl = require "cleave"
+local T = require "testing"
+
+local steel = cl.pd.pmb { E = 191e9, rho = 8000, G0 = 22170 }
+
+T.case("micromodulus and critical stretch follow the documented formulas", function()
+  local E, G0, d, h = 200e9, 1000, 0.003, 0.01
+  T.near(cl.pd.micromodulus(2, "stress", E, d, h), 9 * E / (math.pi * h * d ^ 3), 1e-15, "c plane stress")
+  T.near(cl.pd.micromodulus(2, "strain", E, d, h), 48 * E / (5 * math.pi * h * d ^ 3), 1e-15, "c plane strain")
+  T.near(cl.pd.micromodulus(3, nil, E, d, h), 12 * E / (math.pi * d ^ 4), 1e-15, "c 3D")
+  T.near(cl.pd.critical_stretch(2, "stress", E, G0, d), math.sqrt(4 * math.pi * G0 / (9 * E * d)), 1e-15, "s0 plane stress")
+  T.near(cl.pd.critical_stretch(3, nil, E, G0, d), math.sqrt(5 * G0 / (6 * E * d)), 1e-15, "s0 3D")
+  -- the 2D plane-stress micromodulus integrates to the continuum energy of an isotropic stretch:
+  -- W = c s^2 / 4 * int_0^delta xi 2 pi xi h dxi = 3/2 E s^2 = E s^2 / (1 - nu) with nu = 1/3
+  local c = cl.pd.micromodulus(2, "stress", E, d, h)
+  T.near(c / 4 * 2 * math.pi * h * d ^ 3 / 3, E / (1 - 1 / 3), 1e-14, "energy of an isotropic stretch")
+end)
+
+T.case("a lattice with delta = 3.015 dx gives 28 bonds per interior point (2D), 122 (3D)", function()
+  local b2 = cl.pd.body { shape = cl.geom.rect { 0, 0.02, 0, 0.02 }, dx = 0.001, material = steel }
+  T.eq(b2.bonds:counts():max(), 28, "2D interior")
+  local b3 = cl.pd.body { shape = cl.geom.box { 0, 0.01, 0, 0.01, 0, 0.01 }, dx = 0.001, dim = 3, material = steel }
+  T.eq(b3.bonds:counts():max(), 122, "3D interior")
+  -- every bond is listed at both ends
+  T.eq(b2.bonds.count % 2, 0, "even bond count")
+end)
+
+-- Plate 100 mm x 50 mm, E = 100 GPa, sigma = 100 MPa on top and bottom (paper 3.1), solved by
+-- adaptive dynamic relaxation; the displacement gradient fitted over the central 20 x 20 mm.
+local function plate_strains(dxmm)
+  local dx = dxmm * 1e-3
+  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.1, 0, 0.05 }, dx = dx, horizon = 3.015,
+    material = cl.pd.pmb { E = 100e9, rho = 5000 } }
+  b:traction { where = "y > 0.05 - dx", ty = 100e6 }
+  b:traction { where = "y < dx", ty = -100e6 }
+  local r = cl.pd.relax { b, steps = 40000, tolerance = 1e-6 }
+  T.ok(r.converged, "relaxation converged (residual " .. r.residual .. ")")
+  local xs, us = b.x:to_table(), b.u:to_table()
+  local function slope(comp, axis)
+    local sx, sy, sxx, sxy, n = 0, 0, 0, 0, 0
+    for i = 1, b.n do
+      if math.abs(xs[i][1] - 0.05) < 0.01 and math.abs(xs[i][2] - 0.025) < 0.01 then
+        local s, v = xs[i][axis], us[i][comp]
+        sx, sy, sxx, sxy, n = sx + s, sy + v, sxx + s * s, sxy + s * v, n + 1
+      end
+    end
+    return (n * sxy - sx * sy) / (n * sxx - sx * sx)
+  end
+  return slope(2, 2), slope(1, 1)
+end
+
+T.case("plate in tension: strains within 2% of sigma/E and -nu sigma/E, error falling with dx", function()
+  local eyy_exact, exx_exact = 100e6 / 100e9, -(1 / 3) * 100e6 / 100e9
+  local errors = {}
+  for k, dxmm in ipairs { 2, 1 } do
+    local eyy, exx = plate_strains(dxmm)
+    errors[k] = math.max(math.abs(eyy / eyy_exact - 1), math.abs(exx / exx_exact - 1))
+    print(string.format("  dx = %g mm: eps_yy = %.5e, eps_xx = %.5e, worst error %.2f%%", dxmm, eyy, exx, 100 * errors[k]))
+  end
+  T.ok(errors[2] < 0.02, string.format("error at dx = 1 mm: %.2f%%", 100 * errors[2]))
+  T.ok(errors[2] < errors[1], "the error falls as dx shrinks")
+end)
+
+T.case("energy is conserved to 0.5% over 10 000 steps without breaking or damping", function()
+  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.02, 0, 0.01 }, dx = 0.001, material = cl.pd.pmb { E = 191e9, rho = 8000 } }
+  local xs = b.x:to_table()
+  b.v:assign(function(i) return 5 * math.sin(math.pi * xs[i][1] / 0.02), 2 * math.cos(math.pi * xs[i][2] / 0.01) end)
+  local strain0, kinetic0 = b:energy()
+  local e0, worst = strain0 + kinetic0, 0
+  -- half the stable step: the energy of velocity Verlet oscillates by O(dt^2)
+  local run = cl.explicit { b, steps = 10000, dt = 0.5 * b:stable_dt(), progress = false }
+  cl.run { pipeline = run.pipeline, steps = 10000, every = 500, progress = false, on_output = function()
+    local s, k = b:energy()
+    worst = math.max(worst, math.abs(s + k - e0) / e0)
+  end }
+  local s, k = b:energy()
+  T.ok(s > 0.05 * e0, "energy moved between kinetic and strain")
+  T.ok(worst < 0.005, string.format("largest relative change of the total energy: %.3g", worst))
+end)
+
+T.case("point and group kernels give the same accelerations", function()
+  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.02, 0, 0.01 }, dx = 0.001, material = steel }
+  local xs = b.x:to_table()
+  b.u:assign(function(i) return 1e-5 * math.sin(300 * xs[i][2]), 1e-5 * xs[i][1] * 50 end)
+  b:force_stage { kernel = "point" }:run()
+  local a1 = b.a:to_table()
+  b:force_stage { kernel = "group" }:run()
+  local a2 = b.a:to_table()
+  for i = 1, b.n, 7 do
+    T.near(a2[i][1], a1[i][1], 1e-12, "ax", 1e3)
+    T.near(a2[i][2], a1[i][2], 1e-12, "ay", 1e3)
+  end
+end)
+
+T.case("Kalthoff-Winkler: cracks leave both notch tips away from the notches", function()
+  local result = dofile(os.getenv("CLEAVE_SOURCE") .. "/scripts/kalthoff_winkler.lua")
+  local near = cl.pd.crack_angles(result.plate, { { 0.05, 0.025, 1 }, { 0.05, -0.025, -1 } },
+    { from = 3 * result.plate.delta, to = 10 * result.plate.delta, threshold = 0.45 })
+  for k, a in ipairs(near) do
+    print(string.format("  crack %d leaves its tip at %.1f degrees (%d points)", k, a.angle, a.points))
+    T.ok(a.points >= 10, "a crack grew from tip " .. k)
+    T.ok(a.angle > 45 and a.angle < 75, string.format("crack %d angle %.1f", k, a.angle))
+  end
+  T.ok(math.abs(near[1].angle - near[2].angle) < 10, "the two cracks are nearly symmetric")
+end)
+
+T.case("bad input names the parameter", function()
+  local rect = cl.geom.rect { 0, 0.01, 0, 0.01 }
+  T.raises(function() cl.pd.body { shape = rect, dx = 0.001, horizon = 0.9, material = steel } end, { "horizon", "larger than dx" })
+  T.raises(function() cl.pd.body { shape = rect, dx = 0.1, material = steel } end, "no points")
+  T.raises(function() cl.pd.body { shape = rect, dx = 0.001 } end, "'material'")
+  T.raises(function() cl.pd.pmb { E = -1, rho = 1 } end, "'E'")
+  T.raises(function() cl.pd.pmb { rho = 1 } end, "'E'")
+  T.raises(function() cl.pd.pmb { E = 1, rho = 1, G0 = 1, s0 = 1 } end, "not both")
+  T.raises(function() cl.pd.body { shape = rect, dx = 0.001, material = steel, dim = 2, nu = 0.3 } end, "unknown argument 'nu'")
+  T.raises(function() cl.pd.body { shape = rect, dx = 0.001, material = cl.pd.pmb { E = 1e9, rho = 1, nu = 0.3 } } end, "nu = 0.3333")
+  local b = cl.pd.body { shape = rect, dx = 0.001, material = steel }
+  T.raises(function() b:precrack { { 0.5, 0.5 }, { 0.6, 0.6 } } end, "outside the body")
+  T.raises(function() b:velocity { where = "x > 1", vx = 1 } end, "holds no points")
+  T.raises(function() b:velocity { where = "x <", vx = 1 } end, "cannot read 'where'")
+  T.raises(function() cl.explicit { b, dt = 1, steps = 10 } end, { "'dt'", "stable time step", "auto" })
+  T.raises(function() cl.pd.body { shape = cl.geom.rect { 0, 10, 0, 10 }, dx = 1e-5, material = steel } end,
+    { "would need about", "GB", "free", "larger dx" })
+end)
+
+T.run()
