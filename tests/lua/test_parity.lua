@@ -15,10 +15,14 @@ local function on(device, fn)
   return a, b
 end
 
--- relative difference ||a - b|| / ||b|| of two fields' host copies
+-- relative difference ||a - b|| / ||b|| of two fields' host copies (any number of components)
 local function rel_diff(a, b)
   local ta, tb, num, den = a:to_table(), b:to_table(), 0, 0
-  for i = 1, #ta do num, den = num + (ta[i] - tb[i]) ^ 2, den + tb[i] ^ 2 end
+  for i = 1, #ta do
+    local ra, rb = ta[i], tb[i]
+    if type(ra) == "number" then ra, rb = { ra }, { rb } end
+    for c = 1, #ra do num, den = num + (ra[c] - rb[c]) ^ 2, den + rb[c] ^ 2 end
+  end
   return math.sqrt(num / den)
 end
 
@@ -46,6 +50,43 @@ T.case("wave model, f32: cuda equals cpu to 1e-5 after 100 steps", function()
   local d = rel_diff(g.u, c.u)
   print(string.format("  f32 relative difference of u: %.3g", d))
   T.ok(d < 1e-5, "relative difference " .. d)
+end)
+
+-- A small Kalthoff-Winkler-like plate with breaking: impact on a strip, 150 steps.
+local function pd_plate_on(device, precision, kernel)
+  return on(device, function()
+    local dx = 0.5e-3
+    local b = cl.pd.body { shape = cl.geom.rect { 0, 0.02, -0.02, 0.02 }, dx = dx, precision = precision,
+      kernel = kernel, material = cl.pd.pmb { E = 191e9, rho = 8000, G0 = 2000 } }
+    b:precrack { { -dx, 0.005 }, { 0.01, 0.005 } }
+    b:velocity { where = function(x, y) return x < 3 * dx and math.abs(y) < 0.005 end, vx = 40 }
+    cl.explicit { b, steps = 150, progress = false }:go()
+    return b
+  end)
+end
+
+T.case("peridynamics, f64: cuda equals cpu to 1e-10 after 150 steps with breaking", function()
+  if not gpu then T.skip("needs a usable GPU") end
+  local c = pd_plate_on("cpu", "f64", "point")
+  for _, kernel in ipairs { "point", "group" } do
+    local g = pd_plate_on("cuda", "f64", kernel)
+    T.eq(g.u.device, "cuda", "ran on the GPU")
+    T.eq(g.bonds.count, c.bonds.count, "same bond lists")
+    local du, dd = rel_diff(g.u, c.u), rel_diff(g.damage, c.damage)
+    print(string.format("  f64 %s kernel: relative difference of u %.3g, of damage %.3g, broken bonds %d / %d",
+      kernel, du, dd, g.bonds:broken(), c.bonds:broken()))
+    T.ok(c.bonds:broken() > 0, "bonds broke")
+    T.ok(du < 1e-10, "u difference " .. du)
+    T.eq(g.bonds:broken(), c.bonds:broken(), "same bonds broken")
+  end
+end)
+
+T.case("peridynamics, f32: cuda equals cpu within 1e-4 after 150 steps", function()
+  if not gpu then T.skip("needs a usable GPU") end
+  local c, g = pd_plate_on("cpu", "f32", "point"), pd_plate_on("cuda", "f32", "point")
+  local du = rel_diff(g.u, c.u)
+  print(string.format("  f32 relative difference of u %.3g, broken bonds %d / %d", du, g.bonds:broken(), c.bonds:broken()))
+  T.ok(du < 1e-4, "u difference " .. du)
 end)
 
 T.case("reductions agree for every dtype", function()
