@@ -265,7 +265,7 @@ CL_HD static inline void cl_pd_sort_row(uint32_t *row, uint32_t len) {
   while (k < len && row[k - 1] < row[k]) k++;
   if (k >= len) return; /* already ascending: the usual case after a Morton order */
   if (len <= CL_PD_INSERTION_SORT_MAX) cl_pd_insertion_sort(row, len);
-  else cl_pd_insertion_sort(row, len - 1);
+  else cl_pd_heap_sort(row, len);
 }
 
 /* ---- backend entry points (neighbors_cpu.c, neighbors_cuda.cu) ----------
