@@ -106,6 +106,40 @@ static int bonds_counts(lua_State *L) {
   return 1;
 }
 
+/* bonds:state() -> u32 field copy of the bond entries (neighbour indices with the broken
+ * flags), for checkpoints; bonds:set_state(field) puts such a copy back. */
+static int bonds_state(lua_State *L) {
+  bonds_ud *b = check_bonds(L, 1);
+  cl_field *f;
+  cl_error err;
+  if (cl_field_create(b->device, CL_U32, b->b.nbonds, 1, &f, &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_lua_push_field(L, f);
+  cl_device *d = &b->device->dev;
+  if (d->copy(d, f->data, b->b.neighbors, b->b.nbonds * sizeof(uint32_t), &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_field_touch(f);
+  return 1;
+}
+
+static int bonds_set_state(lua_State *L) {
+  bonds_ud *b = check_bonds(L, 1);
+  cl_field *f = cl_lua_check_field(L, 2);
+  if (f->dtype != CL_U32 || f->k != 1 || f->n != b->b.nbonds)
+    return luaL_error(L, "bonds:set_state: needs a u32 field of %I entries (got %s, %I x %d): was it saved "
+                         "from this body?", (LUAI_UACINT)b->b.nbonds, cl_dtype_name(f->dtype), (LUAI_UACINT)f->n, f->k);
+  const void *h;
+  cl_error err;
+  if (cl_field_host(f, &h, &err) != CL_OK) return cl_lua_fail(L, &err);
+  uint32_t *offsets, *neighbors;
+  bonds_to_host(L, b, &offsets, &neighbors);
+  const uint32_t *saved = h;
+  for (size_t k = 0; k < b->b.nbonds; k++)
+    if ((saved[k] & CL_PD_INDEX) != (neighbors[k] & CL_PD_INDEX))
+      return luaL_error(L, "bonds:set_state: entry %I names another neighbour: the state belongs to another body", (LUAI_UACINT)k);
+  cl_device *d = &b->device->dev;
+  if (d->to_device(d, b->b.neighbors, saved, b->b.nbonds * sizeof(uint32_t), &err) != CL_OK) return cl_lua_fail(L, &err);
+  return 0;
+}
+
 /* Whether segments p-q and a-b cross (proper intersection or touching). */
 static int segments_cross(const double p[2], const double q[2], const double a[2], const double b[2]) {
   double d1 = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
@@ -234,7 +268,7 @@ static int bonds_index(lua_State *L) {
   else {
     luaL_getmetatable(L, BONDS_MT);
     if (lua_getfield(L, -1, "methods") != LUA_TTABLE || lua_getfield(L, -1, key) == LUA_TNIL)
-      return luaL_error(L, "bond list has no field '%s' (count, n, delta, bytes, cut, broken, counts, stiffness)", key);
+      return luaL_error(L, "bond list has no field '%s' (count, n, delta, bytes, cut, broken, counts, stiffness, state, set_state)", key);
   }
   return 1;
 }
@@ -456,6 +490,7 @@ int cl_lua_open_pd(lua_State *L) {
   luaL_setfuncs(L, bonds_meta, 0);
   const luaL_Reg bonds_methods[] = {{"cut", bonds_cut},       {"broken", bonds_broken},
                                     {"counts", bonds_counts}, {"stiffness", bonds_stiffness},
+                                    {"state", bonds_state},   {"set_state", bonds_set_state},
                                     {NULL, NULL}};
   luaL_newlib(L, bonds_methods);
   lua_setfield(L, -2, "methods");

@@ -158,8 +158,9 @@ cl_status cl_pd_gather(cl_device *d, cl_dtype t, size_t n, int k, const void *sr
 
 /* ---- bonds --------------------------------------------------------------- */
 
-/* The cell list's buffers, freed whatever happens. */
+/* The cell list's temporaries, carved from one device allocation. */
 typedef struct cell_list {
+  void *block;
   uint32_t *sorted, *start, *end, *counts;
   void *xs;
 } cell_list;
@@ -199,6 +200,22 @@ static cl_status bond_grid(const box *b, int dim, size_t n, double delta, cl_pd_
   return CL_OK;
 }
 
+static size_t padded(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+static cl_status cell_list_alloc(cl_device *d, cell_list *w, size_t n, size_t cells,
+                                 size_t xs_bytes, cl_error *err) {
+  size_t sorted = padded(n * sizeof(uint32_t)), ends = padded(cells * sizeof(uint32_t)),
+         counts = padded((n + 1) * sizeof(uint32_t));
+  CL_TRY(alloc_bytes(d, &w->block, sorted + 2 * ends + counts + xs_bytes, "the cell list", err));
+  char *at = w->block;
+  w->sorted = (uint32_t *)at;
+  w->start = (uint32_t *)(at += sorted);
+  w->end = (uint32_t *)(at += ends);
+  w->counts = (uint32_t *)(at += ends);
+  w->xs = at + counts;
+  return CL_OK;
+}
+
 static size_t cell_count(const cl_pd_grid *g) {
   size_t cells = 1;
   for (int a = 0; a < g->dim; a++) cells *= (size_t)g->max_cell[a] + 1;
@@ -214,12 +231,7 @@ static cl_status find_bonds(cl_device *d, cl_dtype real, int dim, size_t n, cons
   CL_TRY(bounding_box(d, "cl_pd_build_bonds", real, dim, n, x, &b, err));
   CL_TRY(bond_grid(&b, dim, n, delta, &g, err));
   size_t cells = cell_count(&g);
-  CL_TRY(alloc_u32(d, &w->sorted, n, "the cell-sorted point indices", err));
-  CL_TRY(alloc_u32(d, &w->start, cells, "the cell starts", err));
-  CL_TRY(alloc_u32(d, &w->end, cells, "the cell ends", err));
-  CL_TRY(alloc_u32(d, &w->counts, n + 1, "the bond counts", err));
-  CL_TRY(alloc_bytes(d, &w->xs, (size_t)dim * n * cl_dtype_size(real),
-                     "the coordinates in cell order", err));
+  CL_TRY(cell_list_alloc(d, w, n, cells, (size_t)dim * n * cl_dtype_size(real), err));
   CL_TRY(BACKEND_CALL(d, real, cl_pd_bin_points,
                       (&g, n, x, bit_width(cells - 1), w->sorted, w->start, w->end, err)));
   CL_TRY(gather_rows(d, cl_dtype_size(real), n, dim, x, w->sorted, w->xs, err));
@@ -238,7 +250,7 @@ static cl_status find_bonds(cl_device *d, cl_dtype real, int dim, size_t n, cons
   if (out->nbonds == 0) return CL_OK; /* every row empty; neighbors stays NULL */
   CL_TRY(alloc_u32(d, &out->neighbors, out->nbonds, "the bond list", err));
   return BACKEND_CALL(d, real, cl_pd_write_bonds,
-                      (&list, n, x, out->offsets, out->neighbors, err));
+                      (&list, n, x, out->offsets, out->neighbors, out->nbonds, err));
 }
 
 cl_status cl_pd_build_bonds(cl_device *d, cl_dtype real, int dim, size_t n, const void *x,
@@ -256,11 +268,7 @@ cl_status cl_pd_build_bonds(cl_device *d, cl_dtype real, int dim, size_t n, cons
   cell_list w = {0};
   if (n == 0) s = cl_k_fill(d, CL_U32, out->offsets, 1, 0.0, err);
   else s = find_bonds(d, real, dim, n, x, delta, &w, out, err);
-  d->release(d, w.xs);
-  d->release(d, w.counts);
-  d->release(d, w.end);
-  d->release(d, w.start);
-  d->release(d, w.sorted);
+  d->release(d, w.block);
   if (s != CL_OK) {
     d->release(d, out->neighbors);
     d->release(d, out->offsets);

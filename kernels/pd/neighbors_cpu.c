@@ -165,7 +165,7 @@ cl_status CL_PREC(cl_pd_count_bonds_cpu)(const cl_pd_cells *cells, size_t n, con
   (void)err;
   const real *x = x_;
 #pragma omp parallel for schedule(dynamic, 256)
-  for (size_t i = 0; i < n; i++) counts[i] = cl_pd_find_bonds(cells, x, n, i, NULL);
+  for (size_t i = 0; i < n; i++) counts[i] = cl_pd_count_row(cells, x, n, i);
   counts[n] = 0;
   exclusive_scan(counts, offsets, n + 1);
   return CL_OK;
@@ -173,14 +173,12 @@ cl_status CL_PREC(cl_pd_count_bonds_cpu)(const cl_pd_cells *cells, size_t n, con
 
 cl_status CL_PREC(cl_pd_write_bonds_cpu)(const cl_pd_cells *cells, size_t n, const void *x_,
                                          const uint32_t *offsets, uint32_t *neighbors,
-                                         cl_error *err) {
+                                         size_t nbonds, cl_error *err) {
+  (void)nbonds; /* the cpu writes its rows in place */
   (void)err;
   const real *x = x_;
 #pragma omp parallel for schedule(dynamic, 256)
-  for (size_t i = 0; i < n; i++) {
-    uint32_t *row = neighbors + offsets[i];
-    cl_pd_sort_row(row, cl_pd_find_bonds(cells, x, n, i, row));
-  }
+  for (size_t i = 0; i < n; i++) cl_pd_write_row(cells, x, n, i, neighbors + offsets[i]);
   return CL_OK;
 }
 

@@ -114,15 +114,36 @@ static __global__ void mark_cells_kernel(const uint64_t *sorted_keys, size_t n, 
 
 static __global__ void count_bonds_kernel(cl_pd_cells cells, size_t n, const real *x,
                                           uint32_t *counts) {
-  CL_GRID_STRIDE(i, n) counts[i] = cl_pd_find_bonds(&cells, x, n, i, NULL);
+  CL_GRID_STRIDE(i, n) counts[i] = cl_pd_count_row(&cells, x, n, i);
 }
 
-/* One thread per row: it writes the row, then sorts it in place. */
+/* One thread per row: it writes the row (sorting it in place if needed). */
 static __global__ void write_bonds_kernel(cl_pd_cells cells, size_t n, const real *x,
                                           const uint32_t *offsets, uint32_t *neighbors) {
-  CL_GRID_STRIDE(i, n) {
-    uint32_t *row = neighbors + offsets[i];
-    cl_pd_sort_row(row, cl_pd_find_bonds(&cells, x, n, i, row));
+  CL_GRID_STRIDE(i, n) cl_pd_write_row(&cells, x, n, i, neighbors + offsets[i]);
+}
+
+/* Rows written one word per thread straight to global memory scatter over
+ * 32 cache lines per store; instead a block writes its rows (one contiguous
+ * segment of the list) in shared memory and copies the segment out
+ * coalesced, when the segment fits (else it writes in place). */
+static __global__ void write_bonds_staged_kernel(cl_pd_cells cells, size_t n, const real *x,
+                                                 const uint32_t *offsets, uint32_t *neighbors,
+                                                 uint32_t capacity) {
+  extern __shared__ uint32_t stage[];
+  for (size_t base = (size_t)blockIdx.x * blockDim.x; base < n;
+       base += (size_t)gridDim.x * blockDim.x) {
+    size_t past = base + blockDim.x < n ? base + blockDim.x : n, i = base + threadIdx.x;
+    uint32_t begin = offsets[base], len = offsets[past] - begin;
+    bool staged = len <= capacity; /* the same in the whole block */
+    if (i < n)
+      cl_pd_write_row(&cells, x, n, i,
+                      staged ? stage + (offsets[i] - begin) : neighbors + offsets[i]);
+    if (staged) {
+      __syncthreads();
+      for (uint32_t k = threadIdx.x; k < len; k += blockDim.x) neighbors[begin + k] = stage[k];
+      __syncthreads();
+    }
   }
 }
 
@@ -198,8 +219,20 @@ extern "C" cl_status CL_PREC(cl_pd_count_bonds_cuda)(const cl_pd_cells *cells, s
 
 extern "C" cl_status CL_PREC(cl_pd_write_bonds_cuda)(const cl_pd_cells *cells, size_t n,
                                                     const void *x, const uint32_t *offsets,
-                                                    uint32_t *neighbors, cl_error *err) {
+                                                    uint32_t *neighbors, size_t nbonds, cl_error *err) {
   if (n == 0) return CL_OK;
+  const char *mode = getenv("CL_PD_STAGE");
+  if (mode && *mode == '1') {
+    double avg = (double)nbonds / (double)n;
+    unsigned threads = 128;
+    size_t words = (size_t)(avg * 1.25) + 8, limit = 48 * 1024 / 4;
+    while (threads > 32 && threads * words > limit) threads /= 2;
+    size_t capacity = threads * words < limit ? threads * words : limit;
+    size_t blocks = (n + threads - 1) / threads;
+    if (blocks > (1u << 20)) blocks = 1u << 20;
+    write_bonds_staged_kernel<<<(unsigned)blocks, threads, capacity * 4>>>(*cells, n, (const real *)x, offsets, neighbors, (uint32_t)capacity);
+    return check_launch("pd_write_bonds", err);
+  }
   write_bonds_kernel<<<cl_grid_1d(n), CL_THREADS>>>(*cells, n, (const real *)x, offsets,
                                                      neighbors);
   return check_launch("pd_write_bonds", err);

@@ -51,7 +51,7 @@ typedef struct cl_pd_cells {
 #define CL_PD_ALWAYS_INLINE static inline
 #endif
 
-/* Rows that do not arrive sorted are sorted by insertion up to this length
+/* Rows that do not come out sorted are sorted by insertion up to this length
  * (they arrive as a few ascending runs, one per cell) and by heapsort
  * beyond, so that a row of any length costs O(k log k) at worst. */
 #define CL_PD_INSERTION_SORT_MAX 64
@@ -194,14 +194,16 @@ CL_HD static inline int cl_pd_cells_by_index(const cl_pd_cells *cl, const uint32
 
 /* Counts the points j != i with |x_j - x_i|^2 < delta^2 in the 3^dim cells
  * around point i; when row is not NULL, writes them there, in the order of
- * cl_pd_cells_by_index (ascending within each cell). */
+ * cl_pd_cells_by_index (ascending within each cell), and sets *ascending to
+ * whether the whole row came out ascending. */
 CL_HD CL_PD_ALWAYS_INLINE uint32_t cl_pd_find_bonds_dim(const cl_pd_cells *cl, const real *x,
                                                         size_t n, size_t i, uint32_t *row,
-                                                        const int dim) {
+                                                        int *ascending, const int dim) {
   const cl_pd_grid *g = &cl->grid;
   const real *xs = (const real *)cl->xs;
   double p[3], q[3];
-  uint32_t c[3], lo[3], hi[3], first[27], past[27], count = 0;
+  uint32_t c[3], lo[3], hi[3], first[27], past[27], count = 0, last = 0;
+  int rising = 1;
   cl_pd_point(x, n, i, dim, p);
   cl_pd_cell_of(g, p, c);
   for (int a = 0; a < 3; a++) {
@@ -215,17 +217,23 @@ CL_HD CL_PD_ALWAYS_INLINE uint32_t cl_pd_find_bonds_dim(const cl_pd_cells *cl, c
       if (j == i) continue;
       cl_pd_point(xs, n, k, dim, q);
       if (cl_pd_dist2(p, q, dim) < cl->delta2) {
-        if (row) row[count] = j;
+        if (row) {
+          row[count] = j;
+          rising &= count == 0 || j > last;
+          last = j;
+        }
         count++;
       }
     }
+  if (ascending) *ascending = rising;
   return count;
 }
 
-CL_HD CL_PD_ALWAYS_INLINE uint32_t cl_pd_find_bonds(const cl_pd_cells *cl, const real *x,
-                                                    size_t n, size_t i, uint32_t *row) {
-  if (cl->grid.dim == 2) return cl_pd_find_bonds_dim(cl, x, n, i, row, 2);
-  return cl_pd_find_bonds_dim(cl, x, n, i, row, 3);
+/* The number of bonds of point i. */
+CL_HD CL_PD_ALWAYS_INLINE uint32_t cl_pd_count_row(const cl_pd_cells *cl, const real *x,
+                                                   size_t n, size_t i) {
+  if (cl->grid.dim == 2) return cl_pd_find_bonds_dim(cl, x, n, i, NULL, NULL, 2);
+  return cl_pd_find_bonds_dim(cl, x, n, i, NULL, NULL, 3);
 }
 
 CL_HD static inline void cl_pd_insertion_sort(uint32_t *a, uint32_t len) {
@@ -261,11 +269,19 @@ CL_HD static inline void cl_pd_heap_sort(uint32_t *a, uint32_t len) {
 }
 
 CL_HD static inline void cl_pd_sort_row(uint32_t *row, uint32_t len) {
-  uint32_t k = 1;
-  while (k < len && row[k - 1] < row[k]) k++;
-  if (k >= len) return; /* already ascending: the usual case after a Morton order */
   if (len <= CL_PD_INSERTION_SORT_MAX) cl_pd_insertion_sort(row, len);
   else cl_pd_heap_sort(row, len);
+}
+
+/* Writes the bonds of point i into row, ascending. Rows usually come out of
+ * the cells ascending (after a Morton order); only the others are sorted,
+ * so the row is never read back in the usual case. */
+CL_HD CL_PD_ALWAYS_INLINE void cl_pd_write_row(const cl_pd_cells *cl, const real *x, size_t n,
+                                               size_t i, uint32_t *row) {
+  int ascending;
+  uint32_t len = cl->grid.dim == 2 ? cl_pd_find_bonds_dim(cl, x, n, i, row, &ascending, 2)
+                                   : cl_pd_find_bonds_dim(cl, x, n, i, row, &ascending, 3);
+  if (!ascending) cl_pd_sort_row(row, len);
 }
 
 /* ---- backend entry points (neighbors_cpu.c, neighbors_cuda.cu) ----------
@@ -299,7 +315,8 @@ extern "C" {
                          uint32_t *offsets, cl_error *err))                                  \
   CL_PD_BOTH_PRECISIONS(cl_pd_write_bonds_##sfx,                                             \
                         (const cl_pd_cells *cells, size_t n, const void *x,                  \
-                         const uint32_t *offsets, uint32_t *neighbors, cl_error *err))
+                         const uint32_t *offsets, uint32_t *neighbors, size_t nbonds,      \
+                         cl_error *err))
 
 CL_PD_BACKEND(cpu)
 CL_PD_BACKEND(cuda)

@@ -424,7 +424,8 @@ end
 local explicit_keys = { [1] = true, body = true, dt = true, steps = true, output = true, progress = true }
 
 --- cleave.explicit{ body, dt = "auto" | number, steps =, output = { every =, vtu =, csv =,
----   png = path or { path =, field = "damage" }, checkpoint = }, progress = true } -> run; run:go()
+---   png = path or { path =, field = "damage" }, checkpoint = path }, progress = true } -> run; run:go()
+--- With output.checkpoint the state is saved every `every` steps and when Ctrl-C stops the run.
 function cl.explicit(args)
   local fn = "cleave.explicit"
   cl.check_args(fn, args, explicit_keys)
@@ -442,6 +443,7 @@ function cl.explicit(args)
   end
   local out = args.output or {}
   cl.check_args(fn .. " output", out, { every = true, vtu = true, csv = true, png = true, checkpoint = true })
+  if out.checkpoint ~= nil and type(out.checkpoint) ~= "string" then error(fn .. " output: 'checkpoint' must be a path", 2) end
   local run = setmetatable({
     body = body, dt = dt, steps = cl.positive_integer(fn, args, "steps", 0), step = 0, t = 0,
     output = out, every = out.every and cl.positive_integer(fn .. " output", out, "every", 1) or 0,
@@ -452,9 +454,34 @@ function cl.explicit(args)
   return run
 end
 
+--- run:save(path [, step]): a checkpoint of the body's state (u, v, a, damage, bond states) and
+--- the run's step; run:restore(path) continues from one written for the same body and dt.
+function run_mt:save(path, step)
+  local b = self.body
+  cl.io.save_checkpoint { path = path,
+    fields = { u = b.u, v = b.v, a = b.a, damage = b.damage, bonds = b.bonds:state() },
+    values = { step = step or self.step, dt = self.dt, n = b.n, bonds = b.bonds.count } }
+end
+
+function run_mt:restore(path)
+  local fields, values = cl.io.load_checkpoint(path)
+  local b = self.body
+  if values.n ~= b.n or values.bonds ~= b.bonds.count or values.dt ~= self.dt then
+    error(string.format("run:restore: checkpoint '%s' was written for %s points, %s bonds, dt = %s; this run has %d, %d, %g",
+      path, tostring(values.n), tostring(values.bonds), tostring(values.dt), b.n, b.bonds.count, self.dt), 2)
+  end
+  for _, name in ipairs { "u", "v", "a", "damage" } do
+    cl.stage.copy { dst = b[name], src = fields[name]:copy(b[name].device) }:run()
+  end
+  b.bonds:set_state(fields.bonds:copy(b.x.device))
+  self.step = math.tointeger(values.step)
+  self.t = self.step * self.dt
+end
+
 -- Writes the outputs due at this step.
 function run_mt:write(step, t)
   local b, out = self.body, self.output
+  if out.checkpoint and step > 0 then self:save(out.checkpoint, step) end
   if out.vtu then
     self.series = self.series or cl.io.pvd(out.vtu .. ".pvd")
     self.mesh = self.mesh or b:mesh()
@@ -483,6 +510,7 @@ function run_mt:go(args)
   local before = self.step
   self.step = self.pipeline.step
   self.t = self.step * self.dt
+  if not ok and self.output.checkpoint and self.pipeline.interrupted then self:save(self.output.checkpoint) end
   local bond_updates = (self.step - before) * self.body.bonds.count
   self.stats = { steps = self.step - before, seconds = ok and result.seconds or nil,
     bond_updates_per_second = ok and result.seconds > 0 and bond_updates / result.seconds or nil }

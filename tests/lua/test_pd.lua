@@ -106,6 +106,35 @@ T.case("Kalthoff-Winkler: cracks leave both notch tips away from the notches", f
   T.ok(math.abs(near[1].angle - near[2].angle) < 10, "the two cracks are nearly symmetric")
 end)
 
+T.case("a run restored from a checkpoint continues exactly, broken bonds included", function()
+  local dir = T.outdir("pd_checkpoint")
+  local function setup()
+    local b = cl.pd.body { shape = cl.geom.rect { 0, 0.02, -0.01, 0.01 }, dx = 0.5e-3,
+      material = cl.pd.pmb { E = 191e9, rho = 8000, G0 = 2000 } }
+    b:precrack { { -0.001, 0 }, { 0.008, 0 } }
+    b:velocity { where = "x < 3*dx and y > 0", vx = -30 }
+    b:velocity { where = "x < 3*dx and y < 0", vx = 30 }
+    return b, cl.explicit { b, steps = 120, progress = false, output = { every = 60, checkpoint = dir .. "/pd.ckpt" } }
+  end
+  local b1, r1 = setup()
+  r1.output = {}
+  r1:go()
+  T.ok(b1.bonds:broken() > 0, "bonds broke")
+  -- the same set-up run for 60 steps writes its checkpoint at step 60; a third resumes from it
+  local _, r2 = setup()
+  r2:go { steps = 60 }
+  local b3, r3 = setup()
+  r3:restore(dir .. "/pd.ckpt")
+  T.eq(r3.step, 60, "restored at step 60")
+  r3:go()
+  T.eq(r3.step, 120, "ran to the end")
+  local u1, u3 = b1.u:to_table(), b3.u:to_table()
+  for i = 1, b1.n, 13 do T.eq(u3[i][1], u1[i][1], "u after restart, point " .. i) end
+  T.eq(b3.bonds:broken(), b1.bonds:broken(), "the same bonds are broken")
+  local other = cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.01 }, dx = 0.5e-3, material = steel }
+  T.raises(function() cl.explicit { other, steps = 1, progress = false }:restore(dir .. "/pd.ckpt") end, "was written for")
+end)
+
 T.case("bad input names the parameter", function()
   local rect = cl.geom.rect { 0, 0.01, 0, 0.01 }
   T.raises(function() cl.pd.body { shape = rect, dx = 0.001, horizon = 0.9, material = steel } end, { "horizon", "larger than dx" })
