@@ -363,9 +363,15 @@ static int stage_pd_force(lua_State *L) {
   }
   lua_pop(L, 1);
   const char *kernel = cl_lua_opt_string(L, 1, fn, "kernel", "point");
-  if (strcmp(kernel, "point") == 0) s->kernel = CL_PD_POINT;
-  else if (strcmp(kernel, "group") == 0) s->kernel = CL_PD_GROUP;
-  else luaL_error(L, "%s: 'kernel' must be \"point\" or \"group\" (got \"%s\")", fn, kernel);
+  static const struct { const char *name; cl_pd_kernel kernel; } kernels[] = {
+      {"point", CL_PD_POINT}, {"group", CL_PD_GROUP8}, {"group4", CL_PD_GROUP4},
+      {"group8", CL_PD_GROUP8}, {"group16", CL_PD_GROUP16}, {"group32", CL_PD_GROUP32}};
+  int found = 0;
+  for (size_t k = 0; k < sizeof kernels / sizeof kernels[0] && !found; k++)
+    if (strcmp(kernel, kernels[k].name) == 0) s->kernel = kernels[k].kernel, found = 1;
+  if (!found)
+    luaL_error(L, "%s: 'kernel' must be \"point\", \"group\" (8 lanes per point) or \"group4\", \"group16\", "
+                  "\"group32\" (got \"%s\")", fn, kernel);
   snprintf(s->stage.name, sizeof s->stage.name, "pd_force");
   s->stage.run = run_pd_force;
   s->stage.data = s;
@@ -392,7 +398,8 @@ static int pd_stage_run(lua_State *L) {
 
 static int pd_stage_tostring(lua_State *L) {
   pd_stage *s = luaL_checkudata(L, 1, PD_STAGE_MT);
-  lua_pushfstring(L, "stage<pd_force, %s kernel>", s->kernel == CL_PD_POINT ? "point" : "group");
+  if (s->kernel == CL_PD_POINT) lua_pushstring(L, "stage<pd_force, point kernel>");
+  else lua_pushfstring(L, "stage<pd_force, group kernel of %d lanes>", (int)s->kernel);
   return 1;
 }
 

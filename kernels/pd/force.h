@@ -2,7 +2,7 @@
  * breaking, damage (paper 003 eq. 5) and optionally strain energy, in one
  * pass over the bond list. Two launch shapes on the GPU:
  *   CL_PD_POINT: one thread per point walks its row (paper's point-level parallelism);
- *   CL_PD_GROUP: a group of lanes per point shares its row and sums with warp
+ *   CL_PD_GROUPn: n lanes per point share its row and sum with warp
  *                shuffles (the paper's bond-level parallelism with warp
  *                reduction, Algorithm 4, without atomics: groups never straddle
  *                points, so every point is written by one lane).
@@ -17,7 +17,8 @@
 extern "C" {
 #endif
 
-typedef enum cl_pd_kernel { CL_PD_POINT = 0, CL_PD_GROUP = 1 } cl_pd_kernel;
+/* CL_PD_GROUPn: n lanes per point (CL_PD_GROUP8 is "group"). */
+typedef enum cl_pd_kernel { CL_PD_POINT = 0, CL_PD_GROUP4 = 4, CL_PD_GROUP8 = 8, CL_PD_GROUP16 = 16, CL_PD_GROUP32 = 32 } cl_pd_kernel;
 
 /* Pointers are device arrays in the precision of the kernel called (f32/f64);
  * vectors are SoA with dim components. */

@@ -32,10 +32,14 @@ extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel
   if (kernel == CL_PD_POINT) {
     CL_PREC(pd_point_kernel)<<<cl_grid_1d(a->n), CL_THREADS>>>(*a, m);
   } else {
-    const int group = 8;
-    size_t threads = a->n * group;
+    size_t threads = a->n * (size_t)kernel;
     unsigned blocks = (unsigned)((threads + CL_THREADS - 1) / CL_THREADS);
-    CL_PREC(pd_group_kernel)<group><<<blocks, CL_THREADS>>>(*a, m);
+    switch (kernel) {
+      case CL_PD_GROUP4: CL_PREC(pd_group_kernel)<4><<<blocks, CL_THREADS>>>(*a, m); break;
+      case CL_PD_GROUP16: CL_PREC(pd_group_kernel)<16><<<blocks, CL_THREADS>>>(*a, m); break;
+      case CL_PD_GROUP32: CL_PREC(pd_group_kernel)<32><<<blocks, CL_THREADS>>>(*a, m); break;
+      default: CL_PREC(pd_group_kernel)<8><<<blocks, CL_THREADS>>>(*a, m); break;
+    }
   }
   return (int)cudaGetLastError();
 }

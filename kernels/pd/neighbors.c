@@ -176,7 +176,10 @@ static cl_status alloc_bytes(cl_device *d, void **p, size_t bytes, const char *w
 
 static cl_status alloc_u32(cl_device *d, uint32_t **p, size_t count, const char *what,
                            cl_error *err) {
-  return alloc_bytes(d, (void **)p, count * sizeof **p, what, err);
+  void *block;
+  CL_TRY(alloc_bytes(d, &block, count * sizeof **p, what, err));
+  *p = block;
+  return CL_OK;
 }
 
 /* The cell grid of the bond search: cells of side >= delta, and no more of
@@ -216,12 +219,6 @@ static cl_status cell_list_alloc(cl_device *d, cell_list *w, size_t n, size_t ce
   return CL_OK;
 }
 
-static size_t cell_count(const cl_pd_grid *g) {
-  size_t cells = 1;
-  for (int a = 0; a < g->dim; a++) cells *= (size_t)g->max_cell[a] + 1;
-  return cells;
-}
-
 /* Bins the points, counts each one's bonds, checks the total, then writes
  * the rows. */
 static cl_status find_bonds(cl_device *d, cl_dtype real, int dim, size_t n, const void *x,
@@ -230,7 +227,7 @@ static cl_status find_bonds(cl_device *d, cl_dtype real, int dim, size_t n, cons
   cl_pd_grid g;
   CL_TRY(bounding_box(d, "cl_pd_build_bonds", real, dim, n, x, &b, err));
   CL_TRY(bond_grid(&b, dim, n, delta, &g, err));
-  size_t cells = cell_count(&g);
+  size_t cells = cl_pd_grid_cells(&g);
   CL_TRY(cell_list_alloc(d, w, n, cells, (size_t)dim * n * cl_dtype_size(real), err));
   CL_TRY(BACKEND_CALL(d, real, cl_pd_bin_points,
                       (&g, n, x, bit_width(cells - 1), w->sorted, w->start, w->end, err)));

@@ -34,9 +34,7 @@ static size_t team_rank(void) {
 #endif
 }
 
-static cl_status host_alloc(void **p, size_t bytes, const char *what, cl_error *err) {
-  *p = malloc(bytes ? bytes : 1);
-  if (*p) return CL_OK;
+static cl_status out_of_memory(size_t bytes, const char *what, cl_error *err) {
   return cl_error_set(err, CL_ERR_OOM, "cpu: cannot allocate %zu bytes of host memory for %s",
                       bytes, what);
 }
@@ -78,36 +76,26 @@ static void radix_pass(const uint64_t *kin, const uint32_t *vin, uint64_t *kout,
 }
 
 /* Stable LSD radix sort of (key, value) pairs on the low key_bits bits of
- * the keys, one 8-bit digit per pass; the result is left in keys/values. */
+ * the keys, one 8-bit digit per pass; the result is left in keys/values.
+ * Scratch (second buffers, per-thread digit counts) is one allocation. */
 static cl_status sort_pairs(uint64_t *keys, uint32_t *values, size_t n, int key_bits,
                             cl_error *err) {
   int passes = (key_bits + DIGIT_BITS - 1) / DIGIT_BITS;
   if (passes == 0 || n < 2) return CL_OK;
-  uint64_t *tmp_keys;
-  uint32_t *tmp_values;
-  size_t *hist;
-  CL_TRY(host_alloc((void **)&tmp_keys, n * sizeof *tmp_keys, "sort keys", err));
-  cl_status s = host_alloc((void **)&tmp_values, n * sizeof *tmp_values, "sort values", err);
-  if (s == CL_OK) {
-    s = host_alloc((void **)&hist, (size_t)thread_limit() * DIGITS * sizeof *hist,
-                   "sort histograms", err);
-    if (s != CL_OK) free(tmp_values);
-  }
-  if (s != CL_OK) {
-    free(tmp_keys);
-    return s;
-  }
-  uint64_t *k[2] = {keys, tmp_keys};
-  uint32_t *v[2] = {values, tmp_values};
+  size_t hist_count = (size_t)thread_limit() * DIGITS;
+  size_t bytes = n * sizeof(uint64_t) + hist_count * sizeof(size_t) + n * sizeof(uint32_t);
+  char *block = malloc(bytes);
+  if (!block) return out_of_memory(bytes, "a radix sort", err);
+  uint64_t *k[2] = {keys, (uint64_t *)block};
+  size_t *hist = (size_t *)(block + n * sizeof(uint64_t));
+  uint32_t *v[2] = {values, (uint32_t *)(hist + hist_count)};
   for (int p = 0; p < passes; p++)
     radix_pass(k[p & 1], v[p & 1], k[(p + 1) & 1], v[(p + 1) & 1], n, p * DIGIT_BITS, hist);
   if (passes & 1) {
-    memcpy(keys, tmp_keys, n * sizeof *keys);
-    memcpy(values, tmp_values, n * sizeof *values);
+    memcpy(keys, k[1], n * sizeof *keys);
+    memcpy(values, v[1], n * sizeof *values);
   }
-  free(hist);
-  free(tmp_values);
-  free(tmp_keys);
+  free(block);
   return CL_OK;
 }
 
@@ -124,8 +112,9 @@ static void exclusive_scan(const uint32_t *in, uint32_t *out, size_t m) {
 cl_status CL_PREC(cl_pd_morton_order_cpu)(const cl_pd_grid *g, size_t n, const void *x_,
                                           int key_bits, uint32_t *order, cl_error *err) {
   const real *x = x_;
-  uint64_t *codes;
-  CL_TRY(host_alloc((void **)&codes, n * sizeof *codes, "Morton codes", err));
+  if (n == 0) return CL_OK;
+  uint64_t *codes = malloc(n * sizeof *codes);
+  if (!codes) return out_of_memory(n * sizeof *codes, "Morton codes", err);
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; i++) {
     codes[i] = cl_pd_point_morton(g, x, n, i);
@@ -140,8 +129,9 @@ cl_status CL_PREC(cl_pd_bin_points_cpu)(const cl_pd_grid *g, size_t n, const voi
                                         int key_bits, uint32_t *sorted, uint32_t *start,
                                         uint32_t *end, cl_error *err) {
   const real *x = x_;
-  uint64_t *keys;
-  CL_TRY(host_alloc((void **)&keys, n * sizeof *keys, "cell keys", err));
+  if (n == 0) return CL_OK;
+  uint64_t *keys = malloc(n * sizeof *keys);
+  if (!keys) return out_of_memory(n * sizeof *keys, "cell keys", err);
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; i++) {
     keys[i] = cl_pd_point_cell_key(g, x, n, i);
@@ -149,8 +139,7 @@ cl_status CL_PREC(cl_pd_bin_points_cpu)(const cl_pd_grid *g, size_t n, const voi
   }
   cl_status s = sort_pairs(keys, sorted, n, key_bits, err);
   if (s == CL_OK) {
-    size_t cells = 1;
-    for (int a = 0; a < g->dim; a++) cells *= (size_t)g->max_cell[a] + 1;
+    size_t cells = cl_pd_grid_cells(g);
     memset(start, 0, cells * sizeof *start);
     memset(end, 0, cells * sizeof *end);
 #pragma omp parallel for schedule(static)

@@ -123,10 +123,10 @@ static __global__ void write_bonds_kernel(cl_pd_cells cells, size_t n, const rea
   CL_GRID_STRIDE(i, n) cl_pd_write_row(&cells, x, n, i, neighbors + offsets[i]);
 }
 
-/* Rows written one word per thread straight to global memory scatter over
- * 32 cache lines per store; instead a block writes its rows (one contiguous
- * segment of the list) in shared memory and copies the segment out
- * coalesced, when the segment fits (else it writes in place). */
+/* Rows written one word per thread straight to global memory scatter each
+ * store over 32 cache lines. For short rows a block instead writes its rows
+ * (one contiguous segment of the list) into shared memory and copies the
+ * segment out coalesced, when it fits (else that block writes in place). */
 static __global__ void write_bonds_staged_kernel(cl_pd_cells cells, size_t n, const real *x,
                                                  const uint32_t *offsets, uint32_t *neighbors,
                                                  uint32_t capacity) {
@@ -145,6 +145,16 @@ static __global__ void write_bonds_staged_kernel(cl_pd_cells cells, size_t n, co
       __syncthreads();
     }
   }
+}
+
+/* Rows are staged when a thread's share of shared memory, the mean row
+ * length with a margin, stays within STAGE_MAX_WORDS (2D horizons of about
+ * 3 dx); longer rows would leave too few threads per SM for the search. */
+enum { STAGE_THREADS = 128, STAGE_MAX_WORDS = 64 };
+
+static size_t stage_words_per_thread(size_t nbonds, size_t n) {
+  size_t mean = nbonds / n;
+  return mean + mean / 4 + 8;
 }
 
 /* ---- entry points ---------------------------------------------------------- */
@@ -169,8 +179,7 @@ extern "C" cl_status CL_PREC(cl_pd_morton_order_cuda)(const cl_pd_grid *g, size_
 static cl_status bin_points_with(sort_buffers *b, const cl_pd_grid *g, size_t n, const real *x,
                                  int key_bits, uint32_t *sorted, uint32_t *start, uint32_t *end,
                                  cl_error *err) {
-  size_t cells = 1;
-  for (int a = 0; a < g->dim; a++) cells *= (size_t)g->max_cell[a] + 1;
+  size_t cells = cl_pd_grid_cells(g);
   cell_keys_kernel<<<cl_grid_1d(n), CL_THREADS>>>(*g, n, x, b->keys, b->identity);
   CL_TRY(check_launch("pd_cell_keys", err));
   CL_TRY(sort_identity_by_keys(b, n, key_bits, sorted, err));
@@ -219,19 +228,16 @@ extern "C" cl_status CL_PREC(cl_pd_count_bonds_cuda)(const cl_pd_cells *cells, s
 
 extern "C" cl_status CL_PREC(cl_pd_write_bonds_cuda)(const cl_pd_cells *cells, size_t n,
                                                     const void *x, const uint32_t *offsets,
-                                                    uint32_t *neighbors, size_t nbonds, cl_error *err) {
+                                                    uint32_t *neighbors, size_t nbonds,
+                                                    cl_error *err) {
   if (n == 0) return CL_OK;
-  const char *mode = getenv("CL_PD_STAGE");
-  if (mode && *mode == '1') {
-    double avg = (double)nbonds / (double)n;
-    unsigned threads = 128;
-    size_t words = (size_t)(avg * 1.25) + 8, limit = 48 * 1024 / 4;
-    while (threads > 32 && threads * words > limit) threads /= 2;
-    size_t capacity = threads * words < limit ? threads * words : limit;
-    size_t blocks = (n + threads - 1) / threads;
-    if (blocks > (1u << 20)) blocks = 1u << 20;
-    write_bonds_staged_kernel<<<(unsigned)blocks, threads, capacity * 4>>>(*cells, n, (const real *)x, offsets, neighbors, (uint32_t)capacity);
-    return check_launch("pd_write_bonds", err);
+  size_t words = stage_words_per_thread(nbonds, n);
+  if (words <= STAGE_MAX_WORDS) {
+    size_t blocks = (n + STAGE_THREADS - 1) / STAGE_THREADS, capacity = STAGE_THREADS * words;
+    if (blocks > ((size_t)1 << 20)) blocks = (size_t)1 << 20; /* the loop covers the rest */
+    write_bonds_staged_kernel<<<(unsigned)blocks, STAGE_THREADS, capacity * sizeof(uint32_t)>>>(
+        *cells, n, (const real *)x, offsets, neighbors, (uint32_t)capacity);
+    return check_launch("pd_write_bonds_staged", err);
   }
   write_bonds_kernel<<<cl_grid_1d(n), CL_THREADS>>>(*cells, n, (const real *)x, offsets,
                                                      neighbors);

@@ -41,8 +41,8 @@ typedef struct cl_pd_cells {
   const uint32_t *end;    /* per cell: one past its last position (0 when empty) */
 } cl_pd_cells;
 
-/* The search loop is specialised per dimension: forced inline, so that the
- * axis loops unroll and the count pass drops the writes. */
+/* The search loop is specialised per dimension: forced inline, so that dim
+ * is a constant (2D drops the z axis) and the count pass drops the writes. */
 #if defined(__CUDACC__)
 #define CL_PD_ALWAYS_INLINE static __forceinline__
 #elif defined(__GNUC__)
@@ -137,8 +137,14 @@ CL_HD static inline uint64_t cl_pd_point_morton(const cl_pd_grid *g, const real 
   return cl_pd_morton(g->dim, c);
 }
 
-/* Row-major cell index, x fastest, so that the cells x-1, x, x+1 of a row
- * are consecutive (the host keeps the cell count below 2^32). */
+/* The number of cells of the grid. */
+CL_HD static inline size_t cl_pd_grid_cells(const cl_pd_grid *g) {
+  size_t cells = 1;
+  for (int a = 0; a < g->dim; a++) cells *= (size_t)g->max_cell[a] + 1;
+  return cells;
+}
+
+/* Row-major cell index, x fastest (the host keeps the cell count below 2^32). */
 CL_HD static inline uint32_t cl_pd_cell_key(const cl_pd_grid *g, uint32_t cx, uint32_t cy,
                                             uint32_t cz) {
   uint64_t nx = (uint64_t)g->max_cell[0] + 1, ny = (uint64_t)g->max_cell[1] + 1;
@@ -302,7 +308,8 @@ extern "C" {
  * one entry per cell of g); count_bonds = each point's bond count into
  * counts[0..n) (counts[n] = 0) and its exclusive prefix sum into offsets
  * (n + 1 entries, wrapping past 2^32 - 1: the caller checks the total);
- * write_bonds = each row of the CSR list, sorted ascending. */
+ * write_bonds = each row of the CSR list, sorted ascending (nbonds, the
+ * list's length, lets the cuda backend pick its kernel). */
 #define CL_PD_BACKEND(sfx)                                                                   \
   CL_PD_BOTH_PRECISIONS(cl_pd_morton_order_##sfx,                                            \
                         (const cl_pd_grid *g, size_t n, const void *x, int key_bits,         \

@@ -29,7 +29,7 @@ for _, precision in ipairs { "f32", "f64" } do
   local bytes = field_bytes(body.x) + field_bytes(body.u) + field_bytes(body.v) + field_bytes(body.a)
     + field_bytes(body.damage) + body.bonds.bytes
   local dt = 1e-9
-  for _, kernel in ipairs { "point", "group" } do
+  for _, kernel in ipairs { "point", "group4", "group8", "group16", "group32" } do
     local pipeline = cl.pipeline {
       cl.stage.verlet_kick_drift { u = body.u, v = body.v, a = body.a, dt = dt },
       body:force_stage { kernel = kernel },

@@ -280,6 +280,21 @@ Test(pd_neighbors, duplicates_are_bonded_to_each_other) {
   free(p.x);
 }
 
+/* A dense cluster among sparse points: rows of ~200 bonds next to rows of
+ * ~2 (on the gpu the cluster's blocks overflow the staging of short rows
+ * and write in place, their neighbours' blocks are staged). */
+Test(pd_neighbors, dense_cluster_among_sparse_points) {
+  points p = points_new(CL_F64, 2, 1200);
+  lcg_seed(81);
+  for (size_t i = 0; i < p.n; i++) {
+    int in_cluster = i >= 500 && i < 700;
+    for (int c = 0; c < 2; c++)
+      set_coord(&p, c, i, in_cluster ? 1 + lcg_uniform(0, 0.01) : lcg_uniform(0, 20));
+  }
+  check_bonds(&p, 0.5);
+  free(p.x);
+}
+
 /* Bonds of a lattice: every integer offset shorter than the horizon h joins
  * prod (side_a - |offset_a|) ordered pairs; an interior point has one bond
  * per such offset. */
