@@ -81,12 +81,27 @@ T.case("peridynamics, f64: cuda equals cpu to 1e-10 after 150 steps with breakin
   end
 end)
 
-T.case("peridynamics, f32: cuda equals cpu within 1e-4 after 150 steps", function()
+T.case("peridynamics, f32: cuda equals cpu to 1e-4 without breaking; breaking statistics agree", function()
   if not gpu then T.skip("needs a usable GPU") end
-  local c, g = pd_plate_on("cpu", "f32", "point"), pd_plate_on("cuda", "f32", "point")
-  local du = rel_diff(g.u, c.u)
-  print(string.format("  f32 relative difference of u %.3g, broken bonds %d / %d", du, g.bonds:broken(), c.bonds:broken()))
+  -- without breaking the two backends differ only by rounding (FMA contraction on the GPU)
+  local elastic = cl.pd.pmb { E = 191e9, rho = 8000 }
+  local function elastic_on(device)
+    return on(device, function()
+      local b = cl.pd.body { shape = cl.geom.rect { 0, 0.02, -0.02, 0.02 }, dx = 0.5e-3, precision = "f32", material = elastic }
+      b:velocity { where = function(x, y) return x < 1.5e-3 and math.abs(y) < 0.005 end, vx = 40 }
+      cl.explicit { b, steps = 150, progress = false }:go()
+      return b
+    end)
+  end
+  local du = rel_diff(elastic_on("cuda").u, elastic_on("cpu").u)
+  print(string.format("  f32 without breaking: relative difference of u %.3g", du))
   T.ok(du < 1e-4, "u difference " .. du)
+  -- with breaking a bond at the threshold may break one step apart, and cracks are chaotic:
+  -- compare how many bonds broke
+  local c, g = pd_plate_on("cpu", "f32", "point"), pd_plate_on("cuda", "f32", "point")
+  local bc, bg = c.bonds:broken(), g.bonds:broken()
+  print(string.format("  f32 with breaking: broken bonds %d (cpu) and %d (cuda)", bc, bg))
+  T.ok(math.abs(bg - bc) <= 0.05 * bc, "broken bonds within 5%")
 end)
 
 T.case("reductions agree for every dtype", function()

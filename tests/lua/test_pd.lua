@@ -94,16 +94,34 @@ T.case("point and group kernels give the same accelerations", function()
   end
 end)
 
-T.case("Kalthoff-Winkler: cracks leave both notch tips away from the notches", function()
+-- Runs scripts/kalthoff_winkler.lua at spacing dx_mm and measures the crack angles over the
+-- whole crack (from 3 to 40 horizons from each tip).
+local function kalthoff_winkler(dx_mm, precision)
+  local saved = arg
+  arg = { tostring(dx_mm), precision, T.outdir("kw_" .. dx_mm .. precision) }
   local result = dofile(os.getenv("CLEAVE_SOURCE") .. "/scripts/kalthoff_winkler.lua")
-  local near = cl.pd.crack_angles(result.plate, { { 0.05, 0.025, 1 }, { 0.05, -0.025, -1 } },
-    { from = 3 * result.plate.delta, to = 10 * result.plate.delta, threshold = 0.45 })
-  for k, a in ipairs(near) do
-    print(string.format("  crack %d leaves its tip at %.1f degrees (%d points)", k, a.angle, a.points))
-    T.ok(a.points >= 10, "a crack grew from tip " .. k)
+  arg = saved
+  return result.angles
+end
+
+T.case("Kalthoff-Winkler, dx = 1 mm: cracks leave both notch tips away from the notches", function()
+  local angles = kalthoff_winkler(1.0, "f64")
+  for k, a in ipairs(angles) do
+    T.ok(a.points >= 50, "a crack grew from tip " .. k)
+    -- this resolution gives 57-58 degrees; the experiment's 70 needs a finer one (next case)
     T.ok(a.angle > 45 and a.angle < 75, string.format("crack %d angle %.1f", k, a.angle))
   end
-  T.ok(math.abs(near[1].angle - near[2].angle) < 10, "the two cracks are nearly symmetric")
+  T.ok(math.abs(angles[1].angle - angles[2].angle) < 10, "the two cracks are nearly symmetric")
+end)
+
+T.case("Kalthoff-Winkler, dx = 0.25 mm (GPU): cracks at 60-72 degrees to the notches", function()
+  if cl.device() ~= "cuda" then T.skip("320 000 points x 1956 steps: run on the GPU") end
+  for _, precision in ipairs { "f64", "f32" } do
+    for k, a in ipairs(kalthoff_winkler(0.25, precision)) do
+      print(string.format("  %s crack %d: %.1f degrees (%d points)", precision, k, a.angle, a.points))
+      T.ok(a.angle >= 60 and a.angle <= 72, string.format("%s crack %d angle %.1f", precision, k, a.angle))
+    end
+  end
 end)
 
 T.case("a run restored from a checkpoint continues exactly, broken bonds included", function()
