@@ -287,8 +287,6 @@ static int bonds_tostring(lua_State *L) {
 typedef struct pd_stage {
   cl_stage stage;
   cl_field *x, *u, *a, *volume, *body, *surface, *damage, *energy;
-  void *packed;           /* cuda: the packed copy of x and u (CL_PD_PACKED) */
-  cl_device_ref *device;  /* holds the device of `packed` until the stage is collected */
   bonds_ud *bonds;
   cl_pd_force_args args;
   cl_pd_kernel kernel;
@@ -305,7 +303,6 @@ static cl_status run_pd_force(void *data, long step, double t, cl_error *err) {
   a.damage = s->damage ? s->damage->data : NULL;
   a.energy = s->energy ? s->energy->data : NULL;
   a.offsets = s->bonds->b.offsets, a.neighbors = s->bonds->b.neighbors;
-  a.packed = s->packed;
   CL_TRY(cl_k_pd_force(&s->u->device->dev, s->u->dtype, &a, s->kernel, err));
   cl_field_touch(s->a);
   if (s->damage) cl_field_touch(s->damage);
@@ -375,13 +372,6 @@ static int stage_pd_force(lua_State *L) {
   if (!found)
     luaL_error(L, "%s: 'kernel' must be \"point\", \"group\" (8 lanes per point) or \"group4\", \"group16\", "
                   "\"group32\" (got \"%s\")", fn, kernel);
-  if (s->x->device->dev.kind == CL_BACKEND_CUDA) {
-    cl_device *d = &s->x->device->dev;
-    cl_error err;
-    size_t bytes = s->x->n * CL_PD_PACKED(dim) * cl_dtype_size(s->x->dtype);
-    if (d->alloc(d, &s->packed, bytes, &err) != CL_OK) cl_lua_fail(L, &err);
-    s->device = cl_device_ref_retain(s->x->device);
-  }
   snprintf(s->stage.name, sizeof s->stage.name, "pd_force");
   s->stage.run = run_pd_force;
   s->stage.data = s;
@@ -404,14 +394,6 @@ static int pd_stage_run(lua_State *L) {
   if (s->run(s->data, 0, 0, &err) != CL_OK) return cl_lua_fail(L, &err);
   lua_settop(L, 1);
   return 1;
-}
-
-static int pd_stage_gc(lua_State *L) {
-  pd_stage *s = luaL_checkudata(L, 1, PD_STAGE_MT);
-  if (s->packed) s->device->dev.release(&s->device->dev, s->packed);
-  cl_device_ref_release(s->device);
-  s->packed = NULL, s->device = NULL;
-  return 0;
 }
 
 static int pd_stage_tostring(lua_State *L) {
@@ -523,8 +505,6 @@ int cl_lua_open_pd(lua_State *L) {
   luaL_newmetatable(L, PD_STAGE_MT);
   lua_pushboolean(L, 1);
   lua_setfield(L, -2, "__stage");
-  lua_pushcfunction(L, pd_stage_gc);
-  lua_setfield(L, -2, "__gc");
   lua_pushcfunction(L, pd_stage_tostring);
   lua_setfield(L, -2, "__tostring");
   lua_newtable(L);

@@ -22,12 +22,6 @@ typedef enum cl_pd_kernel { CL_PD_POINT = 0, CL_PD_GROUP4 = 4, CL_PD_GROUP8 = 8,
 
 /* Pointers are device arrays in the precision of the kernel called (f32/f64);
  * vectors are SoA with dim components. */
-/* Reals per point in the packed (array of structures) copy of x and u that
- * the cuda kernels read neighbours from: x, y, ux, uy (2D) or x, y, z, ux, uy,
- * uz and two pads (3D), so one neighbour costs one or two 16-byte loads
- * instead of 2 dim scattered scalar loads. */
-#define CL_PD_PACKED(dim) ((dim) == 2 ? 4 : 8)
-
 typedef struct cl_pd_force_args {
   size_t n;
   int dim;
@@ -38,7 +32,6 @@ typedef struct cl_pd_force_args {
   double uniform_volume;
   const void *body;         /* body force per volume (SoA), or NULL */
   const void *surface;      /* surface correction factors per point and axis (SoA), or NULL */
-  void *packed;             /* cuda: scratch of n * CL_PD_PACKED(dim) reals, or NULL (see point_force.h) */
   const uint32_t *offsets;  /* CSR rows, n + 1 */
   uint32_t *neighbors;      /* bond targets; CL_PD_BROKEN marks broken bonds (updated here) */
   void *damage;             /* out per point, or NULL */

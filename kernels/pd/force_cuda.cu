@@ -26,23 +26,9 @@ __global__ void CL_PREC(pd_group_kernel)(cl_pd_force_args a, cl_pd_pmb m) {
   if (i < a.n && lane == 0) cl_pd_finish(&a, &m, i, &p);
 }
 
-/* x, u (SoA) -> the packed per-point records the force kernels read neighbours from */
-__global__ void CL_PREC(pd_pack_kernel)(size_t n, int dim, const real *x, const real *u, real *packed) {
-  const int width = CL_PD_PACKED(dim);
-  CL_GRID_STRIDE(i, n) {
-    for (int c = 0; c < dim; c++) packed[i * width + c] = x[c * n + i], packed[i * width + dim + c] = u[c * n + i];
-  }
-}
-
 extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel kernel) {
   if (a->n == 0) return 0;
   cl_pd_pmb m = cl_pd_material(a);
-  if (a->packed) {
-    CL_PREC(pd_pack_kernel)<<<cl_grid_1d(a->n), CL_THREADS>>>(a->n, a->dim, (const real *)a->x, (const real *)a->u,
-                                                              (real *)a->packed);
-    int e = (int)cudaGetLastError();
-    if (e) return e;
-  }
   if (kernel == CL_PD_POINT) {
     CL_PREC(pd_point_kernel)<<<cl_grid_1d(a->n), CL_THREADS>>>(*a, m);
   } else {

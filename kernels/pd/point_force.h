@@ -11,49 +11,19 @@ typedef struct cl_pd_partial {
   real weight_all, weight_intact, energy;
 } cl_pd_partial;
 
-/* Neighbour j's reference position and displacement. */
-CL_HD static inline void cl_pd_load(const cl_pd_force_args *a, size_t j, real *xj, real *uj) {
-#ifdef __CUDACC__
-  if (a->packed) {
-#ifdef CL_PRECISION_F32
-    const float4 *q = (const float4 *)a->packed + (a->dim == 2 ? j : 2 * j);
-    float4 v = q[0];
-    if (a->dim == 2) {
-      xj[0] = v.x, xj[1] = v.y, uj[0] = v.z, uj[1] = v.w;
-    } else {
-      float4 w = q[1];
-      xj[0] = v.x, xj[1] = v.y, xj[2] = v.z, uj[0] = v.w, uj[1] = w.x, uj[2] = w.y;
-    }
-#else
-    const double2 *q = (const double2 *)a->packed + (a->dim == 2 ? 2 * j : 4 * j);
-    double2 v0 = q[0], v1 = q[1];
-    if (a->dim == 2) {
-      xj[0] = v0.x, xj[1] = v0.y, uj[0] = v1.x, uj[1] = v1.y;
-    } else {
-      double2 v2 = q[2];
-      xj[0] = v0.x, xj[1] = v0.y, xj[2] = v1.x, uj[0] = v1.y, uj[1] = v2.x, uj[2] = v2.y;
-    }
-#endif
-    return;
-  }
-#endif
-  const real *x = (const real *)a->x, *u = (const real *)a->u;
-  for (int c = 0; c < a->dim; c++) xj[c] = x[c * a->n + j], uj[c] = u[c * a->n + j];
-}
-
 CL_HD static inline void cl_pd_row(const cl_pd_force_args *a, const cl_pd_pmb *m, size_t i,
                                    uint32_t lane, uint32_t stride, cl_pd_partial *p) {
-  const real *vol = (const real *)a->volume, *g = (const real *)a->surface;
+  const real *x = (const real *)a->x, *u = (const real *)a->u, *vol = (const real *)a->volume;
+  const real *g = (const real *)a->surface;
   const size_t n = a->n;
-  real xi_i[3], ui[3], gi[3], gj[3], xj[3], uj[3];
-  cl_pd_load(a, i, xi_i, ui);
+  real xi_i[3], ui[3], gi[3], gj[3];
+  for (int c = 0; c < a->dim; c++) xi_i[c] = x[c * n + i], ui[c] = u[c * n + i];
   if (g)
     for (int c = 0; c < a->dim; c++) gi[c] = g[c * n + i];
   for (uint32_t b = a->offsets[i] + lane; b < a->offsets[i + 1]; b += stride) {
     uint32_t entry = a->neighbors[b], j = entry & CL_PD_INDEX;
     real xi[3], eta[3];
-    cl_pd_load(a, j, xj, uj);
-    for (int c = 0; c < a->dim; c++) xi[c] = xj[c] - xi_i[c], eta[c] = uj[c] - ui[c];
+    for (int c = 0; c < a->dim; c++) xi[c] = x[c * n + j] - xi_i[c], eta[c] = u[c * n + j] - ui[c];
     real volume = vol ? vol[j] : (real)a->uniform_volume, scale = 1;
     if (g) {
       for (int c = 0; c < a->dim; c++) gj[c] = g[c * n + j];

@@ -348,12 +348,8 @@ end
 
 --- Strain and kinetic energy of the body (J; per unit thickness times thickness in 2D).
 function body_mt:energy()
-  if not self.energy_stage then
-    self.energy_density = cl.field { n = self.n, dtype = self.precision }
-    self.energy_stage = self:force_stage { energy = self.energy_density, break_bonds = false }
-  end
-  local energy = self.energy_density
-  self.energy_stage:run()
+  local energy = cl.field { n = self.n, dtype = self.precision }
+  self:force_stage { energy = energy, break_bonds = false }:run()
   local strain, kinetic
   if type(self.volume) == "number" then
     strain = energy:sum() * self.volume
