@@ -5,17 +5,8 @@
 #include "backend.h"
 
 
-static int sync_after_launch(void) {
-  static int mode = -1;
-  if (mode < 0) {
-    const char *v = getenv("CLEAVE_CUDA_SYNC");
-    mode = v && *v && *v != '0';
-  }
-  return mode;
-}
-
 cl_status cl_k_check_launch(cl_device *d, int code, const char *kernel, cl_error *err) {
-  if (code == 0 && sync_after_launch()) {
+  if (code == 0 && cl_cuda_sync_each_launch()) {
     cl_error sync_err;
     if (d->synchronize(d, &sync_err) != CL_OK)
       return cl_error_set(err, CL_ERR_DEVICE, "cuda kernel '%s' failed: %s", kernel, sync_err.msg);

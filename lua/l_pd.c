@@ -377,13 +377,7 @@ static int stage_pd_force(lua_State *L) {
   s->stage.run = run_pd_force;
   s->stage.data = s;
   s->stage.device = &s->x->device->dev;
-  lua_newtable(L); /* keep everything the stage points to alive */
-  for (lua_pushnil(L); lua_next(L, 1);) {
-    lua_pushvalue(L, -2);
-    lua_insert(L, -2);
-    lua_settable(L, -4);
-  }
-  lua_setiuservalue(L, -2, 1);
+  cl_lua_keep_args(L, 1);
   return 1;
 }
 
@@ -444,8 +438,7 @@ static int stage_pd_adr(lua_State *L) {
   s->stage.run = run_adr;
   s->stage.data = s;
   s->stage.device = &s->u->device->dev;
-  lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 1);
+  cl_lua_keep_args(L, 1);
   return 1;
 }
 

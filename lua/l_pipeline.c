@@ -126,17 +126,7 @@ static stage_ud *new_stage(lua_State *L, const char *name, cl_status (*run)(void
   s->stage.run = run;
   s->stage.data = s;
   luaL_setmetatable(L, CL_STAGE_MT);
-  if (lua_istable(L, 1)) {
-    lua_newtable(L);
-    for (lua_pushnil(L); lua_next(L, 1); ) {
-      lua_pushvalue(L, -2);
-      lua_insert(L, -2);
-      lua_settable(L, -4);
-    }
-  } else {
-    lua_pushvalue(L, 1);
-  }
-  lua_setiuservalue(L, -2, 1);
+  cl_lua_keep_args(L, 1);
   return s;
 }
 

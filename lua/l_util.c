@@ -150,3 +150,18 @@ cl_field *cl_lua_req_field(lua_State *L, int idx, const char *fname, const char 
   if (!f) luaL_error(L, "%s: missing argument '%s' (a field)", fname, key);
   return f;
 }
+
+void cl_lua_keep_args(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_istable(L, idx)) {
+    lua_newtable(L);
+    for (lua_pushnil(L); lua_next(L, idx);) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_settable(L, -4);
+    }
+  } else {
+    lua_pushvalue(L, idx);
+  }
+  lua_setiuservalue(L, -2, 1);
+}

@@ -37,6 +37,11 @@ int cl_lua_opt_boolean(lua_State *L, int idx, const char *fname, const char *key
 cl_field *cl_lua_opt_field(lua_State *L, int idx, const char *fname, const char *key);
 cl_field *cl_lua_req_field(lua_State *L, int idx, const char *fname, const char *key);
 
+/* Stores in user value 1 of the userdata on top of the stack a private copy
+ * of the value at idx (a table is copied shallowly), so that what a stage
+ * points to stays alive whatever the script does with its own table. */
+void cl_lua_keep_args(lua_State *L, int idx);
+
 /* Field userdata */
 cl_field *cl_lua_check_field(lua_State *L, int idx);
 cl_field *cl_lua_test_field(lua_State *L, int idx);

@@ -1,5 +1,6 @@
 #include "device.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 cl_status cl_device_open(cl_device *dev, const char *name, cl_error *err) {
@@ -12,6 +13,15 @@ cl_status cl_device_open(cl_device *dev, const char *name, cl_error *err) {
   }
   return cl_error_set(err, CL_ERR_ARG,
                       "unknown device '%s' (use \"auto\", \"cpu\" or \"cuda\")", name);
+}
+
+int cl_cuda_sync_each_launch(void) {
+  static int mode = -1;
+  if (mode < 0) {
+    const char *v = getenv("CLEAVE_CUDA_SYNC");
+    mode = v && *v && *v != '0';
+  }
+  return mode;
 }
 
 int cl_device_same(const cl_device *a, const cl_device *b) {

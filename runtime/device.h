@@ -8,6 +8,10 @@
 
 #include "status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum cl_backend_kind { CL_BACKEND_CPU = 0, CL_BACKEND_CUDA = 1 } cl_backend_kind;
 
 typedef struct cl_device_info {
@@ -41,6 +45,10 @@ void cl_device_close(cl_device *dev);
 /* Whether two opened devices are the same memory space (same backend and GPU). */
 int cl_device_same(const cl_device *a, const cl_device *b);
 
+/* Whether CLEAVE_CUDA_SYNC=1 asks to wait after every kernel launch, so that
+ * a fault inside a kernel is reported under the kernel's own name. */
+int cl_cuda_sync_each_launch(void);
+
 /* cpu backend (always built) */
 cl_status cl_device_cpu_open(cl_device *dev, cl_error *err);
 
@@ -51,5 +59,9 @@ cl_status cl_device_cuda_open(cl_device *dev, int ordinal, cl_error *err);
 int cl_device_cuda_count(void);
 /* CUDA runtime and NVRTC versions, 0 when not built. */
 void cl_device_cuda_versions(int *runtime, int *driver, int *nvrtc_major, int *nvrtc_minor);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,16 +7,9 @@
 #include <string.h>
 
 #include "../kernels/backend.h"
+#include "cuda_check.h"
 #include "device.h"
 
-#define CUDA_TRY(err, call)                                                                    \
-  do {                                                                                         \
-    cudaError_t e_ = (call);                                                                   \
-    if (e_ != cudaSuccess)                                                                     \
-      return cl_error_set(err, e_ == cudaErrorMemoryAllocation ? CL_ERR_OOM : CL_ERR_DEVICE,   \
-                          "cuda: %s failed: %s (%s)", #call, cudaGetErrorString(e_),           \
-                          cudaGetErrorName(e_));                                               \
-  } while (0)
 
 const char *cl_cuda_error_text(int code) { return cudaGetErrorString((cudaError_t)code); }
 
@@ -24,7 +17,7 @@ static cl_status cuda_alloc(cl_device *d, void **ptr, size_t bytes, cl_error *er
   (void)d;
   *ptr = NULL;
   if (bytes == 0) return CL_OK;
-  CUDA_TRY(err, cudaMalloc(ptr, bytes));
+  CL_CUDA_TRY(err, cudaMalloc(ptr, bytes));
   return CL_OK;
 }
 
@@ -35,37 +28,37 @@ static void cuda_release(cl_device *d, void *ptr) {
 
 static cl_status cuda_to_device(cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err) {
   (void)d;
-  if (bytes) CUDA_TRY(err, cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  if (bytes) CL_CUDA_TRY(err, cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
   return CL_OK;
 }
 
 static cl_status cuda_to_host(cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err) {
   (void)d;
-  if (bytes) CUDA_TRY(err, cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  if (bytes) CL_CUDA_TRY(err, cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
   return CL_OK;
 }
 
 static cl_status cuda_copy(cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err) {
   (void)d;
-  if (bytes) CUDA_TRY(err, cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+  if (bytes) CL_CUDA_TRY(err, cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
   return CL_OK;
 }
 
 static cl_status cuda_synchronize(cl_device *d, cl_error *err) {
   (void)d;
-  CUDA_TRY(err, cudaDeviceSynchronize());
+  CL_CUDA_TRY(err, cudaDeviceSynchronize());
   return CL_OK;
 }
 
 static cl_status cuda_info(cl_device *d, cl_device_info *info, cl_error *err) {
   struct cudaDeviceProp prop;
   memset(info, 0, sizeof *info);
-  CUDA_TRY(err, cudaGetDeviceProperties(&prop, d->ordinal));
+  CL_CUDA_TRY(err, cudaGetDeviceProperties(&prop, d->ordinal));
   snprintf(info->name, sizeof info->name, "%s", prop.name);
   info->compute_major = prop.major;
   info->compute_minor = prop.minor;
   info->multiprocessors = prop.multiProcessorCount;
-  CUDA_TRY(err, cudaMemGetInfo(&info->memory_free, &info->memory_total));
+  CL_CUDA_TRY(err, cudaMemGetInfo(&info->memory_free, &info->memory_total));
   cudaRuntimeGetVersion(&info->runtime_version);
   cudaDriverGetVersion(&info->driver_version);
   return CL_OK;
@@ -91,8 +84,8 @@ cl_status cl_device_cuda_open(cl_device *dev, int ordinal, cl_error *err) {
   }
   if (ordinal < 0 || ordinal >= n)
     return cl_error_set(err, CL_ERR_ARG, "cuda: GPU index %d out of range (found %d)", ordinal, n);
-  CUDA_TRY(err, cudaSetDevice(ordinal));
-  CUDA_TRY(err, cudaFree(NULL)); /* create the context now, so failures show here */
+  CL_CUDA_TRY(err, cudaSetDevice(ordinal));
+  CL_CUDA_TRY(err, cudaFree(NULL)); /* create the context now, so failures show here */
   memset(dev, 0, sizeof *dev);
   dev->kind = CL_BACKEND_CUDA;
   dev->name = "cuda";

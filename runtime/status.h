@@ -6,6 +6,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum cl_status {
   CL_OK = 0,
   CL_ERR_ARG,          /* bad argument value or type from the caller */
@@ -40,5 +44,9 @@ const char *cl_status_name(cl_status s);
     cl_status cl_try_s_ = (call);      \
     if (cl_try_s_ != CL_OK) return cl_try_s_; \
   } while (0)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

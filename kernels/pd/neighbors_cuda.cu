@@ -6,32 +6,15 @@
 #include <cub/device/device_scan.cuh>
 #include <stdlib.h>
 
+#include "../../runtime/cuda_check.h"
+#include "../../runtime/device.h"
 #include "../common/launch_cuda.cuh"
 #include "neighbors_impl.h"
 
-#define CUDA_TRY(err, call)                                                                    \
-  do {                                                                                         \
-    cudaError_t e_ = (call);                                                                   \
-    if (e_ != cudaSuccess)                                                                     \
-      return cl_error_set(err, e_ == cudaErrorMemoryAllocation ? CL_ERR_OOM : CL_ERR_DEVICE,   \
-                          "cuda: %s failed: %s (%s)", #call, cudaGetErrorString(e_),           \
-                          cudaGetErrorName(e_));                                               \
-  } while (0)
-
-/* CLEAVE_CUDA_SYNC=1 waits after every launch, so that a fault inside a
- * kernel is reported under the kernel's own name (as kernels/dispatch.c). */
-static int sync_after_launch(void) {
-  static int mode = -1;
-  if (mode < 0) {
-    const char *v = getenv("CLEAVE_CUDA_SYNC");
-    mode = v && *v && *v != '0';
-  }
-  return mode;
-}
 
 static cl_status check_launch(const char *kernel, cl_error *err) {
   cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess && sync_after_launch()) e = cudaDeviceSynchronize();
+  if (e == cudaSuccess && cl_cuda_sync_each_launch()) e = cudaDeviceSynchronize();
   if (e == cudaSuccess) return CL_OK;
   return cl_error_set(err, CL_ERR_DEVICE, "cuda kernel '%s' failed: %s (%s)", kernel,
                       cudaGetErrorString(e), cudaGetErrorName(e));
@@ -66,12 +49,12 @@ static int sort_end_bit(int key_bits) { return key_bits > 0 ? key_bits : 1; }
 static cl_status sort_buffers_alloc(sort_buffers *b, size_t n, int key_bits, cl_error *err) {
   b->block = NULL;
   b->temp_bytes = 0;
-  CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(NULL, b->temp_bytes, (const uint64_t *)NULL,
+  CL_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(NULL, b->temp_bytes, (const uint64_t *)NULL,
                                                 (uint64_t *)NULL, (const uint32_t *)NULL,
                                                 (uint32_t *)NULL, n, 0, sort_end_bit(key_bits)));
   size_t keys_bytes = aligned_bytes(n * sizeof(uint64_t));
   size_t ids_bytes = aligned_bytes(n * sizeof(uint32_t));
-  CUDA_TRY(err, cudaMalloc(&b->block, 2 * keys_bytes + ids_bytes + b->temp_bytes));
+  CL_CUDA_TRY(err, cudaMalloc(&b->block, 2 * keys_bytes + ids_bytes + b->temp_bytes));
   char *at = (char *)b->block;
   b->keys = (uint64_t *)at;
   b->sorted_keys = (uint64_t *)(at + keys_bytes);
@@ -83,7 +66,7 @@ static cl_status sort_buffers_alloc(sort_buffers *b, size_t n, int key_bits, cl_
 /* Stable sort of the identity permutation by b->keys into values. */
 static cl_status sort_identity_by_keys(sort_buffers *b, size_t n, int key_bits, uint32_t *values,
                                        cl_error *err) {
-  CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(b->temp, b->temp_bytes, b->keys, b->sorted_keys,
+  CL_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(b->temp, b->temp_bytes, b->keys, b->sorted_keys,
                                                 b->identity, values, n, 0,
                                                 sort_end_bit(key_bits)));
   return CL_OK;
@@ -183,8 +166,8 @@ static cl_status bin_points_with(sort_buffers *b, const cl_pd_grid *g, size_t n,
   cell_keys_kernel<<<cl_grid_1d(n), CL_THREADS>>>(*g, n, x, b->keys, b->identity);
   CL_TRY(check_launch("pd_cell_keys", err));
   CL_TRY(sort_identity_by_keys(b, n, key_bits, sorted, err));
-  CUDA_TRY(err, cudaMemsetAsync(start, 0, cells * sizeof *start));
-  CUDA_TRY(err, cudaMemsetAsync(end, 0, cells * sizeof *end));
+  CL_CUDA_TRY(err, cudaMemsetAsync(start, 0, cells * sizeof *start));
+  CL_CUDA_TRY(err, cudaMemsetAsync(end, 0, cells * sizeof *end));
   mark_cells_kernel<<<cl_grid_1d(n), CL_THREADS>>>(b->sorted_keys, n, start, end);
   return check_launch("pd_mark_cells", err);
 }
@@ -205,8 +188,8 @@ static cl_status exclusive_scan(const uint32_t *counts, uint32_t *offsets, size_
                                 cl_error *err) {
   size_t temp_bytes = 0;
   void *temp = NULL;
-  CUDA_TRY(err, cub::DeviceScan::ExclusiveSum(NULL, temp_bytes, counts, offsets, m));
-  CUDA_TRY(err, cudaMalloc(&temp, temp_bytes));
+  CL_CUDA_TRY(err, cub::DeviceScan::ExclusiveSum(NULL, temp_bytes, counts, offsets, m));
+  CL_CUDA_TRY(err, cudaMalloc(&temp, temp_bytes));
   cl_status s = CL_OK;
   cudaError_t e = cub::DeviceScan::ExclusiveSum(temp, temp_bytes, counts, offsets, m);
   if (e != cudaSuccess)
@@ -222,7 +205,7 @@ extern "C" cl_status CL_PREC(cl_pd_count_bonds_cuda)(const cl_pd_cells *cells, s
     count_bonds_kernel<<<cl_grid_1d(n), CL_THREADS>>>(*cells, n, (const real *)x, counts);
     CL_TRY(check_launch("pd_count_bonds", err));
   }
-  CUDA_TRY(err, cudaMemsetAsync(counts + n, 0, sizeof *counts));
+  CL_CUDA_TRY(err, cudaMemsetAsync(counts + n, 0, sizeof *counts));
   return exclusive_scan(counts, offsets, n + 1, err);
 }
 
