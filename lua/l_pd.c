@@ -373,11 +373,7 @@ static int stage_pd_force(lua_State *L) {
   if (!found)
     luaL_error(L, "%s: 'kernel' must be \"point\", \"group\" (4 lanes per point) or \"group8\", \"group16\", "
                   "\"group32\" (got \"%s\")", fn, kernel);
-  snprintf(s->stage.name, sizeof s->stage.name, "pd_force");
-  s->stage.run = run_pd_force;
-  s->stage.data = s;
-  s->stage.device = &s->x->device->dev;
-  cl_lua_keep_args(L, 1);
+  cl_lua_stage_init(L, &s->stage, "pd_force", run_pd_force, s, &s->x->device->dev);
   return 1;
 }
 
@@ -434,11 +430,7 @@ static int stage_pd_adr(lua_State *L) {
   check_same(L, fn, "v", s->v, s->u, s->u->k), check_same(L, fn, "f", s->f, s->u, s->u->k);
   check_same(L, fn, "f_prev", s->f_prev, s->u, s->u->k), check_same(L, fn, "lambda", s->lambda, s->u, 1);
   s->first = 1;
-  snprintf(s->stage.name, sizeof s->stage.name, "pd_adr");
-  s->stage.run = run_adr;
-  s->stage.data = s;
-  s->stage.device = &s->u->device->dev;
-  cl_lua_keep_args(L, 1);
+  cl_lua_stage_init(L, &s->stage, "pd_adr", run_adr, s, &s->u->device->dev);
   return 1;
 }
 

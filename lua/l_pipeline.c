@@ -122,11 +122,8 @@ static stage_ud *new_stage(lua_State *L, const char *name, cl_status (*run)(void
   stage_ud *s = lua_newuserdatauv(L, sizeof *s, 1);
   memset(s, 0, sizeof *s);
   s->callback = LUA_NOREF;
-  snprintf(s->stage.name, sizeof s->stage.name, "%s", name);
-  s->stage.run = run;
-  s->stage.data = s;
   luaL_setmetatable(L, CL_STAGE_MT);
-  cl_lua_keep_args(L, 1);
+  cl_lua_stage_init(L, &s->stage, name, run, s, NULL); /* the constructor sets the device */
   return s;
 }
 

@@ -1,5 +1,9 @@
 #include "l_util.h"
 
+#include <stdio.h>
+
+#include "../runtime/pipeline.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,4 +168,13 @@ void cl_lua_keep_args(lua_State *L, int idx) {
     lua_pushvalue(L, idx);
   }
   lua_setiuservalue(L, -2, 1);
+}
+
+void cl_lua_stage_init(lua_State *L, cl_stage *stage, const char *name,
+                       cl_status (*run)(void *, long, double, cl_error *), void *data, cl_device *device) {
+  snprintf(stage->name, sizeof stage->name, "%s", name);
+  stage->run = run;
+  stage->data = data;
+  stage->device = device;
+  cl_lua_keep_args(L, 1);
 }

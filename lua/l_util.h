@@ -42,6 +42,11 @@ cl_field *cl_lua_req_field(lua_State *L, int idx, const char *fname, const char 
  * points to stays alive whatever the script does with its own table. */
 void cl_lua_keep_args(lua_State *L, int idx);
 
+/* Fills a stage's header and keeps its arguments (index 1) alive, for the
+ * stage userdata on top of the stack. */
+void cl_lua_stage_init(lua_State *L, struct cl_stage *stage, const char *name,
+                       cl_status (*run)(void *, long, double, cl_error *), void *data, cl_device *device);
+
 /* Field userdata */
 cl_field *cl_lua_check_field(lua_State *L, int idx);
 cl_field *cl_lua_test_field(lua_State *L, int idx);

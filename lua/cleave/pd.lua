@@ -269,23 +269,20 @@ local function load_keys(prefix)
   return { where = true, [prefix .. "x"] = true, [prefix .. "y"] = true, [prefix .. "z"] = true }
 end
 
---- body:velocity{ where =, vx =, vy =, vz = }: prescribed velocity (number, function(t) or expression)
-function body_mt:velocity(args)
-  cl.check_args("body:velocity", args, load_keys("v"))
-  local rows = self:select(args.where, "body:velocity", 4)
-  for c, value in pairs(components(self, "body:velocity", args, "v", 3)) do
-    self.constraints[#self.constraints + 1] = { kind = "velocity", rows = rows, component = c, value = value }
+-- Records a constraint of `kind` on each given component of the region (called from a method).
+local function constrain(self, kind, fn, args, prefix)
+  cl.check_args(fn, args, load_keys(prefix), 4)
+  local rows = self:select(args.where, fn, 5)
+  for c, value in pairs(components(self, fn, args, prefix, 4)) do
+    self.constraints[#self.constraints + 1] = { kind = kind, rows = rows, component = c, value = value }
   end
 end
 
+--- body:velocity{ where =, vx =, vy =, vz = }: prescribed velocity (number, function(t) or expression)
+function body_mt:velocity(args) constrain(self, "velocity", "body:velocity", args, "v") end
+
 --- body:displacement{ where =, ux =, uy =, uz = }: prescribed displacement
-function body_mt:displacement(args)
-  cl.check_args("body:displacement", args, load_keys("u"))
-  local rows = self:select(args.where, "body:displacement", 4)
-  for c, value in pairs(components(self, "body:displacement", args, "u", 3)) do
-    self.constraints[#self.constraints + 1] = { kind = "displacement", rows = rows, component = c, value = value }
-  end
-end
+function body_mt:displacement(args) constrain(self, "displacement", "body:displacement", args, "u") end
 
 local function at_time_zero(value) return type(value) == "function" and value(0) or value end
 
