@@ -2,8 +2,6 @@
 
 #include <stdio.h>
 
-#include "../runtime/pipeline.h"
-
 #include <stdlib.h>
 #include <string.h>
 

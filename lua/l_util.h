@@ -7,6 +7,7 @@
 #include <lua.h>
 
 #include "../runtime/field.h"
+#include "../runtime/pipeline.h"
 #include "../runtime/runtime.h"
 
 #define CL_FIELD_MT "cleave.field"
@@ -44,7 +45,7 @@ void cl_lua_keep_args(lua_State *L, int idx);
 
 /* Fills a stage's header and keeps its arguments (index 1) alive, for the
  * stage userdata on top of the stack. */
-void cl_lua_stage_init(lua_State *L, struct cl_stage *stage, const char *name,
+void cl_lua_stage_init(lua_State *L, cl_stage *stage, const char *name,
                        cl_status (*run)(void *, long, double, cl_error *), void *data, cl_device *device);
 
 /* Field userdata */
@@ -54,8 +55,7 @@ void cl_lua_push_field(lua_State *L, cl_field *f); /* takes ownership */
 
 /* A stage userdata (any whose metatable has __stage = true and whose memory
  * starts with a cl_stage), or NULL. */
-struct cl_stage;
-struct cl_stage *cl_lua_test_stage(lua_State *L, int idx);
+cl_stage *cl_lua_test_stage(lua_State *L, int idx);
 
 int cl_lua_open_field(lua_State *L);    /* registers cl.field and the metatable */
 int cl_lua_open_pipeline(lua_State *L); /* cl.stage, cl.pipeline, cl.run */
