@@ -1,31 +1,43 @@
--- Kalthoff-Winkler: a plate with two parallel notches, struck between them
--- at 32 m/s. The cracks leave the notch tips at about 70 degrees to the notch
--- direction (Kalthoff & Winkler 1988; Silling 2003). Bond-based PD, PMB.
+-- Kalthoff-Winkler: a plate with two parallel notches, struck between them.
+-- The cracks leave the notch tips at about 70 degrees to the notch direction
+-- (Kalthoff & Winkler 1988; Silling 2003). Bond-based PD, PMB.
 --
---   cleave run scripts/kalthoff_winkler.lua [dx_mm] [precision] [outdir]
+--   cleave run scripts/kalthoff_winkler.lua [dx_mm] [precision] [outdir] [variant]
 --
--- dx defaults to 1 mm on the CPU (20 000 points) and 0.25 mm on a GPU (320 000 points).
--- Geometry: x (notch direction, impact on x = 0) 0..100 mm, y -100..100 mm;
--- notches from x = 0 to 50 mm at y = +-25 mm; the impactor covers |y| < 25 mm.
--- Maraging steel 18Ni(300): E = 191 GPa, rho = 8000 kg/m3, G0 = 22 170 J/m2.
+-- variant "standard" (default): 100 x 200 mm, notches 50 mm long and 50 mm apart, 32 m/s,
+--   maraging steel 18Ni(300) E = 191 GPa, rho = 8000 kg/m3, G0 = 22 170 J/m2, 90 us;
+--   dx defaults to 1 mm on the CPU (20 000 points) and 0.25 mm on a GPU (320 000 points).
+-- variant "paper" (paper 003, sec. 3.2): the same layout at a tenth of the size, 10 x 20 mm,
+--   notches 5 mm long and 5 mm apart, 10 m/s, E = 190 GPa, rho = 7800 kg/m3, 10 us; the
+--   paper gives no fracture energy, the standard G0 is used; dx defaults to a tenth as well.
+-- Coordinates: x is the notch direction (impact on x = 0), y runs along the struck edge;
+-- notches from x = 0 to L/2 at y = +-L/4, the impactor covers |y| < L/4 (L = plate length in x).
 local cl = require "cleave"
-local dx = (tonumber(arg[1]) or (cl.device() == "cuda" and 0.25 or 1.0)) * 1e-3
+local variants = {
+  standard = { L = 0.1, v = 32, E = 191e9, rho = 8000, T = 90e-6, dx_mm = cl.device() == "cuda" and 0.25 or 1.0 },
+  paper = { L = 0.01, v = 10, E = 190e9, rho = 7800, T = 10e-6, dx_mm = cl.device() == "cuda" and 0.025 or 0.1 },
+}
+local variant = arg[4] or "standard"
+local spec = variants[variant]
+if not spec then error("variant must be \"standard\" or \"paper\" (got " .. tostring(variant) .. ")", 0) end
+local dx = (tonumber(arg[1]) or spec.dx_mm) * 1e-3
 local precision = arg[2] or "f64"
 local outdir = arg[3] or "out/kw"
 os.execute("mkdir -p '" .. outdir .. "'")
 
+local L = spec.L
 local plate = cl.pd.body {
-  shape = cl.geom.rect { 0, 0.1, -0.1, 0.1 }, dx = dx, horizon = 3.015,
-  dim = 2, plane = "stress", thickness = 0.009, precision = precision,
-  material = cl.pd.pmb { E = 191e9, rho = 8000, G0 = 22170 },
+  shape = cl.geom.rect { 0, L, -L, L }, dx = dx, horizon = 3.015,
+  dim = 2, plane = "stress", thickness = 0.09 * L, precision = precision,
+  material = cl.pd.pmb { E = spec.E, rho = spec.rho, G0 = 22170 },
 }
-plate:precrack { { -dx, 0.025 }, { 0.05, 0.025 } }
-plate:precrack { { -dx, -0.025 }, { 0.05, -0.025 } }
--- the impactor: the layer of points the projectile touches moves at 32 m/s
-plate:velocity { where = function(x, y) return x < 3 * dx and math.abs(y) < 0.025 end, vx = 32 }
+plate:precrack { { -dx, L / 4 }, { L / 2, L / 4 } }
+plate:precrack { { -dx, -L / 4 }, { L / 2, -L / 4 } }
+-- the impactor: the layer of points the projectile touches moves at the impact speed
+plate:velocity { where = function(x, y) return x < 3 * dx and math.abs(y) < L / 4 end, vx = spec.v }
 print(plate)
 
-local steps = math.floor(90e-6 / (0.8 * plate:stable_dt())) -- 90 microseconds
+local steps = math.floor(spec.T / (0.8 * plate:stable_dt()))
 local run = cl.explicit { plate, dt = "auto", steps = steps,
   output = { every = math.max(100, steps // 10), vtu = outdir .. "/kw", csv = outdir .. "/kw_energy.csv",
     png = outdir .. "/kw_damage.png" } }
@@ -34,7 +46,7 @@ local stats = run:go()
 print(string.format("%d steps, %.2f s, %.3g bond updates/s on %s", stats.steps, stats.seconds,
   stats.bond_updates_per_second, cl.device()))
 
-local angles = cl.pd.crack_angles(plate, { { 0.05, 0.025, 1 }, { 0.05, -0.025, -1 } })
+local angles = cl.pd.crack_angles(plate, { { L / 2, L / 4, 1 }, { L / 2, -L / 4, -1 } })
 for k, a in ipairs(angles) do
   print(string.format("crack %d: %.1f degrees from the notch direction (%d damaged points used)", k, a.angle, a.points))
 end
