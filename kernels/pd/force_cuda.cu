@@ -1,45 +1,52 @@
 #include "../common/launch_cuda.cuh"
 #include "point_force.h"
 
+template <int DIM>
 __global__ void CL_PREC(pd_point_kernel)(cl_pd_force_args a, cl_pd_pmb m) {
   CL_GRID_STRIDE(i, a.n) {
     cl_pd_partial p = {};
-    cl_pd_row(&a, &m, i, 0, 1, &p);
-    cl_pd_finish(&a, &m, i, &p);
+    cl_pd_row(&a, &m, DIM, i, 0, 1, &p);
+    cl_pd_finish(&a, &m, DIM, i, &p);
   }
 }
 
 /* GROUP lanes per point; a warp serves 32/GROUP points. */
-template <int GROUP>
+template <int DIM, int GROUP>
 __global__ void CL_PREC(pd_group_kernel)(cl_pd_force_args a, cl_pd_pmb m) {
   const size_t thread = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   const size_t i = thread / GROUP;
   const uint32_t lane = threadIdx.x % GROUP;
   cl_pd_partial p = {};
-  if (i < a.n) cl_pd_row(&a, &m, i, lane, GROUP, &p);
+  if (i < a.n) cl_pd_row(&a, &m, DIM, i, lane, GROUP, &p);
   for (int off = GROUP / 2; off > 0; off >>= 1) {
-    for (int c = 0; c < 3; c++) p.acc[c] += __shfl_down_sync(0xffffffffu, p.acc[c], off, GROUP);
+    for (int c = 0; c < DIM; c++) p.acc[c] += __shfl_down_sync(0xffffffffu, p.acc[c], off, GROUP);
     p.weight_all += __shfl_down_sync(0xffffffffu, p.weight_all, off, GROUP);
     p.weight_intact += __shfl_down_sync(0xffffffffu, p.weight_intact, off, GROUP);
     p.energy += __shfl_down_sync(0xffffffffu, p.energy, off, GROUP);
   }
-  if (i < a.n && lane == 0) cl_pd_finish(&a, &m, i, &p);
+  if (i < a.n && lane == 0) cl_pd_finish(&a, &m, DIM, i, &p);
+}
+
+template <int DIM>
+static void launch(const cl_pd_force_args *a, const cl_pd_pmb &m, cl_pd_kernel kernel) {
+  if (kernel == CL_PD_POINT) {
+    CL_PREC(pd_point_kernel)<DIM><<<cl_grid_1d(a->n), CL_THREADS>>>(*a, m);
+    return;
+  }
+  size_t threads = a->n * (size_t)kernel;
+  unsigned blocks = (unsigned)((threads + CL_THREADS - 1) / CL_THREADS);
+  switch (kernel) {
+    case CL_PD_GROUP4: CL_PREC(pd_group_kernel)<DIM, 4><<<blocks, CL_THREADS>>>(*a, m); break;
+    case CL_PD_GROUP16: CL_PREC(pd_group_kernel)<DIM, 16><<<blocks, CL_THREADS>>>(*a, m); break;
+    case CL_PD_GROUP32: CL_PREC(pd_group_kernel)<DIM, 32><<<blocks, CL_THREADS>>>(*a, m); break;
+    default: CL_PREC(pd_group_kernel)<DIM, 8><<<blocks, CL_THREADS>>>(*a, m); break;
+  }
 }
 
 extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel kernel) {
   if (a->n == 0) return 0;
   cl_pd_pmb m = cl_pd_material(a);
-  if (kernel == CL_PD_POINT) {
-    CL_PREC(pd_point_kernel)<<<cl_grid_1d(a->n), CL_THREADS>>>(*a, m);
-  } else {
-    size_t threads = a->n * (size_t)kernel;
-    unsigned blocks = (unsigned)((threads + CL_THREADS - 1) / CL_THREADS);
-    switch (kernel) {
-      case CL_PD_GROUP4: CL_PREC(pd_group_kernel)<4><<<blocks, CL_THREADS>>>(*a, m); break;
-      case CL_PD_GROUP16: CL_PREC(pd_group_kernel)<16><<<blocks, CL_THREADS>>>(*a, m); break;
-      case CL_PD_GROUP32: CL_PREC(pd_group_kernel)<32><<<blocks, CL_THREADS>>>(*a, m); break;
-      default: CL_PREC(pd_group_kernel)<8><<<blocks, CL_THREADS>>>(*a, m); break;
-    }
-  }
+  if (a->dim == 2) launch<2>(a, m, kernel);
+  else launch<3>(a, m, kernel);
   return (int)cudaGetLastError();
 }
