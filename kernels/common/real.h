@@ -10,6 +10,15 @@
 #define CL_HD
 #endif
 
+/* 1/sqrt(x): on the GPU the hardware reciprocal square root (a few ulp in
+ * f32, refined to full precision in f64 by the library), which saves the
+ * square root and the divisions of the hot loops; on the host 1/sqrt. */
+#ifdef __CUDA_ARCH__
+#define CL_RSQRT(x) rsqrt(x)
+#else
+#define CL_RSQRT(x) (1 / sqrt(x))
+#endif
+
 #if defined(CL_PRECISION_F32)
 typedef float real;
 #define CL_PREC(name) name##_f32

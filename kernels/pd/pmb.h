@@ -33,11 +33,12 @@ typedef struct cl_pd_pmb {
   real inv_rho;   /* 1 / density */
   real delta;     /* horizon */
   real half_dx;   /* dx / 2 for the partial-volume correction; 0 disables it */
+  real inv_dx;    /* 1 / dx when half_dx > 0 */
 } cl_pd_pmb;
 
 CL_HD static inline real cl_pd_volume_fraction(const cl_pd_pmb *m, real r0) {
   if (m->half_dx <= 0 || r0 <= m->delta - m->half_dx) return (real)1;
-  return (m->delta + m->half_dx - r0) / (2 * m->half_dx);
+  return (m->delta + m->half_dx - r0) * m->inv_dx;
 }
 
 /* Adds bond (i, j)'s force to acc[0..dim) and returns whether it is intact
@@ -53,14 +54,15 @@ CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, 
     r0_2 += xi[c] * xi[c];
     r_2 += d[c] * d[c];
   }
-  real r0 = sqrt(r0_2), r = sqrt(r_2);
+  real inv_r0 = CL_RSQRT(r0_2), inv_r = CL_RSQRT(r_2);
+  real r0 = r0_2 * inv_r0, r = r_2 * inv_r;
   real w = volume * cl_pd_volume_fraction(m, r0);
   *weight_all += w;
-  real s = (r - r0) / r0;
+  real s = (r - r0) * inv_r0;
   if (intact && m->s0 > 0 && s > m->s0) intact = 0;
   if (!intact) return 0;
   *weight_intact += w;
-  real f = m->c * s * w * scale / r;
+  real f = m->c * s * w * scale * inv_r;
   for (int c = 0; c < dim; c++) acc[c] += f * d[c];
   return 1;
 }
@@ -76,7 +78,7 @@ CL_HD static inline real cl_pd_surface_factor(int dim, const real *xi, const rea
     real g = (gi[c] + gj[c]) / 2;
     q += xi[c] * xi[c] / (r2 * g * g);
   }
-  return 1 / sqrt(q);
+  return CL_RSQRT(q);
 }
 
 #endif

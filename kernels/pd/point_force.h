@@ -67,6 +67,7 @@ CL_HD static inline cl_pd_pmb cl_pd_material(const cl_pd_force_args *a) {
   m.inv_rho = (real)(1 / a->rho);
   m.delta = (real)a->delta;
   m.half_dx = (real)(a->dx > 0 ? a->dx / 2 : 0);
+  m.inv_dx = (real)(a->dx > 0 ? 1 / a->dx : 0);
   return m;
 }
 
