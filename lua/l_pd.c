@@ -322,8 +322,8 @@ static const char *const force_args[] = {"x", "u", "a", "bonds", "c", "s0", "rho
                                          "body", "surface", "damage", "energy", "kernel", NULL};
 
 /* cleave.stage.pd_force{ x =, u =, a =, bonds =, c =, s0 = 0, rho =, delta =, dx = 0,
- *   volume = number or field, body =, surface =, damage =, energy =, kernel = "group" | "point" | ... }
- * "group" (4 lanes per point) was the fastest on the H100 in both precisions (docs/benchmarks.md). */
+ *   volume = number or field, body =, surface =, damage =, energy =, kernel = "point" | "group" | ... }
+ * "point" is the fastest on the H100 in both precisions (docs/benchmarks.md). */
 static int stage_pd_force(lua_State *L) {
   const char *fn = "cleave.stage.pd_force";
   cl_lua_check_args(L, 1, fn, force_args);
@@ -363,7 +363,7 @@ static int stage_pd_force(lua_State *L) {
     luaL_error(L, "%s: 'volume' must be a number (uniform) or a field of point volumes", fn);
   }
   lua_pop(L, 1);
-  const char *kernel = cl_lua_opt_string(L, 1, fn, "kernel", "group");
+  const char *kernel = cl_lua_opt_string(L, 1, fn, "kernel", "point");
   static const struct { const char *name; cl_pd_kernel kernel; } kernels[] = {
       {"point", CL_PD_POINT}, {"group", CL_PD_GROUP4}, {"group4", CL_PD_GROUP4},
       {"group8", CL_PD_GROUP8}, {"group16", CL_PD_GROUP16}, {"group32", CL_PD_GROUP32}};

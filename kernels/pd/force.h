@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-/* CL_PD_GROUPn: n lanes per point (CL_PD_GROUP4, the fastest measured, is "group"). */
+/* CL_PD_GROUPn: n lanes per point (CL_PD_GROUP4 is "group"; CL_PD_POINT is the fastest measured). */
 typedef enum cl_pd_kernel { CL_PD_POINT = 0, CL_PD_GROUP4 = 4, CL_PD_GROUP8 = 8, CL_PD_GROUP16 = 16, CL_PD_GROUP32 = 32 } cl_pd_kernel;
 
 /* Pointers are device arrays in the precision of the kernel called (f32/f64);

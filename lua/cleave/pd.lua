@@ -104,7 +104,7 @@ local body_keys = { shape = true, points = true, dx = true, horizon = true, delt
 
 --- cleave.pd.body{ shape = | points = "file", dx =, horizon = 3.015 (in dx) | delta = (metres),
 ---   dim = 2, plane = "stress", thickness = 1, precision = "f64", material = cleave.pd.pmb{...},
----   partial_volume = true, surface_correction = true, kernel = "group" | "point" | "group8" ...,
+---   partial_volume = true, surface_correction = true, kernel = "point" | "group" | "group8" ...,
 ---   reorder = true }
 function pd.body(args)
   local fn = "cleave.pd.body"
@@ -152,7 +152,7 @@ function pd.body(args)
   if not (delta > dx) then
     error(string.format("%s: the horizon (%g) must be larger than dx (%g): a point would have no bonds", fn, delta, dx), 2)
   end
-  local kernel = args.kernel or "group"
+  local kernel = args.kernel or "point"
   local x = x64:convert(precision)
   if type(volume) ~= "number" then volume = volume:convert(precision) end
   if args.reorder ~= false then
