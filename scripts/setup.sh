@@ -29,5 +29,10 @@ mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCLEAVE_CUDA="$cuda" ${CLEAVE_CMAKE_ARGS:-} >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" -j "$jobs" >"$build/build.log" 2>&1 || { tail -50 "$build/build.log"; exit 1; }
-grep -q "CUDA backend ON" "$build/configure.log" && echo "setup: built $build (cpu + cuda backends)" ||
+if grep -q "CUDA backend ON" "$build/configure.log"; then
+  echo "setup: built $build (cpu + cuda backends)"
+elif [ "$cuda" = "OFF" ]; then
+  echo "setup: built $build (cpu backend; CLEAVE_CUDA=OFF)"
+else
   echo "setup: built $build (cpu backend; no CUDA toolkit found)"
+fi
