@@ -45,10 +45,11 @@ static cl_status protected_call(cl_context *ctx, int nargs, int nresults) {
   int base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, cl_lua_traceback);
   lua_insert(L, base);
-  cl_interrupt_flag = 0; /* a stop requested between calls was meant for an earlier one */
   unsigned long interrupts = cl_interrupt_count();
   int rc = lua_pcall(L, nargs, nresults, base);
   lua_remove(L, base);
+  /* a request this call did not use (it ran no step loop after it) ends with the call */
+  cl_interrupt_flag = 0;
   if (rc == LUA_OK) {
     cl_error_clear(&ctx->err);
     return CL_OK;

@@ -44,7 +44,8 @@ const char *cl_last_error(const cl_context *ctx);
 /* Asks the cleave.run loop of the call in progress (cl_run_file or
  * cl_run_string, perhaps in another thread) to stop at its next step
  * boundary; that call then returns CL_ERR_INTERRUPTED with the model state
- * intact. A request made between calls is dropped. Async-signal-safe. */
+ * intact. A request made while no call is in progress applies to the next
+ * call; one a call did not use is dropped when it returns. Async-signal-safe. */
 void cl_request_stop(void);
 
 #ifdef __cplusplus

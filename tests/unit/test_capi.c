@@ -350,6 +350,17 @@ Test(capi, request_stop_interrupts_a_pipeline_run) {
   run_ok("n = 0; r = cl.run{ pipeline = p, steps = 5, progress = false }; assert(n == 5 and r.steps == 5)");
 }
 
+Test(capi, a_stop_requested_before_the_call_applies_to_it) {
+  run_ok("cl = require 'cleave'\n"
+         "n = 0\n"
+         "p = cl.pipeline{ cl.stage.call(function(step) n = step end) }");
+  cl_request_stop();
+  cl_status s = cl_run_string(ctx, "r = cl.run{ pipeline = p, steps = 2000000000, progress = false }");
+  cr_assert_eq(s, CL_ERR_INTERRUPTED, "status %d: %s", s, cl_last_error(ctx));
+  run_ok("assert(n == 1, n)"); /* stopped at the first step boundary */
+  run_ok("n = 0; r = cl.run{ pipeline = p, steps = 3, progress = false }; assert(n == 3)");
+}
+
 Test(capi, request_stop_interrupts_a_model_run) {
   pthread_t th;
   cr_assert_eq(pthread_create(&th, NULL, stop_later, NULL), 0);
