@@ -378,6 +378,14 @@ function body_mt:force_stage(opts)
   }
 end
 
+--- The force density rho a (N/m^3) of the last step, in a field kept for output.
+function body_mt:force_density()
+  self.force_density_field = self.force_density_field or cl.field { n = self.n, k = self.dim, dtype = self.precision }
+  self.force_density_field:fill(0)
+  cl.stage.axpy { y = self.force_density_field, x = self.a, a = self.material.rho }:run()
+  return self.force_density_field
+end
+
 --- A mesh table for output: the points as VTK vertices.
 function body_mt:mesh()
   local coords = self.x
@@ -483,7 +491,8 @@ function run_mt:write(step, t)
   if out.vtu then
     self.series = self.series or cl.io.pvd(out.vtu .. ".pvd")
     self.mesh = self.mesh or b:mesh()
-    self.series:write { time = t, mesh = self.mesh, point_data = { u = b.u, v = b.v, damage = b.damage } }
+    self.series:write { time = t, mesh = self.mesh,
+      point_data = { u = b.u, v = b.v, damage = b.damage, force_density = b:force_density() } }
   end
   if out.csv then
     self.history = self.history or cl.io.csv { path = out.csv,

@@ -202,6 +202,23 @@ T.case("a run restored from a checkpoint continues exactly, broken bonds include
   T.raises(function() cl.explicit { other, steps = 1, progress = false }:restore(dir .. "/pd.ckpt") end, "was written for")
 end)
 
+T.case("an explicit run writes its series, history and picture", function()
+  local dir = T.outdir("pd_output")
+  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.005 }, dx = 0.5e-3, material = cl.pd.pmb { E = 100e9, rho = 5000 } }
+  b:velocity { where = "x < 3*dx", vx = -1 }
+  cl.explicit { b, steps = 20, progress = false,
+    output = { every = 10, vtu = dir .. "/p", csv = dir .. "/p.csv", png = { path = dir .. "/u.png", field = "u" } } }:go()
+  local frame = T.read(dir .. "/p_000002.vtu")
+  for _, name in ipairs { "u", "v", "damage", "force_density" } do
+    T.ok(frame:find('Name="' .. name .. '"', 1, true), "frame has " .. name)
+  end
+  T.near(b:force_density():norm(), 5000 * b.a:norm(), 1e-12, "force density = rho a")
+  local rows = 0
+  for _ in io.lines(dir .. "/p.csv") do rows = rows + 1 end
+  T.eq(rows, 4, "header and rows at steps 0, 10, 20")
+  T.eq(T.read(dir .. "/u.png"):sub(2, 4), "PNG", "picture of |u|")
+end)
+
 T.case("bad input names the parameter", function()
   local rect = cl.geom.rect { 0, 0.01, 0, 0.01 }
   T.raises(function() cl.pd.body { shape = rect, dx = 0.001, horizon = 0.9, material = steel } end, { "horizon", "larger than dx" })
