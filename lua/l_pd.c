@@ -377,16 +377,6 @@ static int stage_pd_force(lua_State *L) {
   return 1;
 }
 
-/* stage:run(): runs any of this file's stages once now */
-static int pd_stage_run(lua_State *L) {
-  cl_stage *s = cl_lua_test_stage(L, 1);
-  if (!s) return luaL_error(L, "run: not a stage");
-  cl_error err;
-  if (s->run(s->data, 0, 0, &err) != CL_OK) return cl_lua_fail(L, &err);
-  lua_settop(L, 1);
-  return 1;
-}
-
 static int pd_stage_tostring(lua_State *L) {
   pd_stage *s = luaL_checkudata(L, 1, PD_STAGE_MT);
   if (s->kernel == CL_PD_POINT) lua_pushstring(L, "stage<pd_force, point kernel>");
@@ -438,7 +428,7 @@ static int adr_index(lua_State *L) {
   adr_stage *s = luaL_checkudata(L, 1, ADR_STAGE_MT);
   const char *key = luaL_checkstring(L, 2);
   if (strcmp(key, "damping") == 0) lua_pushnumber(L, s->damping);
-  else if (strcmp(key, "run") == 0) lua_pushcfunction(L, pd_stage_run);
+  else if (strcmp(key, "run") == 0) lua_pushcfunction(L, cl_lua_stage_run);
   else return luaL_error(L, "dynamic relaxation stage has no field '%s' (damping, run)", key);
   return 1;
 }
@@ -488,20 +478,12 @@ int cl_lua_open_pd(lua_State *L) {
   luaL_newlib(L, bonds_methods);
   lua_setfield(L, -2, "methods");
   lua_pop(L, 1);
-  luaL_newmetatable(L, PD_STAGE_MT);
-  lua_pushboolean(L, 1);
-  lua_setfield(L, -2, "__stage");
+  cl_lua_stage_metatable(L, PD_STAGE_MT);
   lua_pushcfunction(L, pd_stage_tostring);
   lua_setfield(L, -2, "__tostring");
-  lua_newtable(L);
-  lua_pushcfunction(L, pd_stage_run);
-  lua_setfield(L, -2, "run");
-  lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
-  luaL_newmetatable(L, ADR_STAGE_MT);
-  lua_pushboolean(L, 1);
-  lua_setfield(L, -2, "__stage");
-  lua_pushcfunction(L, adr_index);
+  cl_lua_stage_metatable(L, ADR_STAGE_MT);
+  lua_pushcfunction(L, adr_index); /* damping, and run */
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   const luaL_Reg pd[] = {{"bonds", bonds_new}, {"morton_order", morton_order}, {"gather", gather}, {NULL, NULL}};

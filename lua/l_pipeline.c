@@ -295,15 +295,6 @@ static void check_status(lua_State *L, cl_status st, cl_error *err) {
   if (st != CL_OK) cl_lua_fail(L, err);
 }
 
-/* stage:run([step, t]): launch once now */
-static int stage_run(lua_State *L) {
-  stage_ud *s = luaL_checkudata(L, 1, CL_STAGE_MT);
-  cl_error err;
-  check_status(L, s->stage.run(s->stage.data, (long)luaL_optinteger(L, 2, 0), luaL_optnumber(L, 3, 0), &err), &err);
-  lua_settop(L, 1);
-  return 1;
-}
-
 static int stage_tostring(lua_State *L) {
   stage_ud *s = luaL_checkudata(L, 1, CL_STAGE_MT);
   lua_pushfstring(L, "stage<%s>", s->stage.name);
@@ -494,15 +485,9 @@ cl_stage *cl_lua_test_stage(lua_State *L, int idx) {
 }
 
 int cl_lua_open_pipeline(lua_State *L) {
-  luaL_newmetatable(L, CL_STAGE_MT);
-  lua_pushboolean(L, 1);
-  lua_setfield(L, -2, "__stage");
+  cl_lua_stage_metatable(L, CL_STAGE_MT);
   const luaL_Reg stage_meta[] = {{"__gc", stage_gc}, {"__tostring", stage_tostring}, {NULL, NULL}};
   luaL_setfuncs(L, stage_meta, 0);
-  lua_newtable(L);
-  lua_pushcfunction(L, stage_run);
-  lua_setfield(L, -2, "run");
-  lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
 
   luaL_newmetatable(L, CL_PIPELINE_MT);

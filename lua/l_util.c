@@ -176,3 +176,23 @@ void cl_lua_stage_init(lua_State *L, cl_stage *stage, const char *name,
   stage->device = device;
   cl_lua_keep_args(L, 1);
 }
+
+int cl_lua_stage_run(lua_State *L) {
+  cl_stage *s = cl_lua_test_stage(L, 1);
+  if (!s) return luaL_error(L, "run: not a stage");
+  cl_error err;
+  if (s->run(s->data, (long)luaL_optinteger(L, 2, 0), luaL_optnumber(L, 3, 0), &err) != CL_OK)
+    return cl_lua_fail(L, &err);
+  lua_settop(L, 1);
+  return 1;
+}
+
+void cl_lua_stage_metatable(lua_State *L, const char *name) {
+  luaL_newmetatable(L, name);
+  lua_pushboolean(L, 1);
+  lua_setfield(L, -2, "__stage");
+  lua_newtable(L);
+  lua_pushcfunction(L, cl_lua_stage_run);
+  lua_setfield(L, -2, "run");
+  lua_setfield(L, -2, "__index");
+}

@@ -43,6 +43,12 @@ cl_field *cl_lua_req_field(lua_State *L, int idx, const char *fname, const char 
  * points to stays alive whatever the script does with its own table. */
 void cl_lua_keep_args(lua_State *L, int idx);
 
+/* Creates (and leaves on the stack) the metatable `name` of a kind of stage:
+ * marked __stage for cleave.pipeline, with s:run([step, t]) as its method. */
+void cl_lua_stage_metatable(lua_State *L, const char *name);
+/* s:run([step, t]): runs any stage once now; returns the stage. */
+int cl_lua_stage_run(lua_State *L);
+
 /* Fills a stage's header and keeps its arguments (index 1) alive, for the
  * stage userdata on top of the stack. */
 void cl_lua_stage_init(lua_State *L, cl_stage *stage, const char *name,

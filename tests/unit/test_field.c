@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../runtime/field.h"
+#include "lcg.h"
 
 static cl_runtime rt;
 static cl_error err;
@@ -22,13 +23,6 @@ static void teardown(void) { cl_runtime_release(&rt); }
 
 TestSuite(field, .init = setup, .fini = teardown);
 
-/* 64-bit LCG (Knuth's MMIX constants); uniform doubles in [lo, hi). */
-static uint64_t lcg_state;
-static void lcg_seed(uint64_t s) { lcg_state = s; }
-static double lcg_uniform(double lo, double hi) {
-  lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return lo + (hi - lo) * (double)(lcg_state >> 11) * (1.0 / 9007199254740992.0);
-}
 
 static cl_field *make(cl_dtype t, size_t n, int k) {
   cl_field *f = NULL;

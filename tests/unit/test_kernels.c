@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../kernels/dispatch.h"
+#include "lcg.h"
 
 static cl_device dev;
 static cl_error err;
@@ -20,12 +21,6 @@ static void teardown(void) { cl_device_close(&dev); }
 
 TestSuite(kernels, .init = setup, .fini = teardown);
 
-static uint64_t lcg_state;
-static void lcg_seed(uint64_t s) { lcg_state = s; }
-static double lcg_uniform(double lo, double hi) {
-  lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return lo + (hi - lo) * (double)(lcg_state >> 11) * (1.0 / 9007199254740992.0);
-}
 
 /* Arrays of doubles filled by the LCG, and their f32 / f64 device copies. */
 static void *alloc_real(cl_dtype t, size_t n) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../kernels/pd/neighbors.h"
+#include "lcg.h"
 
 static cl_device cpu;
 static cl_error err;
@@ -26,16 +27,6 @@ TestSuite(pd_neighbors, .init = setup, .fini = teardown);
 
 /* ---- inputs ---------------------------------------------------------------- */
 
-static uint64_t lcg_state;
-static void lcg_seed(uint64_t s) { lcg_state = s; }
-static uint64_t lcg_next(void) {
-  lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return lcg_state >> 11;
-}
-static double lcg_uniform(double lo, double hi) {
-  return lo + (hi - lo) * (double)lcg_next() * (1.0 / 9007199254740992.0);
-}
-static size_t lcg_below(size_t n) { return (size_t)(lcg_next() % n); }
 
 /* Host points, SoA in their real type (component c of point i at c*n + i). */
 typedef struct points {
