@@ -195,17 +195,16 @@ function body_mt:surface_factors()
   local target = uniform_extension_energy(self.dim, self.plane, self.material.E, eps)
   local energy = cl.field { n = self.n, dtype = self.precision }
   local factors = cl.field { n = self.n, k = self.dim, dtype = self.precision }
-  local columns = {}
+  local columns, xs = {}, self.x:to_table()
+  self.surface = nil -- the stage below measures the uncorrected body
+  local stage = self:force_stage { energy = energy, break_bonds = false }
   for axis = 1, self.dim do
-    self.u:assign(function() return 0, 0, 0 end)
-    local xs = self.x:to_table()
     self.u:assign(function(i)
       local row = { 0, 0, 0 }
       row[axis] = eps * xs[i][axis]
       return table.unpack(row, 1, self.dim)
     end)
-    self.surface = nil
-    self:force_stage { energy = energy, break_bonds = false }:run()
+    stage:run()
     columns[axis] = energy:to_table()
   end
   factors:assign(function(i)
