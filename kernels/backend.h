@@ -26,7 +26,8 @@ extern "C" {
   CL_BOTH_PRECISIONS(ret, cl_wave2d_accel_##sfx,                                               \
                      (size_t nx, size_t ny, const void *u, void *a, double c2_over_dx2))         \
   CL_BOTH_PRECISIONS(ret, cl_set_rows_##sfx, (void *field, size_t n, int component,              \
-                                              const uint32_t *rows, size_t count, double value))
+                                              const uint32_t *rows, size_t count, double value, \
+                                              int add))
 
 CL_REAL_KERNELS(void, cpu)
 CL_REAL_KERNELS(int, cuda)

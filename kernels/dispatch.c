@@ -90,6 +90,6 @@ cl_status cl_k_wave2d_accel(cl_device *d, cl_dtype t, size_t nx, size_t ny, cons
 }
 
 cl_status cl_k_set_rows(cl_device *d, cl_dtype t, void *field, size_t n, int component,
-                        const uint32_t *rows, size_t count, double value, cl_error *err) {
-  DISPATCH_REAL(d, t, set_rows, err, (field, n, component, rows, count, value));
+                        const uint32_t *rows, size_t count, double value, int add, cl_error *err) {
+  DISPATCH_REAL(d, t, set_rows, err, (field, n, component, rows, count, value, add));
 }

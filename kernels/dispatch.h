@@ -45,8 +45,9 @@ cl_status cl_k_verlet_kick(cl_device *d, cl_dtype t, size_t count, void *v, cons
 cl_status cl_k_wave2d_accel(cl_device *d, cl_dtype t, size_t nx, size_t ny, const void *u,
                             void *a, double c2_over_dx2, cl_error *err);
 
-/* field[component, rows[r] - 1] = value (rows 1-based, u32, on the same device) */
+/* field[component, rows[r] - 1] = value, or += value when add (rows 1-based, distinct, u32,
+ * on the same device) */
 cl_status cl_k_set_rows(cl_device *d, cl_dtype t, void *field, size_t n, int component,
-                        const uint32_t *rows, size_t count, double value, cl_error *err);
+                        const uint32_t *rows, size_t count, double value, int add, cl_error *err);
 
 #endif

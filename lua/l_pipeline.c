@@ -14,7 +14,7 @@ typedef struct stage_ud {
   lua_State *L;    /* for callback stages */
   int callback;    /* registry ref, LUA_NOREF otherwise */
   cl_field *f[3];  /* fields the kernel reads and writes */
-  double c[3];     /* constants */
+  double c[4];     /* constants */
   size_t nx, ny;
 } stage_ud;
 
@@ -43,7 +43,7 @@ static cl_status run_copy(void *d, long step, double t, cl_error *err) {
   return CL_OK;
 }
 
-/* set_rows: the value is c[0], or the Lua function `callback` of t + c[1] */
+/* set_rows: the value is c[0], or the Lua function `callback` of t + c[1]; c[3] != 0: add it */
 static cl_status run_set_rows(void *d, long step, double t, cl_error *err) {
   stage_ud *s = d;
   double value = s->c[0];
@@ -61,7 +61,7 @@ static cl_status run_set_rows(void *d, long step, double t, cl_error *err) {
     lua_pop(L, 1);
   }
   CL_TRY(cl_k_set_rows(dev_of(s->f[0]), s->f[0]->dtype, cl_field_component(s->f[0], 0), s->f[0]->n,
-                       (int)s->c[2], s->f[1]->data, s->f[1]->n, value, err));
+                       (int)s->c[2], s->f[1]->data, s->f[1]->n, value, s->c[3] != 0, err));
   cl_field_touch(s->f[0]);
   return CL_OK;
 }
@@ -177,11 +177,12 @@ static int stage_copy(lua_State *L) {
   return 1;
 }
 
-static const char *const set_rows_args[] = {"field", "rows", "component", "value", "time_offset", NULL};
+static const char *const set_rows_args[] = {"field", "rows", "component", "value", "time_offset", "add", NULL};
 
-/* cleave.stage.set_rows{ field = , rows = (u32 field of 1-based row numbers), component = 1,
- *                        value = number or function(t), time_offset = 0 }
- * field[rows, component] <- value (a function is called once per step with t + time_offset) */
+/* cleave.stage.set_rows{ field = , rows = (u32 field of distinct 1-based row numbers), component = 1,
+ *                        value = number or function(t), time_offset = 0, add = false }
+ * field[rows, component] <- value, or += value with add (a function is called once per step
+ * with t + time_offset) */
 static int stage_set_rows(lua_State *L) {
   const char *fn = "cleave.stage.set_rows";
   cl_lua_check_args(L, 1, fn, set_rows_args);
@@ -203,6 +204,7 @@ static int stage_set_rows(lua_State *L) {
   stage_ud *s = new_stage(L, "set_rows", run_set_rows);
   s->f[0] = f, s->f[1] = rows, s->c[2] = (double)(component - 1);
   s->c[1] = cl_lua_opt_number(L, 1, fn, "time_offset", 0);
+  s->c[3] = cl_lua_opt_boolean(L, 1, fn, "add", 0);
   s->stage.device = dev_of(f);
   int t = lua_getfield(L, 1, "value");
   if (t == LUA_TNUMBER) {

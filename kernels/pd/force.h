@@ -6,7 +6,8 @@
  *                shuffles (the paper's bond-level parallelism with warp
  *                reduction, Algorithm 4, without atomics: groups never straddle
  *                points, so every point is written by one lane).
- * The cpu backend always walks rows (OpenMP over points). */
+ * The cpu backend always walks rows (OpenMP over points). A point's row is
+ * its CSR list, or on a grid body its lattice stencil (lattice.h). */
 #ifndef CL_PD_FORCE_H
 #define CL_PD_FORCE_H
 
@@ -32,8 +33,14 @@ typedef struct cl_pd_force_args {
   double uniform_volume;
   const void *body;         /* body force per volume (SoA), or NULL */
   const void *surface;      /* surface correction factors per point and axis (SoA), or NULL */
+  /* bonds: a CSR list (offsets != NULL) or a grid body's lattice (kernels/pd/lattice.h) */
   const uint32_t *offsets;  /* CSR rows, n + 1 */
   uint32_t *neighbors;      /* bond targets; CL_PD_BROKEN marks broken bonds (updated here) */
+  const uint32_t *map, *cell; /* lattice: cell -> point, point -> cell */
+  const int32_t *stencil;   /* lattice: map offset of each step */
+  const void *stencil_geometry; /* lattice: per step xi (dim), |xi|, 1 / |xi| (AoS, dim + 2 per step) */
+  uint32_t nstencil;
+  uint32_t *broken;         /* lattice: bond-state bits, ceil(nstencil / 32) words x n (updated here) */
   void *damage;             /* out per point, or NULL */
   void *energy;             /* out: strain energy density per point, or NULL */
   double c, s0, rho, delta, dx; /* s0 <= 0: no breaking; dx <= 0: no partial volumes */

@@ -8,7 +8,8 @@ static void force_rows(const cl_pd_force_args *a, const cl_pd_pmb *m, const int 
   for (size_t i = 0; i < a->n; i++) {
     cl_pd_partial p;
     memset(&p, 0, sizeof p);
-    cl_pd_row(a, m, dim, i, 0, 1, &p);
+    if (a->map) cl_pd_lattice_row(a, m, dim, i, 0, 1, &p);
+    else cl_pd_row(a, m, dim, i, 0, 1, &p);
     cl_pd_finish(a, m, dim, i, &p);
   }
 }

@@ -42,20 +42,19 @@ CL_HD static inline real cl_pd_volume_fraction(const cl_pd_pmb *m, real r0) {
 }
 
 /* Adds bond (i, j)'s force to acc[0..dim) and returns whether it is intact
- * after this step; volume is V_j, scale the surface correction of the bond
- * (1 without), acc receives force density per volume. The damage weights
- * count volumes only. */
-CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, const real *eta,
-                                   real volume, real scale, int intact, real *acc, real *weight_all,
+ * after this step; r0 = |xi| and inv_r0 = 1 / |xi| (constants of the bond:
+ * a lattice reads them from its stencil), volume is V_j, scale the surface
+ * correction of the bond (1 without), acc receives force density per
+ * volume. The damage weights count volumes only. */
+CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, const real *eta, real r0,
+                                   real inv_r0, real volume, real scale, int intact, real *acc, real *weight_all,
                                    real *weight_intact) {
-  real d[3], r0_2 = 0, r_2 = 0;
+  real d[3], r_2 = 0;
   for (int c = 0; c < dim; c++) {
     d[c] = xi[c] + eta[c];
-    r0_2 += xi[c] * xi[c];
     r_2 += d[c] * d[c];
   }
-  real inv_r0 = CL_RSQRT(r0_2), inv_r = CL_RSQRT(r_2);
-  real r0 = r0_2 * inv_r0, r = r_2 * inv_r;
+  real inv_r = CL_RSQRT(r_2), r = r_2 * inv_r;
   real w = volume * cl_pd_volume_fraction(m, r0);
   *weight_all += w;
   real s = (r - r0) * inv_r0;

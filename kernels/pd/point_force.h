@@ -8,6 +8,7 @@
 #define CL_PD_POINT_FORCE_H
 
 #include "force.h"
+#include "lattice.h"
 #include "pmb.h"
 
 typedef struct cl_pd_partial {
@@ -15,36 +16,102 @@ typedef struct cl_pd_partial {
   real weight_all, weight_intact, energy;
 } cl_pd_partial;
 
+/* One bond of the row: force, breaking, damage weights and (if asked) the
+ * bond's energy density c s^2 |xi| / 2, half of it to each end. Returns
+ * whether the bond is intact after this step. */
+CL_HD static inline int cl_pd_visit(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
+                                    const real *xi, const real *eta, real r0, real inv_r0, real volume,
+                                    real scale, int intact, cl_pd_partial *p) {
+  real before = p->weight_intact;
+  intact = cl_pd_bond(m, dim, xi, eta, r0, inv_r0, volume, scale, intact, p->acc, &p->weight_all,
+                      &p->weight_intact);
+  if (intact && a->energy) {
+    real r = 0;
+    for (int c = 0; c < dim; c++) r += (xi[c] + eta[c]) * (xi[c] + eta[c]);
+    r = sqrt(r);
+    real s = (r - r0) / r0;
+    p->energy += (real)0.25 * m->c * s * s * r0 * (p->weight_intact - before) * scale;
+  }
+  return intact;
+}
+
+/* Volume and surface-correction factor of bond i-j (gi: point i's factors). */
+CL_HD static inline void cl_pd_bond_weights(const cl_pd_force_args *a, const int dim, size_t j,
+                                            const real *xi, const real *gi, real *volume, real *scale) {
+  const real *vol = (const real *)a->volume, *g = (const real *)a->surface;
+  *volume = vol ? vol[j] : (real)a->uniform_volume;
+  *scale = 1;
+  if (g) {
+    real gj[3];
+    for (int c = 0; c < dim; c++) gj[c] = g[c * a->n + j];
+    *scale = cl_pd_surface_factor(dim, xi, gi, gj);
+  }
+}
+
+CL_HD static inline void cl_pd_load_point(const cl_pd_force_args *a, const int dim, size_t i, real *ui, real *gi) {
+  const real *u = (const real *)a->u, *g = (const real *)a->surface;
+  for (int c = 0; c < dim; c++) ui[c] = u[c * a->n + i];
+  if (g)
+    for (int c = 0; c < dim; c++) gi[c] = g[c * a->n + i];
+}
+
+/* Point i's bonds from its CSR row. */
 CL_HD static inline void cl_pd_row(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
                                    size_t i, uint32_t lane, uint32_t stride, cl_pd_partial *p) {
-  const real *x = (const real *)a->x, *u = (const real *)a->u, *vol = (const real *)a->volume;
-  const real *g = (const real *)a->surface;
+  const real *x = (const real *)a->x, *u = (const real *)a->u;
   const size_t n = a->n;
-  real xi_i[3], ui[3], gi[3], gj[3];
-  for (int c = 0; c < dim; c++) xi_i[c] = x[c * n + i], ui[c] = u[c * n + i];
-  if (g)
-    for (int c = 0; c < dim; c++) gi[c] = g[c * n + i];
+  real xi_i[3], ui[3], gi[3];
+  for (int c = 0; c < dim; c++) xi_i[c] = x[c * n + i];
+  cl_pd_load_point(a, dim, i, ui, gi);
   for (uint32_t b = a->offsets[i] + lane; b < a->offsets[i + 1]; b += stride) {
     uint32_t entry = a->neighbors[b], j = entry & CL_PD_INDEX;
-    real xi[3], eta[3];
-    for (int c = 0; c < dim; c++) xi[c] = x[c * n + j] - xi_i[c], eta[c] = u[c * n + j] - ui[c];
-    real volume = vol ? vol[j] : (real)a->uniform_volume, scale = 1;
-    if (g) {
-      for (int c = 0; c < dim; c++) gj[c] = g[c * n + j];
-      scale = cl_pd_surface_factor(dim, xi, gi, gj);
+    real xi[3], eta[3], volume, scale, r0_2 = 0;
+    for (int c = 0; c < dim; c++) {
+      xi[c] = x[c * n + j] - xi_i[c], eta[c] = u[c * n + j] - ui[c];
+      r0_2 += xi[c] * xi[c];
     }
-    real before = p->weight_intact;
-    int intact = cl_pd_bond(m, dim, xi, eta, volume, scale, !(entry & CL_PD_BROKEN), p->acc,
-                            &p->weight_all, &p->weight_intact);
+    const real inv_r0 = CL_RSQRT(r0_2);
+    cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
+    int intact = cl_pd_visit(a, m, dim, xi, eta, r0_2 * inv_r0, inv_r0, volume, scale, !(entry & CL_PD_BROKEN), p);
     if (!intact && !(entry & CL_PD_BROKEN)) a->neighbors[b] = entry | CL_PD_BROKEN;
-    if (intact && a->energy) {
-      /* bond energy density c s^2 |xi| / 2, half of it to each end */
-      real r0 = 0, r = 0;
-      for (int c = 0; c < dim; c++) r0 += xi[c] * xi[c], r += (xi[c] + eta[c]) * (xi[c] + eta[c]);
-      r0 = sqrt(r0), r = sqrt(r);
-      real s = (r - r0) / r0;
-      p->energy += (real)0.25 * m->c * s * s * r0 * (p->weight_intact - before) * scale;
+  }
+}
+
+/* Sets bits of a bond-state word shared with other lanes of the point. */
+CL_HD static inline void cl_pd_mark_broken(uint32_t *word, uint32_t bits) {
+#ifdef __CUDA_ARCH__
+  atomicOr(word, bits);
+#else
+  *word |= bits;
+#endif
+}
+
+/* Point i's bonds from the lattice stencil: lanes take stencil entries
+ * lane, lane + stride, ...; bonds to cells without a point are skipped. */
+CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
+                                           size_t i, uint32_t lane, uint32_t stride, cl_pd_partial *p) {
+  const real *u = (const real *)a->u, *stencil = (const real *)a->stencil_geometry;
+  const size_t n = a->n;
+  const int64_t home = a->cell[i];
+  real ui[3], gi[3];
+  cl_pd_load_point(a, dim, i, ui, gi);
+  for (uint32_t w = 0; 32 * w < a->nstencil; w++) {
+    const uint32_t state = a->broken[w * n + i];
+    const uint32_t end = 32 * w + 32 < a->nstencil ? 32 * w + 32 : a->nstencil;
+    uint32_t fresh = 0;
+    for (uint32_t k = 32 * w + lane; k < end; k += stride) {
+      const uint32_t j = a->map[home + a->stencil[k]];
+      if (j == CL_PD_ABSENT) continue;
+      const real *geometry = stencil + k * (dim + 2); /* xi, |xi|, 1 / |xi| */
+      real xi[3], eta[3], volume, scale;
+      for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = u[c * n + j] - ui[c];
+      cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
+      const uint32_t bit = 1u << (k & 31);
+      const int intact = cl_pd_visit(a, m, dim, xi, eta, geometry[dim], geometry[dim + 1], volume, scale,
+                                     !(state & bit), p);
+      if (!intact && !(state & bit)) fresh |= bit;
     }
+    if (fresh) cl_pd_mark_broken(&a->broken[w * n + i], fresh);
   }
 }
 

@@ -71,17 +71,19 @@ local function grid_cells(shape, dim, dx)
   return cells
 end
 
--- Device bytes per point: coordinates, u, v, a (dim each), damage, bond offsets, and 4 bytes per
--- bond (pi h^2 or 4/3 pi h^3 bonds for a horizon of h dx), plus the temporaries of set-up.
-local function bytes_per_point(dim, precision, horizon_dx)
+-- Device bytes per point: coordinates, u, v, a (dim each), damage, and the bonds: a list holds a
+-- row offset and 4 bytes per bond (pi h^2 or 4/3 pi h^3 bonds for a horizon of h dx), a lattice a
+-- map cell, the point's cell and a bit per stencil entry; plus the temporaries of set-up.
+local function bytes_per_point(dim, precision, horizon_dx, layout)
   local real = precision == "f32" and 4 or 8
   local bonds = dim == 2 and math.pi * horizon_dx ^ 2 or 4 / 3 * math.pi * horizon_dx ^ 3
-  return (4 * dim + 2) * real + 4 + 4 * bonds + 8 * dim
+  local bond_bytes = layout == "lattice" and 8 + 4 * math.ceil(bonds / 32) or 4 + 4 * bonds
+  return (4 * dim + 2) * real + bond_bytes + 8 * dim
 end
 
 -- Refuses, before allocating, a body that would not fit in the current device's free memory.
-local function check_memory(fn, points, dim, precision, horizon_dx, level)
-  local need = points * bytes_per_point(dim, precision, horizon_dx)
+local function check_memory(fn, points, dim, precision, horizon_dx, layout, level)
+  local need = points * bytes_per_point(dim, precision, horizon_dx, layout)
   local info = cl.info()
   if need > info.memory_free then
     error(string.format("%s: about %d points would need about %.3g GB on %s, which has %.3g GB free; " ..
@@ -100,12 +102,12 @@ end
 
 local body_keys = { shape = true, points = true, dx = true, horizon = true, delta = true, dim = true,
   plane = true, thickness = true, precision = true, material = true, partial_volume = true,
-  surface_correction = true, kernel = true, reorder = true }
+  surface_correction = true, kernel = true, reorder = true, layout = true }
 
 --- cleave.pd.body{ shape = | points = "file", dx =, horizon = 3.015 (in dx) | delta = (metres),
 ---   dim = 2, plane = "stress", thickness = 1, precision = "f64", material = cleave.pd.pmb{...},
 ---   partial_volume = true, surface_correction = true, kernel = "point" | "group" | "group8" ...,
----   reorder = true }
+---   reorder = true, layout = "lattice" (shapes) | "list" (point files) }
 function pd.body(args)
   local fn = "cleave.pd.body"
   cl.check_args(fn, args, body_keys)
@@ -125,6 +127,10 @@ function pd.body(args)
     error(string.format("%s: bond-based PD fixes nu = %.4g for %s; the material says nu = %g (remove 'nu' or " ..
       "change 'dim'/'plane')", fn, fixed_poisson(dim, plane), dim == 3 and "3D" or ("plane " .. plane), material.nu), 2)
   end
+  local layout = args.layout or (args.points ~= nil and "list" or "lattice")
+  if layout ~= "lattice" and layout ~= "list" then
+    error(fn .. ": argument 'layout' must be \"lattice\" (bonds from the grid stencil) or \"list\" (a bond list)", 2)
+  end
   local x64, volume, dx
   if args.points ~= nil then
     if args.shape ~= nil then error(fn .. ": give 'shape' or 'points', not both", 2) end
@@ -138,7 +144,7 @@ function pd.body(args)
     if args.shape == nil then error(fn .. ": give 'shape' (a cleave.geom shape) or 'points' (a file)", 2) end
     dx = cl.positive_number(fn, args, "dx")
     local cells = grid_cells(args.shape, dim, dx)
-    check_memory(fn, cells, dim, precision, args.delta and args.delta / dx or args.horizon or 3.015, 3)
+    check_memory(fn, cells, dim, precision, args.delta and args.delta / dx or args.horizon or 3.015, layout, 3)
     x64 = args.shape:points { dx = dx, dim = dim, max_points = math.max(cells, 1) }
     volume = dx ^ dim * thickness
   end
@@ -154,12 +160,15 @@ function pd.body(args)
   end
   local kernel = args.kernel or "point"
   local x = x64:convert(precision)
+  x64 = nil
+  collectgarbage() -- free the f64 coordinates before the reordering's buffers
   if type(volume) ~= "number" then volume = volume:convert(precision) end
   if args.reorder ~= false then
     local order = pd.morton_order(x, delta)
     x = pd.gather(x, order)
     if type(volume) ~= "number" then volume = pd.gather(volume, order) end
   end
+  collectgarbage() -- the reordering's temporaries hold device memory the body needs
   local n = x.n
   local b = setmetatable({
     dim = dim, plane = plane, thickness = thickness, precision = precision, material = material,
@@ -173,7 +182,7 @@ function pd.body(args)
     partial_volume = args.partial_volume ~= false,
     constraints = {}, body_load = nil,
   }, body_mt)
-  b.bonds = pd.bonds { x = x, delta = delta }
+  b.bonds = pd.bonds { x = x, delta = delta, layout = layout, dx = dx }
   if args.surface_correction ~= false then b.surface = b:surface_factors() end
   return b
 end
@@ -294,29 +303,56 @@ function body_mt:initial_velocity(args)
   end
 end
 
--- Adds value to component c of the body force density (self.body_load) on rows.
-local function add_body_force(self, rows, c, value)
-  self.body_load = self.body_load or cl.field { n = self.n, k = self.dim, dtype = self.precision }
-  local current = self.body_load:to_table()
-  for _, i in ipairs(rows:to_table()) do
-    local row = current[i]
-    row[c] = row[c] + value
-    self.body_load[i] = row
+-- Adds a force density value * scale to component c of rows. Constant ones are summed into
+-- self.body_constant now; those varying in time (functions of t) are kept and added to it at
+-- every step by body:load_stages(). self.body_load is what the step kernel reads.
+local function add_body_force(self, rows, c, value, scale)
+  self.body_constant = self.body_constant or cl.field { n = self.n, k = self.dim, dtype = self.precision }
+  if type(value) == "number" then
+    local current = self.body_constant:to_table()
+    for _, i in ipairs(rows:to_table()) do
+      local row = current[i]
+      row[c] = row[c] + value * scale
+      self.body_constant[i] = row
+    end
+  else
+    self.varying_loads = self.varying_loads or {}
+    table.insert(self.varying_loads, { rows = rows, component = c, value = function(t) return value(t) * scale end })
   end
+  if not self.varying_loads then
+    self.body_load = self.body_constant
+    return
+  end
+  if self.body_load == nil or self.body_load == self.body_constant then
+    self.body_load = cl.field { n = self.n, k = self.dim, dtype = self.precision }
+  end
+  self:set_loads(0)
 end
 
--- Constant loads only, until the JIT issue compiles functions of time for the device.
-local function constant(fn, value)
-  if type(value) ~= "number" then error(fn .. ": loads varying in time arrive with the JIT issue; give a number", 4) end
-  return value
+--- The stages that put the loads at the step's time into body.body_load (none when every load
+--- is constant).
+function body_mt:load_stages()
+  if not self.varying_loads then return {} end
+  local stages = { cl.stage.copy { dst = self.body_load, src = self.body_constant } }
+  for _, l in ipairs(self.varying_loads) do
+    stages[#stages + 1] = cl.stage.set_rows { field = self.body_load, rows = l.rows, component = l.component,
+      value = l.value, add = true }
+  end
+  return stages
 end
 
---- body:body_force{ where =, bx =, by =, bz = }: force per unit volume (constant)
+--- Puts the loads at time t into body.body_load.
+function body_mt:set_loads(t)
+  for _, stage in ipairs(self:load_stages()) do stage:run(0, t) end
+end
+
+--- body:body_force{ where =, bx =, by =, bz = }: force per unit volume (number, function(t) or
+--- expression in t)
 function body_mt:body_force(args)
   local fn = "body:body_force"
   cl.check_args(fn, args, load_keys("b"))
   local rows = self:select(args.where, fn, 4)
-  for c, value in pairs(components(self, fn, args, "b", 3)) do add_body_force(self, rows, c, constant(fn, value)) end
+  for c, value in pairs(components(self, fn, args, "b", 3)) do add_body_force(self, rows, c, value, 1) end
 end
 
 --- body:traction{ where =, tx =, ty =, tz =, layer = dx }: a traction (force per area) on a
@@ -329,7 +365,7 @@ function body_mt:traction(args)
   local fn = "body:traction"
   local layer = cl.optional_number(fn, args, "layer", self.dx)
   local rows = self:select(args.where, fn, 4)
-  for c, value in pairs(components(self, fn, args, "t", 3)) do add_body_force(self, rows, c, constant(fn, value) / layer) end
+  for c, value in pairs(components(self, fn, args, "t", 3)) do add_body_force(self, rows, c, value, 1 / layer) end
 end
 
 --- Per-point bond stiffness S_i = sum_j V_j / |xi_ij| (cached: the bond geometry never changes).
@@ -412,6 +448,7 @@ local function step_pipeline(body, dt)
       add(cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = 0 })
     end
   end
+  for _, stage in ipairs(body:load_stages()) do add(stage) end
   add(body:force_stage())
   for _, k in ipairs(body.constraints) do
     add(cl.stage.set_rows { field = body.a, rows = k.rows, component = k.component, value = 0 })
@@ -455,6 +492,7 @@ function cl.explicit(args)
     progress = args.progress ~= false, stable_dt = limit,
   }, run_mt)
   run.pipeline = step_pipeline(body, dt)
+  body:set_loads(0)
   body:force_stage():run() -- accelerations of the initial state, for the first kick
   return run
 end

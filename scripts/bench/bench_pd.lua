@@ -1,16 +1,23 @@
 -- Peridynamics benchmark: the whole explicit time step (kick-drift, bond
 -- forces + breaking + damage, kick) on a 2D square body, delta = 3.015 dx
--- (28 bonds per interior point, as in the paper's Tables 2/4), both GPU
--- kernel shapes, f32 and f64; plus set-up times and memory per point.
---   cleave [--device D] run scripts/bench/bench_pd.lua [points] [steps]
+-- (28 bonds per interior point, as in the paper's Tables 2/4), both bond
+-- layouts, both GPU kernel shapes, f32 and f64; plus set-up times and memory
+-- per point.
+--   cleave [--device D] run scripts/bench/bench_pd.lua [points] [steps] [layouts]
 -- Timed: median of 3 runs of `steps` steps after a warm-up run (wall clock
--- between device synchronisations). Floor (f32, 2D): per point and step the
--- step must read x, u, the row offset and 28 neighbour indices and write a
--- and damage (144 B), and the two Verlet updates move 64 B more: 208 B/point,
--- 7.4 B/bond; f64 adds 4 B per real value (+60 B/point).
+-- between device synchronisations). Floor (f32, 2D), bytes per point and step
+-- that must move if every neighbour's u comes from cache:
+--   list:    read x, u, the row offset and 28 neighbour indices, write a and
+--            damage (144 B); the two Verlet updates move 64 B more: 208 B;
+--   lattice: read u, the cell, the bond bits and a map entry, write a and
+--            damage (32 B) + 64 B Verlet: 96 B.
+-- f64 adds 4 B per real value (list +60 B, lattice +84 B).
 local cl = require "cleave"
 local points = tonumber(arg[1]) or (cl.device() == "cuda" and 10e6 or 1e6)
 local steps = tonumber(arg[2]) or (cl.device() == "cuda" and 100 or 10)
+local layouts = {}
+for layout in (arg[3] or "lattice,list"):gmatch("[^,]+") do layouts[#layouts + 1] = layout end
+local floors = { lattice = { f32 = 96, f64 = 180 }, list = { f32 = 208, f64 = 268 } }
 local side = math.floor(math.sqrt(points))
 local dx = 1 / side
 
@@ -19,10 +26,11 @@ local function median(t) table.sort(t); return t[(#t + 1) // 2] end
 local function field_bytes(f) return f and f.bytes or 0 end
 
 local rows = {}
+for _, layout in ipairs(layouts) do
 for _, precision in ipairs { "f32", "f64" } do
   cl.sync()
   local t0 = cl.clock()
-  local body = cl.pd.body { shape = cl.geom.rect { 0, 1, 0, 1 }, dx = dx, precision = precision,
+  local body = cl.pd.body { shape = cl.geom.rect { 0, 1, 0, 1 }, dx = dx, precision = precision, layout = layout,
     surface_correction = false, material = cl.pd.pmb { E = 191e9, rho = 8000, G0 = 22170 } }
   cl.sync()
   local setup = cl.clock() - t0
@@ -39,20 +47,21 @@ for _, precision in ipairs { "f32", "f64" } do
     local samples = {}
     for k = 1, 3 do samples[k] = cl.run { pipeline = pipeline, steps = steps, progress = false }.seconds / steps end
     local per_step = median(samples)
-    rows[#rows + 1] = { precision = precision, kernel = kernel, n = body.n, bonds = body.bonds.count,
-      step_ms = per_step * 1e3, rate = body.bonds.count / per_step, bytes = bytes / body.n, setup = setup,
-      floor = body.n * (precision == "f32" and 208 or 268) }
+    rows[#rows + 1] = { layout = layout, precision = precision, kernel = kernel, n = body.n,
+      bonds = body.bonds.count, step_ms = per_step * 1e3, rate = body.bonds.count / per_step,
+      bytes = bytes / body.n, setup = setup, gbs = body.n * floors[layout][precision] / per_step / 1e9 }
   end
   body = nil
   collectgarbage()
 end
+end
 
 local info = cl.info()
 print(string.format("device: %s (%s), %d steps", cl.device(), info.device_name, steps))
-print(string.format("%-5s %-6s %11s %12s %10s %14s %9s %8s", "prec", "kernel", "points", "bonds", "ms/step",
-  "bond upd/s", "B/point", "setup s"))
+print(string.format("%-7s %-5s %-7s %11s %12s %10s %14s %9s %9s %8s", "layout", "prec", "kernel", "points", "bonds",
+  "ms/step", "bond upd/s", "floor GB/s", "B/point", "setup s"))
 for _, r in ipairs(rows) do
-  print(string.format("%-5s %-6s %11d %12d %10.3f %14.3e %9.1f %8.2f", r.precision, r.kernel, r.n, r.bonds,
-    r.step_ms, r.rate, r.bytes, r.setup))
+  print(string.format("%-7s %-5s %-7s %11d %12d %10.3f %14.3e %9.0f %9.1f %8.2f", r.layout, r.precision, r.kernel, r.n,
+    r.bonds, r.step_ms, r.rate, r.gbs, r.bytes, r.setup))
 end
-print("floor bytes/step (f32, f64): 208 B/point, 268 B/point; divide by the step time for the bandwidth achieved")
+print("floor GB/s: the floor bytes of the step (header) over the step time")

@@ -53,11 +53,11 @@ T.case("wave model, f32: cuda equals cpu to 1e-5 after 100 steps", function()
 end)
 
 -- A small Kalthoff-Winkler-like plate with breaking: impact on a strip, 150 steps.
-local function pd_plate_on(device, precision, kernel)
+local function pd_plate_on(device, precision, kernel, layout)
   return on(device, function()
     local dx = 0.5e-3
     local b = cl.pd.body { shape = cl.geom.rect { 0, 0.02, -0.02, 0.02 }, dx = dx, precision = precision,
-      kernel = kernel, material = cl.pd.pmb { E = 191e9, rho = 8000, G0 = 2000 } }
+      kernel = kernel, layout = layout, material = cl.pd.pmb { E = 191e9, rho = 8000, G0 = 2000 } }
     b:precrack { { -dx, 0.005 }, { 0.01, 0.005 } }
     b:velocity { where = function(x, y) return x < 3 * dx and math.abs(y) < 0.005 end, vx = 40 }
     cl.explicit { b, steps = 150, progress = false }:go()
@@ -67,17 +67,19 @@ end
 
 T.case("peridynamics, f64: cuda equals cpu to 1e-10 after 150 steps with breaking", function()
   if not gpu then T.skip("needs a usable GPU") end
-  local c = pd_plate_on("cpu", "f64", "point")
-  for _, kernel in ipairs { "point", "group" } do
-    local g = pd_plate_on("cuda", "f64", kernel)
-    T.eq(g.u.device, "cuda", "ran on the GPU")
-    T.eq(g.bonds.count, c.bonds.count, "same bond lists")
-    local du, dd = rel_diff(g.u, c.u), rel_diff(g.damage, c.damage)
-    print(string.format("  f64 %s kernel: relative difference of u %.3g, of damage %.3g, broken bonds %d / %d",
-      kernel, du, dd, g.bonds:broken(), c.bonds:broken()))
-    T.ok(c.bonds:broken() > 0, "bonds broke")
-    T.ok(du < 1e-10, "u difference " .. du)
-    T.eq(g.bonds:broken(), c.bonds:broken(), "same bonds broken")
+  for _, layout in ipairs { "lattice", "list" } do
+    local c = pd_plate_on("cpu", "f64", "point", layout)
+    for _, kernel in ipairs { "point", "group", "group32" } do
+      local g = pd_plate_on("cuda", "f64", kernel, layout)
+      T.eq(g.u.device, "cuda", "ran on the GPU")
+      T.eq(g.bonds.count, c.bonds.count, "same bonds")
+      local du, dd = rel_diff(g.u, c.u), rel_diff(g.damage, c.damage)
+      print(string.format("  f64 %s, %s kernel: relative difference of u %.3g, of damage %.3g, broken bonds %d / %d",
+        layout, kernel, du, dd, g.bonds:broken(), c.bonds:broken()))
+      T.ok(c.bonds:broken() > 0, "bonds broke")
+      T.ok(du < 1e-10, "u difference " .. du)
+      T.eq(g.bonds:broken(), c.bonds:broken(), "same bonds broken")
+    end
   end
 end)
 
@@ -98,10 +100,12 @@ T.case("peridynamics, f32: cuda equals cpu to 1e-4 without breaking; breaking st
   T.ok(du < 1e-4, "u difference " .. du)
   -- with breaking a bond at the threshold may break one step apart, and cracks are chaotic:
   -- compare how many bonds broke
-  local c, g = pd_plate_on("cpu", "f32", "point"), pd_plate_on("cuda", "f32", "point")
-  local bc, bg = c.bonds:broken(), g.bonds:broken()
-  print(string.format("  f32 with breaking: broken bonds %d (cpu) and %d (cuda)", bc, bg))
-  T.ok(math.abs(bg - bc) <= 0.05 * bc, "broken bonds within 5%")
+  for _, layout in ipairs { "lattice", "list" } do
+    local c, g = pd_plate_on("cpu", "f32", "point", layout), pd_plate_on("cuda", "f32", "point", layout)
+    local bc, bg = c.bonds:broken(), g.bonds:broken()
+    print(string.format("  f32 %s with breaking: broken bonds %d (cpu) and %d (cuda)", layout, bc, bg))
+    T.ok(math.abs(bg - bc) <= 0.05 * bc, "broken bonds within 5%")
+  end
 end)
 
 T.case("reductions agree for every dtype", function()

@@ -132,17 +132,67 @@ T.case("energy is conserved to 0.5% over 10 000 steps without breaking or dampin
 end)
 
 T.case("point and group kernels give the same accelerations", function()
-  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.02, 0, 0.01 }, dx = 0.001, material = steel }
-  local xs = b.x:to_table()
-  b.u:assign(function(i) return 1e-5 * math.sin(300 * xs[i][2]), 1e-5 * xs[i][1] * 50 end)
-  b:force_stage { kernel = "point" }:run()
-  local a1 = b.a:to_table()
-  b:force_stage { kernel = "group" }:run()
-  local a2 = b.a:to_table()
-  for i = 1, b.n, 7 do
-    T.near(a2[i][1], a1[i][1], 1e-12, "ax", 1e3)
-    T.near(a2[i][2], a1[i][2], 1e-12, "ay", 1e3)
+  for _, layout in ipairs { "lattice", "list" } do
+    local b = cl.pd.body { shape = cl.geom.rect { 0, 0.02, 0, 0.01 }, dx = 0.001, layout = layout, material = steel }
+    local xs = b.x:to_table()
+    b.u:assign(function(i) return 1e-5 * math.sin(300 * xs[i][2]), 1e-5 * xs[i][1] * 50 end)
+    b:force_stage { kernel = "point" }:run()
+    local a1 = b.a:to_table()
+    for _, kernel in ipairs { "group", "group32" } do
+      b:force_stage { kernel = kernel }:run()
+      local a2 = b.a:to_table()
+      for i = 1, b.n, 7 do
+        T.near(a2[i][1], a1[i][1], 1e-12, layout .. " " .. kernel .. " ax", 1e3)
+        T.near(a2[i][2], a1[i][2], 1e-12, layout .. " " .. kernel .. " ay", 1e3)
+      end
+    end
   end
+end)
+
+-- A plate with a hole (cells of the lattice's box without points) and a pre-crack, hit hard enough
+-- to break bonds, in both bond layouts: the same bonds, and the same run to round-off (the sums run
+-- in another order: f64 round-off, far below 1e-12 of the displacements' scale).
+T.case("lattice and list layouts give the same bonds and the same run with breaking", function()
+  local shape = cl.geom.rect { 0, 0.03, 0, 0.02 } - cl.geom.disk { 0.02, 0.01, 0.004 }
+  local bodies = {}
+  for _, layout in ipairs { "lattice", "list" } do
+    local b = cl.pd.body { shape = shape, dx = 0.001, layout = layout, material = steel }
+    T.eq(b.bonds.layout, layout, "layout")
+    T.eq(b:precrack { { 0.0095, 0.01 }, { 0.0095, 0.02 } } > 0, true, "pre-crack cuts bonds")
+    b:initial_velocity { where = "x < 0.004", vx = -60 }
+    local run = cl.explicit { b, dt = "auto", steps = 150, progress = false }
+    run:go()
+    bodies[layout] = b
+  end
+  local l, s = bodies.lattice, bodies.list
+  T.eq(l.bonds.count, s.bonds.count, "bond count")
+  T.ok(l.bonds:broken() > 0, "bonds broke")
+  T.eq(l.bonds:broken(), s.bonds:broken(), "broken bonds")
+  local cl_, cs = l.bonds:counts():to_table(), s.bonds:counts():to_table()
+  local kl, ks = l:stiffness():to_table(), s:stiffness():to_table()
+  local ul, us, scale = l.u:to_table(), s.u:to_table(), math.max(s.u:max(1), -s.u:min(1))
+  local dl, ds = l.damage:to_table(), s.damage:to_table()
+  for i = 1, l.n do
+    T.eq(cl_[i], cs[i], "bonds of point " .. i)
+    T.near(kl[i], ks[i], 1e-12, "stiffness of point " .. i)
+    T.near(ul[i][1], us[i][1], 1e-12, "u_x of point " .. i, scale)
+    T.near(ul[i][2], us[i][2], 1e-12, "u_y of point " .. i, scale)
+    T.near(dl[i], ds[i], 1e-12, "damage of point " .. i, 1)
+  end
+  -- the lattice holds a map cell, the point's cell and one word of bond bits per point
+  print(string.format("  bond storage per point: lattice %.1f B, list %.1f B", l.bonds.bytes / l.n, s.bonds.bytes / s.n))
+  T.ok(l.bonds.bytes / l.n < 16, "lattice bytes per point")
+  T.ok(s.bonds.bytes / s.n > 90, "list bytes per point")
+end)
+
+T.case("the lattice layout refuses points off a grid", function()
+  local x = cl.field { k = 2, data = { { 0, 0 }, { 0.001, 0 }, { 0.0004, 0.001 } } }
+  T.raises(function() cl.pd.bonds { x = x, delta = 0.003, layout = "lattice", dx = 0.001 } end,
+    { "point 3", "not on a grid", "layout = \"list\"" })
+  local twice = cl.field { k = 2, data = { { 0, 0 }, { 0.001, 0 }, { 0.0011, 0 } } }
+  T.raises(function() cl.pd.bonds { x = twice, delta = 0.003, layout = "lattice", dx = 0.001 } end,
+    { "points 2 and 3", "same cell" })
+  T.raises(function() cl.pd.bonds { x = x, delta = 0.003, layout = "grid" } end, "'layout'")
 end)
 
 -- Runs scripts/kalthoff_winkler.lua at spacing dx_mm and measures the crack angles over the
@@ -217,6 +267,36 @@ T.case("an explicit run writes its series, history and picture", function()
   for _ in io.lines(dir .. "/p.csv") do rows = rows + 1 end
   T.eq(rows, 4, "header and rows at steps 0, 10, 20")
   T.eq(T.read(dir .. "/u.png"):sub(2, 4), "PNG", "picture of |u|")
+end)
+
+-- A uniform body force b(t) = B t on a free body moves it rigidly: v = B t^2 / (2 rho),
+-- u = B t^3 / (6 rho). Velocity Verlet integrates a linear-in-time force with an O(dt^2) error in
+-- u (relative 1/N^2 after N steps: 2.5e-5 here); a constant traction of the same total force
+-- on a boundary layer, and a function of time given as an expression, take the same path.
+T.case("loads varying in time: a uniform body force B t moves a free body as B t^3 / (6 rho)", function()
+  local B, steps = 1e9, 200
+  local function run_with(load)
+    local b = cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.01 }, dx = 0.001, material = steel }
+    load(b)
+    local dt = 0.5 * b:stable_dt()
+    cl.explicit { b, dt = dt, steps = steps, progress = false }:go()
+    return b, dt * steps
+  end
+  local b, t = run_with(function(b) b:body_force { where = "x > -1", bx = function(t) return B * t end } end)
+  local ux, vx = B * t ^ 3 / (6 * steel.rho), B * t ^ 2 / (2 * steel.rho)
+  T.near(b.u:min(1), ux, 1e-4, "u_x (min)")
+  T.near(b.u:max(1), ux, 1e-4, "u_x (max)")
+  T.near(b.v:max(1), vx, 1e-4, "v_x")
+  T.near(b.u:max(2), 0, 1e-6, "u_y (round-off of a rigid motion)", ux)
+  local e = run_with(function(b) b:body_force { where = "x > -1", bx = "1e9 * t" } end)
+  T.near(e.u:max(1), ux, 1e-4, "u_x with an expression")
+  -- a constant load plus a varying one on overlapping regions add up
+  local both = run_with(function(b)
+    b:body_force { where = "x > -1", bx = function(t) return B * t end }
+    b:body_force { where = "x > -1", by = 2e6 }
+  end)
+  T.near(both.u:max(1), ux, 1e-4, "u_x with a second load")
+  T.near(both.u:max(2), 2e6 * t ^ 2 / (2 * steel.rho), 1e-4, "u_y of the constant load")
 end)
 
 T.case("bad input names the parameter", function()

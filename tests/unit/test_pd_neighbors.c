@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/pd/lattice.h"
 #include "../../kernels/pd/neighbors.h"
 #include "lcg.h"
 
@@ -313,6 +314,31 @@ static int is_interior(const size_t side[3], int dim, size_t q, int margin) {
   return 1;
 }
 
+/* The grid layout (kernels/pd/lattice.h) of the same points: its stencil, its bond count, and
+ * each point's neighbours through the map, which must be the CSR row's. On the cpu device
+ * its arrays are host memory. */
+static void check_grid_layout(const points *p, const csr *list, double dx, double delta, size_t stencil) {
+  cl_pd_lattice l;
+  cr_assert_eq(cl_pd_build_lattice(&cpu, p->real, p->dim, p->n, p->x, dx, delta, &l, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(l.nstencil, stencil);
+  cr_assert_eq(l.nbonds, list->nbonds);
+  cr_assert_eq(l.words, (int)((stencil + 31) / 32));
+  for (size_t i = 0; i < p->n; i++) {
+    uint32_t found = 0;
+    for (uint32_t k = 0; k < l.nstencil; k++) {
+      uint32_t j = l.map[(int64_t)l.cell[i] + l.offset[k]];
+      if (j == CL_PD_ABSENT) continue;
+      int listed = 0;
+      for (uint32_t b = list->offsets[i]; b < list->offsets[i + 1]; b++) listed |= list->neighbors[b] == j;
+      cr_assert(listed, "point %zu: lattice neighbour %u is not in its list row", i, j);
+      found++;
+    }
+    cr_assert_eq(found, list->offsets[i + 1] - list->offsets[i], "point %zu", i);
+    for (int w = 0; w < l.words; w++) cr_assert_eq(l.broken[(size_t)w * p->n + i], 0u);
+  }
+  cl_pd_lattice_release(&cpu, &l);
+}
+
 static void check_lattice(cl_dtype real, int dim, const size_t side[3]) {
   const double dx = 0.1, h = 3.015;
   size_t interior, total = lattice_bond_count(dim, side, h, &interior);
@@ -324,6 +350,7 @@ static void check_lattice(cl_dtype real, int dim, const size_t side[3]) {
     if (is_interior(side, dim, q, 3))
       cr_assert_eq(got.offsets[q + 1] - got.offsets[q], interior, "interior point %zu: %u bonds", q,
                    got.offsets[q + 1] - got.offsets[q]);
+  check_grid_layout(&p, &got, dx, h * dx, interior);
   csr_free(&got);
   check_bonds(&p, h * dx);
   free(p.x);
@@ -348,6 +375,22 @@ Test(pd_neighbors, shuffled_lattice_rows_are_sorted) {
   points p = lattice_points(CL_F64, 3, side, 0.1);
   shuffle_points(&p, 21);
   check_bonds(&p, 0.3015);
+  free(p.x);
+}
+
+Test(pd_neighbors, grid_layout_refuses_off_grid_and_doubled_points) {
+  const size_t side[3] = {6, 5, 1};
+  points p = lattice_points(CL_F64, 2, side, 0.1);
+  cl_pd_lattice l;
+  set_coord(&p, 0, 7, coord(&p, 0, 7) + 0.03);
+  cr_assert_eq(cl_pd_build_lattice(&cpu, CL_F64, 2, p.n, p.x, 0.1, 0.3015, &l, &err), CL_ERR_ARG);
+  cr_assert(strstr(err.msg, "point 8 is not on a grid"), "%s", err.msg);
+  set_coord(&p, 0, 7, coord(&p, 0, 8));
+  set_coord(&p, 1, 7, coord(&p, 1, 8));
+  cr_assert_eq(cl_pd_build_lattice(&cpu, CL_F64, 2, p.n, p.x, 0.1, 0.3015, &l, &err), CL_ERR_ARG);
+  cr_assert(strstr(err.msg, "same cell"), "%s", err.msg);
+  cr_assert_eq(cl_pd_build_lattice(&cpu, CL_F64, 2, p.n, p.x, 0.1, 0.05, &l, &err), CL_ERR_ARG);
+  cr_assert(strstr(err.msg, "delta > dx"), "%s", err.msg);
   free(p.x);
 }
 
