@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../runtime/pipeline.h"
+#include "l_jit.h"
 #include "l_pd_bonds.h"
 
 #define PD_STAGE_MT "cleave.pd.stage"
@@ -19,11 +20,29 @@ typedef struct pd_stage {
   cl_lua_bonds *bonds;
   cl_pd_force_args args;
   cl_pd_kernel kernel;
+  const cl_lua_jit_module *law; /* a run-time compiled bond law, or NULL: PMB */
+  uint64_t *nonfinite;          /* device flag of the law's check (cl_pd_force_args) */
 } pd_stage;
+
+/* After a step with a run-time compiled law: the first point whose acceleration came out
+ * NaN or infinite, named with its position. */
+static cl_status check_finite(pd_stage *s, long step, cl_error *err) {
+  cl_device *d = &s->u->device->dev;
+  uint64_t flag = 0;
+  CL_TRY(d->to_host(d, &flag, s->nonfinite, sizeof flag, err));
+  if (!flag) return CL_OK;
+  const void *x;
+  CL_TRY(cl_field_host(s->x, &x, err));
+  size_t i = (size_t)(flag - 1);
+  double px = cl_dtype_get(s->x->dtype, x, i), py = cl_dtype_get(s->x->dtype, x, s->x->n + i);
+  return cl_error_set(err, CL_ERR_SCRIPT, "%s: the law gave a NaN or infinite force at step %ld, point %zu "
+                      "(x = %g, y = %g): check it for divisions by zero, roots or logs of negative numbers",
+                      s->law->what, step, i + 1, px, py);
+}
 
 static cl_status run_pd_force(void *data, long step, double t, cl_error *err) {
   pd_stage *s = data;
-  (void)step, (void)t;
+  (void)t;
   cl_pd_force_args a = s->args;
   a.x = s->x->data, a.u = s->u->data, a.a = s->a->data;
   a.volume = s->volume ? s->volume->data : NULL;
@@ -32,7 +51,13 @@ static cl_status run_pd_force(void *data, long step, double t, cl_error *err) {
   a.damage = s->damage ? s->damage->data : NULL;
   a.energy = s->energy ? s->energy->data : NULL;
   cl_lua_bonds_args(s->bonds, &a);
-  CL_TRY(cl_k_pd_force(&s->u->device->dev, s->u->dtype, &a, s->kernel, err));
+  if (s->law) {
+    a.nonfinite = s->nonfinite;
+    CL_TRY(cl_k_pd_force_compiled(&s->u->device->dev, s->u->dtype, &a, s->kernel, s->law->module->symbols[0], err));
+    CL_TRY(check_finite(s, step, err));
+  } else {
+    CL_TRY(cl_k_pd_force(&s->u->device->dev, s->u->dtype, &a, s->kernel, err));
+  }
   cl_field_touch(s->a);
   if (s->damage) cl_field_touch(s->damage);
   if (s->energy) cl_field_touch(s->energy);
@@ -47,8 +72,28 @@ static void check_same(lua_State *L, const char *fn, const char *key, cl_field *
                (LUAI_UACINT)f->n, f->k, f->device->dev.name);
 }
 
+/* Stage option law = jit module (cleave.jit.bond_force, compiled for x's device and precision):
+ * the stage launches it and checks its forces are finite (a u32 x 2 field as the flag, kept in
+ * the stage's copy of its arguments). Stack: the stage at `stage`, the module on top. */
+static void attach_law(lua_State *L, const char *fn, pd_stage *s, int stage) {
+  s->law = cl_lua_check_jit_module(L, -1);
+  if (!cl_device_same(&s->law->device->dev, &s->x->device->dev))
+    luaL_error(L, "%s: 'law' was compiled for %s, the fields live on %s", fn, s->law->device->dev.name,
+               s->x->device->dev.name);
+  cl_field *flag;
+  cl_error err;
+  if (cl_field_create(s->x->device, CL_U32, 2, 1, &flag, &err) != CL_OK) cl_lua_fail(L, &err);
+  cl_lua_push_field(L, flag);
+  if (cl_field_fill(flag, 0, &err) != CL_OK) cl_lua_fail(L, &err);
+  s->nonfinite = flag->data;
+  lua_getiuservalue(L, stage, 1);
+  lua_insert(L, -2);
+  lua_setfield(L, -2, "nonfinite_flag");
+  lua_pop(L, 1);
+}
+
 static const char *const force_args[] = {"x", "u", "a", "bonds", "c", "s0", "rho", "delta", "dx", "volume",
-                                         "body", "surface", "damage", "energy", "kernel", NULL};
+                                         "body", "surface", "damage", "energy", "kernel", "law", NULL};
 
 /* cleave.stage.pd_force{ x =, u =, a =, bonds =, c =, s0 = 0, rho =, delta =, dx = 0,
  *   volume = number or field, body =, surface =, damage =, energy =, kernel = "point" | "group" | ... }
@@ -103,6 +148,8 @@ static int stage_pd_force(lua_State *L) {
     luaL_error(L, "%s: 'kernel' must be \"point\", \"group\" (4 lanes per point) or \"group8\", \"group16\", "
                   "\"group32\" (got \"%s\")", fn, kernel);
   cl_lua_stage_init(L, &s->stage, "pd_force", run_pd_force, s, &s->x->device->dev);
+  if (lua_getfield(L, 1, "law") != LUA_TNIL) attach_law(L, fn, s, lua_gettop(L) - 1);
+  lua_pop(L, 1);
   return 1;
 }
 

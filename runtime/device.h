@@ -59,6 +59,8 @@ cl_status cl_device_cuda_open(cl_device *dev, int ordinal, cl_error *err);
 int cl_device_cuda_count(void);
 /* CUDA runtime and NVRTC versions, 0 when not built. */
 void cl_device_cuda_versions(int *runtime, int *driver, int *nvrtc_major, int *nvrtc_minor);
+/* The dlopen handle of NVRTC, loaded on first use; NULL when absent or not built. */
+void *cl_device_cuda_nvrtc(void);
 
 #ifdef __cplusplus
 }

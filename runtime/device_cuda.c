@@ -103,7 +103,7 @@ cl_status cl_device_cuda_open(cl_device *dev, int ordinal, cl_error *err) {
 /* NVRTC is loaded on demand, so its absence never stops the binary starting.
  * It stays loaded: the run-time compiler needs it again, and unloading it
  * would strand the allocations its C++ runtime made. */
-static void *nvrtc_library(void) {
+void *cl_device_cuda_nvrtc(void) {
   static void *lib;
   const char *names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
   for (size_t i = 0; !lib && i < sizeof names / sizeof names[0]; i++)
@@ -113,7 +113,7 @@ static void *nvrtc_library(void) {
 
 static void nvrtc_version(int *major, int *minor) {
   *major = *minor = 0;
-  void *lib = nvrtc_library();
+  void *lib = cl_device_cuda_nvrtc();
   if (!lib) return;
   int (*version)(int *, int *);
   *(void **)&version = dlsym(lib, "nvrtcVersion");

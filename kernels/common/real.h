@@ -4,6 +4,8 @@
 #ifndef CL_REAL_H
 #define CL_REAL_H
 
+#include "portable.h"
+
 #ifdef __CUDACC__
 #define CL_HD __host__ __device__
 #else

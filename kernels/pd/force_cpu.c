@@ -1,21 +1,5 @@
-#include <string.h>
+#include "force_rows.h"
 
-#include "point_force.h"
+void CL_PREC(cl_pd_force_cpu)(const cl_pd_force_args *a) { cl_pd_force_host(a); }
 
-/* One instance per dimension, so that the per-axis loops have constant bounds. */
-static void force_rows(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim) {
-#pragma omp parallel for schedule(static)
-  for (size_t i = 0; i < a->n; i++) {
-    cl_pd_partial p;
-    memset(&p, 0, sizeof p);
-    if (a->map) cl_pd_lattice_row(a, m, dim, i, 0, 1, &p);
-    else cl_pd_row(a, m, dim, i, 0, 1, &p);
-    cl_pd_finish(a, m, dim, i, &p);
-  }
-}
-
-void CL_PREC(cl_pd_force_cpu)(const cl_pd_force_args *a) {
-  const cl_pd_pmb m = cl_pd_material(a);
-  if (a->dim == 2) force_rows(a, &m, 2);
-  else force_rows(a, &m, 3);
-}
+void CL_PREC(cl_pd_material_of)(const cl_pd_force_args *a, void *m) { *(cl_pd_pmb *)m = cl_pd_material(a); }

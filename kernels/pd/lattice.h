@@ -21,8 +21,8 @@
 
 #include "../../runtime/device.h"
 #include "../../runtime/dtype.h"
+#include "pmb.h" /* CL_PD_ABSENT */
 
-#define CL_PD_ABSENT 0xffffffffu /* a map cell that holds no point */
 
 typedef struct cl_pd_lattice {
   int dim, words;        /* words: bond-state u32 words per point, ceil(nstencil / 32) */

@@ -20,12 +20,11 @@
 #ifndef CL_PD_PMB_H
 #define CL_PD_PMB_H
 
-#include <math.h>
-
 #include "../common/real.h"
 
 #define CL_PD_BROKEN 0x80000000u /* high bit of a neighbour index: the bond is broken */
 #define CL_PD_INDEX 0x7fffffffu
+#define CL_PD_ABSENT 0xffffffffu /* a lattice map cell that holds no point (lattice.h) */
 
 typedef struct cl_pd_pmb {
   real c;         /* micromodulus */
@@ -35,6 +34,24 @@ typedef struct cl_pd_pmb {
   real half_dx;   /* dx / 2 for the partial-volume correction; 0 disables it */
   real inv_dx;    /* 1 / dx when half_dx > 0 */
 } cl_pd_pmb;
+
+/* The bond law: the scalar force density of an intact bond (per volume of
+ * both ends), from its reference and current vectors xi and xi + eta, their
+ * lengths r0 and r and the stretch s; it sets *cl_broken to break the bond
+ * for good. Built in: PMB, whose body is the snippet file laws/pmb.c, the
+ * same text a user starts a cleave.jit.bond_force law from. A run-time
+ * compiled law (jit/) defines CL_PD_BOND_LAW before including this header. */
+#ifndef CL_PD_BOND_LAW
+#define CL_PD_BOND_LAW cl_pd_pmb_law
+CL_HD static inline real cl_pd_pmb_law(const struct cl_pd_pmb *m, int dim, const real *xi, const real *eta,
+                                       real r0, real r, real s, int *cl_broken) {
+  const real c = m->c, s0 = m->s0;
+  (void)dim, (void)xi, (void)eta, (void)r0, (void)r;
+#define broken (*cl_broken)
+#include "laws/pmb.c"
+#undef broken
+}
+#endif
 
 CL_HD static inline real cl_pd_volume_fraction(const cl_pd_pmb *m, real r0) {
   if (m->half_dx <= 0 || r0 <= m->delta - m->half_dx) return (real)1;
@@ -58,10 +75,12 @@ CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, 
   real w = volume * cl_pd_volume_fraction(m, r0);
   *weight_all += w;
   real s = (r - r0) * inv_r0;
-  if (intact && m->s0 > 0 && s > m->s0) intact = 0;
   if (!intact) return 0;
+  int broken = 0;
+  real force = CL_PD_BOND_LAW(m, dim, xi, eta, r0, r, s, &broken);
+  if (broken) return 0;
   *weight_intact += w;
-  real f = m->c * s * w * scale * inv_r;
+  real f = force * w * scale * inv_r;
   for (int c = 0; c < dim; c++) acc[c] += f * d[c];
   return 1;
 }

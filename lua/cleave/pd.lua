@@ -102,12 +102,12 @@ end
 
 local body_keys = { shape = true, points = true, dx = true, horizon = true, delta = true, dim = true,
   plane = true, thickness = true, precision = true, material = true, partial_volume = true,
-  surface_correction = true, kernel = true, reorder = true, layout = true }
+  surface_correction = true, kernel = true, reorder = true, layout = true, law = true }
 
 --- cleave.pd.body{ shape = | points = "file", dx =, horizon = 3.015 (in dx) | delta = (metres),
 ---   dim = 2, plane = "stress", thickness = 1, precision = "f64", material = cleave.pd.pmb{...},
 ---   partial_volume = true, surface_correction = true, kernel = "point" | "group" | "group8" ...,
----   reorder = true, layout = "lattice" (shapes) | "list" (point files) }
+---   reorder = true, layout = "lattice" (shapes) | "list" (point files), law = cleave.jit.bond_force{...} }
 function pd.body(args)
   local fn = "cleave.pd.body"
   cl.check_args(fn, args, body_keys)
@@ -159,6 +159,9 @@ function pd.body(args)
     error(string.format("%s: the horizon (%g) must be larger than dx (%g): a point would have no bonds", fn, delta, dx), 2)
   end
   local kernel = args.kernel or "point"
+  if args.law ~= nil and getmetatable(args.law) ~= cl.jit.law_mt then
+    error(fn .. ": argument 'law' must be a law made by cleave.jit.bond_force{...}", 2)
+  end
   local x = x64:convert(precision)
   x64 = nil
   collectgarbage() -- free the f64 coordinates before the reordering's buffers
@@ -179,7 +182,7 @@ function pd.body(args)
     damage = cl.field { n = n, dtype = precision },
     c = micromodulus(dim, plane, material.E, delta, thickness),
     s0 = material.s0 or (material.G0 and critical_stretch(dim, plane, material.E, material.G0, delta)) or 0,
-    partial_volume = args.partial_volume ~= false,
+    partial_volume = args.partial_volume ~= false, law = args.law,
     constraints = {}, body_load = nil,
   }, body_mt)
   b.bonds = pd.bonds { x = x, delta = delta, layout = layout, dx = dx }
@@ -379,7 +382,8 @@ function body_mt:stable_dt()
   return math.sqrt(2 * self.material.rho / (self.c * self:stiffness():max()))
 end
 
---- Strain and kinetic energy of the body (J; per unit thickness times thickness in 2D).
+--- Strain and kinetic energy of the body (J; per unit thickness times thickness in 2D). With a
+--- user law the strain energy is NaN: a law gives forces, not energies.
 function body_mt:energy()
   local energy = cl.field { n = self.n, dtype = self.precision }
   self:force_stage { energy = energy, break_bonds = false }:run()
@@ -398,18 +402,22 @@ function body_mt:energy()
     end
     kinetic = 0.5 * self.material.rho * v2
   end
+  if self.law then strain = 0 / 0 end
   return strain, kinetic
 end
 
---- The step kernel as a stage (options: energy = field, break_bonds = false).
+--- The step kernel as a stage (options: energy = field, break_bonds = false, kernel =). With a
+--- user law (body.law) the stage runs it, except for energies: only PMB has a strain energy here.
 function body_mt:force_stage(opts)
   opts = opts or {}
+  local kernel = opts.kernel or self.kernel
+  local law = self.law and opts.energy == nil and self.law:module(self.x, self.bonds.layout, kernel) or nil
   return cl.stage.pd_force {
     x = self.x, u = self.u, bonds = self.bonds, c = self.c, rho = opts.rho or self.material.rho,
     s0 = opts.break_bonds == false and 0 or self.s0, delta = self.delta, a = opts.a or self.a,
     dx = self.partial_volume and self.dx or 0, volume = self.volume, body = self.body_load,
     surface = self.surface,
-    damage = self.damage, energy = opts.energy, kernel = opts.kernel or self.kernel,
+    damage = self.damage, energy = opts.energy, kernel = kernel, law = law,
   }
 end
 

@@ -1,0 +1,48 @@
+/* The arguments of the peridynamic step kernel (force.h), in a header that
+ * every kernel compiler takes, NVRTC included: run-time compiled bond laws
+ * (jit/) launch the same kernels with the same arguments. */
+#ifndef CL_PD_FORCE_ARGS_H
+#define CL_PD_FORCE_ARGS_H
+
+#include "../common/grid.h"
+#include "../common/portable.h"
+
+/* CL_PD_GROUPn: n lanes per point (CL_PD_GROUP4 is "group"; CL_PD_POINT is the fastest measured). */
+typedef enum cl_pd_kernel { CL_PD_POINT = 0, CL_PD_GROUP4 = 4, CL_PD_GROUP8 = 8, CL_PD_GROUP16 = 16, CL_PD_GROUP32 = 32 } cl_pd_kernel;
+
+/* Pointers are device arrays in the precision of the kernel called (f32/f64);
+ * vectors are SoA with dim components. */
+typedef struct cl_pd_force_args {
+  size_t n;
+  int dim;
+  const void *x;            /* reference coordinates */
+  const void *u;            /* displacements */
+  void *a;                  /* out: accelerations */
+  const void *volume;       /* per-point volumes, or NULL: uniform_volume */
+  double uniform_volume;
+  const void *body;         /* body force per volume (SoA), or NULL */
+  const void *surface;      /* surface correction factors per point and axis (SoA), or NULL */
+  /* bonds: a CSR list (offsets != NULL) or a grid body's lattice (kernels/pd/lattice.h) */
+  const uint32_t *offsets;  /* CSR rows, n + 1 */
+  uint32_t *neighbors;      /* bond targets; CL_PD_BROKEN marks broken bonds (updated here) */
+  const uint32_t *map, *cell; /* lattice: cell -> point, point -> cell */
+  const int32_t *stencil;   /* lattice: map offset of each step */
+  const void *stencil_geometry; /* lattice: per step xi (dim), |xi|, 1 / |xi| (AoS, dim + 2 per step) */
+  uint32_t nstencil;
+  uint32_t *broken;         /* lattice: bond-state bits, ceil(nstencil / 32) words x n (updated here) */
+  void *damage;             /* out per point, or NULL */
+  void *energy;             /* out: strain energy density per point, or NULL */
+  double c, s0, rho, delta, dx; /* s0 <= 0: no breaking; dx <= 0: no partial volumes */
+  uint64_t *nonfinite;      /* or NULL; else receives 1 + the index of a point whose
+                               acceleration came out NaN or infinite (stays 0 if none) */
+} cl_pd_force_args;
+
+#ifndef __CUDACC_RTC__
+/* Blocks of CL_THREADS threads for a launch of kernel shape `kernel` over n points. */
+static inline unsigned cl_pd_blocks(size_t n, cl_pd_kernel kernel) {
+  if (kernel == CL_PD_POINT) return cl_grid_1d(n);
+  return (unsigned)((n * (size_t)kernel + CL_THREADS - 1) / CL_THREADS);
+}
+#endif
+
+#endif

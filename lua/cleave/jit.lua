@@ -1,0 +1,135 @@
+-- cleave.jit: user laws written as short C snippets, wrapped in the kernel templates and
+-- compiled at run time for the device that runs them (jit/jit.h: NVRTC on the GPU, the system
+-- C compiler on the CPU, a disk cache). The snippet kinds fix the names a law sees and sets.
+local cl = ...
+local jit = cl.jit
+
+--- When true, snippets must pass cl.jit_safe.check (no preprocessor, pointers, asm, and only
+--- the math functions below): for hosts that run scripts they do not trust.
+jit.safe = false
+
+local MATH = { "sqrt", "exp", "log", "pow", "fabs", "fmin", "fmax", "floor", "ceil", "sin", "cos", "tan",
+  "asin", "acos", "atan", "atan2", "tanh", "sinh", "cosh", "log1p", "expm1", "cbrt", "hypot", "copysign" }
+
+local RESERVED = { s = true, r = true, r0 = true, xi = true, eta = true, dim = true, broken = true, real = true }
+local C_KEYWORDS = {}
+for word in ([[auto break case char const continue default do double else enum extern float for goto if
+  inline int long register restrict return short signed sizeof static struct switch typedef union unsigned
+  void volatile while]]):gmatch("%a+") do C_KEYWORDS[word] = true end
+
+local function check_params(fn, params)
+  local names = {}
+  for name, value in pairs(params) do
+    if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") or name:match("^cl_") or name:match("^__") then
+      error(string.format("%s: parameter name %s is not a C identifier (letters, digits, _; not cl_ or __)", fn,
+        tostring(name)), 4)
+    end
+    if RESERVED[name] or C_KEYWORDS[name] then
+      error(string.format("%s: parameter name '%s' is taken (by the law's inputs or by C)", fn, name), 4)
+    end
+    if type(value) ~= "number" or value ~= value or math.abs(value) == math.huge then
+      error(string.format("%s: parameter '%s' must be a finite number", fn, name), 4)
+    end
+    names[#names + 1] = name
+  end
+  table.sort(names)
+  return names
+end
+
+local function read_source(fn, args)
+  if args.source ~= nil and args.file ~= nil then error(fn .. ": give 'source' or 'file', not both", 3) end
+  if args.file ~= nil then
+    local f, err = io.open(args.file, "r")
+    if not f then error(string.format("%s: cannot read 'file': %s", fn, err), 3) end
+    local text = f:read("a")
+    f:close()
+    return text
+  end
+  if type(args.source) ~= "string" then error(fn .. ": give 'source' (the snippet) or 'file' (a path)", 3) end
+  return args.source
+end
+
+local law_mt = {}
+law_mt.__index = law_mt
+law_mt.__tostring = function(law)
+  return string.format("jit.%s<%s, %d parameters>", law.kind, law.name, #law.param_names)
+end
+
+--- cleave.jit.bond_force{ source = | file =, params = { name = number, ... }, name = "bond_force",
+---   fast_math = false } -> a peridynamic bond law for cleave.pd.body{ law = }.
+--- The snippet is the body of a C function returning the bond's scalar force density (PMB:
+--- c s); it sees s (stretch), r0 and r (reference and current length), xi[] and eta[] (reference
+--- vector and relative displacement, dim components), the parameters, and sets broken = 1 to
+--- break the bond for good. See kernels/pd/laws/pmb.c (cleave.jit.law_source("pmb")).
+function jit.bond_force(args)
+  local fn = "cleave.jit.bond_force"
+  cl.check_args(fn, args, { source = true, file = true, params = true, name = true, fast_math = true })
+  local source = read_source(fn, args)
+  local name = args.name or "bond_force"
+  if type(name) ~= "string" or not name:match("^[%w_%-]+$") then error(fn .. ": 'name' must be a word", 2) end
+  if jit.safe then cl.jit_safe.check(source, { what = name, functions = MATH }) end
+  local params = args.params or {}
+  if type(params) ~= "table" then error(fn .. ": 'params' must be a table of numbers", 2) end
+  return setmetatable({ kind = "bond_force", name = name, source = source, params = params,
+    param_names = check_params(fn, params), fast_math = args.fast_math == true, modules = {} }, law_mt)
+end
+
+--- cleave.jit.law_source(name) -> the text of a built-in law (e.g. "pmb"), to copy and edit.
+function jit.law_source(name) return jit.embedded("kernels/pd/laws/" .. name .. ".c") end
+
+-- The law as a C function CL_PD_BOND_LAW (kernels/pd/pmb.h), the snippet under #line 1 "<name>".
+local function law_function(law)
+  local lines = { "#define CL_PD_BOND_LAW cl_jit_bond_law", "struct cl_pd_pmb;",
+    "CL_HD static inline real cl_jit_bond_law(const struct cl_pd_pmb *cl_m, int dim, const real *xi,",
+    "                                         const real *eta, real r0, real r, real s, int *cl_broken) {" }
+  local unused = { "(void)cl_m", "(void)dim", "(void)xi", "(void)eta", "(void)r0", "(void)r", "(void)s" }
+  for _, p in ipairs(law.param_names) do
+    lines[#lines + 1] = string.format("  const real %s = (real)%.17g;", p, law.params[p])
+    unused[#unused + 1] = "(void)" .. p
+  end
+  lines[#lines + 1] = "  " .. table.concat(unused, ", ") .. ";"
+  lines[#lines + 1] = "#define broken (*cl_broken)"
+  lines[#lines + 1] = string.format('#line 1 "%s"', law.name)
+  lines[#lines + 1] = law.source
+  lines[#lines + 1] = '#line 1 "cleave-template"'
+  lines[#lines + 1] = "#undef broken"
+  lines[#lines + 1] = "}"
+  return table.concat(lines, "\n")
+end
+
+local SHAPES = { point = "cl_pd_point_body<%d, %s>", group = "cl_pd_group_body<%d, %s, 4>",
+  group4 = "cl_pd_group_body<%d, %s, 4>", group8 = "cl_pd_group_body<%d, %s, 8>",
+  group16 = "cl_pd_group_body<%d, %s, 16>", group32 = "cl_pd_group_body<%d, %s, 32>" }
+
+-- The translation unit: one host function over every point (cpu), or one kernel of the given
+-- dimension, bond layout and launch shape (cuda).
+local function unit(law, precision, device, dim, layout, shape)
+  local parts = { "/* generated by cleave.jit." .. law.kind .. ": do not edit */" }
+  if precision == "f32" then parts[#parts + 1] = "#define CL_PRECISION_F32" end
+  parts[#parts + 1] = '#include "kernels/common/real.h"'
+  parts[#parts + 1] = law_function(law)
+  if device == "cpu" then
+    parts[#parts + 1] = '#include "kernels/pd/force_rows.h"'
+    parts[#parts + 1] = "void cl_jit_pd_force(const cl_pd_force_args *a) { cl_pd_force_host(a); }"
+  else
+    parts[#parts + 1] = '#include "kernels/pd/force_kernels.cuh"'
+    parts[#parts + 1] = 'extern "C" __global__ void cl_jit_pd_force(cl_pd_force_args a, cl_pd_pmb m) {'
+    parts[#parts + 1] = "  " .. string.format(SHAPES[shape], dim, layout == "lattice" and "true" or "false") .. "(a, m);"
+    parts[#parts + 1] = "}"
+  end
+  return table.concat(parts, "\n") .. "\n"
+end
+
+--- law:module(x, layout, shape) -> the compiled module for the device and precision of the
+--- coordinates x (n x dim), the bond layout and the GPU launch shape (kept per law).
+function law_mt:module(x, layout, shape)
+  local device = x.device
+  local key = table.concat({ device, x.dtype, device == "cpu" and "" or (x.k .. layout .. shape) }, "/")
+  if not self.modules[key] then
+    self.modules[key] = jit.compile { what = self.name, field = x, fast_math = self.fast_math,
+      source = unit(self, x.dtype, device, x.k, layout, shape), symbols = { "cl_jit_pd_force" } }
+  end
+  return self.modules[key]
+end
+
+jit.law_mt = law_mt

@@ -1,0 +1,118 @@
+/* cleave.jit (C part): compiling generated units for a device and the disk
+ * cache. The snippet kinds and their templates are in lua/cleave/jit.lua. */
+#include "l_jit.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../runtime/embedded.h"
+
+#define MODULE_MT "cleave.jit.module"
+
+static const char *const ORIGINS[] = {"compiled", "disk", "memory"};
+
+const cl_lua_jit_module *cl_lua_check_jit_module(lua_State *L, int idx) {
+  return luaL_checkudata(L, idx, MODULE_MT);
+}
+
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *const compile_args[] = {"what", "source", "symbols", "fast_math", "field", NULL};
+
+/* cleave.jit.compile{ what =, source =, symbols = { names }, fast_math = false, field = (its
+ * device; default: the current device) } -> module (origin, seconds, symbols) */
+static int jit_compile(lua_State *L) {
+  const char *fn = "cleave.jit.compile";
+  cl_lua_check_args(L, 1, fn, compile_args);
+  cl_jit_unit u;
+  memset(&u, 0, sizeof u);
+  u.what = cl_lua_opt_string(L, 1, fn, "what", NULL);
+  u.source = cl_lua_opt_string(L, 1, fn, "source", NULL);
+  if (!u.what || !u.source) return luaL_error(L, "%s: give 'what' (a name) and 'source' (the unit)", fn);
+  u.fast_math = cl_lua_opt_boolean(L, 1, fn, "fast_math", 0);
+  const char *symbols[CL_JIT_MAX_SYMBOLS + 1] = {NULL};
+  if (lua_getfield(L, 1, "symbols") != LUA_TTABLE) return luaL_error(L, "%s: 'symbols' must be a list of names", fn);
+  lua_Integer count = luaL_len(L, -1);
+  if (count < 1 || count > CL_JIT_MAX_SYMBOLS)
+    return luaL_error(L, "%s: 'symbols' must list 1 to %d names", fn, CL_JIT_MAX_SYMBOLS);
+  for (lua_Integer k = 1; k <= count; k++) {
+    lua_rawgeti(L, -1, k);
+    symbols[k - 1] = lua_tostring(L, -1);
+    if (!symbols[k - 1]) return luaL_error(L, "%s: symbol %d is not a string", fn, (int)k);
+    lua_pop(L, 1); /* the table keeps the string alive */
+  }
+  u.symbols = symbols;
+  cl_field *f = cl_lua_opt_field(L, 1, fn, "field");
+  cl_device_ref *device = f ? f->device : cl_lua_runtime(L)->device;
+  cl_lua_jit_module *m = lua_newuserdatauv(L, sizeof *m, 0);
+  memset(m, 0, sizeof *m);
+  luaL_setmetatable(L, MODULE_MT);
+  cl_error err;
+  double t0 = seconds_now();
+  if (cl_jit_build(&device->dev, &u, &m->module, &m->origin, &err) != CL_OK) return cl_lua_fail(L, &err);
+  m->seconds = seconds_now() - t0;
+  m->device = cl_device_ref_retain(device);
+  m->nsymbols = (int)count;
+  snprintf(m->what, sizeof m->what, "%s", u.what);
+  return 1;
+}
+
+static int module_gc(lua_State *L) {
+  cl_lua_jit_module *m = luaL_checkudata(L, 1, MODULE_MT);
+  if (m->device) cl_device_ref_release(m->device);
+  m->device = NULL;
+  return 0;
+}
+
+static int module_index(lua_State *L) {
+  const cl_lua_jit_module *m = cl_lua_check_jit_module(L, 1);
+  const char *key = luaL_checkstring(L, 2);
+  if (strcmp(key, "origin") == 0) lua_pushstring(L, ORIGINS[m->origin]);
+  else if (strcmp(key, "seconds") == 0) lua_pushnumber(L, m->seconds);
+  else if (strcmp(key, "device") == 0) lua_pushstring(L, m->device->dev.name);
+  else if (strcmp(key, "key") == 0) lua_pushstring(L, m->module->key);
+  else return luaL_error(L, "jit module has no field '%s' (origin, seconds, device, key)", key);
+  return 1;
+}
+
+static int module_tostring(lua_State *L) {
+  const cl_lua_jit_module *m = cl_lua_check_jit_module(L, 1);
+  lua_pushfstring(L, "jit.module<%s, %d entry points, %s in %f s>", m->device->dev.name, m->nsymbols,
+                  ORIGINS[m->origin], m->seconds);
+  return 1;
+}
+
+/* cleave.jit.embedded(path) -> the text of a kernel header or built-in law compiled into cleave */
+static int jit_embedded(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  for (const cl_embedded_file *e = cl_jit_headers; e->name; e++)
+    if (strcmp(e->name, path) == 0) {
+      lua_pushlstring(L, e->source, e->size);
+      return 1;
+    }
+  return luaL_error(L, "cleave.jit.embedded: no file '%s' is compiled in", path);
+}
+
+/* cleave.jit.clear_cache(): empties the disk cache (modules already loaded stay usable) */
+static int jit_clear_cache(lua_State *L) {
+  cl_error err;
+  if (cl_jit_clear_cache(&err) != CL_OK) return cl_lua_fail(L, &err);
+  return 0;
+}
+
+int cl_lua_open_jit(lua_State *L) {
+  luaL_newmetatable(L, MODULE_MT);
+  const luaL_Reg meta[] = {{"__gc", module_gc}, {"__index", module_index}, {"__tostring", module_tostring}, {NULL, NULL}};
+  luaL_setfuncs(L, meta, 0);
+  lua_pop(L, 1);
+  const luaL_Reg jit[] = {{"compile", jit_compile}, {"clear_cache", jit_clear_cache}, {"embedded", jit_embedded},
+                           {NULL, NULL}};
+  luaL_newlib(L, jit);
+  lua_setfield(L, -2, "jit");
+  return 0;
+}

@@ -1,0 +1,157 @@
+-- Run-time compiled bond laws (cleave.jit.bond_force): the built-in PMB law as a snippet gives
+-- bitwise the built-in results on the CPU, a softening law behaves as one should, compile
+-- errors point at the snippet, non-finite forces are caught, safe mode refuses what it must.
+local cl = require "cleave"
+local T = require "testing"
+
+local steel = cl.pd.pmb { E = 191e9, rho = 8000, G0 = 22170 }
+local gpu = cl.device() == "cuda"
+
+local function pmb_law(body)
+  return cl.jit.bond_force { source = cl.jit.law_source("pmb"), params = { c = body.c, s0 = body.s0 } }
+end
+
+-- The largest |a - b| over two fields' rows, relative to the largest |b|.
+local function rel_diff(a, b)
+  local ta, tb, worst, scale = a:to_table(), b:to_table(), 0, 0
+  for i = 1, #tb do
+    local ra, rb = ta[i], tb[i]
+    if type(rb) == "number" then ra, rb = { ra }, { rb } end
+    for c = 1, #rb do
+      worst = math.max(worst, math.abs(ra[c] - rb[c]))
+      scale = math.max(scale, math.abs(rb[c]))
+    end
+  end
+  return scale > 0 and worst / scale or worst
+end
+
+-- Kalthoff-Winkler (1 mm, the CI resolution) with the built-in law and with a given one.
+local function kalthoff_winkler(law_of)
+  local L, dx = 0.1, 1e-3
+  local b = cl.pd.body { shape = cl.geom.rect { 0, L, -L, L }, dx = dx, thickness = 0.09 * L, material = steel }
+  if law_of then
+    b = cl.pd.body { shape = cl.geom.rect { 0, L, -L, L }, dx = dx, thickness = 0.09 * L, material = steel,
+      law = law_of(b) }
+  end
+  b:precrack { { -dx, L / 4 }, { L / 2, L / 4 } }
+  b:precrack { { -dx, -L / 4 }, { L / 2, -L / 4 } }
+  b:velocity { where = function(x, y) return x < 3 * dx and math.abs(y) < L / 4 end, vx = 32 }
+  cl.explicit { b, dt = "auto", steps = 300, progress = false }:go()
+  return b
+end
+
+T.case("the PMB snippet reproduces the built-in Kalthoff-Winkler run (bitwise on the CPU)", function()
+  local builtin, jitted = kalthoff_winkler(), kalthoff_winkler(pmb_law)
+  T.ok(builtin.bonds:broken() > builtin.bonds:counts():sum() * 0 + 1000, "bonds broke")
+  T.eq(jitted.bonds:broken(), builtin.bonds:broken(), "broken bonds")
+  local du, dd = rel_diff(jitted.u, builtin.u), rel_diff(jitted.damage, builtin.damage)
+  print(string.format("  relative difference of u %.3g, of damage %.3g", du, dd))
+  if gpu then
+    T.ok(du <= 1e-12, "u within 1e-12 on the GPU: " .. du)
+  else
+    T.eq(du, 0, "u bitwise")
+    T.eq(dd, 0, "damage bitwise")
+  end
+end)
+
+-- Plate in tension (test_pd's case at dx = 2 mm) solved by dynamic relaxation.
+local function plate(law_of)
+  local function make(law)
+    local b = cl.pd.body { shape = cl.geom.rect { 0, 0.1, 0, 0.05 }, dx = 0.002,
+      material = cl.pd.pmb { E = 100e9, rho = 5000 }, law = law }
+    b:traction { where = "y > 0.05 - dx", ty = 100e6 }
+    b:traction { where = "y < dx", ty = -100e6 }
+    return b
+  end
+  local b = make()
+  if law_of then b = make(law_of(b)) end
+  cl.pd.relax { b, steps = 4000, tolerance = 1e-9 }
+  return b
+end
+
+T.case("the PMB snippet reproduces the built-in plate in tension (dynamic relaxation)", function()
+  local builtin, jitted = plate(), plate(function(b) return cl.jit.bond_force { source = cl.jit.law_source("pmb"),
+    params = { c = b.c, s0 = 0 } } end)
+  local du = rel_diff(jitted.u, builtin.u)
+  print(string.format("  relative difference of u %.3g", du))
+  T.ok(du <= (gpu and 1e-12 or 0), "u difference " .. du)
+end)
+
+-- Bilinear softening: c s up to s1, then falling linearly to zero at s2, broken beyond.
+local softening = [[
+if (s > s2) { broken = 1; return 0; }
+if (s <= s1) return c * s;
+return c * s1 * (s2 - s) / (s2 - s1);
+]]
+
+T.case("a bilinear softening law: elastic below s1 as PMB, and it resists cracking longer", function()
+  local soft = kalthoff_winkler(function(b)
+    return cl.jit.bond_force { source = softening, params = { c = b.c, s1 = b.s0, s2 = 3 * b.s0 }, name = "softening" }
+  end)
+  local brittle = kalthoff_winkler()
+  local bs, bb = soft.bonds:broken(), brittle.bonds:broken()
+  print(string.format("  broken bond entries: softening %d, PMB %d; max damage %.3f, %.3f", bs, bb,
+    soft.damage:max(), brittle.damage:max()))
+  -- a softening bond takes 2x the work of a PMB bond to break (area under its law): fewer break
+  T.ok(bs > 0 and bs < 0.8 * bb, "fewer bonds break with softening")
+  -- below s1 the law is PMB: a plate at small strain answers identically (1e-12: same sums)
+  local elastic = plate(function(b)
+    return cl.jit.bond_force { source = softening, params = { c = b.c, s1 = 1, s2 = 2 } }
+  end)
+  T.ok(rel_diff(elastic.u, plate().u) <= 1e-12, "elastic range equals PMB")
+end)
+
+T.case("compile errors point at the snippet's own line and column", function()
+  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.01 }, dx = 0.001, material = steel }
+  local law = cl.jit.bond_force { name = "mylaw", params = { c = 1 }, source = "real k = c * s;\nreturn k +* ;\n" }
+  local body = cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.01 }, dx = 0.001, material = steel, law = law }
+  local ok, err = pcall(function() body:force_stage() end)
+  T.ok(not ok, "the stage refuses a law that does not compile")
+  print("  " .. tostring(err):gsub("\n", "\n  "))
+  T.ok(err:find("mylaw: does not compile", 1, true), "names the law")
+  T.ok(err:find(gpu and "mylaw(2)" or "mylaw:2:", 1, true), "line 2 of the snippet")
+  T.ok(err:find("return k +* ;", 1, true), "shows the snippet's line")
+  T.ok(not err:find("cleave-template", 1, true), "no template lines")
+  local _ = b
+end)
+
+T.case("a law giving NaN stops the run naming the step and the point", function()
+  -- a root of a negative number once a bond stretches past 1e-4
+  local law = cl.jit.bond_force { name = "bad", params = { c = 1e20 }, source = "return s > 1e-4 ? sqrt(-s) : c * s;" }
+  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.01 }, dx = 0.001, material = steel, law = law }
+  b:initial_velocity { where = "x < 0.002", vx = -100 }
+  local run = cl.explicit { b, dt = "auto", steps = 50, progress = false }
+  local ok, err = pcall(function() run:go() end)
+  T.ok(not ok, "the run stops")
+  local step = tonumber(tostring(err):match("bad: the law gave a NaN or infinite force at step (%d+), point %d+ %(x = "))
+  T.ok(step and step >= 1 and step <= 50, "names the law, the step and the point: " .. tostring(err))
+  T.eq(run.step, step - 1, "the run stopped before the step that failed")
+end)
+
+T.case("compiled laws are cached in memory and on disk", function()
+  local src = "return c * s * 1.0;"
+  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.005, 0, 0.005 }, dx = 0.001, material = steel }
+  local first = cl.jit.bond_force { source = src, params = { c = 2 } }:module(b.x, "lattice", "point")
+  local again = cl.jit.bond_force { source = src, params = { c = 2 } }:module(b.x, "lattice", "point")
+  T.eq(again.origin, "memory", "a second law of the same text")
+  T.eq(again.key, first.key, "same entry")
+  local other = cl.jit.bond_force { source = src, params = { c = 3 } }:module(b.x, "lattice", "point")
+  T.ok(other.key ~= first.key, "another parameter value is another entry")
+end)
+
+T.case("bad laws name the argument", function()
+  T.raises(function() cl.jit.bond_force { params = { c = 1 } } end, "'source'")
+  T.raises(function() cl.jit.bond_force { source = "return 0;", params = { s = 1 } } end, "'s' is taken")
+  T.raises(function() cl.jit.bond_force { source = "return 0;", params = { ["1x"] = 1 } } end, "not a C identifier")
+  T.raises(function() cl.jit.bond_force { source = "return 0;", params = { c = "1" } } end, "finite number")
+  T.raises(function() cl.jit.bond_force { file = "/nonexistent/law.c" } end, "cannot read 'file'")
+  T.raises(function() cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.01 }, dx = 0.001, material = steel,
+    law = {} } end, "'law'")
+  cl.jit.safe = true
+  T.raises(function() cl.jit.bond_force { source = "#include <stdlib.h>\nreturn 0;" } end, "safe mode refuses")
+  T.raises(function() cl.jit.bond_force { source = "system(0); return 0;" } end, "safe mode refuses")
+  T.ok(cl.jit.bond_force { source = cl.jit.law_source("pmb"), params = { c = 1, s0 = 1 } }, "PMB passes")
+  cl.jit.safe = false
+end)
+
+T.run()
