@@ -46,6 +46,11 @@ typedef struct cl_jit_module {
 cl_status cl_jit_build(cl_device *d, const cl_jit_unit *u, const cl_jit_module **out, cl_jit_origin *origin,
                        cl_error *err);
 
+/* Runs a compiled entry point that takes one struct of arguments: on the cpu
+ * entry(args), on cuda a grid-stride kernel over n entries taking the struct
+ * (bytes of it) by value. `what` names it in errors. */
+cl_status cl_jit_launch(cl_device *d, void *entry, void *args, size_t n, const char *what, cl_error *err);
+
 /* Removes every entry of the disk cache (loaded modules stay usable). */
 cl_status cl_jit_clear_cache(cl_error *err);
 

@@ -5,6 +5,9 @@
 #define _XOPEN_SOURCE 700
 #include "jit.h"
 
+#include "../kernels/common/grid.h"
+#include "../kernels/dispatch.h"
+
 #ifdef CLEAVE_HAVE_CUDA
 
 #include <cuda_runtime.h>
@@ -123,7 +126,18 @@ cl_status cl_jit_build_cuda(cl_device *d, const cl_jit_unit *u, const char *key_
   return CL_OK;
 }
 
+static int launch(void *entry, void *args, size_t n) {
+  dim3 grid = {cl_grid_1d(n), 1, 1}, block = {CL_THREADS, 1, 1};
+  void *params[] = {args};
+  return (int)cudaLaunchKernel(entry, grid, block, params, 0, 0);
+}
+
 #else
+
+static int launch(void *entry, void *args, size_t n) {
+  (void)entry, (void)args, (void)n;
+  return -1;
+}
 
 cl_status cl_jit_build_cuda(cl_device *d, const cl_jit_unit *u, const char *key_in, cl_jit_module *m,
                             cl_jit_origin *origin, cl_error *err) {
@@ -132,3 +146,13 @@ cl_status cl_jit_build_cuda(cl_device *d, const cl_jit_unit *u, const char *key_
 }
 
 #endif
+
+cl_status cl_jit_launch(cl_device *d, void *entry, void *args, size_t n, const char *what, cl_error *err) {
+  if (d->kind == CL_BACKEND_CPU) {
+    void (*run)(void *);
+    *(void **)&run = entry;
+    run(args);
+    return CL_OK;
+  }
+  return cl_k_check_launch(d, n ? launch(entry, args, n) : 0, what, err);
+}

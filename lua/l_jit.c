@@ -6,9 +6,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "../kernels/common/expression.h"
 #include "../runtime/embedded.h"
 
-#define MODULE_MT "cleave.jit.module"
+#define MODULE_MT CL_LUA_JIT_MODULE_MT
 
 static const char *const ORIGINS[] = {"compiled", "disk", "memory"};
 
@@ -87,6 +88,26 @@ static int module_tostring(lua_State *L) {
   return 1;
 }
 
+/* cleave.jit.run_region(module, x, dx) -> u8 field, 1 where the compiled region test
+ * (cleave.jit.region) holds at the points x (n x dim, the module's device and precision) */
+static int jit_run_region(lua_State *L) {
+  const cl_lua_jit_module *m = cl_lua_check_jit_module(L, 1);
+  cl_field *x = cl_lua_check_field(L, 2);
+  double dx = luaL_checknumber(L, 3);
+  if (!cl_device_same(&m->device->dev, &x->device->dev))
+    return luaL_error(L, "cleave.jit.run_region: the module is for %s, the points live on %s", m->device->dev.name,
+                      x->device->dev.name);
+  cl_field *inside;
+  cl_error err;
+  if (cl_field_create(x->device, CL_U8, x->n, 1, &inside, &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_lua_push_field(L, inside);
+  cl_region_args a = {x->data, x->n, x->k, dx, inside->data};
+  if (cl_jit_launch(&x->device->dev, m->module->symbols[0], &a, x->n, "region", &err) != CL_OK)
+    return cl_lua_fail(L, &err);
+  cl_field_touch(inside);
+  return 1;
+}
+
 /* cleave.jit.embedded(path) -> the text of a kernel header or built-in law compiled into cleave */
 static int jit_embedded(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
@@ -111,6 +132,7 @@ int cl_lua_open_jit(lua_State *L) {
   luaL_setfuncs(L, meta, 0);
   lua_pop(L, 1);
   const luaL_Reg jit[] = {{"compile", jit_compile}, {"clear_cache", jit_clear_cache}, {"embedded", jit_embedded},
+                           {"run_region", jit_run_region},
                            {NULL, NULL}};
   luaL_newlib(L, jit);
   lua_setfield(L, -2, "jit");

@@ -14,6 +14,8 @@ typedef struct cl_lua_jit_module {
   char what[64];         /* the snippet's name, for run-time messages */
 } cl_lua_jit_module;
 
+#define CL_LUA_JIT_MODULE_MT "cleave.jit.module"
+
 const cl_lua_jit_module *cl_lua_check_jit_module(lua_State *L, int idx);
 
 /* cl.jit (compile, clear_cache) into the module table on top of the stack. */

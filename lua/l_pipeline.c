@@ -7,6 +7,8 @@
 
 #include "../kernels/dispatch.h"
 #include "../runtime/pipeline.h"
+#include "../kernels/common/expression.h"
+#include "l_jit.h"
 #include "l_util.h"
 
 typedef struct stage_ud {
@@ -16,6 +18,7 @@ typedef struct stage_ud {
   cl_field *f[3];  /* fields the kernel reads and writes */
   double c[4];     /* constants */
   size_t nx, ny;
+  const cl_lua_jit_module *expression; /* set_rows: a compiled value of t (cleave.expr) */
 } stage_ud;
 
 typedef struct pipeline_ud {
@@ -47,6 +50,13 @@ static cl_status run_copy(void *d, long step, double t, cl_error *err) {
 static cl_status run_set_rows(void *d, long step, double t, cl_error *err) {
   stage_ud *s = d;
   double value = s->c[0];
+  if (s->expression) {
+    cl_rows_args a = {cl_field_component(s->f[0], 0), s->f[0]->n, (int)s->c[2], s->f[1]->data, s->f[1]->n,
+                      t + s->c[1], s->c[3] != 0};
+    CL_TRY(cl_jit_launch(dev_of(s->f[0]), s->expression->module->symbols[0], &a, a.count, "set_rows (expression)", err));
+    cl_field_touch(s->f[0]);
+    return CL_OK;
+  }
   if (s->callback != LUA_NOREF) {
     lua_State *L = s->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->callback);
@@ -180,7 +190,8 @@ static int stage_copy(lua_State *L) {
 static const char *const set_rows_args[] = {"field", "rows", "component", "value", "time_offset", "add", NULL};
 
 /* cleave.stage.set_rows{ field = , rows = (u32 field of distinct 1-based row numbers), component = 1,
- *                        value = number or function(t), time_offset = 0, add = false }
+ *                        value = number, function(t) or compiled expression of t (cleave.jit.value),
+ *                        time_offset = 0, add = false }
  * field[rows, component] <- value, or += value with add (a function is called once per step
  * with t + time_offset) */
 static int stage_set_rows(lua_State *L) {
@@ -213,8 +224,14 @@ static int stage_set_rows(lua_State *L) {
   } else if (t == LUA_TFUNCTION) {
     s->L = L;
     s->callback = luaL_ref(L, LUA_REGISTRYINDEX);
+  } else if (t == LUA_TUSERDATA && luaL_testudata(L, -1, CL_LUA_JIT_MODULE_MT)) {
+    s->expression = cl_lua_check_jit_module(L, -1);
+    if (!cl_device_same(&s->expression->device->dev, dev_of(f)))
+      luaL_error(L, "%s: the compiled 'value' is for %s, the field lives on %s", fn, s->expression->device->dev.name,
+                 dev_of(f)->name);
+    lua_pop(L, 1);
   } else {
-    luaL_error(L, "%s: 'value' must be a number or a function(t)", fn);
+    luaL_error(L, "%s: 'value' must be a number, a function(t) or a compiled expression", fn);
   }
   return 1;
 }

@@ -5,9 +5,6 @@
 #ifndef CL_ROWS_H
 #define CL_ROWS_H
 
-#include <stddef.h>
-#include <stdint.h>
-
 #include "real.h"
 
 CL_HD static inline void cl_set_row(real *field, size_t n, int component, const uint32_t *rows,

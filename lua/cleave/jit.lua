@@ -133,3 +133,80 @@ function law_mt:module(x, layout, shape)
 end
 
 jit.law_mt = law_mt
+
+-- ---- expressions (cleave.expr) compiled for the device ---------------------------------------
+
+local function precision_define(dtype) return dtype == "f32" and "#define CL_PRECISION_F32\n" or "" end
+
+local function compiled_expression(mt, text, opts)
+  local code = cl.expr.to_c(text, opts) -- raises with a caret under the culprit
+  return setmetatable({ text = text, code = code, opts = opts, modules = {} }, mt)
+end
+
+local function module_of(obj, field, key, what, source, symbol)
+  local k = field.device .. "/" .. field.dtype .. "/" .. key
+  if not obj.modules[k] then
+    obj.modules[k] = jit.compile { what = what, field = field, source = source, symbols = { symbol } }
+  end
+  return obj.modules[k]
+end
+
+local region_mt = {}
+region_mt.__index = region_mt
+region_mt.__tostring = function(r) return string.format("jit.region<%s>", r.text) end
+
+--- cleave.jit.region(text, { params = {}, what = "where" }) -> a region: a boolean expression in
+--- x, y, z, dx and the parameters. region:inside(x, dx) -> u8 field, 1 at the points inside.
+function jit.region(text, opts)
+  opts = opts or {}
+  return compiled_expression(region_mt, text, { what = opts.what or "where", kind = "boolean",
+    variables = { "x", "y", "z", "dx" }, params = opts.params })
+end
+
+function region_mt:inside(x, dx)
+  local source = precision_define(x.dtype) .. '#include "kernels/common/real.h"\n#define CL_JIT_REGION\n' ..
+    "CL_HD static inline int cl_jit_region_test(real x, real y, real z, real dx) {\n" ..
+    "  (void)x, (void)y, (void)z, (void)dx;\n  return " .. self.code .. ";\n}\n" ..
+    '#include "kernels/common/expression.h"\n'
+  if x.device == "cpu" then
+    source = source .. "void cl_jit_region(void *args) {\n  const cl_region_args *a = (const cl_region_args *)args;\n" ..
+      "#pragma omp parallel for schedule(static)\n  for (size_t i = 0; i < a->n; i++) cl_region_at(a, i);\n}\n"
+  else
+    source = source .. '#include "kernels/common/grid.h"\n' ..
+      'extern "C" __global__ void cl_jit_region(cl_region_args a) { CL_GRID_STRIDE(i, a.n) cl_region_at(&a, i); }\n'
+  end
+  return jit.run_region(module_of(self, x, "", self.opts.what, source, "cl_jit_region"), x, dx)
+end
+
+local value_mt = {}
+value_mt.__index = value_mt
+value_mt.__tostring = function(v) return string.format("jit.value<%s>", v.text) end
+--- value(t): the expression at time t, evaluated on the host
+value_mt.__call = function(v, t) return cl.expr.eval(v.text, v.opts, { t = t }) end
+
+--- cleave.jit.value(text, { params = {}, what = "value" }) -> a load value: a number expression
+--- in t and the parameters; value(t) evaluates it on the host, value:module(field, scale) is the
+--- kernel setting (or adding) scale * value(t) on rows of the field (cleave.stage.set_rows).
+function jit.value(text, opts)
+  opts = opts or {}
+  return compiled_expression(value_mt, text, { what = opts.what or "value", kind = "number", variables = { "t" },
+    params = opts.params })
+end
+
+function value_mt:module(field, scale)
+  scale = scale or 1
+  local source = precision_define(field.dtype) .. '#include "kernels/common/real.h"\n#define CL_JIT_VALUE\n' ..
+    "CL_HD static inline real cl_jit_value(real t) {\n  (void)t;\n  return (" .. self.code .. ") * (real)" ..
+    string.format("%.17g", scale) .. ";\n}\n" .. '#include "kernels/common/expression.h"\n'
+  if field.device == "cpu" then
+    source = source .. "void cl_jit_rows(void *args) {\n  const cl_rows_args *a = (const cl_rows_args *)args;\n" ..
+      "#pragma omp parallel for schedule(static)\n  for (size_t r = 0; r < a->count; r++) cl_rows_at(a, r);\n}\n"
+  else
+    source = source .. '#include "kernels/common/grid.h"\n' ..
+      'extern "C" __global__ void cl_jit_rows(cl_rows_args a) { CL_GRID_STRIDE(r, a.count) cl_rows_at(&a, r); }\n'
+  end
+  return module_of(self, field, string.format("%.17g", scale), self.opts.what, source, "cl_jit_rows")
+end
+
+jit.value_mt = value_mt
+jit.region_mt = region_mt

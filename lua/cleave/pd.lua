@@ -40,27 +40,39 @@ function pd.pmb(args)
   end })
 end
 
--- A region as a predicate: a Lua function(x, y, z) or an expression string in x, y, z,
--- dx and the math functions (evaluated once per point at set-up; the JIT issue compiles them).
-local function predicate(fn, where, dx, level)
-  if type(where) == "function" then return where end
-  if type(where) ~= "string" then error(fn .. ": 'where' must be a function(x, y, z) or an expression string", level) end
-  local env = { dx = dx }
-  for k, v in pairs(math) do env[k] = v end
-  local chunk, err = load("local x, y, z = ... return " .. where, "=(where)", "t", env)
-  if not chunk then error(string.format("%s: cannot read 'where' = %q: %s", fn, where, err), level) end
-  return chunk
+-- Runs make(...) and re-raises its error (an expression's, with the caret) under fn's name;
+-- level counts from expression's caller, which must not tail-call it.
+local function expression(fn, level, make, ...)
+  local ok, result = pcall(make, ...)
+  if not ok then error(fn .. ": " .. tostring(result), level + 1) end
+  return result
 end
 
--- A load value: number, function(t), or an expression string in t.
-local function time_function(fn, key, value, level)
+-- A region: a Lua function(x, y, z), or an expression string in x, y, z, dx, the math
+-- functions and the parameters, compiled for the device (cleave.jit.region).
+local function region(fn, where, params, level)
+  if type(where) == "function" then return where end
+  if type(where) ~= "string" then error(fn .. ": 'where' must be a function(x, y, z) or an expression string", level) end
+  local compiled = expression(fn, level, cl.jit.region, where, { what = "where", params = params })
+  return compiled
+end
+
+-- A load value: number, function(t), or an expression string in t and the parameters
+-- (cleave.jit.value: compiled for the device in runs, evaluated on the host at set-up).
+local function time_function(fn, key, value, params, level)
   if type(value) == "number" or type(value) == "function" then return value end
   if type(value) ~= "string" then error(string.format("%s: '%s' must be a number, a function(t) or an expression", fn, key), level) end
-  local env = {}
-  for k, v in pairs(math) do env[k] = v end
-  local chunk, err = load("local t = ... return " .. value, "=(" .. key .. ")", "t", env)
-  if not chunk then error(string.format("%s: cannot read '%s' = %q: %s", fn, key, value, err), level) end
-  return chunk
+  local compiled = expression(fn, level, cl.jit.value, value, { what = key, params = params })
+  return compiled
+end
+
+-- What cleave.stage.set_rows takes for a load value on a field: the compiled kernel of an
+-- expression (times scale), or the number or function (times scale).
+local function stage_value(value, field, scale)
+  scale = scale or 1
+  if getmetatable(value) == cl.jit.value_mt then return value:module(field, scale) end
+  if type(value) == "function" and scale ~= 1 then return function(t) return value(t) * scale end end
+  return type(value) == "number" and value * scale or value
 end
 
 -- Grid cells over the shape's bounds at spacing dx (an upper bound of its points).
@@ -229,14 +241,22 @@ function body_mt:surface_factors()
   return factors
 end
 
---- body:select(where) -> u32 field of the 1-based rows of the points in the region
-function body_mt:select(where, fn, level)
-  fn, level = fn or "body:select", level or 3
-  local inside = predicate(fn, where, self.dx, level + 1)
-  local coords, rows = self.x:to_table(), {}
-  for i = 1, self.n do
-    local p = coords[i]
-    if inside(p[1], p[2], p[3] or 0) then rows[#rows + 1] = i end
+--- body:select(where [, params]) -> u32 field of the 1-based rows of the points in the region
+--- (where: a function(x, y, z) or an expression; params: named numbers the expression uses)
+function body_mt:select(where, params, fn, level)
+  fn, level = fn or "body:select", level or 2
+  local inside = region(fn, where, params, level + 1)
+  local rows = {}
+  if type(inside) == "function" then
+    local coords = self.x:to_table()
+    for i = 1, self.n do
+      local p = coords[i]
+      if inside(p[1], p[2], p[3] or 0) then rows[#rows + 1] = i end
+    end
+  else
+    for i, flag in ipairs(inside:inside(self.x, self.dx):to_table()) do
+      if flag ~= 0 then rows[#rows + 1] = i end
+    end
   end
   if #rows == 0 then
     error(string.format("%s: the region %s holds no points of the body", fn,
@@ -268,7 +288,7 @@ local function components(self, fn, args, prefix, level)
   local names = { prefix .. "x", prefix .. "y", prefix .. "z" }
   local out = {}
   for c = 1, self.dim do
-    if args[names[c]] ~= nil then out[c] = time_function(fn, names[c], args[names[c]], level + 1) end
+    if args[names[c]] ~= nil then out[c] = time_function(fn, names[c], args[names[c]], args.params, level + 1) end
   end
   if next(out) == nil then
     error(string.format("%s: give at least one of %s", fn, table.concat(names, ", ", 1, self.dim)), level)
@@ -277,13 +297,13 @@ local function components(self, fn, args, prefix, level)
 end
 
 local function load_keys(prefix)
-  return { where = true, [prefix .. "x"] = true, [prefix .. "y"] = true, [prefix .. "z"] = true }
+  return { where = true, params = true, [prefix .. "x"] = true, [prefix .. "y"] = true, [prefix .. "z"] = true }
 end
 
 -- Records a constraint of `kind` on each given component of the region (called from a method).
 local function constrain(self, kind, fn, args, prefix)
   cl.check_args(fn, args, load_keys(prefix), 4)
-  local rows = self:select(args.where, fn, 5)
+  local rows = self:select(args.where, args.params, fn, 4)
   for c, value in pairs(components(self, fn, args, prefix, 4)) do
     self.constraints[#self.constraints + 1] = { kind = kind, rows = rows, component = c, value = value }
   end
@@ -295,12 +315,12 @@ function body_mt:velocity(args) constrain(self, "velocity", "body:velocity", arg
 --- body:displacement{ where =, ux =, uy =, uz = }: prescribed displacement
 function body_mt:displacement(args) constrain(self, "displacement", "body:displacement", args, "u") end
 
-local function at_time_zero(value) return type(value) == "function" and value(0) or value end
+local function at_time_zero(value) return type(value) == "number" and value or value(0) end
 
 --- body:initial_velocity{ where =, vx =, vy =, vz = } (numbers or functions of t, taken at t = 0)
 function body_mt:initial_velocity(args)
   cl.check_args("body:initial_velocity", args, load_keys("v"))
-  local rows = self:select(args.where, "body:initial_velocity", 4)
+  local rows = self:select(args.where, args.params, "body:initial_velocity", 3)
   for c, value in pairs(components(self, "body:initial_velocity", args, "v", 3)) do
     cl.stage.set_rows { field = self.v, rows = rows, component = c, value = at_time_zero(value) }:run()
   end
@@ -320,7 +340,7 @@ local function add_body_force(self, rows, c, value, scale)
     end
   else
     self.varying_loads = self.varying_loads or {}
-    table.insert(self.varying_loads, { rows = rows, component = c, value = function(t) return value(t) * scale end })
+    table.insert(self.varying_loads, { rows = rows, component = c, value = value, scale = scale })
   end
   if not self.varying_loads then
     self.body_load = self.body_constant
@@ -339,7 +359,7 @@ function body_mt:load_stages()
   local stages = { cl.stage.copy { dst = self.body_load, src = self.body_constant } }
   for _, l in ipairs(self.varying_loads) do
     stages[#stages + 1] = cl.stage.set_rows { field = self.body_load, rows = l.rows, component = l.component,
-      value = l.value, add = true }
+      value = stage_value(l.value, self.body_load, l.scale), add = true }
   end
   return stages
 end
@@ -354,7 +374,7 @@ end
 function body_mt:body_force(args)
   local fn = "body:body_force"
   cl.check_args(fn, args, load_keys("b"))
-  local rows = self:select(args.where, fn, 4)
+  local rows = self:select(args.where, args.params, fn, 3)
   for c, value in pairs(components(self, fn, args, "b", 3)) do add_body_force(self, rows, c, value, 1) end
 end
 
@@ -367,7 +387,7 @@ function body_mt:traction(args)
   cl.check_args("body:traction", args, keys)
   local fn = "body:traction"
   local layer = cl.optional_number(fn, args, "layer", self.dx)
-  local rows = self:select(args.where, fn, 4)
+  local rows = self:select(args.where, args.params, fn, 3)
   for c, value in pairs(components(self, fn, args, "t", 3)) do add_body_force(self, rows, c, value, 1 / layer) end
 end
 
@@ -446,13 +466,14 @@ local function step_pipeline(body, dt)
   local function add(stage) stages[#stages + 1] = stage end
   for _, k in ipairs(body.constraints) do
     if k.kind == "velocity" then
-      add(cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = k.value, time_offset = -dt / 2 })
+      add(cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = stage_value(k.value, body.v),
+        time_offset = -dt / 2 })
     end
   end
   add(cl.stage.verlet_kick_drift { u = body.u, v = body.v, a = body.a, dt = dt })
   for _, k in ipairs(body.constraints) do
     if k.kind == "displacement" then
-      add(cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = k.value })
+      add(cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = stage_value(k.value, body.u) })
       add(cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = 0 })
     end
   end
@@ -633,7 +654,8 @@ function pd.relax(args)
   local stages = {}
   for _, k in ipairs(body.constraints) do
     if k.kind == "displacement" then
-      stages[#stages + 1] = cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = k.value }
+      stages[#stages + 1] = cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component,
+        value = stage_value(k.value, body.u) }
     end
   end
   stages[#stages + 1] = body:force_stage { a = f, rho = 1, break_bonds = false }

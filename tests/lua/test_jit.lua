@@ -139,6 +139,35 @@ T.case("compiled laws are cached in memory and on disk", function()
   T.ok(other.key ~= first.key, "another parameter value is another entry")
 end)
 
+-- Expressions (cleave.expr) compiled for the device: regions and loads varying in time give what
+-- the same Lua functions give (the same IEEE operations, so to round-off at most).
+T.case("expression regions and loads equal their Lua functions", function()
+  local function run(where, vx, params)
+    local b = cl.pd.body { shape = cl.geom.rect { 0, 0.02, -0.01, 0.01 }, dx = 0.001, material = steel }
+    local rows = b:select(where, params)
+    b:velocity { where = where, vx = vx, params = params }
+    b:body_force { where = "x > 0.015", by = type(vx) == "string" and "-1e9 * sin(1e6 * t)" or
+      function(t) return -1e9 * math.sin(1e6 * t) end }
+    cl.explicit { b, dt = "auto", steps = 100, progress = false }:go()
+    return b, rows
+  end
+  local e, re = run("x < 3*dx and abs(y) < 0.005", "v0 * min(t / t1, 1)", { v0 = 20, t1 = 1e-6 })
+  local f, rf = run(function(x, y) return x < 3 * 0.001 and math.abs(y) < 0.005 end,
+    function(t) return 20 * math.min(t / 1e-6, 1) end)
+  T.eq(#re, #rf, "same region size")
+  local a, b = re:to_table(), rf:to_table()
+  table.sort(a)
+  table.sort(b)
+  for k = 1, #a do T.eq(a[k], b[k], "row " .. k) end
+  local du = rel_diff(e.u, f.u)
+  print(string.format("  %d points in the region; relative difference of u %.3g", #re, du))
+  T.ok(e.u:norm() > 0 and du <= 1e-13, "u difference " .. du)
+  local v = cl.jit.value("v0 * min(t / t1, 1)", { params = { v0 = 20, t1 = 1e-6 } })
+  T.near(v(0.5e-6), 10, 1e-15, "a value evaluates on the host too")
+  T.raises(function() cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.01 }, dx = 0.001, material = steel }:velocity {
+    where = "x < q", vx = 1 } end, { "where: unknown", "column 5", "^" })
+end)
+
 T.case("bad laws name the argument", function()
   T.raises(function() cl.jit.bond_force { params = { c = 1 } } end, "'source'")
   T.raises(function() cl.jit.bond_force { source = "return 0;", params = { s = 1 } } end, "'s' is taken")
