@@ -406,7 +406,10 @@ end
 --- user law the strain energy is NaN: a law gives forces, not energies.
 function body_mt:energy()
   local energy = cl.field { n = self.n, dtype = self.precision }
-  self:force_stage { energy = energy, break_bonds = false }:run()
+  -- accelerations into a field of its own: a run's body.a (zero on constrained points) must
+  -- stay as the step left it, or asking for energies would change the run
+  self.energy_a = self.energy_a or cl.field { n = self.n, k = self.dim, dtype = self.precision }
+  self:force_stage { energy = energy, break_bonds = false, a = self.energy_a }:run()
   local strain, kinetic
   if type(self.volume) == "number" then
     strain = energy:sum() * self.volume
