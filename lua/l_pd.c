@@ -72,6 +72,31 @@ static void check_same(lua_State *L, const char *fn, const char *key, cl_field *
                (LUAI_UACINT)f->n, f->k, f->device->dev.name);
 }
 
+/* Stage option law_state = { fields }: the law's per-bond state variables, in its order (real,
+ * the precision of x; a lattice's: n x stencil entries, a list's: one per bond entry). */
+static void attach_law_state(lua_State *L, const char *fn, pd_stage *s) {
+  if (lua_getfield(L, 1, "law_state") == LUA_TNIL) {
+    lua_pop(L, 1);
+    return;
+  }
+  luaL_checktype(L, -1, LUA_TTABLE);
+  lua_Integer count = luaL_len(L, -1);
+  if (count > CL_PD_LAW_STATE_MAX) luaL_error(L, "%s: at most %d law state fields", fn, CL_PD_LAW_STATE_MAX);
+  const cl_lua_bonds *b = s->bonds;
+  size_t rows = b->lattice ? b->n : b->b.nbonds;
+  int k = b->lattice ? (int)b->l.nstencil : 1;
+  for (lua_Integer i = 1; i <= count; i++) {
+    lua_rawgeti(L, -1, i);
+    cl_field *f = cl_lua_check_field(L, -1);
+    if (f->dtype != s->x->dtype || f->n != rows || f->k != k || !cl_device_same(&f->device->dev, &s->x->device->dev))
+      luaL_error(L, "%s: law state field %d must be %s, %I x %d, on %s (one value per bond)", fn, (int)i,
+                 cl_dtype_name(s->x->dtype), (LUAI_UACINT)rows, k, s->x->device->dev.name);
+    s->args.law_state[i - 1] = f->data;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
 /* Stage option law = jit module (cleave.jit.bond_force, compiled for x's device and precision):
  * the stage launches it and checks its forces are finite (a u32 x 2 field as the flag, kept in
  * the stage's copy of its arguments). Stack: the stage at `stage`, the module on top. */
@@ -93,7 +118,7 @@ static void attach_law(lua_State *L, const char *fn, pd_stage *s, int stage) {
 }
 
 static const char *const force_args[] = {"x", "u", "a", "bonds", "c", "s0", "rho", "delta", "dx", "volume",
-                                         "body", "surface", "damage", "energy", "kernel", "law", NULL};
+                                         "body", "surface", "damage", "energy", "kernel", "law", "law_state", NULL};
 
 /* cleave.stage.pd_force{ x =, u =, a =, bonds =, c =, s0 = 0, rho =, delta =, dx = 0,
  *   volume = number or field, body =, surface =, damage =, energy =, kernel = "point" | "group" | ... }
@@ -147,6 +172,7 @@ static int stage_pd_force(lua_State *L) {
   if (!found)
     luaL_error(L, "%s: 'kernel' must be \"point\", \"group\" (4 lanes per point) or \"group8\", \"group16\", "
                   "\"group32\" (got \"%s\")", fn, kernel);
+  attach_law_state(L, fn, s);
   cl_lua_stage_init(L, &s->stage, "pd_force", run_pd_force, s, &s->x->device->dev);
   if (lua_getfield(L, 1, "law") != LUA_TNIL) attach_law(L, fn, s, lua_gettop(L) - 1);
   lua_pop(L, 1);

@@ -401,10 +401,11 @@ static int bonds_index(lua_State *L) {
   else if (strcmp(key, "delta") == 0) lua_pushnumber(L, b->delta);
   else if (strcmp(key, "bytes") == 0) lua_pushinteger(L, (lua_Integer)bonds_bytes(b));
   else if (strcmp(key, "layout") == 0) lua_pushstring(L, b->lattice ? "lattice" : "list");
+  else if (strcmp(key, "stencil") == 0) b->lattice ? lua_pushinteger(L, (lua_Integer)b->l.nstencil) : lua_pushnil(L);
   else {
     luaL_getmetatable(L, BONDS_MT);
     if (lua_getfield(L, -1, "methods") != LUA_TTABLE || lua_getfield(L, -1, key) == LUA_TNIL)
-      return luaL_error(L, "bonds have no field '%s' (count, n, delta, bytes, layout, cut, broken, counts, "
+      return luaL_error(L, "bonds have no field '%s' (count, n, delta, bytes, layout, stencil, cut, broken, counts, "
                            "stiffness, state, set_state)", key);
   }
   return 1;

@@ -10,6 +10,8 @@
 /* CL_PD_GROUPn: n lanes per point (CL_PD_GROUP4 is "group"; CL_PD_POINT is the fastest measured). */
 typedef enum cl_pd_kernel { CL_PD_POINT = 0, CL_PD_GROUP4 = 4, CL_PD_GROUP8 = 8, CL_PD_GROUP16 = 16, CL_PD_GROUP32 = 32 } cl_pd_kernel;
 
+#define CL_PD_LAW_STATE_MAX 4
+
 /* Pointers are device arrays in the precision of the kernel called (f32/f64);
  * vectors are SoA with dim components. */
 typedef struct cl_pd_force_args {
@@ -35,6 +37,9 @@ typedef struct cl_pd_force_args {
   double c, s0, rho, delta, dx; /* s0 <= 0: no breaking; dx <= 0: no partial volumes */
   uint64_t *nonfinite;      /* or NULL; else receives 1 + the index of a point whose
                                acceleration came out NaN or infinite (stays 0 if none) */
+  void *law_state[CL_PD_LAW_STATE_MAX]; /* a run-time law's per-bond state variables (real): the
+                               slot of bond entry b of a list is b; of stencil entry k of point i
+                               on a lattice, k n + i */
 } cl_pd_force_args;
 
 #ifndef __CUDACC_RTC__

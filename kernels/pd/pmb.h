@@ -38,15 +38,18 @@ typedef struct cl_pd_pmb {
 /* The bond law: the scalar force density of an intact bond (per volume of
  * both ends), from its reference and current vectors xi and xi + eta, their
  * lengths r0 and r and the stretch s; it sets *cl_broken to break the bond
- * for good. Built in: PMB, whose body is the snippet file laws/pmb.c, the
+ * for good; cl_a and cl_slot locate the bond's state variables (a
+ * run-time law's, force_args.h). Built in: PMB, whose body is the snippet file laws/pmb.c, the
  * same text a user starts a cleave.jit.bond_force law from. A run-time
  * compiled law (jit/) defines CL_PD_BOND_LAW before including this header. */
+struct cl_pd_force_args;
 #ifndef CL_PD_BOND_LAW
 #define CL_PD_BOND_LAW cl_pd_pmb_law
 CL_HD static inline real cl_pd_pmb_law(const struct cl_pd_pmb *m, int dim, const real *xi, const real *eta,
-                                       real r0, real r, real s, int *cl_broken) {
+                                       real r0, real r, real s, int *cl_broken,
+                                       const struct cl_pd_force_args *cl_a, size_t cl_slot) {
   const real c = m->c, s0 = m->s0;
-  (void)dim, (void)xi, (void)eta, (void)r0, (void)r;
+  (void)dim, (void)xi, (void)eta, (void)r0, (void)r, (void)cl_a, (void)cl_slot;
 #define broken (*cl_broken)
 #include "laws/pmb.c"
 #undef broken
@@ -65,7 +68,7 @@ CL_HD static inline real cl_pd_volume_fraction(const cl_pd_pmb *m, real r0) {
  * volume. The damage weights count volumes only. */
 CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, const real *eta, real r0,
                                    real inv_r0, real volume, real scale, int intact, real *acc, real *weight_all,
-                                   real *weight_intact) {
+                                   real *weight_intact, const struct cl_pd_force_args *a, size_t slot) {
   real d[3], r_2 = 0;
   for (int c = 0; c < dim; c++) {
     d[c] = xi[c] + eta[c];
@@ -77,7 +80,7 @@ CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, 
   real s = (r - r0) * inv_r0;
   if (!intact) return 0;
   int broken = 0;
-  real force = CL_PD_BOND_LAW(m, dim, xi, eta, r0, r, s, &broken);
+  real force = CL_PD_BOND_LAW(m, dim, xi, eta, r0, r, s, &broken, a, slot);
   if (broken) return 0;
   *weight_intact += w;
   real f = force * w * scale * inv_r;

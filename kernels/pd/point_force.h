@@ -20,10 +20,10 @@ typedef struct cl_pd_partial {
  * whether the bond is intact after this step. */
 CL_HD static inline int cl_pd_visit(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
                                     const real *xi, const real *eta, real r0, real inv_r0, real volume,
-                                    real scale, int intact, cl_pd_partial *p) {
+                                    real scale, int intact, size_t slot, cl_pd_partial *p) {
   real before = p->weight_intact;
   intact = cl_pd_bond(m, dim, xi, eta, r0, inv_r0, volume, scale, intact, p->acc, &p->weight_all,
-                      &p->weight_intact);
+                      &p->weight_intact, a, slot);
   if (intact && a->energy) {
     real r = 0;
     for (int c = 0; c < dim; c++) r += (xi[c] + eta[c]) * (xi[c] + eta[c]);
@@ -71,7 +71,7 @@ CL_HD static inline void cl_pd_row(const cl_pd_force_args *a, const cl_pd_pmb *m
     }
     const real inv_r0 = CL_RSQRT(r0_2);
     cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
-    int intact = cl_pd_visit(a, m, dim, xi, eta, r0_2 * inv_r0, inv_r0, volume, scale, !(entry & CL_PD_BROKEN), p);
+    int intact = cl_pd_visit(a, m, dim, xi, eta, r0_2 * inv_r0, inv_r0, volume, scale, !(entry & CL_PD_BROKEN), b, p);
     if (!intact && !(entry & CL_PD_BROKEN)) a->neighbors[b] = entry | CL_PD_BROKEN;
   }
 }
@@ -107,7 +107,7 @@ CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_p
       cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
       const uint32_t bit = 1u << (k & 31);
       const int intact = cl_pd_visit(a, m, dim, xi, eta, geometry[dim], geometry[dim + 1], volume, scale,
-                                     !(state & bit), p);
+                                     !(state & bit), (size_t)k * n + i, p);
       if (!intact && !(state & bit)) fresh |= bit;
     }
     if (fresh) cl_pd_mark_broken(&a->broken[w * n + i], fresh);

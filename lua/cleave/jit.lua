@@ -11,24 +11,25 @@ jit.safe = false
 local MATH = { "sqrt", "exp", "log", "pow", "fabs", "fmin", "fmax", "floor", "ceil", "sin", "cos", "tan",
   "asin", "acos", "atan", "atan2", "tanh", "sinh", "cosh", "log1p", "expm1", "cbrt", "hypot", "copysign" }
 
+local MAX_STATE = 4 -- CL_PD_LAW_STATE_MAX (kernels/pd/force_args.h)
 local RESERVED = { s = true, r = true, r0 = true, xi = true, eta = true, dim = true, broken = true, real = true }
 local C_KEYWORDS = {}
 for word in ([[auto break case char const continue default do double else enum extern float for goto if
   inline int long register restrict return short signed sizeof static struct switch typedef union unsigned
   void volatile while]]):gmatch("%a+") do C_KEYWORDS[word] = true end
 
-local function check_params(fn, params)
+local function check_params(fn, params, what)
   local names = {}
   for name, value in pairs(params) do
     if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") or name:match("^cl_") or name:match("^__") then
-      error(string.format("%s: parameter name %s is not a C identifier (letters, digits, _; not cl_ or __)", fn,
+      error(string.format("%s: %s name %s is not a C identifier (letters, digits, _; not cl_ or __)", fn, what,
         tostring(name)), 4)
     end
     if RESERVED[name] or C_KEYWORDS[name] then
-      error(string.format("%s: parameter name '%s' is taken (by the law's inputs or by C)", fn, name), 4)
+      error(string.format("%s: %s name '%s' is taken (by the law's inputs or by C)", fn, what, name), 4)
     end
     if type(value) ~= "number" or value ~= value or math.abs(value) == math.huge then
-      error(string.format("%s: parameter '%s' must be a finite number", fn, name), 4)
+      error(string.format("%s: %s '%s' must be a finite number", fn, what, name), 4)
     end
     names[#names + 1] = name
   end
@@ -52,26 +53,35 @@ end
 local law_mt = {}
 law_mt.__index = law_mt
 law_mt.__tostring = function(law)
-  return string.format("jit.%s<%s, %d parameters>", law.kind, law.name, #law.param_names)
+  return string.format("jit.%s<%s, %d parameters, %d state variables>", law.kind, law.name, #law.param_names,
+    #law.state_names)
 end
 
---- cleave.jit.bond_force{ source = | file =, params = { name = number, ... }, name = "bond_force",
----   fast_math = false } -> a peridynamic bond law for cleave.pd.body{ law = }.
---- The snippet is the body of a C function returning the bond's scalar force density (PMB:
---- c s); it sees s (stretch), r0 and r (reference and current length), xi[] and eta[] (reference
---- vector and relative displacement, dim components), the parameters, and sets broken = 1 to
---- break the bond for good. See kernels/pd/laws/pmb.c (cleave.jit.law_source("pmb")).
+--- cleave.jit.bond_force{ source = | file =, params = { name = number, ... }, state = { name =
+---   initial value, ... }, name = "bond_force", fast_math = false } -> a peridynamic bond law for
+--- cleave.pd.body{ law = }. The snippet is the body of a C function returning the bond's scalar
+--- force density (PMB: c s); it sees s (stretch), r0 and r (reference and current length), xi[]
+--- and eta[] (reference vector and relative displacement, dim components), the parameters, its
+--- state variables (one real per bond, read and written by name, kept between steps), and sets
+--- broken = 1 to break the bond for good. See kernels/pd/laws/pmb.c (cleave.jit.law_source("pmb")).
 function jit.bond_force(args)
   local fn = "cleave.jit.bond_force"
-  cl.check_args(fn, args, { source = true, file = true, params = true, name = true, fast_math = true })
+  cl.check_args(fn, args, { source = true, file = true, params = true, state = true, name = true, fast_math = true })
   local source = read_source(fn, args)
   local name = args.name or "bond_force"
   if type(name) ~= "string" or not name:match("^[%w_%-]+$") then error(fn .. ": 'name' must be a word", 2) end
   if jit.safe then cl.jit_safe.check(source, { what = name, functions = MATH }) end
-  local params = args.params or {}
+  local params, state = args.params or {}, args.state or {}
   if type(params) ~= "table" then error(fn .. ": 'params' must be a table of numbers", 2) end
+  if type(state) ~= "table" then error(fn .. ": 'state' must be a table of initial values", 2) end
+  local state_names = check_params(fn, state, "state variable")
+  if #state_names > MAX_STATE then error(string.format("%s: at most %d state variables", fn, MAX_STATE), 2) end
+  for _, s in ipairs(state_names) do
+    if params[s] ~= nil then error(string.format("%s: '%s' is both a parameter and a state variable", fn, s), 2) end
+  end
   return setmetatable({ kind = "bond_force", name = name, source = source, params = params,
-    param_names = check_params(fn, params), fast_math = args.fast_math == true, modules = {} }, law_mt)
+    param_names = check_params(fn, params, "parameter"), state = state, state_names = state_names,
+    fast_math = args.fast_math == true, modules = {} }, law_mt)
 end
 
 --- cleave.jit.law_source(name) -> the text of a built-in law (e.g. "pmb"), to copy and edit.
@@ -79,20 +89,26 @@ function jit.law_source(name) return jit.embedded("kernels/pd/laws/" .. name .. 
 
 -- The law as a C function CL_PD_BOND_LAW (kernels/pd/pmb.h), the snippet under #line 1 "<name>".
 local function law_function(law)
-  local lines = { "#define CL_PD_BOND_LAW cl_jit_bond_law", "struct cl_pd_pmb;",
+  local lines = { '#include "kernels/pd/force_args.h"', "#define CL_PD_BOND_LAW cl_jit_bond_law", "struct cl_pd_pmb;",
     "CL_HD static inline real cl_jit_bond_law(const struct cl_pd_pmb *cl_m, int dim, const real *xi,",
-    "                                         const real *eta, real r0, real r, real s, int *cl_broken) {" }
-  local unused = { "(void)cl_m", "(void)dim", "(void)xi", "(void)eta", "(void)r0", "(void)r", "(void)s" }
+    "                                         const real *eta, real r0, real r, real s, int *cl_broken,",
+    "                                         const cl_pd_force_args *cl_a, size_t cl_slot) {" }
+  local unused = { "(void)cl_m", "(void)dim", "(void)xi", "(void)eta", "(void)r0", "(void)r", "(void)s",
+    "(void)cl_a", "(void)cl_slot" }
   for _, p in ipairs(law.param_names) do
     lines[#lines + 1] = string.format("  const real %s = (real)%.17g;", p, law.params[p])
     unused[#unused + 1] = "(void)" .. p
   end
   lines[#lines + 1] = "  " .. table.concat(unused, ", ") .. ";"
   lines[#lines + 1] = "#define broken (*cl_broken)"
+  for k, v in ipairs(law.state_names) do
+    lines[#lines + 1] = string.format("#define %s (((real *)cl_a->law_state[%d])[cl_slot])", v, k - 1)
+  end
   lines[#lines + 1] = string.format('#line 1 "%s"', law.name)
   lines[#lines + 1] = law.source
   lines[#lines + 1] = '#line 1 "cleave-template"'
   lines[#lines + 1] = "#undef broken"
+  for _, v in ipairs(law.state_names) do lines[#lines + 1] = "#undef " .. v end
   lines[#lines + 1] = "}"
   return table.concat(lines, "\n")
 end

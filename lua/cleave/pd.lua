@@ -198,6 +198,7 @@ function pd.body(args)
     constraints = {}, body_load = nil,
   }, body_mt)
   b.bonds = pd.bonds { x = x, delta = delta, layout = layout, dx = dx }
+  if b.law then b:allocate_law_state() end
   if args.surface_correction ~= false then b.surface = b:surface_factors() end
   return b
 end
@@ -429,6 +430,25 @@ function body_mt:energy()
   return strain, kinetic
 end
 
+--- The fields of the law's state variables (body.law_state.name): one value per bond entry (a
+--- lattice's n x stencil entries, a list's bond entries), set to the law's initial values.
+function body_mt:allocate_law_state()
+  self.law_state = {}
+  local rows, k = self.n, self.bonds.stencil
+  if not k then rows, k = self.bonds.count, 1 end
+  for _, name in ipairs(self.law.state_names) do
+    self.law_state[name] = cl.field { n = rows, k = k, dtype = self.precision, value = self.law.state[name] }
+  end
+end
+
+local function law_state_fields(body)
+  if not body.law then return nil end
+  if not body.law_state then body:allocate_law_state() end
+  local fields = {}
+  for k, name in ipairs(body.law.state_names) do fields[k] = body.law_state[name] end
+  return fields
+end
+
 --- The step kernel as a stage (options: energy = field, break_bonds = false, kernel =). With a
 --- user law (body.law) the stage runs it, except for energies: only PMB has a strain energy here.
 function body_mt:force_stage(opts)
@@ -440,7 +460,7 @@ function body_mt:force_stage(opts)
     s0 = opts.break_bonds == false and 0 or self.s0, delta = self.delta, a = opts.a or self.a,
     dx = self.partial_volume and self.dx or 0, volume = self.volume, body = self.body_load,
     surface = self.surface,
-    damage = self.damage, energy = opts.energy, kernel = kernel, law = law,
+    damage = self.damage, energy = opts.energy, kernel = kernel, law = law, law_state = law and law_state_fields(self),
   }
 end
 
@@ -529,12 +549,24 @@ function cl.explicit(args)
   return run
 end
 
---- run:save(path [, step]): a checkpoint of the body's state (u, v, a, damage, bond states) and
---- the run's step; run:restore(path) continues from one written for the same body and dt.
+-- The names and fields a checkpoint holds: u, v, a, damage, and the law's state variables.
+local function state_fields(b)
+  local names, fields = { "u", "v", "a", "damage" }, { u = b.u, v = b.v, a = b.a, damage = b.damage }
+  for _, name in ipairs(b.law and b.law.state_names or {}) do
+    names[#names + 1] = "law_" .. name
+    fields["law_" .. name] = b.law_state[name]
+  end
+  return names, fields
+end
+
+--- run:save(path [, step]): a checkpoint of the body's state (u, v, a, damage, bond states, a
+--- law's state variables) and the run's step; run:restore(path) continues from one written for
+--- the same body and dt.
 function run_mt:save(path, step)
   local b = self.body
-  cl.io.save_checkpoint { path = path,
-    fields = { u = b.u, v = b.v, a = b.a, damage = b.damage, bonds = b.bonds:state() },
+  local _, fields = state_fields(b)
+  fields.bonds = b.bonds:state()
+  cl.io.save_checkpoint { path = path, fields = fields,
     values = { step = step or self.step, dt = self.dt, n = b.n, bonds = b.bonds.count } }
 end
 
@@ -545,8 +577,10 @@ function run_mt:restore(path)
     error(string.format("run:restore: checkpoint '%s' was written for %s points, %s bonds, dt = %s; this run has %d, %d, %g",
       path, tostring(values.n), tostring(values.bonds), tostring(values.dt), b.n, b.bonds.count, self.dt), 2)
   end
-  for _, name in ipairs { "u", "v", "a", "damage" } do
-    cl.stage.copy { dst = b[name], src = fields[name]:copy(b[name].device) }:run()
+  local names, mine = state_fields(b)
+  for _, name in ipairs(names) do
+    if not fields[name] then error(string.format("run:restore: checkpoint '%s' holds no '%s'", path, name), 2) end
+    cl.stage.copy { dst = mine[name], src = fields[name]:copy(mine[name].device) }:run()
   end
   b.bonds:set_state(fields.bonds:copy(b.x.device))
   self.step = math.tointeger(values.step)
