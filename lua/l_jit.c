@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../kernels/common/expression.h"
+#include "../kernels/common/material_point.h"
 #include "../runtime/embedded.h"
 
 #define MODULE_MT CL_LUA_JIT_MODULE_MT
@@ -108,6 +109,44 @@ static int jit_run_region(lua_State *L) {
   return 1;
 }
 
+/* cleave.jit.run_points(module, { input =, output =, tangent =, state = { fields } }): one
+ * evaluation of a material-point law (kernels/common/material_point.h) at every row of the
+ * fields, on the module's device; the fields have the module's precision. */
+static int jit_run_points(lua_State *L) {
+  const char *fn = "cleave.jit.run_points";
+  const cl_lua_jit_module *m = cl_lua_check_jit_module(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  cl_field *in = cl_lua_req_field(L, 2, fn, "input"), *out = cl_lua_req_field(L, 2, fn, "output");
+  cl_field *tangent = cl_lua_opt_field(L, 2, fn, "tangent");
+  cl_mp_args a;
+  memset(&a, 0, sizeof a);
+  a.n = in->n, a.in = in->data, a.out = out->data, a.tangent = tangent ? tangent->data : NULL;
+  cl_field *all[3 + CL_MP_STATE_MAX] = {in, out, tangent};
+  int count = 3;
+  if (lua_getfield(L, 2, "state") == LUA_TTABLE) {
+    lua_Integer k = luaL_len(L, -1);
+    if (k > CL_MP_STATE_MAX) return luaL_error(L, "%s: at most %d state fields", fn, CL_MP_STATE_MAX);
+    for (lua_Integer i = 1; i <= k; i++) {
+      lua_rawgeti(L, -1, i);
+      cl_field *s = cl_lua_check_field(L, -1);
+      if (s->k != 1) return luaL_error(L, "%s: state field %d must have one component", fn, (int)i);
+      a.state[i - 1] = s->data;
+      all[count++] = s;
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  for (int k = 0; k < count; k++)
+    if (all[k] && (all[k]->n != in->n || all[k]->dtype != in->dtype || !cl_device_same(&all[k]->device->dev, &m->device->dev)))
+      return luaL_error(L, "%s: every field must have %I rows of %s on %s like 'input'", fn, (LUAI_UACINT)in->n,
+                        cl_dtype_name(in->dtype), m->device->dev.name);
+  cl_error err;
+  if (cl_jit_launch(&m->device->dev, m->module->symbols[0], &a, a.n, m->what, &err) != CL_OK) return cl_lua_fail(L, &err);
+  for (int k = 1; k < count; k++)
+    if (all[k]) cl_field_touch(all[k]);
+  return 0;
+}
+
 /* cleave.jit.embedded(path) -> the text of a kernel header or built-in law compiled into cleave */
 static int jit_embedded(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
@@ -132,7 +171,7 @@ int cl_lua_open_jit(lua_State *L) {
   luaL_setfuncs(L, meta, 0);
   lua_pop(L, 1);
   const luaL_Reg jit[] = {{"compile", jit_compile}, {"clear_cache", jit_clear_cache}, {"embedded", jit_embedded},
-                           {"run_region", jit_run_region},
+                           {"run_region", jit_run_region}, {"run_points", jit_run_points},
                            {NULL, NULL}};
   luaL_newlib(L, jit);
   lua_setfield(L, -2, "jit");

@@ -11,21 +11,30 @@ jit.safe = false
 local MATH = { "sqrt", "exp", "log", "pow", "fabs", "fmin", "fmax", "floor", "ceil", "sin", "cos", "tan",
   "asin", "acos", "atan", "atan2", "tanh", "sinh", "cosh", "log1p", "expm1", "cbrt", "hypot", "copysign" }
 
-local MAX_STATE = 4 -- CL_PD_LAW_STATE_MAX (kernels/pd/force_args.h)
-local RESERVED = { s = true, r = true, r0 = true, xi = true, eta = true, dim = true, broken = true, real = true }
+-- The snippet kinds: the names a law of each kind sees (taken: no parameter may use them) and
+-- how many state variables it may keep (CL_PD_LAW_STATE_MAX, CL_MP_STATE_MAX).
+local KINDS = {
+  bond_force = { names = "s r r0 xi eta dim broken", max_state = 4 },
+  stress_update = { names = "deps sig D", max_state = 8 },
+  traction = { names = "dn dt tn tt", max_state = 8 },
+}
+for _, kind in pairs(KINDS) do
+  kind.reserved = { real = true }
+  for name in kind.names:gmatch("%S+") do kind.reserved[name] = true end
+end
 local C_KEYWORDS = {}
 for word in ([[auto break case char const continue default do double else enum extern float for goto if
   inline int long register restrict return short signed sizeof static struct switch typedef union unsigned
   void volatile while]]):gmatch("%a+") do C_KEYWORDS[word] = true end
 
-local function check_params(fn, params, what)
+local function check_params(fn, params, what, reserved)
   local names = {}
   for name, value in pairs(params) do
     if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") or name:match("^cl_") or name:match("^__") then
       error(string.format("%s: %s name %s is not a C identifier (letters, digits, _; not cl_ or __)", fn, what,
         tostring(name)), 4)
     end
-    if RESERVED[name] or C_KEYWORDS[name] then
+    if reserved[name] or C_KEYWORDS[name] then
       error(string.format("%s: %s name '%s' is taken (by the law's inputs or by C)", fn, what, name), 4)
     end
     if type(value) ~= "number" or value ~= value or math.abs(value) == math.huge then
@@ -64,28 +73,54 @@ end
 --- and eta[] (reference vector and relative displacement, dim components), the parameters, its
 --- state variables (one real per bond, read and written by name, kept between steps), and sets
 --- broken = 1 to break the bond for good. See kernels/pd/laws/pmb.c (cleave.jit.law_source("pmb")).
-function jit.bond_force(args)
-  local fn = "cleave.jit.bond_force"
-  cl.check_args(fn, args, { source = true, file = true, params = true, state = true, name = true, fast_math = true })
+local function new_law(kind, args)
+  local fn, spec = "cleave.jit." .. kind, KINDS[kind]
+  cl.check_args(fn, args, { source = true, file = true, params = true, state = true, name = true, fast_math = true }, 4)
   local source = read_source(fn, args)
-  local name = args.name or "bond_force"
-  if type(name) ~= "string" or not name:match("^[%w_%-]+$") then error(fn .. ": 'name' must be a word", 2) end
+  local name = args.name or kind
+  if type(name) ~= "string" or not name:match("^[%w_%-]+$") then error(fn .. ": 'name' must be a word", 3) end
   if jit.safe then cl.jit_safe.check(source, { what = name, functions = MATH }) end
   local params, state = args.params or {}, args.state or {}
-  if type(params) ~= "table" then error(fn .. ": 'params' must be a table of numbers", 2) end
-  if type(state) ~= "table" then error(fn .. ": 'state' must be a table of initial values", 2) end
-  local state_names = check_params(fn, state, "state variable")
-  if #state_names > MAX_STATE then error(string.format("%s: at most %d state variables", fn, MAX_STATE), 2) end
-  for _, s in ipairs(state_names) do
-    if params[s] ~= nil then error(string.format("%s: '%s' is both a parameter and a state variable", fn, s), 2) end
+  if type(params) ~= "table" then error(fn .. ": 'params' must be a table of numbers", 3) end
+  if type(state) ~= "table" then error(fn .. ": 'state' must be a table of initial values", 3) end
+  local state_names = check_params(fn, state, "state variable", spec.reserved)
+  if #state_names > spec.max_state then
+    error(string.format("%s: at most %d state variables", fn, spec.max_state), 3)
   end
-  return setmetatable({ kind = "bond_force", name = name, source = source, params = params,
-    param_names = check_params(fn, params, "parameter"), state = state, state_names = state_names,
+  for _, s in ipairs(state_names) do
+    if params[s] ~= nil then error(string.format("%s: '%s' is both a parameter and a state variable", fn, s), 3) end
+  end
+  return setmetatable({ kind = kind, name = name, source = source, params = params,
+    param_names = check_params(fn, params, "parameter", spec.reserved), state = state, state_names = state_names,
     fast_math = args.fast_math == true, modules = {} }, law_mt)
 end
 
---- cleave.jit.law_source(name) -> the text of a built-in law (e.g. "pmb"), to copy and edit.
-function jit.law_source(name) return jit.embedded("kernels/pd/laws/" .. name .. ".c") end
+function jit.bond_force(args) return new_law("bond_force", args) end
+
+--- cleave.jit.stress_update{ source = | file =, params =, state =, name =, fast_math = } -> a
+--- small-strain constitutive law: the snippet updates sig[6] (previous stress in, new out) for the
+--- strain increment deps[6] (Voigt xx yy zz yz xz xy, engineering shears), may update its state
+--- variables (one real per point each) and writes the tangent D[36] (row-major 6 x 6).
+function jit.stress_update(args) return new_law("stress_update", args) end
+
+--- cleave.jit.traction{ ... } -> a cohesive law: from the openings dn (normal) and dt (tangential)
+--- the snippet sets the tractions tn and tt and may update its state variables (the history).
+function jit.traction(args) return new_law("traction", args) end
+
+local BUILTIN = { pmb = "kernels/pd/laws/pmb.c", elastic = "kernels/fe/laws/elastic.c", j2 = "kernels/fe/laws/j2.c",
+  linear_softening = "kernels/czm/laws/linear_softening.c" }
+
+--- cleave.jit.law_source(name) -> the text of a built-in law, to copy and edit: "pmb" (bond_force),
+--- "elastic", "j2" (stress_update), "linear_softening" (traction).
+function jit.law_source(name)
+  if not BUILTIN[name] then
+    local names = {}
+    for k in pairs(BUILTIN) do names[#names + 1] = k end
+    table.sort(names)
+    error(string.format("cleave.jit.law_source: no built-in law '%s' (%s)", tostring(name), table.concat(names, ", ")), 2)
+  end
+  return jit.embedded(BUILTIN[name])
+end
 
 -- The law as a C function CL_PD_BOND_LAW (kernels/pd/pmb.h), the snippet under #line 1 "<name>".
 local function law_function(law)
@@ -136,9 +171,10 @@ local function unit(law, precision, device, dim, layout, shape)
   return table.concat(parts, "\n") .. "\n"
 end
 
---- law:module(x, layout, shape) -> the compiled module for the device and precision of the
---- coordinates x (n x dim), the bond layout and the GPU launch shape (kept per law).
+--- law:module(x, layout, shape) -> the compiled module of a bond law for the device and precision
+--- of the coordinates x (n x dim), the bond layout and the GPU launch shape (kept per law).
 function law_mt:module(x, layout, shape)
+  if self.kind ~= "bond_force" then return self:point_module(x) end
   local device = x.device
   local key = table.concat({ device, x.dtype, device == "cpu" and "" or (x.k .. layout .. shape) }, "/")
   if not self.modules[key] then
@@ -226,3 +262,118 @@ end
 
 jit.value_mt = value_mt
 jit.region_mt = region_mt
+
+-- ---- material-point laws (stress_update, traction): the driver of kernels/common/material_point.h
+
+-- The law as a C function of one point, then the loop over points (cpu) or the kernel (cuda).
+local function point_unit(law, dtype, device)
+  local head = law.kind == "stress_update"
+    and "const real *deps, real *sig, real *D" or "real dn, real dt, real *cl_tn, real *cl_tt"
+  local lines = { "/* generated by cleave.jit." .. law.kind .. ": do not edit */" }
+  if dtype == "f32" then lines[#lines + 1] = "#define CL_PRECISION_F32" end
+  lines[#lines + 1] = '#include "kernels/common/material_point.h"'
+  lines[#lines + 1] = "CL_HD static inline void cl_jit_law(" .. head .. ", const cl_mp_args *cl_a, size_t cl_i) {"
+  local unused = { "(void)cl_a", "(void)cl_i" }
+  for _, p in ipairs(law.param_names) do
+    lines[#lines + 1] = string.format("  const real %s = (real)%.17g;", p, law.params[p])
+    unused[#unused + 1] = "(void)" .. p
+  end
+  lines[#lines + 1] = "  " .. table.concat(unused, ", ") .. ";"
+  local macros = {}
+  for k, v in ipairs(law.state_names) do macros[v] = string.format("(((real *)cl_a->state[%d])[cl_i])", k - 1) end
+  if law.kind == "traction" then macros.tn, macros.tt = "(*cl_tn)", "(*cl_tt)" end
+  for v, m in pairs(macros) do lines[#lines + 1] = string.format("#define %s %s", v, m) end
+  lines[#lines + 1] = string.format('#line 1 "%s"', law.name)
+  lines[#lines + 1] = law.source
+  lines[#lines + 1] = '#line 1 "cleave-template"'
+  for v in pairs(macros) do lines[#lines + 1] = "#undef " .. v end
+  lines[#lines + 1] = "}"
+  if law.kind == "stress_update" then
+    lines[#lines + 1] = [[
+CL_HD static inline void cl_jit_point(const cl_mp_args *a, size_t i) {
+  const real *in = (const real *)a->in;
+  real *out = (real *)a->out, deps[6], sig[6], D[36];
+  for (int c = 0; c < 6; c++) deps[c] = in[c * a->n + i], sig[c] = out[c * a->n + i];
+  for (int c = 0; c < 36; c++) D[c] = 0;
+  cl_jit_law(deps, sig, D, a, i);
+  for (int c = 0; c < 6; c++) out[c * a->n + i] = sig[c];
+  if (a->tangent)
+    for (int c = 0; c < 36; c++) ((real *)a->tangent)[c * a->n + i] = D[c];
+}]]
+  else
+    lines[#lines + 1] = [[
+CL_HD static inline void cl_jit_point(const cl_mp_args *a, size_t i) {
+  const real *in = (const real *)a->in;
+  real *out = (real *)a->out, tn = 0, tt = 0;
+  cl_jit_law(in[i], in[a->n + i], &tn, &tt, a, i);
+  out[i] = tn, out[a->n + i] = tt;
+}]]
+  end
+  if device == "cpu" then
+    lines[#lines + 1] = "void cl_jit_points(void *args) {\n  const cl_mp_args *a = (const cl_mp_args *)args;\n" ..
+      "#pragma omp parallel for schedule(static)\n  for (size_t i = 0; i < a->n; i++) cl_jit_point(a, i);\n}"
+  else
+    lines[#lines + 1] = '#include "kernels/common/grid.h"\n' ..
+      'extern "C" __global__ void cl_jit_points(cl_mp_args a) { CL_GRID_STRIDE(i, a.n) cl_jit_point(&a, i); }'
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+function law_mt:point_module(field)
+  local key = field.device .. "/" .. field.dtype
+  if not self.modules[key] then
+    self.modules[key] = jit.compile { what = self.name, field = field, fast_math = self.fast_math,
+      source = point_unit(self, field.dtype, field.device), symbols = { "cl_jit_points" } }
+  end
+  return self.modules[key]
+end
+
+local WIDTH = { stress_update = 6, traction = 2 }
+
+--- law:evaluate{ input =, output =, tangent =, state = { name = field } }: one update of a
+--- stress_update or traction law at every row of the fields (their device and precision): input
+--- n x 6 strain increments or n x 2 openings, output n x 6 stresses (in and out) or n x 2
+--- tractions, tangent n x 36 (stress_update, optional), one field per state variable.
+function law_mt:evaluate(args)
+  local fn = "law:evaluate"
+  if self.kind == "bond_force" then error(fn .. ": a bond law runs inside a body's step (cleave.pd.body{ law = })", 2) end
+  cl.check_args(fn, args, { input = true, output = true, tangent = true, state = true })
+  local w = WIDTH[self.kind]
+  if not args.input or args.input.k ~= w or not args.output or args.output.k ~= w then
+    error(string.format("%s: 'input' and 'output' must be fields of %d components", fn, w), 2)
+  end
+  local state = {}
+  for k, name in ipairs(self.state_names) do
+    state[k] = (args.state or {})[name]
+    if not state[k] then error(string.format("%s: give state.%s (a field of one value per point)", fn, name), 2) end
+  end
+  jit.run_points(self:point_module(args.input), { input = args.input, output = args.output, tangent = args.tangent,
+    state = state })
+end
+
+--- law:path{ steps = { increment, ... }, precision = "f64", state = { name = value } } -> a list, per
+--- step, of { output = {...}, state = { name = value }, tangent = {...} }: the law at one material
+--- point driven through the increments (strain increments of 6 or openings of 2; for traction laws
+--- the openings themselves, not increments), on the current device.
+function law_mt:path(args)
+  local fn = "law:path"
+  cl.check_args(fn, args, { steps = true, precision = true, state = true })
+  local w, dtype = WIDTH[self.kind], args.precision or "f64"
+  local input = cl.field { n = 1, k = w, dtype = dtype }
+  local output = cl.field { n = 1, k = w, dtype = dtype }
+  local tangent = self.kind == "stress_update" and cl.field { n = 1, k = 36, dtype = dtype } or nil
+  local state = {}
+  for _, name in ipairs(self.state_names) do
+    state[name] = cl.field { n = 1, dtype = dtype, value = (args.state or {})[name] or self.state[name] }
+  end
+  local results = {}
+  for k, step in ipairs(args.steps or {}) do
+    if type(step) ~= "table" or #step ~= w then error(string.format("%s: step %d must list %d numbers", fn, k, w), 2) end
+    input[1] = step
+    self:evaluate { input = input, output = output, tangent = tangent, state = state }
+    local r = { output = output[1], state = {}, tangent = tangent and tangent[1] }
+    for name, f in pairs(state) do r.state[name] = f[1] end
+    results[k] = r
+  end
+  return results
+end
