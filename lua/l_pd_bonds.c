@@ -389,6 +389,30 @@ static int bonds_stiffness(lua_State *L) {
   return 1;
 }
 
+/* bonds:point_max(values) -> field (n) of the largest of a per-bond quantity (one value per bond
+ * slot: a lattice's n x stencil entries, a list's bond entries) over each point's bonds */
+static int bonds_point_max(lua_State *L) {
+  cl_lua_bonds *b = cl_lua_check_bonds(L, 1);
+  cl_field *v = cl_lua_check_field(L, 2);
+  size_t rows = b->lattice ? b->n : b->b.nbonds;
+  int k = b->lattice ? (int)b->l.nstencil : 1;
+  if ((v->dtype != CL_F32 && v->dtype != CL_F64) || v->n != rows || v->k != k ||
+      !cl_device_same(&v->device->dev, &b->device->dev))
+    return luaL_error(L, "bonds:point_max: needs an f32/f64 field of %I x %d on %s (one value per bond)",
+                      (LUAI_UACINT)rows, k, b->device->dev.name);
+  cl_field *out;
+  cl_error err;
+  if (cl_field_create(b->device, v->dtype, b->n, 1, &out, &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_lua_push_field(L, out);
+  cl_pd_force_args a;
+  memset(&a, 0, sizeof a);
+  a.n = b->n;
+  cl_lua_bonds_args(b, &a);
+  if (cl_k_pd_bond_max(&b->device->dev, v->dtype, &a, v->data, out->data, &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_field_touch(out);
+  return 1;
+}
+
 static size_t bonds_bytes(const cl_lua_bonds *b) {
   return b->lattice ? cl_pd_lattice_bytes(&b->l) : (b->n + 1 + b->b.nbonds) * sizeof(uint32_t);
 }
@@ -406,7 +430,7 @@ static int bonds_index(lua_State *L) {
     luaL_getmetatable(L, BONDS_MT);
     if (lua_getfield(L, -1, "methods") != LUA_TTABLE || lua_getfield(L, -1, key) == LUA_TNIL)
       return luaL_error(L, "bonds have no field '%s' (count, n, delta, bytes, layout, stencil, cut, broken, counts, "
-                           "stiffness, state, set_state)", key);
+                           "stiffness, state, set_state, point_max)", key);
   }
   return 1;
 }
@@ -428,6 +452,7 @@ void cl_lua_open_pd_bonds(lua_State *L) {
   luaL_setfuncs(L, meta, 0);
   const luaL_Reg methods[] = {{"cut", bonds_cut},     {"broken", bonds_broken},       {"counts", bonds_counts},
                               {"stiffness", bonds_stiffness}, {"state", bonds_state}, {"set_state", bonds_set_state},
+                              {"point_max", bonds_point_max},
                               {NULL, NULL}};
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "methods");

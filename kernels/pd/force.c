@@ -47,6 +47,17 @@ cl_status cl_k_pd_force_compiled(cl_device *d, cl_dtype t, const cl_pd_force_arg
                            err);
 }
 
+cl_status cl_k_pd_bond_max(cl_device *d, cl_dtype t, const cl_pd_force_args *a, const void *values, void *out,
+                           cl_error *err) {
+  if (d->kind == CL_BACKEND_CPU) {
+    (t == CL_F32 ? cl_pd_bond_max_cpu_f32 : cl_pd_bond_max_cpu_f64)(a, values, out);
+    return CL_OK;
+  }
+  int code = t == CL_F32 ? CL_CUDA_CALL(cl_pd_bond_max_cuda_f32(a, values, out))
+                         : CL_CUDA_CALL(cl_pd_bond_max_cuda_f64(a, values, out));
+  return cl_k_check_launch(d, code, "pd_bond_max", err);
+}
+
 /* Rayleigh's quotient of the local stiffness -> the damping coefficient c_n. */
 static double adr_damping(double num, double den) { return num > 0 && den > 0 ? 2 * sqrt(num / den) : 0; }
 

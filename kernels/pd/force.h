@@ -30,6 +30,15 @@ cl_status cl_k_pd_force(cl_device *d, cl_dtype t, const cl_pd_force_args *a, cl_
 cl_status cl_k_pd_force_compiled(cl_device *d, cl_dtype t, const cl_pd_force_args *a, cl_pd_kernel shape,
                                  void *entry, cl_error *err);
 
+/* out[i] = the largest of a per-bond quantity (values, one per bond slot) over point i's bonds;
+ * a carries the bonds (offsets/neighbors or the lattice). */
+cl_status cl_k_pd_bond_max(cl_device *d, cl_dtype t, const cl_pd_force_args *a, const void *values, void *out,
+                           cl_error *err);
+void cl_pd_bond_max_cpu_f32(const cl_pd_force_args *a, const void *values, void *out);
+void cl_pd_bond_max_cpu_f64(const cl_pd_force_args *a, const void *values, void *out);
+int cl_pd_bond_max_cuda_f32(const cl_pd_force_args *a, const void *values, void *out);
+int cl_pd_bond_max_cuda_f64(const cl_pd_force_args *a, const void *values, void *out);
+
 /* One adaptive-dynamic-relaxation step (kernels/pd/adr.h) of n points x dim
  * components: f is the force density of the current u, f_prev the previous
  * one (overwritten with f), lambda the fictitious density per point; first

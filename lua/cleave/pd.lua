@@ -594,8 +594,11 @@ function run_mt:write(step, t)
   if out.vtu then
     self.series = self.series or cl.io.pvd(out.vtu .. ".pvd")
     self.mesh = self.mesh or b:mesh()
-    self.series:write { time = t, mesh = self.mesh,
-      point_data = { u = b.u, v = b.v, damage = b.damage, force_density = b:force_density() } }
+    local data = { u = b.u, v = b.v, damage = b.damage, force_density = b:force_density() }
+    for _, name in ipairs(b.law and b.law.state_names or {}) do
+      data["law_" .. name .. "_max"] = b.bonds:point_max(b.law_state[name]) -- per bond: each point's largest
+    end
+    self.series:write { time = t, mesh = self.mesh, point_data = data }
   end
   if out.csv then
     self.history = self.history or cl.io.csv { path = out.csv,

@@ -129,6 +129,18 @@ T.case("a law's per-bond state: kept between steps, the same in both bond layout
   T.eq(list.law_state.smax.n, list.bonds.count, "a list one per bond entry")
   T.ok(smax:max() > lattice.s0 / 4, "bonds softened: largest stretch seen " .. smax:max())
   T.ok(smax:min() >= 0, "never below its start")
+  local per_point, list_point = lattice.bonds:point_max(smax), list.bonds:point_max(list.law_state.smax)
+  T.near(per_point:max(), smax:max(), 1e-15, "each point's largest stretch, the largest of all")
+  T.ok(rel_diff(list_point, per_point) <= 1e-12, "per point the same in both layouts")
+  -- the output files hold each point's largest value of every state variable
+  local dir = T.outdir("law_state_vtu")
+  local law = lattice.law
+  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.005, 0, 0.005 }, dx = 0.001, material = steel, law = law }
+  cl.explicit { b, dt = 1e-8, steps = 4, progress = false, output = { every = 2, vtu = dir .. "/s" } }:go()
+  local f = assert(io.open(dir .. "/s_000002.vtu", "rb"))
+  local text = f:read("a")
+  f:close()
+  T.ok(text:find('Name="law_smax_max"', 1, true), "VTU has law_smax_max")
   T.ok(rel_diff(lattice.u, list.u) <= 1e-12, "same run in both layouts")
   T.eq(lattice.bonds:broken(), list.bonds:broken(), "same broken bonds")
   -- without the history the law answers differently (it reloads along the elastic line)
