@@ -10,8 +10,9 @@ void cl_interrupt_request(void) { cl_interrupt_flag = 1; }
 static unsigned long interrupts_taken;
 
 int cl_interrupt_take(void) {
-  int was = cl_interrupt_flag != 0;
-  cl_interrupt_flag = 0;
+  /* one atomic exchange: a separate read and clear would lose a request that another thread
+   * (cl_request_stop) makes between them, and the run it was meant to stop would go on */
+  int was = __atomic_exchange_n(&cl_interrupt_flag, 0, __ATOMIC_SEQ_CST) != 0;
   interrupts_taken += (unsigned long)was;
   return was;
 }

@@ -2,6 +2,7 @@
  * the cpu backend, device info, and the reference counting that keeps a
  * field's device alive after the runtime has switched to another one. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -289,4 +290,27 @@ Test(runtime, interrupt_flag_is_taken_once) {
   cr_assert_eq(cl_interrupt_take(), 1, "take reports the request");
   cr_assert_eq(cl_interrupt_take(), 0, "and clears it");
   cr_assert_eq(cl_interrupt_flag, 0);
+}
+
+/* Another thread requests a stop each time the previous request was taken, while this one takes
+ * them as fast as a run's step loop would: no request may be lost between the flag's read and
+ * its clearing (a lost one left a run going; seen as a rare timeout of test_capi). */
+#define REQUESTS 200000
+static void *request_repeatedly(void *arg) {
+  (void)arg;
+  for (int k = 0; k < REQUESTS; k++) {
+    while (__atomic_load_n(&cl_interrupt_flag, __ATOMIC_SEQ_CST)) continue;
+    cl_interrupt_request();
+  }
+  return NULL;
+}
+
+Test(runtime, no_stop_request_is_lost_to_a_concurrent_take, .timeout = 60) {
+  cl_interrupt_take();
+  unsigned long before = cl_interrupt_count();
+  pthread_t th;
+  cr_assert_eq(pthread_create(&th, NULL, request_repeatedly, NULL), 0);
+  while (cl_interrupt_count() - before < REQUESTS) cl_interrupt_take();
+  pthread_join(th, NULL);
+  cr_assert_eq(cl_interrupt_count() - before, REQUESTS);
 }
