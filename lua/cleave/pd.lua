@@ -406,7 +406,8 @@ end
 --- Strain and kinetic energy of the body (J; per unit thickness times thickness in 2D). With a
 --- user law the strain energy is NaN: a law gives forces, not energies.
 function body_mt:energy()
-  local energy = cl.field { n = self.n, dtype = self.precision }
+  self.energy_density = self.energy_density or cl.field { n = self.n, dtype = self.precision }
+  local energy = self.energy_density
   -- accelerations into a field of its own: a run's body.a (zero on constrained points) must
   -- stay as the step left it, or asking for energies would change the run
   self.energy_a = self.energy_a or cl.field { n = self.n, k = self.dim, dtype = self.precision }
