@@ -6,30 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dispatch.h"
+
 static const char FN[] = "cleave.pd.bonds (lattice)";
 
 static double coordinate(cl_dtype real, const void *x, size_t at) {
   return real == CL_F32 ? ((const float *)x)[at] : ((const double *)x)[at];
 }
 
-/* The integer steps s != 0 with |s| < delta / dx, in lexicographic order. */
-static cl_status make_stencil(int dim, double ratio, cl_pd_lattice *l, cl_error *err) {
+typedef int8_t step[3]; /* a stencil entry's integer step along x, y, z */
+
+/* The integer steps s != 0 with |s| < delta / dx, in lexicographic order (z, y, x), into a
+ * malloc'ed *steps. */
+static cl_status make_stencil(int dim, double ratio, cl_pd_lattice *l, step **steps, cl_error *err) {
   int reach = (int)floor(ratio);
   if (reach > 127)
     return cl_error_set(err, CL_ERR_ARG, "%s: the horizon is %.4g dx; the grid layout allows up to 127 dx "
                         "(use layout = \"list\")", FN, ratio);
-  int side = 2 * reach + 1, total = dim == 2 ? side * side : side * side * side;
-  l->steps = malloc((size_t)total * sizeof *l->steps);
-  if (!l->steps) return cl_error_set(err, CL_ERR_OOM, "%s: out of host memory for the stencil", FN);
+  int side = 2 * reach + 1, zreach = dim == 3 ? reach : 0;
+  *steps = malloc((size_t)side * side * (2 * zreach + 1) * sizeof **steps);
+  if (!*steps) return cl_error_set(err, CL_ERR_OOM, "%s: out of host memory for the stencil", FN);
   uint32_t k = 0;
-  for (int a = -reach; a <= reach; a++)
-    for (int b = -reach; b <= reach; b++)
-      for (int c = dim == 3 ? -reach : 0; c <= (dim == 3 ? reach : 0); c++) {
-        double r2 = (double)a * a + (double)b * b + (double)c * c;
+  for (int z = -zreach; z <= zreach; z++)
+    for (int y = -reach; y <= reach; y++)
+      for (int x = -reach; x <= reach; x++) {
+        double r2 = (double)x * x + (double)y * y + (double)z * z;
         if (r2 == 0 || !(r2 < ratio * ratio)) continue;
-        /* axis 0 varies fastest in the map, so s[0] is the x step */
-        l->steps[k][0] = (int8_t)c, l->steps[k][1] = (int8_t)b, l->steps[k][2] = (int8_t)a;
-        if (dim == 2) l->steps[k][0] = (int8_t)b, l->steps[k][1] = (int8_t)a, l->steps[k][2] = 0;
+        (*steps)[k][0] = (int8_t)x, (*steps)[k][1] = (int8_t)y, (*steps)[k][2] = (int8_t)z;
         k++;
       }
   l->nstencil = k;
@@ -37,6 +40,9 @@ static cl_status make_stencil(int dim, double ratio, cl_pd_lattice *l, cl_error 
   l->reach = reach;
   return CL_OK;
 }
+
+/* How far (in cells) q lies from the nearest grid line. */
+static double off_grid(double q) { return fabs(q - floor(q + 0.5)); }
 
 /* Each point's cell coordinates (unpadded) from the box minimum; fails for
  * points more than dx / 4 off the grid. Fills l->origin and l->dims. */
@@ -59,15 +65,14 @@ static cl_status grid_cells(cl_dtype real, int dim, size_t n, const void *x, dou
     size_t bad = n;
 #pragma omp parallel for reduction(min : bad)
     for (size_t i = 0; i < n; i++) {
-      double q = (coordinate(real, x, (size_t)a * n + i) - lo) / dx, c = floor(q + 0.5);
-      if (fabs(q - c) > 0.25 && i < bad) bad = i;
-      cellc[(size_t)a * n + i] = (uint32_t)c;
+      double q = (coordinate(real, x, (size_t)a * n + i) - lo) / dx;
+      if (off_grid(q) > 0.25 && i < bad) bad = i;
+      cellc[(size_t)a * n + i] = (uint32_t)floor(q + 0.5);
     }
     if (bad < n)
       return cl_error_set(err, CL_ERR_ARG, "%s: point %zu is not on a grid of spacing dx = %g (its %c lies %.3g dx "
                           "off); the grid layout needs grid points: use layout = \"list\"", FN, bad + 1, dx, "xyz"[a],
-                          fabs((coordinate(real, x, (size_t)a * n + bad) - lo) / dx -
-                               floor((coordinate(real, x, (size_t)a * n + bad) - lo) / dx + 0.5)));
+                          off_grid((coordinate(real, x, (size_t)a * n + bad) - lo) / dx));
   }
   if (dim == 2) l->dims[2] = 1;
   double cells = (double)l->dims[0] * (double)l->dims[1] * (double)l->dims[2];
@@ -95,15 +100,20 @@ static cl_status fill_map(int dim, size_t n, const uint32_t *cellc, cl_pd_lattic
   return CL_OK;
 }
 
-static int32_t step_offset(const cl_pd_lattice *l, const int8_t *s) {
-  return (int32_t)(s[0] + (int64_t)l->dims[0] * (s[1] + (int64_t)l->dims[1] * s[2]));
+/* Each stencil entry's step in map indices (x fastest in the map), into a malloc'ed array. */
+static int32_t *map_offsets(const cl_pd_lattice *l, const step *steps) {
+  int32_t *offset = malloc((l->nstencil ? l->nstencil : 1) * sizeof *offset);
+  for (uint32_t k = 0; offset && k < l->nstencil; k++)
+    offset[k] = (int32_t)(steps[k][0] + (int64_t)l->dims[0] * (steps[k][1] + (int64_t)l->dims[1] * steps[k][2]));
+  return offset;
 }
 
-static size_t count_bonds(const cl_pd_lattice *l, size_t n, const uint32_t *map, const uint32_t *cell) {
+static size_t count_bonds(const cl_pd_lattice *l, size_t n, const uint32_t *map, const uint32_t *cell,
+                          const int32_t *offset) {
   size_t total = 0;
 #pragma omp parallel for reduction(+ : total)
   for (size_t i = 0; i < n; i++)
-    for (uint32_t k = 0; k < l->nstencil; k++) total += map[(int64_t)cell[i] + step_offset(l, l->steps[k])] != CL_PD_ABSENT;
+    for (uint32_t k = 0; k < l->nstencil; k++) total += map[(int64_t)cell[i] + offset[k]] != CL_PD_ABSENT;
   return total;
 }
 
@@ -117,18 +127,17 @@ static cl_status alloc_upload(cl_device *d, void **dst, const void *src, size_t 
 }
 
 /* Stencil offsets and bond geometry on the device. */
-static cl_status upload_stencil(cl_device *d, cl_dtype real, double dx, cl_pd_lattice *l, cl_error *err) {
+static cl_status upload_stencil(cl_device *d, cl_dtype real, double dx, const step *steps, const int32_t *offset,
+                                cl_pd_lattice *l, cl_error *err) {
   size_t k = l->nstencil, rs = cl_dtype_size(real);
-  int32_t *offset = malloc(k * sizeof *offset);
   size_t stride = (size_t)l->dim + 2;
   char *geometry = malloc(k * stride * rs);
   cl_status st = CL_OK;
-  if (!offset || !geometry) st = cl_error_set(err, CL_ERR_OOM, "%s: out of host memory for the stencil", FN);
+  if (!geometry) st = cl_error_set(err, CL_ERR_OOM, "%s: out of host memory for the stencil", FN);
   for (size_t s = 0; st == CL_OK && s < k; s++) {
     double r2 = 0;
-    offset[s] = step_offset(l, l->steps[s]);
     for (int c = 0; c < l->dim; c++) {
-      double xi = l->steps[s][c] * dx;
+      double xi = steps[s][c] * dx;
       cl_dtype_put(real, geometry, s * stride + (size_t)c, xi);
       r2 += xi * xi;
     }
@@ -137,7 +146,6 @@ static cl_status upload_stencil(cl_device *d, cl_dtype real, double dx, cl_pd_la
   }
   if (st == CL_OK) st = alloc_upload(d, (void **)&l->offset, offset, k * sizeof *offset, "the stencil", err);
   if (st == CL_OK) st = alloc_upload(d, &l->geometry, geometry, k * stride * rs, "the stencil", err);
-  free(offset);
   free(geometry);
   return st;
 }
@@ -154,29 +162,31 @@ cl_status cl_pd_build_lattice(cl_device *d, cl_dtype real, int dim, size_t n, co
     return cl_error_set(err, CL_ERR_ARG, "%s: %zu points (needs 1 to 2^32 - 2)", FN, n);
   out->dim = dim, out->n = n, out->dx = dx;
   uint32_t *cellc = NULL, *map = NULL, *cell = NULL;
-  cl_status st = make_stencil(dim, delta / dx, out, err);
+  step *steps = NULL;
+  int32_t *offset = NULL;
+  cl_status st = make_stencil(dim, delta / dx, out, &steps, err);
   if (st == CL_OK && !(cellc = malloc((size_t)dim * n * sizeof *cellc)))
     st = cl_error_set(err, CL_ERR_OOM, "%s: out of host memory for %zu cell coordinates", FN, n);
   if (st == CL_OK) st = grid_cells(real, dim, n, x, dx, out, cellc, err);
+  if (st == CL_OK && !(offset = map_offsets(out, steps)))
+    st = cl_error_set(err, CL_ERR_OOM, "%s: out of host memory for the stencil", FN);
   if (st == CL_OK && (!(map = malloc(out->cells * sizeof *map)) || !(cell = malloc(n * sizeof *cell))))
     st = cl_error_set(err, CL_ERR_OOM, "%s: out of host memory for a map of %zu cells", FN, out->cells);
   if (st == CL_OK) st = fill_map(dim, n, cellc, out, map, cell, err);
   free(cellc);
   if (st == CL_OK) {
-    out->nbonds = count_bonds(out, n, map, cell);
+    out->nbonds = count_bonds(out, n, map, cell, offset);
     st = alloc_upload(d, (void **)&out->map, map, out->cells * sizeof *map, "the cell map", err);
   }
   if (st == CL_OK) st = alloc_upload(d, (void **)&out->cell, cell, n * sizeof *cell, "the point cells", err);
-  if (st == CL_OK) st = alloc_upload(d, (void **)&out->broken, NULL, (size_t)out->words * n * sizeof(uint32_t), "the bond states", err);
-  if (st == CL_OK) {
-    /* zero: every bond intact */
-    memset(map, 0, n * sizeof *map);
-    for (int w = 0; st == CL_OK && w < out->words; w++)
-      st = d->to_device(d, out->broken + (size_t)w * n, map, n * sizeof *map, err);
-  }
-  if (st == CL_OK) st = upload_stencil(d, real, dx, out, err);
+  size_t words = (size_t)out->words * n;
+  if (st == CL_OK) st = alloc_upload(d, (void **)&out->broken, NULL, words * sizeof(uint32_t), "the bond states", err);
+  if (st == CL_OK) st = cl_k_fill(d, CL_U32, out->broken, words, 0, err); /* every bond intact */
+  if (st == CL_OK) st = upload_stencil(d, real, dx, steps, offset, out, err);
   free(map);
   free(cell);
+  free(steps);
+  free(offset);
   if (st != CL_OK) cl_pd_lattice_release(d, out);
   return st;
 }
@@ -185,18 +195,9 @@ void cl_pd_lattice_release(cl_device *d, cl_pd_lattice *l) {
   void *device_arrays[] = {l->map, l->cell, l->broken, l->offset, l->geometry};
   for (size_t k = 0; k < sizeof device_arrays / sizeof *device_arrays; k++)
     if (device_arrays[k]) d->release(d, device_arrays[k]);
-  free(l->steps);
   memset(l, 0, sizeof *l);
 }
 
 size_t cl_pd_lattice_bytes(const cl_pd_lattice *l) {
   return (l->cells + l->n * (1 + (size_t)l->words)) * sizeof(uint32_t) + l->nstencil * sizeof(int32_t);
-}
-
-cl_status cl_pd_lattice_map_to_host(cl_device *d, const cl_pd_lattice *l, uint32_t **map, cl_error *err) {
-  *map = malloc(l->cells * sizeof **map);
-  if (!*map) return cl_error_set(err, CL_ERR_OOM, "%s: out of host memory for a map of %zu cells", FN, l->cells);
-  cl_status st = d->to_host(d, *map, l->map, l->cells * sizeof **map, err);
-  if (st != CL_OK) free(*map), *map = NULL;
-  return st;
 }

@@ -32,7 +32,6 @@ typedef struct cl_pd_lattice {
   size_t dims[3];        /* padded map extent per axis (1 past dim) */
   size_t nbonds;         /* bond entries between points of the body (each bond at both ends) */
   double dx, origin[3];  /* grid spacing; coordinates of cell 0 (unpadded) */
-  int8_t (*steps)[3];    /* host: the stencil's integer steps */
   /* device arrays */
   uint32_t *map;         /* cells: point index or CL_PD_ABSENT */
   uint32_t *cell;        /* n: each point's map cell */
@@ -54,8 +53,5 @@ void cl_pd_lattice_release(cl_device *d, cl_pd_lattice *l);
 
 /* Device bytes the lattice holds. */
 size_t cl_pd_lattice_bytes(const cl_pd_lattice *l);
-
-/* The map on the host (l->cells entries, caller frees with free()). */
-cl_status cl_pd_lattice_map_to_host(cl_device *d, const cl_pd_lattice *l, uint32_t **map, cl_error *err);
 
 #endif
