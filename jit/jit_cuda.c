@@ -134,11 +134,6 @@ static int launch(void *entry, void *args, size_t n) {
 
 #else
 
-static int launch(void *entry, void *args, size_t n) {
-  (void)entry, (void)args, (void)n;
-  return -1;
-}
-
 cl_status cl_jit_build_cuda(cl_device *d, const cl_jit_unit *u, const char *key_in, cl_jit_module *m,
                             cl_jit_origin *origin, cl_error *err) {
   (void)d, (void)u, (void)key_in, (void)m, (void)origin;
@@ -154,5 +149,5 @@ cl_status cl_jit_launch(cl_device *d, void *entry, void *args, size_t n, const c
     run(args);
     return CL_OK;
   }
-  return cl_k_check_launch(d, n ? launch(entry, args, n) : 0, what, err);
+  return cl_k_check_launch(d, n ? CL_CUDA_CALL(launch(entry, args, n)) : 0, what, err);
 }
