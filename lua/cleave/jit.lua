@@ -122,30 +122,71 @@ function jit.law_source(name)
   return jit.embedded(BUILTIN[name])
 end
 
--- The law as a C function CL_PD_BOND_LAW (kernels/pd/pmb.h), the snippet under #line 1 "<name>".
-local function law_function(law)
-  local lines = { '#include "kernels/pd/force_args.h"', "#define CL_PD_BOND_LAW cl_jit_bond_law", "struct cl_pd_pmb;",
-    "CL_HD static inline real cl_jit_bond_law(const struct cl_pd_pmb *cl_m, int dim, const real *xi,",
-    "                                         const real *eta, real r0, real r, real s, int *cl_broken,",
-    "                                         const cl_pd_force_args *cl_a, size_t cl_slot) {" }
-  local unused = { "(void)cl_m", "(void)dim", "(void)xi", "(void)eta", "(void)r0", "(void)r", "(void)s",
-    "(void)cl_a", "(void)cl_slot" }
+-- ---- generated units -----------------------------------------------------------------------
+
+local function precision_define(dtype) return dtype == "f32" and "#define CL_PRECISION_F32\n" or "" end
+
+-- The body of a law's C function after its opening line: the parameters as constants, the names
+-- in `macros` ({ name, expansion } pairs, in order) defined around the snippet, which sits under
+-- #line 1 "<name>" so that compiler messages point at its own lines.
+local function snippet_body(law, unused, macros)
+  local lines = {}
   for _, p in ipairs(law.param_names) do
     lines[#lines + 1] = string.format("  const real %s = (real)%.17g;", p, law.params[p])
     unused[#unused + 1] = "(void)" .. p
   end
   lines[#lines + 1] = "  " .. table.concat(unused, ", ") .. ";"
-  lines[#lines + 1] = "#define broken (*cl_broken)"
-  for k, v in ipairs(law.state_names) do
-    lines[#lines + 1] = string.format("#define %s (((real *)cl_a->law_state[%d])[cl_slot])", v, k - 1)
-  end
+  for _, m in ipairs(macros) do lines[#lines + 1] = string.format("#define %s %s", m[1], m[2]) end
   lines[#lines + 1] = string.format('#line 1 "%s"', law.name)
   lines[#lines + 1] = law.source
   lines[#lines + 1] = '#line 1 "cleave-template"'
-  lines[#lines + 1] = "#undef broken"
-  for _, v in ipairs(law.state_names) do lines[#lines + 1] = "#undef " .. v end
+  for _, m in ipairs(macros) do lines[#lines + 1] = "#undef " .. m[1] end
   lines[#lines + 1] = "}"
   return table.concat(lines, "\n")
+end
+
+-- The state variables as macros of the slot `index` in the arrays `arrays` (C expressions).
+local function state_macros(law, arrays, index)
+  local macros = {}
+  for k, v in ipairs(law.state_names) do
+    macros[k] = { v, string.format("(((real *)%s[%d])[%s])", arrays, k - 1, index) }
+  end
+  return macros
+end
+
+-- The entry point `name` applying `item(a, i)` to entries 0..count-1 of its argument struct:
+-- an OpenMP loop on the cpu, a grid-stride kernel on cuda (cl_jit_launch runs either).
+local function entry_loop(device, name, args_type, count, item)
+  if device == "cpu" then
+    return string.format("void %s(void *args) {\n  const %s *a = (const %s *)args;\n" ..
+      "#pragma omp parallel for schedule(static)\n  for (size_t i = 0; i < a->%s; i++) %s(a, i);\n}\n",
+      name, args_type, args_type, count, item)
+  end
+  return string.format('#include "kernels/common/grid.h"\n' ..
+    'extern "C" __global__ void %s(%s a) { CL_GRID_STRIDE(i, a.%s) %s(&a, i); }\n', name, args_type, count, item)
+end
+
+-- obj.modules[key] for field's device and precision, compiled from make_source() when missing.
+local function module_of(obj, field, key, make_source, symbol, fast_math)
+  local k = field.device .. "/" .. field.dtype .. "/" .. key
+  if not obj.modules[k] then
+    obj.modules[k] = jit.compile { what = obj.name or obj.opts.what, field = field, fast_math = fast_math,
+      source = make_source(), symbols = { symbol } }
+  end
+  return obj.modules[k]
+end
+
+-- The bond law as the C function CL_PD_BOND_LAW (kernels/pd/pmb.h).
+local function law_function(law)
+  local macros = state_macros(law, "cl_a->law_state", "cl_slot")
+  table.insert(macros, 1, { "broken", "(*cl_broken)" })
+  return table.concat({ '#include "kernels/pd/force_args.h"', "#define CL_PD_BOND_LAW cl_jit_bond_law",
+    "struct cl_pd_pmb;",
+    "CL_HD static inline real cl_jit_bond_law(const struct cl_pd_pmb *cl_m, int dim, const real *xi,",
+    "                                         const real *eta, real r0, real r, real s, int *cl_broken,",
+    "                                         const cl_pd_force_args *cl_a, size_t cl_slot) {",
+    snippet_body(law, { "(void)cl_m", "(void)dim", "(void)xi", "(void)eta", "(void)r0", "(void)r", "(void)s",
+      "(void)cl_a", "(void)cl_slot" }, macros) }, "\n")
 end
 
 local SHAPES = { point = "cl_pd_point_body<%d, %s>", group = "cl_pd_group_body<%d, %s, 4>",
@@ -155,10 +196,8 @@ local SHAPES = { point = "cl_pd_point_body<%d, %s>", group = "cl_pd_group_body<%
 -- The translation unit: one host function over every point (cpu), or one kernel of the given
 -- dimension, bond layout and launch shape (cuda).
 local function unit(law, precision, device, dim, layout, shape)
-  local parts = { "/* generated by cleave.jit." .. law.kind .. ": do not edit */" }
-  if precision == "f32" then parts[#parts + 1] = "#define CL_PRECISION_F32" end
-  parts[#parts + 1] = '#include "kernels/common/real.h"'
-  parts[#parts + 1] = law_function(law)
+  local parts = { "/* generated by cleave.jit." .. law.kind .. ": do not edit */",
+    precision_define(precision) .. '#include "kernels/common/real.h"', law_function(law) }
   if device == "cpu" then
     parts[#parts + 1] = '#include "kernels/pd/force_rows.h"'
     parts[#parts + 1] = "void cl_jit_pd_force(const cl_pd_force_args *a) { cl_pd_force_host(a); }"
@@ -175,32 +214,17 @@ end
 --- of the coordinates x (n x dim), the bond layout and the GPU launch shape (kept per law).
 function law_mt:module(x, layout, shape)
   if self.kind ~= "bond_force" then return self:point_module(x) end
-  local device = x.device
-  local key = table.concat({ device, x.dtype, device == "cpu" and "" or (x.k .. layout .. shape) }, "/")
-  if not self.modules[key] then
-    self.modules[key] = jit.compile { what = self.name, field = x, fast_math = self.fast_math,
-      source = unit(self, x.dtype, device, x.k, layout, shape), symbols = { "cl_jit_pd_force" } }
-  end
-  return self.modules[key]
+  return module_of(self, x, x.device == "cpu" and "" or (x.k .. layout .. shape),
+    function() return unit(self, x.dtype, x.device, x.k, layout, shape) end, "cl_jit_pd_force", self.fast_math)
 end
 
 jit.law_mt = law_mt
 
 -- ---- expressions (cleave.expr) compiled for the device ---------------------------------------
 
-local function precision_define(dtype) return dtype == "f32" and "#define CL_PRECISION_F32\n" or "" end
-
 local function compiled_expression(mt, text, opts)
   local code = cl.expr.to_c(text, opts) -- raises with a caret under the culprit
   return setmetatable({ text = text, code = code, opts = opts, modules = {} }, mt)
-end
-
-local function module_of(obj, field, key, what, source, symbol)
-  local k = field.device .. "/" .. field.dtype .. "/" .. key
-  if not obj.modules[k] then
-    obj.modules[k] = jit.compile { what = what, field = field, source = source, symbols = { symbol } }
-  end
-  return obj.modules[k]
 end
 
 local region_mt = {}
@@ -216,18 +240,13 @@ function jit.region(text, opts)
 end
 
 function region_mt:inside(x, dx)
-  local source = precision_define(x.dtype) .. '#include "kernels/common/real.h"\n#define CL_JIT_REGION\n' ..
-    "CL_HD static inline int cl_jit_region_test(real x, real y, real z, real dx) {\n" ..
-    "  (void)x, (void)y, (void)z, (void)dx;\n  return " .. self.code .. ";\n}\n" ..
-    '#include "kernels/common/expression.h"\n'
-  if x.device == "cpu" then
-    source = source .. "void cl_jit_region(void *args) {\n  const cl_region_args *a = (const cl_region_args *)args;\n" ..
-      "#pragma omp parallel for schedule(static)\n  for (size_t i = 0; i < a->n; i++) cl_region_at(a, i);\n}\n"
-  else
-    source = source .. '#include "kernels/common/grid.h"\n' ..
-      'extern "C" __global__ void cl_jit_region(cl_region_args a) { CL_GRID_STRIDE(i, a.n) cl_region_at(&a, i); }\n'
-  end
-  return jit.run_region(module_of(self, x, "", self.opts.what, source, "cl_jit_region"), x, dx)
+  local module = module_of(self, x, "", function()
+    return precision_define(x.dtype) .. '#include "kernels/common/real.h"\n#define CL_JIT_REGION\n' ..
+      "CL_HD static inline int cl_jit_region_test(real x, real y, real z, real dx) {\n" ..
+      "  (void)x, (void)y, (void)z, (void)dx;\n  return " .. self.code .. ";\n}\n" ..
+      '#include "kernels/common/expression.h"\n' .. entry_loop(x.device, "cl_jit_region", "cl_region_args", "n", "cl_region_at")
+  end, "cl_jit_region")
+  return jit.run_region(module, x, dx)
 end
 
 local value_mt = {}
@@ -246,18 +265,13 @@ function jit.value(text, opts)
 end
 
 function value_mt:module(field, scale)
-  scale = scale or 1
-  local source = precision_define(field.dtype) .. '#include "kernels/common/real.h"\n#define CL_JIT_VALUE\n' ..
-    "CL_HD static inline real cl_jit_value(real t) {\n  (void)t;\n  return (" .. self.code .. ") * (real)" ..
-    string.format("%.17g", scale) .. ";\n}\n" .. '#include "kernels/common/expression.h"\n'
-  if field.device == "cpu" then
-    source = source .. "void cl_jit_rows(void *args) {\n  const cl_rows_args *a = (const cl_rows_args *)args;\n" ..
-      "#pragma omp parallel for schedule(static)\n  for (size_t r = 0; r < a->count; r++) cl_rows_at(a, r);\n}\n"
-  else
-    source = source .. '#include "kernels/common/grid.h"\n' ..
-      'extern "C" __global__ void cl_jit_rows(cl_rows_args a) { CL_GRID_STRIDE(r, a.count) cl_rows_at(&a, r); }\n'
-  end
-  return module_of(self, field, string.format("%.17g", scale), self.opts.what, source, "cl_jit_rows")
+  local factor = string.format("%.17g", scale or 1)
+  return module_of(self, field, factor, function()
+    return precision_define(field.dtype) .. '#include "kernels/common/real.h"\n#define CL_JIT_VALUE\n' ..
+      "CL_HD static inline real cl_jit_value(real t) {\n  (void)t;\n  return (" .. self.code .. ") * (real)" ..
+      factor .. ";\n}\n" .. '#include "kernels/common/expression.h"\n' ..
+      entry_loop(field.device, "cl_jit_rows", "cl_rows_args", "count", "cl_rows_at")
+  end, "cl_jit_rows")
 end
 
 jit.value_mt = value_mt
@@ -269,25 +283,15 @@ jit.region_mt = region_mt
 local function point_unit(law, dtype, device)
   local head = law.kind == "stress_update"
     and "const real *deps, real *sig, real *D" or "real dn, real dt, real *cl_tn, real *cl_tt"
-  local lines = { "/* generated by cleave.jit." .. law.kind .. ": do not edit */" }
-  if dtype == "f32" then lines[#lines + 1] = "#define CL_PRECISION_F32" end
-  lines[#lines + 1] = '#include "kernels/common/material_point.h"'
-  lines[#lines + 1] = "CL_HD static inline void cl_jit_law(" .. head .. ", const cl_mp_args *cl_a, size_t cl_i) {"
-  local unused = { "(void)cl_a", "(void)cl_i" }
-  for _, p in ipairs(law.param_names) do
-    lines[#lines + 1] = string.format("  const real %s = (real)%.17g;", p, law.params[p])
-    unused[#unused + 1] = "(void)" .. p
+  local macros = state_macros(law, "cl_a->state", "cl_i")
+  if law.kind == "traction" then
+    macros[#macros + 1] = { "tn", "(*cl_tn)" }
+    macros[#macros + 1] = { "tt", "(*cl_tt)" }
   end
-  lines[#lines + 1] = "  " .. table.concat(unused, ", ") .. ";"
-  local macros = {}
-  for k, v in ipairs(law.state_names) do macros[v] = string.format("(((real *)cl_a->state[%d])[cl_i])", k - 1) end
-  if law.kind == "traction" then macros.tn, macros.tt = "(*cl_tn)", "(*cl_tt)" end
-  for v, m in pairs(macros) do lines[#lines + 1] = string.format("#define %s %s", v, m) end
-  lines[#lines + 1] = string.format('#line 1 "%s"', law.name)
-  lines[#lines + 1] = law.source
-  lines[#lines + 1] = '#line 1 "cleave-template"'
-  for v in pairs(macros) do lines[#lines + 1] = "#undef " .. v end
-  lines[#lines + 1] = "}"
+  local lines = { "/* generated by cleave.jit." .. law.kind .. ": do not edit */",
+    precision_define(dtype) .. '#include "kernels/common/material_point.h"',
+    "CL_HD static inline void cl_jit_law(" .. head .. ", const cl_mp_args *cl_a, size_t cl_i) {",
+    snippet_body(law, { "(void)cl_a", "(void)cl_i" }, macros) }
   if law.kind == "stress_update" then
     lines[#lines + 1] = [[
 CL_HD static inline void cl_jit_point(const cl_mp_args *a, size_t i) {
@@ -309,23 +313,13 @@ CL_HD static inline void cl_jit_point(const cl_mp_args *a, size_t i) {
   out[i] = tn, out[a->n + i] = tt;
 }]]
   end
-  if device == "cpu" then
-    lines[#lines + 1] = "void cl_jit_points(void *args) {\n  const cl_mp_args *a = (const cl_mp_args *)args;\n" ..
-      "#pragma omp parallel for schedule(static)\n  for (size_t i = 0; i < a->n; i++) cl_jit_point(a, i);\n}"
-  else
-    lines[#lines + 1] = '#include "kernels/common/grid.h"\n' ..
-      'extern "C" __global__ void cl_jit_points(cl_mp_args a) { CL_GRID_STRIDE(i, a.n) cl_jit_point(&a, i); }'
-  end
-  return table.concat(lines, "\n") .. "\n"
+  lines[#lines + 1] = entry_loop(device, "cl_jit_points", "cl_mp_args", "n", "cl_jit_point")
+  return table.concat(lines, "\n")
 end
 
 function law_mt:point_module(field)
-  local key = field.device .. "/" .. field.dtype
-  if not self.modules[key] then
-    self.modules[key] = jit.compile { what = self.name, field = field, fast_math = self.fast_math,
-      source = point_unit(self, field.dtype, field.device), symbols = { "cl_jit_points" } }
-  end
-  return self.modules[key]
+  return module_of(self, field, "", function() return point_unit(self, field.dtype, field.device) end,
+    "cl_jit_points", self.fast_math)
 end
 
 local WIDTH = { stress_update = 6, traction = 2 }
