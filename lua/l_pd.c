@@ -82,9 +82,9 @@ static void attach_law_state(lua_State *L, const char *fn, pd_stage *s) {
   luaL_checktype(L, -1, LUA_TTABLE);
   lua_Integer count = luaL_len(L, -1);
   if (count > CL_PD_LAW_STATE_MAX) luaL_error(L, "%s: at most %d law state fields", fn, CL_PD_LAW_STATE_MAX);
-  const cl_lua_bonds *b = s->bonds;
-  size_t rows = b->lattice ? b->n : b->b.nbonds;
-  int k = b->lattice ? (int)b->l.nstencil : 1;
+  size_t rows;
+  int k;
+  cl_lua_bonds_slots(s->bonds, &rows, &k);
   for (lua_Integer i = 1; i <= count; i++) {
     lua_rawgeti(L, -1, i);
     cl_field *f = cl_lua_check_field(L, -1);

@@ -26,6 +26,11 @@ void cl_lua_bonds_args(const cl_lua_bonds *b, cl_pd_force_args *a) {
   }
 }
 
+void cl_lua_bonds_slots(const cl_lua_bonds *b, size_t *rows, int *k) {
+  *rows = b->lattice ? b->n : b->b.nbonds;
+  *k = b->lattice ? (int)b->l.nstencil : 1;
+}
+
 void cl_lua_check_points(lua_State *L, const char *fn, const char *key, cl_field *x) {
   if ((x->dtype != CL_F32 && x->dtype != CL_F64) || (x->k != 2 && x->k != 3))
     luaL_error(L, "%s: '%s' must be an f32 or f64 field of 2 or 3 components (got %s, k = %d)", fn, key,
@@ -406,8 +411,9 @@ static int bonds_stiffness(lua_State *L) {
 static int bonds_point_max(lua_State *L) {
   cl_lua_bonds *b = cl_lua_check_bonds(L, 1);
   cl_field *v = cl_lua_check_field(L, 2);
-  size_t rows = b->lattice ? b->n : b->b.nbonds;
-  int k = b->lattice ? (int)b->l.nstencil : 1;
+  size_t rows;
+  int k;
+  cl_lua_bonds_slots(b, &rows, &k);
   if ((v->dtype != CL_F32 && v->dtype != CL_F64) || v->n != rows || v->k != k ||
       !cl_device_same(&v->device->dev, &b->device->dev))
     return luaL_error(L, "bonds:point_max: needs an f32/f64 field of %I x %d on %s (one value per bond)",

@@ -19,6 +19,10 @@ typedef struct cl_lua_bonds {
 
 cl_lua_bonds *cl_lua_check_bonds(lua_State *L, int idx);
 
+/* The shape of a per-bond field (one value per bond slot, force_args.h): a lattice's rows x k =
+ * points x stencil entries, a list's bond entries x 1. */
+void cl_lua_bonds_slots(const cl_lua_bonds *b, size_t *rows, int *k);
+
 /* Points the step kernel's bond arguments at b's arrays. */
 void cl_lua_bonds_args(const cl_lua_bonds *b, cl_pd_force_args *a);
 
