@@ -4,11 +4,11 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "../kernels/common/expression.h"
 #include "../kernels/common/material_point.h"
 #include "../runtime/embedded.h"
+#include "../runtime/progress.h"
 
 #define MODULE_MT CL_LUA_JIT_MODULE_MT
 
@@ -16,12 +16,6 @@ static const char *const ORIGINS[] = {"compiled", "disk", "memory"};
 
 const cl_lua_jit_module *cl_lua_check_jit_module(lua_State *L, int idx) {
   return luaL_checkudata(L, idx, MODULE_MT);
-}
-
-static double seconds_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static const char *const compile_args[] = {"what", "source", "symbols", "fast_math", "field", NULL};
@@ -55,9 +49,9 @@ static int jit_compile(lua_State *L) {
   memset(m, 0, sizeof *m);
   luaL_setmetatable(L, MODULE_MT);
   cl_error err;
-  double t0 = seconds_now();
+  double t0 = cl_monotonic_seconds();
   if (cl_jit_build(&device->dev, &u, &m->module, &m->origin, &err) != CL_OK) return cl_lua_fail(L, &err);
-  m->seconds = seconds_now() - t0;
+  m->seconds = cl_monotonic_seconds() - t0;
   m->device = cl_device_ref_retain(device);
   m->nsymbols = (int)count;
   snprintf(m->what, sizeof m->what, "%s", u.what);

@@ -3,11 +3,11 @@
  * cleave.run repeats a pipeline of stages in C without returning to Lua. */
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
+#include "../kernels/common/expression.h"
 #include "../kernels/dispatch.h"
 #include "../runtime/pipeline.h"
-#include "../kernels/common/expression.h"
+#include "../runtime/progress.h"
 #include "l_jit.h"
 #include "l_util.h"
 
@@ -412,12 +412,6 @@ static cl_status synchronize_pipeline(cl_pipeline *p, cl_error *err) {
   return CL_OK;
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static const char *const run_args[] = {"pipeline", "steps", "dt", "t0", "step0", "every", "on_output", "progress", NULL};
 
 /* cleave.run{ pipeline = , steps = , dt = 0, t0 = 0, step0 = 0, every = 0,
@@ -450,13 +444,13 @@ static int run(lua_State *L) {
   }
   long done = 0;
   cl_error err;
-  double t0 = now_seconds();
+  double t0 = cl_monotonic_seconds();
   cl_status st = cl_run(&p->p, &opt, &done, &err);
   p->last_step = opt.step0 + done;
   p->interrupted = st == CL_ERR_INTERRUPTED;
   /* wait for the devices so that the timing and any late fault belong to this call */
   if (st == CL_OK) st = synchronize_pipeline(&p->p, &err);
-  double seconds = now_seconds() - t0;
+  double seconds = cl_monotonic_seconds() - t0;
   check_status(L, st, &err);
   lua_createtable(L, 0, 4);
   lua_pushinteger(L, done);
@@ -472,7 +466,7 @@ static int run(lua_State *L) {
 
 /* cleave.clock(): monotonic wall-clock seconds, for timing from scripts */
 static int clock_seconds(lua_State *L) {
-  lua_pushnumber(L, now_seconds());
+  lua_pushnumber(L, cl_monotonic_seconds());
   return 1;
 }
 

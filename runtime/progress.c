@@ -13,7 +13,7 @@
 enum { BAR_WIDTH = 30 };
 static const double REDRAW_INTERVAL_S = 0.1;
 
-static double monotonic_seconds(void) {
+double cl_monotonic_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -41,7 +41,7 @@ void cl_progress_start(cl_progress *p, FILE *stream, long start_step, long total
   p->out = stream && isatty(fileno(stream)) ? stream : NULL;
   p->total = total;
   p->start_step = start_step;
-  p->t0 = monotonic_seconds();
+  p->t0 = cl_monotonic_seconds();
   p->last_draw = -INFINITY; /* the first update draws at once */
   p->width = BAR_WIDTH;
 }
@@ -78,7 +78,7 @@ static void draw(const cl_progress *p, long step, double now, int finished) {
 
 void cl_progress_update(cl_progress *p, long step) {
   if (!p->out) return;
-  double now = monotonic_seconds();
+  double now = cl_monotonic_seconds();
   if (now - p->last_draw < REDRAW_INTERVAL_S) return;
   p->last_draw = now;
   draw(p, step, now, 0);
@@ -86,7 +86,7 @@ void cl_progress_update(cl_progress *p, long step) {
 
 void cl_progress_finish(cl_progress *p, long step) {
   if (!p->out) return;
-  draw(p, step, monotonic_seconds(), 1);
+  draw(p, step, cl_monotonic_seconds(), 1);
   fputc('\n', p->out);
   fflush(p->out);
 }

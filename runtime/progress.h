@@ -17,6 +17,9 @@ typedef struct cl_progress {
 void cl_progress_start(cl_progress *p, FILE *stream, long start_step, long total);
 void cl_progress_update(cl_progress *p, long step);
 void cl_progress_finish(cl_progress *p, long step);
+/* Seconds on the monotonic clock (for durations). */
+double cl_monotonic_seconds(void);
+
 /* Formats a duration in seconds as "1h02m", "3m04s" or "5.2s". */
 void cl_progress_format_duration(double seconds, char *buf, size_t len);
 
