@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../kernels/dispatch.h"
 #include "l_util.h"
 
 cl_field *cl_lua_test_field(lua_State *L, int idx) {
@@ -101,6 +102,19 @@ static int field_min(lua_State *L) { return reduce(L, CL_REDUCE_MIN); }
 static int field_max(lua_State *L) { return reduce(L, CL_REDUCE_MAX); }
 static int field_sum(lua_State *L) { return reduce(L, CL_REDUCE_SUM); }
 static int field_norm(lua_State *L) { return reduce(L, CL_REDUCE_NORM2); }
+
+/* f:dot(g) -> the sum over every entry of f times g (same dtype f32/f64, shape and device) */
+static int field_dot(lua_State *L) {
+  cl_field *f = cl_lua_check_field(L, 1), *g = cl_lua_check_field(L, 2);
+  if ((f->dtype != CL_F32 && f->dtype != CL_F64) || f->dtype != g->dtype || f->n != g->n || f->k != g->k ||
+      !cl_device_same(&f->device->dev, &g->device->dev))
+    return luaL_error(L, "field:dot: the fields must be f32 or f64 of one dtype, shape and device");
+  double out;
+  cl_error err;
+  fail_if(L, cl_k_dot(&f->device->dev, f->dtype, cl_field_count(f), f->data, g->data, &out, &err), &err);
+  lua_pushnumber(L, out);
+  return 1;
+}
 
 static int field_fill(lua_State *L) {
   cl_field *f = cl_lua_check_field(L, 1);
@@ -243,7 +257,7 @@ static int field_gc(lua_State *L) {
 
 static const luaL_Reg field_methods[] = {
     {"min", field_min},   {"max", field_max},           {"sum", field_sum},
-    {"norm", field_norm}, {"fill", field_fill},         {"to_table", field_to_table},
+    {"norm", field_norm}, {"dot", field_dot},  {"fill", field_fill},         {"to_table", field_to_table},
     {"assign", field_assign},     {"convert", field_convert},
     {"copy", field_copy}, {NULL, NULL}};
 

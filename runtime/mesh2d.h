@@ -44,25 +44,69 @@ void cl_mesh2d_free(cl_mesh2d *m);
 
 /* ---- generators (mesh2d_gen.c); the result has adj filled ---------------
  *
- * Both split an nx x ny (or nr x nt) grid of quads into two triangles each,
- * the diagonal alternating like a chequerboard ("union-jack"): the four
- * diagonals around every grid vertex of even-even index meet there. In the
- * quad of index (i, j) the diagonal joins (i, j)-(i+1, j+1) when i + j is
- * even and (i+1, j)-(i, j+1) when it is odd. Elements are numbered quad by
- * quad (i fastest), two per quad. T6 mid-side nodes are shared by the two
- * elements of an edge and lie at the midpoint of its straight chord. */
+ * Both split an nx x ny (or nr x nt) grid of cells into triangles in one
+ * of two patterns:
+ *
+ *   CL_MESH2D_ALTERNATE  two triangles per cell, the diagonal alternating
+ *       like a chequerboard, so that the four diagonals around every grid
+ *       vertex of even-even index meet there (also called "union-jack").
+ *       In the cell of index (i, j) the diagonal joins (i, j)-(i+1, j+1)
+ *       when i + j is even and (i+1, j)-(i, j+1) when it is odd.
+ *   CL_MESH2D_CROSS  four triangles per cell around a centre node, the cell
+ *       split by both its diagonals: the "union-jack" meshes of Alhadeff et
+ *       al. (sections 7.2.1-7.2.2). The centre node lies at the mean of the
+ *       cell's four corners (for the annulus: on the cell's mid-angle ray,
+ *       at radius cos(pi / nt) times the mid radius, not on the arc). The
+ *       triangles of a cell are, in order, those on its sides (i, j)-(i+1, j),
+ *       (i+1, j)-(i+1, j+1), (i+1, j+1)-(i, j+1), (i, j+1)-(i, j); each has
+ *       that side as edge 0 (corners 0, 1) and the centre as corner 2.
+ *       An interior grid vertex has 8 elements, a centre 4.
+ *
+ * Elements are numbered cell by cell (i fastest), 2 (alternate) or 4
+ * (cross) per cell, each counter-clockwise. T6 mid-side nodes are shared
+ * by the two elements of an edge and lie at the midpoint of its straight
+ * chord. Nodes are numbered row by row, i fastest: first the points of
+ * the grid refined order times (corners; T6 also the midpoints of the cell
+ * sides and of the cell, which is the alternate diagonal's mid-side node or
+ * the cross centre); then, cross only, the points halfway between those:
+ * T3 the cell centres (nx per row of cells), T6 the mid-sides of the
+ * half-diagonals (two rows of 2 nx per row of cells). */
 
-/* Rectangle [x0, x1] x [y0, y1], nx x ny squares. Nodes: (nx+1)(ny+1)
- * (T3), (2nx+1)(2ny+1) (T6); elements 2 nx ny. */
+/* Structured triangle pattern of a grid cell (above). */
+typedef enum cl_mesh2d_pattern {
+  CL_MESH2D_ALTERNATE = 0, /* 2 triangles per cell, chequerboard diagonals */
+  CL_MESH2D_CROSS = 1,     /* 4 triangles per cell around a centre node */
+} cl_mesh2d_pattern;
+
+/* Rectangle [x0, x1] x [y0, y1], nx x ny equal cells.
+ *   alternate: nodes (nx+1)(ny+1) (T3), (2nx+1)(2ny+1) (T6); elements
+ *     2 nx ny; boundary facets 2 (nx + ny).
+ *   cross: nodes (nx+1)(ny+1) + nx ny (T3), (2nx+1)(2ny+1) + 4 nx ny (T6);
+ *     elements 4 nx ny; boundary facets 2 (nx + ny).
+ * Errors: empty or non-finite rectangle, nx or ny zero, order not 1 or 2,
+ * unknown pattern, too many nodes or elements, out of memory. */
+cl_status cl_mesh2d_rect(double x0, double x1, double y0, double y1, size_t nx, size_t ny, int order,
+                         cl_mesh2d_pattern pattern, cl_mesh2d *out, cl_error *err);
+
+/* cl_mesh2d_rect with CL_MESH2D_ALTERNATE. */
 cl_status cl_mesh2d_rect_union_jack(double x0, double x1, double y0, double y1, size_t nx, size_t ny,
                                     int order, cl_mesh2d *out, cl_error *err);
 
 /* Annulus r_in <= r <= r_out about the origin, nr radial x nt (>= 3)
- * circumferential divisions, closed at angle 0 without duplicate nodes.
- * Corner nodes lie on the circles r_in + (r_out - r_in) i / nr; elements
- * have straight edges, so the area is that of the inscribed polygons. With
- * nt odd the chequerboard breaks at the seam (two neighbouring quads there
- * share a diagonal direction). */
+ * circumferential divisions (i radial, j circumferential), closed at angle
+ * 0 without duplicate nodes. Corner nodes lie on the circles
+ * r_in + (r_out - r_in) i / nr; elements have straight edges, so the area
+ * is that of the inscribed polygons.
+ *   alternate: nodes (nr+1) nt (T3), (2nr+1) 2nt (T6); elements 2 nr nt.
+ *     With nt odd the chequerboard breaks at the seam (two neighbouring
+ *     cells there share a diagonal direction).
+ *   cross: nodes (nr+1) nt + nr nt (T3), (2nr+1) 2nt + 4 nr nt (T6);
+ *     elements 4 nr nt (20 x 160 T6: 12,800 elements, 25,920 nodes).
+ * Errors as cl_mesh2d_rect. */
+cl_status cl_mesh2d_ring_pattern(double r_in, double r_out, size_t nr, size_t nt, int order,
+                                 cl_mesh2d_pattern pattern, cl_mesh2d *out, cl_error *err);
+
+/* cl_mesh2d_ring_pattern with CL_MESH2D_ALTERNATE. */
 cl_status cl_mesh2d_ring(double r_in, double r_out, size_t nr, size_t nt, int order, cl_mesh2d *out,
                          cl_error *err);
 
@@ -72,8 +116,13 @@ cl_status cl_mesh2d_ring(double r_in, double r_out, size_t nr, size_t nt, int or
  * of radius fraction * (shortest edge at that node), seeded by seed (same
  * seed, same mesh); nodes on boundary edges stay; mid-side nodes are then
  * re-centred on their (straight) edges. Needs adj. Errors: fraction outside
- * [0, 0.5), adj missing, out of memory. Fractions up to about 0.3 keep
- * union-jack meshes valid; run cl_mesh2d_check after larger ones. */
+ * [0, 0.5), adj missing, out of memory. By a numerical search of the
+ * worst case, no fraction below 1/(2 sqrt 2) (about 0.35) can invert an
+ * element of a mesh of square cells, in either pattern; elongated cells
+ * allow less in the cross pattern, whose centre may move by a fraction of
+ * the half-diagonal towards a long side (cells of aspect ratio 2: about
+ * 0.24, against 0.45 alternate). Run cl_mesh2d_check after perturbing
+ * anything else. */
 cl_status cl_mesh2d_perturb(cl_mesh2d *m, double fraction, uint64_t seed, cl_error *err);
 
 /* Fills adj by sorting the element edges on their (smaller, larger) corner

@@ -9,6 +9,7 @@
 
 #include "force_args.h"
 #include "pmb.h"
+#include "../common/record.h"
 
 typedef struct cl_pd_partial {
   real acc[3];
@@ -114,16 +115,6 @@ CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_p
   }
 }
 
-/* Records point i as one whose acceleration is not finite (the first recorded stays). */
-CL_HD static inline void cl_pd_record_nonfinite(uint64_t *flag, size_t i) {
-#ifdef __CUDA_ARCH__
-  atomicCAS((unsigned long long *)flag, 0ull, (unsigned long long)i + 1);
-#else
-  uint64_t none = 0;
-  __atomic_compare_exchange_n(flag, &none, (uint64_t)i + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-}
-
 /* Writes point i's acceleration, damage and energy from its summed partial. */
 CL_HD static inline void cl_pd_finish(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
                                       size_t i, const cl_pd_partial *p) {
@@ -132,7 +123,7 @@ CL_HD static inline void cl_pd_finish(const cl_pd_force_args *a, const cl_pd_pmb
   for (int c = 0; c < dim; c++) {
     const real value = (p->acc[c] + (body ? body[c * a->n + i] : 0)) * m->inv_rho;
     acc[c * a->n + i] = value;
-    if (a->nonfinite && !isfinite(value)) cl_pd_record_nonfinite(a->nonfinite, i);
+    if (a->nonfinite && !isfinite(value)) cl_record_first(a->nonfinite, i);
   }
   if (a->damage)
     ((real *)a->damage)[i] = p->weight_all > 0 ? 1 - p->weight_intact / p->weight_all : 0;

@@ -108,10 +108,11 @@ function jit.stress_update(args) return new_law("stress_update", args) end
 function jit.traction(args) return new_law("traction", args) end
 
 local BUILTIN = { pmb = "kernels/pd/laws/pmb.c", elastic = "kernels/fe/laws/elastic.c", j2 = "kernels/fe/laws/j2.c",
-  linear_softening = "kernels/czm/laws/linear_softening.c" }
+  linear_softening = "kernels/czm/laws/linear_softening.c", ppr = "kernels/czm/laws/ppr.c" }
 
 --- cleave.jit.law_source(name) -> the text of a built-in law, to copy and edit: "pmb" (bond_force),
---- "elastic", "j2" (stress_update), "linear_softening" (traction).
+--- "elastic", "j2" (stress_update), "linear_softening", "ppr" (traction; cleave.jit.ppr{} sets the
+--- latter's parameters).
 function jit.law_source(name)
   if not BUILTIN[name] then
     local names = {}
@@ -120,6 +121,80 @@ function jit.law_source(name)
     error(string.format("cleave.jit.law_source: no built-in law '%s' (%s)", tostring(name), table.concat(names, ", ")), 2)
   end
   return jit.embedded(BUILTIN[name])
+end
+
+--- cleave.jit.ppr{ G_I =, G_II =, sigma_max =, tau_max =, alpha = 2, beta = 2, lambda_n = 0,
+---   lambda_t = 0, name = "ppr", fast_math = false } -> the PPR potential-based mixed-mode cohesive
+--- law (Park, Paulino & Roesler 2009) with unloading towards the origin (Park & Paulino 2012), a
+--- traction law running kernels/czm/laws/ppr.c. G_I, G_II: mode I and II fracture energies;
+--- sigma_max, tau_max: normal and tangential cohesive strengths; alpha, beta (> 1): the shape of the
+--- softening (2 linear, > 2 steep first, between 1 and 2 flat first); lambda_n, lambda_t in [0, 1):
+--- the opening of the peak traction over the final opening, 0 (the default) for the extrinsic law
+--- (traction sigma_max at zero opening, as the cohesive FEM inserts it), > 0 for an intrinsic law
+--- rising from zero. State: dn_max, dt_max (the largest normal and |tangential| openings).
+--- law.ppr holds the inputs and the derived constants (delta_n, delta_t: the final openings; m, n,
+--- Gamma_n, Gamma_t, dphi_nt, dphi_tn).
+function jit.ppr(args)
+  local fn = "cleave.jit.ppr"
+  cl.check_args(fn, args, { G_I = true, G_II = true, sigma_max = true, tau_max = true, alpha = true, beta = true,
+    lambda_n = true, lambda_t = true, name = true, fast_math = true })
+  local function number(key, default)
+    local v = args[key]
+    if v == nil then v = default end
+    if type(v) ~= "number" or v ~= v or math.abs(v) == math.huge then
+      error(string.format("%s: '%s' must be a finite number (got %s)", fn, key, tostring(v)), 3)
+    end
+    return v
+  end
+  local p = {}
+  for _, k in ipairs { { "G_I", "the mode I fracture energy" }, { "G_II", "the mode II fracture energy" },
+    { "sigma_max", "the normal cohesive strength" }, { "tau_max", "the tangential cohesive strength" } } do
+    if args[k[1]] == nil then error(string.format("%s: give '%s' (%s, > 0)", fn, k[1], k[2]), 2) end
+    p[k[1]] = number(k[1])
+    if p[k[1]] <= 0 then
+      error(string.format("%s: '%s' (%s) must be > 0 (got %.17g)", fn, k[1], k[2], p[k[1]]), 2)
+    end
+  end
+  p.alpha, p.beta = number("alpha", 2), number("beta", 2)
+  p.lambda_n, p.lambda_t = number("lambda_n", 0), number("lambda_t", 0)
+  -- per direction: the exponent (m or n), the final opening and (shape/exponent)^exponent
+  local function direction(shape, sname, lambda, lname, phi, strength, ename)
+    if shape <= 1 then
+      error(string.format("%s: '%s' must be > 1 (got %.17g): the softening must start with a negative slope; " ..
+        "%s = 1 gives a flat one and %s < 1 a traction rising to infinity at the final opening (use 2 for linear " ..
+        "softening)", fn, sname, shape, sname, sname), 3)
+    end
+    if lambda < 0 or lambda >= 1 then
+      error(string.format("%s: '%s' must be in [0, 1) (got %.17g): 0 for the extrinsic law, the peak's opening " ..
+        "over the final opening for an intrinsic one", fn, lname, lambda), 3)
+    end
+    if shape * lambda * lambda >= 1 then
+      error(string.format("%s: cohesive parameters that give a negative initial slope: %s * %s^2 = %.17g must be " ..
+        "< 1 (otherwise the exponent %s is negative); lower '%s' below 1/sqrt(%s) = %.6g", fn, sname, lname,
+        shape * lambda * lambda, ename, lname, sname, 1 / math.sqrt(shape)), 3)
+    end
+    local e = shape * (shape - 1) * lambda * lambda / (1 - shape * lambda * lambda)
+    if e == 0 then return 0, shape * phi / strength, 1 end -- extrinsic (or lambda so small that m underflows)
+    local final = phi / strength * shape * lambda * (1 - lambda) ^ (shape - 1) * (shape / e + 1)
+      * (shape / e * lambda + 1) ^ (e - 1)
+    return e, final, (shape / e) ^ e
+  end
+  local m, delta_n, pm = direction(p.alpha, "alpha", p.lambda_n, "lambda_n", p.G_I, p.sigma_max, "m")
+  local n, delta_t, pn = direction(p.beta, "beta", p.lambda_t, "lambda_t", p.G_II, p.tau_max, "n")
+  -- Gamma_n = (-phi_n)^(<phi_n - phi_t> / (phi_n - phi_t)) (alpha/m)^m and Gamma_t likewise: the
+  -- larger energy's Gamma carries -phi, the other's only (shape/exponent)^exponent (equal: Gamma_n)
+  local phi_n, phi_t = p.G_I, p.G_II
+  local Gamma_n = phi_n >= phi_t and -phi_n * pm or pm
+  local Gamma_t = phi_n >= phi_t and pn or -phi_t * pn
+  p.delta_n, p.delta_t, p.m, p.n, p.Gamma_n, p.Gamma_t = delta_n, delta_t, m, n, Gamma_n, Gamma_t
+  p.dphi_nt, p.dphi_tn = math.max(phi_n - phi_t, 0), math.max(phi_t - phi_n, 0)
+  local law = new_law("traction", { name = args.name or "ppr", fast_math = args.fast_math,
+    source = jit.law_source("ppr"),
+    params = { delta_n = delta_n, delta_t = delta_t, alpha = p.alpha, beta = p.beta, m = m, n = n, Gamma_n = Gamma_n,
+      Gamma_t = Gamma_t, dphi_nt = p.dphi_nt, dphi_tn = p.dphi_tn, lambda_n = p.lambda_n, lambda_t = p.lambda_t },
+    state = { dn_max = 0, dt_max = 0 } })
+  law.ppr = p
+  return law
 end
 
 -- ---- generated units -----------------------------------------------------------------------
@@ -279,8 +354,9 @@ jit.region_mt = region_mt
 
 -- ---- material-point laws (stress_update, traction): the driver of kernels/common/material_point.h
 
--- The law as a C function of one point, then the loop over points (cpu) or the kernel (cuda).
-local function point_unit(law, dtype, device)
+-- The law as the C function cl_jit_law of one material point (kernels/common/material_point.h):
+-- the lines of a unit up to it.
+local function point_law(law, dtype)
   local head = law.kind == "stress_update"
     and "const real *deps, real *sig, real *D" or "real dn, real dt, real *cl_tn, real *cl_tt"
   local macros = state_macros(law, "cl_a->state", "cl_i")
@@ -288,10 +364,15 @@ local function point_unit(law, dtype, device)
     macros[#macros + 1] = { "tn", "(*cl_tn)" }
     macros[#macros + 1] = { "tt", "(*cl_tt)" }
   end
-  local lines = { "/* generated by cleave.jit." .. law.kind .. ": do not edit */",
+  return { "/* generated by cleave.jit." .. law.kind .. ": do not edit */",
     precision_define(dtype) .. '#include "kernels/common/material_point.h"',
     "CL_HD static inline void cl_jit_law(" .. head .. ", const cl_mp_args *cl_a, size_t cl_i) {",
     snippet_body(law, { "(void)cl_a", "(void)cl_i" }, macros) }
+end
+
+-- The law, then the loop over points (cpu) or the kernel (cuda).
+local function point_unit(law, dtype, device)
+  local lines = point_law(law, dtype)
   if law.kind == "stress_update" then
     lines[#lines + 1] = [[
 CL_HD static inline void cl_jit_point(const cl_mp_args *a, size_t i) {
@@ -315,6 +396,19 @@ CL_HD static inline void cl_jit_point(const cl_mp_args *a, size_t i) {
   end
   lines[#lines + 1] = entry_loop(device, "cl_jit_points", "cl_mp_args", "n", "cl_jit_point")
   return table.concat(lines, "\n")
+end
+
+--- law:cohesive_module(field) -> the cohesive-element kernel of the cohesive FEM around this
+--- traction law (kernels/fe/czm_cohesive.h), for the device and precision of field.
+function law_mt:cohesive_module(field)
+  if self.kind ~= "traction" then error("law:cohesive_module: needs a traction law (got " .. self.kind .. ")", 2) end
+  return module_of(self, field, "czm", function()
+    local lines = point_law(self, field.dtype)
+    lines[#lines + 1] = "#define CL_CZM_LAW cl_jit_law"
+    lines[#lines + 1] = '#include "kernels/fe/czm_cohesive.h"'
+    lines[#lines + 1] = entry_loop(field.device, "cl_jit_czm_cohesive", "cl_czm_args", "ncoh", "cl_czm_cohesive_at")
+    return table.concat(lines, "\n")
+  end, "cl_jit_czm_cohesive", self.fast_math)
 end
 
 function law_mt:point_module(field)

@@ -13,7 +13,7 @@ if (dmax >= delta_c) {
   return;
 }
 if (d == 0) {
-  tn = dmax == 0 ? sigma_max : 0;
+  tn = dmax == 0 && dn == 0 ? sigma_max : 0;
   tt = 0;
   return;
 }

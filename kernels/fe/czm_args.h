@@ -1,0 +1,59 @@
+/* Arguments of the cohesive-FEM kernels (explicit dynamics of T3/T6 meshes
+ * with extrinsic cohesive elements inserted on the fly, paper 000, Alhadeff
+ * et al.). One struct, passed by value to every kernel and to the run-time
+ * compiled cohesive kernel, so it is plain C that NVRTC also reads.
+ *
+ * Layout (the paper's two tables, section 5, stored as structure of arrays):
+ *   nodes    x, u, v, a: cap x 2 (component c of node i at c cap + i); nodes
+ *            0..nn-1 are in use, new ones are appended by insertion; mass cap;
+ *            stress cap x 4 (xx, yy, xy, weight: summed over the elements of
+ *            a node by the stress kernel, averaged by dividing by the weight).
+ *   elements elem ne x nper (node a of element e at a ne + e), corners
+ *            counter-clockwise then T6 mid-sides; adj ne x 3, the element
+ *            across edge k (corners k, k+1), -1 on the boundary, and
+ *            -2 - c across a crack holding cohesive element c. Elements are
+ *            numbered colour by colour: colour j owns [colour_start[j],
+ *            colour_start[j+1]) and no two elements of a colour share a node.
+ *   cohesive coh coh_cap x 4: (e0, k0, e1, k1), the bulk element and local
+ *            edge of each side, side 0 the smaller element; k0 | 4 marks a
+ *            traction-free crack (a notch). Per Gauss point (ng per element,
+ *            slot c ng + g): the law's state variables (law.state) and
+ *            hist coh_cap ng x 6 (opening jump x, y; traction x, y; work done
+ *            on the interface; the part of it stored, recoverable), coh_force coh_cap x 12 (per side s and facet
+ *            node p, the force (x, y) at (2 (3 s + p) + comp) coh_cap + c).
+ * Counters live on the device (counters[0] nodes, [1] cohesive elements) so
+ * insertion needs no host round trip between colours. */
+#ifndef CL_FE_CZM_ARGS_H
+#define CL_FE_CZM_ARGS_H
+
+#include "../common/material_point.h"
+
+#define CL_CZM_FREE 4 /* flag in k0: traction-free crack */
+
+typedef struct cl_czm_args {
+  int order;          /* 1: T3, 2: T6 */
+  int plane_strain;   /* else plane stress */
+  int atomic;         /* scatter with atomics instead of by colour */
+  size_t ne, cap, nn; /* bulk elements, node capacity, nodes in use */
+  size_t coh_cap, ncoh;
+  size_t first, count; /* the element range of one launch (a colour) */
+  double E, nu, rho, thickness;
+  double sigma_max, tau_max; /* facet strengths of the insertion check */
+  double contact;            /* penalty stiffness (per area) against interpenetration */
+  void *x, *u, *v, *a, *mass, *stress;
+  const void *load;          /* cap x 2 nodal force per unit load scale, or NULL */
+  double load_scale;
+  const void *stiffness;     /* stored element stiffness ne x (2 nper)^2, or NULL: matrix-free */
+  uint32_t *elem;
+  int32_t *adj, *coh;
+  uint8_t *mask;             /* per element: its facets to crack (bit k: edge k) */
+  uint64_t *counts, *offsets; /* insertion: per element (new nodes << 32 | new cohesive), scanned */
+  uint64_t *counters;        /* [0] nodes in use, [1] cohesive elements, [2] facets flagged */
+  void *coh_force, *hist;
+  cl_mp_args law;            /* the cohesive law's state arrays (law.state[k], coh_cap ng each) */
+  double state_init[CL_MP_STATE_MAX];
+  int nstate;
+  uint64_t *nonfinite;       /* 1 + the first cohesive element whose traction was not finite */
+} cl_czm_args;
+
+#endif

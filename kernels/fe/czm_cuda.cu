@@ -1,0 +1,87 @@
+/* The cohesive-FEM operations as CUDA kernels (czm.h holds the physics): one thread per
+ * element of the launch's range (a colour, or all) or per node. */
+#include <cub/device/device_scan.cuh>
+
+#include "../common/launch_cuda.cuh"
+#include "czm.h"
+#include "czm_kernels.h"
+
+template <int ORDER>
+__global__ void CL_PREC(czm_element_kernel)(cl_czm_args A, int op, real *out) {
+  CL_GRID_STRIDE(r, A.count) {
+    const size_t e = A.first + r;
+    switch (op) {
+      case CL_CZM_FORCE: cl_czm_element_force(&A, ORDER, e); break;
+      case CL_CZM_MASS: cl_czm_element_mass(&A, ORDER, e); break;
+      case CL_CZM_STRESS: cl_czm_element_stress(&A, ORDER, e); break;
+      case CL_CZM_STIFFNESS: cl_czm_store_stiffness(&A, ORDER, e, (real *)A.stiffness); break;
+      case CL_CZM_ENERGY: out[e] = cl_czm_element_energy(&A, ORDER, e); break;
+      case CL_CZM_CHECK: {
+        const int marked = cl_czm_facet_check(&A, ORDER, e);
+        if (marked) atomicAdd((unsigned long long *)&A.counters[2], (unsigned long long)marked);
+        break;
+      }
+      case CL_CZM_COUNT: A.counts[e] = cl_czm_insert_count(&A, ORDER, e); break;
+      case CL_CZM_APPLY: cl_czm_insert_apply(&A, ORDER, e); break;
+      default: break;
+    }
+  }
+}
+
+/* The force kernel on its own: the switch above costs registers in the hot path. */
+template <int ORDER>
+__global__ void CL_PREC(czm_force_kernel)(cl_czm_args A) {
+  CL_GRID_STRIDE(r, A.count) cl_czm_element_force(&A, ORDER, A.first + r);
+}
+
+__global__ void CL_PREC(czm_node_kernel)(cl_czm_args A, int op, real *out) {
+  CL_GRID_STRIDE(r, A.count) {
+    const size_t i = A.first + r;
+    if (op == CL_CZM_FORCE_START) cl_czm_force_start(&A, i);
+    else if (op == CL_CZM_FORCE_FINISH) cl_czm_force_finish(&A, i);
+    else out[i] = cl_czm_node_kinetic(&A, i);
+  }
+}
+
+__global__ void CL_PREC(czm_advance_kernel)(cl_czm_args A) {
+  const size_t last = A.first + A.count - 1;
+  const uint64_t total = A.offsets[last] + A.counts[last];
+  A.counters[0] += total >> 32, A.counters[1] += total & 0xffffffffu;
+}
+
+/* Exclusive scan of counts over the range with cub; its temporary storage is kept between
+ * calls (grown when a larger range needs more). */
+static int scan(const cl_czm_args *A) {
+  static void *storage = NULL;
+  static size_t capacity = 0;
+  size_t bytes = 0;
+  int e = (int)cub::DeviceScan::ExclusiveSum(NULL, bytes, A->counts + A->first, A->offsets + A->first, A->count);
+  if (e) return e;
+  if (bytes > capacity) {
+    cudaFree(storage);
+    storage = NULL, capacity = 0;
+    if ((e = (int)cudaMalloc(&storage, bytes))) return e;
+    capacity = bytes;
+  }
+  return (int)cub::DeviceScan::ExclusiveSum(storage, bytes, A->counts + A->first, A->offsets + A->first, A->count);
+}
+
+extern "C" int CL_PREC(cl_czm_run_cuda)(const cl_czm_args *A, int op, void *out) {
+  if (A->count == 0) return 0;
+  const unsigned blocks = cl_grid_1d(A->count);
+  switch (op) {
+    case CL_CZM_FORCE_START:
+    case CL_CZM_FORCE_FINISH:
+    case CL_CZM_KINETIC: CL_PREC(czm_node_kernel)<<<blocks, CL_THREADS>>>(*A, op, (real *)out); break;
+    case CL_CZM_SCAN: return scan(A);
+    case CL_CZM_ADVANCE: CL_PREC(czm_advance_kernel)<<<1, 1>>>(*A); break;
+    case CL_CZM_FORCE:
+      if (A->order == 2) CL_PREC(czm_force_kernel)<2><<<blocks, CL_THREADS>>>(*A);
+      else CL_PREC(czm_force_kernel)<1><<<blocks, CL_THREADS>>>(*A);
+      break;
+    default:
+      if (A->order == 2) CL_PREC(czm_element_kernel)<2><<<blocks, CL_THREADS>>>(*A, op, (real *)out);
+      else CL_PREC(czm_element_kernel)<1><<<blocks, CL_THREADS>>>(*A, op, (real *)out);
+  }
+  return (int)cudaGetLastError();
+}

@@ -1,0 +1,319 @@
+-- cleave.czm: explicit dynamic FEM of T3/T6 meshes with extrinsic cohesive fracture (paper 000,
+-- Alhadeff et al.): cohesive elements are inserted on the fly where the averaged facet stress
+-- reaches the strength. Meshes, the device model and its stages are C (lua/l_czm.c); this file
+-- holds the body (material, law, loads) and the explicit run. See docs/methods/cohesive-fem.md.
+local cl = ...
+local czm = cl.czm
+
+local body_mt = {}
+body_mt.__index = body_mt
+body_mt.__tostring = function(b)
+  local info = b.model:info()
+  return string.format("czm.body<T%d, %d elements, %d nodes, %d cohesive>", info.order == 2 and 6 or 3,
+    info.elements, info.nodes, info.cohesive)
+end
+
+local body_keys = { mesh = true, E = true, nu = true, rho = true, thickness = true, plane = true, law = true,
+  sigma_max = true, tau_max = true, contact = true, check_every = true, precision = true, stiffness = true,
+  scatter = true, fracture_energy = true }
+
+-- Strengths and fracture energy from the law when it knows them (cleave.jit.ppr, linear_softening).
+local function law_property(law, key)
+  if law.ppr and law.ppr[key] then return law.ppr[key] end
+  if law.name == "linear_softening" then
+    local p = law.params
+    if key == "sigma_max" then return p.sigma_max end
+    if key == "G_I" then return p.sigma_max and p.delta_c and p.sigma_max * p.delta_c / 2 end
+  end
+end
+
+--- cleave.czm.body{ mesh =, E =, nu =, rho =, thickness = 1, plane = "strain" | "stress",
+---   law = a traction law (cleave.jit.ppr{...}, cleave.jit.traction{...}), sigma_max =, tau_max =
+---   (facet strengths of the insertion check; default from the law), contact = penalty (Pa/m;
+---   default E / shortest element edge), check_every = 10, precision = "f64",
+---   stiffness = "matrix_free" | "stored", scatter = "colour" | "atomic" } -> body
+function czm.body(args)
+  local fn = "cleave.czm.body"
+  cl.check_args(fn, args, body_keys)
+  local law = args.law
+  if getmetatable(law) ~= cl.jit.law_mt or law.kind ~= "traction" then
+    error(fn .. ": argument 'law' must be a traction law (cleave.jit.ppr{...} or cleave.jit.traction{...})", 2)
+  end
+  local sigma_max = args.sigma_max or law_property(law, "sigma_max")
+  if not sigma_max then error(fn .. ": give 'sigma_max' (the law does not say its strength)", 2) end
+  local tau_max = args.tau_max or law_property(law, "tau_max") or sigma_max
+  local state = {}
+  for i, name in ipairs(law.state_names) do state[i] = law.state[name] end
+  local ok, model = pcall(czm.model, { mesh = args.mesh, E = args.E, nu = args.nu, rho = args.rho,
+    thickness = args.thickness, plane = args.plane, sigma_max = sigma_max, tau_max = tau_max, contact = args.contact,
+    precision = args.precision, stiffness = args.stiffness, scatter = args.scatter, law_state = state })
+  if not ok then error(model, 2) end
+  model:set_law(law:cohesive_module(model:field("x")))
+  local every = args.check_every or 10
+  if math.type(every) ~= "integer" or every < 1 then error(fn .. ": 'check_every' must be a positive integer", 2) end
+  model:set_check_every(every)
+  local b = setmetatable({ model = model, law = law, constraints = {}, check_every = every,
+    fracture_energy = args.fracture_energy or law_property(law, "G_I") }, body_mt)
+  for _, name in ipairs { "x", "u", "v", "a", "mass", "stress" } do b[name] = model:field(name) end
+  return b
+end
+
+-- Rows (1-based, u32 field) of the mesh's initial nodes where where(x, y) holds.
+function body_mt:select(where, fn)
+  local x = self.x
+  local rows = {}
+  for i = 1, self.model:info().initial_nodes do
+    local p = x[i]
+    if where(p[1], p[2]) then rows[#rows + 1] = i end
+  end
+  if #rows == 0 then error((fn or "body:select") .. ": the region 'where' holds no node", 3) end
+  local f = cl.field { n = #rows, dtype = "u32" }
+  for i, r in ipairs(rows) do f[i] = r end
+  return f
+end
+
+local function check_where(fn, args)
+  if type(args.where) ~= "function" then error(fn .. ": 'where' must be a function(x, y) -> boolean", 3) end
+end
+
+-- body:displacement{ where = function(x, y), x = value, y = value } / body:velocity{ ... }: values
+-- (numbers or functions of t) held on the nodes of the region (nodes duplicated later by a crack
+-- are not held: keep constrained edges off crack paths).
+local function constrain(self, kind, args)
+  local fn = "body:" .. kind
+  cl.check_args(fn, args, { where = true, x = true, y = true })
+  check_where(fn, args)
+  local rows = self:select(args.where, fn)
+  for c, key in ipairs { "x", "y" } do
+    local value = args[key]
+    if value ~= nil then
+      if type(value) ~= "number" and type(value) ~= "function" then
+        error(string.format("%s: '%s' must be a number or a function of t", fn, key), 2)
+      end
+      self.constraints[#self.constraints + 1] = { kind = kind, rows = rows, component = c, value = value }
+    end
+  end
+end
+
+function body_mt:displacement(args) constrain(self, "displacement", args) end
+function body_mt:velocity(args) constrain(self, "velocity", args) end
+
+-- Sets a nodal field (n x 2) from a function(x, y) -> vx, vy on the initial nodes.
+local function set_nodes(self, field, f)
+  local x = self.x
+  for i = 1, self.model:info().initial_nodes do
+    local p = x[i]
+    local a, b = f(p[1], p[2])
+    field[i] = { a or 0, b or 0 }
+  end
+end
+
+--- body:initial_velocity(function(x, y) -> vx, vy)
+function body_mt:initial_velocity(f) set_nodes(self, self.v, f) end
+
+--- body:initial_displacement(function(x, y) -> ux, uy), e.g. a uniform initial strain
+--- function(x, y) return 0, eps * y end
+function body_mt:initial_displacement(f) set_nodes(self, self.u, f) end
+
+--- body:pressure{ where = function(x, y) (facet midpoints), value = number or function(t) }: a
+--- pressure on the boundary facets of the region, pushing into the body.
+function body_mt:pressure(args)
+  local fn = "body:pressure"
+  cl.check_args(fn, args, { where = true, value = true })
+  check_where(fn, args)
+  if type(args.value) ~= "number" and type(args.value) ~= "function" then
+    error(fn .. ": 'value' must be a number or a function of t", 2)
+  end
+  if self.model:pressure_load(args.where) == 0 then error(fn .. ": no boundary facet lies in 'where'", 2) end
+  self.pressure_value = args.value
+  self.model:set_load_scale(type(args.value) == "number" and args.value or args.value(0))
+end
+
+function body_mt:stable_dt() return self.model:info().stable_dt end
+
+--- body:energies() -> { strain, kinetic, cohesive_stored, cohesive_dissipated, external_work }
+--- (external work of a constant pressure: p times the load vector dotted with u)
+function body_mt:energies()
+  local strain, kinetic, work, stored = self.model:energies()
+  local external = 0
+  if type(self.pressure_value) == "number" then external = self.pressure_value * self.model:field("load"):dot(self.u) end
+  return { strain = strain, kinetic = kinetic, cohesive_stored = stored, cohesive_dissipated = work - stored,
+    external_work = external }
+end
+
+czm.body_mt = body_mt
+
+-- The step (eqs. 1-2 as kick-drift-kick): prescribed velocities at mid-step, kick-drift,
+-- prescribed displacements, [stress check + insertion every n steps] forces, zero acceleration
+-- on constrained nodes, kick.
+local function step_pipeline(body, dt)
+  local stages, m = {}, body.model
+  local function add(stage) stages[#stages + 1] = stage end
+  for _, k in ipairs(body.constraints) do
+    if k.kind == "velocity" then
+      add(cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = k.value,
+        time_offset = -dt / 2 })
+    end
+  end
+  add(m:stage("kick_drift", dt))
+  for _, k in ipairs(body.constraints) do
+    if k.kind == "displacement" then
+      add(cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = k.value })
+      add(cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = 0 })
+    end
+  end
+  if type(body.pressure_value) == "function" then
+    local p = body.pressure_value
+    add(cl.stage.call(function(_, t) m:set_load_scale(p(t)) end))
+  end
+  add(m:stage("forces"))
+  for _, k in ipairs(body.constraints) do
+    add(cl.stage.set_rows { field = body.a, rows = k.rows, component = k.component, value = 0 })
+  end
+  add(m:stage("kick", dt))
+  return cl.pipeline(stages)
+end
+
+local run_mt = {}
+run_mt.__index = run_mt
+
+--- cleave.czm.explicit{ body, dt = "auto" | number, steps =, output = { every =, vtu =, csv = },
+---   progress = true } -> run; run:go()
+function czm.explicit(args)
+  local fn = "cleave.czm.explicit"
+  cl.check_args(fn, args, { [1] = true, body = true, dt = true, steps = true, output = true, progress = true })
+  local body = args[1] or args.body
+  if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.czm.body{...})", 2) end
+  local limit = body:stable_dt()
+  local dt = args.dt or "auto"
+  if dt == "auto" then
+    dt = 0.9 * limit
+  elseif type(dt) ~= "number" or not (dt > 0) then
+    error(fn .. ": argument 'dt' must be \"auto\" or a positive number", 2)
+  elseif dt > limit then
+    error(string.format("%s: argument 'dt' = %g s exceeds the stable time step %g s of this mesh " ..
+      "(element frequency bound); use dt = \"auto\" (%g s) or a smaller value", fn, dt, limit, 0.9 * limit), 2)
+  end
+  local out = args.output or {}
+  cl.check_args(fn .. " output", out, { every = true, vtu = true, csv = true })
+  local run = setmetatable({ body = body, dt = dt, steps = cl.positive_integer(fn, args, "steps", 0), step = 0, t = 0,
+    output = out, every = out.every and cl.positive_integer(fn .. " output", out, "every", 1) or 0,
+    progress = args.progress ~= false, stable_dt = limit }, run_mt)
+  run.pipeline = step_pipeline(body, dt)
+  body.model:forces() -- accelerations of the initial state, for the first kick
+  return run
+end
+
+-- The mesh and point data for VTU, on the nodes in use.
+local function vtu_data(body)
+  local m = body.model
+  local info = m:info()
+  local nn, ne, nper = info.nodes, info.elements, info.order == 2 and 6 or 3
+  local function rows(field, k)
+    local f = cl.field { n = nn, k = k, dtype = field.dtype }
+    for i = 1, nn do f[i] = field[i] end
+    return f
+  end
+  local elem = m:field("elem")
+  local types = cl.field { n = ne, dtype = "u8", value = nper == 6 and 22 or 5 }
+  local offsets = cl.field { n = ne + 1, dtype = "i32" }
+  local conn = cl.field { n = ne * nper, dtype = "i32" }
+  for e = 1, ne do
+    offsets[e] = (e - 1) * nper
+    local row = elem[e]
+    for p = 1, nper do conn[(e - 1) * nper + p] = row[p] + 1 end
+  end
+  offsets[ne + 1] = ne * nper
+  local stress = rows(body.stress, 4)
+  local sigma = cl.field { n = nn, k = 3, dtype = stress.dtype }
+  for i = 1, nn do
+    local s = stress[i]
+    local w = s[4] > 0 and s[4] or 1
+    sigma[i] = { s[1] / w, s[2] / w, s[3] / w }
+  end
+  return { x = rows(body.x, 2), cells = { types = types, offsets = offsets, connectivity = conn } },
+    { u = rows(body.u, 2), v = rows(body.v, 2), stress = sigma }
+end
+
+-- Fragments: connected components of the elements through facets that are uncracked or whose
+-- cohesive element still carries traction.
+function body_mt:fragments()
+  local m = self.model
+  local info = m:info()
+  local ne = info.elements
+  local adj, coh, hist = m:field("adj"), m:field("coh"), m:field("hist")
+  local ng = info.order == 2 and 3 or 2
+  local parent = {}
+  for e = 1, ne do parent[e] = e end
+  local function find(a)
+    while parent[a] ~= a do
+      parent[a] = parent[parent[a]]
+      a = parent[a]
+    end
+    return a
+  end
+  local function holds(c) -- cohesive c (0-based) still transmits traction at some Gauss point
+    if coh[c + 1][2] & 4 ~= 0 then return false end
+    for g = 0, ng - 1 do
+      local h = hist[c * ng + g + 1]
+      if h[3] ~= 0 or h[4] ~= 0 then return true end
+    end
+    return false
+  end
+  for e = 1, ne do
+    local a = adj[e]
+    for k = 1, 3 do
+      local f = a[k]
+      local other
+      if f >= 0 then other = f + 1
+      elseif f <= -2 and holds(-2 - f) then
+        local c = coh[-1 - f]
+        other = (c[1] + 1 == e) and c[3] + 1 or c[1] + 1
+      end
+      if other then parent[find(e)] = find(other) end
+    end
+  end
+  local count = 0
+  for e = 1, ne do if find(e) == e then count = count + 1 end end
+  return count
+end
+
+function run_mt:write(step, t)
+  local b, out = self.body, self.output
+  if out.vtu then
+    self.series = self.series or cl.io.pvd(out.vtu .. ".pvd")
+    b.model:stresses()
+    local mesh, data = vtu_data(b)
+    self.series:write { time = t, mesh = mesh, point_data = data }
+  end
+  if out.csv then
+    self.history = self.history or cl.io.csv { path = out.csv, columns = { "step", "t", "kinetic", "strain",
+      "cohesive_stored", "cohesive_dissipated", "external_work", "total", "cohesive_elements", "nodes" } }
+    local e = b:energies()
+    local info = b.model:info()
+    self.history:row { step, t, e.kinetic, e.strain, e.cohesive_stored, e.cohesive_dissipated, e.external_work,
+      e.kinetic + e.strain + e.cohesive_stored + e.cohesive_dissipated - e.external_work, info.cohesive, info.nodes }
+  end
+end
+
+--- run:go{ steps = remaining } -> stats { steps, seconds, element_steps_per_second }
+function run_mt:go(args)
+  args = args or {}
+  cl.check_args("run:go", args, { steps = true })
+  local steps = args.steps and cl.positive_integer("run:go", args, "steps", 0) or self.steps - self.step
+  if self.every > 0 and self.step == 0 then self:write(0, 0) end
+  local ok, result = pcall(cl.run, {
+    pipeline = self.pipeline, steps = steps, dt = self.dt, t0 = self.t, step0 = self.step,
+    every = self.every > 0 and self.every or nil,
+    on_output = self.every > 0 and function(step, t) self:write(step, t) end or nil,
+    progress = self.progress,
+  })
+  local before = self.step
+  self.step = self.pipeline.step
+  self.t = self.step * self.dt
+  if not ok then error(result, 0) end
+  local done = self.step - before
+  self.stats = { steps = done, seconds = result.seconds,
+    element_steps_per_second = result.seconds > 0 and done * self.body.model:info().elements / result.seconds or nil }
+  return self.stats
+end

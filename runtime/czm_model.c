@@ -1,0 +1,408 @@
+/* The cohesive-FEM model: upload, step operations, insertion, energies (czm_model.h). */
+#include "czm_model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../jit/jit.h"
+#include "../kernels/dispatch.h"
+#include "../kernels/fe/czm_kernels.h"
+#include "../kernels/fe/tri.h"
+#include "mesh2d.h"
+
+static size_t nper_of(int order) { return order == 2 ? 6 : 3; }
+static size_t ngauss_facet(int order) { return order == 2 ? 3 : 2; }
+
+static cl_status check_material(const cl_czm_material *m, cl_error *err) {
+  const char *bad = NULL, *fix = NULL;
+  if (!(m->E > 0) || !isfinite(m->E)) bad = "E", fix = "Young's modulus must be a positive number (Pa)";
+  else if (!(m->nu >= 0 && m->nu < 0.5)) bad = "nu", fix = "Poisson's ratio must lie in [0, 0.5)";
+  else if (!(m->rho > 0) || !isfinite(m->rho)) bad = "rho", fix = "the density must be a positive number (kg/m^3)";
+  else if (!(m->thickness > 0) || !isfinite(m->thickness)) bad = "thickness", fix = "the thickness must be positive (m)";
+  else if (!(m->sigma_max > 0) || !isfinite(m->sigma_max)) bad = "sigma_max", fix = "the cohesive strength must be positive (Pa)";
+  else if (!(m->tau_max > 0) || !isfinite(m->tau_max)) bad = "tau_max", fix = "the shear strength must be positive (Pa)";
+  else if (!(m->contact >= 0) || !isfinite(m->contact)) bad = "contact", fix = "the contact penalty must be >= 0 (Pa/m)";
+  if (bad) return cl_error_set(err, CL_ERR_ARG, "cohesive FEM: bad '%s': %s", bad, fix);
+  return CL_OK;
+}
+
+static cl_status make_field(cl_czm_model *z, cl_device_ref *dev, cl_czm_field_id id, cl_dtype t, size_t n, int k,
+                            cl_error *err) {
+  CL_TRY(cl_field_create(dev, t, n ? n : 1, k, &z->f[id], err));
+  return cl_field_fill(z->f[id], 0, err);
+}
+
+/* Elements sorted by colour (stable): order[new] = old, and the colour ranges. */
+static cl_status colour_order(cl_czm_model *z, const cl_mesh2d *m, uint32_t **order_out, cl_error *err) {
+  uint32_t *colour = malloc((m->nelems + 1) * sizeof *colour), *order = malloc((m->nelems + 1) * sizeof *order);
+  if (!colour || !order) {
+    free(colour), free(order);
+    return cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of memory colouring %zu elements", m->nelems);
+  }
+  cl_status st = cl_mesh2d_colour(m, colour, &z->ncolours, err);
+  if (st == CL_OK && z->ncolours > CL_CZM_MAX_COLOURS)
+    st = cl_error_set(err, CL_ERR_ARG, "cohesive FEM: the mesh needs %u colours, more than the %d supported; "
+                      "a node shared by that many elements is unusual, check the mesh", z->ncolours, CL_CZM_MAX_COLOURS);
+  if (st == CL_OK) {
+    size_t count[CL_CZM_MAX_COLOURS + 1] = {0};
+    for (size_t e = 0; e < m->nelems; e++) count[colour[e] + 1]++;
+    for (uint32_t j = 0; j < z->ncolours; j++) count[j + 1] += count[j];
+    memcpy(z->colour_start, count, sizeof count);
+    for (size_t e = 0; e < m->nelems; e++) order[count[colour[e]]++] = (uint32_t)e;
+  }
+  free(colour);
+  if (st != CL_OK) free(order);
+  else *order_out = order;
+  return st;
+}
+
+/* Host tables in the device layout (czm_args.h), elements renumbered by colour. */
+static cl_status upload_topology(cl_czm_model *z, const cl_mesh2d *m, const cl_cohesive_list *cracks,
+                                 const uint32_t *order, cl_error *err) {
+  const size_t ne = m->nelems, nper = nper_of(m->order), cc = z->A.coh_cap, cap = z->A.cap;
+  uint32_t *pos = malloc(ne * sizeof *pos), *elem = malloc(ne * nper * sizeof *elem);
+  int32_t *adj = malloc(3 * ne * sizeof *adj), *coh = calloc(4 * cc, sizeof *coh);
+  double *x = calloc(2 * cap, sizeof *x);
+  cl_status st = CL_OK;
+  if (!pos || !elem || !adj || !coh || !x)
+    st = cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of host memory for the tables of %zu elements", ne);
+  if (st == CL_OK) {
+    for (size_t r = 0; r < ne; r++) pos[order[r]] = (uint32_t)r;
+    for (size_t r = 0; r < ne; r++) {
+      const size_t e = order[r];
+      for (size_t p = 0; p < nper; p++) elem[p * ne + r] = m->elem[e * nper + p];
+      for (int k = 0; k < 3; k++) {
+        const int32_t f = m->adj[3 * e + (size_t)k];
+        adj[(size_t)k * ne + r] = f < 0 ? -1 : (int32_t)pos[f];
+      }
+    }
+    for (size_t c = 0; cracks && c < cracks->n; c++) {
+      const cl_cohesive *q = &cracks->v[c];
+      const uint32_t e0 = pos[q->elem[0]], e1 = pos[q->elem[1]];
+      coh[c] = (int32_t)e0, coh[cc + c] = q->edge[0] | CL_CZM_FREE, coh[2 * cc + c] = (int32_t)e1;
+      coh[3 * cc + c] = q->edge[1];
+      adj[(size_t)q->edge[0] * ne + e0] = adj[(size_t)q->edge[1] * ne + e1] = -2 - (int32_t)c;
+    }
+    for (size_t i = 0; i < m->nnodes; i++) x[i] = m->x[i], x[cap + i] = m->x[m->nnodes + i];
+  }
+  if (st == CL_OK) st = cl_field_upload(z->f[CL_CZM_ELEM], elem, err);
+  if (st == CL_OK) st = cl_field_upload(z->f[CL_CZM_ADJ], adj, err);
+  if (st == CL_OK) st = cl_field_upload(z->f[CL_CZM_COH], coh, err);
+  if (st == CL_OK) {
+    /* x in the model's precision */
+    cl_field *xf = z->f[CL_CZM_X];
+    if (xf->dtype == CL_F64) st = cl_field_upload(xf, x, err);
+    else {
+      float *xs = malloc(2 * cap * sizeof *xs);
+      if (!xs) st = cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of host memory for %zu nodes", cap);
+      else {
+        for (size_t i = 0; i < 2 * cap; i++) xs[i] = (float)x[i];
+        st = cl_field_upload(xf, xs, err);
+        free(xs);
+      }
+    }
+  }
+  if (st == CL_OK) st = cl_field_upload(z->f[CL_CZM_ORIGIN], order, err);
+  free(pos), free(elem), free(adj), free(coh), free(x);
+  return st;
+}
+
+/* Largest element frequency squared, bounded by the row sums of M^-1 K (Gershgorin) with the
+ * element's own lumped masses (a node's assembled mass is at least that): 2 / sqrt of it is a
+ * safe central-difference step. */
+static double stable_dt(const cl_mesh2d *m, const cl_czm_material *mat) {
+  const int order = m->order, nn = cl_tri_nodes(order), nd = 2 * nn;
+  const size_t nper = nper_of(order);
+  double D[9], w2max = 0;
+  cl_tri_elasticity(mat->E, mat->nu, mat->plane_strain, D);
+#pragma omp parallel for schedule(static) reduction(max : w2max)
+  for (size_t e = 0; e < m->nelems; e++) {
+    double xe[CL_TRI_MAX_DOFS], K[CL_TRI_MAX_DOFS * CL_TRI_MAX_DOFS], me[CL_TRI_MAX_NODES];
+    for (int p = 0; p < nn; p++) {
+      const uint32_t i = m->elem[e * nper + (size_t)p];
+      xe[2 * p] = m->x[i], xe[2 * p + 1] = m->x[m->nnodes + i];
+    }
+    cl_tri_stiffness(order, xe, D, mat->thickness, K);
+    cl_tri_lumped_mass(order, xe, mat->rho, mat->thickness, me);
+    for (int i = 0; i < nd; i++) {
+      double row = 0;
+      for (int j = 0; j < nd; j++) row += fabs(K[i * nd + j]);
+      const double w2 = row / me[i / 2];
+      if (w2 > w2max) w2max = w2;
+    }
+  }
+  return w2max > 0 ? 2 / sqrt(w2max) : INFINITY;
+}
+
+static cl_status device_words(cl_czm_model *z, uint64_t **p, size_t n, cl_error *err) {
+  CL_TRY(z->dev->alloc(z->dev, (void **)p, n * sizeof **p, err));
+  return cl_k_fill(z->dev, CL_F64, *p, n, 0, err); /* all-zero bits */
+}
+
+static void point_args(cl_czm_model *z) {
+  cl_czm_args *A = &z->A;
+  A->x = z->f[CL_CZM_X]->data, A->u = z->f[CL_CZM_U]->data, A->v = z->f[CL_CZM_V]->data;
+  A->a = z->f[CL_CZM_A]->data, A->mass = z->f[CL_CZM_MASS_F]->data, A->stress = z->f[CL_CZM_STRESS_F]->data;
+  A->load = z->has_load ? z->f[CL_CZM_LOAD]->data : NULL;
+  A->stiffness = z->f[CL_CZM_STIFF] ? z->f[CL_CZM_STIFF]->data : NULL;
+  A->elem = z->f[CL_CZM_ELEM]->data, A->adj = z->f[CL_CZM_ADJ]->data, A->coh = z->f[CL_CZM_COH]->data;
+  A->mask = z->f[CL_CZM_MASK]->data, A->coh_force = z->f[CL_CZM_COH_FORCE]->data, A->hist = z->f[CL_CZM_HIST]->data;
+  for (int s = 0; s < z->opt.nstate; s++) A->law.state[s] = z->state[s]->data;
+}
+
+static cl_status allocate(cl_czm_model *z, cl_device_ref *dev, const cl_mesh2d *m, cl_error *err) {
+  const cl_dtype t = z->opt.dtype;
+  const size_t ne = m->nelems, cap = z->A.cap, cc = z->A.coh_cap, gs = cc * ngauss_facet(m->order);
+  const int nd = 2 * cl_tri_nodes(m->order);
+  CL_TRY(make_field(z, dev, CL_CZM_X, t, cap, 2, err));
+  CL_TRY(make_field(z, dev, CL_CZM_U, t, cap, 2, err));
+  CL_TRY(make_field(z, dev, CL_CZM_V, t, cap, 2, err));
+  CL_TRY(make_field(z, dev, CL_CZM_A, t, cap, 2, err));
+  CL_TRY(make_field(z, dev, CL_CZM_MASS_F, t, cap, 1, err));
+  CL_TRY(make_field(z, dev, CL_CZM_STRESS_F, t, cap, 4, err));
+  CL_TRY(make_field(z, dev, CL_CZM_LOAD, t, cap, 2, err));
+  CL_TRY(make_field(z, dev, CL_CZM_ELEM, CL_U32, ne, (int)nper_of(m->order), err));
+  CL_TRY(make_field(z, dev, CL_CZM_ADJ, CL_I32, ne, 3, err));
+  CL_TRY(make_field(z, dev, CL_CZM_COH, CL_I32, cc, 4, err));
+  CL_TRY(make_field(z, dev, CL_CZM_MASK, CL_U8, ne, 1, err));
+  CL_TRY(make_field(z, dev, CL_CZM_COH_FORCE, t, cc, 12, err));
+  CL_TRY(make_field(z, dev, CL_CZM_HIST, t, gs, 6, err));
+  CL_TRY(make_field(z, dev, CL_CZM_SCRATCH, t, ne > cap ? ne : cap, 1, err));
+  CL_TRY(make_field(z, dev, CL_CZM_ORIGIN, CL_U32, ne, 1, err));
+  if (z->opt.stored_stiffness) CL_TRY(make_field(z, dev, CL_CZM_STIFF, t, ne, nd * nd, err));
+  for (int s = 0; s < z->opt.nstate; s++) {
+    CL_TRY(cl_field_create(dev, t, gs ? gs : 1, 1, &z->state[s], err));
+    CL_TRY(cl_field_fill(z->state[s], z->opt.state_init[s], err));
+  }
+  CL_TRY(device_words(z, &z->A.counts, ne ? ne : 1, err));
+  CL_TRY(device_words(z, &z->A.offsets, ne ? ne : 1, err));
+  CL_TRY(device_words(z, &z->A.counters, 4, err));
+  return device_words(z, &z->A.nonfinite, 1, err);
+}
+
+static cl_status run_op(cl_czm_model *z, cl_czm_op op, size_t first, size_t count, void *out, cl_error *err) {
+  z->A.first = first, z->A.count = count;
+  return cl_k_czm(z->dev, z->opt.dtype, &z->A, op, out, err);
+}
+
+/* op over the elements: colour by colour, or all at once when atomic (or when no scatter). */
+static cl_status run_colours(cl_czm_model *z, cl_czm_op op, int scatter, cl_error *err) {
+  if (!scatter || z->A.atomic) return run_op(z, op, 0, z->A.ne, NULL, err);
+  for (uint32_t j = 0; j < z->ncolours; j++)
+    CL_TRY(run_op(z, op, z->colour_start[j], z->colour_start[j + 1] - z->colour_start[j], NULL, err));
+  return CL_OK;
+}
+
+static cl_status read_counters(cl_czm_model *z, uint64_t c[4], cl_error *err) {
+  CL_TRY(z->dev->to_host(z->dev, c, z->A.counters, 4 * sizeof *c, err));
+  z->A.nn = (size_t)c[0], z->A.ncoh = (size_t)c[1];
+  return CL_OK;
+}
+
+static void touch_nodes(cl_czm_model *z) {
+  for (int id = 0; id < CL_CZM_NFIELDS; id++)
+    if (z->f[id]) cl_field_touch(z->f[id]);
+  for (int s = 0; s < z->opt.nstate; s++) cl_field_touch(z->state[s]);
+}
+
+cl_status cl_czm_update_masses(cl_czm_model *z, cl_error *err) {
+  CL_TRY(cl_field_fill(z->f[CL_CZM_MASS_F], 0, err));
+  CL_TRY(run_colours(z, CL_CZM_MASS, 1, err));
+  cl_field_touch(z->f[CL_CZM_MASS_F]);
+  return CL_OK;
+}
+
+/* Shortest corner-to-corner edge of the mesh. */
+static double shortest_edge(const cl_mesh2d *m) {
+  const size_t nper = nper_of(m->order);
+  double h = INFINITY;
+  for (size_t e = 0; e < m->nelems; e++)
+    for (int k = 0; k < 3; k++) {
+      const uint32_t a = m->elem[e * nper + (size_t)k], b = m->elem[e * nper + (size_t)(k + 1) % 3];
+      const double l = hypot(m->x[a] - m->x[b], m->x[m->nnodes + a] - m->x[m->nnodes + b]);
+      if (l < h) h = l;
+    }
+  return h;
+}
+
+cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesive_list *cracks,
+                        const cl_czm_material *given, const cl_czm_options *opt, cl_czm_model **out, cl_error *err) {
+  *out = NULL;
+  cl_czm_material material = *given, *mat = &material;
+  /* the penalty of a facet of length h then stiffens its nodes about as much as the elements do */
+  if (mat->contact == CL_CZM_CONTACT_AUTO) mat->contact = mat->E / shortest_edge(m);
+  CL_TRY(check_material(mat, err));
+  if (opt->dtype != CL_F32 && opt->dtype != CL_F64)
+    return cl_error_set(err, CL_ERR_ARG, "cohesive FEM: precision must be f32 or f64");
+  if (opt->nstate < 0 || opt->nstate > CL_MP_STATE_MAX)
+    return cl_error_set(err, CL_ERR_ARG, "cohesive FEM: at most %d law state variables", CL_MP_STATE_MAX);
+  CL_TRY(cl_mesh2d_check(m, err));
+  cl_czm_model *z = calloc(1, sizeof *z);
+  if (!z) return cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of memory");
+  z->dev = &dev->dev, z->mat = *mat, z->opt = *opt;
+  size_t interior, boundary;
+  cl_mesh2d_facets(m, &interior, &boundary);
+  const size_t ncracks = cracks ? cracks->n : 0;
+  cl_czm_args *A = &z->A;
+  A->order = m->order, A->plane_strain = mat->plane_strain, A->atomic = opt->atomic;
+  A->ne = m->nelems, A->cap = nper_of(m->order) * m->nelems, A->nn = m->nnodes;
+  A->coh_cap = interior + ncracks, A->ncoh = ncracks;
+  A->E = mat->E, A->nu = mat->nu, A->rho = mat->rho, A->thickness = mat->thickness;
+  A->sigma_max = mat->sigma_max, A->tau_max = mat->tau_max, A->contact = mat->contact;
+  A->nstate = opt->nstate;
+  memcpy(A->state_init, opt->state_init, sizeof A->state_init);
+  z->nn0 = m->nnodes, z->interior = interior;
+  uint32_t *order = NULL;
+  cl_status st = colour_order(z, m, &order, err);
+  if (st == CL_OK) st = allocate(z, dev, m, err);
+  if (st == CL_OK) st = upload_topology(z, m, cracks, order, err);
+  free(order);
+  if (st == CL_OK) {
+    point_args(z);
+    const uint64_t counters[4] = {m->nnodes, ncracks, 0, 0};
+    st = dev->dev.to_device(&dev->dev, A->counters, counters, sizeof counters, err);
+  }
+  if (st == CL_OK && opt->stored_stiffness) st = run_colours(z, CL_CZM_STIFFNESS, 0, err);
+  if (st == CL_OK) st = cl_czm_update_masses(z, err);
+  if (st != CL_OK) {
+    cl_czm_destroy(z);
+    return st;
+  }
+  z->stable_dt = stable_dt(m, mat);
+  touch_nodes(z);
+  *out = z;
+  return CL_OK;
+}
+
+void cl_czm_destroy(cl_czm_model *z) {
+  if (!z) return;
+  for (int id = 0; id < CL_CZM_NFIELDS && !z->fields_lent; id++) cl_field_destroy(z->f[id]);
+  for (int s = 0; s < CL_MP_STATE_MAX && !z->fields_lent; s++) cl_field_destroy(z->state[s]);
+  uint64_t *words[] = {z->A.counts, z->A.offsets, z->A.counters, z->A.nonfinite};
+  for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+    if (words[i]) z->dev->release(z->dev, words[i]);
+  free(z);
+}
+
+cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_error *err) {
+  uint64_t c[4];
+  CL_TRY(read_counters(z, c, err));
+  *nodes = z->A.nn, *cohesive = z->A.ncoh;
+  return CL_OK;
+}
+
+static cl_status check_finite(cl_czm_model *z, cl_error *err) {
+  uint64_t flag = 0;
+  CL_TRY(z->dev->to_host(z->dev, &flag, z->A.nonfinite, sizeof flag, err));
+  if (!flag) return CL_OK;
+  return cl_error_set(err, CL_ERR_SCRIPT, "cohesive FEM: the cohesive law gave a NaN or infinite traction on "
+                      "cohesive element %llu: check it for divisions by zero, roots or logs of negative numbers",
+                      (unsigned long long)flag);
+}
+
+cl_status cl_czm_forces(cl_czm_model *z, double load_scale, cl_error *err) {
+  z->A.load_scale = load_scale;
+  CL_TRY(run_op(z, CL_CZM_FORCE_START, 0, z->A.nn, NULL, err));
+  if (z->A.ncoh) {
+    CL_TRY(cl_jit_launch(z->dev, z->cohesive_entry, &z->A, z->A.ncoh, "cohesive law", err));
+    CL_TRY(check_finite(z, err));
+  }
+  CL_TRY(run_colours(z, CL_CZM_FORCE, 1, err));
+  CL_TRY(run_op(z, CL_CZM_FORCE_FINISH, 0, z->A.nn, NULL, err));
+  cl_field_touch(z->f[CL_CZM_A]);
+  if (z->A.ncoh) cl_field_touch(z->f[CL_CZM_HIST]), cl_field_touch(z->f[CL_CZM_COH_FORCE]);
+  return CL_OK;
+}
+
+cl_status cl_czm_stresses(cl_czm_model *z, cl_error *err) {
+  CL_TRY(cl_field_fill(z->f[CL_CZM_STRESS_F], 0, err));
+  CL_TRY(run_colours(z, CL_CZM_STRESS, 1, err));
+  cl_field_touch(z->f[CL_CZM_STRESS_F]);
+  return CL_OK;
+}
+
+cl_status cl_czm_insert_marked(cl_czm_model *z, cl_error *err) {
+  for (uint32_t j = 0; j < z->ncolours; j++) {
+    const size_t first = z->colour_start[j], count = z->colour_start[j + 1] - first;
+    CL_TRY(run_op(z, CL_CZM_COUNT, first, count, NULL, err));
+    CL_TRY(run_op(z, CL_CZM_SCAN, first, count, NULL, err));
+    CL_TRY(run_op(z, CL_CZM_APPLY, first, count, NULL, err));
+    CL_TRY(run_op(z, CL_CZM_ADVANCE, first, count, NULL, err));
+  }
+  uint64_t c[4];
+  CL_TRY(read_counters(z, c, err));
+  touch_nodes(z);
+  return cl_czm_update_masses(z, err);
+}
+
+cl_status cl_czm_check_and_insert(cl_czm_model *z, size_t *inserted, cl_error *err) {
+  *inserted = 0;
+  CL_TRY(cl_czm_stresses(z, err));
+  uint64_t c[4];
+  CL_TRY(read_counters(z, c, err));
+  c[2] = 0;
+  CL_TRY(z->dev->to_device(z->dev, z->A.counters, c, sizeof c, err));
+  CL_TRY(run_op(z, CL_CZM_CHECK, 0, z->A.ne, NULL, err));
+  CL_TRY(read_counters(z, c, err));
+  cl_field_touch(z->f[CL_CZM_MASK]);
+  if (!c[2]) return CL_OK;
+  const size_t before = z->A.ncoh;
+  CL_TRY(cl_czm_insert_marked(z, err));
+  *inserted = z->A.ncoh - before;
+  return CL_OK;
+}
+
+static cl_status reduce_sum(cl_czm_model *z, const void *data, size_t count, double *out, cl_error *err) {
+  *out = 0;
+  if (!count) return CL_OK;
+  return cl_k_reduce(z->dev, z->opt.dtype, data, count, CL_REDUCE_SUM, out, err);
+}
+
+cl_status cl_czm_energies(cl_czm_model *z, double *strain, double *kinetic, double *cohesive_work,
+                          double *cohesive_stored, cl_error *err) {
+  void *scratch = z->f[CL_CZM_SCRATCH]->data;
+  const size_t bytes = z->opt.dtype == CL_F64 ? 8 : 4, gs = z->A.coh_cap * ngauss_facet(z->A.order);
+  const size_t used = z->A.ncoh * ngauss_facet(z->A.order);
+  CL_TRY(run_op(z, CL_CZM_ENERGY, 0, z->A.ne, scratch, err));
+  CL_TRY(reduce_sum(z, scratch, z->A.ne, strain, err));
+  CL_TRY(run_op(z, CL_CZM_KINETIC, 0, z->A.nn, scratch, err));
+  CL_TRY(reduce_sum(z, scratch, z->A.nn, kinetic, err));
+  const char *hist = z->f[CL_CZM_HIST]->data;
+  CL_TRY(reduce_sum(z, hist + 4 * gs * bytes, used, cohesive_work, err));
+  CL_TRY(reduce_sum(z, hist + 5 * gs * bytes, used, cohesive_stored, err));
+  cl_field_touch(z->f[CL_CZM_SCRATCH]);
+  return CL_OK;
+}
+
+cl_status cl_czm_download(cl_czm_model *z, cl_mesh2d *m, cl_cohesive_list *c, cl_error *err) {
+  const cl_czm_args *A = &z->A;
+  const size_t ne = A->ne, nper = nper_of(A->order), cc = A->coh_cap;
+  memset(c, 0, sizeof *c);
+  uint64_t counters[4];
+  CL_TRY(read_counters(z, counters, err));
+  CL_TRY(cl_mesh2d_alloc(A->order, A->nn, ne, m, err));
+  const void *elem, *adj, *coh, *x;
+  cl_status st = cl_field_host(z->f[CL_CZM_ELEM], &elem, err);
+  if (st == CL_OK) st = cl_field_host(z->f[CL_CZM_ADJ], &adj, err);
+  if (st == CL_OK) st = cl_field_host(z->f[CL_CZM_COH], &coh, err);
+  if (st == CL_OK) st = cl_field_host(z->f[CL_CZM_X], &x, err);
+  if (st == CL_OK && A->ncoh && !(c->v = malloc(A->ncoh * sizeof *c->v)))
+    st = cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of memory for %zu cohesive elements", A->ncoh);
+  if (st != CL_OK) {
+    cl_mesh2d_free(m);
+    return st;
+  }
+  const uint32_t *E = elem;
+  const int32_t *J = adj, *C = coh;
+  for (size_t e = 0; e < ne; e++) {
+    for (size_t p = 0; p < nper; p++) m->elem[e * nper + p] = E[p * ne + e];
+    for (int k = 0; k < 3; k++) m->adj[3 * e + (size_t)k] = J[(size_t)k * ne + e] < 0 ? -1 : J[(size_t)k * ne + e];
+  }
+  for (size_t i = 0; i < A->nn; i++)
+    for (int d = 0; d < 2; d++) m->x[(size_t)d * A->nn + i] = cl_dtype_get(z->opt.dtype, x, (size_t)d * A->cap + i);
+  for (size_t q = 0; q < A->ncoh; q++)
+    c->v[q] = (cl_cohesive){{(uint32_t)C[q], (uint32_t)C[2 * cc + q]}, {(uint8_t)(C[cc + q] & 3), (uint8_t)C[3 * cc + q]}};
+  c->n = c->cap = A->ncoh;
+  return CL_OK;
+}

@@ -1,0 +1,103 @@
+/* The cohesive-FEM model on a device (paper 000, Alhadeff et al.): a T3/T6
+ * mesh uploaded in the layout of kernels/fe/czm_args.h, its lumped masses,
+ * and the operations of the step (Table III): forces (cohesive, internal,
+ * external), the periodic stress check and insertion of cohesive elements
+ * by colour, energies. Every array is a cl_field, so scripts and output
+ * read them like any other. The cohesive law is a run-time compiled entry
+ * point (cleave.jit, kernels/fe/czm_cohesive.h) given by the caller. */
+#ifndef CL_CZM_MODEL_H
+#define CL_CZM_MODEL_H
+
+#include "../kernels/fe/czm_args.h"
+#include "field.h"
+#include "mesh2d_insert.h"
+#include "runtime.h"
+
+#define CL_CZM_MAX_COLOURS 64
+
+typedef struct cl_czm_material {
+  double E, nu, rho, thickness;
+  int plane_strain;
+  double sigma_max, tau_max;
+  double contact; /* penalty stiffness per area (Pa/m); CL_CZM_CONTACT_AUTO: E / shortest edge */
+} cl_czm_material;
+
+#define CL_CZM_CONTACT_AUTO (-1.0)
+
+typedef struct cl_czm_options {
+  cl_dtype dtype;         /* CL_F64 or CL_F32 */
+  int stored_stiffness;   /* keep each element's K (paper) instead of matrix-free forces */
+  int atomic;             /* scatter with atomics instead of colour by colour */
+  int nstate;             /* the cohesive law's state variables and their initial values */
+  double state_init[CL_MP_STATE_MAX];
+} cl_czm_options;
+
+/* Fields of the model, by name (see czm_args.h for their shapes). */
+typedef enum cl_czm_field_id {
+  CL_CZM_X, CL_CZM_U, CL_CZM_V, CL_CZM_A, CL_CZM_MASS_F, CL_CZM_STRESS_F, CL_CZM_LOAD, CL_CZM_ELEM, CL_CZM_ADJ,
+  CL_CZM_COH, CL_CZM_MASK, CL_CZM_COUNTS, CL_CZM_OFFSETS, CL_CZM_COUNTERS, CL_CZM_COH_FORCE, CL_CZM_HIST,
+  CL_CZM_STIFF, CL_CZM_SCRATCH, CL_CZM_ORIGIN, CL_CZM_NFIELDS
+} cl_czm_field_id;
+
+typedef struct cl_czm_model {
+  cl_czm_args A;              /* device pointers and sizes, kept current */
+  cl_device *dev;
+  cl_czm_material mat;
+  cl_czm_options opt;
+  cl_field *f[CL_CZM_NFIELDS];
+  cl_field *state[CL_MP_STATE_MAX];
+  uint32_t ncolours;
+  size_t colour_start[CL_CZM_MAX_COLOURS + 1];
+  size_t nn0, interior;       /* nodes and interior facets of the mesh as given */
+  double stable_dt;           /* estimate: 2 / max element frequency (Gershgorin bound) */
+  void *cohesive_entry;       /* the compiled cohesive kernel for dev and dtype */
+  int has_load;
+  int fields_lent;            /* the fields were handed to a caller who frees them */
+} cl_czm_model;
+
+/* Uploads mesh m (with its cracks already made on the host, which become traction-free
+ * cohesive elements) to dev: colours the elements and numbers them colour by colour, sizes the
+ * node arrays for the most nodes insertion can make (nper per element) and the cohesive arrays
+ * for every interior facet, computes masses (and K when stored) and the stable time step.
+ * Errors: invalid material (each names the parameter), an inverted or degenerate element
+ * (cl_mesh2d_check), more colours than CL_CZM_MAX_COLOURS, out of device memory (names the
+ * bytes). On failure nothing is left allocated. */
+cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesive_list *cracks,
+                        const cl_czm_material *mat, const cl_czm_options *opt, cl_czm_model **out, cl_error *err);
+/* Frees the model and, unless fields_lent is set (a binding took them over), its fields. */
+void cl_czm_destroy(cl_czm_model *z);
+
+/* Nodes in use, cohesive elements (read from the device counters). */
+cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_error *err);
+
+/* Accelerations of the current state: external load (scale times the load field), minus
+ * internal forces, plus cohesive forces, over the lumped masses. */
+cl_status cl_czm_forces(cl_czm_model *z, double load_scale, cl_error *err);
+
+/* The stress check and insertion (Table III, lines 11-27): nodal stresses, facets over the
+ * strength marked, cracked colour by colour, masses updated. *inserted gets the number of
+ * cohesive elements made. */
+cl_status cl_czm_check_and_insert(cl_czm_model *z, size_t *inserted, cl_error *err);
+
+/* Nodal stresses only (averaged: stress[0..2] / stress[3]). */
+cl_status cl_czm_stresses(cl_czm_model *z, cl_error *err);
+
+/* Cracks the facets whose owners' bits are set in the mask field (one u8 per element, bit k:
+ * edge k; only facets owned by the element, i.e. towards a larger element index, and not yet
+ * cracked, may be set), colour by colour, then updates the masses. */
+cl_status cl_czm_insert_marked(cl_czm_model *z, cl_error *err);
+
+/* Energies: strain, kinetic, the work done on the cohesive interfaces, and the part of it
+ * stored (recoverable). */
+cl_status cl_czm_energies(cl_czm_model *z, double *strain, double *kinetic, double *cohesive_work,
+                          double *cohesive_stored, cl_error *err);
+
+/* The mesh as it is on the device (elements in the model's order, nodes in use, cohesive
+ * elements as the host reference stores them), for cl_mesh2d_topology_check. Free with
+ * cl_mesh2d_free / cl_cohesive_list_free. */
+cl_status cl_czm_download(cl_czm_model *z, cl_mesh2d *m, cl_cohesive_list *c, cl_error *err);
+
+/* Lumped masses from the current topology. */
+cl_status cl_czm_update_masses(cl_czm_model *z, cl_error *err);
+
+#endif
