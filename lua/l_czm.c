@@ -218,7 +218,7 @@ static int mesh_precrack(lua_State *L) {
                                 : cl_error_set(&err, CL_ERR_OOM, "%s: out of memory", fn);
   free(elems), free(edges);
   if (st != CL_OK) return cl_lua_fail(L, &err);
-  if (count == 0) return luaL_error(L, "%s: no interior facet lies on the segment (%g, %g)-(%g, %g); give its ends "
+  if (count == 0) return luaL_error(L, "%s: no interior facet lies on the segment (%f, %f)-(%f, %f); give its ends "
                                        "on element corners", fn, a[0], a[1], b[0], b[1]);
   lua_pushinteger(L, (lua_Integer)count);
   return 1;

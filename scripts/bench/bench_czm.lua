@@ -1,0 +1,96 @@
+-- Cohesive FEM benchmarks against paper 000 (GTX 480, f64): insertion at every facet (Table V,
+-- Table A.2), the notched plate (Tables VI-VII) and the ring (Tables VIII-IX), and the bulk force
+-- kernel variants (matrix-free / stored K, colour / atomic scatter). Usage:
+--   cleave run scripts/bench/bench_czm.lua [insertion|forces|plate|ring|all] [scale]
+local cl = require "cleave"
+local what, scale = arg[1] or "all", tonumber(arg[2] or "1")
+
+local function ppr(G, s) return cl.jit.ppr { G_I = G, G_II = G, sigma_max = s, tau_max = s } end
+
+local function insertion(nr, nt)
+  local mesh = cl.czm.ring { r_in = 0.05, r_out = 0.15, nr = nr, nt = nt, order = 2 }
+  local b = cl.czm.body { mesh = mesh, E = 210e9, nu = 0.3, rho = 7850, law = ppr(2000, 400e6) }
+  local m = b.model
+  local inf = m:info()
+  local ne = inf.elements
+  local adj, mask = m:field("adj"):copy("cpu"), m:field("mask")
+  -- every owned interior facet, in 20 batches of 5% by a hash of the facet (random order)
+  local batches = {}
+  for i = 1, 20 do batches[i] = cl.field { n = ne, dtype = "u8" } end
+  local count = 0
+  for e = 1, ne do
+    local a = adj[e]
+    for k = 1, 3 do
+      if a[k] >= e then
+        local h = ((e * 2654435761 + k * 40503) % 4294967296) % 20 + 1
+        local f = batches[h]
+        f[e] = f[e] | (1 << (k - 1))
+        count = count + 1
+      end
+    end
+  end
+  local seconds = 0
+  for i = 1, 20 do
+    cl.stage.copy { dst = mask, src = batches[i] }:run()
+    seconds = seconds + m:insert_marked()
+  end
+  local after = m:info()
+  print(string.format("insertion  T6 ring %dx%d: %d elements, nodes %d -> %d, cohesive %d (facets %d), 20 batches: %.4f s",
+    nr, nt, ne, inf.nodes, after.nodes, after.cohesive, count, seconds))
+  return seconds
+end
+
+local function plate(nx, ny, dt, steps, opts)
+  opts = opts or {}
+  local mesh = cl.czm.rect { x0 = 0, x1 = 16e-3, y0 = -2e-3, y1 = 2e-3, nx = nx, ny = ny, order = 2 }
+  local nodes0 = mesh:info().nodes
+  mesh:precrack { from = { 0, 0 }, to = { 2e-3, 0 } }
+  local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress",
+    law = ppr(352, 324e6), stiffness = opts.stiffness, scatter = opts.scatter }
+  local eps = 0.015
+  b:initial_displacement(function(_, y) return 0, eps * y end)
+  b:displacement { where = function(_, y) return y > 2e-3 - 1e-9 end, y = eps * 2e-3 }
+  b:displacement { where = function(_, y) return y < -2e-3 + 1e-9 end, y = -eps * 2e-3 }
+  local run = cl.czm.explicit { b, dt = dt, steps = steps, progress = false }
+  local s = run:go()
+  local inf = b.model:info()
+  print(string.format("plate %d elements (%s, %s): %d steps of %g s in %.3f s, new nodes %d, cohesive %d (incl. %d notch), fragments %d",
+    inf.elements, opts.stiffness or "matrix_free", opts.scatter or "colour", steps, dt, s.seconds,
+    inf.nodes - nodes0, inf.cohesive, mesh:info().cracks, b:fragments()))
+  return s
+end
+
+local function ring(nr, nt, steps, opts)
+  opts = opts or {}
+  local mesh = cl.czm.ring { r_in = 0.08, r_out = 0.15, nr = nr, nt = nt, order = 2 }
+  local b = cl.czm.body { mesh = mesh, E = 210e9, nu = 0.3, rho = 7850, thickness = 1e-3, plane = "stress",
+    law = ppr(2000, opts.sigma_max or 400e6), stiffness = opts.stiffness, scatter = opts.scatter }
+  b:pressure { where = function(x, y) return x * x + y * y < 0.081 ^ 2 end, value = 400e6 }
+  local run = cl.czm.explicit { b, dt = 3e-9, steps = steps, progress = false }
+  local s = run:go()
+  local inf = b.model:info()
+  print(string.format("ring %dx%d %d elements: %d steps of 3 ns in %.3f s, nodes %d (new %d), cohesive %d, fragments %d",
+    nr, nt, inf.elements, steps, s.seconds, inf.nodes, inf.nodes - inf.initial_nodes, inf.cohesive, b:fragments()))
+  return s
+end
+
+if what == "insertion" or what == "all" then
+  insertion(math.floor(100 * scale), math.floor(9600 * scale)) -- 4 x 100 x 9600 = 3.84 M T6 elements
+end
+if what == "forces" or what == "all" then
+  for _, st in ipairs { "matrix_free", "stored" } do
+    for _, sc in ipairs { "colour", "atomic" } do
+      local s = plate(math.floor(384 * scale), math.floor(96 * scale), 5e-10, 200, { stiffness = st, scatter = sc })
+      print(string.format("  -> %.3e element-steps/s", s.element_steps_per_second))
+    end
+  end
+end
+if what == "plate" or what == "all" then
+  plate(192, 48, 2e-9, math.floor(10000 * scale))
+  plate(384, 96, 0.5e-9, math.floor(40000 * scale))
+end
+if what == "ring" or what == "all" then
+  for _, r in ipairs { { 20, 160 }, { 30, 240 }, { 40, 320 }, { 96, 768 }, { 115, 787 } } do
+    ring(r[1], r[2], math.floor(27000 * scale))
+  end
+end

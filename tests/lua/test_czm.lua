@@ -1,0 +1,195 @@
+-- Cohesive FEM (cleave.czm, paper 000): insertion topology (Table V), elastic wave against
+-- d'Alembert, energy balance with fracture, the notched plate, CPU/CUDA parity, bad input.
+-- Tolerances and their reasons: docs/testing.md.
+local cl = require "cleave"
+local T = require "testing"
+
+local info = cl.info()
+local gpu = info.backends.cuda and info.gpu_count > 0
+
+local function on(device, fn)
+  local before = cl.device()
+  cl.device(device)
+  local ok, result = pcall(fn)
+  cl.device(before)
+  if not ok then error(result, 0) end
+  return result
+end
+
+-- A small LCG, so batches are the same on every machine.
+local function lcg(seed)
+  local s = seed
+  return function(n)
+    s = (s * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff
+    return (s >> 16) % n + 1
+  end
+end
+
+local steel = { E = 210e9, nu = 0.3, rho = 7850 }
+
+local function body_of(mesh, law, extra)
+  local args = { mesh = mesh, E = steel.E, nu = steel.nu, rho = steel.rho, thickness = 1e-3, plane = "strain", law = law }
+  for k, v in pairs(extra or {}) do args[k] = v end
+  return cl.czm.body(args)
+end
+
+local function ppr() return cl.jit.ppr { G_I = 2000, G_II = 2000, sigma_max = 400e6, tau_max = 400e6 } end
+
+-- Every interior facet cracked in `batches` random batches through the device insertion, the
+-- device's tables checked by the independent host routine after each batch.
+local function insert_everything(mesh, batches, seed)
+  local b = body_of(mesh, ppr())
+  local m = b.model
+  local inf = m:info()
+  local ne = inf.elements
+  local adj, mask = m:field("adj"), m:field("mask")
+  local facets = {}
+  for e = 1, ne do
+    local a = adj[e]
+    for k = 1, 3 do
+      if a[k] >= e then facets[#facets + 1] = { e, k } end -- owner: the smaller (0-based a[k] >= e - 1 + 1)
+    end
+  end
+  local rand = lcg(seed)
+  for i = #facets, 2, -1 do
+    local j = rand(i)
+    facets[i], facets[j] = facets[j], facets[i]
+  end
+  local per = math.ceil(#facets / batches)
+  for first = 1, #facets, per do
+    mask:fill(0)
+    local bits = {}
+    for i = first, math.min(first + per - 1, #facets) do
+      local e, k = facets[i][1], facets[i][2]
+      bits[e] = (bits[e] or 0) | (1 << (k - 1))
+    end
+    for e, v in pairs(bits) do mask[e] = v end
+    m:insert_marked()
+    local ok, msg = m:topology_check()
+    T.ok(ok, msg)
+  end
+  return m:info(), #facets
+end
+
+for _, case in ipairs {
+  { "T6 rectangle (cross)", function() return cl.czm.rect { x0 = 0, x1 = 1, y0 = 0, y1 = 1, nx = 6, ny = 5, order = 2 } end, 6 },
+  { "T3 rectangle (alternate)", function() return cl.czm.rect { x0 = 0, x1 = 2, y0 = 0, y1 = 1, nx = 8, ny = 4, order = 1, pattern = "alternate" } end, 3 },
+  { "T6 ring (cross)", function() return cl.czm.ring { r_in = 0.08, r_out = 0.15, nr = 3, nt = 24, order = 2 } end, 6 },
+  { "T3 ring (cross)", function() return cl.czm.ring { r_in = 0.08, r_out = 0.15, nr = 4, nt = 20, order = 1 } end, 3 },
+} do
+  T.case("Table V: all interior facets in 20 random batches of 5%, " .. case[1], function()
+    local mesh = case[2]()
+    local before = mesh:info()
+    local after, nfacets = insert_everything(mesh, 20, 7)
+    T.eq(nfacets, before.interior_facets, "interior facets found from adj")
+    T.eq(after.nodes, case[3] * after.elements, "nodes = nper x elements: each node in one element")
+    T.eq(after.cohesive, before.interior_facets, "cohesive elements = interior facets")
+  end)
+end
+
+T.case("insertion: a straight crack through a T6 strip adds 2 nx + 1 nodes", function()
+  local mesh = cl.czm.rect { x0 = 0, x1 = 1, y0 = -0.25, y1 = 0.25, nx = 8, ny = 2, order = 2 }
+  T.eq(mesh:precrack { from = { 0, 0 }, to = { 1, 0 } }, 8, "facets on the line")
+  local b = body_of(mesh, ppr())
+  T.eq(b.model:info().nodes, mesh:info().nodes, "nodes of the pre-cracked mesh")
+  local fresh = cl.czm.rect { x0 = 0, x1 = 1, y0 = -0.25, y1 = 0.25, nx = 8, ny = 2, order = 2 }
+  T.eq(mesh:info().nodes - fresh:info().nodes, 2 * 8 + 1, "duplicated along the crack")
+  T.ok(b.model:topology_check(), "consistent")
+  T.eq(b:fragments(), 2, "a through crack without traction makes two fragments")
+end)
+
+-- A bar (nu = 0, plane stress: one-dimensional waves) pushed at x = 0 with velocity v0 from
+-- t = 0: d'Alembert gives u(x, t) = v0 (t - x / c) behind the front, c = sqrt(E / rho).
+T.case("elastic wave in a strip against d'Alembert within 2% behind the front", function()
+  local L, H, v0 = 0.2, 0.01, 1.0
+  local mesh = cl.czm.rect { x0 = 0, x1 = L, y0 = 0, y1 = H, nx = 160, ny = 8, order = 2 }
+  local law = cl.jit.ppr { G_I = 1e9, G_II = 1e9, sigma_max = 1e15, tau_max = 1e15 }
+  local b = cl.czm.body { mesh = mesh, E = 200e9, nu = 0, rho = 8000, thickness = 1, plane = "stress", law = law }
+  b:velocity { where = function(x) return x < 1e-12 end, x = v0 }
+  local c = math.sqrt(200e9 / 8000)
+  local t_end = 0.6 * L / c
+  local run = cl.czm.explicit { b, steps = math.ceil(t_end / (0.9 * b:stable_dt())), progress = false }
+  run:go()
+  local t, x, u = run.t, b.x, b.u
+  local worst = 0
+  for i = 1, b.model:info().nodes do
+    local p = x[i]
+    local behind = t - p[1] / c
+    if behind > 0.25 * t then -- behind the front, past its dispersive ripple
+      local exact = v0 * behind
+      worst = math.max(worst, math.abs(u[i][1] - exact) / (v0 * t))
+    end
+  end
+  T.ok(worst < 0.02, string.format("largest error behind the front %.4f of v0 t (limit 0.02)", worst))
+  T.eq(b.model:info().cohesive, 0, "no fracture")
+end)
+
+-- A plate pulled apart by an initial velocity field (no external load): the initial kinetic
+-- energy must equal kinetic + strain + cohesive (stored + dissipated) throughout, with cracks.
+T.case("energy balance with fracture within 1%", function()
+  local mesh = cl.czm.rect { x0 = 0, x1 = 4e-3, y0 = -1e-3, y1 = 1e-3, nx = 16, ny = 8, order = 2 }
+  mesh:precrack { from = { 0, 0 }, to = { 1e-3, 0 } }
+  local law = cl.jit.ppr { G_I = 352, G_II = 352, sigma_max = 60e6, tau_max = 60e6 }
+  local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress", law = law }
+  b:initial_velocity(function(_, y) return 0, 60 * y / 1e-3 end)
+  local e0 = b:energies()
+  local input = e0.kinetic + e0.strain
+  local run = cl.czm.explicit { b, steps = 1200, progress = false }
+  local worst = 0
+  for _ = 1, 12 do
+    run:go { steps = 100 }
+    local e = b:energies()
+    local total = e.kinetic + e.strain + e.cohesive_stored + e.cohesive_dissipated
+    worst = math.max(worst, math.abs(total - input) / input)
+  end
+  local e = b:energies()
+  T.ok(b.model:info().cohesive > 20, "cracks grew (" .. b.model:info().cohesive .. " cohesive elements)")
+  T.ok(e.cohesive_dissipated > 0.2 * input, "fracture dissipated a good part of the energy")
+  T.ok(worst < 0.01, string.format("energy balance error %.2e (limit 1e-2)", worst))
+end)
+
+T.case("CPU and CUDA: same topology and fields (f64, 1e-10) with insertion", function()
+  if not gpu then T.skip("needs a usable GPU") end
+  local function plate_on(device)
+    return on(device, function()
+      local mesh = cl.czm.rect { x0 = 0, x1 = 4e-3, y0 = -1e-3, y1 = 1e-3, nx = 16, ny = 8, order = 2 }
+      mesh:precrack { from = { 0, 0 }, to = { 1e-3, 0 } }
+      local law = cl.jit.ppr { G_I = 352, G_II = 352, sigma_max = 60e6, tau_max = 60e6 }
+      local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress", law = law }
+      b:initial_velocity(function(_, y) return 0, 20 * y / 1e-3 end)
+      cl.czm.explicit { b, steps = 400, progress = false }:go()
+      local inf = b.model:info()
+      return { info = inf, u = b.u:copy("cpu"), elem = b.model:field("elem"):copy("cpu"), v = b.v:copy("cpu") }
+    end)
+  end
+  local c, g = plate_on("cpu"), plate_on("cuda")
+  T.eq(g.info.cohesive, c.info.cohesive, "cohesive elements")
+  T.eq(g.info.nodes, c.info.nodes, "nodes")
+  T.ok(c.info.cohesive > 0, "cracks grew")
+  for e = 1, #c.elem do
+    local a, b = c.elem[e], g.elem[e]
+    for p = 1, #a do if a[p] ~= b[p] then T.ok(false, "element " .. e .. " incidence differs") end end
+  end
+  local num, den = 0, 0
+  for i = 1, c.info.nodes do
+    local a, b = c.u[i], g.u[i]
+    for d = 1, 2 do num, den = num + (a[d] - b[d]) ^ 2, den + a[d] ^ 2 end
+  end
+  T.ok(math.sqrt(num / den) < 1e-10, string.format("u relative difference %.3g", math.sqrt(num / den)))
+end)
+
+T.case("bad input: clear errors naming the parameter", function()
+  local mesh = cl.czm.rect { x0 = 0, x1 = 1, y0 = 0, y1 = 1, nx = 2, ny = 2 }
+  T.raises(function() body_of(mesh, ppr(), { E = -1 }) end, { "'E'", "positive" })
+  T.raises(function() body_of(mesh, ppr(), { nu = 0.5 }) end, { "'nu'" })
+  T.raises(function() body_of(mesh, ppr(), { law = cl.jit.law_source and 3 }) end, { "'law'" })
+  local b = body_of(mesh, ppr())
+  T.raises(function() cl.czm.explicit { b, dt = 1, steps = 1 } end, { "'dt'", "stable" })
+  T.raises(function() cl.jit.ppr { G_I = 1, G_II = 1, sigma_max = 1, tau_max = 1, alpha = 2, lambda_n = 0.9 } end,
+    { "negative initial slope" })
+  T.raises(function() cl.czm.rect { x0 = 0, x1 = 1, y0 = 0, y1 = 1, nx = 0, ny = 2 } end, { "'nx'" })
+  T.raises(function() mesh:precrack { from = { 0.3, 0.7 }, to = { 0.31, 0.7 } } end, { "no interior facet" })
+  T.raises(function() b:pressure { where = function() return false end, value = 1 } end, { "no boundary facet" })
+end)
+
+T.run()
