@@ -281,7 +281,7 @@ static const char *const model_args[] = {"mesh", "E", "nu", "rho", "thickness", 
 
 /* cl.czm.model{ mesh =, E =, nu =, rho =, thickness = 1, plane = "strain" | "stress", sigma_max =,
  *   tau_max =, contact = E / shortest edge, precision = "f64", stiffness = "matrix_free" | "stored",
- *   scatter = "colour" | "atomic", law_state = { initial values } } -> model. Its fields are
+ *   scatter = "auto" | "colour" | "atomic", law_state = { initial values } } -> model. Its fields are
  *   in its user value: model:field(name). The cohesive kernel comes later (model:set_law). */
 static int czm_model(lua_State *L) {
   const char *fn = "cleave.czm.model";
@@ -309,10 +309,11 @@ static int czm_model(lua_State *L) {
   if (strcmp(stiff, "matrix_free") && strcmp(stiff, "stored"))
     return luaL_error(L, "%s: argument 'stiffness' must be \"matrix_free\" or \"stored\"", fn);
   opt.stored_stiffness = strcmp(stiff, "stored") == 0;
-  const char *scatter = cl_lua_opt_string(L, 1, fn, "scatter", "colour");
-  if (strcmp(scatter, "colour") && strcmp(scatter, "atomic"))
-    return luaL_error(L, "%s: argument 'scatter' must be \"colour\" or \"atomic\"", fn);
-  opt.atomic = strcmp(scatter, "atomic") == 0;
+  /* auto: atomics on the GPU (faster there: docs/benchmarks.md), colours on the cpu */
+  const char *scatter = cl_lua_opt_string(L, 1, fn, "scatter", "auto");
+  if (strcmp(scatter, "colour") && strcmp(scatter, "atomic") && strcmp(scatter, "auto"))
+    return luaL_error(L, "%s: argument 'scatter' must be \"auto\", \"colour\" or \"atomic\"", fn);
+  opt.atomic = strcmp(scatter, "colour") != 0;
   if (lua_getfield(L, 1, "law_state") == LUA_TTABLE) {
     lua_Integer n = luaL_len(L, -1);
     if (n > CL_MP_STATE_MAX) return luaL_error(L, "%s: at most %d law state variables", fn, CL_MP_STATE_MAX);
@@ -427,7 +428,8 @@ static int model_stresses(lua_State *L) {
   return 0;
 }
 
-/* model:insert_marked() -> seconds: cracks the facets marked in field 'mask' */
+/* model:insert_marked() -> seconds: cracks the facets marked in field 'mask' (topology only; then
+ * model:update_masses()) */
 static int model_insert_marked(lua_State *L) {
   model_ud *u = check_model(L, 1);
   cl_error err;
@@ -437,6 +439,14 @@ static int model_insert_marked(lua_State *L) {
   fail_if(L, u->z->dev->synchronize(u->z->dev, &err), &err);
   lua_pushnumber(L, cl_monotonic_seconds() - t0);
   return 1;
+}
+
+/* model:update_masses(): lumped masses of the current topology */
+static int model_update_masses(lua_State *L) {
+  model_ud *u = check_model(L, 1);
+  cl_error err;
+  fail_if(L, cl_czm_update_masses(u->z, &err), &err);
+  return 0;
 }
 
 /* model:energies() -> strain, kinetic, cohesive work, cohesive stored */
@@ -608,7 +618,8 @@ int cl_lua_open_czm(lua_State *L) {
                                     {"insert_marked", model_insert_marked}, {"energies", model_energies},
                                     {"topology_check", model_topology_check}, {"set_load_scale", model_set_load_scale},
                                     {"set_check_every", model_set_check_every}, {"stage", model_stage},
-                                    {"pressure_load", model_pressure_load}, {NULL, NULL}};
+                                    {"pressure_load", model_pressure_load}, {"update_masses", model_update_masses},
+                                    {NULL, NULL}};
   luaL_newlib(L, model_methods);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);

@@ -240,12 +240,13 @@ cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesiv
   CL_TRY(cl_mesh2d_check(m, err));
   cl_czm_model *z = calloc(1, sizeof *z);
   if (!z) return cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of memory");
-  z->dev = &dev->dev, z->mat = *mat, z->opt = *opt;
+  z->ref = cl_device_ref_retain(dev), z->dev = &dev->dev, z->mat = *mat, z->opt = *opt;
   size_t interior, boundary;
   cl_mesh2d_facets(m, &interior, &boundary);
   const size_t ncracks = cracks ? cracks->n : 0;
   cl_czm_args *A = &z->A;
-  A->order = m->order, A->plane_strain = mat->plane_strain, A->atomic = opt->atomic;
+  /* the cpu loops scatter by colour only (cl_czm_add has no host atomics) */
+  A->order = m->order, A->plane_strain = mat->plane_strain, A->atomic = opt->atomic && dev->dev.kind != CL_BACKEND_CPU;
   A->ne = m->nelems, A->cap = nper_of(m->order) * m->nelems, A->nn = m->nnodes;
   A->coh_cap = interior + ncracks, A->ncoh = ncracks;
   A->E = mat->E, A->nu = mat->nu, A->rho = mat->rho, A->thickness = mat->thickness;
@@ -282,6 +283,7 @@ void cl_czm_destroy(cl_czm_model *z) {
   uint64_t *words[] = {z->A.counts, z->A.offsets, z->A.counters, z->A.nonfinite};
   for (size_t i = 0; i < sizeof words / sizeof *words; i++)
     if (words[i]) z->dev->release(z->dev, words[i]);
+  cl_device_ref_release(z->ref);
   free(z);
 }
 
@@ -306,7 +308,6 @@ cl_status cl_czm_forces(cl_czm_model *z, double load_scale, cl_error *err) {
   CL_TRY(run_op(z, CL_CZM_FORCE_START, 0, z->A.nn, NULL, err));
   if (z->A.ncoh) {
     CL_TRY(cl_jit_launch(z->dev, z->cohesive_entry, &z->A, z->A.ncoh, "cohesive law", err));
-    CL_TRY(check_finite(z, err));
   }
   CL_TRY(run_colours(z, CL_CZM_FORCE, 1, err));
   CL_TRY(run_op(z, CL_CZM_FORCE_FINISH, 0, z->A.nn, NULL, err));
@@ -333,11 +334,12 @@ cl_status cl_czm_insert_marked(cl_czm_model *z, cl_error *err) {
   uint64_t c[4];
   CL_TRY(read_counters(z, c, err));
   touch_nodes(z);
-  return cl_czm_update_masses(z, err);
+  return CL_OK;
 }
 
 cl_status cl_czm_check_and_insert(cl_czm_model *z, size_t *inserted, cl_error *err) {
   *inserted = 0;
+  CL_TRY(check_finite(z, err)); /* the flag of the steps since the last check */
   CL_TRY(cl_czm_stresses(z, err));
   uint64_t c[4];
   CL_TRY(read_counters(z, c, err));
@@ -350,7 +352,7 @@ cl_status cl_czm_check_and_insert(cl_czm_model *z, size_t *inserted, cl_error *e
   const size_t before = z->A.ncoh;
   CL_TRY(cl_czm_insert_marked(z, err));
   *inserted = z->A.ncoh - before;
-  return CL_OK;
+  return cl_czm_update_masses(z, err);
 }
 
 static cl_status reduce_sum(cl_czm_model *z, const void *data, size_t count, double *out, cl_error *err) {

@@ -27,7 +27,7 @@ typedef struct cl_czm_material {
 typedef struct cl_czm_options {
   cl_dtype dtype;         /* CL_F64 or CL_F32 */
   int stored_stiffness;   /* keep each element's K (paper) instead of matrix-free forces */
-  int atomic;             /* scatter with atomics instead of colour by colour */
+  int atomic;             /* scatter with atomics instead of colour by colour (GPU only) */
   int nstate;             /* the cohesive law's state variables and their initial values */
   double state_init[CL_MP_STATE_MAX];
 } cl_czm_options;
@@ -41,6 +41,7 @@ typedef enum cl_czm_field_id {
 
 typedef struct cl_czm_model {
   cl_czm_args A;              /* device pointers and sizes, kept current */
+  cl_device_ref *ref;         /* held: the device outlives the model's buffers */
   cl_device *dev;
   cl_czm_material mat;
   cl_czm_options opt;
@@ -84,7 +85,8 @@ cl_status cl_czm_stresses(cl_czm_model *z, cl_error *err);
 
 /* Cracks the facets whose owners' bits are set in the mask field (one u8 per element, bit k:
  * edge k; only facets owned by the element, i.e. towards a larger element index, and not yet
- * cracked, may be set), colour by colour, then updates the masses. */
+ * cracked, may be set), colour by colour. The masses are left to cl_czm_update_masses (the
+ * insertion test of the paper times the topology alone). */
 cl_status cl_czm_insert_marked(cl_czm_model *z, cl_error *err);
 
 /* Energies: strain, kinetic, the work done on the cohesive interfaces, and the part of it

@@ -31,7 +31,8 @@ end
 ---   law = a traction law (cleave.jit.ppr{...}, cleave.jit.traction{...}), sigma_max =, tau_max =
 ---   (facet strengths of the insertion check; default from the law), contact = penalty (Pa/m;
 ---   default E / shortest element edge), check_every = 10, precision = "f64",
----   stiffness = "matrix_free" | "stored", scatter = "colour" | "atomic" } -> body
+---   stiffness = "matrix_free" | "stored", scatter = "auto" (atomics on the GPU, colours on the
+---   CPU) | "colour" | "atomic" } -> body
 function czm.body(args)
   local fn = "cleave.czm.body"
   cl.check_args(fn, args, body_keys)

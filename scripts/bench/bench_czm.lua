@@ -55,7 +55,7 @@ local function plate(nx, ny, dt, steps, opts)
   local s = run:go()
   local inf = b.model:info()
   print(string.format("plate %d elements (%s, %s): %d steps of %g s in %.3f s, new nodes %d, cohesive %d (incl. %d notch), fragments %d",
-    inf.elements, opts.stiffness or "matrix_free", opts.scatter or "colour", steps, dt, s.seconds,
+    inf.elements, opts.stiffness or "matrix_free", opts.scatter or "auto", steps, dt, s.seconds,
     inf.nodes - nodes0, inf.cohesive, mesh:info().cracks, b:fragments()))
   return s
 end

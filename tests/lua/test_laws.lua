@@ -250,6 +250,7 @@ T.case("ppr: mixed mode against the paper's formulas, conjugate openings, symmet
     T.near(law.ppr.delta_t, dt, 1e-13, "delta_t")
     for i, o in ipairs(openings) do
       local tn, tt = ref(o[1], o[2])
+      if o[1] < 0 then tn = 0 end -- closing: no normal traction from the law (contact is the method's)
       T.near(out[i][1], tn, 1e-10, string.format("tn at (%g, %g)", o[1], o[2]), SMAX)
       T.near(out[i][2], tt, 1e-10, string.format("tt at (%g, %g)", o[1], o[2]), TMAX)
     end
