@@ -138,13 +138,20 @@ static void remove_tree(const char *dir) {
   rmdir(dir);
 }
 
+/* Hash of every embedded header: a unit includes them by name, so a module built against other
+ * headers (an older cleave) must not be taken from the disk cache. */
+static uint64_t headers_hash(void) {
+  uint64_t h = CL_JIT_FNV_BASIS;
+  for (const cl_embedded_file *e = cl_jit_headers; e->name; e++)
+    h = cl_jit_fnv(fnv_string(h, e->name), e->source, e->size);
+  return h;
+}
+
 /* The headers go to include-<hash of their contents>, written once (a temporary
  * folder renamed into place, so concurrent processes never see half of it). */
 cl_status cl_jit_include_dir(char *buf, size_t len, cl_error *err) {
   char dir[4096], tmp[4096], file[4096];
-  uint64_t h = CL_JIT_FNV_BASIS;
-  for (const cl_embedded_file *e = cl_jit_headers; e->name; e++)
-    h = cl_jit_fnv(fnv_string(h, e->name), e->source, e->size);
+  const uint64_t h = headers_hash();
   CL_TRY(cache_dir(dir, sizeof dir, err));
   if (snprintf(buf, len, "%s/include-%016llx", dir, (unsigned long long)h) >= (int)len)
     return cl_error_set(err, CL_ERR_IO, "jit: cache path too long");
@@ -216,7 +223,9 @@ cl_status cl_jit_compile_error(cl_error *err, const cl_jit_unit *u, const char *
 static cl_jit_module *loaded;
 
 static void base_key(const cl_jit_unit *u, char out[33]) {
+  const uint64_t headers = headers_hash();
   uint64_t a = fnv_string(CL_JIT_FNV_BASIS, TEMPLATE_VERSION), b = fnv_string(0x84222325cbf29ce4ull, TEMPLATE_VERSION);
+  a = cl_jit_fnv(a, &headers, sizeof headers), b = cl_jit_fnv(b, &headers, sizeof headers);
   const char *fields[] = {u->what, u->source, u->fast_math ? "fast" : "ieee"};
   for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) a = fnv_string(a, fields[k]), b = fnv_string(b, fields[k]);
   for (const char *const *s = u->symbols; *s; s++) a = fnv_string(a, *s), b = fnv_string(b, *s);

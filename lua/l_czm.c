@@ -485,6 +485,26 @@ static int model_set_load_scale(lua_State *L) {
   return 0;
 }
 
+/* model:fix(rows, component): the nodes of rows (u32 field, 1-based) keep a zero acceleration in
+ * component (1: x, 2: y) */
+static int model_fix(lua_State *L) {
+  model_ud *u = check_model(L, 1);
+  cl_field *rows = cl_lua_check_field(L, 2);
+  lua_Integer c = luaL_checkinteger(L, 3);
+  if (rows->dtype != CL_U32 || rows->k != 1) return luaL_error(L, "model:fix: rows must be a u32 field of one column");
+  if (c != 1 && c != 2) return luaL_error(L, "model:fix: component must be 1 (x) or 2 (y)");
+  const void *host;
+  cl_error err;
+  fail_if(L, cl_field_host(rows, &host, &err), &err);
+  uint32_t *nodes = malloc(rows->n * sizeof *nodes + 1);
+  if (!nodes) return luaL_error(L, "model:fix: out of memory");
+  for (size_t i = 0; i < rows->n; i++) nodes[i] = ((const uint32_t *)host)[i] - 1;
+  cl_status st = cl_czm_fix(u->z, nodes, rows->n, (int)c - 1, &err);
+  free(nodes);
+  fail_if(L, st, &err);
+  return 0;
+}
+
 /* model:set_check_every(n): the stress check runs at steps that are multiples of n (0: never) */
 static int model_set_check_every(lua_State *L) {
   model_ud *u = check_model(L, 1);
@@ -554,39 +574,29 @@ static int model_pressure_load(lua_State *L) {
 typedef struct czm_stage {
   cl_stage stage;
   model_ud *model;
-  int kind; /* 0 kick-drift, 1 forces (+ check), 2 kick */
+  int kind; /* 0 begin, 1 forces (+ check), 2 end */
   double dt;
 } czm_stage;
 
-/* Kick-drift and kick through the verlet kernels, on the nodes in use of each component. */
 static cl_status run_czm_stage(void *data, long step, double t, cl_error *err) {
   czm_stage *s = data;
   cl_czm_model *z = s->model->z;
   (void)t;
-  if (s->kind == 1) {
-    if (s->model->check_every > 0 && step % s->model->check_every == 0) {
-      size_t inserted;
-      CL_TRY(cl_czm_check_and_insert(z, &inserted, err));
-    }
-    return cl_czm_forces(z, s->model->load_scale, err);
+  if (s->kind == 0) return cl_czm_step_begin(z, s->dt, s->model->load_scale, err);
+  if (s->kind == 2) return cl_czm_step_end(z, s->dt, err);
+  if (s->model->check_every > 0 && step % s->model->check_every == 0) {
+    size_t inserted;
+    CL_TRY(cl_czm_check_and_insert(z, &inserted, err));
   }
-  const size_t bytes = z->opt.dtype == CL_F64 ? 8 : 4;
-  for (int c = 0; c < 2; c++) {
-    char *u = (char *)z->A.u + c * z->A.cap * bytes, *v = (char *)z->A.v + c * z->A.cap * bytes;
-    const char *a = (const char *)z->A.a + c * z->A.cap * bytes;
-    if (s->kind == 0) CL_TRY(cl_k_verlet_kick_drift(z->dev, z->opt.dtype, z->A.nn, u, v, a, s->dt, err));
-    else CL_TRY(cl_k_verlet_kick(z->dev, z->opt.dtype, z->A.nn, v, a, s->dt, err));
-  }
-  cl_field_touch(z->f[CL_CZM_V]);
-  if (s->kind == 0) cl_field_touch(z->f[CL_CZM_U]);
-  return CL_OK;
+  return cl_czm_step_forces(z, err);
 }
 
-/* model:stage(kind, dt) -> a pipeline stage: "kick_drift" (v += dt/2 a; u += dt v), "forces" (the
- * stress check every n steps, then accelerations), "kick" (v += dt/2 a) */
+/* model:stage(kind, dt) -> a pipeline stage of the step (cl_czm_step_*): "begin" (v += dt/2 a;
+ * u += dt v; force accumulators = the load), "forces" (the stress check and insertion every n
+ * steps, then cohesive and element forces), "end" (a = f / m, 0 where prescribed; v += dt/2 a) */
 static int model_stage(lua_State *L) {
   model_ud *u = check_model(L, 1);
-  static const char *const kinds[] = {"kick_drift", "forces", "kick", NULL};
+  static const char *const kinds[] = {"begin", "forces", "end", NULL};
   int kind = luaL_checkoption(L, 2, NULL, kinds);
   double dt = luaL_optnumber(L, 3, 0);
   if (kind == 1) need_law(L, u, "model:stage");
@@ -619,6 +629,7 @@ int cl_lua_open_czm(lua_State *L) {
                                     {"topology_check", model_topology_check}, {"set_load_scale", model_set_load_scale},
                                     {"set_check_every", model_set_check_every}, {"stage", model_stage},
                                     {"pressure_load", model_pressure_load}, {"update_masses", model_update_masses},
+                                    {"fix", model_fix},
                                     {NULL, NULL}};
   luaL_newlib(L, model_methods);
   lua_setfield(L, -2, "__index");

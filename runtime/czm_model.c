@@ -147,6 +147,7 @@ static void point_args(cl_czm_model *z) {
   A->load = z->has_load ? z->f[CL_CZM_LOAD]->data : NULL;
   A->stiffness = z->f[CL_CZM_STIFF] ? z->f[CL_CZM_STIFF]->data : NULL;
   A->elem = z->f[CL_CZM_ELEM]->data, A->adj = z->f[CL_CZM_ADJ]->data, A->coh = z->f[CL_CZM_COH]->data;
+  A->fixed = z->f[CL_CZM_FIXED]->data;
   A->mask = z->f[CL_CZM_MASK]->data, A->coh_force = z->f[CL_CZM_COH_FORCE]->data, A->hist = z->f[CL_CZM_HIST]->data;
   for (int s = 0; s < z->opt.nstate; s++) A->law.state[s] = z->state[s]->data;
 }
@@ -170,6 +171,7 @@ static cl_status allocate(cl_czm_model *z, cl_device_ref *dev, const cl_mesh2d *
   CL_TRY(make_field(z, dev, CL_CZM_HIST, t, gs, 6, err));
   CL_TRY(make_field(z, dev, CL_CZM_SCRATCH, t, ne > cap ? ne : cap, 1, err));
   CL_TRY(make_field(z, dev, CL_CZM_ORIGIN, CL_U32, ne, 1, err));
+  CL_TRY(make_field(z, dev, CL_CZM_FIXED, CL_U8, cap, 1, err));
   if (z->opt.stored_stiffness) CL_TRY(make_field(z, dev, CL_CZM_STIFF, t, ne, nd * nd, err));
   for (int s = 0; s < z->opt.nstate; s++) {
     CL_TRY(cl_field_create(dev, t, gs ? gs : 1, 1, &z->state[s], err));
@@ -177,8 +179,10 @@ static cl_status allocate(cl_czm_model *z, cl_device_ref *dev, const cl_mesh2d *
   }
   CL_TRY(device_words(z, &z->A.counts, ne ? ne : 1, err));
   CL_TRY(device_words(z, &z->A.offsets, ne ? ne : 1, err));
+  /* counters[3] is the cohesive law's NaN flag, read back with the others at check steps */
   CL_TRY(device_words(z, &z->A.counters, 4, err));
-  return device_words(z, &z->A.nonfinite, 1, err);
+  z->A.nonfinite = z->A.counters + 3;
+  return CL_OK;
 }
 
 static cl_status run_op(cl_czm_model *z, cl_czm_op op, size_t first, size_t count, void *out, cl_error *err) {
@@ -280,44 +284,80 @@ void cl_czm_destroy(cl_czm_model *z) {
   if (!z) return;
   for (int id = 0; id < CL_CZM_NFIELDS && !z->fields_lent; id++) cl_field_destroy(z->f[id]);
   for (int s = 0; s < CL_MP_STATE_MAX && !z->fields_lent; s++) cl_field_destroy(z->state[s]);
-  uint64_t *words[] = {z->A.counts, z->A.offsets, z->A.counters, z->A.nonfinite};
+  uint64_t *words[] = {z->A.counts, z->A.offsets, z->A.counters};
   for (size_t i = 0; i < sizeof words / sizeof *words; i++)
     if (words[i]) z->dev->release(z->dev, words[i]);
   cl_device_ref_release(z->ref);
   free(z);
 }
 
+static cl_status check_finite(uint64_t flag, cl_error *err);
+
 cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_error *err) {
   uint64_t c[4];
   CL_TRY(read_counters(z, c, err));
   *nodes = z->A.nn, *cohesive = z->A.ncoh;
-  return CL_OK;
+  return check_finite(c[3], err);
 }
 
-static cl_status check_finite(cl_czm_model *z, cl_error *err) {
-  uint64_t flag = 0;
-  CL_TRY(z->dev->to_host(z->dev, &flag, z->A.nonfinite, sizeof flag, err));
+/* The cohesive law's NaN flag, as read with the counters. */
+static cl_status check_finite(uint64_t flag, cl_error *err) {
   if (!flag) return CL_OK;
   return cl_error_set(err, CL_ERR_SCRIPT, "cohesive FEM: the cohesive law gave a NaN or infinite traction on "
                       "cohesive element %llu: check it for divisions by zero, roots or logs of negative numbers",
                       (unsigned long long)flag);
 }
 
-cl_status cl_czm_forces(cl_czm_model *z, double load_scale, cl_error *err) {
-  z->A.load_scale = load_scale;
-  CL_TRY(run_op(z, CL_CZM_FORCE_START, 0, z->A.nn, NULL, err));
+/* Cohesive forces, then element forces scattered into the accumulators. */
+static cl_status element_forces(cl_czm_model *z, cl_error *err) {
   if (z->A.ncoh) {
     CL_TRY(cl_jit_launch(z->dev, z->cohesive_entry, &z->A, z->A.ncoh, "cohesive law", err));
+    cl_field_touch(z->f[CL_CZM_HIST]), cl_field_touch(z->f[CL_CZM_COH_FORCE]);
   }
   CL_TRY(run_colours(z, CL_CZM_FORCE, 1, err));
-  CL_TRY(run_op(z, CL_CZM_FORCE_FINISH, 0, z->A.nn, NULL, err));
   cl_field_touch(z->f[CL_CZM_A]);
-  if (z->A.ncoh) cl_field_touch(z->f[CL_CZM_HIST]), cl_field_touch(z->f[CL_CZM_COH_FORCE]);
   return CL_OK;
 }
 
+cl_status cl_czm_forces(cl_czm_model *z, double load_scale, cl_error *err) {
+  z->A.load_scale = load_scale;
+  CL_TRY(run_op(z, CL_CZM_FORCE_START, 0, z->A.nn, NULL, err));
+  CL_TRY(element_forces(z, err));
+  return run_op(z, CL_CZM_FORCE_FINISH, 0, z->A.nn, NULL, err);
+}
+
+cl_status cl_czm_step_begin(cl_czm_model *z, double dt, double load_scale, cl_error *err) {
+  z->A.dt = dt, z->A.load_scale = load_scale;
+  CL_TRY(run_op(z, CL_CZM_KICK_DRIFT_START, 0, z->A.nn, NULL, err));
+  cl_field_touch(z->f[CL_CZM_U]), cl_field_touch(z->f[CL_CZM_V]), cl_field_touch(z->f[CL_CZM_A]);
+  return CL_OK;
+}
+
+cl_status cl_czm_step_forces(cl_czm_model *z, cl_error *err) { return element_forces(z, err); }
+
+cl_status cl_czm_step_end(cl_czm_model *z, double dt, cl_error *err) {
+  z->A.dt = dt;
+  CL_TRY(run_op(z, CL_CZM_FINISH_KICK, 0, z->A.nn, NULL, err));
+  cl_field_touch(z->f[CL_CZM_V]), cl_field_touch(z->f[CL_CZM_A]);
+  return CL_OK;
+}
+
+cl_status cl_czm_fix(cl_czm_model *z, const uint32_t *nodes, size_t count, int c, cl_error *err) {
+  cl_field *f = z->f[CL_CZM_FIXED];
+  uint8_t *fixed = malloc(f->n);
+  if (!fixed) return cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of memory");
+  cl_status st = cl_field_download(f, fixed, err);
+  for (size_t i = 0; i < count && st == CL_OK; i++) {
+    if (nodes[i] >= z->A.nn) st = cl_error_set(err, CL_ERR_ARG, "cohesive FEM: node %u is not in use", nodes[i] + 1);
+    else fixed[nodes[i]] |= (uint8_t)(1 << c);
+  }
+  if (st == CL_OK) st = cl_field_upload(f, fixed, err);
+  free(fixed);
+  return st;
+}
+
 cl_status cl_czm_stresses(cl_czm_model *z, cl_error *err) {
-  CL_TRY(cl_field_fill(z->f[CL_CZM_STRESS_F], 0, err));
+  CL_TRY(run_op(z, CL_CZM_STRESS_ZERO, 0, z->A.nn, NULL, err));
   CL_TRY(run_colours(z, CL_CZM_STRESS, 1, err));
   cl_field_touch(z->f[CL_CZM_STRESS_F]);
   return CL_OK;
@@ -337,16 +377,15 @@ cl_status cl_czm_insert_marked(cl_czm_model *z, cl_error *err) {
   return CL_OK;
 }
 
+/* One host round trip: the counters, facets marked and NaN flag come back together. */
 cl_status cl_czm_check_and_insert(cl_czm_model *z, size_t *inserted, cl_error *err) {
   *inserted = 0;
-  CL_TRY(check_finite(z, err)); /* the flag of the steps since the last check */
   CL_TRY(cl_czm_stresses(z, err));
+  CL_TRY(cl_k_fill(z->dev, CL_F64, z->A.counters + 2, 1, 0, err)); /* all-zero bits */
+  CL_TRY(run_op(z, CL_CZM_CHECK, 0, z->A.ne, NULL, err));
   uint64_t c[4];
   CL_TRY(read_counters(z, c, err));
-  c[2] = 0;
-  CL_TRY(z->dev->to_device(z->dev, z->A.counters, c, sizeof c, err));
-  CL_TRY(run_op(z, CL_CZM_CHECK, 0, z->A.ne, NULL, err));
-  CL_TRY(read_counters(z, c, err));
+  CL_TRY(check_finite(c[3], err)); /* the flag of the steps since the last check */
   cl_field_touch(z->f[CL_CZM_MASK]);
   if (!c[2]) return CL_OK;
   const size_t before = z->A.ncoh;

@@ -36,7 +36,7 @@ typedef struct cl_czm_options {
 typedef enum cl_czm_field_id {
   CL_CZM_X, CL_CZM_U, CL_CZM_V, CL_CZM_A, CL_CZM_MASS_F, CL_CZM_STRESS_F, CL_CZM_LOAD, CL_CZM_ELEM, CL_CZM_ADJ,
   CL_CZM_COH, CL_CZM_MASK, CL_CZM_COUNTS, CL_CZM_OFFSETS, CL_CZM_COUNTERS, CL_CZM_COH_FORCE, CL_CZM_HIST,
-  CL_CZM_STIFF, CL_CZM_SCRATCH, CL_CZM_ORIGIN, CL_CZM_NFIELDS
+  CL_CZM_STIFF, CL_CZM_SCRATCH, CL_CZM_ORIGIN, CL_CZM_FIXED, CL_CZM_NFIELDS
 } cl_czm_field_id;
 
 typedef struct cl_czm_model {
@@ -72,8 +72,20 @@ void cl_czm_destroy(cl_czm_model *z);
 cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_error *err);
 
 /* Accelerations of the current state: external load (scale times the load field), minus
- * internal forces, plus cohesive forces, over the lumped masses. */
+ * internal forces, plus cohesive forces, over the lumped masses; 0 on prescribed components. */
 cl_status cl_czm_forces(cl_czm_model *z, double load_scale, cl_error *err);
+
+/* The step in three parts, four launches without insertion (eqs. 1-2 as kick-drift-kick):
+ * begin: v += dt/2 a, u += dt v, force accumulators reset to the load (scale for the new time);
+ * forces: [every check_every steps cl_czm_check_and_insert], cohesive then element forces;
+ * end: a = f / m (0 on prescribed components), v += dt/2 a. */
+cl_status cl_czm_step_begin(cl_czm_model *z, double dt, double load_scale, cl_error *err);
+cl_status cl_czm_step_forces(cl_czm_model *z, cl_error *err);
+cl_status cl_czm_step_end(cl_czm_model *z, double dt, cl_error *err);
+
+/* Marks component c (0: x, 1: y) of the given nodes (0-based) as prescribed: the step leaves
+ * their acceleration 0 (the values themselves are set by the caller's stages). */
+cl_status cl_czm_fix(cl_czm_model *z, const uint32_t *nodes, size_t count, int c, cl_error *err);
 
 /* The stress check and insertion (Table III, lines 11-27): nodal stresses, facets over the
  * strength marked, cracked colour by colour, masses updated. *inserted gets the number of

@@ -100,18 +100,33 @@ CL_HD static inline void cl_czm_element_force(const cl_czm_args *A, const int or
   }
 }
 
-/* Node i before the element forces: the external load (scale times the nodal load vector) or 0. */
-CL_HD static inline void cl_czm_force_start(const cl_czm_args *A, size_t i) {
-  real *a = (real *)A->a;
-  const real *load = (const real *)A->load;
-  for (int c = 0; c < 2; c++) a[c * A->cap + i] = load ? (real)A->load_scale * load[c * A->cap + i] : 0;
-}
-
-/* Node i after them: force / lumped mass. */
-CL_HD static inline void cl_czm_force_finish(const cl_czm_args *A, size_t i) {
-  real *a = (real *)A->a;
+/* The per-node operations of the step (czm_kernels.h: CL_CZM_FORCE_START .. CL_CZM_KINETIC),
+ * fused so that a step launches two node kernels: kick-drift with the reset of the force
+ * accumulator to the external load, and the division by the mass with the final kick. */
+CL_HD static inline void cl_czm_node_op(const cl_czm_args *A, int op, size_t i, real *out) {
+  real *u = (real *)A->u, *v = (real *)A->v, *a = (real *)A->a;
+  const real *load = (const real *)A->load, half = (real)A->dt / 2;
+  const size_t cap = A->cap;
+  if (op == CL_CZM_KINETIC) {
+    out[i] = ((const real *)A->mass)[i] * (v[i] * v[i] + v[cap + i] * v[cap + i]) / 2;
+    return;
+  }
+  if (op == CL_CZM_STRESS_ZERO) {
+    for (int c = 0; c < 4; c++) ((real *)A->stress)[c * cap + i] = 0;
+    return;
+  }
   const real m = ((const real *)A->mass)[i];
-  a[i] /= m, a[A->cap + i] /= m;
+  const int fixed = A->fixed ? A->fixed[i] : 0;
+  for (int c = 0; c < 2; c++) {
+    const size_t k = c * cap + i;
+    if (op == CL_CZM_KICK_DRIFT_START) v[k] += half * a[k], u[k] += (real)A->dt * v[k];
+    if (op == CL_CZM_FORCE_START || op == CL_CZM_KICK_DRIFT_START) { /* the accumulator starts from the external load */
+      a[k] = load ? (real)A->load_scale * load[k] : 0;
+      continue;
+    }
+    a[k] = fixed >> c & 1 ? 0 : a[k] / m; /* CL_CZM_FORCE_FINISH, CL_CZM_FINISH_KICK */
+    if (op == CL_CZM_FINISH_KICK) v[k] += half * a[k];
+  }
 }
 
 /* The element stiffness stored for the product kernel: ne x (2 nper)^2, entry (i, j) of
@@ -162,12 +177,6 @@ CL_HD static inline void cl_czm_element_stress(const cl_czm_args *A, const int o
     }
     cl_czm_add(&s[3 * A->cap + id[p]], 1, A->atomic);
   }
-}
-
-/* Kinetic energy of node i. */
-CL_HD static inline real cl_czm_node_kinetic(const cl_czm_args *A, size_t i) {
-  const real *v = (const real *)A->v;
-  return ((const real *)A->mass)[i] * (v[i] * v[i] + v[A->cap + i] * v[A->cap + i]) / 2;
 }
 
 /* Strain energy of element e: ue . K ue / 2 = ue . f_int / 2. */
@@ -270,11 +279,14 @@ CL_HD static inline uint64_t cl_czm_insert_count(const cl_czm_args *A, const int
   return nodes << 32 | cohesive;
 }
 
-/* Node nv <- a copy of node v (position, displacement, velocity, acceleration). */
+/* Node nv <- a copy of node v (position, displacement, velocity); its force accumulator starts
+ * empty (insertion runs after the step has reset the accumulators to the external load, which a
+ * new node does not carry). */
 CL_HD static inline void cl_czm_copy_node(const cl_czm_args *A, uint32_t v, uint32_t nv) {
-  real *fields[4] = {(real *)A->x, (real *)A->u, (real *)A->v, (real *)A->a};
-  for (int f = 0; f < 4; f++)
+  real *fields[3] = {(real *)A->x, (real *)A->u, (real *)A->v};
+  for (int f = 0; f < 3; f++)
     for (int c = 0; c < 2; c++) fields[f][c * A->cap + nv] = fields[f][c * A->cap + v];
+  for (int c = 0; c < 2; c++) ((real *)A->a)[c * A->cap + nv] = 0;
 }
 
 CL_HD static inline void cl_czm_set_corner(const cl_czm_args *A, size_t g, uint32_t v, uint32_t nv) {

@@ -43,6 +43,8 @@ typedef struct cl_czm_args {
   void *x, *u, *v, *a, *mass, *stress;
   const void *load;          /* cap x 2 nodal force per unit load scale, or NULL */
   double load_scale;
+  double dt;                 /* time step of the fused node updates */
+  const uint8_t *fixed;      /* per node: bit c set, component c prescribed (acceleration 0) */
   const void *stiffness;     /* stored element stiffness ne x (2 nper)^2, or NULL: matrix-free */
   uint32_t *elem;
   int32_t *adj, *coh;
@@ -55,5 +57,28 @@ typedef struct cl_czm_args {
   int nstate;
   uint64_t *nonfinite;       /* 1 + the first cohesive element whose traction was not finite */
 } cl_czm_args;
+
+/* The operations of the kernels (czm_kernels.h runs them; czm.h implements them). Every one
+ * works on A->first .. A->first + A->count - 1: nodes or elements (one colour, or all). */
+typedef enum cl_czm_op {
+  /* nodes (czm.h: cl_czm_node_op) */
+  CL_CZM_FORCE_START,  /* a = load scale * load, or 0 */
+  CL_CZM_FORCE_FINISH, /* a /= mass, 0 on prescribed components */
+  CL_CZM_KICK_DRIFT_START, /* v += dt/2 a; u += dt v; then a = load scale * load */
+  CL_CZM_FINISH_KICK,  /* a /= mass, 0 on prescribed components; v += dt/2 a */
+  CL_CZM_STRESS_ZERO,  /* stress = 0 */
+  CL_CZM_KINETIC,      /* out[i] = kinetic energy of node i */
+  /* elements */
+  CL_CZM_FORCE,        /* a += element and cohesive forces (scatter) */
+  CL_CZM_MASS,         /* elements: mass += lumped masses (scatter; zero mass first) */
+  CL_CZM_STRESS,       /* elements: stress += nodal extrapolations, weights (zero first) */
+  CL_CZM_STIFFNESS,    /* elements: store K (A->stiffness, writable here) */
+  CL_CZM_ENERGY,       /* elements: out[e] = strain energy of e */
+  CL_CZM_CHECK,        /* elements: mask facets to crack; counters[2] += facets marked */
+  CL_CZM_COUNT,        /* elements: counts[e] = new nodes << 32 | new cohesive elements */
+  CL_CZM_SCAN,         /* elements: offsets = exclusive scan of counts over the range */
+  CL_CZM_APPLY,        /* elements: crack the marked facets */
+  CL_CZM_ADVANCE       /* counters[0, 1] += the range's totals */
+} cl_czm_op;
 
 #endif

@@ -31,19 +31,12 @@ static void run_elements(const cl_czm_args *A, int op, void *out, const int orde
 
 void CL_PREC(cl_czm_run_cpu)(const cl_czm_args *A, int op, void *out) {
   const size_t first = A->first, end = A->first + A->count;
+  if (op < CL_CZM_FORCE) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = first; i < end; i++) cl_czm_node_op(A, op, i, out);
+    return;
+  }
   switch (op) {
-    case CL_CZM_FORCE_START:
-#pragma omp parallel for schedule(static)
-      for (size_t i = first; i < end; i++) cl_czm_force_start(A, i);
-      return;
-    case CL_CZM_FORCE_FINISH:
-#pragma omp parallel for schedule(static)
-      for (size_t i = first; i < end; i++) cl_czm_force_finish(A, i);
-      return;
-    case CL_CZM_KINETIC:
-#pragma omp parallel for schedule(static)
-      for (size_t i = first; i < end; i++) ((real *)out)[i] = cl_czm_node_kinetic(A, i);
-      return;
     case CL_CZM_ADVANCE:
       if (A->count) {
         const uint64_t total = A->offsets[end - 1] + A->counts[end - 1];

@@ -35,12 +35,7 @@ __global__ void CL_PREC(czm_force_kernel)(cl_czm_args A) {
 }
 
 __global__ void CL_PREC(czm_node_kernel)(cl_czm_args A, int op, real *out) {
-  CL_GRID_STRIDE(r, A.count) {
-    const size_t i = A.first + r;
-    if (op == CL_CZM_FORCE_START) cl_czm_force_start(&A, i);
-    else if (op == CL_CZM_FORCE_FINISH) cl_czm_force_finish(&A, i);
-    else out[i] = cl_czm_node_kinetic(&A, i);
-  }
+  CL_GRID_STRIDE(r, A.count) cl_czm_node_op(&A, op, A.first + r, out);
 }
 
 __global__ void CL_PREC(czm_advance_kernel)(cl_czm_args A) {
@@ -69,10 +64,11 @@ static int scan(const cl_czm_args *A) {
 extern "C" int CL_PREC(cl_czm_run_cuda)(const cl_czm_args *A, int op, void *out) {
   if (A->count == 0) return 0;
   const unsigned blocks = cl_grid_1d(A->count);
+  if (op < CL_CZM_FORCE) {
+    CL_PREC(czm_node_kernel)<<<blocks, CL_THREADS>>>(*A, op, (real *)out);
+    return (int)cudaGetLastError();
+  }
   switch (op) {
-    case CL_CZM_FORCE_START:
-    case CL_CZM_FORCE_FINISH:
-    case CL_CZM_KINETIC: CL_PREC(czm_node_kernel)<<<blocks, CL_THREADS>>>(*A, op, (real *)out); break;
     case CL_CZM_SCAN: return scan(A);
     case CL_CZM_ADVANCE: CL_PREC(czm_advance_kernel)<<<1, 1>>>(*A); break;
     case CL_CZM_FORCE:

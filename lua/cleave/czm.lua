@@ -92,6 +92,7 @@ local function constrain(self, kind, args)
         error(string.format("%s: '%s' must be a number or a function of t", fn, key), 2)
       end
       self.constraints[#self.constraints + 1] = { kind = kind, rows = rows, component = c, value = value }
+      self.model:fix(rows, c)
     end
   end
 end
@@ -144,34 +145,32 @@ end
 
 czm.body_mt = body_mt
 
--- The step (eqs. 1-2 as kick-drift-kick): prescribed velocities at mid-step, kick-drift,
--- prescribed displacements, [stress check + insertion every n steps] forces, zero acceleration
--- on constrained nodes, kick.
+-- The step (eqs. 1-2 as kick-drift-kick, model:stage): the load scale of a pressure varying in
+-- time, prescribed velocities at mid-step, begin (kick-drift, accumulators reset to the load),
+-- prescribed displacements, forces (with the stress check and insertion every n steps), end
+-- (accelerations, 0 on prescribed components, and the kick).
 local function step_pipeline(body, dt)
   local stages, m = {}, body.model
   local function add(stage) stages[#stages + 1] = stage end
+  if type(body.pressure_value) == "function" then
+    local p = body.pressure_value
+    add(cl.stage.call(function(_, t) m:set_load_scale(p(t)) end))
+  end
   for _, k in ipairs(body.constraints) do
     if k.kind == "velocity" then
       add(cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = k.value,
         time_offset = -dt / 2 })
     end
   end
-  add(m:stage("kick_drift", dt))
+  add(m:stage("begin", dt))
   for _, k in ipairs(body.constraints) do
     if k.kind == "displacement" then
       add(cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = k.value })
       add(cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = 0 })
     end
   end
-  if type(body.pressure_value) == "function" then
-    local p = body.pressure_value
-    add(cl.stage.call(function(_, t) m:set_load_scale(p(t)) end))
-  end
   add(m:stage("forces"))
-  for _, k in ipairs(body.constraints) do
-    add(cl.stage.set_rows { field = body.a, rows = k.rows, component = k.component, value = 0 })
-  end
-  add(m:stage("kick", dt))
+  add(m:stage("end", dt))
   return cl.pipeline(stages)
 end
 
