@@ -505,6 +505,21 @@ static int model_fix(lua_State *L) {
   return 0;
 }
 
+/* model:profile(reps) -> { begin, cohesive, forces, ["end"], stress, check } seconds per call
+ * (median; advances the state: for benchmarks) */
+static int model_profile(lua_State *L) {
+  model_ud *u = check_model(L, 1);
+  int reps = (int)luaL_optinteger(L, 2, 20);
+  if (reps < 1) return luaL_error(L, "model:profile: reps must be positive");
+  double t[6];
+  cl_error err;
+  fail_if(L, cl_czm_profile(u->z, reps, t, &err), &err);
+  static const char *const names[6] = {"begin", "cohesive", "forces", "end", "stress", "check"};
+  lua_createtable(L, 0, 6);
+  for (int i = 0; i < 6; i++) lua_pushnumber(L, t[i]), lua_setfield(L, -2, names[i]);
+  return 1;
+}
+
 /* model:set_check_every(n): the stress check runs at steps that are multiples of n (0: never) */
 static int model_set_check_every(lua_State *L) {
   model_ud *u = check_model(L, 1);
@@ -629,7 +644,7 @@ int cl_lua_open_czm(lua_State *L) {
                                     {"topology_check", model_topology_check}, {"set_load_scale", model_set_load_scale},
                                     {"set_check_every", model_set_check_every}, {"stage", model_stage},
                                     {"pressure_load", model_pressure_load}, {"update_masses", model_update_masses},
-                                    {"fix", model_fix},
+                                    {"fix", model_fix}, {"profile", model_profile},
                                     {NULL, NULL}};
   luaL_newlib(L, model_methods);
   lua_setfield(L, -2, "__index");

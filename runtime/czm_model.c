@@ -10,6 +10,7 @@
 #include "../kernels/fe/czm_kernels.h"
 #include "../kernels/fe/tri.h"
 #include "mesh2d.h"
+#include "progress.h"
 
 static size_t nper_of(int order) { return order == 2 ? 6 : 3; }
 static size_t ngauss_facet(int order) { return order == 2 ? 3 : 2; }
@@ -446,4 +447,41 @@ cl_status cl_czm_download(cl_czm_model *z, cl_mesh2d *m, cl_cohesive_list *c, cl
     c->v[q] = (cl_cohesive){{(uint32_t)C[q], (uint32_t)C[2 * cc + q]}, {(uint8_t)(C[cc + q] & 3), (uint8_t)C[3 * cc + q]}};
   c->n = c->cap = A->ncoh;
   return CL_OK;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static cl_status profile_part(cl_czm_model *z, int part, cl_error *err) {
+  switch (part) {
+    case 0: return cl_czm_step_begin(z, z->A.dt, z->A.load_scale, err);
+    case 1: return z->A.ncoh ? cl_jit_launch(z->dev, z->cohesive_entry, &z->A, z->A.ncoh, "cohesive law", err) : CL_OK;
+    case 2: return run_colours(z, CL_CZM_FORCE, 1, err);
+    case 3: return cl_czm_step_end(z, z->A.dt, err);
+    case 4: return cl_czm_stresses(z, err);
+    default: return run_op(z, CL_CZM_CHECK, 0, z->A.ne, NULL, err);
+  }
+}
+
+cl_status cl_czm_profile(cl_czm_model *z, int reps, double seconds[6], cl_error *err) {
+  double *t = malloc((size_t)(reps > 0 ? reps : 1) * sizeof *t);
+  if (!t) return cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of memory");
+  cl_status st = CL_OK;
+  for (int part = 0; part < 6 && st == CL_OK; part++) {
+    st = profile_part(z, part, err);
+    for (int r = 0; r < reps && st == CL_OK; r++) {
+      if ((st = z->dev->synchronize(z->dev, err)) != CL_OK) break;
+      const double t0 = cl_monotonic_seconds();
+      if ((st = profile_part(z, part, err)) == CL_OK) st = z->dev->synchronize(z->dev, err);
+      t[r] = cl_monotonic_seconds() - t0;
+    }
+    if (st == CL_OK) {
+      qsort(t, (size_t)reps, sizeof *t, compare_doubles);
+      seconds[part] = t[reps / 2];
+    }
+  }
+  free(t);
+  return st;
 }

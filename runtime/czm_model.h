@@ -83,6 +83,11 @@ cl_status cl_czm_step_begin(cl_czm_model *z, double dt, double load_scale, cl_er
 cl_status cl_czm_step_forces(cl_czm_model *z, cl_error *err);
 cl_status cl_czm_step_end(cl_czm_model *z, double dt, cl_error *err);
 
+/* Seconds per call of each part of the step, the median of `reps` timed calls after one warm-up
+ * (device synchronised around each): [0] begin, [1] cohesive kernel, [2] element forces,
+ * [3] end, [4] nodal stresses, [5] facet check. For benchmarks: the calls advance the state. */
+cl_status cl_czm_profile(cl_czm_model *z, int reps, double seconds[6], cl_error *err);
+
 /* Marks component c (0: x, 1: y) of the given nodes (0-based) as prescribed: the step leaves
  * their acceleration 0 (the values themselves are set by the caller's stages). */
 cl_status cl_czm_fix(cl_czm_model *z, const uint32_t *nodes, size_t count, int c, cl_error *err);

@@ -1,9 +1,10 @@
 -- Cohesive FEM benchmarks against paper 000 (GTX 480, f64): insertion at every facet (Table V,
 -- Table A.2), the notched plate (Tables VI-VII) and the ring (Tables VIII-IX), and the bulk force
 -- kernel variants (matrix-free / stored K, colour / atomic scatter). Usage:
---   cleave run scripts/bench/bench_czm.lua [insertion|forces|plate|ring|all] [scale]
+--   cleave run scripts/bench/bench_czm.lua [insertion|forces|plate|ring|all] [scale] [ring sigma_max]
 local cl = require "cleave"
 local what, scale = arg[1] or "all", tonumber(arg[2] or "1")
+local ring_sigma = tonumber(arg[3] or "400e6")
 
 local function ppr(G, s) return cl.jit.ppr { G_I = G, G_II = G, sigma_max = s, tau_max = s } end
 
@@ -69,8 +70,8 @@ local function ring(nr, nt, steps, opts)
   local run = cl.czm.explicit { b, dt = 3e-9, steps = steps, progress = false }
   local s = run:go()
   local inf = b.model:info()
-  print(string.format("ring %dx%d %d elements: %d steps of 3 ns in %.3f s, nodes %d (new %d), cohesive %d, fragments %d",
-    nr, nt, inf.elements, steps, s.seconds, inf.nodes, inf.nodes - inf.initial_nodes, inf.cohesive, b:fragments()))
+  print(string.format("ring %dx%d %d elements, sigma_max %g: %d steps of 3 ns in %.3f s, nodes %d (new %d), cohesive %d, fragments %d",
+    nr, nt, inf.elements, opts.sigma_max or 400e6, steps, s.seconds, inf.nodes, inf.nodes - inf.initial_nodes, inf.cohesive, b:fragments()))
   return s
 end
 
@@ -89,8 +90,11 @@ if what == "plate" or what == "all" then
   plate(192, 48, 2e-9, math.floor(10000 * scale))
   plate(384, 96, 0.5e-9, math.floor(40000 * scale))
 end
+if what == "ring_sweep" then
+  for _, sigma in ipairs { 600e6, 800e6, 1000e6, 1200e6, 1500e6 } do ring(20, 160, 27000, { sigma_max = sigma }) end
+end
 if what == "ring" or what == "all" then
   for _, r in ipairs { { 20, 160 }, { 30, 240 }, { 40, 320 }, { 96, 768 }, { 115, 787 } } do
-    ring(r[1], r[2], math.floor(27000 * scale))
+    ring(r[1], r[2], math.floor(27000 * scale), { sigma_max = ring_sigma })
   end
 end
