@@ -428,17 +428,22 @@ static int model_stresses(lua_State *L) {
   return 0;
 }
 
-/* model:insert_marked() -> seconds: cracks the facets marked in field 'mask' (topology only; then
- * model:update_masses()) */
+/* model:insert_marked([profile]) -> seconds [, { count, scan, apply, advance } seconds]: cracks the
+ * facets marked in field 'mask' (topology only; then model:update_masses()) */
 static int model_insert_marked(lua_State *L) {
   model_ud *u = check_model(L, 1);
+  const int profile = lua_toboolean(L, 2);
+  double phases[4] = {0, 0, 0, 0};
   cl_error err;
   fail_if(L, u->z->dev->synchronize(u->z->dev, &err), &err);
   double t0 = cl_monotonic_seconds();
-  fail_if(L, cl_czm_insert_marked(u->z, &err), &err);
+  fail_if(L, cl_czm_insert_marked(u->z, profile ? phases : NULL, &err), &err);
   fail_if(L, u->z->dev->synchronize(u->z->dev, &err), &err);
   lua_pushnumber(L, cl_monotonic_seconds() - t0);
-  return 1;
+  if (!profile) return 1;
+  lua_createtable(L, 4, 0);
+  for (int k = 0; k < 4; k++) lua_pushnumber(L, phases[k]), lua_rawseti(L, -2, k + 1);
+  return 2;
 }
 
 /* model:update_masses(): lumped masses of the current topology */

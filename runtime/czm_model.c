@@ -364,13 +364,18 @@ cl_status cl_czm_stresses(cl_czm_model *z, cl_error *err) {
   return CL_OK;
 }
 
-cl_status cl_czm_insert_marked(cl_czm_model *z, cl_error *err) {
+cl_status cl_czm_insert_marked(cl_czm_model *z, double *phases, cl_error *err) {
+  static const cl_czm_op ops[4] = {CL_CZM_COUNT, CL_CZM_SCAN, CL_CZM_APPLY, CL_CZM_ADVANCE};
   for (uint32_t j = 0; j < z->ncolours; j++) {
     const size_t first = z->colour_start[j], count = z->colour_start[j + 1] - first;
-    CL_TRY(run_op(z, CL_CZM_COUNT, first, count, NULL, err));
-    CL_TRY(run_op(z, CL_CZM_SCAN, first, count, NULL, err));
-    CL_TRY(run_op(z, CL_CZM_APPLY, first, count, NULL, err));
-    CL_TRY(run_op(z, CL_CZM_ADVANCE, first, count, NULL, err));
+    for (int k = 0; k < 4; k++) {
+      const double t0 = phases ? cl_monotonic_seconds() : 0;
+      CL_TRY(run_op(z, ops[k], first, count, NULL, err));
+      if (phases) {
+        CL_TRY(z->dev->synchronize(z->dev, err));
+        phases[k] += cl_monotonic_seconds() - t0;
+      }
+    }
   }
   uint64_t c[4];
   CL_TRY(read_counters(z, c, err));
@@ -390,7 +395,7 @@ cl_status cl_czm_check_and_insert(cl_czm_model *z, size_t *inserted, cl_error *e
   cl_field_touch(z->f[CL_CZM_MASK]);
   if (!c[2]) return CL_OK;
   const size_t before = z->A.ncoh;
-  CL_TRY(cl_czm_insert_marked(z, err));
+  CL_TRY(cl_czm_insert_marked(z, NULL, err));
   *inserted = z->A.ncoh - before;
   return cl_czm_update_masses(z, err);
 }

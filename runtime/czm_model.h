@@ -103,8 +103,10 @@ cl_status cl_czm_stresses(cl_czm_model *z, cl_error *err);
 /* Cracks the facets whose owners' bits are set in the mask field (one u8 per element, bit k:
  * edge k; only facets owned by the element, i.e. towards a larger element index, and not yet
  * cracked, may be set), colour by colour. The masses are left to cl_czm_update_masses (the
- * insertion test of the paper times the topology alone). */
-cl_status cl_czm_insert_marked(cl_czm_model *z, cl_error *err);
+ * insertion test of the paper times the topology alone). With phases (4 doubles, added to),
+ * the device is synchronised after each pass and the seconds of count, scan, apply and advance
+ * are accumulated there (for profiling). */
+cl_status cl_czm_insert_marked(cl_czm_model *z, double *phases, cl_error *err);
 
 /* Energies: strain, kinetic, the work done on the cohesive interfaces, and the part of it
  * stored (recoverable). */
