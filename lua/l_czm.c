@@ -274,7 +274,7 @@ static int model_gc(lua_State *L) {
 
 static const char *const field_names[CL_CZM_NFIELDS] = {
     "x", "u", "v", "a", "mass", "stress", "load", "elem", "adj", "coh", "mask", NULL, NULL, NULL, "coh_force",
-    "hist", "stiffness", "scratch", "origin"};
+    "hist", "stiffness", "scratch", "origin", "fixed", "colour", "split"};
 
 static const char *const model_args[] = {"mesh", "E", "nu", "rho", "thickness", "plane", "sigma_max", "tau_max",
                                          "contact", "precision", "stiffness", "scatter", "law_state", NULL};

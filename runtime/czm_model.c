@@ -105,6 +105,12 @@ static cl_status upload_topology(cl_czm_model *z, const cl_mesh2d *m, const cl_c
     }
   }
   if (st == CL_OK) st = cl_field_upload(z->f[CL_CZM_ORIGIN], order, err);
+  uint8_t *colour = st == CL_OK ? malloc(ne + 1) : NULL;
+  if (st == CL_OK && !colour) st = cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of host memory");
+  for (uint32_t j = 0; colour && j < z->ncolours; j++)
+    memset(colour + z->colour_start[j], (int)j, z->colour_start[j + 1] - z->colour_start[j]);
+  if (st == CL_OK) st = cl_field_upload(z->f[CL_CZM_COLOUR], colour, err);
+  free(colour);
   free(pos), free(elem), free(adj), free(coh), free(x);
   return st;
 }
@@ -148,8 +154,8 @@ static void point_args(cl_czm_model *z) {
   A->load = z->has_load ? z->f[CL_CZM_LOAD]->data : NULL;
   A->stiffness = z->f[CL_CZM_STIFF] ? z->f[CL_CZM_STIFF]->data : NULL;
   A->elem = z->f[CL_CZM_ELEM]->data, A->adj = z->f[CL_CZM_ADJ]->data, A->coh = z->f[CL_CZM_COH]->data;
-  A->fixed = z->f[CL_CZM_FIXED]->data;
-  A->mask = z->f[CL_CZM_MASK]->data, A->coh_force = z->f[CL_CZM_COH_FORCE]->data, A->hist = z->f[CL_CZM_HIST]->data;
+  A->fixed = z->f[CL_CZM_FIXED]->data, A->colour = z->f[CL_CZM_COLOUR]->data;
+  A->mask = z->f[CL_CZM_MASK]->data, A->split = z->f[CL_CZM_SPLIT]->data, A->coh_force = z->f[CL_CZM_COH_FORCE]->data, A->hist = z->f[CL_CZM_HIST]->data;
   for (int s = 0; s < z->opt.nstate; s++) A->law.state[s] = z->state[s]->data;
 }
 
@@ -168,11 +174,13 @@ static cl_status allocate(cl_czm_model *z, cl_device_ref *dev, const cl_mesh2d *
   CL_TRY(make_field(z, dev, CL_CZM_ADJ, CL_I32, ne, 3, err));
   CL_TRY(make_field(z, dev, CL_CZM_COH, CL_I32, cc, 4, err));
   CL_TRY(make_field(z, dev, CL_CZM_MASK, CL_U8, ne, 1, err));
+  CL_TRY(make_field(z, dev, CL_CZM_SPLIT, CL_U8, ne, 1, err));
   CL_TRY(make_field(z, dev, CL_CZM_COH_FORCE, t, cc, 12, err));
   CL_TRY(make_field(z, dev, CL_CZM_HIST, t, gs, 6, err));
   CL_TRY(make_field(z, dev, CL_CZM_SCRATCH, t, ne > cap ? ne : cap, 1, err));
   CL_TRY(make_field(z, dev, CL_CZM_ORIGIN, CL_U32, ne, 1, err));
   CL_TRY(make_field(z, dev, CL_CZM_FIXED, CL_U8, cap, 1, err));
+  CL_TRY(make_field(z, dev, CL_CZM_COLOUR, CL_U8, ne, 1, err));
   if (z->opt.stored_stiffness) CL_TRY(make_field(z, dev, CL_CZM_STIFF, t, ne, nd * nd, err));
   for (int s = 0; s < z->opt.nstate; s++) {
     CL_TRY(cl_field_create(dev, t, gs ? gs : 1, 1, &z->state[s], err));
@@ -181,7 +189,7 @@ static cl_status allocate(cl_czm_model *z, cl_device_ref *dev, const cl_mesh2d *
   CL_TRY(device_words(z, &z->A.counts, ne ? ne : 1, err));
   CL_TRY(device_words(z, &z->A.offsets, ne ? ne : 1, err));
   /* counters[3] is the cohesive law's NaN flag, read back with the others at check steps */
-  CL_TRY(device_words(z, &z->A.counters, 4, err));
+  CL_TRY(device_words(z, &z->A.counters, CL_CZM_NCOUNTERS, err));
   z->A.nonfinite = z->A.counters + 3;
   return CL_OK;
 }
@@ -199,8 +207,8 @@ static cl_status run_colours(cl_czm_model *z, cl_czm_op op, int scatter, cl_erro
   return CL_OK;
 }
 
-static cl_status read_counters(cl_czm_model *z, uint64_t c[4], cl_error *err) {
-  CL_TRY(z->dev->to_host(z->dev, c, z->A.counters, 4 * sizeof *c, err));
+static cl_status read_counters(cl_czm_model *z, uint64_t c[CL_CZM_NCOUNTERS], cl_error *err) {
+  CL_TRY(z->dev->to_host(z->dev, c, z->A.counters, CL_CZM_NCOUNTERS * sizeof *c, err));
   z->A.nn = (size_t)c[0], z->A.ncoh = (size_t)c[1];
   return CL_OK;
 }
@@ -266,7 +274,7 @@ cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesiv
   free(order);
   if (st == CL_OK) {
     point_args(z);
-    const uint64_t counters[4] = {m->nnodes, ncracks, 0, 0};
+    uint64_t counters[CL_CZM_NCOUNTERS] = {m->nnodes, ncracks};
     st = dev->dev.to_device(&dev->dev, A->counters, counters, sizeof counters, err);
   }
   if (st == CL_OK && opt->stored_stiffness) st = run_colours(z, CL_CZM_STIFFNESS, 0, err);
@@ -295,7 +303,7 @@ void cl_czm_destroy(cl_czm_model *z) {
 static cl_status check_finite(uint64_t flag, cl_error *err);
 
 cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_error *err) {
-  uint64_t c[4];
+  uint64_t c[CL_CZM_NCOUNTERS];
   CL_TRY(read_counters(z, c, err));
   *nodes = z->A.nn, *cohesive = z->A.ncoh;
   return check_finite(c[3], err);
@@ -364,9 +372,12 @@ cl_status cl_czm_stresses(cl_czm_model *z, cl_error *err) {
   return CL_OK;
 }
 
-cl_status cl_czm_insert_marked(cl_czm_model *z, double *phases, cl_error *err) {
+/* Insertion colour by colour; with marked (facets marked per colour) the colours without any
+ * are skipped. */
+static cl_status insert_colours(cl_czm_model *z, const uint64_t *marked, double *phases, cl_error *err) {
   static const cl_czm_op ops[4] = {CL_CZM_COUNT, CL_CZM_SCAN, CL_CZM_APPLY, CL_CZM_ADVANCE};
   for (uint32_t j = 0; j < z->ncolours; j++) {
+    if (marked && !marked[j]) continue;
     const size_t first = z->colour_start[j], count = z->colour_start[j + 1] - first;
     for (int k = 0; k < 4; k++) {
       const double t0 = phases ? cl_monotonic_seconds() : 0;
@@ -377,10 +388,14 @@ cl_status cl_czm_insert_marked(cl_czm_model *z, double *phases, cl_error *err) {
       }
     }
   }
-  uint64_t c[4];
+  uint64_t c[CL_CZM_NCOUNTERS];
   CL_TRY(read_counters(z, c, err));
   touch_nodes(z);
   return CL_OK;
+}
+
+cl_status cl_czm_insert_marked(cl_czm_model *z, double *phases, cl_error *err) {
+  return insert_colours(z, NULL, phases, err);
 }
 
 /* One host round trip: the counters, facets marked and NaN flag come back together. */
@@ -388,14 +403,15 @@ cl_status cl_czm_check_and_insert(cl_czm_model *z, size_t *inserted, cl_error *e
   *inserted = 0;
   CL_TRY(cl_czm_stresses(z, err));
   CL_TRY(cl_k_fill(z->dev, CL_F64, z->A.counters + 2, 1, 0, err)); /* all-zero bits */
+  CL_TRY(cl_k_fill(z->dev, CL_F64, z->A.counters + 4, z->ncolours, 0, err));
   CL_TRY(run_op(z, CL_CZM_CHECK, 0, z->A.ne, NULL, err));
-  uint64_t c[4];
+  uint64_t c[CL_CZM_NCOUNTERS];
   CL_TRY(read_counters(z, c, err));
   CL_TRY(check_finite(c[3], err)); /* the flag of the steps since the last check */
   cl_field_touch(z->f[CL_CZM_MASK]);
   if (!c[2]) return CL_OK;
   const size_t before = z->A.ncoh;
-  CL_TRY(cl_czm_insert_marked(z, NULL, err));
+  CL_TRY(insert_colours(z, c + 4, NULL, err));
   *inserted = z->A.ncoh - before;
   return cl_czm_update_masses(z, err);
 }
@@ -426,7 +442,7 @@ cl_status cl_czm_download(cl_czm_model *z, cl_mesh2d *m, cl_cohesive_list *c, cl
   const cl_czm_args *A = &z->A;
   const size_t ne = A->ne, nper = nper_of(A->order), cc = A->coh_cap;
   memset(c, 0, sizeof *c);
-  uint64_t counters[4];
+  uint64_t counters[CL_CZM_NCOUNTERS];
   CL_TRY(read_counters(z, counters, err));
   CL_TRY(cl_mesh2d_alloc(A->order, A->nn, ne, m, err));
   const void *elem, *adj, *coh, *x;

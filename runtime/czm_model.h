@@ -13,8 +13,6 @@
 #include "mesh2d_insert.h"
 #include "runtime.h"
 
-#define CL_CZM_MAX_COLOURS 64
-
 typedef struct cl_czm_material {
   double E, nu, rho, thickness;
   int plane_strain;
@@ -36,7 +34,7 @@ typedef struct cl_czm_options {
 typedef enum cl_czm_field_id {
   CL_CZM_X, CL_CZM_U, CL_CZM_V, CL_CZM_A, CL_CZM_MASS_F, CL_CZM_STRESS_F, CL_CZM_LOAD, CL_CZM_ELEM, CL_CZM_ADJ,
   CL_CZM_COH, CL_CZM_MASK, CL_CZM_COUNTS, CL_CZM_OFFSETS, CL_CZM_COUNTERS, CL_CZM_COH_FORCE, CL_CZM_HIST,
-  CL_CZM_STIFF, CL_CZM_SCRATCH, CL_CZM_ORIGIN, CL_CZM_FIXED, CL_CZM_NFIELDS
+  CL_CZM_STIFF, CL_CZM_SCRATCH, CL_CZM_ORIGIN, CL_CZM_FIXED, CL_CZM_COLOUR, CL_CZM_SPLIT, CL_CZM_NFIELDS
 } cl_czm_field_id;
 
 typedef struct cl_czm_model {

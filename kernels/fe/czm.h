@@ -195,7 +195,8 @@ CL_HD static inline real cl_czm_element_energy(const cl_czm_args *A, const int o
 /* Marks in mask[e] the facets of e to crack: those it owns (the element across has a larger
  * index), not cracked yet, where the mean of the averaged nodal stresses of the facet's nodes
  * gives a normal traction >= sigma_max or a shear traction of magnitude >= tau_max (normal
- * and tangent from the reference geometry). Returns the number marked. */
+ * and tangent from the reference geometry). Returns the number marked, also added to its
+ * colour's counter (insertion then skips the colours with none). */
 CL_HD static inline int cl_czm_facet_check(const cl_czm_args *A, const int order, size_t e) {
   const real *x = (const real *)A->x, *s = (const real *)A->stress;
   const size_t cap = A->cap;
@@ -219,6 +220,13 @@ CL_HD static inline int cl_czm_facet_check(const cl_czm_args *A, const int order
     if (sn >= (real)A->sigma_max || fabs(ss) >= (real)A->tau_max) mask |= 1 << k, marked++;
   }
   A->mask[e] = (uint8_t)mask;
+  if (marked) {
+#ifdef __CUDA_ARCH__
+    atomicAdd((unsigned long long *)&A->counters[4 + A->colour[e]], (unsigned long long)marked);
+#else
+    __atomic_fetch_add(&A->counters[4 + A->colour[e]], (uint64_t)marked, __ATOMIC_RELAXED);
+#endif
+  }
   return marked;
 }
 
@@ -261,12 +269,13 @@ CL_HD static inline int cl_czm_back_edge(const cl_czm_args *A, size_t f, size_t 
 }
 
 /* New nodes and cohesive elements that element e's marked facets will make, in its order:
- * per facet the T6 mid-side node, then each corner whose fan the crack splits. */
+ * per facet the T6 mid-side node, then each corner whose fan the crack splits (recorded in
+ * split[e] for the apply pass, which so walks each fan once more only to relabel it). */
 CL_HD static inline uint64_t cl_czm_insert_count(const cl_czm_args *A, const int order, size_t e) {
   const int mask = A->mask[e];
   if (!mask) return 0;
   uint64_t nodes = 0, cohesive = 0;
-  int virt = 0;
+  int virt = 0, split = 0;
   for (int k = 0; k < 3; k++) {
     if (!(mask >> k & 1)) continue;
     const size_t f = (size_t)A->adj[k * A->ne + e];
@@ -274,8 +283,9 @@ CL_HD static inline uint64_t cl_czm_insert_count(const cl_czm_args *A, const int
     cohesive++;
     if (order == 2) nodes++;
     for (int s = 0; s < 2; s++)
-      if (!cl_czm_fan_reaches(A, cl_czm_node(A, e, (k + s) % 3), e, f, e, virt)) nodes++;
+      if (!cl_czm_fan_reaches(A, cl_czm_node(A, e, (k + s) % 3), e, f, e, virt)) nodes++, split |= 1 << (2 * k + s);
   }
+  A->split[e] = (uint8_t)split;
   return nodes << 32 | cohesive;
 }
 
@@ -310,7 +320,9 @@ CL_HD static inline void cl_czm_fan_relabel(const cl_czm_args *A, uint32_t v, si
 
 /* Cracks element e's marked facets: cohesive elements and new nodes numbered from the
  * counters plus e's scanned offset, in the order cl_czm_insert_count counted them, so the
- * numbering does not depend on thread timing (the same on every device). */
+ * numbering does not depend on thread timing (the same on every device). The corners to
+ * duplicate are those the count found: within a colour only e's thread changes the fans of
+ * e's nodes, so they are still split the same way. */
 CL_HD static inline void cl_czm_insert_apply(const cl_czm_args *A, const int order, size_t e) {
   const int mask = A->mask[e];
   if (!mask) return;
@@ -335,8 +347,8 @@ CL_HD static inline void cl_czm_insert_apply(const cl_czm_args *A, const int ord
       A->elem[(3 + j) * ne + f] = node++;
     }
     for (int s = 0; s < 2; s++) {
+      if (!(A->split[e] >> (2 * k + s) & 1)) continue;
       const uint32_t v = cl_czm_node(A, e, (k + s) % 3);
-      if (cl_czm_fan_reaches(A, v, e, f, e, 0)) continue;
       cl_czm_copy_node(A, v, node);
       cl_czm_fan_relabel(A, v, f, node++);
     }

@@ -29,6 +29,8 @@
 #include "../common/material_point.h"
 
 #define CL_CZM_FREE 4 /* flag in k0: traction-free crack */
+#define CL_CZM_MAX_COLOURS 64
+#define CL_CZM_NCOUNTERS (4 + CL_CZM_MAX_COLOURS)
 
 typedef struct cl_czm_args {
   int order;          /* 1: T3, 2: T6 */
@@ -49,8 +51,12 @@ typedef struct cl_czm_args {
   uint32_t *elem;
   int32_t *adj, *coh;
   uint8_t *mask;             /* per element: its facets to crack (bit k: edge k) */
+  uint8_t *split;            /* per element, from the counting pass: bit 2k + s, corner s of
+                                facet k must be duplicated */
   uint64_t *counts, *offsets; /* insertion: per element (new nodes << 32 | new cohesive), scanned */
-  uint64_t *counters;        /* [0] nodes in use, [1] cohesive elements, [2] facets flagged */
+  uint64_t *counters;        /* [0] nodes in use, [1] cohesive elements, [2] facets marked,
+                                [3] the law's NaN flag, [4 + j] facets marked in colour j */
+  const uint8_t *colour;     /* per element: its colour */
   void *coh_force, *hist;
   cl_mp_args law;            /* the cohesive law's state arrays (law.state[k], coh_cap ng each) */
   double state_init[CL_MP_STATE_MAX];

@@ -6,32 +6,39 @@
 #include "czm.h"
 #include "czm_kernels.h"
 
-template <int ORDER>
-__global__ void CL_PREC(czm_element_kernel)(cl_czm_args A, int op, real *out) {
+/* One kernel per operation and order: a single kernel switching on the operation carried the
+ * registers of the largest (insertion) into all of them. */
+template <int ORDER, int OP>
+__global__ void CL_PREC(czm_element_kernel)(cl_czm_args A, real *out) {
   CL_GRID_STRIDE(r, A.count) {
     const size_t e = A.first + r;
-    switch (op) {
-      case CL_CZM_FORCE: cl_czm_element_force(&A, ORDER, e); break;
-      case CL_CZM_MASS: cl_czm_element_mass(&A, ORDER, e); break;
-      case CL_CZM_STRESS: cl_czm_element_stress(&A, ORDER, e); break;
-      case CL_CZM_STIFFNESS: cl_czm_store_stiffness(&A, ORDER, e, (real *)A.stiffness); break;
-      case CL_CZM_ENERGY: out[e] = cl_czm_element_energy(&A, ORDER, e); break;
-      case CL_CZM_CHECK: {
-        const int marked = cl_czm_facet_check(&A, ORDER, e);
-        if (marked) atomicAdd((unsigned long long *)&A.counters[2], (unsigned long long)marked);
-        break;
-      }
-      case CL_CZM_COUNT: A.counts[e] = cl_czm_insert_count(&A, ORDER, e); break;
-      case CL_CZM_APPLY: cl_czm_insert_apply(&A, ORDER, e); break;
-      default: break;
+    if (OP == CL_CZM_FORCE) cl_czm_element_force(&A, ORDER, e);
+    if (OP == CL_CZM_MASS) cl_czm_element_mass(&A, ORDER, e);
+    if (OP == CL_CZM_STRESS) cl_czm_element_stress(&A, ORDER, e);
+    if (OP == CL_CZM_STIFFNESS) cl_czm_store_stiffness(&A, ORDER, e, (real *)A.stiffness);
+    if (OP == CL_CZM_ENERGY) out[e] = cl_czm_element_energy(&A, ORDER, e);
+    if (OP == CL_CZM_CHECK) {
+      const int marked = cl_czm_facet_check(&A, ORDER, e);
+      if (marked) atomicAdd((unsigned long long *)&A.counters[2], (unsigned long long)marked);
     }
+    if (OP == CL_CZM_COUNT) A.counts[e] = cl_czm_insert_count(&A, ORDER, e);
+    if (OP == CL_CZM_APPLY) cl_czm_insert_apply(&A, ORDER, e);
   }
 }
 
-/* The force kernel on its own: the switch above costs registers in the hot path. */
 template <int ORDER>
-__global__ void CL_PREC(czm_force_kernel)(cl_czm_args A) {
-  CL_GRID_STRIDE(r, A.count) cl_czm_element_force(&A, ORDER, A.first + r);
+static void launch_elements(const cl_czm_args *A, int op, real *out, unsigned blocks) {
+  switch (op) {
+    case CL_CZM_FORCE: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_FORCE><<<blocks, CL_THREADS>>>(*A, out); break;
+    case CL_CZM_MASS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_MASS><<<blocks, CL_THREADS>>>(*A, out); break;
+    case CL_CZM_STRESS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_STRESS><<<blocks, CL_THREADS>>>(*A, out); break;
+    case CL_CZM_STIFFNESS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_STIFFNESS><<<blocks, CL_THREADS>>>(*A, out); break;
+    case CL_CZM_ENERGY: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_ENERGY><<<blocks, CL_THREADS>>>(*A, out); break;
+    case CL_CZM_CHECK: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_CHECK><<<blocks, CL_THREADS>>>(*A, out); break;
+    case CL_CZM_COUNT: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_COUNT><<<blocks, CL_THREADS>>>(*A, out); break;
+    case CL_CZM_APPLY: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_APPLY><<<blocks, CL_THREADS>>>(*A, out); break;
+    default: break;
+  }
 }
 
 __global__ void CL_PREC(czm_node_kernel)(cl_czm_args A, int op, real *out) {
@@ -71,13 +78,9 @@ extern "C" int CL_PREC(cl_czm_run_cuda)(const cl_czm_args *A, int op, void *out)
   switch (op) {
     case CL_CZM_SCAN: return scan(A);
     case CL_CZM_ADVANCE: CL_PREC(czm_advance_kernel)<<<1, 1>>>(*A); break;
-    case CL_CZM_FORCE:
-      if (A->order == 2) CL_PREC(czm_force_kernel)<2><<<blocks, CL_THREADS>>>(*A);
-      else CL_PREC(czm_force_kernel)<1><<<blocks, CL_THREADS>>>(*A);
-      break;
     default:
-      if (A->order == 2) CL_PREC(czm_element_kernel)<2><<<blocks, CL_THREADS>>>(*A, op, (real *)out);
-      else CL_PREC(czm_element_kernel)<1><<<blocks, CL_THREADS>>>(*A, op, (real *)out);
+      if (A->order == 2) launch_elements<2>(A, op, (real *)out, blocks);
+      else launch_elements<1>(A, op, (real *)out, blocks);
   }
   return (int)cudaGetLastError();
 }

@@ -160,7 +160,8 @@ end
 local function ppr_work(law, final, N, c)
   local steps = {}
   for k = 0, N do
-    local s = math.max(k, 1e-12) / N
+    -- start just off zero: below 1e-9 delta_t the shear opening counts as round-off (no traction)
+    local s = math.max(k, 1e-3) / N
     steps[k + 1] = { final[1] * s, final[2] * s }
   end
   local rs, work = law:path { steps = steps }, 0
@@ -189,6 +190,12 @@ T.case("ppr extrinsic: the mode I and mode II envelopes and the fracture energie
       -- tt = tau_max (1 - y)^(beta-1) sign(dt): none at dt = 0
       T.near(r.output[2], y > 0 and y < 1 and TMAX * (1 - y) ^ (shape - 1) or 0, 1e-12, "mode II tt at " .. y, TMAX)
     end
+    -- a shear opening at round-off level (a mode-I crack on a symmetry line) carries no traction
+    local tiny = cl.jit.ppr { G_I = GI, G_II = GII, sigma_max = SMAX, tau_max = TMAX }:path {
+      steps = { { 0, 1e-10 * dt }, { 0, -1e-10 * dt }, { 0, 1e-8 * dt } } }
+    T.eq(tiny[1].output[2], 0, "tt at dt = 1e-10 delta_t")
+    T.eq(tiny[2].output[2], 0, "tt at dt = -1e-10 delta_t")
+    T.ok(tiny[3].output[2] > 0.99 * TMAX, "tt at dt = 1e-8 delta_t is on the envelope")
     -- the areas under the curves: G_I and G_II
     T.near(ppr_work(cl.jit.ppr { G_I = GI, G_II = GII, sigma_max = SMAX, tau_max = TMAX, alpha = shape,
       beta = shape }, { dn, 0 }, 2000, 1), GI, 1e-4, "G_I, alpha = " .. shape)

@@ -62,7 +62,9 @@ if (ye < 1 && x < 1) {
     const real gp = n == 0 ? -beta * pow(1 - ye, beta - 1)
                            : -(beta + n) * ye * pow(1 - ye, beta - 1) * pow(n / beta + ye, n - 1);
     /* sign(dt) on the envelope (0 at dt = 0), dt / dt_max on the secant */
-    const real s = ye > y ? dt / (ye * delta_t) : (real)((dt > 0) - (dt < 0));
+    /* below 1e-9 delta_t the shear opening is round-off (a mode-I crack on a symmetry line):
+     * the extrinsic envelope's +-tau_max at dt -> 0+- must not follow its sign */
+    const real s = ye > y ? dt / (ye * delta_t) : y > (real)1e-9 ? (real)((dt > 0) - (dt < 0)) : 0;
     tt = Gamma_t / delta_t * gp * b * s;
   }
 }
