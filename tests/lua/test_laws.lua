@@ -196,6 +196,10 @@ T.case("ppr extrinsic: the mode I and mode II envelopes and the fracture energie
     T.eq(tiny[1].output[2], 0, "tt at dt = 1e-10 delta_t")
     T.eq(tiny[2].output[2], 0, "tt at dt = -1e-10 delta_t")
     T.ok(tiny[3].output[2] > 0.99 * TMAX, "tt at dt = 1e-8 delta_t is on the envelope")
+    -- and a normal opening at round-off level on either side of zero keeps sigma_max
+    local fresh = cl.jit.ppr { G_I = GI, G_II = GII, sigma_max = SMAX, tau_max = TMAX }
+    T.near(fresh:path { steps = { { -1e-12 * dn, 0 } } }[1].output[1], SMAX, 1e-12, "tn at dn = -1e-12 delta_n", SMAX)
+    T.eq(fresh:path { steps = { { -1e-6 * dn, 0 } } }[1].output[1], 0, "tn when closing at dn = -1e-6 delta_n")
     -- the areas under the curves: G_I and G_II
     T.near(ppr_work(cl.jit.ppr { G_I = GI, G_II = GII, sigma_max = SMAX, tau_max = TMAX, alpha = shape,
       beta = shape }, { dn, 0 }, 2000, 1), GI, 1e-4, "G_I, alpha = " .. shape)

@@ -12,8 +12,8 @@ if (dmax >= delta_c) {
   tt = 0;
   return;
 }
-if (d == 0) {
-  tn = dmax == 0 && dn == 0 ? sigma_max : 0;
+if (d == 0) { /* round-off closing (above -1e-9 delta_c) does not release the initial traction */
+  tn = dmax == 0 && dn > -1e-9 * delta_c ? sigma_max : 0;
   tt = 0;
   return;
 }

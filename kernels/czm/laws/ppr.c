@@ -30,7 +30,10 @@
  * (lambda = 0): every opening is past the peak.
  *
  * Closing (dn < 0) gives no normal traction (contact is the method's penalty) and is taken as
- * dn = 0 for the shear envelope.
+ * dn = 0 for the shear envelope. Openings within 1e-9 of delta_n (delta_t) of zero are round-off
+ * (the two sides of a facet just cracked, or a mode-I crack on a symmetry line): closing starts
+ * below -1e-9 delta_n, and the shear traction needs |dt| > 1e-9 delta_t to take a sign, so that
+ * the jumps of the extrinsic envelope at zero never follow the sign of round-off.
  * Parameters: delta_n, delta_t, alpha, beta, m, n, Gamma_n, Gamma_t, dphi_nt = <phi_n - phi_t>,
  * dphi_tn = <phi_t - phi_n>, lambda_n, lambda_t. State: dn_max, dt_max. */
 const real x = dn > 0 ? dn / delta_n : 0;
@@ -47,7 +50,7 @@ if (xe < 1 && y < 1) {
   /* Tn's second bracket at y and at 0 (the latter a constant the compiler folds) */
   const real b = Gamma_t * (n == 0 ? pow(1 - y, beta) : pow(1 - y, beta) * pow(n / beta + y, n)) + dphi_tn;
   const real b0 = Gamma_t * (n == 0 ? 1 : pow(n / beta, n)) + dphi_tn;
-  if (b * b0 > 0 && dn >= 0) {
+  if (b * b0 > 0 && dn > (real)-1e-9 * delta_n) {
     const real fp = m == 0 ? -alpha * pow(1 - xe, alpha - 1)
                            : -(alpha + m) * xe * pow(1 - xe, alpha - 1) * pow(m / alpha + xe, m - 1);
     tn = Gamma_n / delta_n * fp * b;
