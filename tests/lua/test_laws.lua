@@ -200,6 +200,10 @@ T.case("ppr extrinsic: the mode I and mode II envelopes and the fracture energie
     local fresh = cl.jit.ppr { G_I = GI, G_II = GII, sigma_max = SMAX, tau_max = TMAX }
     T.near(fresh:path { steps = { { -1e-12 * dn, 0 } } }[1].output[1], SMAX, 1e-12, "tn at dn = -1e-12 delta_n", SMAX)
     T.eq(fresh:path { steps = { { -1e-6 * dn, 0 } } }[1].output[1], 0, "tn when closing at dn = -1e-6 delta_n")
+    -- a history of round-off openings is no history: no secant unloading from it
+    local noise = fresh:path { steps = { { 1e-12 * dn, 1e-12 * dt }, { 0.5e-12 * dn, -0.3e-12 * dt } } }
+    T.near(noise[2].output[1], SMAX, 1e-9, "tn after a round-off maximum", SMAX)
+    T.eq(noise[2].output[2], 0, "tt after a round-off maximum")
     -- the areas under the curves: G_I and G_II
     T.near(ppr_work(cl.jit.ppr { G_I = GI, G_II = GII, sigma_max = SMAX, tau_max = TMAX, alpha = shape,
       beta = shape }, { dn, 0 }, 2000, 1), GI, 1e-4, "G_I, alpha = " .. shape)

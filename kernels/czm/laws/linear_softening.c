@@ -18,6 +18,7 @@ if (d == 0) { /* round-off closing (above -1e-9 delta_c) does not release the in
   return;
 }
 const real envelope = sigma_max * (1 - dmax / delta_c);
-const real t = d < dmax ? envelope * d / dmax : envelope;
+/* unloading needs a history above round-off (1e-9 delta_c): noise is not an opening to unload from */
+const real t = d < dmax && dmax > (real)1e-9 * delta_c ? envelope * d / dmax : envelope;
 tn = t * open_n / d;
 tt = t * beta * beta * dt / d;

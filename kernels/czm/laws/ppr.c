@@ -42,8 +42,9 @@ if (dn > dn_max) dn_max = dn;
 if (fabs(dt) > dt_max) dt_max = fabs(dt);
 const real x_max = dn_max / delta_n, y_max = dt_max / delta_t;
 /* where each envelope is evaluated: at the maximum while unloading past the peak */
-const real xe = x < x_max && x_max > lambda_n ? x_max : x;
-const real ye = y < y_max && y_max > lambda_t ? y_max : y;
+/* (and only past round-off: a maximum below 1e-9 is no history to unload along) */
+const real xe = x < x_max && x_max > lambda_n && x_max > (real)1e-9 ? x_max : x;
+const real ye = y < y_max && y_max > lambda_t && y_max > (real)1e-9 ? y_max : y;
 tn = 0;
 tt = 0;
 if (xe < 1 && y < 1) {
