@@ -149,6 +149,82 @@ T.case("energy balance with fracture within 1%", function()
   T.ok(worst < 0.01, string.format("energy balance error %.2e (limit 1e-2)", worst))
 end)
 
+-- Midpoint and tangent (reference) of cohesive element c (1-based), side 0.
+local function facet_of(m, x, c)
+  local r = m:field("coh")[c]
+  local e = m:field("elem")[r[1] + 1]
+  local k0 = r[2] & 3
+  local a, b = e[k0 + 1] + 1, e[(k0 + 1) % 3 + 1] + 1
+  local pa, pb = x[a], x[b]
+  return (pa[1] + pb[1]) / 2, (pa[2] + pb[2]) / 2, pb[1] - pa[1], pb[2] - pa[2], r[2] & 4 ~= 0
+end
+
+-- Paper 7.2.1 on a coarser mesh (96 x 24 cells, T6): PMMA strip 16 x 4 mm, 2 mm notch, initial
+-- strain 0.015 held at the top and bottom edges. With the paper's sigma_max = 324 MPa no facet
+-- reaches the strength on meshes this size or the paper's (docs/methods/cohesive-fem.md); 129.6
+-- MPa is the strength of Zhang, Paulino & Celes (2007) for this PMMA test.
+T.case("notched plate (paper 7.2.1): the crack runs from the notch along the mid-plane below the Rayleigh speed", function()
+  local mesh = cl.czm.rect { x0 = 0, x1 = 16e-3, y0 = -2e-3, y1 = 2e-3, nx = 96, ny = 24, order = 2 }
+  mesh:precrack { from = { 0, 0 }, to = { 2e-3, 0 } }
+  local E, nu, rho = 3.24e9, 0.35, 1190
+  local law = cl.jit.ppr { G_I = 352.3, G_II = 352.3, sigma_max = 129.6e6, tau_max = 129.6e6 }
+  local b = cl.czm.body { mesh = mesh, E = E, nu = nu, rho = rho, thickness = 1e-3, plane = "stress", law = law }
+  local eps = 0.015
+  b:initial_displacement(function(_, y) return 0, eps * y end)
+  b:displacement { where = function(_, y) return y > 2e-3 - 1e-9 end, y = eps * 2e-3 }
+  b:displacement { where = function(_, y) return y < -2e-3 + 1e-9 end, y = -eps * 2e-3 }
+  local run = cl.czm.explicit { b, dt = 4e-9, steps = 2500, progress = false }
+  local cs = math.sqrt(E / (2 * (1 + nu)) / rho)
+  local cR = cs * (0.862 + 1.14 * nu) / (1 + nu) -- Viktorov's approximation
+  local tips, times = {}, {}
+  local worst_y = 0
+  for k = 1, 10 do
+    run:go { steps = 250 }
+    local tip = 2e-3
+    for c = 1, b.model:info().cohesive do
+      local mx, my, _, _, notch = facet_of(b.model, b.x, c)
+      if not notch then tip, worst_y = math.max(tip, mx), math.max(worst_y, math.abs(my)) end
+    end
+    tips[k], times[k] = tip, run.t
+  end
+  T.ok(tips[10] > 6e-3, string.format("the tip ran from the notch (2 mm) to %.2f mm", tips[10] * 1e3))
+  T.ok(worst_y <= 2e-3 / 12 + 1e-12, string.format("cracks within two cells of the mid-plane (|y| <= %.3f mm)", worst_y * 1e3))
+  local first = 1
+  while tips[first] <= 2e-3 and first < 10 do first = first + 1 end
+  local speed = (tips[10] - tips[first]) / (times[10] - times[first])
+  T.ok(speed > 0 and speed < cR, string.format("mean tip speed %.0f m/s below the Rayleigh speed %.0f m/s", speed, cR))
+  for k = first + 2, 10 do
+    local v = (tips[k] - tips[k - 2]) / (times[k] - times[k - 2])
+    T.ok(v < cR, string.format("tip speed %.0f m/s over 2 us at %.1f us below c_R", v, times[k] * 1e6))
+  end
+end)
+
+-- Paper 7.2.2 on a coarse ring (10 x 80 cells, perturbed as the paper): 400 MPa inside, 81 us.
+-- The paper does not give the ring's strength; 1.3 GPa reproduces Table VIII's count on the
+-- 20 x 160 ring (docs/benchmarks.md). Internal pressure loads the hoop direction: the cracks
+-- must be radial.
+T.case("ring (paper 7.2.2): radial fragmentation under internal pressure", function()
+  local mesh = cl.czm.ring { r_in = 0.08, r_out = 0.15, nr = 10, nt = 80, order = 2 }
+  mesh:perturb { fraction = 0.2, seed = 1 }
+  local b = cl.czm.body { mesh = mesh, E = 210e9, nu = 0.3, rho = 7850, thickness = 1e-3, plane = "stress",
+    law = cl.jit.ppr { G_I = 2000, G_II = 2000, sigma_max = 1.3e9, tau_max = 1.3e9 } }
+  b:pressure { where = function(x, y) return x * x + y * y < 0.081 ^ 2 end, value = 400e6 }
+  local run = cl.czm.explicit { b, steps = math.ceil(81e-6 / (0.9 * b:stable_dt())), progress = false }
+  run:go()
+  local n = b.model:info().cohesive
+  local radial = 0
+  for c = 1, n do
+    local mx, my, tx, ty = facet_of(b.model, b.x, c)
+    if math.abs(tx * mx + ty * my) > math.cos(math.rad(30)) * math.sqrt((tx * tx + ty * ty) * (mx * mx + my * my)) then
+      radial = radial + 1
+    end
+  end
+  T.ok(n > 50, "cracks formed (" .. n .. " cohesive elements)")
+  T.ok(radial > 0.9 * n, string.format("%d of %d cracked facets within 30 degrees of radial", radial, n))
+  local e = b:energies()
+  T.ok(e.cohesive_dissipated > 0, "fracture dissipated energy")
+end)
+
 T.case("CPU and CUDA: same topology and fields (f64, 1e-10) with insertion", function()
   if not gpu then T.skip("needs a usable GPU") end
   local function plate_on(device)
