@@ -534,13 +534,36 @@ static int model_set_check_every(lua_State *L) {
   return 0;
 }
 
+/* Whether boundary facet a-b (midpoint mx, my) is selected: where(mx, my) for a function, both
+ * ends marked for a node mask (u8 field, one entry per node in use). */
+static int facet_selected(lua_State *L, const uint8_t *nodes, uint32_t a, uint32_t b, double mx, double my) {
+  if (nodes) return nodes[a] && nodes[b];
+  lua_pushvalue(L, 2);
+  lua_pushnumber(L, mx);
+  lua_pushnumber(L, my);
+  lua_call(L, 2, 1);
+  const int inside = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return inside;
+}
+
 /* model:pressure_load(where) -> facets loaded: the load field becomes the nodal forces of a unit
- * pressure on the boundary facets (not crack faces) whose midpoints satisfy where(x, y) (a Lua
- * function), pushing into the body; model:set_load_scale(p) then applies pressure p. Reference
- * geometry; straight facets: T3 ends 1/2 each, T6 ends 1/6 and mid-side 2/3 of the facet force. */
+ * pressure on the boundary facets (not crack faces) selected by where: a function(x, y) of the
+ * facet's midpoint, or a u8 field marking nodes (a facet with both corners marked); it pushes
+ * into the body, and model:set_load_scale(p) then applies pressure p. Reference geometry; straight
+ * facets: T3 ends 1/2 each, T6 ends 1/6 and mid-side 2/3 of the facet force. */
 static int model_pressure_load(lua_State *L) {
   model_ud *u = check_model(L, 1);
-  luaL_checktype(L, 2, LUA_TFUNCTION);
+  const uint8_t *marked = NULL;
+  if (lua_type(L, 2) != LUA_TFUNCTION) {
+    cl_field *f = cl_lua_test_field(L, 2);
+    if (!f || f->dtype != CL_U8 || f->n < u->z->A.nn)
+      return luaL_error(L, "model:pressure_load: 'where' must be a function(x, y) or a u8 field over the nodes");
+    const void *h;
+    cl_error e;
+    fail_if(L, cl_field_host(f, &h, &e), &e);
+    marked = h;
+  }
   cl_czm_model *z = u->z;
   const size_t ne = z->A.ne, cap = z->A.cap;
   const void *elem, *adj, *x;
@@ -559,13 +582,7 @@ static int model_pressure_load(lua_State *L) {
       const uint32_t a = E[(size_t)k * ne + e], b = E[(size_t)((k + 1) % 3) * ne + e];
       const double ax = cl_dtype_get(z->opt.dtype, x, a), ay = cl_dtype_get(z->opt.dtype, x, cap + a);
       const double bx = cl_dtype_get(z->opt.dtype, x, b), by = cl_dtype_get(z->opt.dtype, x, cap + b);
-      lua_pushvalue(L, 2);
-      lua_pushnumber(L, (ax + bx) / 2);
-      lua_pushnumber(L, (ay + by) / 2);
-      lua_call(L, 2, 1);
-      const int inside = lua_toboolean(L, -1);
-      lua_pop(L, 1);
-      if (!inside) continue;
+      if (!facet_selected(L, marked, a, b, (ax + bx) / 2, (ay + by) / 2)) continue;
       /* the element lies left of a -> b: inward normal (-(by - ay), bx - ax) / len; force = p len t n */
       const double fx = -(by - ay) * z->mat.thickness, fy = (bx - ax) * z->mat.thickness;
       const int t6 = z->A.order == 2;

@@ -53,45 +53,74 @@ function czm.body(args)
   local every = args.check_every or 10
   if math.type(every) ~= "integer" or every < 1 then error(fn .. ": 'check_every' must be a positive integer", 2) end
   model:set_check_every(every)
-  local b = setmetatable({ model = model, law = law, constraints = {}, check_every = every,
+  local b = setmetatable({ model = model, mesh = args.mesh, law = law, constraints = {}, check_every = every,
     fracture_energy = args.fracture_energy or law_property(law, "G_I") }, body_mt)
   for _, name in ipairs { "x", "u", "v", "a", "mass", "stress" } do b[name] = model:field(name) end
   return b
 end
 
--- Rows (1-based, u32 field) of the mesh's initial nodes where where(x, y) holds.
+-- A region of the plane: a function(x, y) -> boolean, an expression in x and y ("x < 0.01 and
+-- y > 0"), or { group = "name" } (a physical group of the Gmsh file the mesh came from).
+-- Returns a predicate on (x, y) or, for a group, the set of its nodes (1-based).
+local function region(self, where, fn)
+  if type(where) == "function" then return where end
+  if type(where) == "string" then
+    local test = cl.expr.evaluator(where, { what = "where", kind = "boolean", variables = { "x", "y" } })
+    local env = {}
+    return function(x, y)
+      env.x, env.y = x, y
+      return test(env)
+    end
+  end
+  if type(where) == "table" and type(where.group) == "string" then
+    local set = {}
+    for _, i in ipairs(self.mesh:group_nodes(where.group)) do set[i] = true end
+    return nil, set
+  end
+  error(fn .. ": 'where' must be a function(x, y), an expression in x and y, or { group = \"name\" }", 3)
+end
+
+-- Rows (1-based, u32 field) of the mesh's initial nodes in the region.
 function body_mt:select(where, fn)
+  fn = fn or "body:select"
+  local test, set = region(self, where, fn)
   local x = self.x
   local rows = {}
   for i = 1, self.model:info().initial_nodes do
-    local p = x[i]
-    if where(p[1], p[2]) then rows[#rows + 1] = i end
+    local inside
+    if set then inside = set[i] else
+      local p = x[i]
+      inside = test(p[1], p[2])
+    end
+    if inside then rows[#rows + 1] = i end
   end
-  if #rows == 0 then error((fn or "body:select") .. ": the region 'where' holds no node", 3) end
+  if #rows == 0 then error(fn .. ": the region 'where' holds no node", 3) end
   local f = cl.field { n = #rows, dtype = "u32" }
   for i, r in ipairs(rows) do f[i] = r end
   return f
 end
 
-local function check_where(fn, args)
-  if type(args.where) ~= "function" then error(fn .. ": 'where' must be a function(x, y) -> boolean", 3) end
+-- A prescribed value: a number, a function of t, or an expression in t (compiled for the device).
+local function load_value(fn, key, value)
+  if type(value) == "string" then return cl.jit.value(value, { what = key }) end
+  if type(value) ~= "number" and type(value) ~= "function" then
+    error(string.format("%s: '%s' must be a number, a function of t or an expression in t", fn, key), 3)
+  end
+  return value
 end
 
--- body:displacement{ where = function(x, y), x = value, y = value } / body:velocity{ ... }: values
--- (numbers or functions of t) held on the nodes of the region (nodes duplicated later by a crack
--- are not held: keep constrained edges off crack paths).
+-- body:displacement{ where =, x = value, y = value } / body:velocity{ ... }: values held on the
+-- nodes of the region (where: see region above; values: numbers, functions of t or expressions in
+-- t). Nodes duplicated later by a crack through the region are not held: keep constrained edges
+-- off crack paths.
 local function constrain(self, kind, args)
   local fn = "body:" .. kind
   cl.check_args(fn, args, { where = true, x = true, y = true })
-  check_where(fn, args)
   local rows = self:select(args.where, fn)
   for c, key in ipairs { "x", "y" } do
-    local value = args[key]
-    if value ~= nil then
-      if type(value) ~= "number" and type(value) ~= "function" then
-        error(string.format("%s: '%s' must be a number or a function of t", fn, key), 2)
-      end
-      self.constraints[#self.constraints + 1] = { kind = kind, rows = rows, component = c, value = value }
+    if args[key] ~= nil then
+      self.constraints[#self.constraints + 1] = { kind = kind, rows = rows, component = c,
+        value = load_value(fn, key, args[key]) }
       self.model:fix(rows, c)
     end
   end
@@ -113,32 +142,56 @@ end
 --- body:initial_velocity(function(x, y) -> vx, vy)
 function body_mt:initial_velocity(f) set_nodes(self, self.v, f) end
 
---- body:initial_displacement(function(x, y) -> ux, uy), e.g. a uniform initial strain
---- function(x, y) return 0, eps * y end
+--- body:initial_displacement(function(x, y) -> ux, uy)
 function body_mt:initial_displacement(f) set_nodes(self, self.u, f) end
 
---- body:pressure{ where = function(x, y) (facet midpoints), value = number or function(t) }: a
---- pressure on the boundary facets of the region, pushing into the body.
+--- body:initial_strain{ xx =, yy =, xy = (engineering shear), origin = { x, y } }: the uniform
+--- strain's displacement u = eps (p - origin) on every node (xy split evenly between the two)
+function body_mt:initial_strain(args)
+  cl.check_args("body:initial_strain", args, { xx = true, yy = true, xy = true, origin = true })
+  local exx, eyy, gxy = args.xx or 0, args.yy or 0, args.xy or 0
+  local o = args.origin or { 0, 0 }
+  set_nodes(self, self.u, function(x, y)
+    local dx, dy = x - o[1], y - o[2]
+    return exx * dx + gxy / 2 * dy, gxy / 2 * dx + eyy * dy
+  end)
+end
+
+--- body:pressure{ where = region (facet midpoints; a group: facets with both ends in it),
+--- value = number, function of t or expression in t }: a pressure on those boundary facets,
+--- pushing into the body.
 function body_mt:pressure(args)
   local fn = "body:pressure"
   cl.check_args(fn, args, { where = true, value = true })
-  check_where(fn, args)
-  if type(args.value) ~= "number" and type(args.value) ~= "function" then
-    error(fn .. ": 'value' must be a number or a function of t", 2)
+  local test, set = region(self, args.where, fn)
+  local where = test
+  if set then
+    where = cl.field { n = self.model:info().nodes, dtype = "u8" }
+    for i in pairs(set) do where[i] = 1 end
   end
-  if self.model:pressure_load(args.where) == 0 then error(fn .. ": no boundary facet lies in 'where'", 2) end
-  self.pressure_value = args.value
-  self.model:set_load_scale(type(args.value) == "number" and args.value or args.value(0))
+  local value = args.value
+  if type(value) == "string" then value = cl.jit.value(value, { what = "value" }) end
+  if type(value) ~= "number" and type(value) ~= "function" and getmetatable(value) ~= cl.jit.value_mt then
+    error(fn .. ": 'value' must be a number, a function of t or an expression in t", 2)
+  end
+  if self.model:pressure_load(where) == 0 then error(fn .. ": no boundary facet lies in 'where'", 2) end
+  self.pressure_value = value
+  -- a constant pressure's work is p load . (u - u at this point); a varying one is summed per step
+  self.external_work, self.load_u0 = 0, self.model:field("load"):dot(self.u)
+  self.model:set_load_scale(type(value) == "number" and value or value(0))
 end
 
 function body_mt:stable_dt() return self.model:info().stable_dt end
 
---- body:energies() -> { strain, kinetic, cohesive_stored, cohesive_dissipated, external_work }
---- (external work of a constant pressure: p times the load vector dotted with u)
+--- body:energies() -> { strain, kinetic, cohesive_stored, cohesive_dissipated, external_work }:
+--- the external work is that of the pressure, summed step by step (p at mid-step times the load
+--- vector dotted with the step's displacement) by the runs since the pressure was set.
 function body_mt:energies()
   local strain, kinetic, work, stored = self.model:energies()
-  local external = 0
-  if type(self.pressure_value) == "number" then external = self.pressure_value * self.model:field("load"):dot(self.u) end
+  local external = self.external_work or 0
+  if type(self.pressure_value) == "number" then
+    external = self.pressure_value * (self.model:field("load"):dot(self.u) - self.load_u0)
+  end
   return { strain = strain, kinetic = kinetic, cohesive_stored = stored, cohesive_dissipated = work - stored,
     external_work = external }
 end
@@ -152,8 +205,8 @@ czm.body_mt = body_mt
 local function step_pipeline(body, dt)
   local stages, m = {}, body.model
   local function add(stage) stages[#stages + 1] = stage end
-  if type(body.pressure_value) == "function" then
-    local p = body.pressure_value
+  local p = body.pressure_value
+  if p ~= nil and type(p) ~= "number" then
     add(cl.stage.call(function(_, t) m:set_load_scale(p(t)) end))
   end
   for _, k in ipairs(body.constraints) do
@@ -163,6 +216,12 @@ local function step_pipeline(body, dt)
     end
   end
   add(m:stage("begin", dt))
+  if p ~= nil and type(p) ~= "number" then
+    -- external work of a varying pressure: after the kick-drift v is v(n+1/2), and the step's
+    -- displacement dt v(n+1/2)
+    local load, v = m:field("load"), body.v
+    add(cl.stage.call(function(_, t) body.external_work = body.external_work + p(t - dt / 2) * dt * load:dot(v) end))
+  end
   for _, k in ipairs(body.constraints) do
     if k.kind == "displacement" then
       add(cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = k.value })

@@ -267,9 +267,12 @@ local apply = {
   ["and"] = function(a, b) return a and b end, ["or"] = function(a, b) return a or b end,
 }
 
-function expr.eval(text, opts, env)
+--- expr.evaluator(text, opts) -> function(env): the expression parsed once, evaluated on the
+--- host for the variables in env (a table name -> number) each call.
+function expr.evaluator(text, opts)
   opts = opts or {}
   local root, fail = parse(text, opts), failer(text, opts)
+  local env
   local function value(node)
     local op = node.op
     if op == "num" or op == "param" or op == "pi" then return node.value end
@@ -289,5 +292,10 @@ function expr.eval(text, opts, env)
     end
     return apply[op](value(node[1]), value(node[2]))
   end
-  return value(root)
+  return function(e)
+    env = e
+    return value(root)
+  end
 end
+
+function expr.eval(text, opts, env) return expr.evaluator(text, opts)(env) end
