@@ -269,6 +269,59 @@ T.case("CPU and CUDA: same topology and fields (f64, 1e-10) with insertion", fun
   T.ok(math.sqrt(num / den) < 1e-10, string.format("u relative difference %.3g", math.sqrt(num / den)))
 end)
 
+-- A unit square in 4 triangles around its centre, with physical groups: lines "left" (x = 0)
+-- and "right" (x = 1), surface "plate".
+local SQUARE_MSH = [[
+$MeshFormat
+2.2 0 8
+$EndMeshFormat
+$PhysicalNames
+3
+1 1 "left"
+1 2 "right"
+2 3 "plate"
+$EndPhysicalNames
+$Nodes
+5
+1 0 0 0
+2 1 0 0
+3 1 1 0
+4 0 1 0
+5 0.5 0.5 0
+$EndNodes
+$Elements
+6
+1 1 2 1 1 4 1
+2 1 2 2 2 2 3
+3 2 2 3 1 1 2 5
+4 2 2 3 1 2 3 5
+5 2 2 3 1 3 4 5
+6 2 2 3 1 4 1 5
+$EndElements
+]]
+
+T.case("Gmsh mesh: physical groups as regions for constraints and pressure; syntax errors name file:line", function()
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(SQUARE_MSH)
+  f:close()
+  local mesh = cl.czm.read(path)
+  T.eq(mesh:info().elements, 4, "triangles")
+  T.eq(#mesh:group_nodes("left"), 2, "nodes of 'left'")
+  local b = cl.czm.body { mesh = mesh, E = 1e9, nu = 0.25, rho = 1000, plane = "stress", law = ppr() }
+  b:displacement { where = { group = "left" }, x = 0, y = 0 }
+  b:pressure { where = { group = "right" }, value = 1e6 }
+  T.eq(b.model:field("load"):sum(), -1, "the unit-pressure load on the right edge (L t, pushing in -x)")
+  cl.czm.explicit { b, steps = 20, progress = false }:go()
+  T.ok(b.u[2][1] < 0 and b.u[1][1] == 0, "the right side moved in, the left side held")
+  T.raises(function() b:pressure { where = { group = "middle" }, value = 1 } end, { "middle" })
+  f = assert(io.open(path, "w"))
+  f:write((SQUARE_MSH:gsub("5 0.5 0.5 0", "5 0.5 oops 0")))
+  f:close()
+  T.raises(function() cl.czm.read(path) end, { path .. ":16", "y coordinate" })
+  os.remove(path)
+end)
+
 T.case("bad input: clear errors naming the parameter", function()
   local mesh = cl.czm.rect { x0 = 0, x1 = 1, y0 = 0, y1 = 1, nx = 2, ny = 2 }
   T.raises(function() body_of(mesh, ppr(), { E = -1 }) end, { "'E'", "positive" })
