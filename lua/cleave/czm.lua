@@ -53,7 +53,7 @@ function czm.body(args)
   local every = args.check_every or 10
   if math.type(every) ~= "integer" or every < 1 then error(fn .. ": 'check_every' must be a positive integer", 2) end
   model:set_check_every(every)
-  local b = setmetatable({ model = model, mesh = args.mesh, law = law, constraints = {}, check_every = every,
+  local b = setmetatable({ model = model, mesh = args.mesh, thickness = args.thickness or 1, law = law, constraints = {}, check_every = every,
     fracture_energy = args.fracture_energy or law_property(law, "G_I") }, body_mt)
   for _, name in ipairs { "x", "u", "v", "a", "mass", "stress" } do b[name] = model:field(name) end
   return b
@@ -236,8 +236,9 @@ end
 local run_mt = {}
 run_mt.__index = run_mt
 
---- cleave.czm.explicit{ body, dt = "auto" | number, steps =, output = { every =, vtu =, csv = },
----   progress = true } -> run; run:go()
+--- cleave.czm.explicit{ body, dt = "auto" | number, steps =, output = { every =, vtu = (the bulk
+---   mesh in vtu.pvd, the crack faces in vtu_cracks.pvd), csv = (energies, cohesive elements,
+---   nodes), png = path or { path, field, scale } (after each go) }, progress = true } -> run
 function czm.explicit(args)
   local fn = "cleave.czm.explicit"
   cl.check_args(fn, args, { [1] = true, body = true, dt = true, steps = true, output = true, progress = true })
@@ -254,7 +255,7 @@ function czm.explicit(args)
       "(element frequency bound); use dt = \"auto\" (%g s) or a smaller value", fn, dt, limit, 0.9 * limit), 2)
   end
   local out = args.output or {}
-  cl.check_args(fn .. " output", out, { every = true, vtu = true, csv = true })
+  cl.check_args(fn .. " output", out, { every = true, vtu = true, csv = true, png = true })
   local run = setmetatable({ body = body, dt = dt, steps = cl.positive_integer(fn, args, "steps", 0), step = 0, t = 0,
     output = out, every = out.every and cl.positive_integer(fn .. " output", out, "every", 1) or 0,
     progress = args.progress ~= false, stable_dt = limit }, run_mt)
@@ -337,6 +338,51 @@ function body_mt:fragments()
   return count
 end
 
+-- Crack faces for VTU: one line cell per cohesive element between its side-0 corners (reference
+-- positions, with that side's displacement), and per cell the mean jump and traction over its
+-- Gauss points, the work dissipated per unit area and, when the law's fracture energy is known,
+-- damage = that / G (at most 1). Nil while there are no cohesive elements.
+local function crack_data(body)
+  local m = body.model
+  local info = m:info()
+  local n, ng = info.cohesive, info.order == 2 and 3 or 2
+  if n == 0 then return nil end
+  local coh, elem, hist, x, u = m:field("coh"), m:field("elem"), m:field("hist"), body.x, body.u
+  local dtype, G = x.dtype, body.fracture_energy
+  local px = cl.field { n = 2 * n, k = 2, dtype = dtype }
+  local pu = cl.field { n = 2 * n, k = 2, dtype = dtype }
+  local types = cl.field { n = n, dtype = "u8", value = 3 } -- VTK_LINE
+  local offsets = cl.field { n = n + 1, dtype = "i32" }
+  local conn = cl.field { n = 2 * n, dtype = "i32" }
+  local opening, traction = cl.field { n = n, k = 2, dtype = dtype }, cl.field { n = n, k = 2, dtype = dtype }
+  local dissipated = cl.field { n = n, dtype = dtype }
+  local damage = G and cl.field { n = n, dtype = dtype }
+  local thickness = body.thickness
+  for c = 1, n do
+    local r = coh[c]
+    local e = elem[r[1] + 1]
+    local k0 = r[2] & 3
+    local a, b = e[k0 + 1] + 1, e[(k0 + 1) % 3 + 1] + 1
+    px[2 * c - 1], px[2 * c] = x[a], x[b]
+    pu[2 * c - 1], pu[2 * c] = u[a], u[b]
+    offsets[c] = 2 * (c - 1)
+    conn[2 * c - 1], conn[2 * c] = 2 * c - 1, 2 * c
+    local j, tr, w = { 0, 0 }, { 0, 0 }, 0
+    for g = 1, ng do
+      local h = hist[(c - 1) * ng + g]
+      j[1], j[2], tr[1], tr[2] = j[1] + h[1] / ng, j[2] + h[2] / ng, tr[1] + h[3] / ng, tr[2] + h[4] / ng
+      w = w + h[5] - h[6]
+    end
+    local pa, pb = x[a], x[b]
+    local area = math.sqrt((pb[1] - pa[1]) ^ 2 + (pb[2] - pa[2]) ^ 2) * thickness
+    opening[c], traction[c], dissipated[c] = j, tr, w / area
+    if damage then damage[c] = math.min(1, w / area / G) end
+  end
+  offsets[n + 1] = 2 * n
+  return { x = px, cells = { types = types, offsets = offsets, connectivity = conn } }, { u = pu },
+    { opening = opening, traction = traction, dissipated_per_area = dissipated, damage = damage }
+end
+
 function run_mt:write(step, t)
   local b, out = self.body, self.output
   if out.vtu then
@@ -344,15 +390,61 @@ function run_mt:write(step, t)
     b.model:stresses()
     local mesh, data = vtu_data(b)
     self.series:write { time = t, mesh = mesh, point_data = data }
+    local cmesh, cpoints, ccells = crack_data(b)
+    if cmesh then
+      self.cracks = self.cracks or cl.io.pvd(out.vtu .. "_cracks.pvd")
+      self.cracks:write { time = t, mesh = cmesh, point_data = cpoints, cell_data = ccells }
+    end
   end
   if out.csv then
     self.history = self.history or cl.io.csv { path = out.csv, columns = { "step", "t", "kinetic", "strain",
-      "cohesive_stored", "cohesive_dissipated", "external_work", "total", "cohesive_elements", "nodes" } }
+      "cohesive_stored", "cohesive_dissipated", "external_work", "balance", "cohesive_elements", "nodes" } }
     local e = b:energies()
     local info = b.model:info()
     self.history:row { step, t, e.kinetic, e.strain, e.cohesive_stored, e.cohesive_dissipated, e.external_work,
       e.kinetic + e.strain + e.cohesive_stored + e.cohesive_dissipated - e.external_work, info.cohesive, info.nodes }
   end
+end
+
+--- body:png{ path =, field = "speed" | "displacement" | "stress" (von Mises), scale = 1 }: the
+--- deformed mesh (corner triangles, displacements times scale) coloured by the field; cracks
+--- show as gaps between the duplicated nodes.
+function body_mt:png(args)
+  local fn = "body:png"
+  cl.check_args(fn, args, { path = true, field = true, scale = true, title = true })
+  local m = self.model
+  local info = m:info()
+  local nn, ne = info.nodes, info.elements
+  local scale, which = args.scale or 1, args.field or "speed"
+  local x, u, v = self.x, self.u, self.v
+  local pos = cl.field { n = nn, k = 2, dtype = x.dtype }
+  local value = cl.field { n = nn, dtype = x.dtype }
+  if which == "stress" then m:stresses() end
+  local stress = which == "stress" and self.stress
+  for i = 1, nn do
+    local p, d = x[i], u[i]
+    pos[i] = { p[1] + scale * d[1], p[2] + scale * d[2] }
+    if which == "speed" then
+      local w = v[i]
+      value[i] = math.sqrt(w[1] ^ 2 + w[2] ^ 2)
+    elseif which == "displacement" then
+      value[i] = math.sqrt(d[1] ^ 2 + d[2] ^ 2)
+    elseif which == "stress" then
+      local s = stress[i]
+      local wgt = s[4] > 0 and s[4] or 1
+      local sx, sy, txy = s[1] / wgt, s[2] / wgt, s[3] / wgt
+      value[i] = math.sqrt(sx * sx - sx * sy + sy * sy + 3 * txy * txy)
+    else
+      error(fn .. ": 'field' must be \"speed\", \"displacement\" or \"stress\"", 2)
+    end
+  end
+  local tri = cl.field { n = ne, k = 3, dtype = "u32" }
+  local elem = m:field("elem")
+  for e = 1, ne do
+    local r = elem[e]
+    tri[e] = { r[1] + 1, r[2] + 1, r[3] + 1 }
+  end
+  cl.io.png { path = args.path, mesh = { x = pos, triangles = tri }, field = value, title = args.title or which }
 end
 
 --- run:go{ steps = remaining } -> stats { steps, seconds, element_steps_per_second }
@@ -371,6 +463,10 @@ function run_mt:go(args)
   self.step = self.pipeline.step
   self.t = self.step * self.dt
   if not ok then error(result, 0) end
+  local png = self.output.png
+  if png then
+    self.body:png(type(png) == "table" and png or { path = png })
+  end
   local done = self.step - before
   self.stats = { steps = done, seconds = result.seconds,
     element_steps_per_second = result.seconds > 0 and done * self.body.model:info().elements / result.seconds or nil }

@@ -238,6 +238,30 @@ T.case("energy balance under a constant pressure: external work = kinetic + stra
   T.near(e.kinetic + e.strain, e.external_work, 1e-3, "energy balance")
 end)
 
+T.case("output: VTU of the bulk mesh and the crack faces, CSV energies, PNG", function()
+  local dir = T.outdir("czm_output")
+  local mesh = cl.czm.rect { x0 = 0, x1 = 4e-3, y0 = -1e-3, y1 = 1e-3, nx = 16, ny = 8, order = 2 }
+  mesh:precrack { from = { 0, 0 }, to = { 1e-3, 0 } }
+  local law = cl.jit.ppr { G_I = 352, G_II = 352, sigma_max = 60e6, tau_max = 60e6 }
+  local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress", law = law }
+  b:initial_velocity(function(_, y) return 0, 60 * y / 1e-3 end)
+  cl.czm.explicit { b, steps = 200, progress = false, output = { every = 100, vtu = dir .. "/plate", csv = dir .. "/h.csv",
+    png = { path = dir .. "/plate.png", field = "stress", scale = 10 } } }:go()
+  local read = T.read
+  local info = b.model:info()
+  local bulk = read(dir .. "/plate_000002.vtu")
+  T.ok(bulk:find('NumberOfPoints="' .. info.nodes .. '" NumberOfCells="' .. info.elements .. '"', 1, true), "bulk mesh sizes")
+  local cracks = read(dir .. "/plate_cracks_000002.vtu")
+  T.ok(cracks:find('NumberOfCells="' .. info.cohesive .. '"', 1, true), "one cell per cohesive element")
+  for _, name in ipairs { "opening", "traction", "dissipated_per_area", "damage" } do
+    T.ok(cracks:find('Name="' .. name .. '"', 1, true), "crack data " .. name)
+  end
+  local rows = 0
+  for _ in read(dir .. "/h.csv"):gmatch("\n") do rows = rows + 1 end
+  T.eq(rows, 4, "header and three history rows")
+  T.eq(read(dir .. "/plate.png"):sub(2, 4), "PNG", "a PNG file")
+end)
+
 T.case("CPU and CUDA: same topology and fields (f64, 1e-10) with insertion", function()
   if not gpu then T.skip("needs a usable GPU") end
   local function plate_on(device)
