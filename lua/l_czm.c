@@ -525,6 +525,16 @@ static int model_profile(lua_State *L) {
   return 1;
 }
 
+/* model:set_counts(nodes, cohesive): the nodes and cohesive elements in use (restoring a
+ * checkpoint whose tables were copied back) */
+static int model_set_counts(lua_State *L) {
+  model_ud *u = check_model(L, 1);
+  lua_Integer nodes = luaL_checkinteger(L, 2), coh = luaL_checkinteger(L, 3);
+  cl_error err;
+  fail_if(L, cl_czm_set_counts(u->z, (size_t)nodes, (size_t)coh, &err), &err);
+  return 0;
+}
+
 /* model:set_check_every(n): the stress check runs at steps that are multiples of n (0: never) */
 static int model_set_check_every(lua_State *L) {
   model_ud *u = check_model(L, 1);
@@ -667,6 +677,7 @@ int cl_lua_open_czm(lua_State *L) {
                                     {"set_check_every", model_set_check_every}, {"stage", model_stage},
                                     {"pressure_load", model_pressure_load}, {"update_masses", model_update_masses},
                                     {"fix", model_fix}, {"profile", model_profile},
+                                    {"set_counts", model_set_counts},
                                     {NULL, NULL}};
   luaL_newlib(L, model_methods);
   lua_setfield(L, -2, "__index");

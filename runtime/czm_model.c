@@ -506,3 +506,15 @@ cl_status cl_czm_profile(cl_czm_model *z, int reps, double seconds[6], cl_error 
   free(t);
   return st;
 }
+
+cl_status cl_czm_set_counts(cl_czm_model *z, size_t nodes, size_t cohesive, cl_error *err) {
+  if (nodes < z->nn0 || nodes > z->A.cap || cohesive > z->A.coh_cap)
+    return cl_error_set(err, CL_ERR_ARG, "cohesive FEM: %zu nodes and %zu cohesive elements do not fit this model "
+                        "(%zu to %zu nodes, at most %zu cohesive elements)", nodes, cohesive, z->nn0, z->A.cap, z->A.coh_cap);
+  uint64_t c[CL_CZM_NCOUNTERS];
+  CL_TRY(read_counters(z, c, err));
+  c[0] = nodes, c[1] = cohesive;
+  CL_TRY(z->dev->to_device(z->dev, z->A.counters, c, sizeof c, err));
+  z->A.nn = nodes, z->A.ncoh = cohesive;
+  return CL_OK;
+}

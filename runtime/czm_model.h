@@ -86,6 +86,10 @@ cl_status cl_czm_step_end(cl_czm_model *z, double dt, cl_error *err);
  * [3] end, [4] nodal stresses, [5] facet check. For benchmarks: the calls advance the state. */
 cl_status cl_czm_profile(cl_czm_model *z, int reps, double seconds[6], cl_error *err);
 
+/* Sets the nodes and cohesive elements in use (after the tables were restored from a
+ * checkpoint). Errors: counts beyond the capacities or below the mesh's. */
+cl_status cl_czm_set_counts(cl_czm_model *z, size_t nodes, size_t cohesive, cl_error *err);
+
 /* Marks component c (0: x, 1: y) of the given nodes (0-based) as prescribed: the step leaves
  * their acceleration 0 (the values themselves are set by the caller's stages). */
 cl_status cl_czm_fix(cl_czm_model *z, const uint32_t *nodes, size_t count, int c, cl_error *err);

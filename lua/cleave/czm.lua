@@ -238,7 +238,8 @@ run_mt.__index = run_mt
 
 --- cleave.czm.explicit{ body, dt = "auto" | number, steps =, output = { every =, vtu = (the bulk
 ---   mesh in vtu.pvd, the crack faces in vtu_cracks.pvd), csv = (energies, cohesive elements,
----   nodes), png = path or { path, field, scale } (after each go) }, progress = true } -> run
+---   nodes), png = path or { path, field, scale } (after each go), checkpoint = path (every `every`
+---   steps and on Ctrl-C) }, progress = true } -> run
 function czm.explicit(args)
   local fn = "cleave.czm.explicit"
   cl.check_args(fn, args, { [1] = true, body = true, dt = true, steps = true, output = true, progress = true })
@@ -255,7 +256,8 @@ function czm.explicit(args)
       "(element frequency bound); use dt = \"auto\" (%g s) or a smaller value", fn, dt, limit, 0.9 * limit), 2)
   end
   local out = args.output or {}
-  cl.check_args(fn .. " output", out, { every = true, vtu = true, csv = true, png = true })
+  cl.check_args(fn .. " output", out, { every = true, vtu = true, csv = true, png = true, checkpoint = true })
+  if out.checkpoint ~= nil and type(out.checkpoint) ~= "string" then error(fn .. " output: 'checkpoint' must be a path", 2) end
   local run = setmetatable({ body = body, dt = dt, steps = cl.positive_integer(fn, args, "steps", 0), step = 0, t = 0,
     output = out, every = out.every and cl.positive_integer(fn .. " output", out, "every", 1) or 0,
     progress = args.progress ~= false, stable_dt = limit }, run_mt)
@@ -383,8 +385,50 @@ local function crack_data(body)
     { opening = opening, traction = traction, dissipated_per_area = dissipated, damage = damage }
 end
 
+-- The fields a checkpoint holds: the nodes, the tables (topology changes with insertion), the
+-- cohesive history and the law's state variables.
+local CHECKPOINT_FIELDS = { "x", "u", "v", "a", "mass", "elem", "adj", "coh", "hist" }
+
+local function state_fields(body)
+  local fields = {}
+  for _, name in ipairs(CHECKPOINT_FIELDS) do fields[name] = body.model:field(name) end
+  for k, name in ipairs(body.law.state_names) do fields["law_" .. name] = body.model:field(k) end
+  return fields
+end
+
+--- run:save(path [, step]): a checkpoint of the model's state (nodes, topology, cohesive history
+--- and law state) and the run's step; run:restore(path) continues from one written for the same
+--- mesh, model and dt (bit for bit on the same device).
+function run_mt:save(path, step)
+  local b = self.body
+  local info = b.model:info()
+  cl.io.save_checkpoint { path = path, fields = state_fields(b), values = { step = step or self.step, dt = self.dt,
+    nodes = info.nodes, cohesive = info.cohesive, elements = info.elements, external_work = b.external_work or 0,
+    load_u0 = b.load_u0 or 0 } }
+end
+
+function run_mt:restore(path)
+  local fields, values = cl.io.load_checkpoint(path)
+  local b = self.body
+  local info = b.model:info()
+  if values.elements ~= info.elements or values.dt ~= self.dt then
+    error(string.format("run:restore: checkpoint '%s' was written for %s elements and dt = %s; this run has %d and %g",
+      path, tostring(values.elements), tostring(values.dt), info.elements, self.dt), 2)
+  end
+  for name, mine in pairs(state_fields(b)) do
+    local saved = fields[name]
+    if not saved then error(string.format("run:restore: checkpoint '%s' holds no '%s'", path, name), 2) end
+    cl.stage.copy { dst = mine, src = saved:copy(mine.device) }:run()
+  end
+  b.model:set_counts(math.tointeger(values.nodes), math.tointeger(values.cohesive))
+  b.external_work, b.load_u0 = values.external_work, values.load_u0
+  self.step = math.tointeger(values.step)
+  self.t = self.step * self.dt
+end
+
 function run_mt:write(step, t)
   local b, out = self.body, self.output
+  if out.checkpoint and step > 0 then self:save(out.checkpoint, step) end
   if out.vtu then
     self.series = self.series or cl.io.pvd(out.vtu .. ".pvd")
     b.model:stresses()
@@ -462,6 +506,7 @@ function run_mt:go(args)
   local before = self.step
   self.step = self.pipeline.step
   self.t = self.step * self.dt
+  if not ok and self.output.checkpoint and self.pipeline.interrupted then self:save(self.output.checkpoint) end
   if not ok then error(result, 0) end
   local png = self.output.png
   if png then

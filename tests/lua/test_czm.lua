@@ -262,6 +262,38 @@ T.case("output: VTU of the bulk mesh and the crack faces, CSV energies, PNG", fu
   T.eq(read(dir .. "/plate.png"):sub(2, 4), "PNG", "a PNG file")
 end)
 
+T.case("checkpoint and restart with insertion in between: bit for bit", function()
+  local dir = T.outdir("czm_checkpoint")
+  local function plate()
+    local mesh = cl.czm.rect { x0 = 0, x1 = 4e-3, y0 = -1e-3, y1 = 1e-3, nx = 16, ny = 8, order = 2 }
+    mesh:precrack { from = { 0, 0 }, to = { 1e-3, 0 } }
+    local law = cl.jit.ppr { G_I = 352, G_II = 352, sigma_max = 60e6, tau_max = 60e6 }
+    local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress", law = law }
+    b:initial_velocity(function(_, y) return 0, 60 * y / 1e-3 end)
+    return b
+  end
+  local a = plate()
+  local run = cl.czm.explicit { a, dt = 1.5e-8, steps = 300, progress = false }
+  run:go { steps = 15 }
+  run:save(dir .. "/c.bin")
+  local coh_at_save = a.model:info().cohesive
+  run:go()
+  local b = plate()
+  local again = cl.czm.explicit { b, dt = 1.5e-8, steps = 300, progress = false }
+  again:restore(dir .. "/c.bin")
+  T.eq(again.step, 15, "step restored")
+  T.eq(b.model:info().cohesive, coh_at_save, "cohesive elements restored")
+  again:go()
+  T.ok(a.model:info().cohesive > coh_at_save, "insertion happened after the checkpoint")
+  T.eq(b.model:info().cohesive, a.model:info().cohesive, "same cohesive elements")
+  for i = 1, a.model:info().nodes do
+    local p, q = a.u[i], b.u[i]
+    if p[1] ~= q[1] or p[2] ~= q[2] then T.ok(false, "u differs at node " .. i) end
+  end
+  local wrong = cl.czm.explicit { plate(), dt = 1e-8, steps = 10, progress = false }
+  T.raises(function() wrong:restore(dir .. "/c.bin") end, { "dt" })
+end)
+
 T.case("CPU and CUDA: same topology and fields (f64, 1e-10) with insertion", function()
   if not gpu then T.skip("needs a usable GPU") end
   local function plate_on(device)
