@@ -92,8 +92,8 @@ static double dist2(const cl_mesh2d *m, uint32_t a, uint32_t b) {
 static cl_status check_indices(const cl_mesh2d *m, size_t e, cl_error *err) {
   for (size_t k = 0; k < cl_mesh2d_nper(m); k++)
     if (m->elem[e * cl_mesh2d_nper(m) + k] >= m->nnodes)
-      return cl_error_set(err, CL_ERR_ARG, "mesh2d: element %zu node %zu is %u, not below nnodes (%zu)", e, k,
-                          m->elem[e * cl_mesh2d_nper(m) + k], m->nnodes);
+      return cl_error_set(err, CL_ERR_ARG, "mesh2d: element %zu node %zu is %u, not in 1..%zu (numbers from 1, in "
+                          "file order)", e + 1, k + 1, m->elem[e * cl_mesh2d_nper(m) + k] + 1, m->nnodes);
   return CL_OK;
 }
 
@@ -104,8 +104,9 @@ static cl_status check_area(const cl_mesh2d *m, size_t e, cl_error *err) {
   /* written so that NaN fails too */
   if (!(a > 1e-12 * l2))
     return cl_error_set(err, CL_ERR_ARG,
-                        "mesh2d: element %zu (nodes %u %u %u) is inverted or degenerate: signed area %g", e, c[0],
-                        c[1], c[2], a);
+                        "mesh2d: element %zu (nodes %u %u %u; numbers from 1, in file order) is inverted or "
+                        "degenerate: signed area %g; list its corners counter-clockwise", e + 1, c[0] + 1, c[1] + 1,
+                        c[2] + 1, a);
   return CL_OK;
 }
 
@@ -118,9 +119,9 @@ static cl_status check_midside(const cl_mesh2d *m, size_t e, int k, cl_error *er
   double l2 = ex * ex + ey * ey, t = (px * ex + py * ey) / l2, d = fabs(px * ey - py * ex) / l2;
   if (!(t > 0.25 && t < 0.75 && d <= 0.25))
     return cl_error_set(err, CL_ERR_ARG,
-                        "mesh2d: element %zu mid-side node %u is not between corners %u and %u (at %g along, "
-                        "%g off the chord, in chord lengths)",
-                        e, mid, a, b, t, d);
+                        "mesh2d: element %zu mid-side node %u is not between corners %u and %u (numbers from 1; "
+                        "at %g along, %g off the chord, in chord lengths)",
+                        e + 1, mid + 1, a + 1, b + 1, t, d);
   return CL_OK;
 }
 

@@ -378,6 +378,24 @@ T.case("Gmsh mesh: physical groups as regions for constraints and pressure; synt
   os.remove(path)
 end)
 
+T.case("bad input: an inverted element in a file is named; a law giving NaN stops the run naming the element", function()
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write((SQUARE_MSH:gsub("5 2 2 3 1 3 4 5", "5 2 2 3 1 4 3 5")))
+  f:close()
+  T.raises(function() cl.czm.read(path) end, { path, "element 3" })
+  os.remove(path)
+  local mesh = cl.czm.rect { x0 = 0, x1 = 4e-3, y0 = -1e-3, y1 = 1e-3, nx = 16, ny = 8, order = 2 }
+  mesh:precrack { from = { 0, 0 }, to = { 1e-3, 0 } }
+  local bad = cl.jit.traction { name = "bad_law", params = { sigma_max = 60e6 },
+    source = "tn = dn > 0 ? sigma_max / (dn - dn) : sigma_max; tt = 0;" }
+  local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress", law = bad,
+    sigma_max = 60e6 }
+  b:initial_velocity(function(_, y) return 0, 60 * y / 1e-3 end)
+  T.raises(function() cl.czm.explicit { b, steps = 100, progress = false }:go() end,
+    { "NaN or infinite traction", "cohesive element" })
+end)
+
 T.case("bad input: clear errors naming the parameter", function()
   local mesh = cl.czm.rect { x0 = 0, x1 = 1, y0 = 0, y1 = 1, nx = 2, ny = 2 }
   T.raises(function() body_of(mesh, ppr(), { E = -1 }) end, { "'E'", "positive" })
