@@ -53,7 +53,8 @@ function czm.body(args)
   local every = args.check_every or 10
   if math.type(every) ~= "integer" or every < 1 then error(fn .. ": 'check_every' must be a positive integer", 2) end
   model:set_check_every(every)
-  local b = setmetatable({ model = model, mesh = args.mesh, thickness = args.thickness or 1, law = law, constraints = {}, check_every = every,
+  local b = setmetatable({ model = model, mesh = args.mesh, thickness = args.thickness or 1, law = law,
+    E = args.E, nu = args.nu, plane_strain = (args.plane or "strain") == "strain", constraints = {}, check_every = every,
     fracture_energy = args.fracture_energy or law_property(law, "G_I") }, body_mt)
   for _, name in ipairs { "x", "u", "v", "a", "mass", "stress" } do b[name] = model:field(name) end
   return b
@@ -287,14 +288,30 @@ local function vtu_data(body)
   end
   offsets[ne + 1] = ne * nper
   local stress = rows(body.stress, 4)
+  local sigma, energy = body:nodal_stress()
+  return { x = rows(body.x, 2), cells = { types = types, offsets = offsets, connectivity = conn } },
+    { u = rows(body.u, 2), v = rows(body.v, 2), stress = sigma, strain_energy_density = energy }
+end
+
+--- body:nodal_stress() -> stress (n x 3: xx, yy, xy, the mean of the elements' extrapolations at
+--- each node in use), strain energy density (n): sigma . D^-1 sigma / 2 of plane elasticity
+function body_mt:nodal_stress()
+  self.model:stresses()
+  local nn = self.model:info().nodes
+  local stress = self.stress
   local sigma = cl.field { n = nn, k = 3, dtype = stress.dtype }
+  local energy = cl.field { n = nn, dtype = stress.dtype }
+  -- plane strain's in-plane compliance is plane stress's with E / (1 - nu^2), nu / (1 - nu)
+  local E, nu = self.E, self.nu
+  if self.plane_strain then E, nu = E / (1 - nu * nu), nu / (1 - nu) end
   for i = 1, nn do
     local s = stress[i]
     local w = s[4] > 0 and s[4] or 1
-    sigma[i] = { s[1] / w, s[2] / w, s[3] / w }
+    local sx, sy, txy = s[1] / w, s[2] / w, s[3] / w
+    sigma[i] = { sx, sy, txy }
+    energy[i] = (sx * sx + sy * sy - 2 * nu * sx * sy + 2 * (1 + nu) * txy * txy) / (2 * E)
   end
-  return { x = rows(body.x, 2), cells = { types = types, offsets = offsets, connectivity = conn } },
-    { u = rows(body.u, 2), v = rows(body.v, 2), stress = sigma }
+  return sigma, energy
 end
 
 -- Fragments: connected components of the elements through facets that are uncracked or whose
@@ -431,7 +448,6 @@ function run_mt:write(step, t)
   if out.checkpoint and step > 0 then self:save(out.checkpoint, step) end
   if out.vtu then
     self.series = self.series or cl.io.pvd(out.vtu .. ".pvd")
-    b.model:stresses()
     local mesh, data = vtu_data(b)
     self.series:write { time = t, mesh = mesh, point_data = data }
     local cmesh, cpoints, ccells = crack_data(b)

@@ -238,6 +238,25 @@ T.case("energy balance under a constant pressure: external work = kinetic + stra
   T.near(e.kinetic + e.strain, e.external_work, 1e-3, "energy balance")
 end)
 
+T.case("nodal stresses and strain energy density of a uniform strain: exact (T6, plane stress and strain)", function()
+  for _, plane in ipairs { "stress", "strain" } do
+    local mesh = cl.czm.rect { x0 = 0, x1 = 2, y0 = 0, y1 = 1, nx = 4, ny = 2, order = 2 }
+    mesh:perturb { fraction = 0.2, seed = 3 }
+    local E, nu, eps = 1e9, 0.3, 1e-3
+    local b = cl.czm.body { mesh = mesh, E = E, nu = nu, rho = 1000, plane = plane, law = ppr() }
+    b:initial_strain { xx = eps }
+    local sigma, w = b:nodal_stress()
+    local lambda = E * nu / ((1 + nu) * (plane == "strain" and (1 - 2 * nu) or (1 - nu)) )
+    local mu = E / (2 * (1 + nu))
+    local sxx, syy = (lambda + 2 * mu) * eps, lambda * eps
+    for i = 1, #w do
+      T.near(sigma[i][1], sxx, 1e-9, plane .. ": sigma_xx at node " .. i)
+      T.near(sigma[i][2], syy, 1e-9, plane .. ": sigma_yy at node " .. i)
+      T.near(w[i], sxx * eps / 2, 1e-9, plane .. ": energy density at node " .. i)
+    end
+  end
+end)
+
 T.case("output: VTU of the bulk mesh and the crack faces, CSV energies, PNG", function()
   local dir = T.outdir("czm_output")
   local mesh = cl.czm.rect { x0 = 0, x1 = 4e-3, y0 = -1e-3, y1 = 1e-3, nx = 16, ny = 8, order = 2 }
@@ -253,6 +272,7 @@ T.case("output: VTU of the bulk mesh and the crack faces, CSV energies, PNG", fu
   T.ok(bulk:find('NumberOfPoints="' .. info.nodes .. '" NumberOfCells="' .. info.elements .. '"', 1, true), "bulk mesh sizes")
   local cracks = read(dir .. "/plate_cracks_000002.vtu")
   T.ok(cracks:find('NumberOfCells="' .. info.cohesive .. '"', 1, true), "one cell per cohesive element")
+  T.ok(bulk:find('Name="strain_energy_density"', 1, true), "bulk data strain_energy_density")
   for _, name in ipairs { "opening", "traction", "dissipated_per_area", "damage" } do
     T.ok(cracks:find('Name="' .. name .. '"', 1, true), "crack data " .. name)
   end
