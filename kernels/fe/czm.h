@@ -58,12 +58,38 @@ CL_HD static inline void cl_czm_facet_local(int k, int side, int *local) {
   local[2] = 3 + k;
 }
 
+/* Adds to fe the forces of the cohesive elements on element e's cracked edges (computed per
+ * cohesive element beforehand, so that they reach the nodes through the element's scatter). */
+CL_HD static inline void cl_czm_add_cohesive(const cl_czm_args *A, const int order, size_t e, real *fe) {
+  const real *cf = (const real *)A->coh_force;
+  for (int k = 0; k < 3; k++) {
+    const int32_t h = A->adj[k * A->ne + e];
+    if (h > -2) continue;
+    const size_t c = (size_t)(-2 - h), cc = A->coh_cap;
+    const int side = (size_t)A->coh[c] == e ? 0 : 1;
+    int local[3];
+    cl_czm_facet_local(k, side, local);
+    for (int p = 0; p < (order == 2 ? 3 : 2); p++) {
+      fe[2 * local[p]] += cf[(size_t)(2 * (3 * side + p)) * cc + c];
+      fe[2 * local[p] + 1] += cf[(size_t)(2 * (3 * side + p) + 1) * cc + c];
+    }
+  }
+}
+
+CL_HD static inline void cl_czm_scatter(const cl_czm_args *A, const int order, const uint32_t *id, const real *fe) {
+  real *a = (real *)A->a;
+  for (int p = 0; p < cl_tri_nodes(order); p++) {
+    cl_czm_add(&a[id[p]], fe[2 * p], A->atomic);
+    cl_czm_add(&a[A->cap + id[p]], fe[2 * p + 1], A->atomic);
+  }
+}
+
 /* Nodal forces of element e added to the accelerations' accumulator a: minus the internal
  * force (stored stiffness times ue, or matrix-free through the Gauss points), plus the forces of
- * the cohesive elements on its cracked edges (computed per cohesive element beforehand, so
- * that they reach the nodes through this colour-ordered scatter without atomics). */
+ * the cohesive elements on its cracked edges (so that they reach the nodes through this
+ * colour-ordered scatter without atomics). */
 CL_HD static inline void cl_czm_element_force(const cl_czm_args *A, const int order, size_t e) {
-  const int nn = cl_tri_nodes(order), nd = 2 * nn;
+  const int nd = 2 * cl_tri_nodes(order);
   uint32_t id[CL_TRI_MAX_NODES];
   real xe[CL_TRI_MAX_DOFS], ue[CL_TRI_MAX_DOFS], fe[CL_TRI_MAX_DOFS];
   cl_czm_gather(A, order, e, id, xe, ue);
@@ -80,24 +106,24 @@ CL_HD static inline void cl_czm_element_force(const cl_czm_args *A, const int or
     cl_tri_internal_force(order, xe, D, (real)A->thickness, ue, fe);
     for (int i = 0; i < nd; i++) fe[i] = -fe[i];
   }
-  const real *cf = (const real *)A->coh_force;
-  for (int k = 0; k < 3; k++) {
-    const int32_t h = A->adj[k * A->ne + e];
-    if (h > -2) continue;
-    const size_t c = (size_t)(-2 - h), cc = A->coh_cap;
-    const int side = (size_t)A->coh[c] == e ? 0 : 1;
-    int local[3];
-    cl_czm_facet_local(k, side, local);
-    for (int p = 0; p < (order == 2 ? 3 : 2); p++) {
-      fe[2 * local[p]] += cf[(size_t)(2 * (3 * side + p)) * cc + c];
-      fe[2 * local[p] + 1] += cf[(size_t)(2 * (3 * side + p) + 1) * cc + c];
-    }
-  }
-  real *a = (real *)A->a;
-  for (int p = 0; p < nn; p++) {
-    cl_czm_add(&a[id[p]], fe[2 * p], A->atomic);
-    cl_czm_add(&a[A->cap + id[p]], fe[2 * p + 1], A->atomic);
-  }
+  cl_czm_add_cohesive(A, order, e, fe);
+  cl_czm_scatter(A, order, id, fe);
+}
+
+/* The same forces split over the element's Gauss points, one thread each (atomic scatter only):
+ * three times the threads and the atomics of cl_czm_element_force but a third of its serial
+ * work, which is what bounds a step on a mesh too small to fill the GPU. Gauss point 0 also
+ * carries the cohesive forces. */
+CL_HD static inline void cl_czm_gauss_force(const cl_czm_args *A, const int order, size_t e, int k) {
+  uint32_t id[CL_TRI_MAX_NODES];
+  real xe[CL_TRI_MAX_DOFS], ue[CL_TRI_MAX_DOFS], fe[CL_TRI_MAX_DOFS], D[9];
+  cl_czm_gather(A, order, e, id, xe, ue);
+  cl_czm_elasticity(A, D);
+  for (int i = 0; i < 2 * cl_tri_nodes(order); i++) fe[i] = 0;
+  cl_tri_internal_force_at(order, xe, D, (real)A->thickness, ue, k, fe);
+  for (int i = 0; i < 2 * cl_tri_nodes(order); i++) fe[i] = -fe[i];
+  if (k == 0) cl_czm_add_cohesive(A, order, e, fe);
+  cl_czm_scatter(A, order, id, fe);
 }
 
 /* The per-node operations of the step (czm_kernels.h: CL_CZM_FORCE_START .. CL_CZM_KINETIC),
@@ -318,18 +344,14 @@ CL_HD static inline void cl_czm_fan_relabel(const cl_czm_args *A, uint32_t v, si
   cl_czm_set_corner(A, from, v, nv);
 }
 
-/* Cracks element e's marked facets: cohesive elements and new nodes numbered from the
- * counters plus e's scanned offset, in the order cl_czm_insert_count counted them, so the
- * numbering does not depend on thread timing (the same on every device). The corners to
- * duplicate are those the count found: within a colour only e's thread changes the fans of
- * e's nodes, so they are still split the same way. */
-CL_HD static inline void cl_czm_insert_apply(const cl_czm_args *A, const int order, size_t e) {
+/* Cracks element e's marked facets, numbering its new nodes from `node` and its cohesive
+ * elements from `c`, in the order cl_czm_insert_count counted them. The corners to duplicate
+ * are those the count found: within a colour only e's thread changes the fans of e's nodes, so
+ * they are still split the same way. */
+CL_HD static inline void cl_czm_insert_apply_from(const cl_czm_args *A, const int order, size_t e, uint32_t node,
+                                                  size_t c) {
   const int mask = A->mask[e];
-  if (!mask) return;
   const size_t ne = A->ne, cc = A->coh_cap, ng = order == 2 ? 3 : 2;
-  const uint64_t off = A->offsets[e];
-  uint32_t node = (uint32_t)(A->counters[0] + (off >> 32));
-  size_t c = (size_t)(A->counters[1] + (off & 0xffffffffu));
   for (int k = 0; k < 3; k++) {
     if (!(mask >> k & 1)) continue;
     const size_t f = (size_t)A->adj[k * ne + e];
@@ -353,6 +375,15 @@ CL_HD static inline void cl_czm_insert_apply(const cl_czm_args *A, const int ord
       cl_czm_fan_relabel(A, v, f, node++);
     }
   }
+}
+
+/* The ordered numbering: from the counters plus e's offset in the scan of the colour's counts,
+ * so that it does not depend on thread timing (the same on every device). */
+CL_HD static inline void cl_czm_insert_apply(const cl_czm_args *A, const int order, size_t e) {
+  if (!A->mask[e]) return;
+  const uint64_t off = A->offsets[e];
+  cl_czm_insert_apply_from(A, order, e, (uint32_t)(A->counters[0] + (off >> 32)),
+                           (size_t)(A->counters[1] + (off & 0xffffffffu)));
 }
 
 #endif

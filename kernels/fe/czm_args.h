@@ -36,6 +36,8 @@ typedef struct cl_czm_args {
   int order;          /* 1: T3, 2: T6 */
   int plane_strain;   /* else plane stress */
   int atomic;         /* scatter with atomics instead of by colour */
+  int gauss_threads;  /* forces with one thread per Gauss point (with atomic; T6) */
+  int block_counter;  /* insertion numbered by block-local counters (cuda; not deterministic) */
   size_t ne, cap, nn; /* bulk elements, node capacity, nodes in use */
   size_t coh_cap, ncoh;
   size_t first, count; /* the element range of one launch (a colour) */
@@ -84,7 +86,8 @@ typedef enum cl_czm_op {
   CL_CZM_COUNT,        /* elements: counts[e] = new nodes << 32 | new cohesive elements */
   CL_CZM_SCAN,         /* elements: offsets = exclusive scan of counts over the range */
   CL_CZM_APPLY,        /* elements: crack the marked facets */
-  CL_CZM_ADVANCE       /* counters[0, 1] += the range's totals */
+  CL_CZM_ADVANCE,      /* counters[0, 1] += the range's totals */
+  CL_CZM_APPLY_BLOCK   /* cuda: apply numbering from block-local counters (Appendix A) */
 } cl_czm_op;
 
 #endif

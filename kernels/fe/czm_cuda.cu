@@ -26,6 +26,37 @@ __global__ void CL_PREC(czm_element_kernel)(cl_czm_args A, real *out) {
   }
 }
 
+/* Forces with one thread per Gauss point: thread r works on element first + r / 3, point r % 3. */
+__global__ void CL_PREC(czm_gauss_force_kernel)(cl_czm_args A) {
+  CL_GRID_STRIDE(r, 3 * A.count) cl_czm_gauss_force(&A, 2, A.first + r / 3, (int)(r % 3));
+}
+
+/* Insertion with the block-local counter of paper 000, Appendix A (Table A.1): each thread adds
+ * its element's counts to a counter in shared memory, one thread per block adds the block's
+ * total to the global counters, and each element numbers from the block's base plus its own
+ * offset. One launch per colour instead of the scan's three, but the numbering depends on the
+ * order in which blocks and threads reach the atomics. */
+template <int ORDER>
+__global__ void CL_PREC(czm_apply_block_kernel)(cl_czm_args A) {
+  __shared__ unsigned long long nodes, cohesive, node_base, coh_base;
+  for (size_t r0 = (size_t)blockIdx.x * blockDim.x; r0 < A.count; r0 += (size_t)gridDim.x * blockDim.x) {
+    const size_t r = r0 + threadIdx.x, e = A.first + r;
+    const uint64_t mine = r < A.count ? A.counts[e] : 0;
+    if (threadIdx.x == 0) nodes = cohesive = 0;
+    __syncthreads();
+    unsigned long long my_node = 0, my_coh = 0;
+    if (mine) my_node = atomicAdd(&nodes, mine >> 32), my_coh = atomicAdd(&cohesive, mine & 0xffffffffu);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      node_base = nodes ? atomicAdd((unsigned long long *)&A.counters[0], nodes) : 0;
+      coh_base = cohesive ? atomicAdd((unsigned long long *)&A.counters[1], cohesive) : 0;
+    }
+    __syncthreads();
+    if (mine) cl_czm_insert_apply_from(&A, ORDER, e, (uint32_t)(node_base + my_node), (size_t)(coh_base + my_coh));
+    __syncthreads(); /* the shared counters are reused by the next round */
+  }
+}
+
 template <int ORDER>
 static void launch_elements(const cl_czm_args *A, int op, real *out, unsigned blocks) {
   switch (op) {
@@ -37,6 +68,7 @@ static void launch_elements(const cl_czm_args *A, int op, real *out, unsigned bl
     case CL_CZM_CHECK: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_CHECK><<<blocks, CL_THREADS>>>(*A, out); break;
     case CL_CZM_COUNT: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_COUNT><<<blocks, CL_THREADS>>>(*A, out); break;
     case CL_CZM_APPLY: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_APPLY><<<blocks, CL_THREADS>>>(*A, out); break;
+    case CL_CZM_APPLY_BLOCK: CL_PREC(czm_apply_block_kernel)<ORDER><<<blocks, CL_THREADS>>>(*A); break;
     default: break;
   }
 }
@@ -73,6 +105,10 @@ extern "C" int CL_PREC(cl_czm_run_cuda)(const cl_czm_args *A, int op, void *out)
   const unsigned blocks = cl_grid_1d(A->count);
   if (op < CL_CZM_FORCE) {
     CL_PREC(czm_node_kernel)<<<blocks, CL_THREADS>>>(*A, op, (real *)out);
+    return (int)cudaGetLastError();
+  }
+  if (op == CL_CZM_FORCE && A->gauss_threads && A->atomic && A->order == 2 && !A->stiffness) {
+    CL_PREC(czm_gauss_force_kernel)<<<cl_grid_1d(3 * A->count), CL_THREADS>>>(*A);
     return (int)cudaGetLastError();
   }
   switch (op) {

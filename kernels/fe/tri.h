@@ -169,26 +169,29 @@ CL_HD static inline void cl_tri_stiffness(const int order, const real *xe, const
   }
 }
 
-/* Internal force fe[2 nn] = K ue without forming K: at each Gauss point the
- * stress sigma = D B ue is spread back as B^T sigma w detJ t. Same sum as
- * cl_tri_stiffness, in another order; it reads 2 nn displacements instead of
- * (2 nn)^2 stored entries, the global-memory traffic that paper 000 found
- * dominating its internal force kernel. */
+/* Gauss point k's share of the internal force, added to fe[2 nn]: the stress sigma = D B ue
+ * there spread back as B^T sigma w detJ t. */
+CL_HD static inline void cl_tri_internal_force_at(const int order, const real *xe, const real *D, real thickness,
+                                                  const real *ue, int k, real *fe) {
+  real xi, eta, w, g[CL_TRI_MAX_DOFS], eps[3], sig[3];
+  cl_tri_gauss(order, k, &xi, &eta, &w);
+  const real scale = w * thickness * cl_tri_gradients(order, xe, xi, eta, g);
+  cl_tri_strain(order, g, ue, eps);
+  cl_tri_apply_d(D, eps, sig);
+  for (int a = 0; a < cl_tri_nodes(order); a++) {
+    fe[2 * a] += scale * (g[2 * a] * sig[0] + g[2 * a + 1] * sig[2]);
+    fe[2 * a + 1] += scale * (g[2 * a + 1] * sig[1] + g[2 * a] * sig[2]);
+  }
+}
+
+/* Internal force fe[2 nn] = K ue without forming K: the sum of the Gauss points' shares. Same
+ * sum as cl_tri_stiffness, in another order; it reads 2 nn displacements instead of (2 nn)^2
+ * stored entries, the global-memory traffic that paper 000 found dominating its internal force
+ * kernel. */
 CL_HD static inline void cl_tri_internal_force(const int order, const real *xe, const real *D, real thickness,
                                                const real *ue, real *fe) {
-  const int nn = cl_tri_nodes(order);
-  for (int i = 0; i < 2 * nn; i++) fe[i] = 0;
-  for (int k = 0; k < cl_tri_ngauss(order); k++) {
-    real xi, eta, w, g[CL_TRI_MAX_DOFS], eps[3], sig[3];
-    cl_tri_gauss(order, k, &xi, &eta, &w);
-    const real scale = w * thickness * cl_tri_gradients(order, xe, xi, eta, g);
-    cl_tri_strain(order, g, ue, eps);
-    cl_tri_apply_d(D, eps, sig);
-    for (int a = 0; a < nn; a++) {
-      fe[2 * a] += scale * (g[2 * a] * sig[0] + g[2 * a + 1] * sig[2]);
-      fe[2 * a + 1] += scale * (g[2 * a + 1] * sig[1] + g[2 * a] * sig[2]);
-    }
-  }
+  for (int i = 0; i < 2 * cl_tri_nodes(order); i++) fe[i] = 0;
+  for (int k = 0; k < cl_tri_ngauss(order); k++) cl_tri_internal_force_at(order, xe, D, thickness, ue, k, fe);
 }
 
 /* 7-point rule of degree 5 (Dunavant 1985; Radon 1948): centroid, then

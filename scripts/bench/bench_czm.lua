@@ -8,9 +8,9 @@ local ring_sigma = tonumber(arg[3] or "1.3e9") -- calibrated: Table VIII's 955 c
 
 local function ppr(G, s) return cl.jit.ppr { G_I = G, G_II = G, sigma_max = s, tau_max = s } end
 
-local function insertion(nr, nt)
+local function insertion(nr, nt, mode)
   local mesh = cl.czm.ring { r_in = 0.05, r_out = 0.15, nr = nr, nt = nt, order = 2 }
-  local b = cl.czm.body { mesh = mesh, E = 210e9, nu = 0.3, rho = 7850, law = ppr(2000, 400e6) }
+  local b = cl.czm.body { mesh = mesh, E = 210e9, nu = 0.3, rho = 7850, law = ppr(2000, 400e6), insertion = mode }
   local m = b.model
   local inf = m:info()
   local ne = inf.elements
@@ -37,7 +37,7 @@ local function insertion(nr, nt)
   end
   -- again on a fresh model, synchronised after every pass, to see where the time goes
   if what == "insertion_phases" then
-    local b2 = cl.czm.body { mesh = mesh, E = 210e9, nu = 0.3, rho = 7850, law = ppr(2000, 400e6) }
+    local b2 = cl.czm.body { mesh = mesh, E = 210e9, nu = 0.3, rho = 7850, law = ppr(2000, 400e6), insertion = mode }
     local total = { 0, 0, 0, 0 }
     for i = 1, 20 do
       cl.stage.copy { dst = b2.model:field("mask"), src = batches[i] }:run()
@@ -48,8 +48,8 @@ local function insertion(nr, nt)
       total[1], total[2], total[3], total[4]))
   end
   local after = m:info()
-  print(string.format("insertion  T6 ring %dx%d: %d elements, nodes %d -> %d, cohesive %d (facets %d), 20 batches: %.4f s",
-    nr, nt, ne, inf.nodes, after.nodes, after.cohesive, count, seconds))
+  print(string.format("insertion (%s) T6 ring %dx%d: %d elements, nodes %d -> %d, cohesive %d (facets %d), 20 batches: %.4f s",
+    mode or "ordered", nr, nt, ne, inf.nodes, after.nodes, after.cohesive, count, seconds))
   return seconds
 end
 
@@ -59,7 +59,8 @@ local function plate(nx, ny, dt, steps, opts)
   local nodes0 = mesh:info().nodes
   mesh:precrack { from = { 0, 0 }, to = { 2e-3, 0 } }
   local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress",
-    law = ppr(352.3, opts.sigma_max or 129.6e6), stiffness = opts.stiffness, scatter = opts.scatter }
+    law = ppr(352.3, opts.sigma_max or 129.6e6), stiffness = opts.stiffness, scatter = opts.scatter,
+    force_threads = opts.force_threads }
   local eps = 0.015
   b:initial_displacement(function(_, y) return 0, eps * y end)
   b:displacement { where = function(_, y) return y > 2e-3 - 1e-9 end, y = eps * 2e-3 }
@@ -67,8 +68,9 @@ local function plate(nx, ny, dt, steps, opts)
   local run = cl.czm.explicit { b, dt = dt, steps = steps, progress = false }
   local s = run:go()
   local inf = b.model:info()
-  print(string.format("plate %d elements (%s, %s, sigma_max %g): %d steps of %g s in %.3f s, new nodes %d, cohesive %d (incl. %d notch), fragments %d",
-    inf.elements, opts.stiffness or "matrix_free", opts.scatter or "auto", opts.sigma_max or 129.6e6, steps, dt, s.seconds,
+  print(string.format("plate %d elements (%s, %s, %s threads, sigma_max %g): %d steps of %g s in %.3f s, new nodes %d, cohesive %d (incl. %d notch), fragments %d",
+    inf.elements, opts.stiffness or "matrix_free", opts.scatter or "auto", opts.force_threads or "auto",
+    opts.sigma_max or 129.6e6, steps, dt, s.seconds,
     inf.nodes - nodes0, inf.cohesive, mesh:info().cracks, b:fragments()))
   return s
 end
@@ -78,26 +80,32 @@ local function ring(nr, nt, steps, opts)
   local mesh = cl.czm.ring { r_in = 0.08, r_out = 0.15, nr = nr, nt = nt, order = 2 }
   mesh:perturb { fraction = 0.2, seed = 1 } -- as the paper (section 7.2); 0.2 keeps cross rings valid
   local b = cl.czm.body { mesh = mesh, E = 210e9, nu = 0.3, rho = 7850, thickness = 1e-3, plane = "stress",
-    law = ppr(2000, opts.sigma_max or 400e6), stiffness = opts.stiffness, scatter = opts.scatter }
+    law = ppr(2000, opts.sigma_max or 400e6), stiffness = opts.stiffness, scatter = opts.scatter,
+    force_threads = opts.force_threads }
   b:pressure { where = function(x, y) return x * x + y * y < 0.081 ^ 2 end, value = 400e6 }
   local run = cl.czm.explicit { b, dt = 3e-9, steps = steps, progress = false }
   local s = run:go()
   local inf = b.model:info()
-  print(string.format("ring %dx%d %d elements, sigma_max %g: %d steps of 3 ns in %.3f s, nodes %d (new %d), cohesive %d, fragments %d",
-    nr, nt, inf.elements, opts.sigma_max or 400e6, steps, s.seconds, inf.nodes, inf.nodes - inf.initial_nodes, inf.cohesive, b:fragments()))
+  print(string.format("ring %dx%d %d elements (%s threads), sigma_max %g: %d steps of 3 ns in %.3f s, nodes %d (new %d), cohesive %d, fragments %d",
+    nr, nt, inf.elements, opts.force_threads or "auto", opts.sigma_max or 400e6, steps, s.seconds, inf.nodes, inf.nodes - inf.initial_nodes, inf.cohesive, b:fragments()))
   return s
 end
 
 if what == "insertion" or what == "insertion_phases" or what == "all" then
-  insertion(math.floor(100 * scale), math.floor(9600 * scale)) -- 4 x 100 x 9600 = 3.84 M T6 elements
+  for _, mode in ipairs { "ordered", "block_counter" } do
+    insertion(math.floor(100 * scale), math.floor(9600 * scale), mode) -- 4 x 100 x 9600 = 3.84 M T6 elements
+  end
 end
 if what == "forces" or what == "all" then
-  for _, st in ipairs { "matrix_free", "stored" } do
-    for _, sc in ipairs { "colour", "atomic" } do
-      local s = plate(math.floor(384 * scale), math.floor(96 * scale), 5e-10, 200, { stiffness = st, scatter = sc })
+  for _, size in ipairs { { 384, 96 }, { 96, 24 } } do
+    for _, v in ipairs { { "matrix_free", "colour", "element" }, { "matrix_free", "atomic", "element" },
+      { "matrix_free", "atomic", "gauss" }, { "stored", "colour", "element" }, { "stored", "atomic", "element" } } do
+      local s = plate(math.floor(size[1] * scale), math.floor(size[2] * scale), 5e-10, 400,
+        { stiffness = v[1], scatter = v[2], force_threads = v[3] })
       print(string.format("  -> %.3e element-steps/s", s.element_steps_per_second))
     end
   end
+  for _, threads in ipairs { "element", "gauss" } do ring(20, 160, 27000, { sigma_max = ring_sigma, force_threads = threads }) end
 end
 if what == "plate" or what == "all" then
   plate(192, 48, 2e-9, math.floor(10000 * scale))

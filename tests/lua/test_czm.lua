@@ -37,8 +37,8 @@ local function ppr() return cl.jit.ppr { G_I = 2000, G_II = 2000, sigma_max = 40
 
 -- Every interior facet cracked in `batches` random batches through the device insertion, the
 -- device's tables checked by the independent host routine after each batch.
-local function insert_everything(mesh, batches, seed)
-  local b = body_of(mesh, ppr())
+local function insert_everything(mesh, batches, seed, extra)
+  local b = body_of(mesh, ppr(), extra)
   local m = b.model
   local inf = m:info()
   local ne = inf.elements
@@ -87,6 +87,17 @@ for _, case in ipairs {
     T.eq(after.cohesive, before.interior_facets, "cohesive elements = interior facets")
   end)
 end
+
+T.case("Table V with Appendix A's block-local counters (GPU): the same counts, a consistent topology", function()
+  if not gpu then T.skip("needs a usable GPU") end
+  on("cuda", function()
+    local mesh = cl.czm.ring { r_in = 0.08, r_out = 0.15, nr = 6, nt = 48, order = 2 }
+    local before = mesh:info()
+    local after = insert_everything(mesh, 20, 11, { insertion = "block_counter" })
+    T.eq(after.nodes, 6 * after.elements, "nodes = 6 x elements")
+    T.eq(after.cohesive, before.interior_facets, "cohesive elements = interior facets")
+  end)
+end)
 
 T.case("insertion: a straight crack through a T6 strip adds 2 nx + 1 nodes", function()
   local mesh = cl.czm.rect { x0 = 0, x1 = 1, y0 = -0.25, y1 = 0.25, nx = 8, ny = 2, order = 2 }
