@@ -11,8 +11,6 @@
 #include "l_jit.h"
 
 #define MESH_MT "cleave.czm.mesh"
-/* meshes up to this many elements get a force thread per Gauss point by default */
-#define CZM_GAUSS_THREADS_BELOW 131072
 #define MODEL_MT "cleave.czm.model"
 #define STAGE_MT "cleave.czm.stage"
 
@@ -279,8 +277,8 @@ static const char *const field_names[CL_CZM_NFIELDS] = {
     "hist", "stiffness", "scratch", "origin", "fixed", "colour", "split"};
 
 static const char *const model_args[] = {"mesh", "E", "nu", "rho", "thickness", "plane", "sigma_max", "tau_max",
-                                         "contact", "precision", "stiffness", "scatter", "law_state", "force_threads",
-                                         "insertion", NULL};
+                                         "contact", "precision", "stiffness", "scatter", "law_state", "insertion",
+                                         NULL};
 
 /* cl.czm.model{ mesh =, E =, nu =, rho =, thickness = 1, plane = "strain" | "stress", sigma_max =,
  *   tau_max =, contact = E / shortest edge, precision = "f64", stiffness = "matrix_free" | "stored",
@@ -317,16 +315,11 @@ static int czm_model(lua_State *L) {
   if (strcmp(scatter, "colour") && strcmp(scatter, "atomic") && strcmp(scatter, "auto"))
     return luaL_error(L, "%s: argument 'scatter' must be \"auto\", \"colour\" or \"atomic\"", fn);
   opt.atomic = strcmp(scatter, "colour") != 0;
-  /* auto: a thread per Gauss point on meshes too small to fill the GPU (docs/benchmarks.md) */
-  const char *threads = cl_lua_opt_string(L, 1, fn, "force_threads", "auto");
-  if (strcmp(threads, "auto") && strcmp(threads, "element") && strcmp(threads, "gauss"))
-    return luaL_error(L, "%s: argument 'force_threads' must be \"auto\", \"element\" or \"gauss\"", fn);
   const char *insertion = cl_lua_opt_string(L, 1, fn, "insertion", "ordered");
   if (strcmp(insertion, "ordered") && strcmp(insertion, "block_counter"))
     return luaL_error(L, "%s: argument 'insertion' must be \"ordered\" (deterministic numbering) or "
                          "\"block_counter\" (Appendix A; GPU)", fn);
   opt.block_counter = strcmp(insertion, "block_counter") == 0;
-  opt.gauss_threads = strcmp(threads, "gauss") == 0 || (strcmp(threads, "auto") == 0 && mesh->m.nelems <= CZM_GAUSS_THREADS_BELOW);
   if (lua_getfield(L, 1, "law_state") == LUA_TTABLE) {
     lua_Integer n = luaL_len(L, -1);
     if (n > CL_MP_STATE_MAX) return luaL_error(L, "%s: at most %d law state variables", fn, CL_MP_STATE_MAX);

@@ -260,7 +260,7 @@ cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesiv
   cl_czm_args *A = &z->A;
   /* the cpu loops scatter by colour only (cl_czm_add has no host atomics) */
   A->order = m->order, A->plane_strain = mat->plane_strain, A->atomic = opt->atomic && dev->dev.kind != CL_BACKEND_CPU;
-  A->gauss_threads = opt->gauss_threads, A->block_counter = opt->block_counter;
+  A->block_counter = opt->block_counter;
   A->ne = m->nelems, A->cap = nper_of(m->order) * m->nelems, A->nn = m->nnodes;
   A->coh_cap = interior + ncracks, A->ncoh = ncracks;
   A->E = mat->E, A->nu = mat->nu, A->rho = mat->rho, A->thickness = mat->thickness;

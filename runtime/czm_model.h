@@ -26,7 +26,6 @@ typedef struct cl_czm_options {
   cl_dtype dtype;         /* CL_F64 or CL_F32 */
   int stored_stiffness;   /* keep each element's K (paper) instead of matrix-free forces */
   int atomic;             /* scatter with atomics instead of colour by colour (GPU only) */
-  int gauss_threads;      /* forces with a thread per Gauss point (GPU, atomic, T6, matrix-free) */
   int block_counter;      /* insertion numbered by Appendix A's block-local counters (GPU; the
                              numbering then depends on timing) instead of the ordered scan */
   int nstate;             /* the cohesive law's state variables and their initial values */

@@ -110,22 +110,6 @@ CL_HD static inline void cl_czm_element_force(const cl_czm_args *A, const int or
   cl_czm_scatter(A, order, id, fe);
 }
 
-/* The same forces split over the element's Gauss points, one thread each (atomic scatter only):
- * three times the threads and the atomics of cl_czm_element_force but a third of its serial
- * work, which is what bounds a step on a mesh too small to fill the GPU. Gauss point 0 also
- * carries the cohesive forces. */
-CL_HD static inline void cl_czm_gauss_force(const cl_czm_args *A, const int order, size_t e, int k) {
-  uint32_t id[CL_TRI_MAX_NODES];
-  real xe[CL_TRI_MAX_DOFS], ue[CL_TRI_MAX_DOFS], fe[CL_TRI_MAX_DOFS], D[9];
-  cl_czm_gather(A, order, e, id, xe, ue);
-  cl_czm_elasticity(A, D);
-  for (int i = 0; i < 2 * cl_tri_nodes(order); i++) fe[i] = 0;
-  cl_tri_internal_force_at(order, xe, D, (real)A->thickness, ue, k, fe);
-  for (int i = 0; i < 2 * cl_tri_nodes(order); i++) fe[i] = -fe[i];
-  if (k == 0) cl_czm_add_cohesive(A, order, e, fe);
-  cl_czm_scatter(A, order, id, fe);
-}
-
 /* The per-node operations of the step (czm_kernels.h: CL_CZM_FORCE_START .. CL_CZM_KINETIC),
  * fused so that a step launches two node kernels: kick-drift with the reset of the force
  * accumulator to the external load, and the division by the mass with the final kick. */

@@ -36,7 +36,6 @@ typedef struct cl_czm_args {
   int order;          /* 1: T3, 2: T6 */
   int plane_strain;   /* else plane stress */
   int atomic;         /* scatter with atomics instead of by colour */
-  int gauss_threads;  /* forces with one thread per Gauss point (with atomic; T6) */
   int block_counter;  /* insertion numbered by block-local counters (cuda; not deterministic) */
   size_t ne, cap, nn; /* bulk elements, node capacity, nodes in use */
   size_t coh_cap, ncoh;

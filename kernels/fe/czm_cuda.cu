@@ -26,11 +26,6 @@ __global__ void CL_PREC(czm_element_kernel)(cl_czm_args A, real *out) {
   }
 }
 
-/* Forces with one thread per Gauss point: thread r works on element first + r / 3, point r % 3. */
-__global__ void CL_PREC(czm_gauss_force_kernel)(cl_czm_args A) {
-  CL_GRID_STRIDE(r, 3 * A.count) cl_czm_gauss_force(&A, 2, A.first + r / 3, (int)(r % 3));
-}
-
 /* Insertion with the block-local counter of paper 000, Appendix A (Table A.1): each thread adds
  * its element's counts to a counter in shared memory, one thread per block adds the block's
  * total to the global counters, and each element numbers from the block's base plus its own
@@ -105,10 +100,6 @@ extern "C" int CL_PREC(cl_czm_run_cuda)(const cl_czm_args *A, int op, void *out)
   const unsigned blocks = cl_grid_1d(A->count);
   if (op < CL_CZM_FORCE) {
     CL_PREC(czm_node_kernel)<<<blocks, CL_THREADS>>>(*A, op, (real *)out);
-    return (int)cudaGetLastError();
-  }
-  if (op == CL_CZM_FORCE && A->gauss_threads && A->atomic && A->order == 2 && !A->stiffness) {
-    CL_PREC(czm_gauss_force_kernel)<<<cl_grid_1d(3 * A->count), CL_THREADS>>>(*A);
     return (int)cudaGetLastError();
   }
   switch (op) {

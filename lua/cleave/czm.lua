@@ -15,7 +15,7 @@ end
 
 local body_keys = { mesh = true, E = true, nu = true, rho = true, thickness = true, plane = true, law = true,
   sigma_max = true, tau_max = true, contact = true, check_every = true, precision = true, stiffness = true,
-  scatter = true, fracture_energy = true, force_threads = true, insertion = true }
+  scatter = true, fracture_energy = true, insertion = true }
 
 -- Strengths and fracture energy from the law when it knows them (cleave.jit.ppr, linear_softening).
 local function law_property(law, key)
@@ -32,8 +32,7 @@ end
 ---   (facet strengths of the insertion check; default from the law), contact = penalty (Pa/m;
 ---   default E / shortest element edge), check_every = 10, precision = "f64",
 ---   stiffness = "matrix_free" | "stored", scatter = "auto" (atomics on the GPU, colours on the
----   CPU) | "colour" | "atomic", force_threads = "auto" | "element" | "gauss" (GPU: a thread per
----   Gauss point, the default below 131 072 elements), insertion = "ordered" (deterministic
+---   CPU) | "colour" | "atomic", insertion = "ordered" (deterministic
 ---   numbering) | "block_counter" (GPU: Appendix A's block-local counters) } -> body
 function czm.body(args)
   local fn = "cleave.czm.body"
@@ -50,7 +49,7 @@ function czm.body(args)
   local ok, model = pcall(czm.model, { mesh = args.mesh, E = args.E, nu = args.nu, rho = args.rho,
     thickness = args.thickness, plane = args.plane, sigma_max = sigma_max, tau_max = tau_max, contact = args.contact,
     precision = args.precision, stiffness = args.stiffness, scatter = args.scatter, law_state = state,
-    force_threads = args.force_threads, insertion = args.insertion })
+    insertion = args.insertion })
   if not ok then error(model, 2) end
   model:set_law(law:cohesive_module(model:field("x")))
   local every = args.check_every or 10

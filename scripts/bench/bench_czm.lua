@@ -59,8 +59,7 @@ local function plate(nx, ny, dt, steps, opts)
   local nodes0 = mesh:info().nodes
   mesh:precrack { from = { 0, 0 }, to = { 2e-3, 0 } }
   local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress",
-    law = ppr(352.3, opts.sigma_max or 129.6e6), stiffness = opts.stiffness, scatter = opts.scatter,
-    force_threads = opts.force_threads }
+    law = ppr(352.3, opts.sigma_max or 129.6e6), stiffness = opts.stiffness, scatter = opts.scatter }
   local eps = 0.015
   b:initial_displacement(function(_, y) return 0, eps * y end)
   b:displacement { where = function(_, y) return y > 2e-3 - 1e-9 end, y = eps * 2e-3 }
@@ -68,9 +67,8 @@ local function plate(nx, ny, dt, steps, opts)
   local run = cl.czm.explicit { b, dt = dt, steps = steps, progress = false }
   local s = run:go()
   local inf = b.model:info()
-  print(string.format("plate %d elements (%s, %s, %s threads, sigma_max %g): %d steps of %g s in %.3f s, new nodes %d, cohesive %d (incl. %d notch), fragments %d",
-    inf.elements, opts.stiffness or "matrix_free", opts.scatter or "auto", opts.force_threads or "auto",
-    opts.sigma_max or 129.6e6, steps, dt, s.seconds,
+  print(string.format("plate %d elements (%s, %s, sigma_max %g): %d steps of %g s in %.3f s, new nodes %d, cohesive %d (incl. %d notch), fragments %d",
+    inf.elements, opts.stiffness or "matrix_free", opts.scatter or "auto", opts.sigma_max or 129.6e6, steps, dt, s.seconds,
     inf.nodes - nodes0, inf.cohesive, mesh:info().cracks, b:fragments()))
   return s
 end
@@ -80,14 +78,13 @@ local function ring(nr, nt, steps, opts)
   local mesh = cl.czm.ring { r_in = 0.08, r_out = 0.15, nr = nr, nt = nt, order = 2 }
   mesh:perturb { fraction = 0.2, seed = 1 } -- as the paper (section 7.2); 0.2 keeps cross rings valid
   local b = cl.czm.body { mesh = mesh, E = 210e9, nu = 0.3, rho = 7850, thickness = 1e-3, plane = "stress",
-    law = ppr(2000, opts.sigma_max or 400e6), stiffness = opts.stiffness, scatter = opts.scatter,
-    force_threads = opts.force_threads }
+    law = ppr(2000, opts.sigma_max or 400e6), stiffness = opts.stiffness, scatter = opts.scatter }
   b:pressure { where = function(x, y) return x * x + y * y < 0.081 ^ 2 end, value = 400e6 }
   local run = cl.czm.explicit { b, dt = 3e-9, steps = steps, progress = false }
   local s = run:go()
   local inf = b.model:info()
-  print(string.format("ring %dx%d %d elements (%s threads), sigma_max %g: %d steps of 3 ns in %.3f s, nodes %d (new %d), cohesive %d, fragments %d",
-    nr, nt, inf.elements, opts.force_threads or "auto", opts.sigma_max or 400e6, steps, s.seconds, inf.nodes, inf.nodes - inf.initial_nodes, inf.cohesive, b:fragments()))
+  print(string.format("ring %dx%d %d elements, sigma_max %g: %d steps of 3 ns in %.3f s, nodes %d (new %d), cohesive %d, fragments %d",
+    nr, nt, inf.elements, opts.sigma_max or 400e6, steps, s.seconds, inf.nodes, inf.nodes - inf.initial_nodes, inf.cohesive, b:fragments()))
   return s
 end
 
@@ -98,14 +95,13 @@ if what == "insertion" or what == "insertion_phases" or what == "all" then
 end
 if what == "forces" or what == "all" then
   for _, size in ipairs { { 384, 96 }, { 96, 24 } } do
-    for _, v in ipairs { { "matrix_free", "colour", "element" }, { "matrix_free", "atomic", "element" },
-      { "matrix_free", "atomic", "gauss" }, { "stored", "colour", "element" }, { "stored", "atomic", "element" } } do
+    for _, v in ipairs { { "matrix_free", "colour" }, { "matrix_free", "atomic" }, { "stored", "colour" },
+      { "stored", "atomic" } } do
       local s = plate(math.floor(size[1] * scale), math.floor(size[2] * scale), 5e-10, 400,
-        { stiffness = v[1], scatter = v[2], force_threads = v[3] })
+        { stiffness = v[1], scatter = v[2] })
       print(string.format("  -> %.3e element-steps/s", s.element_steps_per_second))
     end
   end
-  for _, threads in ipairs { "element", "gauss" } do ring(20, 160, 27000, { sigma_max = ring_sigma, force_threads = threads }) end
 end
 if what == "plate" or what == "all" then
   plate(192, 48, 2e-9, math.floor(10000 * scale))

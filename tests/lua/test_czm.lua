@@ -299,7 +299,9 @@ T.case("checkpoint and restart with insertion in between: bit for bit", function
     local mesh = cl.czm.rect { x0 = 0, x1 = 4e-3, y0 = -1e-3, y1 = 1e-3, nx = 16, ny = 8, order = 2 }
     mesh:precrack { from = { 0, 0 }, to = { 1e-3, 0 } }
     local law = cl.jit.ppr { G_I = 352, G_II = 352, sigma_max = 60e6, tau_max = 60e6 }
-    local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress", law = law }
+    -- colour scatter: atomic sums on the GPU are not reproducible bit for bit
+    local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress", law = law,
+      scatter = "colour" }
     b:initial_velocity(function(_, y) return 0, 60 * y / 1e-3 end)
     return b
   end
