@@ -129,7 +129,8 @@ cl_status cl_jit_build_cuda(cl_device *d, const cl_jit_unit *u, const char *key_
 static int launch(void *entry, void *args, size_t n) {
   dim3 grid = {cl_grid_1d(n), 1, 1}, block = {CL_THREADS, 1, 1};
   void *params[] = {args};
-  return (int)cudaLaunchKernel(entry, grid, block, params, 0, 0);
+  /* the per-thread default stream, so that cuda graphs can record run-time compiled kernels too */
+  return (int)cudaLaunchKernel(entry, grid, block, params, 0, cudaStreamPerThread);
 }
 
 #else

@@ -627,7 +627,7 @@ static int model_pressure_load(lua_State *L) {
 typedef struct czm_stage {
   cl_stage stage;
   model_ud *model;
-  int kind; /* 0 begin, 1 forces (+ check), 2 end */
+  int kind; /* 0 begin, 1 forces (+ check), 2 end, 3 all of a step (cl_czm_step) */
   double dt;
 } czm_stage;
 
@@ -637,6 +637,7 @@ static cl_status run_czm_stage(void *data, long step, double t, cl_error *err) {
   (void)t;
   if (s->kind == 0) return cl_czm_step_begin(z, s->dt, s->model->load_scale, err);
   if (s->kind == 2) return cl_czm_step_end(z, s->dt, err);
+  if (s->kind == 3) return cl_czm_step(z, step, s->model->check_every, s->dt, s->model->load_scale, err);
   if (s->model->check_every > 0 && step % s->model->check_every == 0) {
     size_t inserted;
     CL_TRY(cl_czm_check_and_insert(z, &inserted, err));
@@ -646,13 +647,14 @@ static cl_status run_czm_stage(void *data, long step, double t, cl_error *err) {
 
 /* model:stage(kind, dt) -> a pipeline stage of the step (cl_czm_step_*): "begin" (v += dt/2 a;
  * u += dt v; force accumulators = the load), "forces" (the stress check and insertion every n
- * steps, then cohesive and element forces), "end" (a = f / m, 0 where prescribed; v += dt/2 a) */
+ * steps, then cohesive and element forces), "end" (a = f / m, 0 where prescribed; v += dt/2 a),
+ * or "step": the three, replayed as a cuda graph between checks (nothing may run between them) */
 static int model_stage(lua_State *L) {
   model_ud *u = check_model(L, 1);
-  static const char *const kinds[] = {"begin", "forces", "end", NULL};
+  static const char *const kinds[] = {"begin", "forces", "end", "step", NULL};
   int kind = luaL_checkoption(L, 2, NULL, kinds);
   double dt = luaL_optnumber(L, 3, 0);
-  if (kind == 1) need_law(L, u, "model:stage");
+  if (kind == 1 || kind == 3) need_law(L, u, "model:stage");
   czm_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
   memset(s, 0, sizeof *s);
   luaL_setmetatable(L, STAGE_MT);

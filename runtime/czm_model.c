@@ -297,6 +297,7 @@ void cl_czm_destroy(cl_czm_model *z) {
   uint64_t *words[] = {z->A.counts, z->A.offsets, z->A.counters};
   for (size_t i = 0; i < sizeof words / sizeof *words; i++)
     if (words[i]) z->dev->release(z->dev, words[i]);
+  if (z->graph) z->dev->graph_release(z->dev, z->graph);
   cl_device_ref_release(z->ref);
   free(z);
 }
@@ -520,5 +521,37 @@ cl_status cl_czm_set_counts(cl_czm_model *z, size_t nodes, size_t cohesive, cl_e
   c[0] = nodes, c[1] = cohesive;
   CL_TRY(z->dev->to_device(z->dev, z->A.counters, c, sizeof c, err));
   z->A.nn = nodes, z->A.ncoh = cohesive;
+  return CL_OK;
+}
+
+static cl_status record_step(void *data, cl_error *err) {
+  cl_czm_model *z = data;
+  CL_TRY(cl_czm_step_begin(z, z->graph_dt, z->graph_scale, err));
+  CL_TRY(cl_czm_step_forces(z, err));
+  return cl_czm_step_end(z, z->graph_dt, err);
+}
+
+cl_status cl_czm_step(cl_czm_model *z, long step, int check_every, double dt, double load_scale, cl_error *err) {
+  const int check = check_every > 0 && step % check_every == 0;
+  if (check || !z->dev->graph_capture || cl_cuda_sync_each_launch()) {
+    CL_TRY(cl_czm_step_begin(z, dt, load_scale, err));
+    if (check) {
+      size_t inserted;
+      CL_TRY(cl_czm_check_and_insert(z, &inserted, err));
+    }
+    CL_TRY(cl_czm_step_forces(z, err));
+    return cl_czm_step_end(z, dt, err);
+  }
+  if (!z->graph || z->graph_nn != z->A.nn || z->graph_ncoh != z->A.ncoh || z->graph_dt != dt ||
+      z->graph_scale != load_scale) {
+    if (z->graph) z->dev->graph_release(z->dev, z->graph);
+    z->graph = NULL;
+    z->graph_nn = z->A.nn, z->graph_ncoh = z->A.ncoh, z->graph_dt = dt, z->graph_scale = load_scale;
+    CL_TRY(z->dev->graph_capture(z->dev, record_step, z, &z->graph, err));
+  }
+  CL_TRY(z->dev->graph_launch(z->dev, z->graph, err));
+  cl_field_touch(z->f[CL_CZM_U]), cl_field_touch(z->f[CL_CZM_V]), cl_field_touch(z->f[CL_CZM_A]);
+  if (z->A.ncoh) cl_field_touch(z->f[CL_CZM_HIST]), cl_field_touch(z->f[CL_CZM_COH_FORCE]);
+  for (int s = 0; s < z->opt.nstate && z->A.ncoh; s++) cl_field_touch(z->state[s]);
   return CL_OK;
 }

@@ -53,6 +53,9 @@ typedef struct cl_czm_model {
   double stable_dt;           /* estimate: 2 / max element frequency (Gershgorin bound) */
   void *cohesive_entry;       /* the compiled cohesive kernel for dev and dtype */
   int has_load;
+  void *graph;                /* cuda graph of a step without check, and what it was recorded for */
+  size_t graph_nn, graph_ncoh;
+  double graph_dt, graph_scale;
   int fields_lent;            /* the fields were handed to a caller who frees them */
 } cl_czm_model;
 
@@ -91,6 +94,12 @@ cl_status cl_czm_profile(cl_czm_model *z, int reps, double seconds[6], cl_error 
 /* Sets the nodes and cohesive elements in use (after the tables were restored from a
  * checkpoint). Errors: counts beyond the capacities or below the mesh's. */
 cl_status cl_czm_set_counts(cl_czm_model *z, size_t nodes, size_t cohesive, cl_error *err);
+
+/* One whole step: begin, [the check and insertion when step is a multiple of check_every > 0],
+ * forces, end. On the GPU the steps without a check replay a cuda graph of their four launches
+ * (recorded again when the nodes, cohesive elements, dt or load scale changed), which takes the
+ * launch latency off meshes too small to hide it. */
+cl_status cl_czm_step(cl_czm_model *z, long step, int check_every, double dt, double load_scale, cl_error *err);
 
 /* Marks component c (0: x, 1: y) of the given nodes (0-based) as prescribed: the step leaves
  * their acceleration 0 (the values themselves are set by the caller's stages). */

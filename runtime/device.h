@@ -35,6 +35,13 @@ typedef struct cl_device {
   cl_status (*copy)(struct cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err);
   cl_status (*synchronize)(struct cl_device *d, cl_error *err);
   cl_status (*info)(struct cl_device *d, cl_device_info *info, cl_error *err);
+  /* Replay of a fixed sequence of launches (cuda; NULL on the cpu): graph_capture records what
+   * record(data) launches, without running it, into *graph; graph_launch runs it. Launches to be
+   * recorded go to the per-thread default stream (cudaStreamPerThread). */
+  cl_status (*graph_capture)(struct cl_device *d, cl_status (*record)(void *data, cl_error *err), void *data,
+                             void **graph, cl_error *err);
+  cl_status (*graph_launch)(struct cl_device *d, void *graph, cl_error *err);
+  void (*graph_release)(struct cl_device *d, void *graph);
 } cl_device;
 
 /* Opens a backend by name: "cpu", "cuda" or "auto" (cuda when a usable GPU

@@ -50,6 +50,37 @@ static cl_status cuda_synchronize(cl_device *d, cl_error *err) {
   return CL_OK;
 }
 
+static cl_status cuda_graph_capture(cl_device *d, cl_status (*record)(void *data, cl_error *err), void *data,
+                                    void **graph, cl_error *err) {
+  (void)d;
+  *graph = NULL;
+  CL_CUDA_TRY(err, cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeThreadLocal));
+  cl_status st = record(data, err);
+  cudaGraph_t g = NULL;
+  cudaError_t end = cudaStreamEndCapture(cudaStreamPerThread, &g);
+  if (st == CL_OK && end != cudaSuccess)
+    st = cl_error_set(err, CL_ERR_DEVICE, "cuda graph capture failed: %s", cudaGetErrorString(end));
+  cudaGraphExec_t exec = NULL;
+  if (st == CL_OK) {
+    cudaError_t e = cudaGraphInstantiate(&exec, g, 0);
+    if (e != cudaSuccess) st = cl_error_set(err, CL_ERR_DEVICE, "cuda graph instantiation failed: %s", cudaGetErrorString(e));
+  }
+  if (g) cudaGraphDestroy(g);
+  if (st == CL_OK) *graph = exec;
+  return st;
+}
+
+static cl_status cuda_graph_launch(cl_device *d, void *graph, cl_error *err) {
+  (void)d;
+  CL_CUDA_TRY(err, cudaGraphLaunch((cudaGraphExec_t)graph, cudaStreamPerThread));
+  return CL_OK;
+}
+
+static void cuda_graph_release(cl_device *d, void *graph) {
+  (void)d;
+  if (graph) cudaGraphExecDestroy((cudaGraphExec_t)graph);
+}
+
 static cl_status cuda_info(cl_device *d, cl_device_info *info, cl_error *err) {
   struct cudaDeviceProp prop;
   memset(info, 0, sizeof *info);
@@ -97,6 +128,9 @@ cl_status cl_device_cuda_open(cl_device *dev, int ordinal, cl_error *err) {
   dev->copy = cuda_copy;
   dev->synchronize = cuda_synchronize;
   dev->info = cuda_info;
+  dev->graph_capture = cuda_graph_capture;
+  dev->graph_launch = cuda_graph_launch;
+  dev->graph_release = cuda_graph_release;
   return CL_OK;
 }
 

@@ -1,5 +1,6 @@
 /* The cohesive-FEM operations as CUDA kernels (czm.h holds the physics): one thread per
- * element of the launch's range (a colour, or all) or per node. */
+ * element of the launch's range (a colour, or all) or per node. Launched on the per-thread
+ * default stream, which the model's cuda graph of a step records (runtime/czm_model.c). */
 #include <cub/device/device_scan.cuh>
 
 #include "../common/launch_cuda.cuh"
@@ -55,15 +56,15 @@ __global__ void CL_PREC(czm_apply_block_kernel)(cl_czm_args A) {
 template <int ORDER>
 static void launch_elements(const cl_czm_args *A, int op, real *out, unsigned blocks) {
   switch (op) {
-    case CL_CZM_FORCE: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_FORCE><<<blocks, CL_THREADS>>>(*A, out); break;
-    case CL_CZM_MASS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_MASS><<<blocks, CL_THREADS>>>(*A, out); break;
-    case CL_CZM_STRESS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_STRESS><<<blocks, CL_THREADS>>>(*A, out); break;
-    case CL_CZM_STIFFNESS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_STIFFNESS><<<blocks, CL_THREADS>>>(*A, out); break;
-    case CL_CZM_ENERGY: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_ENERGY><<<blocks, CL_THREADS>>>(*A, out); break;
-    case CL_CZM_CHECK: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_CHECK><<<blocks, CL_THREADS>>>(*A, out); break;
-    case CL_CZM_COUNT: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_COUNT><<<blocks, CL_THREADS>>>(*A, out); break;
-    case CL_CZM_APPLY: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_APPLY><<<blocks, CL_THREADS>>>(*A, out); break;
-    case CL_CZM_APPLY_BLOCK: CL_PREC(czm_apply_block_kernel)<ORDER><<<blocks, CL_THREADS>>>(*A); break;
+    case CL_CZM_FORCE: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_FORCE><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_MASS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_MASS><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_STRESS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_STRESS><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_STIFFNESS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_STIFFNESS><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_ENERGY: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_ENERGY><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_CHECK: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_CHECK><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_COUNT: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_COUNT><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_APPLY: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_APPLY><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_APPLY_BLOCK: CL_PREC(czm_apply_block_kernel)<ORDER><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A); break;
     default: break;
   }
 }
@@ -99,12 +100,12 @@ extern "C" int CL_PREC(cl_czm_run_cuda)(const cl_czm_args *A, int op, void *out)
   if (A->count == 0) return 0;
   const unsigned blocks = cl_grid_1d(A->count);
   if (op < CL_CZM_FORCE) {
-    CL_PREC(czm_node_kernel)<<<blocks, CL_THREADS>>>(*A, op, (real *)out);
+    CL_PREC(czm_node_kernel)<<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, op, (real *)out);
     return (int)cudaGetLastError();
   }
   switch (op) {
     case CL_CZM_SCAN: return scan(A);
-    case CL_CZM_ADVANCE: CL_PREC(czm_advance_kernel)<<<1, 1>>>(*A); break;
+    case CL_CZM_ADVANCE: CL_PREC(czm_advance_kernel)<<<1, 1, 0, cudaStreamPerThread>>>(*A); break;
     default:
       if (A->order == 2) launch_elements<2>(A, op, (real *)out, blocks);
       else launch_elements<1>(A, op, (real *)out, blocks);

@@ -201,38 +201,56 @@ end
 
 czm.body_mt = body_mt
 
--- The step (eqs. 1-2 as kick-drift-kick, model:stage): the load scale of a pressure varying in
--- time, prescribed velocities at mid-step, begin (kick-drift, accumulators reset to the load),
--- prescribed displacements, forces (with the stress check and insertion every n steps), end
--- (accelerations, 0 on prescribed components, and the kick).
-local function step_pipeline(body, dt)
-  local stages, m = {}, body.model
-  local function add(stage) stages[#stages + 1] = stage end
-  local p = body.pressure_value
-  if p ~= nil and type(p) ~= "number" then
-    add(cl.stage.call(function(_, t) m:set_load_scale(p(t)) end))
-  end
+-- Prescribed values that do not change are set once (with the node mask that keeps their
+-- acceleration 0 they then stay); those that vary are set every step by the pipeline.
+local function constant(value) return type(value) == "number" end
+
+local function set_constant_constraints(body)
   for _, k in ipairs(body.constraints) do
-    if k.kind == "velocity" then
-      add(cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = k.value,
-        time_offset = -dt / 2 })
+    if constant(k.value) then
+      local field = k.kind == "velocity" and body.v or body.u
+      cl.stage.set_rows { field = field, rows = k.rows, component = k.component, value = k.value }:run()
+      if k.kind == "displacement" then
+        cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = 0 }:run()
+      end
     end
   end
-  add(m:stage("begin", dt))
+end
+
+-- The step (eqs. 1-2 as kick-drift-kick, model:stage): the load scale of a pressure varying in
+-- time, varying prescribed velocities at mid-step, begin (kick-drift, accumulators reset to the
+-- load), varying prescribed displacements, forces (with the stress check and insertion every n
+-- steps), end (accelerations, 0 on prescribed components, and the kick). With nothing varying
+-- the three run as one stage, replayed as a cuda graph on the GPU.
+local function step_pipeline(body, dt)
+  local before, after, m = {}, {}, body.model
+  local p = body.pressure_value
   if p ~= nil and type(p) ~= "number" then
+    before[#before + 1] = cl.stage.call(function(_, t) m:set_load_scale(p(t)) end)
     -- external work of a varying pressure: after the kick-drift v is v(n+1/2), and the step's
     -- displacement dt v(n+1/2)
     local load, v = m:field("load"), body.v
-    add(cl.stage.call(function(_, t) body.external_work = body.external_work + p(t - dt / 2) * dt * load:dot(v) end))
+    after[#after + 1] = cl.stage.call(function(_, t)
+      body.external_work = body.external_work + p(t - dt / 2) * dt * load:dot(v)
+    end)
   end
   for _, k in ipairs(body.constraints) do
-    if k.kind == "displacement" then
-      add(cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = k.value })
-      add(cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = 0 })
+    if not constant(k.value) then
+      if k.kind == "velocity" then
+        before[#before + 1] = cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component,
+          value = k.value, time_offset = -dt / 2 }
+      else
+        after[#after + 1] = cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = k.value }
+        after[#after + 1] = cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = 0 }
+      end
     end
   end
-  add(m:stage("forces"))
-  add(m:stage("end", dt))
+  if #before == 0 and #after == 0 then return cl.pipeline { m:stage("step", dt) } end
+  local stages = before
+  stages[#stages + 1] = m:stage("begin", dt)
+  for _, stage in ipairs(after) do stages[#stages + 1] = stage end
+  stages[#stages + 1] = m:stage("forces")
+  stages[#stages + 1] = m:stage("end", dt)
   return cl.pipeline(stages)
 end
 
@@ -264,6 +282,7 @@ function czm.explicit(args)
   local run = setmetatable({ body = body, dt = dt, steps = cl.positive_integer(fn, args, "steps", 0), step = 0, t = 0,
     output = out, every = out.every and cl.positive_integer(fn .. " output", out, "every", 1) or 0,
     progress = args.progress ~= false, stable_dt = limit }, run_mt)
+  set_constant_constraints(body)
   run.pipeline = step_pipeline(body, dt)
   body.model:forces() -- accelerations of the initial state, for the first kick
   return run
