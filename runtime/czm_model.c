@@ -191,6 +191,10 @@ static cl_status allocate(cl_czm_model *z, cl_device_ref *dev, const cl_mesh2d *
   /* counters[3] is the cohesive law's NaN flag, read back with the others at check steps */
   CL_TRY(device_words(z, &z->A.counters, CL_CZM_NCOUNTERS, err));
   z->A.nonfinite = z->A.counters + 3;
+  if (z->dev->kind == CL_BACKEND_CUDA) {
+    z->A.scan_bytes = (size_t)CL_CUDA_CALL((long long)cl_czm_scan_bytes_cuda_f64(ne ? ne : 1));
+    CL_TRY(z->dev->alloc(z->dev, &z->A.scan_storage, z->A.scan_bytes, err));
+  }
   return CL_OK;
 }
 
@@ -298,6 +302,7 @@ void cl_czm_destroy(cl_czm_model *z) {
   for (size_t i = 0; i < sizeof words / sizeof *words; i++)
     if (words[i]) z->dev->release(z->dev, words[i]);
   if (z->graph) z->dev->graph_release(z->dev, z->graph);
+  if (z->A.scan_storage) z->dev->release(z->dev, z->A.scan_storage);
   cl_device_ref_release(z->ref);
   free(z);
 }

@@ -55,6 +55,8 @@ typedef struct cl_czm_args {
   uint8_t *split;            /* per element, from the counting pass: bit 2k + s, corner s of
                                 facet k must be duplicated */
   uint64_t *counts, *offsets; /* insertion: per element (new nodes << 32 | new cohesive), scanned */
+  void *scan_storage;        /* cuda: cub's temporary storage for the scan of counts */
+  size_t scan_bytes;
   uint64_t *counters;        /* [0] nodes in use, [1] cohesive elements, [2] facets marked,
                                 [3] the law's NaN flag, [4 + j] facets marked in colour j */
   const uint8_t *colour;     /* per element: its colour */

@@ -79,21 +79,18 @@ __global__ void CL_PREC(czm_advance_kernel)(cl_czm_args A) {
   A.counters[0] += total >> 32, A.counters[1] += total & 0xffffffffu;
 }
 
-/* Exclusive scan of counts over the range with cub; its temporary storage is kept between
- * calls (grown when a larger range needs more). */
+/* Exclusive scan of counts over the range with cub, in the model's temporary storage. */
 static int scan(const cl_czm_args *A) {
-  static void *storage = NULL;
-  static size_t capacity = 0;
+  size_t bytes = A->scan_bytes;
+  return (int)cub::DeviceScan::ExclusiveSum(A->scan_storage, bytes, A->counts + A->first, A->offsets + A->first,
+                                            A->count, cudaStreamPerThread);
+}
+
+/* The temporary storage cub's scan needs for n entries (the model allocates it once). */
+extern "C" size_t CL_PREC(cl_czm_scan_bytes_cuda)(size_t n) {
   size_t bytes = 0;
-  int e = (int)cub::DeviceScan::ExclusiveSum(NULL, bytes, A->counts + A->first, A->offsets + A->first, A->count);
-  if (e) return e;
-  if (bytes > capacity) {
-    cudaFree(storage);
-    storage = NULL, capacity = 0;
-    if ((e = (int)cudaMalloc(&storage, bytes))) return e;
-    capacity = bytes;
-  }
-  return (int)cub::DeviceScan::ExclusiveSum(storage, bytes, A->counts + A->first, A->offsets + A->first, A->count);
+  cub::DeviceScan::ExclusiveSum(NULL, bytes, (const uint64_t *)NULL, (uint64_t *)NULL, n);
+  return bytes;
 }
 
 extern "C" int CL_PREC(cl_czm_run_cuda)(const cl_czm_args *A, int op, void *out) {
