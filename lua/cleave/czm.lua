@@ -162,10 +162,13 @@ end
 
 --- body:pressure{ where = region (facet midpoints; a group: facets with both ends in it),
 --- value = number, function of t or expression in t }: a pressure on those boundary facets,
---- pushing into the body.
+--- pushing into the body; one per body.
 function body_mt:pressure(args)
   local fn = "body:pressure"
   cl.check_args(fn, args, { where = true, value = true })
+  if self.pressure_value ~= nil then
+    error(fn .. ": the body has a pressure already; one per body (combine the regions in one 'where')", 2)
+  end
   local test, set = region(self, args.where, fn)
   local where = test
   if set then

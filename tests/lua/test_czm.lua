@@ -399,11 +399,12 @@ T.case("Gmsh mesh: physical groups as regions for constraints and pressure; synt
   T.eq(#mesh:group_nodes("left"), 2, "nodes of 'left'")
   local b = cl.czm.body { mesh = mesh, E = 1e9, nu = 0.25, rho = 1000, plane = "stress", law = ppr() }
   b:displacement { where = { group = "left" }, x = 0, y = 0 }
+  T.raises(function() b:pressure { where = { group = "middle" }, value = 1 } end, { "middle" })
   b:pressure { where = { group = "right" }, value = 1e6 }
   T.eq(b.model:field("load"):sum(), -1, "the unit-pressure load on the right edge (L t, pushing in -x)")
   cl.czm.explicit { b, steps = 20, progress = false }:go()
   T.ok(b.u[2][1] < 0 and b.u[1][1] == 0, "the right side moved in, the left side held")
-  T.raises(function() b:pressure { where = { group = "middle" }, value = 1 } end, { "middle" })
+  T.raises(function() b:pressure { where = { group = "right" }, value = 2e6 } end, { "pressure already" })
   f = assert(io.open(path, "w"))
   f:write((SQUARE_MSH:gsub("5 0.5 0.5 0", "5 0.5 oops 0")))
   f:close()
