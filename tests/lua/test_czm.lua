@@ -430,6 +430,14 @@ T.case("bad input: an inverted element in a file is named; a law giving NaN stop
     { "NaN or infinite traction", "cohesive element" })
 end)
 
+T.case("the example scripts/notched_plate.lua runs and grows its crack", function()
+  local saved = arg
+  arg = { "24", "700", T.outdir("notched_plate_example") }
+  local result = dofile(os.getenv("CLEAVE_SOURCE") .. "/scripts/notched_plate.lua")
+  arg = saved
+  T.ok(result.tip > 3e-3, string.format("tip at %.2f mm", result.tip * 1e3))
+end)
+
 T.case("bad input: clear errors naming the parameter", function()
   local mesh = cl.czm.rect { x0 = 0, x1 = 1, y0 = 0, y1 = 1, nx = 2, ny = 2 }
   T.raises(function() body_of(mesh, ppr(), { E = -1 }) end, { "'E'", "positive" })
