@@ -266,27 +266,13 @@ run_mt.__index = run_mt
 ---   steps and on Ctrl-C) }, progress = true } -> run
 function czm.explicit(args)
   local fn = "cleave.czm.explicit"
-  cl.check_args(fn, args, { [1] = true, body = true, dt = true, steps = true, output = true, progress = true })
+  cl.check_args(fn, args, cl.explicit_run.keys)
   local body = args[1] or args.body
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.czm.body{...})", 2) end
-  local limit = body:stable_dt()
-  local dt = args.dt or "auto"
-  if dt == "auto" then
-    dt = 0.9 * limit
-  elseif type(dt) ~= "number" or not (dt > 0) then
-    error(fn .. ": argument 'dt' must be \"auto\" or a positive number", 2)
-  elseif dt > limit then
-    error(string.format("%s: argument 'dt' = %g s exceeds the stable time step %g s of this mesh " ..
-      "(element frequency bound); use dt = \"auto\" (%g s) or a smaller value", fn, dt, limit, 0.9 * limit), 2)
-  end
-  local out = args.output or {}
-  cl.check_args(fn .. " output", out, { every = true, vtu = true, csv = true, png = true, checkpoint = true })
-  if out.checkpoint ~= nil and type(out.checkpoint) ~= "string" then error(fn .. " output: 'checkpoint' must be a path", 2) end
-  local run = setmetatable({ body = body, dt = dt, steps = cl.positive_integer(fn, args, "steps", 0), step = 0, t = 0,
-    output = out, every = out.every and cl.positive_integer(fn .. " output", out, "every", 1) or 0,
-    progress = args.progress ~= false, stable_dt = limit }, run_mt)
+  local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.9,
+    "this mesh (element frequency bound)")
   set_constant_constraints(body)
-  run.pipeline = step_pipeline(body, dt)
+  run.pipeline = step_pipeline(body, run.dt)
   body.model:forces() -- accelerations of the initial state, for the first kick
   return run
 end
@@ -532,28 +518,11 @@ function body_mt:png(args)
 end
 
 --- run:go{ steps = remaining } -> stats { steps, seconds, element_steps_per_second }
-function run_mt:go(args)
-  args = args or {}
-  cl.check_args("run:go", args, { steps = true })
-  local steps = args.steps and cl.positive_integer("run:go", args, "steps", 0) or self.steps - self.step
-  if self.every > 0 and self.step == 0 then self:write(0, 0) end
-  local ok, result = pcall(cl.run, {
-    pipeline = self.pipeline, steps = steps, dt = self.dt, t0 = self.t, step0 = self.step,
-    every = self.every > 0 and self.every or nil,
-    on_output = self.every > 0 and function(step, t) self:write(step, t) end or nil,
-    progress = self.progress,
-  })
-  local before = self.step
-  self.step = self.pipeline.step
-  self.t = self.step * self.dt
-  if not ok and self.output.checkpoint and self.pipeline.interrupted then self:save(self.output.checkpoint) end
-  if not ok then error(result, 0) end
-  local png = self.output.png
-  if png then
-    self.body:png(type(png) == "table" and png or { path = png })
-  end
-  local done = self.step - before
-  self.stats = { steps = done, seconds = result.seconds,
-    element_steps_per_second = result.seconds > 0 and done * self.body.model:info().elements / result.seconds or nil }
-  return self.stats
+run_mt.go = cl.explicit_run.go
+
+function run_mt:statistics(steps, seconds)
+  return { steps = steps, seconds = seconds,
+    element_steps_per_second = seconds and seconds > 0 and steps * self.body.model:info().elements / seconds or nil }
 end
+
+function run_mt:png(spec) self.body:png(type(spec) == "table" and spec or { path = spec }) end

@@ -516,35 +516,16 @@ run_mt.__tostring = function(r)
   return string.format("explicit<%s, dt = %g, step %d of %d, t = %g>", tostring(r.body), r.dt, r.step, r.steps, r.t)
 end
 
-local explicit_keys = { [1] = true, body = true, dt = true, steps = true, output = true, progress = true }
-
 --- cleave.explicit{ body, dt = "auto" | number, steps =, output = { every =, vtu =, csv =,
 ---   png = path or { path =, field = "damage" }, checkpoint = path }, progress = true } -> run; run:go()
 --- With output.checkpoint the state is saved every `every` steps and when Ctrl-C stops the run.
 function cl.explicit(args)
   local fn = "cleave.explicit"
-  cl.check_args(fn, args, explicit_keys)
+  cl.check_args(fn, args, cl.explicit_run.keys)
   local body = args[1] or args.body
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
-  local limit = body:stable_dt()
-  local dt = args.dt or "auto"
-  if dt == "auto" then
-    dt = 0.8 * limit
-  elseif type(dt) ~= "number" or not (dt > 0) then
-    error(fn .. ": argument 'dt' must be \"auto\" or a positive number", 2)
-  elseif dt > limit then
-    error(string.format("%s: argument 'dt' = %g s exceeds the stable time step %g s of this body " ..
-      "(Silling & Askari); use dt = \"auto\" (%g s) or a smaller value", fn, dt, limit, 0.8 * limit), 2)
-  end
-  local out = args.output or {}
-  cl.check_args(fn .. " output", out, { every = true, vtu = true, csv = true, png = true, checkpoint = true })
-  if out.checkpoint ~= nil and type(out.checkpoint) ~= "string" then error(fn .. " output: 'checkpoint' must be a path", 2) end
-  local run = setmetatable({
-    body = body, dt = dt, steps = cl.positive_integer(fn, args, "steps", 0), step = 0, t = 0,
-    output = out, every = out.every and cl.positive_integer(fn .. " output", out, "every", 1) or 0,
-    progress = args.progress ~= false, stable_dt = limit,
-  }, run_mt)
-  run.pipeline = step_pipeline(body, dt)
+  local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.8, "this body (Silling & Askari)")
+  run.pipeline = step_pipeline(body, run.dt)
   body:set_loads(0)
   body:force_stage():run() -- accelerations of the initial state, for the first kick
   return run
@@ -609,34 +590,19 @@ function run_mt:write(step, t)
   end
 end
 
---- run:go{ steps = remaining } -> stats: advances the run (again after Ctrl-C, it continues).
-function run_mt:go(args)
-  args = args or {}
-  cl.check_args("run:go", args, { steps = true })
-  local steps = args.steps and cl.positive_integer("run:go", args, "steps", 0) or self.steps - self.step
-  if self.every > 0 and self.step == 0 then self:write(0, 0) end
-  local ok, result = pcall(cl.run, {
-    pipeline = self.pipeline, steps = steps, dt = self.dt, t0 = self.t, step0 = self.step,
-    every = self.every > 0 and self.every or nil,
-    on_output = self.every > 0 and function(step, t) self:write(step, t) end or nil,
-    progress = self.progress,
-  })
-  local before = self.step
-  self.step = self.pipeline.step
-  self.t = self.step * self.dt
-  if not ok and self.output.checkpoint and self.pipeline.interrupted then self:save(self.output.checkpoint) end
-  local bond_updates = (self.step - before) * self.body.bonds.count
-  self.stats = { steps = self.step - before, seconds = ok and result.seconds or nil,
-    bond_updates_per_second = ok and result.seconds > 0 and bond_updates / result.seconds or nil }
-  if not ok then error(result, 0) end
-  local png = self.output.png
-  if png then
-    local path, field = png, "damage"
-    if type(png) == "table" then path, field = png.path, png.field or "damage" end
-    cl.io.png { path = path, mesh = self.body:mesh(), field = self.body[field], title = field,
-      component = self.body[field].k > 1 and "magnitude" or 1 }
-  end
-  return self.stats
+run_mt.go = cl.explicit_run.go
+
+function run_mt:statistics(steps, seconds)
+  return { steps = steps, seconds = seconds,
+    bond_updates_per_second = seconds and seconds > 0 and steps * self.body.bonds.count / seconds or nil }
+end
+
+-- output.png: a path, or { path =, field = "damage" } (a field of the body)
+function run_mt:png(spec)
+  local path, field = spec, "damage"
+  if type(spec) == "table" then path, field = spec.path, spec.field or "damage" end
+  cl.io.png { path = path, mesh = self.body:mesh(), field = self.body[field], title = field,
+    component = self.body[field].k > 1 and "magnitude" or 1 }
 end
 
 --- cleave.pd.crack_angles(body, tips [, opts]) -> { { angle =, points = }, ... }

@@ -1,0 +1,57 @@
+-- The explicit run every method shares (cleave.explicit, cleave.czm.explicit): the time step
+-- against the method's stable limit, the output options, and run:go, the loop that advances the
+-- pipeline, writes outputs at their interval, and saves a checkpoint when Ctrl-C stops it. A
+-- method's run metatable adds write(step, t), save(path, step), statistics(steps, seconds) and
+-- png(spec); its step pipeline goes in run.pipeline.
+local cl = ...
+local explicit = {}
+cl.explicit_run = explicit
+
+--- The arguments of a method's explicit{...}.
+explicit.keys = { [1] = true, body = true, dt = true, steps = true, output = true, progress = true }
+
+--- explicit.new(fn, args, body, mt, limit, fraction, whose) -> run: args = { body, dt = "auto" |
+--- number, steps =, output = { every, vtu, csv, png, checkpoint }, progress }; "auto" takes
+--- fraction of the stable step limit; a larger dt is refused naming whose limit it is.
+function explicit.new(fn, args, body, mt, limit, fraction, whose)
+  local dt = args.dt or "auto"
+  if dt == "auto" then
+    dt = fraction * limit
+  elseif type(dt) ~= "number" or not (dt > 0) then
+    error(fn .. ": argument 'dt' must be \"auto\" or a positive number", 3)
+  elseif dt > limit then
+    error(string.format("%s: argument 'dt' = %g s exceeds the stable time step %g s of %s; use dt = \"auto\" " ..
+      "(%g s) or a smaller value", fn, dt, limit, whose, fraction * limit), 3)
+  end
+  local out = args.output or {}
+  cl.check_args(fn .. " output", out, { every = true, vtu = true, csv = true, png = true, checkpoint = true }, 4)
+  if out.checkpoint ~= nil and type(out.checkpoint) ~= "string" then error(fn .. " output: 'checkpoint' must be a path", 3) end
+  return setmetatable({
+    body = body, dt = dt, steps = cl.positive_integer(fn, args, "steps", 0, 4), step = 0, t = 0,
+    output = out, every = out.every and cl.positive_integer(fn .. " output", out, "every", 1, 4) or 0,
+    progress = args.progress ~= false, stable_dt = limit,
+  }, mt)
+end
+
+--- run:go{ steps = remaining } -> stats: advances the run (again after Ctrl-C, it continues);
+--- run.stats is set also when the loop stops early (seconds nil then).
+function explicit.go(run, args)
+  args = args or {}
+  cl.check_args("run:go", args, { steps = true })
+  local steps = args.steps and cl.positive_integer("run:go", args, "steps", 0) or run.steps - run.step
+  if run.every > 0 and run.step == 0 then run:write(0, 0) end
+  local ok, result = pcall(cl.run, {
+    pipeline = run.pipeline, steps = steps, dt = run.dt, t0 = run.t, step0 = run.step,
+    every = run.every > 0 and run.every or nil,
+    on_output = run.every > 0 and function(step, t) run:write(step, t) end or nil,
+    progress = run.progress,
+  })
+  local before = run.step
+  run.step = run.pipeline.step
+  run.t = run.step * run.dt
+  if not ok and run.output.checkpoint and run.pipeline.interrupted then run:save(run.output.checkpoint) end
+  run.stats = run:statistics(run.step - before, ok and result.seconds or nil)
+  if not ok then error(result, 0) end
+  if run.output.png then run:png(run.output.png) end
+  return run.stats
+end
