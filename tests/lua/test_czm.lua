@@ -7,23 +7,7 @@ local T = require "testing"
 local info = cl.info()
 local gpu = info.backends.cuda and info.gpu_count > 0
 
-local function on(device, fn)
-  local before = cl.device()
-  cl.device(device)
-  local ok, result = pcall(fn)
-  cl.device(before)
-  if not ok then error(result, 0) end
-  return result
-end
-
--- A small LCG, so batches are the same on every machine.
-local function lcg(seed)
-  local s = seed
-  return function(n)
-    s = (s * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff
-    return (s >> 16) % n + 1
-  end
-end
+local on = T.on_device
 
 local steel = { E = 210e9, nu = 0.3, rho = 7850 }
 
@@ -50,9 +34,9 @@ local function insert_everything(mesh, batches, seed, extra)
       if a[k] >= e then facets[#facets + 1] = { e, k } end -- owner: the smaller (0-based a[k] >= e - 1 + 1)
     end
   end
-  local rand = lcg(seed)
+  local rand = T.rng(seed) -- the same batches on every machine
   for i = #facets, 2, -1 do
-    local j = rand(i)
+    local j = math.floor(rand() * i) + 1
     facets[i], facets[j] = facets[j], facets[i]
   end
   local per = math.ceil(#facets / batches)

@@ -6,14 +6,7 @@ local T = require "testing"
 local info = cl.info()
 local gpu = info.backends.cuda and info.gpu_count > 0
 
-local function on(device, fn)
-  local before = cl.device()
-  cl.device(device)
-  local ok, a, b = pcall(fn)
-  cl.device(before)
-  if not ok then error(a, 0) end
-  return a, b
-end
+local on = T.on_device
 
 -- relative difference ||a - b|| / ||b|| of two fields' host copies (any number of components)
 local function rel_diff(a, b)

@@ -50,6 +50,18 @@ function T.rng(seed)
   end
 end
 
+--- Runs fn() with cleave's device switched to `device`, and switches back whatever happens;
+--- returns what fn returns.
+function T.on_device(device, fn)
+  local cl = require "cleave"
+  local before = cl.device()
+  cl.device(device)
+  local result = table.pack(pcall(fn))
+  cl.device(before)
+  if not result[1] then error(result[2], 0) end
+  return table.unpack(result, 2, result.n)
+end
+
 --- A fresh output folder for this test under $CLEAVE_TEST_OUT.
 function T.outdir(name)
   local dir = (os.getenv("CLEAVE_TEST_OUT") or "out") .. "/" .. name
