@@ -188,9 +188,9 @@ static cl_status allocate(cl_czm_model *z, cl_device_ref *dev, const cl_mesh2d *
   }
   CL_TRY(device_words(z, &z->A.counts, ne ? ne : 1, err));
   CL_TRY(device_words(z, &z->A.offsets, ne ? ne : 1, err));
-  /* counters[3] is the cohesive law's NaN flag, read back with the others at check steps */
+  /* counters[2] is the cohesive law's NaN flag, read back with the others at check steps */
   CL_TRY(device_words(z, &z->A.counters, CL_CZM_NCOUNTERS, err));
-  z->A.nonfinite = z->A.counters + 3;
+  z->A.nonfinite = z->A.counters + 2;
   if (z->dev->kind == CL_BACKEND_CUDA) {
     z->A.scan_bytes = (size_t)CL_CUDA_CALL((long long)cl_czm_scan_bytes_cuda_f64(ne ? ne : 1));
     CL_TRY(z->dev->alloc(z->dev, &z->A.scan_storage, z->A.scan_bytes, err));
@@ -313,7 +313,7 @@ cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_err
   uint64_t c[CL_CZM_NCOUNTERS];
   CL_TRY(read_counters(z, c, err));
   *nodes = z->A.nn, *cohesive = z->A.ncoh;
-  return check_finite(c[3], err);
+  return check_finite(c[2], err);
 }
 
 /* The cohesive law's NaN flag, as read with the counters. */
@@ -412,14 +412,13 @@ cl_status cl_czm_insert_marked(cl_czm_model *z, double *phases, cl_error *err) {
 cl_status cl_czm_check_and_insert(cl_czm_model *z, size_t *inserted, cl_error *err) {
   *inserted = 0;
   CL_TRY(cl_czm_stresses(z, err));
-  CL_TRY(cl_k_fill(z->dev, CL_F64, z->A.counters + 2, 1, 0, err)); /* all-zero bits */
-  CL_TRY(cl_k_fill(z->dev, CL_F64, z->A.counters + 4, z->ncolours, 0, err));
+  CL_TRY(cl_k_fill(z->dev, CL_F64, z->A.counters + 3, 1 + z->ncolours, 0, err)); /* the marks; all-zero bits */
   CL_TRY(run_op(z, CL_CZM_CHECK, 0, z->A.ne, NULL, err));
   uint64_t c[CL_CZM_NCOUNTERS];
   CL_TRY(read_counters(z, c, err));
-  CL_TRY(check_finite(c[3], err)); /* the flag of the steps since the last check */
+  CL_TRY(check_finite(c[2], err)); /* the flag of the steps since the last check */
   cl_field_touch(z->f[CL_CZM_MASK]);
-  if (!c[2]) return CL_OK;
+  if (!c[3]) return CL_OK;
   const size_t before = z->A.ncoh;
   CL_TRY(insert_colours(z, c + 4, NULL, err));
   *inserted = z->A.ncoh - before;

@@ -57,8 +57,9 @@ typedef struct cl_czm_args {
   uint64_t *counts, *offsets; /* insertion: per element (new nodes << 32 | new cohesive), scanned */
   void *scan_storage;        /* cuda: cub's temporary storage for the scan of counts */
   size_t scan_bytes;
-  uint64_t *counters;        /* [0] nodes in use, [1] cohesive elements, [2] facets marked,
-                                [3] the law's NaN flag, [4 + j] facets marked in colour j */
+  uint64_t *counters;        /* [0] nodes in use, [1] cohesive elements, [2] the law's NaN flag,
+                                [3] facets marked, [4 + j] facets marked in colour j (the
+                                marks contiguous, so one fill clears them) */
   const uint8_t *colour;     /* per element: its colour */
   void *coh_force, *hist;
   cl_mp_args law;            /* the cohesive law's state arrays (law.state[k], coh_cap ng each) */
@@ -83,7 +84,7 @@ typedef enum cl_czm_op {
   CL_CZM_STRESS,       /* elements: stress += nodal extrapolations, weights (zero first) */
   CL_CZM_STIFFNESS,    /* elements: store K (A->stiffness, writable here) */
   CL_CZM_ENERGY,       /* elements: out[e] = strain energy of e */
-  CL_CZM_CHECK,        /* elements: mask facets to crack; counters[2] += facets marked */
+  CL_CZM_CHECK,        /* elements: mask facets to crack; counters[3] += facets marked */
   CL_CZM_COUNT,        /* elements: counts[e] = new nodes << 32 | new cohesive elements */
   CL_CZM_SCAN,         /* elements: offsets = exclusive scan of counts over the range */
   CL_CZM_APPLY,        /* elements: crack the marked facets */

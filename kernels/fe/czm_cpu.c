@@ -13,7 +13,7 @@ static void run_elements(const cl_czm_args *A, int op, void *out, const int orde
     uint64_t marked = 0;
 #pragma omp parallel for schedule(static) reduction(+ : marked)
     for (size_t e = first; e < end; e++) marked += (uint64_t)cl_czm_facet_check(A, order, e);
-    A->counters[2] += marked;
+    A->counters[3] += marked;
     return;
   }
 #pragma omp parallel for schedule(static)

@@ -20,7 +20,7 @@ __global__ void CL_PREC(czm_element_kernel)(cl_czm_args A, real *out) {
     if (OP == CL_CZM_ENERGY) out[e] = cl_czm_element_energy(&A, ORDER, e);
     if (OP == CL_CZM_CHECK) {
       const int marked = cl_czm_facet_check(&A, ORDER, e);
-      if (marked) atomicAdd((unsigned long long *)&A.counters[2], (unsigned long long)marked);
+      if (marked) atomicAdd((unsigned long long *)&A.counters[3], (unsigned long long)marked);
     }
     if (OP == CL_CZM_COUNT) A.counts[e] = cl_czm_insert_count(&A, ORDER, e);
     if (OP == CL_CZM_APPLY) cl_czm_insert_apply(&A, ORDER, e);
