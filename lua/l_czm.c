@@ -380,7 +380,8 @@ static int model_set_law(lua_State *L) {
   return 0;
 }
 
-/* model:info() -> { nodes, cohesive, elements, colours, node_capacity, cohesive_capacity, stable_dt, order } */
+/* model:info() -> { nodes, cohesive, elements, colours, node_capacity, cohesive_capacity, order,
+ * initial_nodes } */
 static int model_info(lua_State *L) {
   model_ud *u = check_model(L, 1);
   size_t nodes, coh;
@@ -393,7 +394,6 @@ static int model_info(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)u->z->ncolours), lua_setfield(L, -2, "colours");
   lua_pushinteger(L, (lua_Integer)u->z->A.cap), lua_setfield(L, -2, "node_capacity");
   lua_pushinteger(L, (lua_Integer)u->z->A.coh_cap), lua_setfield(L, -2, "cohesive_capacity");
-  lua_pushnumber(L, u->z->stable_dt), lua_setfield(L, -2, "stable_dt");
   lua_pushinteger(L, u->z->A.order), lua_setfield(L, -2, "order");
   lua_pushinteger(L, (lua_Integer)u->z->nn0), lua_setfield(L, -2, "initial_nodes");
   return 1;
@@ -405,6 +405,16 @@ static void fail_if(lua_State *L, cl_status st, cl_error *err) {
 
 static void need_law(lua_State *L, model_ud *u, const char *fn) {
   if (!u->z->cohesive_entry) luaL_error(L, "%s: the model has no cohesive law yet (model:set_law)", fn);
+}
+
+/* model:stable_dt() -> the stable time step (computed on the first call) */
+static int model_stable_dt(lua_State *L) {
+  model_ud *u = check_model(L, 1);
+  double dt;
+  cl_error err;
+  if (cl_czm_stable_dt(u->z, &dt, &err) != CL_OK) return cl_lua_fail(L, &err);
+  lua_pushnumber(L, dt);
+  return 1;
 }
 
 /* model:forces([load_scale]) */
@@ -678,7 +688,7 @@ int cl_lua_open_czm(lua_State *L) {
   luaL_newmetatable(L, MODEL_MT);
   const luaL_Reg model_meta[] = {{"__gc", model_gc}, {NULL, NULL}};
   luaL_setfuncs(L, model_meta, 0);
-  const luaL_Reg model_methods[] = {{"field", model_field}, {"set_law", model_set_law}, {"info", model_info},
+  const luaL_Reg model_methods[] = {{"field", model_field}, {"set_law", model_set_law}, {"info", model_info}, {"stable_dt", model_stable_dt},
                                     {"forces", model_forces}, {"check", model_check}, {"stresses", model_stresses},
                                     {"insert_marked", model_insert_marked}, {"energies", model_energies},
                                     {"topology_check", model_topology_check}, {"set_load_scale", model_set_load_scale},

@@ -115,33 +115,6 @@ static cl_status upload_topology(cl_czm_model *z, const cl_mesh2d *m, const cl_c
   return st;
 }
 
-/* Largest element frequency squared, bounded by the row sums of M^-1 K (Gershgorin) with the
- * element's own lumped masses (a node's assembled mass is at least that): 2 / sqrt of it is a
- * safe central-difference step. */
-static double stable_dt(const cl_mesh2d *m, const cl_czm_material *mat) {
-  const int order = m->order, nn = cl_tri_nodes(order), nd = 2 * nn;
-  const size_t nper = nper_of(order);
-  double D[9], w2max = 0;
-  cl_tri_elasticity(mat->E, mat->nu, mat->plane_strain, D);
-#pragma omp parallel for schedule(static) reduction(max : w2max)
-  for (size_t e = 0; e < m->nelems; e++) {
-    double xe[CL_TRI_MAX_DOFS], K[CL_TRI_MAX_DOFS * CL_TRI_MAX_DOFS], me[CL_TRI_MAX_NODES];
-    for (int p = 0; p < nn; p++) {
-      const uint32_t i = m->elem[e * nper + (size_t)p];
-      xe[2 * p] = m->x[i], xe[2 * p + 1] = m->x[m->nnodes + i];
-    }
-    cl_tri_stiffness(order, xe, D, mat->thickness, K);
-    cl_tri_lumped_mass(order, xe, mat->rho, mat->thickness, me);
-    for (int i = 0; i < nd; i++) {
-      double row = 0;
-      for (int j = 0; j < nd; j++) row += fabs(K[i * nd + j]);
-      const double w2 = row / me[i / 2];
-      if (w2 > w2max) w2max = w2;
-    }
-  }
-  return w2max > 0 ? 2 / sqrt(w2max) : INFINITY;
-}
-
 static cl_status device_words(cl_czm_model *z, uint64_t **p, size_t n, cl_error *err) {
   CL_TRY(z->dev->alloc(z->dev, (void **)p, n * sizeof **p, err));
   return cl_k_fill(z->dev, CL_F64, *p, n, 0, err); /* all-zero bits */
@@ -288,7 +261,6 @@ cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesiv
     cl_czm_destroy(z);
     return st;
   }
-  z->stable_dt = stable_dt(m, mat);
   touch_nodes(z);
   *out = z;
   return CL_OK;
@@ -307,7 +279,13 @@ void cl_czm_destroy(cl_czm_model *z) {
   free(z);
 }
 
-static cl_status check_finite(uint64_t flag, cl_error *err);
+/* The cohesive law's NaN flag, as read with the counters. */
+static cl_status check_finite(uint64_t flag, cl_error *err) {
+  if (!flag) return CL_OK;
+  return cl_error_set(err, CL_ERR_SCRIPT, "cohesive FEM: the cohesive law gave a NaN or infinite traction on "
+                      "cohesive element %llu: check it for divisions by zero, roots or logs of negative numbers",
+                      (unsigned long long)flag);
+}
 
 cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_error *err) {
   uint64_t c[CL_CZM_NCOUNTERS];
@@ -316,13 +294,6 @@ cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_err
   return check_finite(c[2], err);
 }
 
-/* The cohesive law's NaN flag, as read with the counters. */
-static cl_status check_finite(uint64_t flag, cl_error *err) {
-  if (!flag) return CL_OK;
-  return cl_error_set(err, CL_ERR_SCRIPT, "cohesive FEM: the cohesive law gave a NaN or infinite traction on "
-                      "cohesive element %llu: check it for divisions by zero, roots or logs of negative numbers",
-                      (unsigned long long)flag);
-}
 
 /* Cohesive forces, then element forces scattered into the accumulators. */
 static cl_status element_forces(cl_czm_model *z, cl_error *err) {
@@ -557,5 +528,45 @@ cl_status cl_czm_step(cl_czm_model *z, long step, int check_every, double dt, do
   cl_field_touch(z->f[CL_CZM_U]), cl_field_touch(z->f[CL_CZM_V]), cl_field_touch(z->f[CL_CZM_A]);
   if (z->A.ncoh) cl_field_touch(z->f[CL_CZM_HIST]), cl_field_touch(z->f[CL_CZM_COH_FORCE]);
   for (int s = 0; s < z->opt.nstate && z->A.ncoh; s++) cl_field_touch(z->state[s]);
+  return CL_OK;
+}
+
+/* Largest element frequency squared, bounded by the row sums of M^-1 K (Gershgorin) with the
+ * element's own lumped masses (a node's assembled mass is at least that): 2 / sqrt of it is a
+ * safe central-difference step. From the host copies of the tables, on the first request only:
+ * a model that never steps (an insertion test) does not pay for it. Insertion does not change it
+ * (new nodes sit where their originals are). */
+cl_status cl_czm_stable_dt(cl_czm_model *z, double *dt, cl_error *err) {
+  if (z->stable_dt > 0) {
+    *dt = z->stable_dt;
+    return CL_OK;
+  }
+  const void *elem, *x;
+  CL_TRY(cl_field_host(z->f[CL_CZM_ELEM], &elem, err));
+  CL_TRY(cl_field_host(z->f[CL_CZM_X], &x, err));
+  const uint32_t *E = elem;
+  const int order = z->A.order, nn = cl_tri_nodes(order), nd = 2 * nn;
+  const size_t ne = z->A.ne, cap = z->A.cap;
+  const cl_czm_material *mat = &z->mat;
+  const cl_dtype t = z->opt.dtype;
+  double D[9], w2max = 0;
+  cl_tri_elasticity(mat->E, mat->nu, mat->plane_strain, D);
+#pragma omp parallel for schedule(static) reduction(max : w2max)
+  for (size_t e = 0; e < ne; e++) {
+    double xe[CL_TRI_MAX_DOFS], K[CL_TRI_MAX_DOFS * CL_TRI_MAX_DOFS], me[CL_TRI_MAX_NODES];
+    for (int p = 0; p < nn; p++) {
+      const uint32_t i = E[(size_t)p * ne + e];
+      xe[2 * p] = cl_dtype_get(t, x, i), xe[2 * p + 1] = cl_dtype_get(t, x, cap + i);
+    }
+    cl_tri_stiffness(order, xe, D, mat->thickness, K);
+    cl_tri_lumped_mass(order, xe, mat->rho, mat->thickness, me);
+    for (int i = 0; i < nd; i++) {
+      double row = 0;
+      for (int j = 0; j < nd; j++) row += fabs(K[i * nd + j]);
+      const double w2 = row / me[i / 2];
+      if (w2 > w2max) w2max = w2;
+    }
+  }
+  *dt = z->stable_dt = w2max > 0 ? 2 / sqrt(w2max) : INFINITY;
   return CL_OK;
 }

@@ -50,7 +50,7 @@ typedef struct cl_czm_model {
   uint32_t ncolours;
   size_t colour_start[CL_CZM_MAX_COLOURS + 1];
   size_t nn0, interior;       /* nodes and interior facets of the mesh as given */
-  double stable_dt;           /* estimate: 2 / max element frequency (Gershgorin bound) */
+  double stable_dt;           /* cl_czm_stable_dt's, once computed (0 before) */
   void *cohesive_entry;       /* the compiled cohesive kernel for dev and dtype */
   int has_load;
   void *graph;                /* cuda graph of a step without check, and what it was recorded for */
@@ -70,6 +70,9 @@ cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesiv
                         const cl_czm_material *mat, const cl_czm_options *opt, cl_czm_model **out, cl_error *err);
 /* Frees the model and, unless fields_lent is set (a binding took them over), its fields. */
 void cl_czm_destroy(cl_czm_model *z);
+
+/* The stable time step: 2 / the largest element frequency (Gershgorin bound). */
+cl_status cl_czm_stable_dt(cl_czm_model *z, double *dt, cl_error *err);
 
 /* Nodes in use, cohesive elements (read from the device counters). */
 cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_error *err);

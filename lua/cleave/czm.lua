@@ -187,7 +187,7 @@ function body_mt:pressure(args)
   self.model:set_load_scale(type(value) == "number" and value or value(0))
 end
 
-function body_mt:stable_dt() return self.model:info().stable_dt end
+function body_mt:stable_dt() return self.model:stable_dt() end
 
 --- body:energies() -> { strain, kinetic, cohesive_stored, cohesive_dissipated, external_work }:
 --- the external work is that of the pressure, summed step by step (p at mid-step times the load
