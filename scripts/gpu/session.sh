@@ -6,7 +6,7 @@ out=${OUT:-/tmp}
 sh "$root/scripts/gpu/test.sh" >"$out/tests.txt" 2>&1
 tests=$?
 cd "$root/.gpu/build" || exit 1
-export LD_LIBRARY_PATH="$root/.gpu/lib:${LD_LIBRARY_PATH:-}" CLEAVE_DEVICE=cuda LUA_PATH="$root/tests/lua/?.lua;;"
+export LD_LIBRARY_PATH="$root/.gpu/lib:${LD_LIBRARY_PATH:-}" CLEAVE_DEVICE=cuda LUA_PATH="$root/tests/lua/?.lua;;" CLEAVE_SOURCE="$root"
 san=0
 for t in test_parity test_field test_pipeline test_jit test_laws test_czm; do
   CLEAVE_TEST_OUT=/tmp/san_$t compute-sanitizer --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 \
