@@ -50,6 +50,10 @@ cl_status cl_jit_build(cl_device *d, const cl_jit_unit *u, const cl_jit_module *
  * entry(args), on cuda a grid-stride kernel over n entries taking the struct
  * (bytes of it) by value. `what` names it in errors. */
 cl_status cl_jit_launch(cl_device *d, void *entry, void *args, size_t n, const char *what, cl_error *err);
+/* The same with blocks of `threads` (cuda): smaller blocks spread a small launch of heavy
+ * threads over more multiprocessors. */
+cl_status cl_jit_launch_threads(cl_device *d, void *entry, void *args, size_t n, unsigned threads, const char *what,
+                               cl_error *err);
 
 /* Removes every entry of the disk cache (loaded modules stay usable). */
 cl_status cl_jit_clear_cache(cl_error *err);

@@ -126,8 +126,8 @@ cl_status cl_jit_build_cuda(cl_device *d, const cl_jit_unit *u, const char *key_
   return CL_OK;
 }
 
-static int launch(void *entry, void *args, size_t n) {
-  dim3 grid = {cl_grid_1d(n), 1, 1}, block = {CL_THREADS, 1, 1};
+static int launch(void *entry, void *args, size_t n, unsigned threads) {
+  dim3 grid = {cl_grid_blocks(n, threads), 1, 1}, block = {threads, 1, 1};
   void *params[] = {args};
   /* the per-thread default stream, so that cuda graphs can record run-time compiled kernels too */
   return (int)cudaLaunchKernel(entry, grid, block, params, 0, cudaStreamPerThread);
@@ -143,12 +143,18 @@ cl_status cl_jit_build_cuda(cl_device *d, const cl_jit_unit *u, const char *key_
 
 #endif
 
-cl_status cl_jit_launch(cl_device *d, void *entry, void *args, size_t n, const char *what, cl_error *err) {
+cl_status cl_jit_launch_threads(cl_device *d, void *entry, void *args, size_t n, unsigned threads, const char *what,
+                               cl_error *err) {
+  (void)threads; /* unused without cuda */
   if (d->kind == CL_BACKEND_CPU) {
     void (*run)(void *);
     *(void **)&run = entry;
     run(args);
     return CL_OK;
   }
-  return cl_k_check_launch(d, n ? CL_CUDA_CALL(launch(entry, args, n)) : 0, what, err);
+  return cl_k_check_launch(d, n ? CL_CUDA_CALL(launch(entry, args, n, threads)) : 0, what, err);
+}
+
+cl_status cl_jit_launch(cl_device *d, void *entry, void *args, size_t n, const char *what, cl_error *err) {
+  return cl_jit_launch_threads(d, entry, args, n, CL_THREADS, what, err);
 }

@@ -373,7 +373,7 @@ static int model_set_law(lua_State *L) {
   if (!cl_device_same(&m->device->dev, u->z->dev))
     return luaL_error(L, "model:set_law: the module was built for %s, the model lives on %s", m->device->dev.name,
                       u->z->dev->name);
-  u->z->cohesive_entry = m->module->symbols[0];
+  cl_czm_set_law(u->z, m->module->symbols[0], m->module->symbols[1]);
   lua_getiuservalue(L, 1, 1); /* keep the module alive with the fields */
   lua_pushvalue(L, 2);
   lua_setfield(L, -2, "law_module");
@@ -444,22 +444,17 @@ static int model_stresses(lua_State *L) {
   return 0;
 }
 
-/* model:insert_marked([profile]) -> seconds [, { count, scan, apply, advance } seconds]: cracks the
- * facets marked in field 'mask' (topology only; then model:update_masses()) */
+/* model:insert_marked() -> seconds: cracks the facets marked in field 'mask' (topology only; then
+ * model:update_masses()) */
 static int model_insert_marked(lua_State *L) {
   model_ud *u = check_model(L, 1);
-  const int profile = lua_toboolean(L, 2);
-  double phases[4] = {0, 0, 0, 0};
   cl_error err;
   fail_if(L, u->z->dev->synchronize(u->z->dev, &err), &err);
   double t0 = cl_monotonic_seconds();
-  fail_if(L, cl_czm_insert_marked(u->z, profile ? phases : NULL, &err), &err);
+  fail_if(L, cl_czm_insert_marked(u->z, &err), &err);
   fail_if(L, u->z->dev->synchronize(u->z->dev, &err), &err);
   lua_pushnumber(L, cl_monotonic_seconds() - t0);
-  if (!profile) return 1;
-  lua_createtable(L, 4, 0);
-  for (int k = 0; k < 4; k++) lua_pushnumber(L, phases[k]), lua_rawseti(L, -2, k + 1);
-  return 2;
+  return 1;
 }
 
 /* model:update_masses(): lumped masses of the current topology */
@@ -501,8 +496,7 @@ static int model_topology_check(lua_State *L) {
 static int model_set_load_scale(lua_State *L) {
   model_ud *u = check_model(L, 1);
   u->load_scale = luaL_checknumber(L, 2);
-  u->z->has_load = 1;
-  u->z->A.load = u->z->f[CL_CZM_LOAD]->data;
+  cl_czm_use_load(u->z);
   return 0;
 }
 
@@ -583,10 +577,12 @@ static int model_pressure_load(lua_State *L) {
   const uint8_t *marked = NULL;
   if (lua_type(L, 2) != LUA_TFUNCTION) {
     cl_field *f = cl_lua_test_field(L, 2);
-    if (!f || f->dtype != CL_U8 || f->n < u->z->A.nn)
+    size_t nodes, cohesive;
+    cl_error e;
+    fail_if(L, cl_czm_counts(u->z, &nodes, &cohesive, &e), &e);
+    if (!f || f->dtype != CL_U8 || f->n < nodes)
       return luaL_error(L, "model:pressure_load: 'where' must be a function(x, y) or a u8 field over the nodes");
     const void *h;
-    cl_error e;
     fail_if(L, cl_field_host(f, &h, &e), &e);
     marked = h;
   }
@@ -641,6 +637,14 @@ typedef struct czm_stage {
   double dt;
 } czm_stage;
 
+static cl_status advance_czm_stage(void *data, long step, long max, double t, long *taken, cl_error *err) {
+  czm_stage *s = data;
+  (void)t;
+  return cl_czm_advance(s->model->z, step, max, s->model->check_every, s->dt, s->model->load_scale, taken, err);
+}
+
+static cl_status flush_czm_stage(void *data, cl_error *err) { return cl_czm_flush(((czm_stage *)data)->model->z, err); }
+
 static cl_status run_czm_stage(void *data, long step, double t, cl_error *err) {
   czm_stage *s = data;
   cl_czm_model *z = s->model->z;
@@ -658,7 +662,8 @@ static cl_status run_czm_stage(void *data, long step, double t, cl_error *err) {
 /* model:stage(kind, dt) -> a pipeline stage of the step (cl_czm_step_*): "begin" (v += dt/2 a;
  * u += dt v; force accumulators = the load), "forces" (the stress check and insertion every n
  * steps, then cohesive and element forces), "end" (a = f / m, 0 where prescribed; v += dt/2 a),
- * or "step": the three, replayed as a cuda graph between checks (nothing may run between them) */
+ * or "step": the three, and on the GPU a check interval at a time as one cuda graph (nothing may
+ * run between its steps) */
 static int model_stage(lua_State *L) {
   model_ud *u = check_model(L, 1);
   static const char *const kinds[] = {"begin", "forces", "end", "step", NULL};
@@ -671,6 +676,7 @@ static int model_stage(lua_State *L) {
   s->model = u, s->kind = kind, s->dt = dt;
   snprintf(s->stage.name, sizeof s->stage.name, "czm_%s", kinds[kind]);
   s->stage.run = run_czm_stage, s->stage.data = s, s->stage.device = u->z->dev;
+  if (kind == 3) s->stage.advance = advance_czm_stage, s->stage.flush = flush_czm_stage;
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1); /* the stage keeps its model alive */
   return 1;

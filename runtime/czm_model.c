@@ -161,14 +161,16 @@ static cl_status allocate(cl_czm_model *z, cl_device_ref *dev, const cl_mesh2d *
   }
   CL_TRY(device_words(z, &z->A.counts, ne ? ne : 1, err));
   CL_TRY(device_words(z, &z->A.offsets, ne ? ne : 1, err));
+  CL_TRY(device_words(z, &z->A.block_sums, ne / 64 + 1, err)); /* czm_cuda.cu: blocks of 64 or more */
   /* counters[2] is the cohesive law's NaN flag, read back with the others at check steps */
   CL_TRY(device_words(z, &z->A.counters, CL_CZM_NCOUNTERS, err));
   z->A.nonfinite = z->A.counters + 2;
-  if (z->dev->kind == CL_BACKEND_CUDA) {
-    z->A.scan_bytes = (size_t)CL_CUDA_CALL((long long)cl_czm_scan_bytes_cuda_f64(ne ? ne : 1));
-    CL_TRY(z->dev->alloc(z->dev, &z->A.scan_storage, z->A.scan_bytes, err));
-  }
-  return CL_OK;
+  uint64_t *range;
+  CL_TRY(device_words(z, &range, z->ncolours + 1, err));
+  z->A.colour_range = range, z->A.ncolours = (int)z->ncolours;
+  uint64_t host[CL_CZM_MAX_COLOURS + 1];
+  for (uint32_t j = 0; j <= z->ncolours; j++) host[j] = z->colour_start[j];
+  return z->dev->to_device(z->dev, range, host, (z->ncolours + 1) * sizeof *host, err);
 }
 
 static cl_status run_op(cl_czm_model *z, cl_czm_op op, size_t first, size_t count, void *out, cl_error *err) {
@@ -266,15 +268,21 @@ cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesiv
   return CL_OK;
 }
 
+static void release_graphs(cl_czm_model *z) {
+  for (int k = 0; k < 4; k++) {
+    if (z->graphs[k].graph) z->dev->graph_release(z->dev, z->graphs[k].graph);
+    z->graphs[k] = (struct cl_czm_graph){0};
+  }
+}
+
 void cl_czm_destroy(cl_czm_model *z) {
   if (!z) return;
   for (int id = 0; id < CL_CZM_NFIELDS && !z->fields_lent; id++) cl_field_destroy(z->f[id]);
   for (int s = 0; s < CL_MP_STATE_MAX && !z->fields_lent; s++) cl_field_destroy(z->state[s]);
-  uint64_t *words[] = {z->A.counts, z->A.offsets, z->A.counters};
+  uint64_t *words[] = {z->A.counts, z->A.offsets, z->A.block_sums, z->A.counters, (uint64_t *)z->A.colour_range};
   for (size_t i = 0; i < sizeof words / sizeof *words; i++)
     if (words[i]) z->dev->release(z->dev, words[i]);
-  if (z->graph) z->dev->graph_release(z->dev, z->graph);
-  if (z->A.scan_storage) z->dev->release(z->dev, z->A.scan_storage);
+  release_graphs(z);
   cl_device_ref_release(z->ref);
   free(z);
 }
@@ -287,49 +295,85 @@ static cl_status check_finite(uint64_t flag, cl_error *err) {
                       (unsigned long long)flag);
 }
 
-cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_error *err) {
+cl_status cl_czm_flush(cl_czm_model *z, cl_error *err) {
   uint64_t c[CL_CZM_NCOUNTERS];
   CL_TRY(read_counters(z, c, err));
-  *nodes = z->A.nn, *cohesive = z->A.ncoh;
+  z->counts_stale = 0, z->steps_unchecked = 0;
   return check_finite(c[2], err);
 }
 
+/* The host's counts brought up to date after graphs that may have inserted (every public
+ * operation but the graph steps starts with it). */
+static cl_status current(cl_czm_model *z, cl_error *err) { return z->counts_stale ? cl_czm_flush(z, err) : CL_OK; }
 
-/* Cohesive forces, then element forces scattered into the accumulators. */
-static cl_status element_forces(cl_czm_model *z, cl_error *err) {
-  if (z->A.ncoh) {
-    CL_TRY(cl_jit_launch(z->dev, z->cohesive_entry, &z->A, z->A.ncoh, "cohesive law", err));
-    cl_field_touch(z->f[CL_CZM_HIST]), cl_field_touch(z->f[CL_CZM_COH_FORCE]);
-  }
-  CL_TRY(run_colours(z, CL_CZM_FORCE, 1, err));
-  cl_field_touch(z->f[CL_CZM_A]);
+cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_error *err) {
+  CL_TRY(cl_czm_flush(z, err));
+  *nodes = z->A.nn, *cohesive = z->A.ncoh;
   return CL_OK;
 }
 
+void cl_czm_set_law(cl_czm_model *z, void *cohesive_entry, void *forces_entry) {
+  release_graphs(z); /* they launch the old kernels */
+  z->cohesive_entry = cohesive_entry, z->forces_entry = forces_entry;
+}
+
+void cl_czm_use_load(cl_czm_model *z) {
+  if (z->has_load) return;
+  release_graphs(z); /* they were recorded without a load */
+  z->has_load = 1, z->A.load = z->f[CL_CZM_LOAD]->data;
+}
+
+/* Cohesive forces, then element forces scattered into the accumulators; with atomic scatter and
+ * a compiled fused kernel, both in one launch. A.ncoh bounds the cohesive elements launched. */
+static cl_status element_forces(cl_czm_model *z, cl_error *err) {
+  cl_field_touch(z->f[CL_CZM_A]);
+  if (z->A.ncoh) cl_field_touch(z->f[CL_CZM_HIST]), cl_field_touch(z->f[CL_CZM_COH_FORCE]);
+  for (int s = 0; s < z->opt.nstate && z->A.ncoh; s++) cl_field_touch(z->state[s]);
+  if (z->A.atomic && z->forces_entry) {
+    /* a grid for the elements and at most ~4 blocks per multiprocessor of cohesive Gauss points
+     * (the kernel's grid-stride loop takes the rest): a graph covers the whole cohesive
+     * capacity, mostly unused, and idle blocks cost time on a small mesh */
+    const size_t points = z->A.ncoh * ngauss_facet(z->A.order), most = 132 * 4 * CL_CZM_THREADS;
+    return cl_jit_launch_threads(z->dev, z->forces_entry, &z->A, z->A.ne + (points < most ? points : most),
+                                 CL_CZM_THREADS, "element and cohesive forces", err);
+  }
+  if (z->A.ncoh) CL_TRY(cl_jit_launch(z->dev, z->cohesive_entry, &z->A, z->A.ncoh, "cohesive law", err));
+  return run_colours(z, CL_CZM_FORCE, 1, err);
+}
+
 cl_status cl_czm_forces(cl_czm_model *z, double load_scale, cl_error *err) {
+  CL_TRY(current(z, err));
   z->A.load_scale = load_scale;
   CL_TRY(run_op(z, CL_CZM_FORCE_START, 0, z->A.nn, NULL, err));
   CL_TRY(element_forces(z, err));
   return run_op(z, CL_CZM_FORCE_FINISH, 0, z->A.nn, NULL, err);
 }
 
-cl_status cl_czm_step_begin(cl_czm_model *z, double dt, double load_scale, cl_error *err) {
-  z->A.dt = dt, z->A.load_scale = load_scale;
-  CL_TRY(run_op(z, CL_CZM_KICK_DRIFT_START, 0, z->A.nn, NULL, err));
+static cl_status node_pass(cl_czm_model *z, cl_czm_op op, double dt, cl_error *err) {
+  z->A.dt = dt;
+  CL_TRY(run_op(z, op, 0, z->A.nn, NULL, err));
   cl_field_touch(z->f[CL_CZM_U]), cl_field_touch(z->f[CL_CZM_V]), cl_field_touch(z->f[CL_CZM_A]);
   return CL_OK;
 }
 
-cl_status cl_czm_step_forces(cl_czm_model *z, cl_error *err) { return element_forces(z, err); }
+cl_status cl_czm_step_begin(cl_czm_model *z, double dt, double load_scale, cl_error *err) {
+  CL_TRY(current(z, err));
+  z->A.load_scale = load_scale;
+  return node_pass(z, CL_CZM_KICK_DRIFT_START, dt, err);
+}
+
+cl_status cl_czm_step_forces(cl_czm_model *z, cl_error *err) {
+  CL_TRY(current(z, err));
+  return element_forces(z, err);
+}
 
 cl_status cl_czm_step_end(cl_czm_model *z, double dt, cl_error *err) {
-  z->A.dt = dt;
-  CL_TRY(run_op(z, CL_CZM_FINISH_KICK, 0, z->A.nn, NULL, err));
-  cl_field_touch(z->f[CL_CZM_V]), cl_field_touch(z->f[CL_CZM_A]);
-  return CL_OK;
+  CL_TRY(current(z, err));
+  return node_pass(z, CL_CZM_FINISH_KICK, dt, err);
 }
 
 cl_status cl_czm_fix(cl_czm_model *z, const uint32_t *nodes, size_t count, int c, cl_error *err) {
+  CL_TRY(current(z, err));
   cl_field *f = z->f[CL_CZM_FIXED];
   uint8_t *fixed = malloc(f->n);
   if (!fixed) return cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of memory");
@@ -343,57 +387,74 @@ cl_status cl_czm_fix(cl_czm_model *z, const uint32_t *nodes, size_t count, int c
   return st;
 }
 
-cl_status cl_czm_stresses(cl_czm_model *z, cl_error *err) {
+/* Nodal stresses (zeroing them also clears the facet marks of the last check). */
+static cl_status stresses(cl_czm_model *z, cl_error *err) {
   CL_TRY(run_op(z, CL_CZM_STRESS_ZERO, 0, z->A.nn, NULL, err));
   CL_TRY(run_colours(z, CL_CZM_STRESS, 1, err));
   cl_field_touch(z->f[CL_CZM_STRESS_F]);
   return CL_OK;
 }
 
-/* Insertion colour by colour; with marked (facets marked per colour) the colours without any
- * are skipped. */
-static cl_status insert_colours(cl_czm_model *z, const uint64_t *marked, double *phases, cl_error *err) {
-  static const cl_czm_op ordered[4] = {CL_CZM_COUNT, CL_CZM_SCAN, CL_CZM_APPLY, CL_CZM_ADVANCE};
-  static const cl_czm_op block[2] = {CL_CZM_COUNT, CL_CZM_APPLY_BLOCK};
-  const int block_counter = z->A.block_counter && z->dev->kind != CL_BACKEND_CPU;
-  const cl_czm_op *ops = block_counter ? block : ordered;
-  for (uint32_t j = 0; j < z->ncolours; j++) {
-    if (marked && !marked[j]) continue;
-    const size_t first = z->colour_start[j], count = z->colour_start[j + 1] - first;
-    for (int k = 0; k < (block_counter ? 2 : 4); k++) {
-      const double t0 = phases ? cl_monotonic_seconds() : 0;
-      CL_TRY(run_op(z, ops[k], first, count, NULL, err));
-      if (phases) {
-        CL_TRY(z->dev->synchronize(z->dev, err));
-        phases[ops[k] == CL_CZM_APPLY_BLOCK ? 2 : k] += cl_monotonic_seconds() - t0;
-      }
-    }
-  }
-  uint64_t c[CL_CZM_NCOUNTERS];
-  CL_TRY(read_counters(z, c, err));
+cl_status cl_czm_stresses(cl_czm_model *z, cl_error *err) {
+  CL_TRY(current(z, err));
+  return stresses(z, err);
+}
+
+/* Appendix A's insertion: a count and an apply launch (block-local counters) per colour marked
+ * in the host's copy `marked` of the counters. */
+static cl_status insert_blocks(cl_czm_model *z, const uint64_t *marked, cl_error *err) {
   touch_nodes(z);
+  for (uint32_t j = 0; j < z->ncolours; j++) {
+    if (!marked[j]) continue;
+    const size_t first = z->colour_start[j], count = z->colour_start[j + 1] - first;
+    CL_TRY(run_op(z, CL_CZM_COUNT, first, count, NULL, err));
+    CL_TRY(run_op(z, CL_CZM_APPLY_BLOCK, first, count, NULL, err));
+  }
   return CL_OK;
 }
 
-cl_status cl_czm_insert_marked(cl_czm_model *z, double *phases, cl_error *err) {
-  return insert_colours(z, NULL, phases, err);
+/* The ordered insertion as one CL_CZM_INSERT: [the begin of the step,] [the nodal stresses and
+ * facet check,] every colour with marks (the device reads them from the counters), [the masses]. */
+static cl_status insert_ordered(cl_czm_model *z, int with_check, int masses, cl_error *err) {
+  touch_nodes(z);
+  size_t widest = 1;
+  for (uint32_t j = 0; j < z->ncolours; j++)
+    if (z->colour_start[j + 1] - z->colour_start[j] > widest) widest = z->colour_start[j + 1] - z->colour_start[j];
+  z->A.insert_check = with_check, z->A.insert_masses = masses;
+  return run_op(z, CL_CZM_INSERT, 0, widest, NULL, err);
+}
+
+static int block_counter(const cl_czm_model *z) { return z->A.block_counter && z->dev->kind != CL_BACKEND_CPU; }
+
+cl_status cl_czm_insert_marked(cl_czm_model *z, cl_error *err) {
+  CL_TRY(current(z, err));
+  uint64_t c[CL_CZM_NCOUNTERS];
+  CL_TRY(read_counters(z, c, err));
+  for (uint32_t j = 0; j <= z->ncolours; j++) c[3 + j] = 1; /* any colour may hold marks */
+  CL_TRY(z->dev->to_device(z->dev, z->A.counters, c, sizeof c, err));
+  CL_TRY(block_counter(z) ? insert_blocks(z, c + 4, err) : insert_ordered(z, 0, 0, err));
+  return read_counters(z, c, err);
 }
 
 /* One host round trip: the counters, facets marked and NaN flag come back together. */
 cl_status cl_czm_check_and_insert(cl_czm_model *z, size_t *inserted, cl_error *err) {
   *inserted = 0;
-  CL_TRY(cl_czm_stresses(z, err));
-  CL_TRY(cl_k_fill(z->dev, CL_F64, z->A.counters + 3, 1 + z->ncolours, 0, err)); /* the marks; all-zero bits */
-  CL_TRY(run_op(z, CL_CZM_CHECK, 0, z->A.ne, NULL, err));
-  uint64_t c[CL_CZM_NCOUNTERS];
-  CL_TRY(read_counters(z, c, err));
-  CL_TRY(check_finite(c[2], err)); /* the flag of the steps since the last check */
-  cl_field_touch(z->f[CL_CZM_MASK]);
-  if (!c[3]) return CL_OK;
+  CL_TRY(current(z, err));
   const size_t before = z->A.ncoh;
-  CL_TRY(insert_colours(z, c + 4, NULL, err));
+  uint64_t c[CL_CZM_NCOUNTERS];
+  if (block_counter(z)) { /* the marks per colour decide the launches */
+    CL_TRY(stresses(z, err));
+    CL_TRY(run_op(z, CL_CZM_CHECK, 0, z->A.ne, NULL, err));
+    cl_field_touch(z->f[CL_CZM_MASK]);
+    CL_TRY(read_counters(z, c, err));
+    if (c[3]) {
+      CL_TRY(insert_blocks(z, c + 4, err));
+      CL_TRY(cl_czm_update_masses(z, err));
+    }
+  } else CL_TRY(insert_ordered(z, 1, 1, err));
+  CL_TRY(read_counters(z, c, err));
   *inserted = z->A.ncoh - before;
-  return cl_czm_update_masses(z, err);
+  return check_finite(c[2], err); /* the flag of the steps since the last check */
 }
 
 static cl_status reduce_sum(cl_czm_model *z, const void *data, size_t count, double *out, cl_error *err) {
@@ -404,6 +465,7 @@ static cl_status reduce_sum(cl_czm_model *z, const void *data, size_t count, dou
 
 cl_status cl_czm_energies(cl_czm_model *z, double *strain, double *kinetic, double *cohesive_work,
                           double *cohesive_stored, cl_error *err) {
+  CL_TRY(current(z, err));
   void *scratch = z->f[CL_CZM_SCRATCH]->data;
   const size_t bytes = z->opt.dtype == CL_F64 ? 8 : 4, gs = z->A.coh_cap * ngauss_facet(z->A.order);
   const size_t used = z->A.ncoh * ngauss_facet(z->A.order);
@@ -422,8 +484,7 @@ cl_status cl_czm_download(cl_czm_model *z, cl_mesh2d *m, cl_cohesive_list *c, cl
   const cl_czm_args *A = &z->A;
   const size_t ne = A->ne, nper = nper_of(A->order), cc = A->coh_cap;
   memset(c, 0, sizeof *c);
-  uint64_t counters[CL_CZM_NCOUNTERS];
-  CL_TRY(read_counters(z, counters, err));
+  CL_TRY(cl_czm_flush(z, err));
   CL_TRY(cl_mesh2d_alloc(A->order, A->nn, ne, m, err));
   const void *elem, *adj, *coh, *x;
   cl_status st = cl_field_host(z->f[CL_CZM_ELEM], &elem, err);
@@ -457,16 +518,17 @@ static int compare_doubles(const void *a, const void *b) {
 
 static cl_status profile_part(cl_czm_model *z, int part, cl_error *err) {
   switch (part) {
-    case 0: return cl_czm_step_begin(z, z->A.dt, z->A.load_scale, err);
+    case 0: return node_pass(z, CL_CZM_KICK_DRIFT_START, z->A.dt, err);
     case 1: return z->A.ncoh ? cl_jit_launch(z->dev, z->cohesive_entry, &z->A, z->A.ncoh, "cohesive law", err) : CL_OK;
     case 2: return run_colours(z, CL_CZM_FORCE, 1, err);
-    case 3: return cl_czm_step_end(z, z->A.dt, err);
-    case 4: return cl_czm_stresses(z, err);
+    case 3: return node_pass(z, CL_CZM_FINISH_KICK, z->A.dt, err);
+    case 4: return stresses(z, err);
     default: return run_op(z, CL_CZM_CHECK, 0, z->A.ne, NULL, err);
   }
 }
 
 cl_status cl_czm_profile(cl_czm_model *z, int reps, double seconds[6], cl_error *err) {
+  CL_TRY(current(z, err));
   double *t = malloc((size_t)(reps > 0 ? reps : 1) * sizeof *t);
   if (!t) return cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of memory");
   cl_status st = CL_OK;
@@ -491,6 +553,7 @@ cl_status cl_czm_set_counts(cl_czm_model *z, size_t nodes, size_t cohesive, cl_e
   if (nodes < z->nn0 || nodes > z->A.cap || cohesive > z->A.coh_cap)
     return cl_error_set(err, CL_ERR_ARG, "cohesive FEM: %zu nodes and %zu cohesive elements do not fit this model "
                         "(%zu to %zu nodes, at most %zu cohesive elements)", nodes, cohesive, z->nn0, z->A.cap, z->A.coh_cap);
+  CL_TRY(current(z, err));
   uint64_t c[CL_CZM_NCOUNTERS];
   CL_TRY(read_counters(z, c, err));
   c[0] = nodes, c[1] = cohesive;
@@ -499,36 +562,80 @@ cl_status cl_czm_set_counts(cl_czm_model *z, size_t nodes, size_t cohesive, cl_e
   return CL_OK;
 }
 
-static cl_status record_step(void *data, cl_error *err) {
-  cl_czm_model *z = data;
-  CL_TRY(cl_czm_step_begin(z, z->graph_dt, z->graph_scale, err));
-  CL_TRY(cl_czm_step_forces(z, err));
-  return cl_czm_step_end(z, z->graph_dt, err);
+cl_status cl_czm_step(cl_czm_model *z, long step, int check_every, double dt, double load_scale, cl_error *err) {
+  CL_TRY(cl_czm_step_begin(z, dt, load_scale, err));
+  if (check_every > 0 && step % check_every == 0) {
+    size_t inserted;
+    CL_TRY(cl_czm_check_and_insert(z, &inserted, err));
+  }
+  CL_TRY(element_forces(z, err));
+  return node_pass(z, CL_CZM_FINISH_KICK, dt, err);
 }
 
-cl_status cl_czm_step(cl_czm_model *z, long step, int check_every, double dt, double load_scale, cl_error *err) {
-  const int check = check_every > 0 && step % check_every == 0;
-  if (check || !z->dev->graph_capture || cl_cuda_sync_each_launch()) {
-    CL_TRY(cl_czm_step_begin(z, dt, load_scale, err));
-    if (check) {
-      size_t inserted;
-      CL_TRY(cl_czm_check_and_insert(z, &inserted, err));
+/* What a graph of steps launches (z->graphs[z->next_graph] says which): begin, or with a check
+ * one kernel for the begin, the nodal stresses, the facet check and the insertion with its
+ * masses, all decided on the device; forces; then per further step the end of the last and the begin of the next in one pass, and
+ * forces; end. Launches cover the capacities: the counters on the device bound the work. */
+static cl_status record_steps(void *data, cl_error *err) {
+  cl_czm_model *z = data;
+  const struct cl_czm_graph *g = &z->graphs[z->next_graph];
+  z->A.load_scale = g->scale, z->A.dt = g->dt;
+  if (g->check) CL_TRY(insert_ordered(z, CL_CZM_BEGIN_CHECK, 1, err)); /* begin inside */
+  else CL_TRY(node_pass(z, CL_CZM_KICK_DRIFT_START, g->dt, err));
+  CL_TRY(element_forces(z, err));
+  for (long k = 1; k < g->steps; k++) {
+    CL_TRY(node_pass(z, CL_CZM_LEAPFROG, g->dt, err));
+    CL_TRY(element_forces(z, err));
+  }
+  return node_pass(z, CL_CZM_FINISH_KICK, g->dt, err);
+}
+
+/* The graph of `steps` steps [starting with a check], recorded when no cached one fits. */
+static cl_status graph_of(cl_czm_model *z, long steps, int with_check, double dt, double scale, void **graph,
+                          cl_error *err) {
+  for (int k = 0; k < 4; k++) {
+    const struct cl_czm_graph *g = &z->graphs[k];
+    if (g->graph && g->steps == steps && g->check == with_check && g->dt == dt && g->scale == scale) {
+      *graph = g->graph;
+      return CL_OK;
     }
-    CL_TRY(cl_czm_step_forces(z, err));
-    return cl_czm_step_end(z, dt, err);
   }
-  if (!z->graph || z->graph_nn != z->A.nn || z->graph_ncoh != z->A.ncoh || z->graph_dt != dt ||
-      z->graph_scale != load_scale) {
-    if (z->graph) z->dev->graph_release(z->dev, z->graph);
-    z->graph = NULL;
-    z->graph_nn = z->A.nn, z->graph_ncoh = z->A.ncoh, z->graph_dt = dt, z->graph_scale = load_scale;
-    CL_TRY(z->dev->graph_capture(z->dev, record_step, z, &z->graph, err));
-  }
-  CL_TRY(z->dev->graph_launch(z->dev, z->graph, err));
-  cl_field_touch(z->f[CL_CZM_U]), cl_field_touch(z->f[CL_CZM_V]), cl_field_touch(z->f[CL_CZM_A]);
-  if (z->A.ncoh) cl_field_touch(z->f[CL_CZM_HIST]), cl_field_touch(z->f[CL_CZM_COH_FORCE]);
-  for (int s = 0; s < z->opt.nstate && z->A.ncoh; s++) cl_field_touch(z->state[s]);
+  struct cl_czm_graph *g = &z->graphs[z->next_graph];
+  if (g->graph) z->dev->graph_release(z->dev, g->graph);
+  *g = (struct cl_czm_graph){NULL, steps, with_check, dt, scale};
+  const size_t nn = z->A.nn, ncoh = z->A.ncoh;
+  z->A.nn = z->A.cap, z->A.ncoh = z->A.coh_cap;
+  cl_status st = z->dev->graph_capture(z->dev, record_steps, z, &g->graph, err);
+  z->A.nn = nn, z->A.ncoh = ncoh;
+  CL_TRY(st);
+  *graph = g->graph;
+  z->next_graph = (z->next_graph + 1) % 4;
   return CL_OK;
+}
+
+/* Steps per graph when there is no check to align with. */
+#define CL_CZM_GRAPH_STEPS 16
+/* Graph steps between reads of the counters (the NaN flag), at most. */
+#define CL_CZM_UNCHECKED_STEPS 1024
+
+cl_status cl_czm_advance(cl_czm_model *z, long step, long max, int check_every, double dt, double load_scale,
+                         long *taken, cl_error *err) {
+  *taken = 1;
+  /* Appendix A's insertion reads the marks on the host */
+  if (!z->dev->graph_capture || cl_cuda_sync_each_launch() || block_counter(z))
+    return cl_czm_step(z, step, check_every, dt, load_scale, err);
+  const int with_check = check_every > 0 && step % check_every == 0;
+  long steps = check_every > 0 ? check_every - step % check_every : CL_CZM_GRAPH_STEPS;
+  if (with_check) steps = check_every;
+  if (steps > max) steps = max;
+  void *graph;
+  CL_TRY(graph_of(z, steps, with_check, dt, load_scale, &graph, err));
+  CL_TRY(z->dev->graph_launch(z->dev, graph, err));
+  touch_nodes(z);
+  z->counts_stale |= with_check;
+  z->steps_unchecked += steps;
+  *taken = steps;
+  return z->steps_unchecked >= CL_CZM_UNCHECKED_STEPS ? cl_czm_flush(z, err) : CL_OK;
 }
 
 /* Largest element frequency squared, bounded by the row sums of M^-1 K (Gershgorin) with the

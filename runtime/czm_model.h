@@ -52,10 +52,17 @@ typedef struct cl_czm_model {
   size_t nn0, interior;       /* nodes and interior facets of the mesh as given */
   double stable_dt;           /* cl_czm_stable_dt's, once computed (0 before) */
   void *cohesive_entry;       /* the compiled cohesive kernel for dev and dtype */
+  void *forces_entry;         /* cuda: element and cohesive forces in one launch (atomic scatter) */
   int has_load;
-  void *graph;                /* cuda graph of a step without check, and what it was recorded for */
-  size_t graph_nn, graph_ncoh;
-  double graph_dt, graph_scale;
+  struct cl_czm_graph {       /* cuda graphs of runs of steps (cl_czm_advance), and their shape */
+    void *graph;
+    long steps;
+    int check;
+    double dt, scale;
+  } graphs[4];
+  int next_graph;             /* the entry replaced next */
+  int counts_stale;           /* A.nn, A.ncoh behind the device counters (a graph may have inserted) */
+  long steps_unchecked;       /* graph steps since the counters were last read */
   int fields_lent;            /* the fields were handed to a caller who frees them */
 } cl_czm_model;
 
@@ -73,6 +80,12 @@ void cl_czm_destroy(cl_czm_model *z);
 
 /* The stable time step: 2 / the largest element frequency (Gershgorin bound). */
 cl_status cl_czm_stable_dt(cl_czm_model *z, double *dt, cl_error *err);
+
+/* The compiled cohesive kernel and, on cuda, the fused element and cohesive force kernel (may
+ * be NULL) for the model's device and precision; the recorded graphs are dropped. */
+void cl_czm_set_law(cl_czm_model *z, void *cohesive_entry, void *forces_entry);
+/* The load field enters the force accumulators from now on (scaled by the load scale). */
+void cl_czm_use_load(cl_czm_model *z);
 
 /* Nodes in use, cohesive elements (read from the device counters). */
 cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_error *err);
@@ -99,10 +112,20 @@ cl_status cl_czm_profile(cl_czm_model *z, int reps, double seconds[6], cl_error 
 cl_status cl_czm_set_counts(cl_czm_model *z, size_t nodes, size_t cohesive, cl_error *err);
 
 /* One whole step: begin, [the check and insertion when step is a multiple of check_every > 0],
- * forces, end. On the GPU the steps without a check replay a cuda graph of their four launches
- * (recorded again when the nodes, cohesive elements, dt or load scale changed), which takes the
- * launch latency off meshes too small to hide it. */
+ * forces, end. */
 cl_status cl_czm_step(cl_czm_model *z, long step, int check_every, double dt, double load_scale, cl_error *err);
+
+/* Up to max whole steps from `step`, *taken of them. On the GPU they run as one cuda graph: a
+ * check interval (the check, its insertion and masses decided on the device from the counters,
+ * then check_every steps with the end of each and the begin of the next in one launch), so a
+ * mesh too small to hide launch latency pays no host round trip. The host's node and cohesive
+ * counts are read again when next needed, and the cohesive law's NaN flag at least every 1024
+ * steps and by cl_czm_flush. On the cpu: one cl_czm_step. */
+cl_status cl_czm_advance(cl_czm_model *z, long step, long max, int check_every, double dt, double load_scale,
+                         long *taken, cl_error *err);
+
+/* Waits for the device and reads the counters: the error of a NaN traction since the last read. */
+cl_status cl_czm_flush(cl_czm_model *z, cl_error *err);
 
 /* Marks component c (0: x, 1: y) of the given nodes (0-based) as prescribed: the step leaves
  * their acceleration 0 (the values themselves are set by the caller's stages). */
@@ -119,10 +142,8 @@ cl_status cl_czm_stresses(cl_czm_model *z, cl_error *err);
 /* Cracks the facets whose owners' bits are set in the mask field (one u8 per element, bit k:
  * edge k; only facets owned by the element, i.e. towards a larger element index, and not yet
  * cracked, may be set), colour by colour. The masses are left to cl_czm_update_masses (the
- * insertion test of the paper times the topology alone). With phases (4 doubles, added to),
- * the device is synchronised after each pass and the seconds of count, scan, apply and advance
- * are accumulated there (for profiling). */
-cl_status cl_czm_insert_marked(cl_czm_model *z, double *phases, cl_error *err);
+ * insertion test of the paper times the topology alone). */
+cl_status cl_czm_insert_marked(cl_czm_model *z, cl_error *err);
 
 /* Energies: strain, kinetic, the work done on the cohesive interfaces, and the part of it
  * stored (recoverable). */

@@ -7,6 +7,8 @@
 #include "progress.h"
 #include "runtime.h"
 
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
 cl_status cl_pipeline_add(cl_pipeline *p, const cl_stage *stage, cl_error *err) {
   if (p->count == p->capacity) {
     size_t cap = p->capacity ? 2 * p->capacity : 8;
@@ -22,18 +24,38 @@ cl_status cl_pipeline_add(cl_pipeline *p, const cl_stage *stage, cl_error *err) 
   return CL_OK;
 }
 
+/* The error of stage i at `step`, with the stage and step named. */
+static cl_status stage_failed(const cl_pipeline *p, size_t i, long step, cl_status st, cl_error *err) {
+  if (err && st != CL_ERR_INTERRUPTED) {
+    char inner[CL_ERROR_MAX];
+    memcpy(inner, err->msg, sizeof inner);
+    cl_error_set(err, st, "step %ld, stage %zu '%s': %s", step, i + 1, p->stages[i].name, inner);
+  }
+  return st;
+}
+
 cl_status cl_pipeline_step(cl_pipeline *p, long step, double t, cl_error *err) {
   for (size_t i = 0; i < p->count; i++) {
     cl_stage *s = &p->stages[i];
     cl_status st = s->run(s->data, step, t, err);
-    if (st != CL_OK) {
-      if (err && st != CL_ERR_INTERRUPTED) {
-        char inner[CL_ERROR_MAX];
-        memcpy(inner, err->msg, sizeof inner);
-        cl_error_set(err, st, "step %ld, stage %zu '%s': %s", step, i + 1, s->name, inner);
-      }
-      return st;
-    }
+    if (st != CL_OK) return stage_failed(p, i, step, st, err);
+  }
+  return CL_OK;
+}
+
+/* Steps from `step` on: max at once through the only stage's advance, else one. */
+static cl_status pipeline_advance(cl_pipeline *p, long step, long max, double t, long *taken, cl_error *err) {
+  *taken = 1;
+  if (p->count != 1 || !p->stages[0].advance) return cl_pipeline_step(p, step, t, err);
+  cl_status st = p->stages[0].advance(p->stages[0].data, step, max, t, taken, err);
+  return st == CL_OK ? CL_OK : stage_failed(p, 0, step, st, err);
+}
+
+static cl_status pipeline_flush(cl_pipeline *p, long step, cl_error *err) {
+  for (size_t i = 0; i < p->count; i++) {
+    if (!p->stages[i].flush) continue;
+    cl_status st = p->stages[i].flush(p->stages[i].data, err);
+    if (st != CL_OK) return stage_failed(p, i, step, st, err);
   }
   return CL_OK;
 }
@@ -55,20 +77,29 @@ cl_status cl_run(cl_pipeline *p, const cl_run_options *opt, long *done, cl_error
   if (opt->progress) cl_progress_start(&bar, stderr, opt->step0, opt->steps);
   cl_status s = CL_OK;
   long k = 0;
-  for (; k < opt->steps; k++) {
-    long step = opt->step0 + k + 1;
-    double t = opt->t0 + (double)(k + 1) * opt->dt;
-    if ((s = cl_pipeline_step(p, step, t, err)) != CL_OK) break;
+  while (k < opt->steps) {
+    const long first = opt->step0 + k + 1;
+    long max = opt->steps - k, taken = 1;
+    if (opt->every > 0 && opt->on_every) max = MIN(max, opt->every - (first - 1) % opt->every);
+    if ((s = pipeline_advance(p, first, max, opt->t0 + (double)(k + 1) * opt->dt, &taken, err)) != CL_OK) break;
+    k += taken;
+    const long step = opt->step0 + k;
+    const double t = opt->t0 + (double)k * opt->dt;
     if (opt->every > 0 && opt->on_every && step % opt->every == 0 &&
-        (s = opt->on_every(opt->ud, step, t, err)) != CL_OK) {
-      k++;
+        ((s = pipeline_flush(p, step, err)) != CL_OK || (s = opt->on_every(opt->ud, step, t, err)) != CL_OK))
       break;
-    }
     cl_progress_update(&bar, step);
     if (cl_interrupt_take()) {
-      k++;
       s = cl_error_set(err, CL_ERR_INTERRUPTED, "interrupted at step %ld (state is that of the end of this step)", step);
       break;
+    }
+  }
+  /* a late error of the steps taken outranks an interruption */
+  if (s == CL_OK || s == CL_ERR_INTERRUPTED) {
+    cl_error late;
+    if (pipeline_flush(p, opt->step0 + k, &late) != CL_OK) {
+      s = late.code;
+      if (err) *err = late;
     }
   }
   cl_progress_finish(&bar, opt->step0 + k);

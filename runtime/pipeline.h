@@ -15,6 +15,13 @@ typedef struct cl_stage {
   char name[48];
   struct cl_device *device; /* where its work runs (synchronised after a run); NULL: host only */
   cl_status (*run)(void *data, long step, double t, cl_error *err);
+  /* Optional, for a stage that is a whole step: takes up to max steps from `step` (at time t) at
+   * once, *taken of them (a cuda graph of many steps). cl_run uses it when it is the pipeline's
+   * only stage, never past an output step. */
+  cl_status (*advance)(void *data, long step, long max, double t, long *taken, cl_error *err);
+  /* Optional: what the stage checks late (a device flag read without waiting), called by cl_run
+   * before each output and when it stops. */
+  cl_status (*flush)(void *data, cl_error *err);
   void (*destroy)(void *data);
   void *data;
 } cl_stage;

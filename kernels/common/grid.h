@@ -11,11 +11,14 @@
 #ifndef __CUDACC_RTC__
 #include <stddef.h>
 
-static inline unsigned cl_grid_1d(size_t n) {
-  size_t blocks = (n + CL_THREADS - 1) / CL_THREADS;
+/* Blocks of `threads` covering n entries. */
+static inline unsigned cl_grid_blocks(size_t n, unsigned threads) {
+  size_t blocks = (n + threads - 1) / threads;
   const size_t cap = (size_t)1 << 20; /* grid-stride loops cover the rest */
   return (unsigned)(blocks == 0 ? 1 : blocks > cap ? cap : blocks);
 }
+
+static inline unsigned cl_grid_1d(size_t n) { return cl_grid_blocks(n, CL_THREADS); }
 #endif
 
 #endif

@@ -4,11 +4,10 @@
 #include "../dispatch.h"
 
 static const char *const op_names[] = {"czm_force_start", "czm_force_finish", "czm_kick_drift_start",
-                                       "czm_finish_kick", "czm_stress_zero",  "czm_kinetic",
+                                       "czm_finish_kick", "czm_leapfrog", "czm_stress_zero",  "czm_kinetic",
                                        "czm_force",       "czm_mass",         "czm_stress",
                                        "czm_stiffness",   "czm_energy",       "czm_check",
-                                       "czm_insert_count", "czm_insert_scan", "czm_insert_apply",
-                                       "czm_insert_advance", "czm_insert_apply_block"};
+                                       "czm_insert_count", "czm_insert_apply_block", "czm_insert"};
 
 cl_status cl_k_czm(cl_device *d, cl_dtype t, const cl_czm_args *A, cl_czm_op op, void *out, cl_error *err) {
   if (t != CL_F32 && t != CL_F64)

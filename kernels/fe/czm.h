@@ -87,7 +87,7 @@ CL_HD static inline void cl_czm_scatter(const cl_czm_args *A, const int order, c
 /* Nodal forces of element e added to the accelerations' accumulator a: minus the internal
  * force (stored stiffness times ue, or matrix-free through the Gauss points), plus the forces of
  * the cohesive elements on its cracked edges (so that they reach the nodes through this
- * colour-ordered scatter without atomics). */
+ * colour-ordered scatter without atomics; with atomics the cohesive kernel adds them). */
 CL_HD static inline void cl_czm_element_force(const cl_czm_args *A, const int order, size_t e) {
   const int nd = 2 * cl_tri_nodes(order);
   uint32_t id[CL_TRI_MAX_NODES];
@@ -106,14 +106,17 @@ CL_HD static inline void cl_czm_element_force(const cl_czm_args *A, const int or
     cl_tri_internal_force(order, xe, D, (real)A->thickness, ue, fe);
     for (int i = 0; i < nd; i++) fe[i] = -fe[i];
   }
-  cl_czm_add_cohesive(A, order, e, fe);
+  if (!A->atomic) cl_czm_add_cohesive(A, order, e, fe); /* atomic: the cohesive kernel adds its own */
   cl_czm_scatter(A, order, id, fe);
 }
 
 /* The per-node operations of the step (czm_kernels.h: CL_CZM_FORCE_START .. CL_CZM_KINETIC),
  * fused so that a step launches two node kernels: kick-drift with the reset of the force
- * accumulator to the external load, and the division by the mass with the final kick. */
+ * accumulator to the external load, and the division by the mass with the final kick (or one,
+ * CL_CZM_LEAPFROG, between two steps of a graph). Nodes past counters[0] are not in use: a launch
+ * may cover the capacity, so that it stays valid when insertion adds nodes. */
 CL_HD static inline void cl_czm_node_op(const cl_czm_args *A, int op, size_t i, real *out) {
+  if (i >= A->counters[0]) return;
   real *u = (real *)A->u, *v = (real *)A->v, *a = (real *)A->a;
   const real *load = (const real *)A->load, half = (real)A->dt / 2;
   const size_t cap = A->cap;
@@ -123,19 +126,23 @@ CL_HD static inline void cl_czm_node_op(const cl_czm_args *A, int op, size_t i, 
   }
   if (op == CL_CZM_STRESS_ZERO) {
     for (int c = 0; c < 4; c++) ((real *)A->stress)[c * cap + i] = 0;
+    if (i == 0)
+      for (int j = 0; j <= A->ncolours; j++) A->counters[3 + j] = 0;
     return;
   }
   const real m = ((const real *)A->mass)[i];
   const int fixed = A->fixed ? A->fixed[i] : 0;
+  const int finish = op == CL_CZM_FORCE_FINISH || op == CL_CZM_FINISH_KICK || op == CL_CZM_LEAPFROG;
+  const int kick_drift = op == CL_CZM_KICK_DRIFT_START || op == CL_CZM_LEAPFROG;
   for (int c = 0; c < 2; c++) {
     const size_t k = c * cap + i;
-    if (op == CL_CZM_KICK_DRIFT_START) v[k] += half * a[k], u[k] += (real)A->dt * v[k];
-    if (op == CL_CZM_FORCE_START || op == CL_CZM_KICK_DRIFT_START) { /* the accumulator starts from the external load */
-      a[k] = load ? (real)A->load_scale * load[k] : 0;
-      continue;
+    if (finish) {
+      a[k] = fixed >> c & 1 ? 0 : a[k] / m;
+      if (op != CL_CZM_FORCE_FINISH) v[k] += half * a[k];
+      if (!kick_drift) continue;
     }
-    a[k] = fixed >> c & 1 ? 0 : a[k] / m; /* CL_CZM_FORCE_FINISH, CL_CZM_FINISH_KICK */
-    if (op == CL_CZM_FINISH_KICK) v[k] += half * a[k];
+    if (kick_drift) v[k] += half * a[k], u[k] += (real)A->dt * v[k];
+    a[k] = load ? (real)A->load_scale * load[k] : 0; /* the accumulator starts from the external load */
   }
 }
 

@@ -21,15 +21,20 @@
  *            hist coh_cap ng x 6 (opening jump x, y; traction x, y; work done
  *            on the interface; the part of it stored, recoverable), coh_force coh_cap x 12 (per side s and facet
  *            node p, the force (x, y) at (2 (3 s + p) + comp) coh_cap + c).
- * Counters live on the device (counters[0] nodes, [1] cohesive elements) so
- * insertion needs no host round trip between colours. */
+ * Counters live on the device (counters[0] nodes, [1] cohesive elements) and
+ * bound the node and cohesive loops, so insertion needs no host round trip and a
+ * cuda graph of many steps stays valid while insertion changes them. */
 #ifndef CL_FE_CZM_ARGS_H
 #define CL_FE_CZM_ARGS_H
 
 #include "../common/material_point.h"
 
 #define CL_CZM_FREE 4 /* flag in k0: traction-free crack */
+/* Threads per block of the element kernels: a T6 thread holds ~170 registers, so 256-thread
+ * blocks fit one per multiprocessor, and a small mesh (12 800 elements) fills 50 of 132. */
+#define CL_CZM_THREADS 64
 #define CL_CZM_MAX_COLOURS 64
+#define CL_CZM_BEGIN_CHECK 2 /* insert_check: begin the step, then check */
 #define CL_CZM_NCOUNTERS (4 + CL_CZM_MAX_COLOURS)
 
 typedef struct cl_czm_args {
@@ -37,8 +42,13 @@ typedef struct cl_czm_args {
   int plane_strain;   /* else plane stress */
   int atomic;         /* scatter with atomics instead of by colour */
   int block_counter;  /* insertion numbered by block-local counters (cuda; not deterministic) */
-  size_t ne, cap, nn; /* bulk elements, node capacity, nodes in use */
-  size_t coh_cap, ncoh;
+  int insert_check;   /* CL_CZM_INSERT: first the nodal stresses and the facet check (the marks);
+                         CL_CZM_BEGIN_CHECK: the step's begin (CL_CZM_KICK_DRIFT_START) before them */
+  int insert_masses;  /* CL_CZM_INSERT: rebuild the lumped masses when it cracked anything */
+  int ncolours;
+  const uint64_t *colour_range; /* ncolours + 1 element offsets: colour j owns [range[j], range[j + 1]) */
+  size_t ne, cap, nn; /* bulk elements, node capacity, nodes in use (a launch's bound: counters[0] is exact) */
+  size_t coh_cap, ncoh; /* ncoh: likewise, counters[1] exact */
   size_t first, count; /* the element range of one launch (a colour) */
   double E, nu, rho, thickness;
   double sigma_max, tau_max; /* facet strengths of the insertion check */
@@ -55,8 +65,7 @@ typedef struct cl_czm_args {
   uint8_t *split;            /* per element, from the counting pass: bit 2k + s, corner s of
                                 facet k must be duplicated */
   uint64_t *counts, *offsets; /* insertion: per element (new nodes << 32 | new cohesive), scanned */
-  void *scan_storage;        /* cuda: cub's temporary storage for the scan of counts */
-  size_t scan_bytes;
+  uint64_t *block_sums;      /* cuda insertion: one per block of the cooperative grid (ne / 64 + 1) */
   uint64_t *counters;        /* [0] nodes in use, [1] cohesive elements, [2] the law's NaN flag,
                                 [3] facets marked, [4 + j] facets marked in colour j (the
                                 marks contiguous, so one fill clears them) */
@@ -76,7 +85,9 @@ typedef enum cl_czm_op {
   CL_CZM_FORCE_FINISH, /* a /= mass, 0 on prescribed components */
   CL_CZM_KICK_DRIFT_START, /* v += dt/2 a; u += dt v; then a = load scale * load */
   CL_CZM_FINISH_KICK,  /* a /= mass, 0 on prescribed components; v += dt/2 a */
-  CL_CZM_STRESS_ZERO,  /* stress = 0 */
+  CL_CZM_LEAPFROG,     /* CL_CZM_FINISH_KICK then CL_CZM_KICK_DRIFT_START: the end of one step and the
+                          begin of the next in one pass (inside a multi-step graph) */
+  CL_CZM_STRESS_ZERO,  /* stress = 0; node 0 also clears the facet marks (counters[3..]) */
   CL_CZM_KINETIC,      /* out[i] = kinetic energy of node i */
   /* elements */
   CL_CZM_FORCE,        /* a += element and cohesive forces (scatter) */
@@ -86,10 +97,12 @@ typedef enum cl_czm_op {
   CL_CZM_ENERGY,       /* elements: out[e] = strain energy of e */
   CL_CZM_CHECK,        /* elements: mask facets to crack; counters[3] += facets marked */
   CL_CZM_COUNT,        /* elements: counts[e] = new nodes << 32 | new cohesive elements */
-  CL_CZM_SCAN,         /* elements: offsets = exclusive scan of counts over the range */
-  CL_CZM_APPLY,        /* elements: crack the marked facets */
-  CL_CZM_ADVANCE,      /* counters[0, 1] += the range's totals */
-  CL_CZM_APPLY_BLOCK   /* cuda: apply numbering from block-local counters (Appendix A) */
+  CL_CZM_APPLY_BLOCK,  /* cuda: crack the marked facets numbering from block-local counters
+                          (Appendix A; after CL_CZM_COUNT, one colour per launch) */
+  CL_CZM_INSERT        /* [with A->insert_check the nodal stresses and the facet check, then] all
+                          colours with marks (counters[4 + j]): count, scan, apply, advance, and
+                          with A->insert_masses the masses when anything was cracked; one
+                          cooperative kernel on cuda (no host round trip) */
 } cl_czm_op;
 
 #endif

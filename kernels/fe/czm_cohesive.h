@@ -13,7 +13,12 @@
  * on the interface is accumulated per Gauss point by the trapezoid rule on
  * the global jump and traction, and the energy it would give back on
  * unloading (half the traction times the jump: the laws unload towards the
- * origin), for the energy balance. */
+ * origin), for the energy balance.
+ *
+ * The forces go to coh_force, which the elements on either side gather in
+ * their colour-ordered scatter; with A->atomic they are added to the nodes at
+ * once (the elements then skip the gather), so that the cohesive and element
+ * forces are independent and run as one launch (cl_czm_forces_at). */
 #ifndef CL_FE_CZM_COHESIVE_H
 #define CL_FE_CZM_COHESIVE_H
 
@@ -40,56 +45,122 @@ CL_HD static inline void cl_czm_facet_shape(const int order, real s, real *N, re
   dN[0] = s - (real)0.5, dN[1] = s + (real)0.5, dN[2] = -2 * s;
 }
 
-CL_HD static inline void cl_czm_cohesive_at(const cl_czm_args *A, size_t c) {
-  const int order = A->order, np = order == 2 ? 3 : 2, ng = np;
-  const size_t cc = A->coh_cap, ne = A->ne, cap = A->cap, gstride = cc * (size_t)ng;
-  const size_t e0 = (size_t)A->coh[c], e1 = (size_t)A->coh[2 * cc + c];
-  const int k0 = A->coh[cc + c] & 3, traction_free = A->coh[cc + c] & CL_CZM_FREE, k1 = A->coh[3 * cc + c];
+/* The facet of cohesive element c: its nodes per side in facet order (A, B, M), reference
+ * positions, current mid-surface positions and the jump u(side 1) - u(side 0) at each. */
+typedef struct cl_czm_facet {
   uint32_t n0[3], n1[3];
-  n0[0] = A->elem[k0 * ne + e0], n0[1] = A->elem[((k0 + 1) % 3) * ne + e0];
-  n1[0] = A->elem[((k1 + 1) % 3) * ne + e1], n1[1] = A->elem[k1 * ne + e1];
-  n0[2] = order == 2 ? A->elem[(3 + k0) * ne + e0] : n0[0];
-  n1[2] = order == 2 ? A->elem[(3 + k1) * ne + e1] : n1[0];
+  int traction_free;
+  real X[3][2], Y[3][2], jump[3][2];
+} cl_czm_facet;
+
+CL_HD static inline void cl_czm_facet_gather(const cl_czm_args *A, const int order, size_t c, cl_czm_facet *f) {
+  const int np = order == 2 ? 3 : 2;
+  const size_t cc = A->coh_cap, ne = A->ne, cap = A->cap;
+  const size_t e0 = (size_t)A->coh[c], e1 = (size_t)A->coh[2 * cc + c];
+  const int k0 = A->coh[cc + c] & 3, k1 = A->coh[3 * cc + c];
+  f->traction_free = A->coh[cc + c] & CL_CZM_FREE;
+  f->n0[0] = A->elem[k0 * ne + e0], f->n0[1] = A->elem[((k0 + 1) % 3) * ne + e0];
+  f->n1[0] = A->elem[((k1 + 1) % 3) * ne + e1], f->n1[1] = A->elem[k1 * ne + e1];
+  f->n0[2] = order == 2 ? A->elem[(3 + k0) * ne + e0] : f->n0[0];
+  f->n1[2] = order == 2 ? A->elem[(3 + k1) * ne + e1] : f->n1[0];
   const real *x = (const real *)A->x, *u = (const real *)A->u;
-  real X[3][2], Y[3][2], jump[3][2], F[3][2];
   for (int p = 0; p < np; p++)
     for (int d = 0; d < 2; d++) {
-      const real ua = u[d * cap + n0[p]], ub = u[d * cap + n1[p]];
-      X[p][d] = x[d * cap + n0[p]];
-      Y[p][d] = X[p][d] + (ua + ub) / 2;
-      jump[p][d] = ub - ua;
-      F[p][d] = 0;
+      const real ua = u[d * cap + f->n0[p]], ub = u[d * cap + f->n1[p]];
+      f->X[p][d] = x[d * cap + f->n0[p]];
+      f->Y[p][d] = f->X[p][d] + (ua + ub) / 2;
+      f->jump[p][d] = ub - ua;
     }
-  real *hist = (real *)A->hist;
-  for (int g = 0; g < ng; g++) {
-    real s, w, N[3], dN[3], T[2] = {0, 0}, R[2] = {0, 0}, J[2] = {0, 0};
-    cl_czm_facet_rule(order, g, &s, &w);
-    cl_czm_facet_shape(order, s, N, dN);
-    for (int p = 0; p < np; p++)
-      for (int d = 0; d < 2; d++) T[d] += dN[p] * Y[p][d], R[d] += dN[p] * X[p][d], J[d] += N[p] * jump[p][d];
-    const real tl = sqrt(T[0] * T[0] + T[1] * T[1]), tx = T[0] / tl, ty = T[1] / tl, nx = ty, ny = -tx;
-    const real dn = J[0] * nx + J[1] * ny, dtan = J[0] * tx + J[1] * ty;
-    const size_t slot = c * (size_t)ng + (size_t)g;
-    real tn = 0, tt = 0;
-    if (!traction_free) CL_CZM_LAW(dn, dtan, &tn, &tt, &A->law, slot);
-    if (dn < 0) tn += (real)A->contact * dn;
-    if (A->nonfinite && !(isfinite(tn) && isfinite(tt))) cl_record_first(A->nonfinite, c);
-    const real trac[2] = {tn * nx + tt * tx, tn * ny + tt * ty};
-    const real scale = w * sqrt(R[0] * R[0] + R[1] * R[1]) * (real)A->thickness;
-    for (int p = 0; p < np; p++)
-      for (int d = 0; d < 2; d++) F[p][d] += N[p] * trac[d] * scale;
-    real *h = hist + slot;
-    h[4 * gstride] += scale / 2 * ((h[2 * gstride] + trac[0]) * (J[0] - h[0]) + (h[3 * gstride] + trac[1]) * (J[1] - h[gstride]));
-    h[0] = J[0], h[gstride] = J[1], h[2 * gstride] = trac[0], h[3 * gstride] = trac[1];
-    /* recoverable: the laws unload towards the origin and the penalty is elastic */
-    h[5 * gstride] = scale / 2 * (trac[0] * J[0] + trac[1] * J[1]);
-  }
+}
+
+/* Gauss point g of cohesive element c: the law (and its state), the contact penalty and the
+ * interface history at the point; adds its nodal forces on side 0 to F (side 1 gets -F). */
+CL_HD static inline void cl_czm_cohesive_gauss(const cl_czm_args *A, const int order, size_t c, int g,
+                                               const cl_czm_facet *f, real F[3][2]) {
+  const int np = order == 2 ? 3 : 2;
+  const size_t gstride = A->coh_cap * (size_t)np;
+  real s, w, N[3], dN[3], T[2] = {0, 0}, R[2] = {0, 0}, J[2] = {0, 0};
+  cl_czm_facet_rule(order, g, &s, &w);
+  cl_czm_facet_shape(order, s, N, dN);
+  for (int p = 0; p < np; p++)
+    for (int d = 0; d < 2; d++) T[d] += dN[p] * f->Y[p][d], R[d] += dN[p] * f->X[p][d], J[d] += N[p] * f->jump[p][d];
+  const real tl = sqrt(T[0] * T[0] + T[1] * T[1]), tx = T[0] / tl, ty = T[1] / tl, nx = ty, ny = -tx;
+  const real dn = J[0] * nx + J[1] * ny, dtan = J[0] * tx + J[1] * ty;
+  const size_t slot = c * (size_t)np + (size_t)g;
+  real tn = 0, tt = 0;
+  if (!f->traction_free) CL_CZM_LAW(dn, dtan, &tn, &tt, &A->law, slot);
+  if (dn < 0) tn += (real)A->contact * dn;
+  if (A->nonfinite && !(isfinite(tn) && isfinite(tt))) cl_record_first(A->nonfinite, c);
+  const real trac[2] = {tn * nx + tt * tx, tn * ny + tt * ty};
+  const real scale = w * sqrt(R[0] * R[0] + R[1] * R[1]) * (real)A->thickness;
+  for (int p = 0; p < np; p++)
+    for (int d = 0; d < 2; d++) F[p][d] += N[p] * trac[d] * scale;
+  real *h = (real *)A->hist + slot;
+  h[4 * gstride] += scale / 2 * ((h[2 * gstride] + trac[0]) * (J[0] - h[0]) + (h[3 * gstride] + trac[1]) * (J[1] - h[gstride]));
+  h[0] = J[0], h[gstride] = J[1], h[2 * gstride] = trac[0], h[3 * gstride] = trac[1];
+  /* recoverable: the laws unload towards the origin and the penalty is elastic */
+  h[5 * gstride] = scale / 2 * (trac[0] * J[0] + trac[1] * J[1]);
+}
+
+/* Adds the forces F (side 0; side 1 gets -F) to the nodes with atomics. */
+CL_HD static inline void cl_czm_cohesive_scatter(const cl_czm_args *A, const int order, const cl_czm_facet *f,
+                                                 real F[3][2]) {
+  real *a = (real *)A->a;
+  for (int p = 0; p < (order == 2 ? 3 : 2); p++)
+    for (int d = 0; d < 2; d++) {
+      cl_czm_add(&a[d * A->cap + f->n0[p]], F[p][d], 1);
+      cl_czm_add(&a[d * A->cap + f->n1[p]], -F[p][d], 1);
+    }
+}
+
+/* Cohesive element c: its forces into coh_force (which the elements gather), and with atomic
+ * scatter straight into the nodes. */
+CL_HD static inline void cl_czm_cohesive_of(const cl_czm_args *A, const int order, size_t c) {
+  const int np = order == 2 ? 3 : 2;
+  cl_czm_facet f;
+  real F[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+  cl_czm_facet_gather(A, order, c, &f);
+  for (int g = 0; g < np; g++) cl_czm_cohesive_gauss(A, order, c, g, &f, F);
   real *cf = (real *)A->coh_force;
+  const size_t cc = A->coh_cap;
   for (int p = 0; p < 3; p++)
     for (int d = 0; d < 2; d++) {
       cf[(size_t)(2 * p + d) * cc + c] = p < np ? F[p][d] : 0;
       cf[(size_t)(2 * (3 + p) + d) * cc + c] = p < np ? -F[p][d] : 0;
     }
+  if (A->atomic) cl_czm_cohesive_scatter(A, order, &f, F);
+}
+
+/* Gauss point g of cohesive element c alone, its forces added to the nodes with atomics. */
+CL_HD static inline void cl_czm_cohesive_point(const cl_czm_args *A, const int order, size_t c, int g) {
+  cl_czm_facet f;
+  real F[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+  cl_czm_facet_gather(A, order, c, &f);
+  cl_czm_cohesive_gauss(A, order, c, g, &f, F);
+  cl_czm_cohesive_scatter(A, order, &f, F);
+}
+
+/* Cohesive element c when it is in use (counters[1] is exact; a launch may cover more). */
+CL_HD static inline void cl_czm_cohesive_live(const cl_czm_args *A, size_t c) {
+  if (c >= A->counters[1]) return;
+  if (A->order == 2) cl_czm_cohesive_of(A, 2, c);
+  else cl_czm_cohesive_of(A, 1, c);
+}
+
+/* Entry i of the fused force launch (atomic scatter only): elements 0..ne-1, then one entry per
+ * Gauss point of the cohesive elements (a third of a cohesive element's serial work each, which
+ * is what a small mesh waits for; coh_force is left to cl_czm_cohesive_of). */
+CL_HD static inline void cl_czm_forces_at(const cl_czm_args *A, size_t i) {
+  if (i < A->ne) {
+    if (A->order == 2) cl_czm_element_force(A, 2, i);
+    else cl_czm_element_force(A, 1, i);
+    return;
+  }
+  const size_t ng = A->order == 2 ? 3 : 2, c = (i - A->ne) / ng;
+  const int g = (int)((i - A->ne) % ng);
+  if (c >= A->counters[1]) return;
+  if (A->order == 2) cl_czm_cohesive_point(A, 2, c, g);
+  else cl_czm_cohesive_point(A, 1, c, g);
 }
 
 #endif

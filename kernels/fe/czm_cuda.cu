@@ -1,7 +1,9 @@
 /* The cohesive-FEM operations as CUDA kernels (czm.h holds the physics): one thread per
  * element of the launch's range (a colour, or all) or per node. Launched on the per-thread
- * default stream, which the model's cuda graph of a step records (runtime/czm_model.c). */
-#include <cub/device/device_scan.cuh>
+ * default stream, which the model's cuda graphs of steps record (runtime/czm_model.c). */
+#include <cooperative_groups.h>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 
 #include "../common/launch_cuda.cuh"
 #include "czm.h"
@@ -23,7 +25,6 @@ __global__ void CL_PREC(czm_element_kernel)(cl_czm_args A, real *out) {
       if (marked) atomicAdd((unsigned long long *)&A.counters[3], (unsigned long long)marked);
     }
     if (OP == CL_CZM_COUNT) A.counts[e] = cl_czm_insert_count(&A, ORDER, e);
-    if (OP == CL_CZM_APPLY) cl_czm_insert_apply(&A, ORDER, e);
   }
 }
 
@@ -53,18 +54,148 @@ __global__ void CL_PREC(czm_apply_block_kernel)(cl_czm_args A) {
   }
 }
 
+/* Nodal stresses or masses scattered from every element inside a cooperative kernel: all at
+ * once with atomics, or colour by colour with a grid-wide barrier after each. */
+template <int ORDER, int OP>
+__device__ void scatter_elements(const cl_czm_args *A, cooperative_groups::grid_group &grid) {
+  for (int j = 0; j < (A->atomic ? 1 : A->ncolours); j++) {
+    const size_t first = A->atomic ? 0 : A->colour_range[j], end = A->atomic ? A->ne : A->colour_range[j + 1];
+    for (size_t e = first + grid.thread_rank(); e < end; e += grid.size()) {
+      if (OP == CL_CZM_STRESS) cl_czm_element_stress(A, ORDER, e);
+      else cl_czm_element_mass(A, ORDER, e);
+    }
+    grid.sync();
+  }
+}
+
+/* The check and insertion of every colour with marks in one cooperative launch (CL_CZM_INSERT),
+ * so that a check needs no host round trip and adds no launch to a cuda graph. With CHECK
+ * (A.insert_check): [the step's begin,] the nodal stresses (zeroed, a grid-wide barrier,
+ * scattered) and the facet check (marks counted per colour), each phase ending at a barrier.
+ * Then per colour with marks: each block counts a contiguous chunk of the colour's elements; after a grid-wide barrier each
+ * block sums the chunks before its own, scans its chunk tile by tile from there into the
+ * offsets, and cracks its elements. That is the exclusive scan of the colour's counts, so the
+ * numbering is the ordered one of the cpu. The next colour waits for this one's relabelling (a
+ * second barrier). Then, when anything was cracked and A.insert_masses is set, the masses are
+ * rebuilt (zeroed, a barrier, scattered). Every block reads the counters before the first
+ * barrier; block 0 writes them after the last. */
+/* Threads per block: with the check, 64 (its element phases then spread over every
+ * multiprocessor, as the element kernels'); without, 128 with at most 64 registers (8 blocks per
+ * multiprocessor: the fan walks wait on memory and want many threads in flight). */
+#define CL_CZM_INSERT_THREADS(check) ((check) ? 64 : 128)
+
+template <int ORDER, bool CHECK>
+__global__ void __launch_bounds__(CL_CZM_INSERT_THREADS(CHECK), CHECK ? 1 : 8) CL_PREC(czm_insert_kernel)(cl_czm_args A) {
+  namespace cg = cooperative_groups;
+  typedef cub::BlockScan<unsigned long long, CL_CZM_INSERT_THREADS(CHECK)> scan_t;
+  typedef cub::BlockReduce<unsigned long long, CL_CZM_INSERT_THREADS(CHECK)> reduce_t;
+  __shared__ union { typename scan_t::TempStorage scan; typename reduce_t::TempStorage reduce; } tmp;
+  __shared__ unsigned long long block_before, block_total;
+  cg::grid_group grid = cg::this_grid();
+  const size_t nb = gridDim.x, b = blockIdx.x;
+  unsigned long long *block_sums = (unsigned long long *)A.block_sums;
+  uint64_t node_base = A.counters[0], coh_base = A.counters[1], inserted = 0;
+  if (CHECK) {
+    for (size_t i = grid.thread_rank(); i < node_base; i += grid.size()) {
+      if (A.insert_check == CL_CZM_BEGIN_CHECK) cl_czm_node_op(&A, CL_CZM_KICK_DRIFT_START, i, NULL);
+      cl_czm_node_op(&A, CL_CZM_STRESS_ZERO, i, NULL);
+    }
+    grid.sync();
+    scatter_elements<ORDER, CL_CZM_STRESS>(&A, grid);
+    for (size_t e = grid.thread_rank(); e < A.ne; e += grid.size())
+      if (const int marked = cl_czm_facet_check(&A, ORDER, e))
+        atomicAdd((unsigned long long *)&A.counters[3], (unsigned long long)marked);
+    grid.sync();
+  }
+  for (int j = 0; j < A.ncolours; j++) {
+    if (!A.counters[4 + j]) continue; /* the same in every block: the marks are final here */
+    const size_t first = A.colour_range[j], count = A.colour_range[j + 1] - first, chunk = (count + nb - 1) / nb;
+    const size_t lo = first + (b * chunk < count ? b * chunk : count);
+    const size_t hi = first + ((b + 1) * chunk < count ? (b + 1) * chunk : count);
+    unsigned long long mine = 0;
+    for (size_t e = lo + threadIdx.x; e < hi; e += blockDim.x) {
+      const uint64_t c = cl_czm_insert_count(&A, ORDER, e);
+      A.counts[e] = c, mine += c;
+    }
+    mine = reduce_t(tmp.reduce).Sum(mine);
+    if (threadIdx.x == 0) block_sums[b] = mine;
+    grid.sync();
+    unsigned long long before = 0, total = 0;
+    for (size_t k = threadIdx.x; k < nb; k += blockDim.x) {
+      const unsigned long long v = block_sums[k];
+      total += v, before += k < b ? v : 0;
+    }
+    before = reduce_t(tmp.reduce).Sum(before);
+    if (threadIdx.x == 0) block_before = before;
+    __syncthreads();
+    total = reduce_t(tmp.reduce).Sum(total);
+    if (threadIdx.x == 0) block_total = total;
+    __syncthreads();
+    unsigned long long run = block_before;
+    total = block_total;
+    for (size_t t0 = lo; t0 < hi; t0 += blockDim.x) { /* offsets: cheap, so the block-wide scan's waits are short */
+      const size_t e = t0 + threadIdx.x;
+      unsigned long long offset, tile;
+      scan_t(tmp.scan).ExclusiveSum(e < hi ? A.counts[e] : 0, offset, tile);
+      if (e < hi) A.offsets[e] = run + offset;
+      run += tile;
+      __syncthreads(); /* the scan's storage is reused by the next tile */
+    }
+    for (size_t e = lo + threadIdx.x; e < hi; e += blockDim.x) /* the fan walks, each thread at its own pace */
+      if (A.counts[e]) {
+        const uint64_t off = A.offsets[e];
+        cl_czm_insert_apply_from(&A, ORDER, e, (uint32_t)(node_base + (off >> 32)), (size_t)(coh_base + (off & 0xffffffffu)));
+      }
+    node_base += total >> 32, coh_base += total & 0xffffffffu, inserted += total;
+    grid.sync();
+  }
+  if (!inserted) return;
+  if (A.insert_masses) {
+    for (size_t i = grid.thread_rank(); i < node_base; i += grid.size()) ((real *)A.mass)[i] = 0;
+    grid.sync();
+    scatter_elements<ORDER, CL_CZM_MASS>(&A, grid);
+  }
+  if (grid.thread_rank() == 0) A.counters[0] = node_base, A.counters[1] = coh_base;
+}
+
+/* The cooperative grid of the insertion kernel: as many blocks as fit at once (a grid-wide
+ * barrier needs them all resident), no more than the check's elements or the widest colour
+ * (A->count) need. A kernel without the check's code holds fewer registers, so more blocks. */
+template <int ORDER, bool CHECK>
+static int launch_insert_as(const cl_czm_args *A) {
+  static int per_sm = 0, sms = 0;
+  if (!per_sm) {
+    int dev;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, CL_PREC(czm_insert_kernel)<ORDER, CHECK>,
+                                                  CL_CZM_INSERT_THREADS(CHECK), 0);
+    if (per_sm < 1) per_sm = 1;
+  }
+  const size_t threads = CL_CZM_INSERT_THREADS(CHECK), want = ((CHECK ? A->ne : A->count) + threads - 1) / threads;
+  const unsigned blocks = (unsigned)(want < (size_t)per_sm * sms ? want : (size_t)per_sm * sms);
+  cl_czm_args args = *A;
+  void *params[] = {&args};
+  return (int)cudaLaunchCooperativeKernel((const void *)CL_PREC(czm_insert_kernel)<ORDER, CHECK>, blocks,
+                                          (unsigned)threads, params, 0, cudaStreamPerThread);
+}
+
+template <int ORDER>
+static int launch_insert(const cl_czm_args *A) {
+  return A->insert_check ? launch_insert_as<ORDER, true>(A) : launch_insert_as<ORDER, false>(A);
+}
+
 template <int ORDER>
 static void launch_elements(const cl_czm_args *A, int op, real *out, unsigned blocks) {
   switch (op) {
-    case CL_CZM_FORCE: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_FORCE><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
-    case CL_CZM_MASS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_MASS><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
-    case CL_CZM_STRESS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_STRESS><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
-    case CL_CZM_STIFFNESS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_STIFFNESS><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
-    case CL_CZM_ENERGY: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_ENERGY><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
-    case CL_CZM_CHECK: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_CHECK><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
-    case CL_CZM_COUNT: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_COUNT><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
-    case CL_CZM_APPLY: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_APPLY><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
-    case CL_CZM_APPLY_BLOCK: CL_PREC(czm_apply_block_kernel)<ORDER><<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A); break;
+    case CL_CZM_FORCE: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_FORCE><<<blocks, CL_CZM_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_MASS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_MASS><<<blocks, CL_CZM_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_STRESS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_STRESS><<<blocks, CL_CZM_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_STIFFNESS: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_STIFFNESS><<<blocks, CL_CZM_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_ENERGY: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_ENERGY><<<blocks, CL_CZM_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_CHECK: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_CHECK><<<blocks, CL_CZM_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_COUNT: CL_PREC(czm_element_kernel)<ORDER, CL_CZM_COUNT><<<blocks, CL_CZM_THREADS, 0, cudaStreamPerThread>>>(*A, out); break;
+    case CL_CZM_APPLY_BLOCK: CL_PREC(czm_apply_block_kernel)<ORDER><<<blocks, CL_CZM_THREADS, 0, cudaStreamPerThread>>>(*A); break;
     default: break;
   }
 }
@@ -73,36 +204,15 @@ __global__ void CL_PREC(czm_node_kernel)(cl_czm_args A, int op, real *out) {
   CL_GRID_STRIDE(r, A.count) cl_czm_node_op(&A, op, A.first + r, out);
 }
 
-__global__ void CL_PREC(czm_advance_kernel)(cl_czm_args A) {
-  const size_t last = A.first + A.count - 1;
-  const uint64_t total = A.offsets[last] + A.counts[last];
-  A.counters[0] += total >> 32, A.counters[1] += total & 0xffffffffu;
-}
-
-/* Exclusive scan of counts over the range with cub, in the model's temporary storage. */
-static int scan(const cl_czm_args *A) {
-  size_t bytes = A->scan_bytes;
-  return (int)cub::DeviceScan::ExclusiveSum(A->scan_storage, bytes, A->counts + A->first, A->offsets + A->first,
-                                            A->count, cudaStreamPerThread);
-}
-
-/* The temporary storage cub's scan needs for n entries (the model allocates it once). */
-extern "C" size_t CL_PREC(cl_czm_scan_bytes_cuda)(size_t n) {
-  size_t bytes = 0;
-  cub::DeviceScan::ExclusiveSum(NULL, bytes, (const uint64_t *)NULL, (uint64_t *)NULL, n);
-  return bytes;
-}
-
 extern "C" int CL_PREC(cl_czm_run_cuda)(const cl_czm_args *A, int op, void *out) {
   if (A->count == 0) return 0;
-  const unsigned blocks = cl_grid_1d(A->count);
+  const unsigned blocks = op < CL_CZM_FORCE ? cl_grid_1d(A->count) : cl_grid_blocks(A->count, CL_CZM_THREADS);
   if (op < CL_CZM_FORCE) {
     CL_PREC(czm_node_kernel)<<<blocks, CL_THREADS, 0, cudaStreamPerThread>>>(*A, op, (real *)out);
     return (int)cudaGetLastError();
   }
   switch (op) {
-    case CL_CZM_SCAN: return scan(A);
-    case CL_CZM_ADVANCE: CL_PREC(czm_advance_kernel)<<<1, 1, 0, cudaStreamPerThread>>>(*A); break;
+    case CL_CZM_INSERT: return A->order == 2 ? launch_insert<2>(A) : launch_insert<1>(A);
     default:
       if (A->order == 2) launch_elements<2>(A, op, (real *)out, blocks);
       else launch_elements<1>(A, op, (real *)out, blocks);

@@ -16,8 +16,6 @@ void cl_czm_run_cpu_f32(const cl_czm_args *A, int op, void *out);
 void cl_czm_run_cpu_f64(const cl_czm_args *A, int op, void *out);
 int cl_czm_run_cuda_f32(const cl_czm_args *A, int op, void *out);
 int cl_czm_run_cuda_f64(const cl_czm_args *A, int op, void *out);
-size_t cl_czm_scan_bytes_cuda_f32(size_t n);
-size_t cl_czm_scan_bytes_cuda_f64(size_t n);
 
 #ifdef __cplusplus
 }

@@ -241,12 +241,13 @@ local function entry_loop(device, name, args_type, count, item)
     'extern "C" __global__ void %s(%s a) { CL_GRID_STRIDE(i, a.%s) %s(&a, i); }\n', name, args_type, count, item)
 end
 
--- obj.modules[key] for field's device and precision, compiled from make_source() when missing.
-local function module_of(obj, field, key, make_source, symbol, fast_math)
+-- obj.modules[key] for field's device and precision, compiled from make_source() when missing;
+-- symbols: the entry point's name, or a list of them.
+local function module_of(obj, field, key, make_source, symbols, fast_math)
   local k = field.device .. "/" .. field.dtype .. "/" .. key
   if not obj.modules[k] then
     obj.modules[k] = jit.compile { what = obj.name or obj.opts.what, field = field, fast_math = fast_math,
-      source = make_source(), symbols = { symbol } }
+      source = make_source(), symbols = type(symbols) == "table" and symbols or { symbols } }
   end
   return obj.modules[k]
 end
@@ -399,16 +400,23 @@ CL_HD static inline void cl_jit_point(const cl_mp_args *a, size_t i) {
 end
 
 --- law:cohesive_module(field) -> the cohesive-element kernel of the cohesive FEM around this
---- traction law (kernels/fe/czm_cohesive.h), for the device and precision of field.
+--- traction law (kernels/fe/czm_cohesive.h), for the device and precision of field; on cuda also
+--- the fused launch of element and cohesive forces (atomic scatter).
 function law_mt:cohesive_module(field)
   if self.kind ~= "traction" then error("law:cohesive_module: needs a traction law (got " .. self.kind .. ")", 2) end
+  local symbols = { "cl_jit_czm_cohesive" }
+  if field.device ~= "cpu" then symbols[2] = "cl_jit_czm_forces" end
   return module_of(self, field, "czm", function()
     local lines = point_law(self, field.dtype)
     lines[#lines + 1] = "#define CL_CZM_LAW cl_jit_law"
     lines[#lines + 1] = '#include "kernels/fe/czm_cohesive.h"'
-    lines[#lines + 1] = entry_loop(field.device, "cl_jit_czm_cohesive", "cl_czm_args", "ncoh", "cl_czm_cohesive_at")
+    lines[#lines + 1] = entry_loop(field.device, symbols[1], "cl_czm_args", "ncoh", "cl_czm_cohesive_live")
+    if symbols[2] then
+      lines[#lines + 1] = entry_loop(field.device, symbols[2], "cl_czm_args", "ne + a.ncoh * (a.order == 2 ? 3 : 2)",
+        "cl_czm_forces_at")
+    end
     return table.concat(lines, "\n")
-  end, "cl_jit_czm_cohesive", self.fast_math)
+  end, symbols, self.fast_math)
 end
 
 function law_mt:point_module(field)

@@ -35,18 +35,6 @@ local function insertion(nr, nt, mode)
     cl.stage.copy { dst = mask, src = batches[i] }:run()
     seconds = seconds + m:insert_marked()
   end
-  -- again on a fresh model, synchronised after every pass, to see where the time goes
-  if what == "insertion_phases" then
-    local b2 = cl.czm.body { mesh = mesh, E = 210e9, nu = 0.3, rho = 7850, law = ppr(2000, 400e6), insertion = mode }
-    local total = { 0, 0, 0, 0 }
-    for i = 1, 20 do
-      cl.stage.copy { dst = b2.model:field("mask"), src = batches[i] }:run()
-      local _, phases = b2.model:insert_marked(true)
-      for k = 1, 4 do total[k] = total[k] + phases[k] end
-    end
-    print(string.format("  phases (synchronised): count %.4f s, scan %.4f s, apply %.4f s, advance %.4f s",
-      total[1], total[2], total[3], total[4]))
-  end
   local after = m:info()
   print(string.format("insertion (%s) T6 ring %dx%d: %d elements, nodes %d -> %d, cohesive %d (facets %d), 20 batches: %.4f s",
     mode or "ordered", nr, nt, ne, inf.nodes, after.nodes, after.cohesive, count, seconds))
@@ -88,7 +76,7 @@ local function ring(nr, nt, steps, opts)
   return s
 end
 
-if what == "insertion" or what == "insertion_phases" or what == "all" then
+if what == "insertion" or what == "all" then
   for _, mode in ipairs { "ordered", "block_counter" } do
     insertion(math.floor(100 * scale), math.floor(9600 * scale), mode) -- 4 x 100 x 9600 = 3.84 M T6 elements
   end

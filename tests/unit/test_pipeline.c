@@ -394,3 +394,72 @@ Test(pipeline, run_active_after_an_interrupted_run) {
   cr_assert_eq(cl_run_active(), 0, "not active after an interrupted run");
   cl_pipeline_clear(&pl);
 }
+
+/* ---- a stage that takes several steps at once (advance) and checks late (flush) ---------- */
+
+/* Takes at most `most` steps per call; records (id, first step, steps taken in t) per call and
+ * (-id, step, 0) per flush; its flush fails when fail_flush is set. */
+typedef struct batcher {
+  int id;
+  long most;
+  int fail_flush;
+} batcher;
+
+static cl_status batch_advance(void *data, long step, long max, double t, long *taken, cl_error *err) {
+  batcher *b = data;
+  (void)t, (void)err;
+  *taken = max < b->most ? max : b->most;
+  record(b->id, step, (double)*taken);
+  return CL_OK;
+}
+
+static cl_status batch_flush(void *data, cl_error *err) {
+  batcher *b = data;
+  record(-b->id, 0, 0);
+  return b->fail_flush ? cl_error_set(err, CL_ERR_SCRIPT, "late NaN") : CL_OK;
+}
+
+static void add_batcher(cl_pipeline *pl, batcher *b) {
+  cl_stage s = {0};
+  snprintf(s.name, sizeof s.name, "batch");
+  s.run = probe_run; /* not called: the only stage advances */
+  s.advance = batch_advance, s.flush = batch_flush;
+  s.data = b;
+  cl_error err = {0};
+  cr_assert_eq(cl_pipeline_add(pl, &s, &err), CL_OK, "%s", err.msg);
+}
+
+Test(pipeline, advance_takes_runs_of_steps_that_stop_at_outputs) {
+  cl_pipeline pl = {0};
+  batcher b = {.id = 5, .most = 4};
+  add_batcher(&pl, &b);
+  cl_run_options o = options(14, 0, 0, 1);
+  o.every = 6;
+  o.on_every = on_every;
+  long done = 0;
+  cl_error err = {0};
+  cr_assert_eq(cl_run(&pl, &o, &done, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(done, 14);
+  /* runs 1-4, 5-6, flush, output 6, 7-10, 11-12, flush, output 12, 13-14, flush */
+  const call want[] = {{5, 1, 4, 1}, {5, 5, 2, 1}, {-5, 0, 0, 1}, {0, 6, 6, 1}, {5, 7, 4, 1}, {5, 11, 2, 1},
+                       {-5, 0, 0, 1}, {0, 12, 12, 1}, {5, 13, 2, 1}, {-5, 0, 0, 1}};
+  cr_assert_eq(rec.count, 10, "%d calls", rec.count);
+  for (int i = 0; i < 10; i++)
+    cr_assert(rec.calls[i].who == want[i].who && rec.calls[i].step == want[i].step && rec.calls[i].t == want[i].t,
+              "call %d: (%d, %ld, %g), want (%d, %ld, %g)", i, rec.calls[i].who, rec.calls[i].step, rec.calls[i].t,
+              want[i].who, want[i].step, want[i].t);
+  cl_pipeline_clear(&pl);
+}
+
+Test(pipeline, a_late_error_from_flush_ends_the_run_named) {
+  cl_pipeline pl = {0};
+  batcher b = {.id = 2, .most = 10, .fail_flush = 1};
+  add_batcher(&pl, &b);
+  cl_run_options o = options(7, 0, 0, 1);
+  long done = 0;
+  cl_error err = {0};
+  cr_assert_eq(cl_run(&pl, &o, &done, &err), CL_ERR_SCRIPT);
+  cr_assert_eq(done, 7, "the steps were taken");
+  cr_assert(strstr(err.msg, "stage 1 'batch'") && strstr(err.msg, "late NaN"), "%s", err.msg);
+  cl_pipeline_clear(&pl);
+}
