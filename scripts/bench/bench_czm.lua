@@ -1,7 +1,8 @@
 -- Cohesive FEM benchmarks against paper 000 (GTX 480, f64): insertion at every facet (Table V,
 -- Table A.2), the notched plate (Tables VI-VII) and the ring (Tables VIII-IX), and the bulk force
 -- kernel variants (matrix-free / stored K, colour / atomic scatter). Usage:
---   cleave run scripts/bench/bench_czm.lua [insertion|forces|plate|ring|all] [scale] [ring sigma_max]
+--   cleave run scripts/bench/bench_czm.lua [insertion|forces|plate|ring|ring_costs|ring_sweep|all] [scale]
+--   [ring sigma_max]
 local cl = require "cleave"
 local what, scale = arg[1] or "all", tonumber(arg[2] or "1")
 local ring_sigma = tonumber(arg[3] or "1.3e9") -- calibrated: Table VIII's 955 cohesive on 20 x 160
@@ -68,6 +69,7 @@ local function ring(nr, nt, steps, opts)
   local b = cl.czm.body { mesh = mesh, E = 210e9, nu = 0.3, rho = 7850, thickness = 1e-3, plane = "stress",
     law = ppr(2000, opts.sigma_max or 400e6), stiffness = opts.stiffness, scatter = opts.scatter }
   b:pressure { where = function(x, y) return x * x + y * y < 0.081 ^ 2 end, value = 400e6 }
+  if opts.check_every then b.model:set_check_every(opts.check_every) end -- 0: never
   local run = cl.czm.explicit { b, dt = 3e-9, steps = steps, progress = false }
   local s = run:go()
   local inf = b.model:info()
@@ -98,6 +100,12 @@ if what == "plate" or what == "all" then
 end
 if what == "ring_sweep" then
   for _, sigma in ipairs { 900e6, 1000e6, 1100e6, 1200e6, 1300e6, 1400e6 } do ring(20, 160, 27000, { sigma_max = sigma }) end
+end
+if what == "ring_costs" then -- what a step, a check and fracture cost on the smallest ring
+  for _, o in ipairs { { sigma_max = 1e12, check_every = 0 }, { sigma_max = 1e12 }, { sigma_max = ring_sigma } } do
+    local s = ring(20, 160, math.floor(27000 * scale), o)
+    print(string.format("  -> %.2f us per step (check_every %s)", s.seconds / s.steps * 1e6, o.check_every or 10))
+  end
 end
 if what == "ring" or what == "all" then
   for _, r in ipairs { { 20, 160 }, { 30, 240 }, { 40, 320 }, { 96, 768 }, { 115, 787 } } do
