@@ -257,6 +257,10 @@ cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesiv
     uint64_t counters[CL_CZM_NCOUNTERS] = {m->nnodes, ncracks};
     st = dev->dev.to_device(&dev->dev, A->counters, counters, sizeof counters, err);
   }
+  cl_device_info info;
+  if (st == CL_OK) st = dev->dev.info(&dev->dev, &info, err);
+  /* four blocks per multiprocessor of cohesive Gauss points in the fused force launch */
+  if (st == CL_OK) z->fused_cohesive_threads = (size_t)info.multiprocessors * 4 * CL_CZM_THREADS;
   if (st == CL_OK && opt->stored_stiffness) st = run_colours(z, CL_CZM_STIFFNESS, 0, err);
   if (st == CL_OK) st = cl_czm_update_masses(z, err);
   if (st != CL_OK) {
@@ -330,10 +334,10 @@ static cl_status element_forces(cl_czm_model *z, cl_error *err) {
   if (z->A.ncoh) cl_field_touch(z->f[CL_CZM_HIST]), cl_field_touch(z->f[CL_CZM_COH_FORCE]);
   for (int s = 0; s < z->opt.nstate && z->A.ncoh; s++) cl_field_touch(z->state[s]);
   if (z->A.atomic && z->forces_entry) {
-    /* a grid for the elements and at most ~4 blocks per multiprocessor of cohesive Gauss points
-     * (the kernel's grid-stride loop takes the rest): a graph covers the whole cohesive
-     * capacity, mostly unused, and idle blocks cost time on a small mesh */
-    const size_t points = z->A.ncoh * ngauss_facet(z->A.order), most = 132 * 4 * CL_CZM_THREADS;
+    /* a grid for the elements and a bounded one for the cohesive Gauss points (the kernel's
+     * grid-stride loop takes the rest): a graph covers the whole cohesive capacity, mostly
+     * unused, and idle blocks cost time on a small mesh */
+    const size_t points = z->A.ncoh * ngauss_facet(z->A.order), most = z->fused_cohesive_threads;
     return cl_jit_launch_threads(z->dev, z->forces_entry, &z->A, z->A.ne + (points < most ? points : most),
                                  CL_CZM_THREADS, "element and cohesive forces", err);
   }

@@ -53,6 +53,7 @@ typedef struct cl_czm_model {
   double stable_dt;           /* cl_czm_stable_dt's, once computed (0 before) */
   void *cohesive_entry;       /* the compiled cohesive kernel for dev and dtype */
   void *forces_entry;         /* cuda: element and cohesive forces in one launch (atomic scatter) */
+  size_t fused_cohesive_threads; /* most threads that launch starts for cohesive Gauss points */
   int has_load;
   struct cl_czm_graph {       /* cuda graphs of runs of steps (cl_czm_advance), and their shape */
     void *graph;
