@@ -417,8 +417,8 @@ static cl_status insert_blocks(cl_czm_model *z, const uint64_t *marked, cl_error
   return CL_OK;
 }
 
-/* The ordered insertion as one CL_CZM_INSERT: [the begin of the step,] [the nodal stresses and
- * facet check,] every colour with marks (the device reads them from the counters), [the masses]. */
+/* The ordered insertion as one CL_CZM_INSERT: [the nodal stresses (zeroed before) and the facet
+ * check,] every colour with marks (the device reads them from the counters), [the masses]. */
 static cl_status insert_ordered(cl_czm_model *z, int with_check, int masses, cl_error *err) {
   touch_nodes(z);
   size_t widest = 1;
@@ -455,7 +455,10 @@ cl_status cl_czm_check_and_insert(cl_czm_model *z, size_t *inserted, cl_error *e
       CL_TRY(insert_blocks(z, c + 4, err));
       CL_TRY(cl_czm_update_masses(z, err));
     }
-  } else CL_TRY(insert_ordered(z, 1, 1, err));
+  } else {
+    CL_TRY(run_op(z, CL_CZM_STRESS_ZERO, 0, z->A.nn, NULL, err));
+    CL_TRY(insert_ordered(z, 1, 1, err));
+  }
   CL_TRY(read_counters(z, c, err));
   *inserted = z->A.ncoh - before;
   return check_finite(c[2], err); /* the flag of the steps since the last check */
@@ -576,16 +579,17 @@ cl_status cl_czm_step(cl_czm_model *z, long step, int check_every, double dt, do
   return node_pass(z, CL_CZM_FINISH_KICK, dt, err);
 }
 
-/* What a graph of steps launches (z->graphs[z->next_graph] says which): begin, or with a check
- * one kernel for the begin, the nodal stresses, the facet check and the insertion with its
- * masses, all decided on the device; forces; then per further step the end of the last and the begin of the next in one pass, and
- * forces; end. Launches cover the capacities: the counters on the device bound the work. */
+/* What a graph of steps launches (z->graphs[z->next_graph] says which): begin (with a check, also
+ * zeroing the nodal stresses, then one kernel for the nodal stresses, the facet check and the
+ * insertion with its masses, all decided on the device); forces; then per further step the end
+ * of the last and the begin of the next in one pass, and forces; end. Launches cover the
+ * capacities: the counters on the device bound the work. */
 static cl_status record_steps(void *data, cl_error *err) {
   cl_czm_model *z = data;
   const struct cl_czm_graph *g = &z->graphs[z->next_graph];
   z->A.load_scale = g->scale, z->A.dt = g->dt;
-  if (g->check) CL_TRY(insert_ordered(z, CL_CZM_BEGIN_CHECK, 1, err)); /* begin inside */
-  else CL_TRY(node_pass(z, CL_CZM_KICK_DRIFT_START, g->dt, err));
+  CL_TRY(node_pass(z, g->check ? CL_CZM_KICK_DRIFT_ZERO : CL_CZM_KICK_DRIFT_START, g->dt, err));
+  if (g->check) CL_TRY(insert_ordered(z, 1, 1, err));
   CL_TRY(element_forces(z, err));
   for (long k = 1; k < g->steps; k++) {
     CL_TRY(node_pass(z, CL_CZM_LEAPFROG, g->dt, err));
@@ -599,18 +603,19 @@ static cl_status graph_of(cl_czm_model *z, long steps, int with_check, double dt
                           cl_error *err) {
   for (int k = 0; k < 4; k++) {
     const struct cl_czm_graph *g = &z->graphs[k];
-    if (g->graph && g->steps == steps && g->check == with_check && g->dt == dt && g->scale == scale) {
+    if (g->graph && g->steps == steps && g->check == with_check && g->dt == dt && g->scale == scale &&
+        z->A.nn <= g->nn_early) {
       *graph = g->graph;
       return CL_OK;
     }
   }
   struct cl_czm_graph *g = &z->graphs[z->next_graph];
   if (g->graph) z->dev->graph_release(z->dev, g->graph);
-  *g = (struct cl_czm_graph){NULL, steps, with_check, dt, scale};
-  const size_t nn = z->A.nn, ncoh = z->A.ncoh;
-  z->A.nn = z->A.cap, z->A.ncoh = z->A.coh_cap;
+  const size_t nn = z->A.nn, ncoh = z->A.ncoh, room = nn + nn / 16 + 1024;
+  *g = (struct cl_czm_graph){NULL, steps, with_check, dt, scale, room < z->A.cap ? room : z->A.cap};
+  z->A.nn = z->A.cap, z->A.ncoh = z->A.coh_cap, z->A.nn_early = g->nn_early;
   cl_status st = z->dev->graph_capture(z->dev, record_steps, z, &g->graph, err);
-  z->A.nn = nn, z->A.ncoh = ncoh;
+  z->A.nn = nn, z->A.ncoh = ncoh, z->A.nn_early = 0;
   CL_TRY(st);
   *graph = g->graph;
   z->next_graph = (z->next_graph + 1) % 4;

@@ -60,6 +60,7 @@ typedef struct cl_czm_model {
     long steps;
     int check;
     double dt, scale;
+    size_t nn_early;          /* A.nn_early it was recorded with: re-recorded once more nodes are in use */
   } graphs[4];
   int next_graph;             /* the entry replaced next */
   int counts_stale;           /* A.nn, A.ncoh behind the device counters (a graph may have inserted) */

@@ -116,33 +116,42 @@ CL_HD static inline void cl_czm_element_force(const cl_czm_args *A, const int or
  * CL_CZM_LEAPFROG, between two steps of a graph). Nodes past counters[0] are not in use: a launch
  * may cover the capacity, so that it stays valid when insertion adds nodes. */
 CL_HD static inline void cl_czm_node_op(const cl_czm_args *A, int op, size_t i, real *out) {
-  if (i >= A->counters[0]) return;
   real *u = (real *)A->u, *v = (real *)A->v, *a = (real *)A->a;
   const real *load = (const real *)A->load, half = (real)A->dt / 2;
   const size_t cap = A->cap;
   if (op == CL_CZM_KINETIC) {
-    out[i] = ((const real *)A->mass)[i] * (v[i] * v[i] + v[cap + i] * v[cap + i]) / 2;
+    if (i < A->counters[0]) out[i] = ((const real *)A->mass)[i] * (v[i] * v[i] + v[cap + i] * v[cap + i]) / 2;
     return;
   }
-  if (op == CL_CZM_STRESS_ZERO) {
-    for (int c = 0; c < 4; c++) ((real *)A->stress)[c * cap + i] = 0;
+  if (op == CL_CZM_STRESS_ZERO || op == CL_CZM_KICK_DRIFT_ZERO) {
     if (i == 0)
       for (int j = 0; j <= A->ncolours; j++) A->counters[3 + j] = 0;
-    return;
+    if (i < A->counters[0])
+      for (int c = 0; c < 4; c++) ((real *)A->stress)[c * cap + i] = 0;
+    if (op == CL_CZM_STRESS_ZERO) return;
   }
+  /* below nn_early (the nodes in use and some room to grow) the node's values are read before the
+   * counter says whether it is in use, so that the reads overlap instead of waiting on each other */
+  if (i >= A->nn_early && i >= A->counters[0]) return;
   const real m = ((const real *)A->mass)[i];
   const int fixed = A->fixed ? A->fixed[i] : 0;
+  real ai[2] = {a[i], a[cap + i]}, vi[2] = {v[i], v[cap + i]}, ui[2] = {u[i], u[cap + i]}, li[2] = {0, 0};
+  if (load) li[0] = (real)A->load_scale * load[i], li[1] = (real)A->load_scale * load[cap + i];
+  if (i >= A->counters[0]) return;
   const int finish = op == CL_CZM_FORCE_FINISH || op == CL_CZM_FINISH_KICK || op == CL_CZM_LEAPFROG;
-  const int kick_drift = op == CL_CZM_KICK_DRIFT_START || op == CL_CZM_LEAPFROG;
+  const int kick_drift = op == CL_CZM_KICK_DRIFT_START || op == CL_CZM_LEAPFROG || op == CL_CZM_KICK_DRIFT_ZERO;
   for (int c = 0; c < 2; c++) {
     const size_t k = c * cap + i;
     if (finish) {
-      a[k] = fixed >> c & 1 ? 0 : a[k] / m;
-      if (op != CL_CZM_FORCE_FINISH) v[k] += half * a[k];
-      if (!kick_drift) continue;
+      ai[c] = fixed >> c & 1 ? 0 : ai[c] / m;
+      if (op != CL_CZM_FORCE_FINISH) vi[c] += half * ai[c];
+      if (!kick_drift) {
+        a[k] = ai[c], v[k] = vi[c];
+        continue;
+      }
     }
-    if (kick_drift) v[k] += half * a[k], u[k] += (real)A->dt * v[k];
-    a[k] = load ? (real)A->load_scale * load[k] : 0; /* the accumulator starts from the external load */
+    if (kick_drift) vi[c] += half * ai[c], ui[c] += (real)A->dt * vi[c], v[k] = vi[c], u[k] = ui[c];
+    a[k] = li[c]; /* the accumulator starts from the external load */
   }
 }
 
@@ -213,28 +222,39 @@ CL_HD static inline real cl_czm_element_energy(const cl_czm_args *A, const int o
  * index), not cracked yet, where the mean of the averaged nodal stresses of the facet's nodes
  * gives a normal traction >= sigma_max or a shear traction of magnitude >= tau_max (normal
  * and tangent from the reference geometry). Returns the number marked, also added to its
- * colour's counter (insertion then skips the colours with none). */
+ * colour's counter (insertion then skips the colours with none). The element's node stresses
+ * are read all at once, not facet by facet: on a small mesh the check waits on memory, not on
+ * arithmetic. */
 CL_HD static inline int cl_czm_facet_check(const cl_czm_args *A, const int order, size_t e) {
   const real *x = (const real *)A->x, *s = (const real *)A->stress;
   const size_t cap = A->cap;
-  int mask = 0, marked = 0;
+  int own = 0, mask = 0, marked = 0;
   for (int k = 0; k < 3; k++) {
     const int32_t h = A->adj[k * A->ne + e];
-    if (h < 0 || (size_t)h < e) continue;
-    const int next = k == 2 ? 0 : k + 1;
-    const uint32_t na = cl_czm_node(A, e, k), nb = cl_czm_node(A, e, next);
-    const uint32_t nodes[3] = {na, nb, order == 2 ? cl_czm_node(A, e, 3 + k) : na};
-    const int count = order == 2 ? 3 : 2;
-    real sig[3] = {0, 0, 0};
-    for (int q = 0; q < count; q++)
-      for (int c = 0; c < 3; c++) sig[c] += s[c * cap + nodes[q]] / (s[3 * cap + nodes[q]] * count);
-    real tx = x[nb] - x[na], ty = x[cap + nb] - x[cap + na];
-    const real len = sqrt(tx * tx + ty * ty);
-    tx /= len, ty /= len;
-    const real nx = ty, ny = -tx;
-    const real sn = nx * nx * sig[0] + ny * ny * sig[1] + 2 * nx * ny * sig[2];
-    const real ss = tx * nx * sig[0] + ty * ny * sig[1] + (tx * ny + ty * nx) * sig[2];
-    if (sn >= (real)A->sigma_max || fabs(ss) >= (real)A->tau_max) mask |= 1 << k, marked++;
+    if (h >= 0 && (size_t)h > e) own |= 1 << k;
+  }
+  if (own) {
+    const int count = order == 2 ? 3 : 2; /* nodes of a facet */
+    uint32_t id[CL_TRI_MAX_NODES];
+    real sig[CL_TRI_MAX_NODES][3];
+    for (int p = 0; p < cl_tri_nodes(order); p++) {
+      id[p] = cl_czm_node(A, e, p);
+      const real mean = 1 / (s[3 * cap + id[p]] * count); /* the node's elements, then the facet's nodes */
+      for (int c = 0; c < 3; c++) sig[p][c] = s[c * cap + id[p]] * mean;
+    }
+    for (int k = 0; k < 3; k++) {
+      if (!(own >> k & 1)) continue;
+      const int next = k == 2 ? 0 : k + 1;
+      real sf[3];
+      for (int c = 0; c < 3; c++) sf[c] = sig[k][c] + sig[next][c] + (order == 2 ? sig[3 + k][c] : 0);
+      real tx = x[id[next]] - x[id[k]], ty = x[cap + id[next]] - x[cap + id[k]];
+      const real inv = 1 / sqrt(tx * tx + ty * ty);
+      tx *= inv, ty *= inv;
+      const real nx = ty, ny = -tx;
+      const real sn = nx * nx * sf[0] + ny * ny * sf[1] + 2 * nx * ny * sf[2];
+      const real ss = tx * nx * sf[0] + ty * ny * sf[1] + (tx * ny + ty * nx) * sf[2];
+      if (sn >= (real)A->sigma_max || fabs(ss) >= (real)A->tau_max) mask |= 1 << k, marked++;
+    }
   }
   A->mask[e] = (uint8_t)mask;
   if (marked) {

@@ -34,7 +34,6 @@
  * blocks fit one per multiprocessor, and a small mesh (12 800 elements) fills 50 of 132. */
 #define CL_CZM_THREADS 64
 #define CL_CZM_MAX_COLOURS 64
-#define CL_CZM_BEGIN_CHECK 2 /* insert_check: begin the step, then check */
 #define CL_CZM_NCOUNTERS (4 + CL_CZM_MAX_COLOURS)
 
 typedef struct cl_czm_args {
@@ -42,12 +41,15 @@ typedef struct cl_czm_args {
   int plane_strain;   /* else plane stress */
   int atomic;         /* scatter with atomics instead of by colour */
   int block_counter;  /* insertion numbered by block-local counters (cuda; not deterministic) */
-  int insert_check;   /* CL_CZM_INSERT: first the nodal stresses and the facet check (the marks);
-                         CL_CZM_BEGIN_CHECK: the step's begin (CL_CZM_KICK_DRIFT_START) before them */
+  int insert_check;   /* CL_CZM_INSERT: first the nodal stresses (zeroed before) and the facet check
+                         (the marks) */
   int insert_masses;  /* CL_CZM_INSERT: rebuild the lumped masses when it cracked anything */
   int ncolours;
   const uint64_t *colour_range; /* ncolours + 1 element offsets: colour j owns [range[j], range[j + 1]) */
   size_t ne, cap, nn; /* bulk elements, node capacity, nodes in use (a launch's bound: counters[0] is exact) */
+  size_t nn_early;    /* node launches: nodes below it read their values while the counter says whether
+                         they are in use; the others read the counter first (a graph's launches cover
+                         the capacity, mostly unused) */
   size_t coh_cap, ncoh; /* ncoh: likewise, counters[1] exact */
   size_t first, count; /* the element range of one launch (a colour) */
   double E, nu, rho, thickness;
@@ -64,7 +66,9 @@ typedef struct cl_czm_args {
   uint8_t *mask;             /* per element: its facets to crack (bit k: edge k) */
   uint8_t *split;            /* per element, from the counting pass: bit 2k + s, corner s of
                                 facet k must be duplicated */
-  uint64_t *counts, *offsets; /* insertion: per element (new nodes << 32 | new cohesive), scanned */
+  uint64_t *counts, *offsets; /* insertion: per element (new nodes << 32 | new cohesive), scanned; the
+                                cuda ordered insertion uses them per colour: offsets list the
+                                colour's marked elements, counts per entry of the list */
   uint64_t *block_sums;      /* cuda insertion: one per block of the cooperative grid (ne / 64 + 1) */
   uint64_t *counters;        /* [0] nodes in use, [1] cohesive elements, [2] the law's NaN flag,
                                 [3] facets marked, [4 + j] facets marked in colour j (the
@@ -88,6 +92,7 @@ typedef enum cl_czm_op {
   CL_CZM_LEAPFROG,     /* CL_CZM_FINISH_KICK then CL_CZM_KICK_DRIFT_START: the end of one step and the
                           begin of the next in one pass (inside a multi-step graph) */
   CL_CZM_STRESS_ZERO,  /* stress = 0; node 0 also clears the facet marks (counters[3..]) */
+  CL_CZM_KICK_DRIFT_ZERO, /* CL_CZM_KICK_DRIFT_START and CL_CZM_STRESS_ZERO: the begin of a step with a check */
   CL_CZM_KINETIC,      /* out[i] = kinetic energy of node i */
   /* elements */
   CL_CZM_FORCE,        /* a += element and cohesive forces (scatter) */

@@ -33,14 +33,10 @@ static void scatter_colours(const cl_czm_args *A, int op, const int order) {
   }
 }
 
-/* CL_CZM_INSERT: [the nodal stresses and the facet check, then] the colours with marks in turn,
- * as the cuda kernel does in one launch. */
+/* CL_CZM_INSERT: [the nodal stresses (zeroed before) and the facet check, then] the colours with
+ * marks in turn, as the cuda kernel does in one launch. */
 static void insert_colours(const cl_czm_args *A, const int order) {
   if (A->insert_check) {
-    for (size_t i = 0; i < A->counters[0]; i++) {
-      if (A->insert_check == CL_CZM_BEGIN_CHECK) cl_czm_node_op(A, CL_CZM_KICK_DRIFT_START, i, NULL);
-      cl_czm_node_op(A, CL_CZM_STRESS_ZERO, i, NULL);
-    }
     scatter_colours(A, CL_CZM_STRESS, order);
     cl_czm_args all = *A;
     all.first = 0, all.count = A->ne;

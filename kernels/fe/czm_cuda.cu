@@ -68,17 +68,83 @@ __device__ void scatter_elements(const cl_czm_args *A, cooperative_groups::grid_
   }
 }
 
+/* This block's share [lo, hi) of n items split into one contiguous chunk per block. */
+__device__ static inline void block_chunk(size_t n, size_t *lo, size_t *hi) {
+  const size_t chunk = (n + gridDim.x - 1) / gridDim.x, b = blockIdx.x;
+  *lo = b * chunk < n ? b * chunk : n;
+  *hi = (b + 1) * chunk < n ? (b + 1) * chunk : n;
+}
+
+/* Block-wide scratch of the insertion kernel's scans: cub's storage and the block's share of a
+ * grid-wide sum. */
+template <int THREADS>
+struct insert_scratch {
+  typedef cub::BlockScan<unsigned long long, THREADS> scan_t;
+  typedef cub::BlockReduce<unsigned long long, THREADS> reduce_t;
+  union { typename scan_t::TempStorage scan; typename reduce_t::TempStorage reduce; } tmp;
+  unsigned long long before, total;
+};
+
+/* Posts this block's sum of `mine`; after a grid-wide barrier every block reads all of them:
+ * the sum over the blocks before it (returned) and over all (*total). */
+template <int THREADS>
+__device__ unsigned long long grid_prefix(insert_scratch<THREADS> &S, unsigned long long *block_sums,
+                                          unsigned long long mine, unsigned long long *total,
+                                          cooperative_groups::grid_group &grid) {
+  typedef typename insert_scratch<THREADS>::reduce_t reduce_t;
+  mine = reduce_t(S.tmp.reduce).Sum(mine);
+  if (threadIdx.x == 0) block_sums[blockIdx.x] = mine;
+  grid.sync();
+  unsigned long long before = 0, all = 0;
+  for (size_t k = threadIdx.x; k < gridDim.x; k += blockDim.x) {
+    const unsigned long long v = block_sums[k];
+    all += v, before += k < blockIdx.x ? v : 0;
+  }
+  before = reduce_t(S.tmp.reduce).Sum(before);
+  if (threadIdx.x == 0) S.before = before;
+  __syncthreads();
+  all = reduce_t(S.tmp.reduce).Sum(all);
+  if (threadIdx.x == 0) S.total = all;
+  __syncthreads();
+  *total = S.total;
+  return S.before;
+}
+
+/* The exclusive scan of value(i) over this block's [lo, hi), tile by tile from `run`: put(i, its
+ * prefix) for every i. */
+template <int THREADS, class Value, class Put>
+__device__ void block_scan(insert_scratch<THREADS> &S, size_t lo, size_t hi, unsigned long long run, Value value,
+                           Put put) {
+  typedef typename insert_scratch<THREADS>::scan_t scan_t;
+  for (size_t t0 = lo; t0 < hi; t0 += blockDim.x) {
+    const size_t i = t0 + threadIdx.x;
+    unsigned long long offset, tile;
+    scan_t(S.tmp.scan).ExclusiveSum(i < hi ? value(i) : 0, offset, tile);
+    if (i < hi) put(i, run + offset);
+    run += tile;
+    __syncthreads(); /* the scan's storage is reused by the next tile */
+  }
+}
+
 /* The check and insertion of every colour with marks in one cooperative launch (CL_CZM_INSERT),
  * so that a check needs no host round trip and adds no launch to a cuda graph. With CHECK
- * (A.insert_check): [the step's begin,] the nodal stresses (zeroed, a grid-wide barrier,
- * scattered) and the facet check (marks counted per colour), each phase ending at a barrier.
- * Then per colour with marks: each block counts a contiguous chunk of the colour's elements; after a grid-wide barrier each
- * block sums the chunks before its own, scans its chunk tile by tile from there into the
- * offsets, and cracks its elements. That is the exclusive scan of the colour's counts, so the
- * numbering is the ordered one of the cpu. The next colour waits for this one's relabelling (a
- * second barrier). Then, when anything was cracked and A.insert_masses is set, the masses are
- * rebuilt (zeroed, a barrier, scattered). Every block reads the counters before the first
- * barrier; block 0 writes them after the last. */
+ * (A.insert_check): the nodal stresses (zeroed by the node pass before) and the facet check
+ * (marks counted per colour), each phase ending at a grid-wide barrier. Then, when anything is
+ * marked, per colour with marks, phases each ending at a grid-wide barrier:
+ * 1. when the colour has more elements than the grid has threads, each block counts the marked
+ *    elements of its contiguous chunk of the colour;
+ * 2. and from the chunks before its own, each block lists its marked elements in order (offsets
+ *    [first, first + marked) hold the list), so that the fan walks that follow are spread evenly
+ *    over the threads instead of waiting on the threads with the most marked elements;
+ * 3. each block counts the new nodes and cohesive elements of its share of the list, or of the
+ *    colour's elements (counts);
+ * 4. each block scans its share from the shares before its own (the counts become offsets) and
+ *    cracks its elements. That is the exclusive scan of the colour's counts in element order,
+ *    so the numbering is the ordered one of the cpu. The next colour waits for this one's
+ *    relabelling.
+ * Then, when anything was cracked and A.insert_masses is set, the masses are rebuilt (zeroed, a
+ * barrier, scattered). Every block reads the counters before the first barrier; block 0 writes
+ * them after the last. */
 /* Threads per block: with the check, 64 (its element phases then spread over every
  * multiprocessor, as the element kernels'); without, 128 with at most 64 registers (8 blocks per
  * multiprocessor: the fan walks wait on memory and want many threads in flight). */
@@ -87,65 +153,48 @@ __device__ void scatter_elements(const cl_czm_args *A, cooperative_groups::grid_
 template <int ORDER, bool CHECK>
 __global__ void __launch_bounds__(CL_CZM_INSERT_THREADS(CHECK), CHECK ? 1 : 8) CL_PREC(czm_insert_kernel)(cl_czm_args A) {
   namespace cg = cooperative_groups;
-  typedef cub::BlockScan<unsigned long long, CL_CZM_INSERT_THREADS(CHECK)> scan_t;
-  typedef cub::BlockReduce<unsigned long long, CL_CZM_INSERT_THREADS(CHECK)> reduce_t;
-  __shared__ union { typename scan_t::TempStorage scan; typename reduce_t::TempStorage reduce; } tmp;
-  __shared__ unsigned long long block_before, block_total;
+  __shared__ insert_scratch<CL_CZM_INSERT_THREADS(CHECK)> S;
   cg::grid_group grid = cg::this_grid();
-  const size_t nb = gridDim.x, b = blockIdx.x;
-  unsigned long long *block_sums = (unsigned long long *)A.block_sums;
+  unsigned long long *block_sums = (unsigned long long *)A.block_sums, *counts = (unsigned long long *)A.counts;
   uint64_t node_base = A.counters[0], coh_base = A.counters[1], inserted = 0;
   if (CHECK) {
-    for (size_t i = grid.thread_rank(); i < node_base; i += grid.size()) {
-      if (A.insert_check == CL_CZM_BEGIN_CHECK) cl_czm_node_op(&A, CL_CZM_KICK_DRIFT_START, i, NULL);
-      cl_czm_node_op(&A, CL_CZM_STRESS_ZERO, i, NULL);
-    }
-    grid.sync();
     scatter_elements<ORDER, CL_CZM_STRESS>(&A, grid);
     for (size_t e = grid.thread_rank(); e < A.ne; e += grid.size())
       if (const int marked = cl_czm_facet_check(&A, ORDER, e))
         atomicAdd((unsigned long long *)&A.counters[3], (unsigned long long)marked);
     grid.sync();
   }
+  if (!A.counters[3]) return; /* nothing marked: one read instead of one per colour */
   for (int j = 0; j < A.ncolours; j++) {
     if (!A.counters[4 + j]) continue; /* the same in every block: the marks are final here */
-    const size_t first = A.colour_range[j], count = A.colour_range[j + 1] - first, chunk = (count + nb - 1) / nb;
-    const size_t lo = first + (b * chunk < count ? b * chunk : count);
-    const size_t hi = first + ((b + 1) * chunk < count ? (b + 1) * chunk : count);
-    unsigned long long mine = 0;
-    for (size_t e = lo + threadIdx.x; e < hi; e += blockDim.x) {
-      const uint64_t c = cl_czm_insert_count(&A, ORDER, e);
-      A.counts[e] = c, mine += c;
+    const size_t first = A.colour_range[j], count = A.colour_range[j + 1] - first;
+    const uint8_t *mask = A.mask + first;
+    uint64_t *list = A.offsets + first;
+    const bool listed = count > grid.size(); /* else each thread has one element at most */
+    size_t lo, hi, n = count;
+    unsigned long long mine = 0, total;
+    if (listed) {
+      block_chunk(count, &lo, &hi);
+      for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) mine += mask[i] != 0;
+      const unsigned long long before = grid_prefix(S, block_sums, mine, &total, grid);
+      block_scan(S, lo, hi, before, [&](size_t i) { return (unsigned long long)(mask[i] != 0); },
+                 [&](size_t i, unsigned long long at) { if (mask[i]) list[at] = first + i; });
+      grid.sync();
+      n = total, mine = 0;
     }
-    mine = reduce_t(tmp.reduce).Sum(mine);
-    if (threadIdx.x == 0) block_sums[b] = mine;
-    grid.sync();
-    unsigned long long before = 0, total = 0;
-    for (size_t k = threadIdx.x; k < nb; k += blockDim.x) {
-      const unsigned long long v = block_sums[k];
-      total += v, before += k < b ? v : 0;
+    block_chunk(n, &lo, &hi);
+    for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+      const uint64_t c = cl_czm_insert_count(&A, ORDER, listed ? list[i] : first + i);
+      counts[first + i] = c, mine += c;
     }
-    before = reduce_t(tmp.reduce).Sum(before);
-    if (threadIdx.x == 0) block_before = before;
-    __syncthreads();
-    total = reduce_t(tmp.reduce).Sum(total);
-    if (threadIdx.x == 0) block_total = total;
-    __syncthreads();
-    unsigned long long run = block_before;
-    total = block_total;
-    for (size_t t0 = lo; t0 < hi; t0 += blockDim.x) { /* offsets: cheap, so the block-wide scan's waits are short */
-      const size_t e = t0 + threadIdx.x;
-      unsigned long long offset, tile;
-      scan_t(tmp.scan).ExclusiveSum(e < hi ? A.counts[e] : 0, offset, tile);
-      if (e < hi) A.offsets[e] = run + offset;
-      run += tile;
-      __syncthreads(); /* the scan's storage is reused by the next tile */
+    const unsigned long long run = grid_prefix(S, block_sums, mine, &total, grid);
+    block_scan(S, lo, hi, run, [&](size_t i) { return counts[first + i]; },
+               [&](size_t i, unsigned long long at) { counts[first + i] = at; });
+    for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) { /* the fan walks, each thread at its own pace */
+      const uint64_t off = counts[first + i];
+      cl_czm_insert_apply_from(&A, ORDER, listed ? list[i] : first + i, (uint32_t)(node_base + (off >> 32)),
+                               (size_t)(coh_base + (off & 0xffffffffu)));
     }
-    for (size_t e = lo + threadIdx.x; e < hi; e += blockDim.x) /* the fan walks, each thread at its own pace */
-      if (A.counts[e]) {
-        const uint64_t off = A.offsets[e];
-        cl_czm_insert_apply_from(&A, ORDER, e, (uint32_t)(node_base + (off >> 32)), (size_t)(coh_base + (off & 0xffffffffu)));
-      }
     node_base += total >> 32, coh_base += total & 0xffffffffu, inserted += total;
     grid.sync();
   }

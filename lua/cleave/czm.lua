@@ -417,10 +417,13 @@ end
 local CHECKPOINT_FIELDS = { "x", "u", "v", "a", "mass", "elem", "adj", "coh", "hist" }
 
 local function state_fields(body)
-  local fields = {}
-  for _, name in ipairs(CHECKPOINT_FIELDS) do fields[name] = body.model:field(name) end
-  for k, name in ipairs(body.law.state_names) do fields["law_" .. name] = body.model:field(k) end
-  return fields
+  local names, fields = {}, {}
+  for _, name in ipairs(CHECKPOINT_FIELDS) do names[#names + 1], fields[name] = name, body.model:field(name) end
+  for k, name in ipairs(body.law.state_names) do
+    names[#names + 1] = "law_" .. name
+    fields["law_" .. name] = body.model:field(k)
+  end
+  return names, fields
 end
 
 --- run:save(path [, step]): a checkpoint of the model's state (nodes, topology, cohesive history
@@ -429,7 +432,8 @@ end
 function run_mt:save(path, step)
   local b = self.body
   local info = b.model:info()
-  cl.io.save_checkpoint { path = path, fields = state_fields(b), values = { step = step or self.step, dt = self.dt,
+  local _, fields = state_fields(b)
+  cl.io.save_checkpoint { path = path, fields = fields, values = { step = step or self.step, dt = self.dt,
     nodes = info.nodes, cohesive = info.cohesive, elements = info.elements, external_work = b.external_work or 0,
     load_u0 = b.load_u0 or 0 } }
 end
@@ -442,11 +446,8 @@ function run_mt:restore(path)
     error(string.format("run:restore: checkpoint '%s' was written for %s elements and dt = %s; this run has %d and %g",
       path, tostring(values.elements), tostring(values.dt), info.elements, self.dt), 2)
   end
-  for name, mine in pairs(state_fields(b)) do
-    local saved = fields[name]
-    if not saved then error(string.format("run:restore: checkpoint '%s' holds no '%s'", path, name), 2) end
-    cl.stage.copy { dst = mine, src = saved:copy(mine.device) }:run()
-  end
+  local names, mine = state_fields(b)
+  cl.explicit_run.restore_fields(path, fields, mine, names)
   b.model:set_counts(math.tointeger(values.nodes), math.tointeger(values.cohesive))
   b.external_work, b.load_u0 = values.external_work, values.load_u0
   self.step = math.tointeger(values.step)

@@ -560,10 +560,7 @@ function run_mt:restore(path)
       path, tostring(values.n), tostring(values.bonds), tostring(values.dt), b.n, b.bonds.count, self.dt), 2)
   end
   local names, mine = state_fields(b)
-  for _, name in ipairs(names) do
-    if not fields[name] then error(string.format("run:restore: checkpoint '%s' holds no '%s'", path, name), 2) end
-    cl.stage.copy { dst = mine[name], src = fields[name]:copy(mine[name].device) }:run()
-  end
+  cl.explicit_run.restore_fields(path, fields, mine, names)
   b.bonds:set_state(fields.bonds:copy(b.x.device))
   self.step = math.tointeger(values.step)
   self.t = self.step * self.dt

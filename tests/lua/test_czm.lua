@@ -309,6 +309,21 @@ T.case("checkpoint and restart with insertion in between: bit for bit", function
   end
   local wrong = cl.czm.explicit { plate(), dt = 1e-8, steps = 10, progress = false }
   T.raises(function() wrong:restore(dir .. "/c.bin") end, { "dt" })
+  -- a checkpoint without the cohesive history: named, and nothing of it copied
+  local fields, values = cl.io.load_checkpoint(dir .. "/c.bin")
+  fields.hist = nil
+  cl.io.save_checkpoint { path = dir .. "/partial.bin", fields = fields, values = values }
+  local c = plate()
+  local partial = cl.czm.explicit { c, dt = 1.5e-8, steps = 10, progress = false }
+  local k -- a node whose displacement the checkpoint changes
+  for i = 1, c.model:info().nodes do
+    if fields.u[i][2] ~= c.u[i][2] then k = k or i end
+  end
+  T.ok(k, "the checkpoint holds displacements")
+  local u0 = c.u[k][2]
+  T.raises(function() partial:restore(dir .. "/partial.bin") end, { "partial.bin", "'hist'", "test_czm.lua" })
+  T.eq(c.u[k][2], u0, "nothing restored from the partial checkpoint")
+  T.eq(partial.step, 0, "the run's step unchanged")
 end)
 
 T.case("CPU and CUDA: same topology and fields (f64, 1e-10) with insertion", function()
