@@ -598,16 +598,19 @@ static cl_status record_steps(void *data, cl_error *err) {
   return node_pass(z, CL_CZM_FINISH_KICK, g->dt, err);
 }
 
-/* The graph of `steps` steps [starting with a check], recorded when no cached one fits. */
+/* The graph of `steps` steps [starting with a check], recorded when no cached one fits; one
+ * that the nodes in use have outgrown is recorded again in its own entry. */
 static cl_status graph_of(cl_czm_model *z, long steps, int with_check, double dt, double scale, void **graph,
                           cl_error *err) {
   for (int k = 0; k < 4; k++) {
     const struct cl_czm_graph *g = &z->graphs[k];
-    if (g->graph && g->steps == steps && g->check == with_check && g->dt == dt && g->scale == scale &&
-        z->A.nn <= g->nn_early) {
-      *graph = g->graph;
-      return CL_OK;
+    if (!g->graph || g->steps != steps || g->check != with_check || g->dt != dt || g->scale != scale) continue;
+    if (z->A.nn > g->nn_early) {
+      z->next_graph = k;
+      break;
     }
+    *graph = g->graph;
+    return CL_OK;
   }
   struct cl_czm_graph *g = &z->graphs[z->next_graph];
   if (g->graph) z->dev->graph_release(z->dev, g->graph);

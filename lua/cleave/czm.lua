@@ -447,11 +447,9 @@ function run_mt:restore(path)
       path, tostring(values.elements), tostring(values.dt), info.elements, self.dt), 2)
   end
   local names, mine = state_fields(b)
-  cl.explicit_run.restore_fields(path, fields, mine, names)
+  cl.explicit_run.restore_fields(self, path, fields, values, mine, names)
   b.model:set_counts(math.tointeger(values.nodes), math.tointeger(values.cohesive))
   b.external_work, b.load_u0 = values.external_work, values.load_u0
-  self.step = math.tointeger(values.step)
-  self.t = self.step * self.dt
 end
 
 function run_mt:write(step, t)

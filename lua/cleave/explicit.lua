@@ -33,14 +33,17 @@ function explicit.new(fn, args, body, mt, limit, fraction, whose)
   }, mt)
 end
 
---- explicit.restore_fields(path, saved, mine, names): for run:restore, copies each named field of
---- a loaded checkpoint (saved) into the run's own (mine, on its device); when one is missing it
---- names it and copies none.
-function explicit.restore_fields(path, saved, mine, names)
+--- explicit.restore_fields(run, path, saved, values, mine, names): for run:restore, copies each
+--- named field of a loaded checkpoint (saved) into the run's own (mine, on its device) and sets
+--- the run's step and time from its values; when a field is missing it names it and changes
+--- nothing.
+function explicit.restore_fields(run, path, saved, values, mine, names)
   for _, name in ipairs(names) do
     if not saved[name] then error(string.format("run:restore: checkpoint '%s' holds no '%s'", path, name), 3) end
   end
   for _, name in ipairs(names) do cl.stage.copy { dst = mine[name], src = saved[name]:copy(mine[name].device) }:run() end
+  run.step = math.tointeger(values.step)
+  run.t = run.step * run.dt
 end
 
 --- run:go{ steps = remaining } -> stats: advances the run (again after Ctrl-C, it continues);

@@ -560,10 +560,8 @@ function run_mt:restore(path)
       path, tostring(values.n), tostring(values.bonds), tostring(values.dt), b.n, b.bonds.count, self.dt), 2)
   end
   local names, mine = state_fields(b)
-  cl.explicit_run.restore_fields(path, fields, mine, names)
+  cl.explicit_run.restore_fields(self, path, fields, values, mine, names)
   b.bonds:set_state(fields.bonds:copy(b.x.device))
-  self.step = math.tointeger(values.step)
-  self.t = self.step * self.dt
 end
 
 -- Writes the outputs due at this step.
