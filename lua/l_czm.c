@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../kernels/dispatch.h"
-#include "../runtime/czm_model.h"
+#include "../kernels/czm/czm_model.h"
 #include "../runtime/io/msh.h"
 #include "../runtime/progress.h"
 #include "l_jit.h"

@@ -400,7 +400,7 @@ CL_HD static inline void cl_jit_point(const cl_mp_args *a, size_t i) {
 end
 
 --- law:cohesive_module(field) -> the cohesive-element kernel of the cohesive FEM around this
---- traction law (kernels/fe/czm_cohesive.h), for the device and precision of field; on cuda also
+--- traction law (kernels/czm/czm_cohesive.h), for the device and precision of field; on cuda also
 --- the fused launch of element and cohesive forces (atomic scatter).
 function law_mt:cohesive_module(field)
   if self.kind ~= "traction" then error("law:cohesive_module: needs a traction law (got " .. self.kind .. ")", 2) end
@@ -409,7 +409,7 @@ function law_mt:cohesive_module(field)
   return module_of(self, field, "czm", function()
     local lines = point_law(self, field.dtype)
     lines[#lines + 1] = "#define CL_CZM_LAW cl_jit_law"
-    lines[#lines + 1] = '#include "kernels/fe/czm_cohesive.h"'
+    lines[#lines + 1] = '#include "kernels/czm/czm_cohesive.h"'
     lines[#lines + 1] = entry_loop(field.device, symbols[1], "cl_czm_args", "ncoh", "cl_czm_cohesive_live")
     if symbols[2] then
       lines[#lines + 1] = entry_loop(field.device, symbols[2], "cl_czm_args", "ne + a.ncoh * (a.order == 2 ? 3 : 2)",

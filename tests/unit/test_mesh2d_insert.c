@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runtime/mesh2d_insert.h"
+#include "../../kernels/czm/mesh2d_insert.h"
 #include "lcg.h"
 
 typedef struct facets {

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mesh2d.h"
-#include "status.h"
+#include "../../runtime/mesh2d.h"
+#include "../../runtime/status.h"
 
 typedef struct cl_cohesive {
   uint32_t elem[2];  /* the bulk element on each side */

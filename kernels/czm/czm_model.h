@@ -1,17 +1,17 @@
 /* The cohesive-FEM model on a device (paper 000, Alhadeff et al.): a T3/T6
- * mesh uploaded in the layout of kernels/fe/czm_args.h, its lumped masses,
+ * mesh uploaded in the layout of kernels/czm/czm_args.h, its lumped masses,
  * and the operations of the step (Table III): forces (cohesive, internal,
  * external), the periodic stress check and insertion of cohesive elements
  * by colour, energies. Every array is a cl_field, so scripts and output
  * read them like any other. The cohesive law is a run-time compiled entry
- * point (cleave.jit, kernels/fe/czm_cohesive.h) given by the caller. */
+ * point (cleave.jit, kernels/czm/czm_cohesive.h) given by the caller. */
 #ifndef CL_CZM_MODEL_H
 #define CL_CZM_MODEL_H
 
-#include "../kernels/fe/czm_args.h"
-#include "field.h"
+#include "czm_args.h"
+#include "../../runtime/field.h"
 #include "mesh2d_insert.h"
-#include "runtime.h"
+#include "../../runtime/runtime.h"
 
 typedef struct cl_czm_material {
   double E, nu, rho, thickness;

@@ -1,6 +1,6 @@
 /* The cohesive-FEM operations as CUDA kernels (czm.h holds the physics): one thread per
  * element of the launch's range (a colour, or all) or per node. Launched on the per-thread
- * default stream, which the model's cuda graphs of steps record (runtime/czm_model.c). */
+ * default stream, which the model's cuda graphs of steps record (kernels/czm/czm_model.c). */
 #include <cooperative_groups.h>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>

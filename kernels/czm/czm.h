@@ -14,7 +14,7 @@
 
 #include "../common/record.h"
 #include "czm_args.h"
-#include "tri.h"
+#include "../fe/tri.h"
 
 /* ---- gather and scatter ---------------------------------------------------- */
 

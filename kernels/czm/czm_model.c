@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../jit/jit.h"
-#include "../kernels/dispatch.h"
-#include "../kernels/fe/czm_kernels.h"
-#include "../kernels/fe/tri.h"
-#include "mesh2d.h"
-#include "progress.h"
+#include "../../jit/jit.h"
+#include "../dispatch.h"
+#include "czm_kernels.h"
+#include "../fe/tri.h"
+#include "../../runtime/mesh2d.h"
+#include "../../runtime/progress.h"
 
 static size_t nper_of(int order) { return order == 2 ? 6 : 3; }
 static size_t ngauss_facet(int order) { return order == 2 ? 3 : 2; }
