@@ -103,6 +103,20 @@ static int field_max(lua_State *L) { return reduce(L, CL_REDUCE_MAX); }
 static int field_sum(lua_State *L) { return reduce(L, CL_REDUCE_SUM); }
 static int field_norm(lua_State *L) { return reduce(L, CL_REDUCE_NORM2); }
 
+/* f:first_nonfinite() -> nil when every entry is finite, else the row and component (1-based)
+ * of the first NaN or infinite one (a device reduction: the field is not copied). */
+static int field_first_nonfinite(lua_State *L) {
+  cl_field *f = cl_lua_check_field(L, 1);
+  int found, component;
+  size_t row;
+  cl_error err;
+  fail_if(L, cl_field_first_nonfinite(f, &found, &row, &component, &err), &err);
+  if (!found) return 0;
+  lua_pushinteger(L, (lua_Integer)row + 1);
+  lua_pushinteger(L, component + 1);
+  return 2;
+}
+
 /* f:dot(g) -> the sum over every entry of f times g (same dtype f32/f64, shape and device) */
 static int field_dot(lua_State *L) {
   cl_field *f = cl_lua_check_field(L, 1), *g = cl_lua_check_field(L, 2);
@@ -257,7 +271,7 @@ static int field_gc(lua_State *L) {
 
 static const luaL_Reg field_methods[] = {
     {"min", field_min},   {"max", field_max},           {"sum", field_sum},
-    {"norm", field_norm}, {"dot", field_dot},  {"fill", field_fill},         {"to_table", field_to_table},
+    {"norm", field_norm}, {"first_nonfinite", field_first_nonfinite}, {"dot", field_dot},  {"fill", field_fill},         {"to_table", field_to_table},
     {"assign", field_assign},     {"convert", field_convert},
     {"copy", field_copy}, {NULL, NULL}};
 
@@ -275,7 +289,7 @@ static int field_index(lua_State *L) {
       lua_getfield(L, -1, "methods");
       if (lua_getfield(L, -1, key) == LUA_TNIL)
         return luaL_error(L, "field has no method or property '%s' (methods: min, max, sum, norm, "
-                             "fill, assign, convert, to_table, copy; properties: n, k, dtype, device, bytes)", key);
+                             "first_nonfinite, fill, assign, convert, to_table, copy; properties: n, k, dtype, device, bytes)", key);
     }
     return 1;
   }

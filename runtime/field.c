@@ -141,6 +141,18 @@ cl_status cl_field_reduce(cl_field *f, cl_reduce_op op, int c, double *out, cl_e
   return CL_OK;
 }
 
+cl_status cl_field_first_nonfinite(cl_field *f, int *found, size_t *row, int *component, cl_error *err) {
+  *found = 0;
+  if ((f->dtype != CL_F32 && f->dtype != CL_F64) || cl_field_count(f) == 0) return CL_OK; /* integers are finite */
+  double index;
+  CL_TRY(cl_k_reduce(&f->device->dev, f->dtype, f->data, cl_field_count(f), CL_REDUCE_FIRST_NONFINITE, &index, err));
+  if (isinf(index)) return CL_OK;
+  *found = 1;
+  *row = (size_t)index % f->n;
+  *component = (int)((size_t)index / f->n);
+  return CL_OK;
+}
+
 cl_status cl_field_clone(cl_field *f, cl_device_ref *dev, cl_field **out, cl_error *err) {
   cl_field *g;
   CL_TRY(cl_field_create(dev, f->dtype, f->n, f->k, &g, err));

@@ -9,7 +9,11 @@
 #include "runtime.h"
 #include "dtype.h"
 
-typedef enum cl_reduce_op { CL_REDUCE_MIN = 0, CL_REDUCE_MAX, CL_REDUCE_SUM, CL_REDUCE_NORM2 } cl_reduce_op;
+/* Min, max and sums propagate NaN; CL_REDUCE_FIRST_NONFINITE gives the index
+ * of the first NaN or infinite entry, +inf when there is none. */
+typedef enum cl_reduce_op {
+  CL_REDUCE_MIN = 0, CL_REDUCE_MAX, CL_REDUCE_SUM, CL_REDUCE_NORM2, CL_REDUCE_FIRST_NONFINITE
+} cl_reduce_op;
 
 typedef struct cl_field {
   cl_device_ref *device;
@@ -46,6 +50,10 @@ cl_status cl_field_download(cl_field *f, void *host, cl_error *err);
 cl_status cl_field_fill(cl_field *f, double value, cl_error *err);
 /* Reduces component c (or all components when c < 0) on the device. */
 cl_status cl_field_reduce(cl_field *f, cl_reduce_op op, int c, double *out, cl_error *err);
+/* The first NaN or infinite entry of the field in storage order (component
+ * by component): *found = 0 when every entry is finite, else 1 with its row
+ * and component (0-based). One device reduction; nothing is copied. */
+cl_status cl_field_first_nonfinite(cl_field *f, int *found, size_t *row, int *component, cl_error *err);
 cl_status cl_field_clone(cl_field *f, cl_device_ref *dev, cl_field **out, cl_error *err);
 
 #endif

@@ -1,5 +1,6 @@
 /* Fill and reductions for every field dtype on the cpu backend. Sums and
- * sums of squares accumulate in double whatever the element type. */
+ * sums of squares accumulate in double whatever the element type; min and
+ * max propagate NaN (reduce_ops.h). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -7,6 +8,7 @@
 #include "../../runtime/dtype.h"
 #include "../../runtime/field.h"
 #include "../backend.h"
+#include "reduce_ops.h"
 
 #define FILL_LOOP(T)                                              \
   do {                                                            \
@@ -27,26 +29,33 @@ void cl_fill_cpu(int t, void *data, size_t count, double value) {
   }
 }
 
+#pragma omp declare reduction(min_nan : double : omp_out = cl_min_nan(omp_out, omp_in)) initializer(omp_priv = INFINITY)
+#pragma omp declare reduction(max_nan : double : omp_out = cl_max_nan(omp_out, omp_in)) initializer(omp_priv = -INFINITY)
+
 #define REDUCE_LOOP(T)                                                                    \
   do {                                                                                    \
     const T *p = data;                                                                    \
-    double acc = op == CL_REDUCE_MIN ? INFINITY : op == CL_REDUCE_MAX ? -INFINITY : 0.0; \
+    double acc = op == CL_REDUCE_MAX ? -INFINITY : op == CL_REDUCE_SUM || op == CL_REDUCE_NORM2 ? 0.0 : INFINITY; \
     switch (op) {                                                                         \
       case CL_REDUCE_MIN:                                                                 \
-        _Pragma("omp parallel for schedule(static) reduction(min : acc)")                \
-        for (size_t i = 0; i < count; i++) acc = fmin(acc, (double)p[i]);                 \
+        _Pragma("omp parallel for schedule(static) reduction(min_nan : acc)")            \
+        for (size_t i = 0; i < count; i++) acc = cl_min_nan(acc, (double)p[i]);           \
         break;                                                                            \
       case CL_REDUCE_MAX:                                                                 \
-        _Pragma("omp parallel for schedule(static) reduction(max : acc)")                \
-        for (size_t i = 0; i < count; i++) acc = fmax(acc, (double)p[i]);                 \
+        _Pragma("omp parallel for schedule(static) reduction(max_nan : acc)")            \
+        for (size_t i = 0; i < count; i++) acc = cl_max_nan(acc, (double)p[i]);           \
         break;                                                                            \
       case CL_REDUCE_SUM:                                                                 \
         _Pragma("omp parallel for schedule(static) reduction(+ : acc)")                  \
         for (size_t i = 0; i < count; i++) acc += (double)p[i];                           \
         break;                                                                            \
-      default:                                                                            \
+      case CL_REDUCE_NORM2:                                                               \
         _Pragma("omp parallel for schedule(static) reduction(+ : acc)")                  \
         for (size_t i = 0; i < count; i++) acc += (double)p[i] * (double)p[i];           \
+        break;                                                                            \
+      default:                                                                            \
+        _Pragma("omp parallel for schedule(static) reduction(min : acc)")                \
+        for (size_t i = 0; i < count; i++) acc = fmin(acc, cl_nonfinite_index((double)p[i], i)); \
         break;                                                                            \
     }                                                                                     \
     *out = acc;                                                                           \

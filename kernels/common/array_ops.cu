@@ -31,13 +31,18 @@ extern "C" int cl_fill_cuda(int t, void *data, size_t count, double value) {
   }
 }
 
+/* How partials combine: the first non-finite index is the least of them. */
+__host__ __device__ static inline int combine_of(int op) {
+  return op == CL_REDUCE_MAX ? CL_COMBINE_MAX : op == CL_REDUCE_SUM || op == CL_REDUCE_NORM2 ? CL_COMBINE_SUM : CL_COMBINE_MIN;
+}
+
 template <typename T>
 __global__ void reduce_kernel(const T *p, size_t n, int op, double *partials) {
-  int how = op == CL_REDUCE_MIN ? CL_COMBINE_MIN : op == CL_REDUCE_MAX ? CL_COMBINE_MAX : CL_COMBINE_SUM;
+  int how = combine_of(op);
   double acc = cl_combine_identity(how);
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     double x = (double)p[i];
-    acc = cl_combine(how, acc, op == CL_REDUCE_NORM2 ? x * x : x);
+    acc = cl_combine(how, acc, op == CL_REDUCE_NORM2 ? x * x : op == CL_REDUCE_FIRST_NONFINITE ? cl_nonfinite_index(x, i) : x);
   }
   acc = cl_block_reduce(how, acc);
   if (threadIdx.x == 0) partials[blockIdx.x] = acc;
@@ -63,8 +68,7 @@ static int launch_reduce(const void *data, size_t n, int op, double *scratch, do
   int blocks = cl_reduce_blocks(n);
   reduce_kernel<T><<<blocks, CL_REDUCE_THREADS>>>((const T *)data, n, op, scratch);
   if ((e = (int)cudaGetLastError())) return e;
-  int how = op == CL_REDUCE_MIN ? CL_COMBINE_MIN : op == CL_REDUCE_MAX ? CL_COMBINE_MAX : CL_COMBINE_SUM;
-  return cl_cuda_reduce_finish(how, scratch, blocks, out);
+  return cl_cuda_reduce_finish(combine_of(op), scratch, blocks, out);
 }
 
 extern "C" int cl_reduce_cuda(int t, const void *data, size_t count, int op, double *scratch, double *out) {

@@ -8,13 +8,14 @@
 #include <math.h>
 
 #include "../backend.h"
+#include "reduce_ops.h"
 
 #define CL_REDUCE_THREADS 256
 
 enum { CL_COMBINE_MIN = 0, CL_COMBINE_MAX = 1, CL_COMBINE_SUM = 2 };
 
 __device__ __forceinline__ double cl_combine(int how, double a, double b) {
-  return how == CL_COMBINE_MIN ? fmin(a, b) : how == CL_COMBINE_MAX ? fmax(a, b) : a + b;
+  return how == CL_COMBINE_MIN ? cl_min_nan(a, b) : how == CL_COMBINE_MAX ? cl_max_nan(a, b) : a + b;
 }
 
 __device__ __forceinline__ double cl_combine_identity(int how) {

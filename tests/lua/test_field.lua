@@ -92,6 +92,50 @@ T.case("per-component reductions", function()
   T.eq(f:sum(), 8, "sum of all entries")
 end)
 
+-- numpy's convention: one NaN makes min, max, sum and norm NaN. The fields span several
+-- blocks of the device reduction, so the combination of partials is checked too.
+T.case("reductions propagate NaN; an all-NaN field reduces to NaN", function()
+  local function isnan(v) return v ~= v end
+  for _, dt in ipairs { "f32", "f64" } do
+    for _, at in ipairs { 1, 2, 4097, 70000 } do
+      local f = cl.field { n = 70000, dtype = dt }
+      f:assign(function(i) return i % 7 end)
+      f[at] = 0 / 0
+      for _, op in ipairs { "min", "max", "sum", "norm" } do
+        T.ok(isnan(f[op](f)), string.format("%s %s with a NaN at row %d: got %s", dt, op, at, tostring(f[op](f))))
+      end
+    end
+    local all = cl.field { n = 3000, dtype = dt, value = 0 / 0 }
+    for _, op in ipairs { "min", "max", "sum", "norm" } do T.ok(isnan(all[op](all)), dt .. " all-NaN " .. op) end
+    local g = cl.field { data = { 0 / 0, 1, 2 }, dtype = dt }
+    T.ok(isnan(g:max()) and isnan(g:min()), dt .. " the issue's { 0/0, 1, 2 }")
+    T.ok(isnan(g:max(1)), dt .. " per-component max")
+    local inf = cl.field { data = { 1, math.huge, 2 }, dtype = dt }
+    T.eq(inf:max(), math.huge, dt .. " infinity is a value, not NaN")
+  end
+end)
+
+T.case("first_nonfinite finds the first NaN or infinity by row and component", function()
+  for _, dt in ipairs { "f32", "f64" } do
+    local f = cl.field { n = 70000, k = 2, dtype = dt }
+    f:assign(function(i) return i, -i end)
+    T.eq(f:first_nonfinite(), nil, dt .. " finite field")
+    f[60001] = { 1, -math.huge }
+    T.eq(select("#", f:first_nonfinite()), 2, "row and component")
+    local row, c = f:first_nonfinite()
+    T.eq(row, 60001, dt .. " row of -inf")
+    T.eq(c, 2, dt .. " component of -inf")
+    f[65000] = { 0 / 0, 0 }
+    row, c = f:first_nonfinite()
+    T.eq(row, 65000, dt .. " the earlier entry in storage order (component 1) wins")
+    T.eq(c, 1, dt .. " component 1")
+    f[3] = { math.huge, 0 }
+    T.eq(f:first_nonfinite(), 3, dt .. " smallest index")
+  end
+  T.eq(cl.field { n = 5, dtype = "i32" }:first_nonfinite(), nil, "integer fields are finite")
+  T.eq(cl.field { n = 0, dtype = "f64" }:first_nonfinite(), nil, "empty field")
+end)
+
 T.case("fill and copy are independent", function()
   local f = cl.field { n = 5, k = 2 }
   T.eq(f:fill(3), f, "fill returns the field")
