@@ -21,6 +21,8 @@ typedef struct pd_stage {
   cl_pd_force_args args;
   cl_pd_kernel kernel;
   const cl_lua_jit_module *law; /* a run-time compiled bond law, or NULL: PMB */
+  cl_field *law_state[CL_PD_LAW_STATE_MAX]; /* the law's state variables, which it writes */
+  int law_states;
   uint64_t *nonfinite;          /* device flag of the law's check (cl_pd_force_args) */
 } pd_stage;
 
@@ -54,6 +56,7 @@ static cl_status run_pd_force(void *data, long step, double t, cl_error *err) {
   if (s->law) {
     a.nonfinite = s->nonfinite;
     CL_TRY(cl_k_pd_force_compiled(&s->u->device->dev, s->u->dtype, &a, s->kernel, s->law->module->symbols[0], err));
+    for (int k = 0; k < s->law_states; k++) cl_field_touch(s->law_state[k]);
     CL_TRY(check_finite(s, step, err));
   } else {
     CL_TRY(cl_k_pd_force(&s->u->device->dev, s->u->dtype, &a, s->kernel, err));
@@ -92,8 +95,10 @@ static void attach_law_state(lua_State *L, const char *fn, pd_stage *s) {
       luaL_error(L, "%s: law state field %d must be %s, %I x %d, on %s (one value per bond)", fn, (int)i,
                  cl_dtype_name(s->x->dtype), (LUAI_UACINT)rows, k, s->x->device->dev.name);
     s->args.law_state[i - 1] = f->data;
+    s->law_state[i - 1] = f;
     lua_pop(L, 1);
   }
+  s->law_states = (int)count;
   lua_pop(L, 1);
 }
 

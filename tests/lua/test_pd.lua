@@ -262,6 +262,41 @@ T.case("a run restored from a checkpoint continues exactly, broken bonds include
   T.raises(function() cl.explicit { other, steps = 1, progress = false }:restore(dir .. "/pd.ckpt") end, "was written for")
 end)
 
+-- A run-time compiled law writes its state on the device at every step: a host read in between
+-- must not leave the next read (or a checkpoint) with the old values.
+T.case("a law's state read on the host after steps is current, and its checkpoint continues the run", function()
+  local dir = T.outdir("pd_law_state")
+  local function setup()
+    local b = cl.pd.body { shape = cl.geom.rect { 0, 0.02, -0.01, 0.01 }, dx = 0.001, material = steel }
+    local law = cl.jit.bond_force { name = "most_stretch", params = { c = b.c }, state = { smax = 0 },
+      source = "smax = fmax(smax, s);\nreturn c * s;" }
+    b = cl.pd.body { shape = cl.geom.rect { 0, 0.02, -0.01, 0.01 }, dx = 0.001, material = steel, law = law }
+    b:velocity { where = "x < 0.003 and abs(y) < 0.003", vx = 40 }
+    return b, cl.explicit { b, dt = 1e-8, steps = 90, progress = false }
+  end
+  local function largest(t)
+    local m = -math.huge
+    for _, row in ipairs(t) do for _, v in ipairs(row) do m = math.max(m, v) end end
+    return m
+  end
+  local straight, run_s = setup()
+  run_s:go()
+  local b, r = setup()
+  r:go { steps = 30 }
+  local early = largest(b.law_state.smax:to_table()) -- the host copy is now valid
+  r:go { steps = 30 }
+  local later = largest(b.law_state.smax:to_table())
+  T.ok(later > early, string.format("the host copy moved on: %g after 60 steps, %g after 30", later, early))
+  T.eq(later, b.law_state.smax:max(), "host copy equals the device's largest value")
+  r:save(dir .. "/s.ckpt")
+  local resumed, run_r = setup()
+  run_r:restore(dir .. "/s.ckpt")
+  run_r:go()
+  local a, c = straight.u:to_table(), resumed.u:to_table()
+  for i = 1, straight.n do T.eq(c[i][1], a[i][1], "u_x after the restart, point " .. i) end
+  T.eq(resumed.law_state.smax:max(), straight.law_state.smax:max(), "the state after the restart")
+end)
+
 T.case("an explicit run writes its series, history and picture", function()
   local dir = T.outdir("pd_output")
   local b = cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.005 }, dx = 0.5e-3, material = cl.pd.pmb { E = 100e9, rho = 5000 } }
