@@ -519,6 +519,12 @@ end
 --- run:go{ steps = remaining } -> stats { steps, seconds, element_steps_per_second }
 run_mt.go = cl.explicit_run.go
 
+-- What the run checks for NaN and infinities (explicit.nonfinite): the nodal state.
+function run_mt:checked_fields()
+  local b = self.body
+  return { what = "node", x = b.x, fields = { { "u", b.u }, { "v", b.v }, { "a", b.a } } }
+end
+
 function run_mt:statistics(steps, seconds)
   return { steps = steps, seconds = seconds,
     element_steps_per_second = seconds and seconds > 0 and steps * self.body.model:info().elements / seconds or nil }

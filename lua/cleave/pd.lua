@@ -587,6 +587,13 @@ end
 
 run_mt.go = cl.explicit_run.go
 
+-- What the run checks for NaN and infinities (explicit.nonfinite): every field the step writes
+-- per point (a law's per-bond state feeds only the force, which a law's own check covers).
+function run_mt:checked_fields()
+  local b = self.body
+  return { what = "point", x = b.x, fields = { { "u", b.u }, { "v", b.v }, { "a", b.a }, { "damage", b.damage } } }
+end
+
 function run_mt:statistics(steps, seconds)
   return { steps = steps, seconds = seconds,
     bond_updates_per_second = seconds and seconds > 0 and steps * self.body.bonds.count / seconds or nil }

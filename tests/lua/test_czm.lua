@@ -223,6 +223,15 @@ T.case("ring (paper 7.2.2): radial fragmentation under internal pressure", funct
   T.near(total, e.external_work, 0.01, "external work = kinetic + strain + cohesive (stored + dissipated)")
 end)
 
+T.case("a non-finite load stops a cohesive run naming the step, field and node", function()
+  local mesh = cl.czm.rect { x0 = 0, x1 = 4e-3, y0 = -1e-3, y1 = 1e-3, nx = 8, ny = 4, order = 2 }
+  local b = body_of(mesh, ppr())
+  b:pressure { where = "x > 0.0039", value = function(t) return t > 0 and 1 / (t - t) or 0 end }
+  local run = cl.czm.explicit { b, steps = 30, progress = false }
+  local err = T.raises(function() run:go() end, { "run:go: step 30", "field 'u'", "at node", "x = " })
+  print("  " .. err)
+end)
+
 T.case("energy balance under a constant pressure: external work = kinetic + strain within 0.1%", function()
   local mesh = cl.czm.rect { x0 = 0, x1 = 0.1, y0 = 0, y1 = 0.01, nx = 40, ny = 4, order = 2 }
   local b = body_of(mesh, ppr())

@@ -297,6 +297,44 @@ T.case("a law's state read on the host after steps is current, and its checkpoin
   T.eq(resumed.law_state.smax:max(), straight.law_state.smax:max(), "the state after the restart")
 end)
 
+-- A built-in run whose load is not finite must stop at its first check naming where, and write
+-- nothing for that step (the output of step 0, before the load, is written).
+T.case("a NaN or infinite state stops a run naming the step, field, component and point", function()
+  local dir = T.outdir("pd_nonfinite")
+  local function plate()
+    return cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.01 }, dx = 0.001, material = steel }
+  end
+  local b = plate()
+  b:velocity { where = "y > 0.008", vy = "1/(t-t)" }
+  local r = cl.explicit { b, steps = 40, progress = false, output = { every = 1, csv = dir .. "/h.csv" } }
+  local err = T.raises(function() r:go() end, { "run:go: step 1:", "field 'u', component 2 (y), is inf", "at point", "x = " })
+  print("  " .. err)
+  T.eq(r.step, 1, "stopped at the first output step")
+  local rows = 0
+  for _ in T.read(dir .. "/h.csv"):gmatch("\n") do rows = rows + 1 end
+  T.eq(rows, 2, "the history holds its header and step 0 only")
+  local row, c = b.u:first_nonfinite()
+  local p = b.x[row]
+  T.ok(err:find(string.format("point %d (x = %g, y = %g)", row, p[1], p[2]), 1, true), "the first such point")
+  T.eq(c, 2, "in y")
+  -- a traction over a layer of zero thickness: the accelerations of the start are infinite
+  local t = plate()
+  t:traction { where = "x > 0.0085", tx = 1e6, layer = 0 }
+  local run = cl.explicit { t, steps = 5, progress = false }
+  T.raises(function() run:go() end, { "run:go: step 0:", "field 'a', component 1 (x), is inf", "at point" })
+  T.eq(run.step, 0, "no step taken")
+  -- a load turning NaN after 3 steps, without output: caught at the end of a short run, and every
+  -- explicit.finite_every steps in a long one
+  local function late(steps)
+    local b = plate()
+    b:velocity { where = "y > 0.008", vy = function(time) return time > 3e-8 and 0 / 0 or 0 end }
+    return cl.explicit { b, dt = 1e-8, steps = steps, progress = false }
+  end
+  T.raises(function() late(10):go() end, { "run:go: step 10:", "nan at point" })
+  local long = late(cl.explicit_run.finite_every + 50)
+  T.raises(function() long:go() end, string.format("run:go: step %d:", cl.explicit_run.finite_every))
+end)
+
 T.case("an explicit run writes its series, history and picture", function()
   local dir = T.outdir("pd_output")
   local b = cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.005 }, dx = 0.5e-3, material = cl.pd.pmb { E = 100e9, rho = 5000 } }
