@@ -1,7 +1,9 @@
 /* cleave.pd.bonds: a body's bonds as a CSR list (any points) or a lattice
- * (grid bodies, kernels/pd/lattice.h), with one interface: count, cut,
- * broken, counts, stiffness, state, set_state. The host-side methods walk a
- * host copy of the bonds through one iterator, whatever the layout. */
+ * (grid bodies, kernels/pd/lattice.h), with one interface: count, entries,
+ * cut, broken, counts, stiffness, state, set_state. The host-side methods walk
+ * a host copy of the bonds through one iterator, whatever the layout.
+ * Counting: both layouts store a bond at each of its two ends (two entries,
+ * broken together); count, cut and broken count bonds, each once. */
 #include "l_pd_bonds.h"
 
 #include <math.h>
@@ -177,7 +179,7 @@ static void view_store(lua_State *L, bond_view *v) {
 
 /* ---- methods ----------------------------------------------------------------- */
 
-/* bonds:broken() -> number of broken bond entries (each bond is listed at both ends). A lattice
+/* bonds:broken() -> number of broken bonds, each counted once (half the broken entries). A lattice
  * sets bits only for bonds between points, so it counts its state bits: 4 B per point to copy
  * instead of the whole view (this runs at every history row of a run). */
 static int bonds_broken(lua_State *L) {
@@ -185,7 +187,7 @@ static int bonds_broken(lua_State *L) {
   if (!b->lattice) {
     bond_view v;
     view_open(L, b, &v);
-    lua_pushinteger(L, (lua_Integer)view_each(&v, NULL, NULL));
+    lua_pushinteger(L, (lua_Integer)(view_each(&v, NULL, NULL) / 2));
     return 1;
   }
   size_t words = state_words(b), broken = 0;
@@ -193,7 +195,7 @@ static int bonds_broken(lua_State *L) {
   download(L, &b->device->dev, state, b->l.broken, words * sizeof *state);
 #pragma omp parallel for reduction(+ : broken)
   for (size_t k = 0; k < words; k++) broken += (size_t)__builtin_popcount(state[k]);
-  lua_pushinteger(L, (lua_Integer)broken);
+  lua_pushinteger(L, (lua_Integer)(broken / 2));
   return 1;
 }
 
@@ -336,8 +338,8 @@ static int cut_visit(void *ctx, size_t i, size_t j, int broken) {
 
 /* bonds:cut{ {x1, y1}, {x2, y2} } (2D: every bond crossing the segment) or
  * bonds:cut{ corner, edge1, edge2 } (3D: every bond crossing the rectangle
- * corner + s edge1 + t edge2). Breaks them; returns how many bond entries
- * were newly broken (each bond counts at both ends). */
+ * corner + s edge1 + t edge2). Breaks them (at both ends); returns how many
+ * bonds were newly broken, each counted once. */
 static int bonds_cut(lua_State *L) {
   cl_lua_bonds *b = cl_lua_check_bonds(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -353,7 +355,7 @@ static int bonds_cut(lua_State *L) {
   size_t before = view_each(&v, NULL, NULL);
   size_t after = view_each(&v, cut_visit, &c);
   view_store(L, &v);
-  lua_pushinteger(L, (lua_Integer)(after - before));
+  lua_pushinteger(L, (lua_Integer)((after - before) / 2));
   return 1;
 }
 
@@ -438,7 +440,8 @@ static size_t bonds_bytes(const cl_lua_bonds *b) {
 static int bonds_index(lua_State *L) {
   cl_lua_bonds *b = cl_lua_check_bonds(L, 1);
   const char *key = luaL_checkstring(L, 2);
-  if (strcmp(key, "count") == 0) lua_pushinteger(L, (lua_Integer)bond_entries(b));
+  if (strcmp(key, "count") == 0) lua_pushinteger(L, (lua_Integer)(bond_entries(b) / 2));
+  else if (strcmp(key, "entries") == 0) lua_pushinteger(L, (lua_Integer)bond_entries(b));
   else if (strcmp(key, "n") == 0) lua_pushinteger(L, (lua_Integer)b->n);
   else if (strcmp(key, "delta") == 0) lua_pushnumber(L, b->delta);
   else if (strcmp(key, "bytes") == 0) lua_pushinteger(L, (lua_Integer)bonds_bytes(b));
@@ -447,7 +450,7 @@ static int bonds_index(lua_State *L) {
   else {
     luaL_getmetatable(L, BONDS_MT);
     if (lua_getfield(L, -1, "methods") != LUA_TTABLE || lua_getfield(L, -1, key) == LUA_TNIL)
-      return luaL_error(L, "bonds have no field '%s' (count, n, delta, bytes, layout, stencil, cut, broken, counts, "
+      return luaL_error(L, "bonds have no field '%s' (count, entries, n, delta, bytes, layout, stencil, cut, broken, counts, "
                            "stiffness, state, set_state, point_max)", key);
   }
   return 1;
@@ -458,7 +461,7 @@ static int bonds_tostring(lua_State *L) {
   char text[200];
   size_t count = bond_entries(b);
   snprintf(text, sizeof text, "bonds<%s, %zu points, %zu bonds (%.2f per point), %.1f B per point, on %s>",
-           b->lattice ? "lattice" : "list", b->n, count, b->n ? (double)count / (double)b->n : 0.0,
+           b->lattice ? "lattice" : "list", b->n, count / 2, b->n ? (double)count / (double)b->n : 0.0,
            b->n ? (double)bonds_bytes(b) / (double)b->n : 0.0, b->device->dev.name);
   lua_pushstring(L, text);
   return 1;

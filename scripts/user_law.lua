@@ -39,7 +39,7 @@ for _, case in ipairs {
   local plate, stats = kalthoff_winkler(case[2])
   local angles = cl.pd.crack_angles(plate, { { L / 2, L / 4, 1 }, { L / 2, -L / 4, -1 } })
   print(string.format("%-30s %6d broken bonds, cracks at %.1f and %.1f degrees, %.2f s on %s", case[1],
-    plate.bonds:broken() // 2, angles[1].angle, angles[2].angle, stats.seconds, cl.device()))
+    plate.bonds:broken(), angles[1].angle, angles[2].angle, stats.seconds, cl.device()))
   if plate.law then
     local m = plate.law:module(plate.x, plate.bonds.layout, plate.kernel)
     print(string.format("%-30s compiled module: %s", "", tostring(m)))

@@ -280,7 +280,7 @@ function body_mt:precrack(geometry)
       end
     end
   end
-  local cut = self.bonds:cut(geometry) // 2
+  local cut = self.bonds:cut(geometry)
   if cut == 0 then error("body:precrack: the crack crosses no bond of the body", 2) end
   return cut
 end
@@ -436,7 +436,7 @@ end
 function body_mt:allocate_law_state()
   self.law_state = {}
   local rows, k = self.n, self.bonds.stencil
-  if not k then rows, k = self.bonds.count, 1 end
+  if not k then rows, k = self.bonds.entries, 1 end
   for _, name in ipairs(self.law.state_names) do
     self.law_state[name] = cl.field { n = rows, k = k, dtype = self.precision, value = self.law.state[name] }
   end
@@ -581,7 +581,7 @@ function run_mt:write(step, t)
     self.history = self.history or cl.io.csv { path = out.csv,
       columns = { "step", "t", "strain_energy", "kinetic_energy", "total_energy", "broken_bonds", "max_damage" } }
     local strain, kinetic = b:energy()
-    self.history:row { step, t, strain, kinetic, strain + kinetic, b.bonds:broken() // 2, b.damage:max() }
+    self.history:row { step, t, strain, kinetic, strain + kinetic, b.bonds:broken(), b.damage:max() }
   end
 end
 
@@ -596,7 +596,7 @@ end
 
 function run_mt:statistics(steps, seconds)
   return { steps = steps, seconds = seconds,
-    bond_updates_per_second = seconds and seconds > 0 and steps * self.body.bonds.count / seconds or nil }
+    bond_updates_per_second = seconds and seconds > 0 and steps * self.body.bonds.entries / seconds or nil }
 end
 
 -- output.png: a path, or { path =, field = "damage" } (a field of the body)

@@ -53,7 +53,7 @@ for _, precision in ipairs { "f32", "f64" } do
     diff = math.max(diff, math.abs(ab[i][1] - aj[i][1]) / (math.abs(ab[i][1]) + 1e-30))
   end
   ab, aj = nil, nil
-  rows[#rows + 1] = { precision, step_ms(builtin), step_ms(jitted), diff, builtin.bonds.count }
+  rows[#rows + 1] = { precision, step_ms(builtin), step_ms(jitted), diff, builtin.bonds.entries }
   builtin, jitted = nil, nil
   collectgarbage()
 end

@@ -48,7 +48,7 @@ for _, precision in ipairs { "f32", "f64" } do
     for k = 1, 3 do samples[k] = cl.run { pipeline = pipeline, steps = steps, progress = false }.seconds / steps end
     local per_step = median(samples)
     rows[#rows + 1] = { layout = layout, precision = precision, kernel = kernel, n = body.n,
-      bonds = body.bonds.count, step_ms = per_step * 1e3, rate = body.bonds.count / per_step,
+      bonds = body.bonds.entries, step_ms = per_step * 1e3, rate = body.bonds.entries / per_step,
       bytes = bytes / body.n, setup = setup, gbs = body.n * floors[layout][precision] / per_step / 1e9 }
   end
   body = nil

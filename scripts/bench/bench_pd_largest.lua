@@ -31,8 +31,8 @@ for _, points in ipairs(sizes) do
     }
     cl.run { pipeline = pipeline, steps = 1, progress = false }
     local seconds = cl.run { pipeline = pipeline, steps = steps, progress = false }.seconds / steps
-    rows[#rows + 1] = { points = body.n, bonds = body.bonds.count, held = held, setup = setup,
-      step_ms = seconds * 1e3, rate = body.bonds.count / seconds }
+    rows[#rows + 1] = { points = body.n, bonds = body.bonds.entries, held = held, setup = setup,
+      step_ms = seconds * 1e3, rate = body.bonds.entries / seconds }
     body, pipeline = nil, nil
   end
 end

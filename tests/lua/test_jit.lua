@@ -126,7 +126,7 @@ T.case("a law's per-bond state: kept between steps, the same in both bond layout
   local list = run("list", 120)
   local smax = lattice.law_state.smax
   T.eq(smax.k, lattice.bonds.stencil, "a lattice keeps one value per stencil entry")
-  T.eq(list.law_state.smax.n, list.bonds.count, "a list one per bond entry")
+  T.eq(list.law_state.smax.n, list.bonds.entries, "a list one per bond entry")
   T.ok(smax:max() > lattice.s0 / 4, "bonds softened: largest stretch seen " .. smax:max())
   T.ok(smax:min() >= 0, "never below its start")
   local per_point, list_point = lattice.bonds:point_max(smax), list.bonds:point_max(list.law_state.smax)
