@@ -99,6 +99,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cleave: %s\n", err.msg);
     return 1;
   }
+  lua_warning(L, "@on", 0); /* cleave.warn's messages (Lua's warn) reach the user's terminal */
   int rc;
   if (i == argc) {
     rc = isatty(STDIN_FILENO) ? cl_repl(L) : run_file(L, NULL, 0, NULL);

@@ -28,6 +28,13 @@ local function check_args(fname, args, valid, level)
 end
 cl.check_args = check_args
 
+--- cl.warn(message): something is probably not what the user meant, but the work goes on. It
+--- calls cl.on_warning(message), by default Lua's warn("cleave: " .. message): the cleave
+--- command and its REPL print it on stderr (as "Lua warning: cleave: ..."), lua5.4 with -W, a C
+--- host through its lua_WarnFunction. A test or a host replaces cl.on_warning to collect them.
+function cl.warn(message) cl.on_warning(message) end
+function cl.on_warning(message) warn("cleave: ", message) end
+
 --- args[key] as an integer >= min (integer-valued floats such as 2.0 are accepted).
 local function positive_integer(fname, args, key, min, level)
   local v = math.tointeger(args[key])

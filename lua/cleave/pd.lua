@@ -25,6 +25,60 @@ local function fixed_poisson(dim, plane)
 end
 pd.micromodulus, pd.critical_stretch, pd.poisson = micromodulus, critical_stretch, fixed_poisson
 
+-- The 2D square lattice of points with a horizon of m dx is isotropic only where its stiffness
+-- ratio C11/C12 = R = sum w n_x^4 / sum w n_x^2 n_y^2 (w = |xi| beta over the stencil, beta the
+-- partial volume) is 3 (docs/methods/peridynamics.md, "Horizon and Poisson's ratio"). Under
+-- uniaxial stress it behaves with nu = 1/R (plane stress) or 1/(R + 1) (plane strain).
+local function lattice_poisson(m, partial_volume, plane)
+  local a4, a22, n = 0, 0, math.ceil(m)
+  for i = -n, n do
+    for j = -n, n do
+      local r = math.sqrt(i * i + j * j)
+      if r > 0 and r < m then
+        local w = r * ((not partial_volume or r <= m - 0.5) and 1 or m + 0.5 - r)
+        a4, a22 = a4 + w * (i / r) ^ 4, a22 + w * (i / r) ^ 2 * (j / r) ^ 2
+      end
+    end
+  end
+  local R = a4 / a22
+  return plane == "strain" and 1 / (R + 1) or 1 / R, R
+end
+pd.lattice_poisson = lattice_poisson
+
+-- Horizons (in dx) whose lattice nu is within this fraction of the continuum's count as
+-- near-isotropic (3.015 dx: 0.7% in plane stress, 4.015 dx: 1.3%).
+local ISOTROPY_TOLERANCE = 0.02
+
+-- The nearest range of near-isotropic horizons from m downwards (step = -1) or upwards (+1), on a
+-- grid of 0.005 dx, as "a-b"; nil when none lies between 1 and 8 dx.
+local function isotropic_range(m, partial_volume, plane, step)
+  local target = fixed_poisson(2, plane)
+  local function ok(k) return math.abs(lattice_poisson(k / 200, partial_volume, plane) / target - 1) <= ISOTROPY_TOLERANCE end
+  local k = math.floor(m * 200 + 0.5) + step
+  while k > 200 and k < 1600 and not ok(k) do k = k + step end
+  if not (k > 200 and k < 1600) then return nil end
+  local far = k
+  while ok(far + step) do far = far + step end
+  return string.format("%.3f-%.3f", math.min(k, far) / 200, math.max(k, far) / 200)
+end
+
+-- Warns (cl.warn) when a 2D grid body's horizon makes its Poisson's ratio differ from the
+-- continuum's by more than ISOTROPY_TOLERANCE, with the nearest near-isotropic horizons.
+local function check_isotropy(fn, m, partial_volume, plane)
+  local target = fixed_poisson(2, plane)
+  local nu, R = lattice_poisson(m, partial_volume, plane)
+  if math.abs(nu / target - 1) <= ISOTROPY_TOLERANCE then return end
+  local below, above = isotropic_range(m, partial_volume, plane, -1), isotropic_range(m, partial_volume, plane, 1)
+  local ranges = {}
+  if below then ranges[#ranges + 1] = below end
+  if above then ranges[#ranges + 1] = above end
+  cl.warn(string.format("%s: a horizon of %.4g dx makes the square lattice of points anisotropic " ..
+    "(C11/C12 = %.3f, not 3): the body behaves with Poisson's ratio %.3f instead of %s (plane %s), " ..
+    "%.1f%% off; near-isotropic horizons nearby (nu within %d%%): %s dx (the default is 3.015)", fn, m, R, nu,
+    plane == "strain" and "1/4" or "1/3", plane, 100 * math.abs(nu / target - 1), math.floor(100 * ISOTROPY_TOLERANCE + 0.5),
+    table.concat(ranges, " or ")))
+end
+
 --- cleave.pd.pmb{ E =, rho =, G0 = | s0 = , nu = (optional check) }
 function pd.pmb(args)
   local fn = "cleave.pd.pmb"
@@ -170,6 +224,7 @@ function pd.body(args)
   if not (delta > dx) then
     error(string.format("%s: the horizon (%g) must be larger than dx (%g): a point would have no bonds", fn, delta, dx), 2)
   end
+  if dim == 2 and args.shape ~= nil then check_isotropy(fn, delta / dx, args.partial_volume ~= false, plane) end
   local kernel = args.kernel or "point"
   if args.law ~= nil and getmetatable(args.law) ~= cl.jit.law_mt then
     error(fn .. ": argument 'law' must be a law made by cleave.jit.bond_force{...}", 2)

@@ -54,9 +54,9 @@ end)
 
 -- Plate 100 mm x 50 mm, E = 100 GPa, sigma = 100 MPa on top and bottom (paper 3.1), solved by
 -- adaptive dynamic relaxation; the displacement gradient fitted over the central 20 x 20 mm.
-local function plate_strains(dxmm, surface_correction)
+local function plate_strains(dxmm, surface_correction, horizon)
   local dx = dxmm * 1e-3
-  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.1, 0, 0.05 }, dx = dx, horizon = 3.015,
+  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.1, 0, 0.05 }, dx = dx, horizon = horizon or 3.015,
     surface_correction = surface_correction, material = cl.pd.pmb { E = 100e9, rho = 5000 } }
   b:traction { where = "y > 0.05 - dx", ty = 100e6 }
   b:traction { where = "y < dx", ty = -100e6 }
@@ -94,6 +94,34 @@ T.case("without the surface correction the discrete horizon is as much too soft 
   local predicted = 2 * math.pi * 3.015 ^ 3 / 3 / 49.50
   local eyy = plate_strains(2, false)
   T.near(eyy / 1e-3, predicted, 0.02, "eps_yy / (sigma / E)")
+end)
+
+-- Other 2D horizons make the square lattice anisotropic (C11/C12 = R != 3): nu = 1/R in plane
+-- stress. The body warns at creation with that nu and the near-isotropic horizons nearby, and a
+-- plate in tension at 3.2 dx shows the predicted ratio of its strains.
+T.case("a 2D horizon far from isotropy warns with the effective nu, which a plate in tension shows", function()
+  local warnings, saved = {}, cl.on_warning
+  cl.on_warning = function(message) warnings[#warnings + 1] = message end
+  local ok, err = pcall(function()
+    local rect = cl.geom.rect { 0, 0.01, 0, 0.01 }
+    cl.pd.body { shape = rect, dx = 0.001, material = steel }
+    cl.pd.body { shape = rect, dx = 0.001, horizon = 4.015, material = steel }
+    cl.pd.body { shape = rect, dx = 0.001, horizon = 3.015, plane = "strain", material = steel }
+    T.eq(#warnings, 0, "no warning at 3.015 and 4.015 dx: " .. tostring(warnings[1]))
+    cl.pd.body { shape = rect, dx = 0.001, horizon = 3.2, material = steel }
+    T.eq(#warnings, 1, "one warning at 3.2 dx")
+  end)
+  cl.on_warning = saved
+  if not ok then error(err, 0) end
+  local nu, R = cl.pd.lattice_poisson(3.2, true, "stress")
+  T.near(R, 3.231, 1e-3, "C11/C12 at 3.2 dx (the issue's 3.23)")
+  print("  " .. warnings[1])
+  for _, needle in ipairs { "cleave.pd.body", "3.2 dx", string.format("%.3f", nu), "1/3", "3.005-3.160", "4.005-4.120" } do
+    T.ok(warnings[1]:find(needle, 1, true), "the warning says " .. needle)
+  end
+  local eyy, exx = plate_strains(1, true, 3.2)
+  print(string.format("  3.2 dx: -eps_xx / eps_yy = %.4f, predicted %.4f", -exx / eyy, nu))
+  T.near(-exx / eyy, nu, 0.02, "the plate's strain ratio is the lattice's nu (2%: the centre still feels the edges)")
 end)
 
 T.case("3D cube in tension matches the elasticity of the cubic bond lattice", function()
