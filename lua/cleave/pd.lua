@@ -662,11 +662,105 @@ function run_mt:png(spec)
     component = self.body[field].k > 1 and "magnitude" or 1 }
 end
 
+-- The damaged points (damage >= threshold) on a tip's side, in the tip's frame with the side turned
+-- to +y: { dx, dy, r, theta }. The notch flank behind the tip (x < 0, y < flank) is left out: its
+-- points are damaged by the pre-crack, not by the crack that grows.
+local function side_points(xs, damage, tip, threshold, flank)
+  local points = {}
+  for i = 1, #xs do
+    local px, py = xs[i][1] - tip[1], (xs[i][2] - tip[2]) * tip[3]
+    if damage[i] >= threshold and py > 0 and not (px < 0 and py < flank) then
+      points[#points + 1] = { px, py, math.sqrt(px * px + py * py), math.atan(py, px) }
+    end
+  end
+  return points
+end
+
+-- The groups of one ring's points (sorted by angle) separated by an arc wider than gap.
+local function angular_groups(ring, radius, gap)
+  table.sort(ring, function(p, q) return p[4] < q[4] end)
+  local groups, current = {}, { ring[1] }
+  for j = 2, #ring do
+    if (ring[j][4] - ring[j - 1][4]) * radius > gap then
+      groups[#groups + 1], current = current, {}
+    end
+    current[#current + 1] = ring[j]
+  end
+  groups[#groups + 1] = current
+  for _, g in ipairs(groups) do
+    local sum = 0
+    for _, p in ipairs(g) do sum = sum + p[4] end
+    g.theta = sum / #g
+  end
+  return groups
+end
+
+-- The group of `groups` a trace at angle theta continues into: the nearest within 45 degrees.
+local function continuing(groups, theta)
+  local best
+  for _, g in ipairs(groups or {}) do
+    if math.abs(g.theta - theta) <= math.rad(45) and (not best or math.abs(g.theta - theta) < math.abs(best.theta - theta)) then
+      best = g
+    end
+  end
+  return best
+end
+
+-- The last ring a trace entering ring k at angle theta reaches, continuing ring by ring.
+local function reach(groups, k, theta, last)
+  while k < last do
+    local g = continuing(groups[k + 1], theta)
+    if not g then break end
+    k, theta = k + 1, g.theta
+  end
+  return k
+end
+
+-- The main crack from the tip: the points in rings of width `width` about the tip, outwards up to
+-- `to`, grouped by angle; from ring to ring the trace continues into a group within 45 degrees of
+-- the last one, choosing the group whose own continuation reaches farthest (a side branch ends
+-- sooner), then the one turning least. It ends at a ring with no such group. Returns the points of
+-- the groups followed.
+local function trace_crack(points, width, to)
+  local rings, last = {}, math.floor(to / width)
+  for _, p in ipairs(points) do
+    local k = math.floor(p[3] / width)
+    if k <= last then
+      rings[k] = rings[k] or {}
+      table.insert(rings[k], p)
+    end
+  end
+  local groups = {}
+  for k, ring in pairs(rings) do groups[k] = angular_groups(ring, (k + 0.5) * width, width) end
+  local followed, theta = {}, nil
+  for k = 0, last do
+    local best, best_reach
+    for _, g in ipairs(groups[k] or {}) do
+      if not theta or math.abs(g.theta - theta) <= math.rad(45) then
+        local r = reach(groups, k, g.theta, last)
+        local better = not best or r > best_reach or (r == best_reach and (theta and
+          math.abs(g.theta - theta) < math.abs(best.theta - theta) or not theta and #g > #best))
+        if better then best, best_reach = g, r end
+      end
+    end
+    if not best then
+      if theta then break end
+    else
+      theta = best.theta
+      for _, p in ipairs(best) do followed[#followed + 1] = p end
+    end
+  end
+  return followed
+end
+
 --- cleave.pd.crack_angles(body, tips [, opts]) -> { { angle =, points = }, ... }
 --- For each tip { x, y, side } (side = +1: the crack runs towards +y, -1: towards -y), the
---- angle in degrees between +x (the notch direction) and the line through the tip that best
---- fits the damaged points (damage >= opts.threshold, default 0.4) lying on that side at a
---- distance between opts.from (default 3 horizons) and opts.to (default 40 horizons).
+--- angle in degrees between +x (the notch direction, the notch lying at x < tip) and the line
+--- through the tip that best fits the main crack: the damaged points (damage >= opts.threshold,
+--- default 0.4) on that side traced outwards from the tip one horizon at a time (trace_crack:
+--- side branches and the notch flank behind the tip are left out), of which those at a distance
+--- between opts.from (default 3 horizons) and opts.to (default 40 horizons) are fitted.
+--- points: how many were fitted.
 function pd.crack_angles(body, tips, opts)
   opts = opts or {}
   local threshold, from, to = opts.threshold or 0.4, opts.from or 3 * body.delta, opts.to or 40 * body.delta
@@ -674,11 +768,9 @@ function pd.crack_angles(body, tips, opts)
   local result = {}
   for k, tip in ipairs(tips) do
     local sxx, sxy, syy, count = 0, 0, 0, 0
-    for i = 1, body.n do
-      local dxp, dyp = xs[i][1] - tip[1], xs[i][2] - tip[2]
-      local r = math.sqrt(dxp * dxp + dyp * dyp)
-      if damage[i] >= threshold and r >= from and r <= to and dyp * tip[3] > 0 then
-        sxx, sxy, syy, count = sxx + dxp * dxp, sxy + dxp * dyp, syy + dyp * dyp, count + 1
+    for _, p in ipairs(trace_crack(side_points(xs, damage, tip, threshold, 2 * body.delta), body.delta, to)) do
+      if p[3] >= from then
+        sxx, sxy, syy, count = sxx + p[1] * p[1], sxy + p[1] * p[2], syy + p[2] * p[2], count + 1
       end
     end
     if count < 3 then
@@ -687,8 +779,8 @@ function pd.crack_angles(body, tips, opts)
       -- principal direction of the scatter about the tip: the line through it that fits best
       local theta = 0.5 * math.atan(2 * sxy, sxx - syy)
       local ux, uy = math.cos(theta), math.sin(theta)
-      if uy * tip[3] < 0 then ux, uy = -ux, -uy end
-      result[k] = { angle = math.deg(math.atan(math.abs(uy), ux)), points = count }
+      if uy < 0 then ux, uy = -ux, -uy end
+      result[k] = { angle = math.deg(math.atan(uy, ux)), points = count }
     end
   end
   return result

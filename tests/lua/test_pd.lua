@@ -248,8 +248,45 @@ T.case("the lattice layout refuses points off a grid", function()
   T.raises(function() cl.pd.bonds { x = x, delta = 0.003, layout = "grid" } end, "'layout'")
 end)
 
--- Runs scripts/kalthoff_winkler.lua at spacing dx_mm and measures the crack angles over the
--- whole crack (from 3 to 40 horizons from each tip).
+-- A drawn crack pattern: the notch flank behind the tip (damaged by the pre-crack), the main crack
+-- at 65 degrees, a side branch through the tip at 25 degrees that stops after 8 mm, and one off
+-- the main crack at 12 mm turning to 110 degrees. Only the main crack may set the angle; a fit of
+-- every damaged point (the former measurement) read 69.3 degrees here.
+T.case("crack_angles traces the main crack from the tip, leaving flanks and branches", function()
+  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.06, -0.05, 0.05 }, dx = 0.0005, material = steel,
+    surface_correction = false }
+  local tip, band = { 0.02, 0.0 }, 1.2 * b.delta
+  local function segment(x0, y0, degrees, length)
+    local ux, uy = math.cos(math.rad(degrees)), math.sin(math.rad(degrees))
+    return function(x, y)
+      local along = (x - x0) * ux + (y - y0) * uy
+      along = math.max(0, math.min(length, along))
+      return math.sqrt((x - x0 - along * ux) ^ 2 + (y - y0 - along * uy) ^ 2) < band
+    end
+  end
+  local bend = { tip[1] + 0.012 * math.cos(math.rad(65)), tip[2] + 0.012 * math.sin(math.rad(65)) }
+  local cracks = { segment(tip[1], tip[2], 180, 0.02), segment(tip[1], tip[2], 65, 0.045),
+    segment(tip[1], tip[2], 25, 0.008), segment(bend[1], bend[2], 110, 0.02) }
+  local xs = b.x:to_table()
+  b.damage:assign(function(i)
+    for _, on in ipairs(cracks) do if on(xs[i][1], xs[i][2]) then return 0.5 end end
+    return 0
+  end)
+  local a = cl.pd.crack_angles(b, { { tip[1], tip[2], 1 } })[1]
+  print(string.format("  main crack at 65 degrees measured %.2f (%d points)", a.angle, a.points))
+  T.near(a.angle, 65, 0.5 / 65, "the main crack's angle within 0.5 degrees (the band's discretisation)")
+  T.ok(a.points > 100, "fits the main crack's points")
+  -- the crack mirrored below the notch, traced towards -y
+  b.damage:assign(function(i)
+    for _, on in ipairs(cracks) do if on(xs[i][1], 2 * tip[2] - xs[i][2]) then return 0.5 end end
+    return 0
+  end)
+  T.near(cl.pd.crack_angles(b, { { tip[1], tip[2], -1 } })[1].angle, 65, 0.5 / 65, "mirrored, side -1")
+end)
+
+-- Runs scripts/kalthoff_winkler.lua at spacing dx_mm: the angles of the main crack traced from
+-- each tip, fitted from 3 horizons to 0.3 L (30 mm of the standard plate). A crack over that
+-- range holds about two fitted points per dx of length (the damage band is 2-3 points wide).
 local function kalthoff_winkler(dx_mm, precision, variant)
   local saved = arg
   arg = { tostring(dx_mm), precision, T.outdir("kw_" .. dx_mm .. precision), variant }
@@ -261,8 +298,8 @@ end
 T.case("Kalthoff-Winkler, dx = 1 mm: cracks leave both notch tips away from the notches", function()
   local angles = kalthoff_winkler(1.0, "f64")
   for k, a in ipairs(angles) do
-    T.ok(a.points >= 50, "a crack grew from tip " .. k)
-    -- this resolution gives 57-58 degrees; the experiment's 70 needs a finer one (next case)
+    T.ok(a.points >= 30, string.format("a crack grew from tip %d (%d points)", k, a.points))
+    -- this resolution gives 60.8 and 56.6 degrees; the experiment's 70 needs a finer one
     T.ok(a.angle > 45 and a.angle < 75, string.format("crack %d angle %.1f", k, a.angle))
   end
   T.ok(math.abs(angles[1].angle - angles[2].angle) < 10, "the two cracks are nearly symmetric")
@@ -273,7 +310,7 @@ end)
 T.case("Kalthoff-Winkler, the paper's 10 x 20 mm variant: cracks at 60-72 degrees to the notches", function()
   local angles = kalthoff_winkler(0.1, "f64", "paper")
   for k, a in ipairs(angles) do
-    T.ok(a.points >= 50, string.format("crack %d: %d damaged points", k, a.points))
+    T.ok(a.points >= 20, string.format("crack %d: %d points of the main crack", k, a.points))
     T.ok(a.angle >= 60 and a.angle <= 72, string.format("crack %d leaves at %.1f degrees", k, a.angle))
   end
 end)
