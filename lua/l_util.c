@@ -49,6 +49,28 @@ int cl_lua_fail(lua_State *L, const cl_error *err) {
   return luaL_error(L, "%s", err->msg[0] ? err->msg : cl_status_name(err->code));
 }
 
+/* Raises the error of cleave.check_args (lua/cleave/mesh.lua: the valid names, the nearest one,
+ * the script position) for the unknown string key on top of the stack. */
+static void unknown_arg(lua_State *L, const char *fname, const char *const *valid) {
+  int key = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "cleave");
+  if (!lua_istable(L, -1) || lua_getfield(L, -1, "check_args") != LUA_TFUNCTION)
+    luaL_error(L, "%s: unknown argument '%s'", fname, lua_tostring(L, key));
+  lua_pushstring(L, fname);
+  lua_newtable(L); /* the unknown key alone: positional entries are the caller's to check */
+  lua_pushvalue(L, key);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+  lua_newtable(L);
+  for (const char *const *v = valid; *v; v++) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, *v);
+  }
+  lua_pushinteger(L, 3); /* check_args, this C function, then its caller */
+  lua_call(L, 4, 0);
+}
+
 void cl_lua_check_args(lua_State *L, int idx, const char *fname, const char *const *valid) {
   idx = lua_absindex(L, idx);
   if (!lua_istable(L, idx))
@@ -60,16 +82,7 @@ void cl_lua_check_args(lua_State *L, int idx, const char *fname, const char *con
     const char *key = lua_tostring(L, -1);
     int ok = 0;
     for (const char *const *v = valid; *v; v++) ok |= strcmp(*v, key) == 0;
-    if (!ok) {
-      luaL_Buffer b;
-      luaL_buffinit(L, &b);
-      for (const char *const *v = valid; *v; v++) {
-        if (v != valid) luaL_addstring(&b, ", ");
-        luaL_addstring(&b, *v);
-      }
-      luaL_pushresult(&b);
-      luaL_error(L, "%s: unknown argument '%s' (valid: %s)", fname, key, lua_tostring(L, -1));
-    }
+    if (!ok) unknown_arg(L, fname, valid);
   }
 }
 
