@@ -118,7 +118,7 @@ end
 -- off crack paths.
 local function constrain(self, kind, args)
   local fn = "body:" .. kind
-  cl.check_args(fn, args, { where = true, x = true, y = true })
+  cl.check_args(fn, args, { where = true, x = true, y = true }, 4) -- the caller of body:velocity
   local rows = self:select(args.where, fn)
   for c, key in ipairs { "x", "y" } do
     if args[key] ~= nil then
@@ -208,6 +208,12 @@ czm.body_mt = body_mt
 -- acceleration 0 they then stay); those that vary are set every step by the pipeline.
 local function constant(value) return type(value) == "number" end
 
+-- What cleave.stage.set_rows takes for a varying value on a field: an expression's kernel for it.
+local function stage_value(value, field)
+  if getmetatable(value) == cl.jit.value_mt then return value:module(field) end
+  return value
+end
+
 local function set_constant_constraints(body)
   for _, k in ipairs(body.constraints) do
     if constant(k.value) then
@@ -241,9 +247,10 @@ local function step_pipeline(body, dt)
     if not constant(k.value) then
       if k.kind == "velocity" then
         before[#before + 1] = cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component,
-          value = k.value, time_offset = -dt / 2 }
+          value = stage_value(k.value, body.v), time_offset = -dt / 2 }
       else
-        after[#after + 1] = cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = k.value }
+        after[#after + 1] = cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component,
+          value = stage_value(k.value, body.u) }
         after[#after + 1] = cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = 0 }
       end
     end

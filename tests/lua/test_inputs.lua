@@ -1,0 +1,95 @@
+-- What a user gives the API: every documented form of an input accepted, and bad input refused
+-- with an error that names the argument, suggests the fix and points at the script's line.
+local cl = require "cleave"
+local T = require "testing"
+
+local here = "test_inputs.lua:"
+
+-- The error of fn, which must point at this file (the line of the call, not cleave's inside).
+local function raised_here(fn, needles, what)
+  local err = T.raises(fn, needles, what)
+  T.ok(err:find(here, 1, true), string.format("%s: error %q does not point at the script", what, err))
+  return err
+end
+
+-- A plane-stress strip whose left edge (x = 0) is driven along x; returns the body's u after
+-- `steps` steps of dt, for each form of the same prescribed history.
+local function czm_strip(kind, value, steps)
+  local mesh = cl.czm.rect { x0 = 0, x1 = 0.02, y0 = 0, y1 = 0.004, nx = 10, ny = 2, order = 1 }
+  local law = cl.jit.ppr { G_I = 1e9, G_II = 1e9, sigma_max = 1e15, tau_max = 1e15 }
+  local b = cl.czm.body { mesh = mesh, E = 200e9, nu = 0, rho = 8000, plane = "stress", law = law }
+  b[kind](b, { where = "x < 1e-9", x = value })
+  local run = cl.czm.explicit { b, dt = 1e-8, steps = steps, progress = false }
+  run:go()
+  return b.u:to_table(), run
+end
+
+-- The documented forms (number, function(t), expression in t) of a prescribed velocity or
+-- displacement, for both methods: the same history gives the same displacements. The host
+-- function and the compiled expression evaluate the same formula in f64, so they agree to
+-- rounding (1e-12 relative, of the largest displacement).
+T.case("cohesive velocity and displacement: numbers, functions of t and expressions of t", function()
+  local steps = 20
+  for _, case in ipairs {
+    { "velocity", function(t) return 3 + 2e8 * t end, "3 + 2e8 * t" },
+    { "displacement", function(t) return 1e-3 * t end, "1e-3 * t" },
+  } do
+    local kind, fn, text = case[1], case[2], case[3]
+    local with_fn = czm_strip(kind, fn, steps)
+    local with_text = czm_strip(kind, text, steps)
+    local scale = 0
+    for i = 1, #with_fn do scale = math.max(scale, math.abs(with_fn[i][1])) end
+    T.ok(scale > 0, kind .. ": the driven edge moved")
+    for i = 1, #with_fn do
+      T.near(with_text[i][1], with_fn[i][1], 1e-12, kind .. ": expression against function, node " .. i, scale)
+    end
+  end
+  -- a number: a constant velocity moves the edge by v t
+  local u = czm_strip("velocity", 3, steps)
+  T.near(u[1][1], 3 * steps * 1e-8, 1e-12, "constant velocity: u of the driven corner")
+end)
+
+T.case("peridynamic velocity: numbers, functions of t and expressions of t", function()
+  local function run_with(value)
+    local b = cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.004 }, dx = 1e-3,
+      material = cl.pd.pmb { E = 70e9, rho = 2700 } }
+    b:velocity { where = "x < dx", vx = value }
+    cl.explicit { b, steps = 10, progress = false }:go()
+    return b.u:to_table()
+  end
+  local with_fn, with_text = run_with(function(t) return 2 + 1e7 * t end), run_with("2 + 1e7 * t")
+  local with_number = run_with(2)
+  T.ok(with_fn[1][1] > with_number[1][1], "the growing velocity moved the edge further than the constant one")
+  for i = 1, #with_fn do T.near(with_text[i][1], with_fn[i][1], 1e-12, "node " .. i, with_fn[1][1]) end
+end)
+
+-- Misspelt keys: the key named, the nearest valid one suggested, this line pointed at; also
+-- for the runs that take a positional body (their key sets hold the number 1).
+T.case("a misspelt key names the key, suggests the nearest and points at the script", function()
+  local pd_body = cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.004 }, dx = 1e-3,
+    material = cl.pd.pmb { E = 70e9, rho = 2700 } }
+  raised_here(function() cl.explicit { pd_body, stpes = 10 } end,
+    { "cleave.explicit: unknown argument 'stpes'", "did you mean 'steps'?", "valid: body, dt, output" }, "cl.explicit")
+  local mesh = cl.czm.rect { x0 = 0, x1 = 0.02, y0 = 0, y1 = 0.004, nx = 4, ny = 1, order = 1 }
+  local law = cl.jit.ppr { G_I = 1e9, G_II = 1e9, sigma_max = 1e15, tau_max = 1e15 }
+  local b = cl.czm.body { mesh = mesh, E = 200e9, nu = 0, rho = 8000, plane = "stress", law = law }
+  raised_here(function() cl.czm.explicit { b, stesp = 10 } end,
+    { "unknown argument 'stesp'", "did you mean 'steps'?" }, "cl.czm.explicit")
+  raised_here(function() cl.czm.explicit { b, steps = 1, output = { evry = 1 } } end,
+    { "output: unknown argument 'evry'", "did you mean 'every'?" }, "output")
+  raised_here(function() b:velocity { where = "x < 1e-9", X = 1 } end,
+    { "body:velocity: unknown argument 'X'", "did you mean 'x'?" }, "body:velocity")
+  raised_here(function() cl.czm.body { mesh = mesh, E = 1, nu = 0, rho = 1, law = law, thicknes = 1 } end,
+    { "did you mean 'thickness'?" }, "cl.czm.body")
+  -- the C bindings share the check
+  raised_here(function() cl.field { n = 3, dtyp = "f32" } end,
+    { "cleave.field: unknown argument 'dtyp'", "did you mean 'dtype'?" }, "cl.field")
+  -- nothing near: no suggestion, the valid names
+  local err = raised_here(function() cl.explicit { pd_body, zzzzzz = 1 } end, { "unknown argument 'zzzzzz'" }, "far")
+  T.ok(not err:find("did you mean", 1, true), "no suggestion for a name far from every valid one")
+  -- a positional entry where none is taken
+  raised_here(function() cl.mesh.grid2d { 3, nx = 2, ny = 2, dx = 1 } end,
+    { "unexpected positional entry [1]", "valid: dx, nx, ny, x0, y0" }, "positional")
+end)
+
+T.run()
