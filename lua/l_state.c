@@ -95,10 +95,12 @@ void cl_lua_interrupt_install(lua_State *L) {
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &previous_sigint);
+  cl_run_sigint_owned(1);
 }
 
 void cl_lua_interrupt_remove(void) {
   sigaction(SIGINT, &previous_sigint, NULL);
+  cl_run_sigint_owned(0);
   if (interrupt_state) lua_sethook(interrupt_state, NULL, 0, 0);
   interrupt_state = NULL;
 }
