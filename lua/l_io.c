@@ -216,9 +216,10 @@ typedef struct csv_ud {
   int names; /* registry ref to the column names table */
 } csv_ud;
 
-static const char *const csv_args[] = {"path", "columns", NULL};
+static const char *const csv_args[] = {"path", "columns", "append", NULL};
 
-/* cleave.io.csv{ path = , columns = { "step", "t", ... } } -> writer; writer:row{...} */
+/* cleave.io.csv{ path = , columns = { "step", "t", ... }, append = false } -> writer;
+ * writer:row{...}; append: rows go after those the file has (a restored run's history) */
 static int io_csv(lua_State *L) {
   const char *fn = "cleave.io.csv";
   cl_lua_check_args(L, 1, fn, csv_args);
@@ -234,12 +235,13 @@ static int io_csv(lua_State *L) {
     names[i] = lua_tostring(L, -1);
     lua_pop(L, 1);
   }
+  int append = cl_lua_opt_boolean(L, 1, fn, "append", 0);
   csv_ud *w = lua_newuserdatauv(L, sizeof *w, 0);
   memset(w, 0, sizeof *w);
   w->names = LUA_NOREF;
   luaL_setmetatable(L, CSV_MT);
   cl_error err;
-  if (cl_csv_open(&w->csv, path, n, names, &err) != CL_OK) return cl_lua_fail(L, &err);
+  if ((append ? cl_csv_append : cl_csv_open)(&w->csv, path, n, names, &err) != CL_OK) return cl_lua_fail(L, &err);
   w->ncols = n;
   lua_pushvalue(L, cols);
   w->names = luaL_ref(L, LUA_REGISTRYINDEX);

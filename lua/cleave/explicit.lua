@@ -44,6 +44,42 @@ function explicit.restore_fields(run, path, saved, values, mine, names)
   for _, name in ipairs(names) do cl.stage.copy { dst = mine[name], src = saved[name]:copy(mine[name].device) }:run() end
   run.step = math.tointeger(values.step)
   run.t = run.step * run.dt
+  explicit.continue_history(run)
+end
+
+--- explicit.continue_history(run): after run:restore, the CSV history (output.csv) keeps its
+--- rows up to the restored step, drops those after it (written past the checkpoint), and the
+--- run appends to it (its writer is opened here on the file's columns).
+function explicit.continue_history(run)
+  local path = run.output.csv
+  if not path then return end
+  if run.history then run.history:close() end
+  run.history, run.written = nil, nil
+  local f = io.open(path, "r")
+  if not f then return end
+  local header = f:read("l")
+  local kept = { header }
+  for line in f:lines() do
+    local step = math.tointeger(tonumber(line:match("^[^,]*")))
+    if step and step <= run.step then
+      kept[#kept + 1] = line
+      if step == run.step then run.written = step end
+    end
+  end
+  f:close()
+  f = assert(io.open(path, "w"))
+  f:write(table.concat(kept, "\n"), "\n")
+  f:close()
+  local columns = {}
+  for name in (header or ""):gmatch("[^,]+") do columns[#columns + 1] = name end
+  if #columns > 0 then run.history = cl.io.csv { path = path, columns = columns, append = true } end
+end
+
+-- The outputs of a step, once: the last step of a run is written also when it is not a
+-- multiple of `every`, and a go that ends on a written step does not write it again.
+local function write(run, step, t)
+  run:write(step, t)
+  run.written = step
 end
 
 --- run:go{ steps = remaining } -> stats: advances the run (again after Ctrl-C, it continues);
@@ -52,11 +88,11 @@ function explicit.go(run, args)
   args = args or {}
   cl.check_args("run:go", args, { steps = true })
   local steps = args.steps and cl.positive_integer("run:go", args, "steps", 0) or run.steps - run.step
-  if run.every > 0 and run.step == 0 then run:write(0, 0) end
+  if run.every > 0 and run.step == 0 and run.written ~= 0 then write(run, 0, 0) end
   local ok, result = pcall(cl.run, {
     pipeline = run.pipeline, steps = steps, dt = run.dt, t0 = run.t, step0 = run.step,
     every = run.every > 0 and run.every or nil,
-    on_output = run.every > 0 and function(step, t) run:write(step, t) end or nil,
+    on_output = run.every > 0 and function(step, t) write(run, step, t) end or nil,
     progress = run.progress,
   })
   local before = run.step
@@ -65,6 +101,7 @@ function explicit.go(run, args)
   if not ok and run.output.checkpoint and run.pipeline.interrupted then run:save(run.output.checkpoint) end
   run.stats = run:statistics(run.step - before, ok and result.seconds or nil)
   if not ok then error(result, 0) end
+  if run.every > 0 and run.step >= run.steps and run.written ~= run.step then write(run, run.step, run.t) end
   if run.output.png then run:png(run.output.png) end
   return run.stats
 end

@@ -97,4 +97,24 @@ T.case("mismatched arrays and bad arguments are named", function()
   T.raises(function() cl.io.png { path = dir .. "/a.png", mesh = m, field = m.x, range = { 1, 0 } } end, "lo < hi")
 end)
 
+-- steps = 7 and every = 3: outputs at 0, 3, 6 and at the last step, 7 (for both methods).
+T.case("the last step is written when steps is not a multiple of every", function()
+  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.004 }, dx = 1e-3,
+    material = cl.pd.pmb { E = 70e9, rho = 2700 } }
+  local run = cl.explicit { b, steps = 7, progress = false, output = { every = 3, csv = dir .. "/last_pd.csv" } }
+  run:go { steps = 5 }
+  run:go()
+  run:go { steps = 0 } -- ends on the written last step: no second row
+  local steps = {}
+  for line in io.lines(dir .. "/last_pd.csv") do steps[#steps + 1] = line:match("^[^,]*") end
+  T.eq(table.concat(steps, " "), "step 0 3 6 7", "pd: the steps written")
+  local mesh = cl.czm.rect { x0 = 0, x1 = 0.02, y0 = 0, y1 = 0.004, nx = 4, ny = 1, order = 1 }
+  local law = cl.jit.ppr { G_I = 1e9, G_II = 1e9, sigma_max = 1e15, tau_max = 1e15 }
+  local cb = cl.czm.body { mesh = mesh, E = 200e9, nu = 0, rho = 8000, plane = "stress", law = law }
+  cl.czm.explicit { cb, steps = 7, progress = false, output = { every = 3, csv = dir .. "/last_czm.csv" } }:go()
+  steps = {}
+  for line in io.lines(dir .. "/last_czm.csv") do steps[#steps + 1] = line:match("^[^,]*") end
+  T.eq(table.concat(steps, " "), "step 0 3 6 7", "czm: the steps written")
+end)
+
 T.run()
