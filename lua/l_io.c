@@ -2,9 +2,12 @@
  * { x = field (n x 2|3), triangles = field (m x 3, i32, 1-based) or
  *   cells = { types = u8 field, offsets = i32 field (m+1), connectivity = i32 field } }.
  * Point indices in Lua meshes are 1-based, as everywhere in the Lua API. */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../runtime/io/checkpoint.h"
 #include "../runtime/io/csv.h"
@@ -406,6 +409,29 @@ static int io_load_checkpoint(lua_State *L) {
   return 2;
 }
 
+/* cleave.io.prepare_path(path [, what]): creates the folders of path that are missing and checks
+ * that the file can be written, leaving an existing file as it is and no new one; errors
+ * start with `what` (runs check their output paths with it before the first step). */
+static int io_prepare_path(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1), *what = luaL_optstring(L, 2, "cleave.io.prepare_path");
+  if (!*path) return luaL_error(L, "%s: the path is empty", what);
+  char *folder = scratch(L, strlen(path) + 1);
+  for (const char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+    memcpy(folder, path, (size_t)(slash - path));
+    folder[slash - path] = 0;
+    if (mkdir(folder, 0777) != 0 && errno != EEXIST)
+      return luaL_error(L, "%s: cannot create the folder '%s' for '%s': %s", what, folder, path, strerror(errno));
+  }
+  struct stat st;
+  int existed = stat(path, &st) == 0;
+  if (existed && S_ISDIR(st.st_mode)) return luaL_error(L, "%s: '%s' is a folder; give a file name", what, path);
+  FILE *fp = fopen(path, "a");
+  if (!fp) return luaL_error(L, "%s: cannot write '%s': %s (choose another path)", what, path, strerror(errno));
+  fclose(fp);
+  if (!existed) remove(path);
+  return 0;
+}
+
 int cl_lua_open_io(lua_State *L) {
   luaL_newmetatable(L, PVD_MT);
   const luaL_Reg pvd_meta[] = {{"__gc", pvd_close}, {"__close", pvd_close}, {NULL, NULL}};
@@ -427,6 +453,7 @@ int cl_lua_open_io(lua_State *L) {
                          {"png", io_png},
                          {"save_checkpoint", io_save_checkpoint},
                          {"load_checkpoint", io_load_checkpoint},
+                         {"prepare_path", io_prepare_path},
                          {NULL, NULL}};
   luaL_newlib(L, io);
   lua_setfield(L, -2, "io");

@@ -531,4 +531,9 @@ function run_mt:statistics(steps, seconds)
     element_steps_per_second = seconds and seconds > 0 and steps * self.body.model:info().elements / seconds or nil }
 end
 
+-- What output.png may show (body:png's fields) and the keys it takes.
+function run_mt.png_fields()
+  return { "speed", "displacement", "stress" }, { path = true, field = true, scale = true, title = true }
+end
+
 function run_mt:png(spec) self.body:png(type(spec) == "table" and spec or { path = spec }) end

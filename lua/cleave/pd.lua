@@ -592,6 +592,17 @@ function run_mt:statistics(steps, seconds)
     bond_updates_per_second = seconds and seconds > 0 and steps * self.body.bonds.count / seconds or nil }
 end
 
+-- The fields output.png may show (those of the body with a row per point) and its keys.
+function run_mt.png_fields(body)
+  local names = {}
+  for k, v in pairs(body) do
+    if type(k) == "string" and (getmetatable(v) or {}).__name == "cleave.field" and v.n == body.n then
+      names[#names + 1] = k
+    end
+  end
+  return names, { path = true, field = true }
+end
+
 -- output.png: a path, or { path =, field = "damage" } (a field of the body)
 function run_mt:png(spec)
   local path, field = spec, "damage"
