@@ -46,15 +46,19 @@ lua_State *cl_lua_new_state(const char *device, cl_error *err) {
   return L;
 }
 
-int cl_lua_load_script(lua_State *L, const char *path, int argc, const char *const *argv) {
+void cl_lua_set_arg(lua_State *L, const char *name, int argc, const char *const *argv) {
   lua_createtable(L, argc, 1);
-  lua_pushstring(L, path ? path : "-");
+  lua_pushstring(L, name);
   lua_rawseti(L, -2, 0);
   for (int i = 0; i < argc; i++) {
     lua_pushstring(L, argv[i]);
     lua_rawseti(L, -2, i + 1);
   }
   lua_setglobal(L, "arg");
+}
+
+int cl_lua_load_script(lua_State *L, const char *path, int argc, const char *const *argv) {
+  cl_lua_set_arg(L, path ? path : "-", argc, argv);
   int rc = luaL_loadfilex(L, path, "t");
   if (rc == LUA_OK)
     for (int i = 0; i < argc; i++) lua_pushstring(L, argv[i]);

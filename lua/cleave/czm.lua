@@ -13,6 +13,21 @@ body_mt.__tostring = function(b)
     info.elements, info.nodes, info.cohesive)
 end
 
+-- Summaries of the C objects (meshes and device models, lua/l_czm.c), like the bodies': their
+-- metatables are the registry's entries of their names.
+local function element(order) return order == 2 and "T6" or "T3" end
+local registry = debug.getregistry()
+registry["cleave.czm.mesh"].__tostring = function(m)
+  local i = m:info()
+  return string.format("czm.mesh<%s, %d elements, %d nodes, %d interior and %d boundary facets, %d cracked>",
+    element(i.order), i.elements, i.nodes, i.interior_facets, i.boundary_facets, i.cracks)
+end
+registry["cleave.czm.model"].__tostring = function(m)
+  local i, x = m:info(), m:field("x")
+  return string.format("czm.model<%s, %d elements, %d nodes, %d cohesive, %s on %s>", element(i.order), i.elements,
+    i.nodes, i.cohesive, x.dtype, x.device)
+end
+
 local body_keys = { mesh = true, E = true, nu = true, rho = true, thickness = true, plane = true, law = true,
   sigma_max = true, tau_max = true, contact = true, check_every = true, precision = true, stiffness = true,
   scatter = true, fracture_energy = true, insertion = true }
@@ -266,6 +281,9 @@ end
 
 local run_mt = {}
 run_mt.__index = run_mt
+run_mt.__tostring = function(r)
+  return string.format("czm.explicit<%s, dt = %g, step %d of %d, t = %g>", tostring(r.body), r.dt, r.step, r.steps, r.t)
+end
 
 --- cleave.czm.explicit{ body, dt = "auto" | number, steps =, output = { every =, vtu = (the bulk
 ---   mesh in vtu.pvd, the crack faces in vtu_cracks.pvd), csv = (energies, cohesive elements,

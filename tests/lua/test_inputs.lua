@@ -92,4 +92,16 @@ T.case("a misspelt key names the key, suggests the nearest and points at the scr
     { "unexpected positional entry [1]", "valid: dx, nx, ny, x0, y0" }, "positional")
 end)
 
+-- Cohesive FEM objects print summaries, as the peridynamic ones do.
+T.case("cohesive FEM meshes, models, bodies and runs print summaries", function()
+  local mesh = cl.czm.rect { x0 = 0, x1 = 0.02, y0 = 0, y1 = 0.004, nx = 4, ny = 1, order = 1 }
+  T.eq(tostring(mesh), "czm.mesh<T3, 16 elements, 14 nodes, 19 interior and 10 boundary facets, 0 cracked>", "mesh")
+  local law = cl.jit.ppr { G_I = 1e9, G_II = 1e9, sigma_max = 1e15, tau_max = 1e15 }
+  local b = cl.czm.body { mesh = mesh, E = 200e9, nu = 0, rho = 8000, plane = "stress", law = law }
+  T.eq(tostring(b.model), "czm.model<T3, 16 elements, 14 nodes, 0 cohesive, f64 on " .. b.x.device .. ">", "model")
+  local run = cl.czm.explicit { b, dt = 1e-9, steps = 3, progress = false }
+  run:go { steps = 2 }
+  T.eq(tostring(run), "czm.explicit<" .. tostring(b) .. ", dt = 1e-09, step 2 of 3, t = 2e-09>", "run")
+end)
+
 T.run()
