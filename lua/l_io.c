@@ -286,6 +286,15 @@ static int csv_close(lua_State *L) {
   return 0;
 }
 
+/* A picture's width or height in pixels: absent picks it; the writer clamps a given one. */
+static int png_pixels(lua_State *L, const char *fn, const char *key) {
+  lua_Integer v = cl_lua_opt_integer(L, 1, fn, key, 0);
+  if (v < 0 || v > 1000000)
+    luaL_error(L, "%s: argument '%s' must be a positive number of pixels (clamped to 200..8000), got %I", fn, key,
+               (LUAI_UACINT)v);
+  return (int)v;
+}
+
 static const char *const png_args[] = {"path", "mesh", "field", "component", "title", "range", "width", "height", "point_size", NULL};
 
 /* cleave.io.png{ path = , mesh = , field = , component = 1 (or "magnitude"), title = ,
@@ -318,8 +327,8 @@ static int io_png(lua_State *L) {
     plot.ntriangles = m.ncells, plot.tri = m.connectivity;
   }
   plot.title = cl_lua_opt_string(L, 1, fn, "title", NULL);
-  plot.width = (int)cl_lua_opt_integer(L, 1, fn, "width", 0);
-  plot.height = (int)cl_lua_opt_integer(L, 1, fn, "height", 0);
+  plot.width = png_pixels(L, fn, "width");
+  plot.height = png_pixels(L, fn, "height");
   plot.point_size = cl_lua_opt_number(L, 1, fn, "point_size", 0);
   if (lua_getfield(L, 1, "range") != LUA_TNIL) {
     if (!lua_istable(L, -1) || luaL_len(L, -1) != 2) return luaL_error(L, "%s: 'range' must be {lo, hi}", fn);

@@ -1,5 +1,6 @@
 #include "l_util.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include <stdlib.h>
@@ -94,7 +95,8 @@ static void wrong_type(lua_State *L, const char *fname, const char *key, const c
   luaL_error(L, "%s: argument '%s' must be %s, got %s", fname, key, want, luaL_typename(L, -1));
 }
 
-lua_Number cl_lua_opt_number(lua_State *L, int idx, const char *fname, const char *key, lua_Number def) {
+/* A number argument; finite: one the user gives must be finite. */
+static lua_Number number_arg(lua_State *L, int idx, const char *fname, const char *key, lua_Number def, int finite) {
   int t = get_key(L, idx, key);
   if (t == LUA_TNIL) {
     lua_pop(L, 1);
@@ -103,7 +105,16 @@ lua_Number cl_lua_opt_number(lua_State *L, int idx, const char *fname, const cha
   if (t != LUA_TNUMBER) wrong_type(L, fname, key, "a number");
   lua_Number v = lua_tonumber(L, -1);
   lua_pop(L, 1);
+  if (finite && !isfinite(v)) luaL_error(L, "%s: argument '%s' must be a finite number, got %f", fname, key, v);
   return v;
+}
+
+lua_Number cl_lua_opt_number(lua_State *L, int idx, const char *fname, const char *key, lua_Number def) {
+  return number_arg(L, idx, fname, key, def, 1);
+}
+
+lua_Number cl_lua_opt_value(lua_State *L, int idx, const char *fname, const char *key, lua_Number def) {
+  return number_arg(L, idx, fname, key, def, 0);
 }
 
 lua_Number cl_lua_req_number(lua_State *L, int idx, const char *fname, const char *key) {
@@ -122,6 +133,14 @@ lua_Integer cl_lua_opt_integer(lua_State *L, int idx, const char *fname, const c
   lua_Integer v = t == LUA_TNUMBER ? lua_tointegerx(L, -1, &ok) : 0;
   if (!ok) wrong_type(L, fname, key, "an integer");
   lua_pop(L, 1);
+  return v;
+}
+
+lua_Integer cl_lua_opt_integer_min(lua_State *L, int idx, const char *fname, const char *key, lua_Integer def,
+                                   lua_Integer min) {
+  lua_Integer v = cl_lua_opt_integer(L, idx, fname, key, def);
+  if (v < min)
+    luaL_error(L, "%s: argument '%s' must be an integer >= %I, got %I", fname, key, (LUAI_UACINT)min, (LUAI_UACINT)v);
   return v;
 }
 

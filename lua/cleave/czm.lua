@@ -72,7 +72,8 @@ function czm.body(args)
   model:set_check_every(every)
   local b = setmetatable({ model = model, mesh = args.mesh, thickness = args.thickness or 1, law = law,
     E = args.E, nu = args.nu, plane_strain = (args.plane or "strain") == "strain", constraints = {}, check_every = every,
-    fracture_energy = args.fracture_energy or law_property(law, "G_I") }, body_mt)
+    fracture_energy = args.fracture_energy and cl.positive_number(fn, args, "fracture_energy") or
+      law_property(law, "G_I") }, body_mt)
   for _, name in ipairs { "x", "u", "v", "a", "mass", "stress" } do b[name] = model:field(name) end
   return b
 end
@@ -121,8 +122,9 @@ end
 -- A prescribed value: a number, a function of t, or an expression in t (compiled for the device).
 local function load_value(fn, key, value)
   if type(value) == "string" then return cl.jit.value(value, { what = key }) end
-  if type(value) ~= "number" and type(value) ~= "function" then
-    error(string.format("%s: '%s' must be a number, a function of t or an expression in t", fn, key), 3)
+  if type(value) == "number" then return cl.finite_number(fn, key, value, 4) end
+  if type(value) ~= "function" then
+    error(string.format("%s: '%s' must be a number, a function of t or an expression in t", fn, key), 4)
   end
   return value
 end
@@ -167,8 +169,12 @@ function body_mt:initial_displacement(f) set_nodes(self, self.u, f) end
 --- strain's displacement u = eps (p - origin) on every node (xy split evenly between the two)
 function body_mt:initial_strain(args)
   cl.check_args("body:initial_strain", args, { xx = true, yy = true, xy = true, origin = true })
-  local exx, eyy, gxy = args.xx or 0, args.yy or 0, args.xy or 0
+  local fn = "body:initial_strain"
+  local exx, eyy = cl.optional_number(fn, args, "xx", 0), cl.optional_number(fn, args, "yy", 0)
+  local gxy = cl.optional_number(fn, args, "xy", 0)
   local o = args.origin or { 0, 0 }
+  cl.finite_number(fn, "origin[1]", o[1])
+  cl.finite_number(fn, "origin[2]", o[2])
   set_nodes(self, self.u, function(x, y)
     local dx, dy = x - o[1], y - o[2]
     return exx * dx + gxy / 2 * dy, gxy / 2 * dx + eyy * dy
@@ -192,6 +198,7 @@ function body_mt:pressure(args)
   end
   local value = args.value
   if type(value) == "string" then value = cl.jit.value(value, { what = "value" }) end
+  if type(value) == "number" then cl.finite_number(fn, "value", value) end
   if type(value) ~= "number" and type(value) ~= "function" and getmetatable(value) ~= cl.jit.value_mt then
     error(fn .. ": 'value' must be a number, a function of t or an expression in t", 2)
   end

@@ -75,27 +75,34 @@ local function positive_integer(fname, args, key, min, level)
   return v
 end
 
+--- args[key] as a finite number > 0.
 local function positive_number(fname, args, key, level)
   local v = args[key]
-  if type(v) ~= "number" or not (v > 0) then
-    error(string.format("%s: argument '%s' must be a positive number (got %s)", fname, key,
+  if type(v) ~= "number" or not (v > 0 and v < math.huge) then
+    error(string.format("%s: argument '%s' must be a positive finite number (got %s)", fname, key,
       tostring(v)), level or 3)
   end
   return v
 end
 
---- args[key] as a number, def when absent.
-local function optional_number(fname, args, key, def, level)
-  local v = args[key]
-  if v == nil then return def end
-  if type(v) ~= "number" then
-    error(string.format("%s: argument '%s' must be a number (got %s)", fname, key, tostring(v)), level or 3)
+--- v when it is a finite number, else an error naming key (where a number enters: every number a
+--- user gives is checked here or by the helpers below).
+local function finite_number(fname, key, v, level)
+  if type(v) ~= "number" or not (v > -math.huge and v < math.huge) then
+    error(string.format("%s: argument '%s' must be a finite number (got %s)", fname, key, tostring(v)), level or 3)
   end
   return v
+end
+
+--- args[key] as a finite number, def when absent.
+local function optional_number(fname, args, key, def, level)
+  if args[key] == nil then return def end
+  return finite_number(fname, key, args[key], level) -- a tail call: the level is the caller's
 end
 cl.positive_number = positive_number
 cl.positive_integer = positive_integer
 cl.optional_number = optional_number
+cl.finite_number = finite_number
 
 --- cleave.mesh.grid2d{ nx = , ny = , dx = , x0 = 0, y0 = 0 }
 -- nx x ny points spaced dx (point p = j*nx + i + 1), each cell split into two triangles.

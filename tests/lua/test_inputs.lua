@@ -104,4 +104,68 @@ T.case("cohesive FEM meshes, models, bodies and runs print summaries", function(
   T.eq(tostring(run), "czm.explicit<" .. tostring(b) .. ", dt = 1e-09, step 2 of 3, t = 2e-09>", "run")
 end)
 
+-- Bad numbers are refused where they enter, naming the argument, at the script's line: the
+-- issue's internal errors (a 2D shape with dim = 3, a string shape, an infinite modulus, a
+-- negative field size) and a sweep of the numeric arguments of pd, czm, geom, field, explicit,
+-- jit, io and the demo.
+T.case("non-finite and out-of-range numbers are refused where they enter", function()
+  local inf, nan = math.huge, 0 / 0
+  local pmb = cl.pd.pmb { E = 70e9, rho = 2700 }
+  local rect = cl.geom.rect { 0, 0.004, 0, 0.004 }
+  local function pd_body(extra)
+    local args = { shape = rect, dx = 1e-3, material = pmb }
+    for k, v in pairs(extra or {}) do args[k] = v end
+    return cl.pd.body(args)
+  end
+  local b = pd_body()
+  local mesh = cl.czm.rect { x0 = 0, x1 = 0.02, y0 = 0, y1 = 0.004, nx = 4, ny = 1, order = 1 }
+  local law = cl.jit.ppr { G_I = 1e9, G_II = 1e9, sigma_max = 1e15, tau_max = 1e15 }
+  local cb = cl.czm.body { mesh = mesh, E = 200e9, nu = 0, rho = 8000, plane = "stress", law = law }
+  local grid = cl.mesh.grid2d { nx = 3, ny = 3, dx = 1 }
+  for _, case in ipairs {
+    { function() pd_body { dim = 3 } end, { "cleave.pd.body: the shape is 2D but dim = 3", "bounded in z" } },
+    { function() pd_body { shape = "rect" } end, { "argument 'shape' must be a shape", "got string" } },
+    { function() pd_body { shape = cl.geom.box { 0, 0.004, 0, 0.004, 0, 0.004 }, dim = 2 } end,
+      { "the shape is 3D but dim = 2", "leave 'dim' out" } },
+    { function() cl.pd.pmb { E = inf, rho = 1 } end, { "cleave.pd.pmb: argument 'E' must be a positive finite number" } },
+    { function() cl.pd.pmb { E = 1, rho = 1, G0 = nan } end, { "argument 'G0'" } },
+    { function() pd_body { horizon = inf } end, { "argument 'horizon' must be a positive finite number" } },
+    { function() pd_body { thickness = inf } end, { "argument 'thickness' must be a finite number" } },
+    { function() pd_body { delta = nan } end, { "argument 'delta'" } },
+    { function() b:velocity { where = "x < dx", vx = inf } end, { "body:velocity: argument 'vx' must be a finite number" } },
+    { function() b:body_force { where = "x < dx", by = nan } end, { "body:body_force: argument 'by'" } },
+    { function() b:traction { where = "x < dx", tx = 1, layer = 0 } end, { "body:traction: argument 'layer'" } },
+    { function() cl.explicit { b, dt = nan } end, { "argument 'dt' must be \"auto\" or a positive number" } },
+    { function() cl.explicit { b, steps = inf } end, { "argument 'steps' must be an integer >= 0" } },
+    { function() cl.field { n = -1 } end, { "cleave.field: argument 'n' must be an integer >= 0, got -1" } },
+    { function() cl.geom.rect { 0, inf, 0, 1 } end, { "cleave.geom.rect: x1 must be finite" } },
+    { function() cl.geom.polygon { { 0, 0 }, { 1, 0 }, { 0, 1 }, z0 = 0, z1 = inf } end,
+      { "cleave.geom.polygon: argument 'z1' must be a finite number" } },
+    { function() rect:points { dx = nan } end, { "cleave.shape:points: argument 'dx' must be a finite number" } },
+    { function() cl.czm.rect { x0 = 0, x1 = nan, y0 = 0, y1 = 1, nx = 2, ny = 2 } end, { "argument 'x1' must be a finite number" } },
+    { function() cl.czm.body { mesh = mesh, E = inf, nu = 0, rho = 1, law = law } end, { "argument 'E' must be a finite number" } },
+    { function() cl.czm.body { mesh = mesh, E = 1, nu = 0, rho = 1, law = law, fracture_energy = -1 } end,
+      { "argument 'fracture_energy'" } },
+    { function() cb:velocity { where = "x < 1e-9", x = nan } end, { "body:velocity: argument 'x' must be a finite number" } },
+    { function() cb:pressure { where = "x < 1e-9", value = inf } end, { "body:pressure: argument 'value'" } },
+    { function() cb:initial_strain { xx = inf } end, { "body:initial_strain: argument 'xx'" } },
+    { function() cl.jit.bond_force { source = "return 0;", params = { c = inf } } end, { "parameter 'c' must be a finite number" } },
+    { function() cl.io.png { path = "x.png", mesh = grid, field = cl.field { n = 9 }, width = -5 } end,
+      { "cleave.io.png: argument 'width' must be a positive number of pixels" } },
+    { function() cl.io.png { path = "x.png", mesh = grid, field = cl.field { n = 9 }, point_size = inf } end,
+      { "argument 'point_size' must be a finite number" } },
+    { function() cl.run { pipeline = cl.pipeline {}, steps = 1, dt = nan } end, { "cleave.run: argument 'dt' must be a finite number" } },
+    { function() cl.mesh.grid2d { nx = 3, ny = 3, dx = inf } end, { "argument 'dx' must be a positive finite number" } },
+  } do
+    raised_here(case[1], case[2], case[2][1])
+  end
+  -- a 3D shape makes a 3D body without dim = 3 (it was silently cut to its x-y section)
+  local cube = pd_body { shape = cl.geom.box { 0, 0.004, 0, 0.004, 0, 0.004 } }
+  T.eq(cube.dim, 3, "dimension inferred from the shape")
+  T.eq(cube.n, 64, "4 x 4 x 4 points")
+  T.eq(cl.geom.box { 0, 1, 0, 1, 0, 1 }:points { dx = 0.5 }.k, 3, "shape:points of a 3D shape are 3D")
+  -- data may hold anything: a field filled with NaN is a field
+  T.ok(cl.field { n = 2, value = nan }[1] ~= cl.field { n = 2, value = nan }[1], "a NaN fill value is data")
+end)
+
 T.run()
