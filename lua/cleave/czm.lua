@@ -81,7 +81,7 @@ end
 -- A region of the plane: a function(x, y) -> boolean, an expression in x and y ("x < 0.01 and
 -- y > 0"), or { group = "name" } (a physical group of the Gmsh file the mesh came from).
 -- Returns a predicate on (x, y) or, for a group, the set of its nodes (1-based).
-local function region(self, where, fn)
+local function region(self, where, fn, level)
   if type(where) == "function" then return where end
   if type(where) == "string" then
     local test = cl.expr.evaluator(where, { what = "where", kind = "boolean", variables = { "x", "y" } })
@@ -96,13 +96,15 @@ local function region(self, where, fn)
     for _, i in ipairs(self.mesh:group_nodes(where.group)) do set[i] = true end
     return nil, set
   end
-  error(fn .. ": 'where' must be a function(x, y), an expression in x and y, or { group = \"name\" }", 3)
+  error(fn .. ": 'where' must be a function(x, y), an expression in x and y, or { group = \"name\" }", level)
 end
 
 -- Rows (1-based, u32 field) of the mesh's initial nodes in the region.
-function body_mt:select(where, fn)
+-- (level: of its errors, 2 when a script calls it)
+function body_mt:select(where, fn, level)
+  level = level or 2
   fn = fn or "body:select"
-  local test, set = region(self, where, fn)
+  local test, set = region(self, where, fn, level + 1)
   local x = self.x
   local rows = {}
   for i = 1, self.model:info().initial_nodes do
@@ -113,7 +115,7 @@ function body_mt:select(where, fn)
     end
     if inside then rows[#rows + 1] = i end
   end
-  if #rows == 0 then error(fn .. ": the region 'where' holds no node", 3) end
+  if #rows == 0 then error(fn .. ": the region 'where' holds no node", level) end
   local f = cl.field { n = #rows, dtype = "u32" }
   for i, r in ipairs(rows) do f[i] = r end
   return f
@@ -136,7 +138,7 @@ end
 local function constrain(self, kind, args)
   local fn = "body:" .. kind
   cl.check_args(fn, args, { where = true, x = true, y = true }, 4) -- the caller of body:velocity
-  local rows = self:select(args.where, fn)
+  local rows = self:select(args.where, fn, 4)
   for c, key in ipairs { "x", "y" } do
     if args[key] ~= nil then
       self.constraints[#self.constraints + 1] = { kind = kind, rows = rows, component = c,
@@ -190,7 +192,7 @@ function body_mt:pressure(args)
   if self.pressure_value ~= nil then
     error(fn .. ": the body has a pressure already; one per body (combine the regions in one 'where')", 2)
   end
-  local test, set = region(self, args.where, fn)
+  local test, set = region(self, args.where, fn, 3)
   local where = test
   if set then
     where = cl.field { n = self.model:info().nodes, dtype = "u8" }

@@ -148,6 +148,8 @@ T.case("non-finite and out-of-range numbers are refused where they enter", funct
       { "argument 'fracture_energy'" } },
     { function() cb:velocity { where = "x < 1e-9", x = nan } end, { "body:velocity: argument 'x' must be a finite number" } },
     { function() cb:pressure { where = "x < 1e-9", value = inf } end, { "body:pressure: argument 'value'" } },
+    { function() cb:velocity { where = "x > 1", x = 1 } end, { "body:velocity: the region 'where' holds no node" } },
+    { function() cb:pressure { where = 3, value = 1 } end, { "body:pressure: 'where' must be a function(x, y)" } },
     { function() cb:initial_strain { xx = inf } end, { "body:initial_strain: argument 'xx'" } },
     { function() cl.jit.bond_force { source = "return 0;", params = { c = inf } } end, { "parameter 'c' must be a finite number" } },
     { function() cl.io.png { path = "x.png", mesh = grid, field = cl.field { n = 9 }, width = -5 } end,
