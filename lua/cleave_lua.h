@@ -18,6 +18,9 @@ int luaopen_cleave(lua_State *L);
  * and fills err (code and message) on failure. */
 lua_State *cl_lua_new_state(const char *device, cl_error *err);
 
+/* Sets the global `arg`: arg[0] = name, arg[1..argc] = argv. */
+void cl_lua_set_arg(lua_State *L, const char *name, int argc, const char *const *argv);
+
 /* Sets the global `arg` (arg[0] = path), loads the script (path NULL: stdin)
  * and pushes it followed by its argc arguments; on failure pushes the
  * error message instead. Returns the luaL_loadfilex status. */

@@ -325,8 +325,10 @@ static int field_new(lua_State *L) {
     return luaL_error(L, "cleave.field: argument 'data' must be a table, got %s", luaL_typename(L, -1));
   lua_Integer n = has_data ? (lua_Integer)luaL_len(L, -1) : -1;
   lua_pop(L, 1);
-  lua_Integer n_arg = cl_lua_opt_integer(L, 1, "cleave.field", "n", n);
-  if (n_arg < 0) return luaL_error(L, "cleave.field: missing argument 'n' (number of rows) or 'data'");
+  int has_n = lua_getfield(L, 1, "n") != LUA_TNIL;
+  lua_pop(L, 1);
+  if (!has_data && !has_n) return luaL_error(L, "cleave.field: missing argument 'n' (number of rows) or 'data'");
+  lua_Integer n_arg = cl_lua_opt_integer_min(L, 1, "cleave.field", "n", n, 0);
   if (has_data && n_arg != n)
     return luaL_error(L, "cleave.field: 'n' is %I but 'data' has %I rows", (LUAI_UACINT)n_arg, (LUAI_UACINT)n);
   cl_field *f;
@@ -334,7 +336,7 @@ static int field_new(lua_State *L) {
   if (cl_field_create(rt->device, (cl_dtype)t, (size_t)n_arg, (int)k, &f, &err) != CL_OK)
     return cl_lua_fail(L, &err);
   cl_lua_push_field(L, f); /* owned by Lua from here: errors below free it via __gc */
-  lua_Number value = cl_lua_opt_number(L, 1, "cleave.field", "value", 0);
+  lua_Number value = cl_lua_opt_value(L, 1, "cleave.field", "value", 0); /* data: NaN and inf allowed */
   if (has_data && value != 0) return luaL_error(L, "cleave.field: give 'data' or 'value', not both");
   check_fits(L, f, value);
   if (value != 0) fail_if(L, cl_field_fill(f, value, &err), &err);

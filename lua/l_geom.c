@@ -310,6 +310,20 @@ static int shape_bounds(lua_State *L) {
   return 1;
 }
 
+/* The shape's dimension: 3 when it is bounded in z (a box, sphere, cylinder, a polygon with
+ * z0/z1, or a combination bounded by one), 2 when it extends over every z (2D primitives). */
+static int dimension_of(shape_ud *u) {
+  cl_shape s = view_of(u);
+  double lo[3], hi[3];
+  cl_shape_bounds(&s, 3, lo, hi);
+  return isfinite(lo[2]) && isfinite(hi[2]) ? 3 : 2;
+}
+
+static int shape_dim(lua_State *L) {
+  lua_pushinteger(L, dimension_of(check_self(L, "cleave.shape:dim")));
+  return 1;
+}
+
 static int shape_tostring(lua_State *L) {
   shape_ud *u = check_self(L, "cleave.shape:__tostring");
   lua_getiuservalue(L, 1, 1);
@@ -335,7 +349,7 @@ static int shape_points(lua_State *L) {
   shape_ud *u = check_self(L, fname);
   cl_lua_check_args(L, 2, fname, args);
   double dx = cl_lua_req_number(L, 2, fname, "dx");
-  lua_Integer dim = cl_lua_opt_integer(L, 2, fname, "dim", 2);
+  lua_Integer dim = cl_lua_opt_integer(L, 2, fname, "dim", dimension_of(u));
   lua_Integer max_points = cl_lua_opt_integer(L, 2, fname, "max_points", DEFAULT_MAX_POINTS);
   if (dim != 2 && dim != 3) luaL_error(L, "%s: dim must be 2 or 3 (got %I)", fname, (LUAI_UACINT)dim);
   if (max_points < 1) luaL_error(L, "%s: max_points must be positive (got %I)", fname, (LUAI_UACINT)max_points);
@@ -385,6 +399,7 @@ int cl_lua_open_geom(lua_State *L) {
   const luaL_Reg methods[] = {{"union", shape_union},       {"difference", shape_difference},
                               {"intersection", shape_intersection}, {"contains", shape_contains},
                               {"bounds", shape_bounds},     {"points", shape_points},
+                              {"dim", shape_dim},
                               {NULL, NULL}};
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "__index");

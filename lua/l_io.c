@@ -2,9 +2,12 @@
  * { x = field (n x 2|3), triangles = field (m x 3, i32, 1-based) or
  *   cells = { types = u8 field, offsets = i32 field (m+1), connectivity = i32 field } }.
  * Point indices in Lua meshes are 1-based, as everywhere in the Lua API. */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../runtime/io/checkpoint.h"
 #include "../runtime/io/csv.h"
@@ -216,9 +219,10 @@ typedef struct csv_ud {
   int names; /* registry ref to the column names table */
 } csv_ud;
 
-static const char *const csv_args[] = {"path", "columns", NULL};
+static const char *const csv_args[] = {"path", "columns", "append", NULL};
 
-/* cleave.io.csv{ path = , columns = { "step", "t", ... } } -> writer; writer:row{...} */
+/* cleave.io.csv{ path = , columns = { "step", "t", ... }, append = false } -> writer;
+ * writer:row{...}; append: rows go after those the file has (a restored run's history) */
 static int io_csv(lua_State *L) {
   const char *fn = "cleave.io.csv";
   cl_lua_check_args(L, 1, fn, csv_args);
@@ -234,12 +238,13 @@ static int io_csv(lua_State *L) {
     names[i] = lua_tostring(L, -1);
     lua_pop(L, 1);
   }
+  int append = cl_lua_opt_boolean(L, 1, fn, "append", 0);
   csv_ud *w = lua_newuserdatauv(L, sizeof *w, 0);
   memset(w, 0, sizeof *w);
   w->names = LUA_NOREF;
   luaL_setmetatable(L, CSV_MT);
   cl_error err;
-  if (cl_csv_open(&w->csv, path, n, names, &err) != CL_OK) return cl_lua_fail(L, &err);
+  if ((append ? cl_csv_append : cl_csv_open)(&w->csv, path, n, names, &err) != CL_OK) return cl_lua_fail(L, &err);
   w->ncols = n;
   lua_pushvalue(L, cols);
   w->names = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -281,6 +286,15 @@ static int csv_close(lua_State *L) {
   return 0;
 }
 
+/* A picture's width or height in pixels: absent picks it; the writer clamps a given one. */
+static int png_pixels(lua_State *L, const char *fn, const char *key) {
+  lua_Integer v = cl_lua_opt_integer(L, 1, fn, key, 0);
+  if (v < 0 || v > 1000000)
+    luaL_error(L, "%s: argument '%s' must be a positive number of pixels (clamped to 200..8000), got %I", fn, key,
+               (LUAI_UACINT)v);
+  return (int)v;
+}
+
 static const char *const png_args[] = {"path", "mesh", "field", "component", "title", "range", "width", "height", "point_size", NULL};
 
 /* cleave.io.png{ path = , mesh = , field = , component = 1 (or "magnitude"), title = ,
@@ -313,8 +327,8 @@ static int io_png(lua_State *L) {
     plot.ntriangles = m.ncells, plot.tri = m.connectivity;
   }
   plot.title = cl_lua_opt_string(L, 1, fn, "title", NULL);
-  plot.width = (int)cl_lua_opt_integer(L, 1, fn, "width", 0);
-  plot.height = (int)cl_lua_opt_integer(L, 1, fn, "height", 0);
+  plot.width = png_pixels(L, fn, "width");
+  plot.height = png_pixels(L, fn, "height");
   plot.point_size = cl_lua_opt_number(L, 1, fn, "point_size", 0);
   if (lua_getfield(L, 1, "range") != LUA_TNIL) {
     if (!lua_istable(L, -1) || luaL_len(L, -1) != 2) return luaL_error(L, "%s: 'range' must be {lo, hi}", fn);
@@ -404,6 +418,29 @@ static int io_load_checkpoint(lua_State *L) {
   return 2;
 }
 
+/* cleave.io.prepare_path(path [, what]): creates the folders of path that are missing and checks
+ * that the file can be written, leaving an existing file as it is and no new one; errors
+ * start with `what` (runs check their output paths with it before the first step). */
+static int io_prepare_path(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1), *what = luaL_optstring(L, 2, "cleave.io.prepare_path");
+  if (!*path) return luaL_error(L, "%s: the path is empty", what);
+  char *folder = scratch(L, strlen(path) + 1);
+  for (const char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+    memcpy(folder, path, (size_t)(slash - path));
+    folder[slash - path] = 0;
+    if (mkdir(folder, 0777) != 0 && errno != EEXIST)
+      return luaL_error(L, "%s: cannot create the folder '%s' for '%s': %s", what, folder, path, strerror(errno));
+  }
+  struct stat st;
+  int existed = stat(path, &st) == 0;
+  if (existed && S_ISDIR(st.st_mode)) return luaL_error(L, "%s: '%s' is a folder; give a file name", what, path);
+  FILE *fp = fopen(path, "a");
+  if (!fp) return luaL_error(L, "%s: cannot write '%s': %s (choose another path)", what, path, strerror(errno));
+  fclose(fp);
+  if (!existed) remove(path);
+  return 0;
+}
+
 int cl_lua_open_io(lua_State *L) {
   luaL_newmetatable(L, PVD_MT);
   const luaL_Reg pvd_meta[] = {{"__gc", pvd_close}, {"__close", pvd_close}, {NULL, NULL}};
@@ -425,6 +462,7 @@ int cl_lua_open_io(lua_State *L) {
                          {"png", io_png},
                          {"save_checkpoint", io_save_checkpoint},
                          {"load_checkpoint", io_load_checkpoint},
+                         {"prepare_path", io_prepare_path},
                          {NULL, NULL}};
   luaL_newlib(L, io);
   lua_setfield(L, -2, "io");

@@ -46,15 +46,19 @@ lua_State *cl_lua_new_state(const char *device, cl_error *err) {
   return L;
 }
 
-int cl_lua_load_script(lua_State *L, const char *path, int argc, const char *const *argv) {
+void cl_lua_set_arg(lua_State *L, const char *name, int argc, const char *const *argv) {
   lua_createtable(L, argc, 1);
-  lua_pushstring(L, path ? path : "-");
+  lua_pushstring(L, name);
   lua_rawseti(L, -2, 0);
   for (int i = 0; i < argc; i++) {
     lua_pushstring(L, argv[i]);
     lua_rawseti(L, -2, i + 1);
   }
   lua_setglobal(L, "arg");
+}
+
+int cl_lua_load_script(lua_State *L, const char *path, int argc, const char *const *argv) {
+  cl_lua_set_arg(L, path ? path : "-", argc, argv);
   int rc = luaL_loadfilex(L, path, "t");
   if (rc == LUA_OK)
     for (int i = 0; i < argc; i++) lua_pushstring(L, argv[i]);
@@ -95,10 +99,12 @@ void cl_lua_interrupt_install(lua_State *L) {
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &previous_sigint);
+  cl_run_sigint_owned(1);
 }
 
 void cl_lua_interrupt_remove(void) {
   sigaction(SIGINT, &previous_sigint, NULL);
+  cl_run_sigint_owned(0);
   if (interrupt_state) lua_sethook(interrupt_state, NULL, 0, 0);
   interrupt_state = NULL;
 }

@@ -1,5 +1,6 @@
 #include "l_util.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include <stdlib.h>
@@ -49,6 +50,28 @@ int cl_lua_fail(lua_State *L, const cl_error *err) {
   return luaL_error(L, "%s", err->msg[0] ? err->msg : cl_status_name(err->code));
 }
 
+/* Raises the error of cleave.check_args (lua/cleave/mesh.lua: the valid names, the nearest one,
+ * the script position) for the unknown string key on top of the stack. */
+static void unknown_arg(lua_State *L, const char *fname, const char *const *valid) {
+  int key = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, "cleave");
+  if (!lua_istable(L, -1) || lua_getfield(L, -1, "check_args") != LUA_TFUNCTION)
+    luaL_error(L, "%s: unknown argument '%s'", fname, lua_tostring(L, key));
+  lua_pushstring(L, fname);
+  lua_newtable(L); /* the unknown key alone: positional entries are the caller's to check */
+  lua_pushvalue(L, key);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+  lua_newtable(L);
+  for (const char *const *v = valid; *v; v++) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, *v);
+  }
+  lua_pushinteger(L, 3); /* check_args, this C function, then its caller */
+  lua_call(L, 4, 0);
+}
+
 void cl_lua_check_args(lua_State *L, int idx, const char *fname, const char *const *valid) {
   idx = lua_absindex(L, idx);
   if (!lua_istable(L, idx))
@@ -60,16 +83,7 @@ void cl_lua_check_args(lua_State *L, int idx, const char *fname, const char *con
     const char *key = lua_tostring(L, -1);
     int ok = 0;
     for (const char *const *v = valid; *v; v++) ok |= strcmp(*v, key) == 0;
-    if (!ok) {
-      luaL_Buffer b;
-      luaL_buffinit(L, &b);
-      for (const char *const *v = valid; *v; v++) {
-        if (v != valid) luaL_addstring(&b, ", ");
-        luaL_addstring(&b, *v);
-      }
-      luaL_pushresult(&b);
-      luaL_error(L, "%s: unknown argument '%s' (valid: %s)", fname, key, lua_tostring(L, -1));
-    }
+    if (!ok) unknown_arg(L, fname, valid);
   }
 }
 
@@ -81,7 +95,8 @@ static void wrong_type(lua_State *L, const char *fname, const char *key, const c
   luaL_error(L, "%s: argument '%s' must be %s, got %s", fname, key, want, luaL_typename(L, -1));
 }
 
-lua_Number cl_lua_opt_number(lua_State *L, int idx, const char *fname, const char *key, lua_Number def) {
+/* A number argument; finite: one the user gives must be finite. */
+static lua_Number number_arg(lua_State *L, int idx, const char *fname, const char *key, lua_Number def, int finite) {
   int t = get_key(L, idx, key);
   if (t == LUA_TNIL) {
     lua_pop(L, 1);
@@ -90,7 +105,16 @@ lua_Number cl_lua_opt_number(lua_State *L, int idx, const char *fname, const cha
   if (t != LUA_TNUMBER) wrong_type(L, fname, key, "a number");
   lua_Number v = lua_tonumber(L, -1);
   lua_pop(L, 1);
+  if (finite && !isfinite(v)) luaL_error(L, "%s: argument '%s' must be a finite number, got %f", fname, key, v);
   return v;
+}
+
+lua_Number cl_lua_opt_number(lua_State *L, int idx, const char *fname, const char *key, lua_Number def) {
+  return number_arg(L, idx, fname, key, def, 1);
+}
+
+lua_Number cl_lua_opt_value(lua_State *L, int idx, const char *fname, const char *key, lua_Number def) {
+  return number_arg(L, idx, fname, key, def, 0);
 }
 
 lua_Number cl_lua_req_number(lua_State *L, int idx, const char *fname, const char *key) {
@@ -109,6 +133,14 @@ lua_Integer cl_lua_opt_integer(lua_State *L, int idx, const char *fname, const c
   lua_Integer v = t == LUA_TNUMBER ? lua_tointegerx(L, -1, &ok) : 0;
   if (!ok) wrong_type(L, fname, key, "an integer");
   lua_pop(L, 1);
+  return v;
+}
+
+lua_Integer cl_lua_opt_integer_min(lua_State *L, int idx, const char *fname, const char *key, lua_Integer def,
+                                   lua_Integer min) {
+  lua_Integer v = cl_lua_opt_integer(L, idx, fname, key, def);
+  if (v < min)
+    luaL_error(L, "%s: argument '%s' must be an integer >= %I, got %I", fname, key, (LUAI_UACINT)min, (LUAI_UACINT)v);
   return v;
 }
 

@@ -28,10 +28,16 @@ int cl_lua_fail(lua_State *L, const cl_error *err);
  * (NULL-terminated); a misspelt key is an error naming it and the valid ones. */
 void cl_lua_check_args(lua_State *L, int idx, const char *fname, const char *const *valid);
 
-/* Named-argument getters: missing and optional -> def; wrong type -> error naming the key. */
+/* Named-argument getters: missing and optional -> def; wrong type -> error naming the key.
+ * Numbers a user gives must be finite (a default need not be); cl_lua_opt_value takes any
+ * number, for data (a field's fill value) rather than a parameter. */
 lua_Number cl_lua_opt_number(lua_State *L, int idx, const char *fname, const char *key, lua_Number def);
+lua_Number cl_lua_opt_value(lua_State *L, int idx, const char *fname, const char *key, lua_Number def);
 lua_Number cl_lua_req_number(lua_State *L, int idx, const char *fname, const char *key);
 lua_Integer cl_lua_opt_integer(lua_State *L, int idx, const char *fname, const char *key, lua_Integer def);
+/* ... and at least min (given or not): error "argument 'n' must be an integer >= 0, got -1". */
+lua_Integer cl_lua_opt_integer_min(lua_State *L, int idx, const char *fname, const char *key, lua_Integer def,
+                                   lua_Integer min);
 const char *cl_lua_opt_string(lua_State *L, int idx, const char *fname, const char *key, const char *def);
 int cl_lua_opt_boolean(lua_State *L, int idx, const char *fname, const char *key, int def);
 /* Field argument; optional -> NULL when absent. */

@@ -16,7 +16,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run FILE.lua [args...]   run a script (it sees its arguments in `arg`)\n"
-    "  -e CODE                  run a string of Lua code\n"
+    "  -e CODE [args...]        run a string of Lua code (it sees its arguments in `arg`)\n"
     "  info                     version, backends, GPU, CUDA/NVRTC versions, JIT cache\n"
     "  --help, -h               this text\n"
     "  --version                the version\n"
@@ -57,14 +57,17 @@ static int run_file(lua_State *L, const char *path, int argc, char **argv) {
   return run_chunk(L, argc);
 }
 
-static int run_string(lua_State *L, const char *code) {
+/* `cleave -e CODE args...`: the code sees its arguments in `arg` (arg[0] = "-e") and as `...`. */
+static int run_string(lua_State *L, const char *code, int argc, char **argv) {
+  cl_lua_set_arg(L, "-e", argc, (const char *const *)argv);
   if (luaL_loadbufferx(L, code, strlen(code), "=(command line)", "t") != LUA_OK) return load_failed(L);
-  return run_chunk(L, 0);
+  for (int i = 0; i < argc; i++) lua_pushstring(L, argv[i]);
+  return run_chunk(L, argc);
 }
 
 /* `cleave info` is written in Lua (lua/cleave/describe.lua) on top of cleave.info(). */
 static int print_info(lua_State *L) {
-  return run_string(L, "print(require 'cleave'.describe())");
+  return run_string(L, "print(require 'cleave'.describe())", 0, NULL);
 }
 
 int main(int argc, char **argv) {
@@ -116,7 +119,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "cleave: '-e' needs code\n");
       rc = 2;
     } else {
-      rc = run_string(L, argv[i + 1]);
+      rc = run_string(L, argv[i + 1], argc - i - 2, argv + i + 2);
     }
   } else if (strcmp(argv[i], "info") == 0) {
     rc = print_info(L);

@@ -161,6 +161,9 @@ struct completion {
   size_t prefix_len;
   const char *partial; /* the part of a name being completed */
   int methods_only;    /* after ':' only functions make sense */
+  lua_State *L;
+  int hide_internal; /* leave out cleave's internal names */
+  int internal;      /* stack index of cleave.internal (names that are not API), 0 if none */
 };
 
 #define CANDIDATES 2 /* stack index of the candidate list in collect_completions */
@@ -178,10 +181,21 @@ static void add_candidate(lua_State *L, const struct completion *c, const char *
   lua_rawseti(L, CANDIDATES, (lua_Integer)lua_rawlen(L, CANDIDATES) + 1);
 }
 
-/* Names starting with "__" (metamethods) are offered only when asked for. */
+/* Is name one of cleave's internals: a metatable (ends in "_mt") or listed in cleave.internal? */
+static int internal_name(const struct completion *c, const char *name) {
+  if (!c->hide_internal) return 0;
+  size_t len = strlen(name);
+  if (len > 3 && strcmp(name + len - 3, "_mt") == 0) return 1;
+  if (!c->internal) return 0;
+  int listed = lua_getfield(c->L, c->internal, name) != LUA_TNIL;
+  lua_pop(c->L, 1);
+  return listed;
+}
+
+/* Names starting with "__" (metamethods) are offered only when asked for; internals never. */
 static int name_wanted(const struct completion *c, const char *name) {
   size_t n = strlen(c->partial);
-  if (strncmp(name, c->partial, n) != 0 || !is_identifier(name)) return 0;
+  if (strncmp(name, c->partial, n) != 0 || !is_identifier(name) || internal_name(c, name)) return 0;
   return strncmp(name, "__", 2) != 0 || strncmp(c->partial, "__", 2) == 0;
 }
 
@@ -249,12 +263,19 @@ static int collect_completions(lua_State *L) {
       .prefix_len = sep ? (size_t)(sep - text + 1) : 0,
       .partial = sep ? sep + 1 : text,
       .methods_only = sep && *sep == ':',
+      .L = L,
   };
+  /* inside tables only: a user's own globals are all offered */
+  c.hide_internal = sep != NULL;
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, "cleave") == LUA_TTABLE && lua_getfield(L, -1, "internal") == LUA_TTABLE)
+    c.internal = lua_gettop(L);
   if (!sep) {
     for (const char *const *k = lua_keywords; *k; k++)
       if (name_wanted(&c, *k)) add_candidate(L, &c, *k);
     lua_pushglobaltable(L);
   } else if (!push_path(L, text, (size_t)(sep - text))) {
+    lua_settop(L, CANDIDATES);
     return 1;
   }
   add_fields(L, &c, lua_gettop(L), 0);

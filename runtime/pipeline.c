@@ -71,7 +71,37 @@ static volatile sig_atomic_t run_depth;
 
 int cl_run_active(void) { return run_depth > 0; }
 
+/* Ctrl-C for runs started from a host that has not said it handles SIGINT (the stock lua5.4,
+ * whose handler only stops Lua code, or a C host): the run's own handler asks for a stop at the
+ * step boundary; a second Ctrl-C before that (a stage that does not return) goes to the handler
+ * the host had. */
+static volatile sig_atomic_t sigint_owned;
+static struct sigaction host_sigint;
+
+void cl_run_sigint_owned(int owned) { sigint_owned = owned != 0; }
+
+static void run_sigint(int sig) {
+  if (!cl_interrupt_flag) {
+    cl_interrupt_request();
+    return;
+  }
+  sigaction(SIGINT, &host_sigint, NULL);
+  raise(sig);
+}
+
+/* Installs the run's handler unless the host owns SIGINT or ignores it; returns whether it did. */
+static int sigint_install(void) {
+  struct sigaction now;
+  if (sigint_owned || sigaction(SIGINT, NULL, &now) != 0 || now.sa_handler == SIG_IGN) return 0;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = run_sigint;
+  sigemptyset(&sa.sa_mask);
+  return sigaction(SIGINT, &sa, &host_sigint) == 0;
+}
+
 cl_status cl_run(cl_pipeline *p, const cl_run_options *opt, long *done, cl_error *err) {
+  const int own_sigint = run_depth == 0 && sigint_install();
   run_depth++;
   cl_progress bar = {0};
   if (opt->progress) cl_progress_start(&bar, stderr, opt->step0, opt->steps);
@@ -105,5 +135,6 @@ cl_status cl_run(cl_pipeline *p, const cl_run_options *opt, long *done, cl_error
   cl_progress_finish(&bar, opt->step0 + k);
   *done = k;
   run_depth--;
+  if (own_sigint) sigaction(SIGINT, &host_sigint, NULL);
   return s;
 }

@@ -53,5 +53,9 @@ typedef struct cl_run_options {
 cl_status cl_run(cl_pipeline *p, const cl_run_options *opt, long *done, cl_error *err);
 /* Non-zero while a cl_run loop is executing (Ctrl-C then waits for the step boundary). */
 int cl_run_active(void);
+/* A host that handles SIGINT itself (calling cl_interrupt_request) says so with owned = 1; else
+ * each outermost cl_run installs a SIGINT handler for its duration (unless SIGINT is ignored)
+ * and restores the previous one when it returns. */
+void cl_run_sigint_owned(int owned);
 
 #endif

@@ -13,6 +13,21 @@ body_mt.__tostring = function(b)
     info.elements, info.nodes, info.cohesive)
 end
 
+-- Summaries of the C objects (meshes and device models, lua/l_czm.c), like the bodies': their
+-- metatables are the registry's entries of their names.
+local function element(order) return order == 2 and "T6" or "T3" end
+local registry = debug.getregistry()
+registry["cleave.czm.mesh"].__tostring = function(m)
+  local i = m:info()
+  return string.format("czm.mesh<%s, %d elements, %d nodes, %d interior and %d boundary facets, %d cracked>",
+    element(i.order), i.elements, i.nodes, i.interior_facets, i.boundary_facets, i.cracks)
+end
+registry["cleave.czm.model"].__tostring = function(m)
+  local i, x = m:info(), m:field("x")
+  return string.format("czm.model<%s, %d elements, %d nodes, %d cohesive, %s on %s>", element(i.order), i.elements,
+    i.nodes, i.cohesive, x.dtype, x.device)
+end
+
 local body_keys = { mesh = true, E = true, nu = true, rho = true, thickness = true, plane = true, law = true,
   sigma_max = true, tau_max = true, contact = true, check_every = true, precision = true, stiffness = true,
   scatter = true, fracture_energy = true, insertion = true }
@@ -57,7 +72,8 @@ function czm.body(args)
   model:set_check_every(every)
   local b = setmetatable({ model = model, mesh = args.mesh, thickness = args.thickness or 1, law = law,
     E = args.E, nu = args.nu, plane_strain = (args.plane or "strain") == "strain", constraints = {}, check_every = every,
-    fracture_energy = args.fracture_energy or law_property(law, "G_I") }, body_mt)
+    fracture_energy = args.fracture_energy and cl.positive_number(fn, args, "fracture_energy") or
+      law_property(law, "G_I") }, body_mt)
   for _, name in ipairs { "x", "u", "v", "a", "mass", "stress" } do b[name] = model:field(name) end
   return b
 end
@@ -65,7 +81,7 @@ end
 -- A region of the plane: a function(x, y) -> boolean, an expression in x and y ("x < 0.01 and
 -- y > 0"), or { group = "name" } (a physical group of the Gmsh file the mesh came from).
 -- Returns a predicate on (x, y) or, for a group, the set of its nodes (1-based).
-local function region(self, where, fn)
+local function region(self, where, fn, level)
   if type(where) == "function" then return where end
   if type(where) == "string" then
     local test = cl.expr.evaluator(where, { what = "where", kind = "boolean", variables = { "x", "y" } })
@@ -80,13 +96,15 @@ local function region(self, where, fn)
     for _, i in ipairs(self.mesh:group_nodes(where.group)) do set[i] = true end
     return nil, set
   end
-  error(fn .. ": 'where' must be a function(x, y), an expression in x and y, or { group = \"name\" }", 3)
+  error(fn .. ": 'where' must be a function(x, y), an expression in x and y, or { group = \"name\" }", level)
 end
 
 -- Rows (1-based, u32 field) of the mesh's initial nodes in the region.
-function body_mt:select(where, fn)
+-- (level: of its errors, 2 when a script calls it)
+function body_mt:select(where, fn, level)
+  level = level or 2
   fn = fn or "body:select"
-  local test, set = region(self, where, fn)
+  local test, set = region(self, where, fn, level + 1)
   local x = self.x
   local rows = {}
   for i = 1, self.model:info().initial_nodes do
@@ -97,7 +115,7 @@ function body_mt:select(where, fn)
     end
     if inside then rows[#rows + 1] = i end
   end
-  if #rows == 0 then error(fn .. ": the region 'where' holds no node", 3) end
+  if #rows == 0 then error(fn .. ": the region 'where' holds no node", level) end
   local f = cl.field { n = #rows, dtype = "u32" }
   for i, r in ipairs(rows) do f[i] = r end
   return f
@@ -106,8 +124,9 @@ end
 -- A prescribed value: a number, a function of t, or an expression in t (compiled for the device).
 local function load_value(fn, key, value)
   if type(value) == "string" then return cl.jit.value(value, { what = key }) end
-  if type(value) ~= "number" and type(value) ~= "function" then
-    error(string.format("%s: '%s' must be a number, a function of t or an expression in t", fn, key), 3)
+  if type(value) == "number" then return cl.finite_number(fn, key, value, 4) end
+  if type(value) ~= "function" then
+    error(string.format("%s: '%s' must be a number, a function of t or an expression in t", fn, key), 4)
   end
   return value
 end
@@ -118,8 +137,8 @@ end
 -- off crack paths.
 local function constrain(self, kind, args)
   local fn = "body:" .. kind
-  cl.check_args(fn, args, { where = true, x = true, y = true })
-  local rows = self:select(args.where, fn)
+  cl.check_args(fn, args, { where = true, x = true, y = true }, 4) -- the caller of body:velocity
+  local rows = self:select(args.where, fn, 4)
   for c, key in ipairs { "x", "y" } do
     if args[key] ~= nil then
       self.constraints[#self.constraints + 1] = { kind = kind, rows = rows, component = c,
@@ -152,8 +171,12 @@ function body_mt:initial_displacement(f) set_nodes(self, self.u, f) end
 --- strain's displacement u = eps (p - origin) on every node (xy split evenly between the two)
 function body_mt:initial_strain(args)
   cl.check_args("body:initial_strain", args, { xx = true, yy = true, xy = true, origin = true })
-  local exx, eyy, gxy = args.xx or 0, args.yy or 0, args.xy or 0
+  local fn = "body:initial_strain"
+  local exx, eyy = cl.optional_number(fn, args, "xx", 0), cl.optional_number(fn, args, "yy", 0)
+  local gxy = cl.optional_number(fn, args, "xy", 0)
   local o = args.origin or { 0, 0 }
+  cl.finite_number(fn, "origin[1]", o[1])
+  cl.finite_number(fn, "origin[2]", o[2])
   set_nodes(self, self.u, function(x, y)
     local dx, dy = x - o[1], y - o[2]
     return exx * dx + gxy / 2 * dy, gxy / 2 * dx + eyy * dy
@@ -169,7 +192,7 @@ function body_mt:pressure(args)
   if self.pressure_value ~= nil then
     error(fn .. ": the body has a pressure already; one per body (combine the regions in one 'where')", 2)
   end
-  local test, set = region(self, args.where, fn)
+  local test, set = region(self, args.where, fn, 3)
   local where = test
   if set then
     where = cl.field { n = self.model:info().nodes, dtype = "u8" }
@@ -177,6 +200,7 @@ function body_mt:pressure(args)
   end
   local value = args.value
   if type(value) == "string" then value = cl.jit.value(value, { what = "value" }) end
+  if type(value) == "number" then cl.finite_number(fn, "value", value) end
   if type(value) ~= "number" and type(value) ~= "function" and getmetatable(value) ~= cl.jit.value_mt then
     error(fn .. ": 'value' must be a number, a function of t or an expression in t", 2)
   end
@@ -207,6 +231,12 @@ czm.body_mt = body_mt
 -- Prescribed values that do not change are set once (with the node mask that keeps their
 -- acceleration 0 they then stay); those that vary are set every step by the pipeline.
 local function constant(value) return type(value) == "number" end
+
+-- What cleave.stage.set_rows takes for a varying value on a field: an expression's kernel for it.
+local function stage_value(value, field)
+  if getmetatable(value) == cl.jit.value_mt then return value:module(field) end
+  return value
+end
 
 local function set_constant_constraints(body)
   for _, k in ipairs(body.constraints) do
@@ -241,9 +271,10 @@ local function step_pipeline(body, dt)
     if not constant(k.value) then
       if k.kind == "velocity" then
         before[#before + 1] = cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component,
-          value = k.value, time_offset = -dt / 2 }
+          value = stage_value(k.value, body.v), time_offset = -dt / 2 }
       else
-        after[#after + 1] = cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = k.value }
+        after[#after + 1] = cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component,
+          value = stage_value(k.value, body.u) }
         after[#after + 1] = cl.stage.set_rows { field = body.v, rows = k.rows, component = k.component, value = 0 }
       end
     end
@@ -259,6 +290,9 @@ end
 
 local run_mt = {}
 run_mt.__index = run_mt
+run_mt.__tostring = function(r)
+  return string.format("czm.explicit<%s, dt = %g, step %d of %d, t = %g>", tostring(r.body), r.dt, r.step, r.steps, r.t)
+end
 
 --- cleave.czm.explicit{ body, dt = "auto" | number, steps =, output = { every =, vtu = (the bulk
 ---   mesh in vtu.pvd, the crack faces in vtu_cracks.pvd), csv = (energies, cohesive elements,
@@ -528,6 +562,11 @@ end
 function run_mt:statistics(steps, seconds)
   return { steps = steps, seconds = seconds,
     element_steps_per_second = seconds and seconds > 0 and steps * self.body.model:info().elements / seconds or nil }
+end
+
+-- What output.png may show (body:png's fields) and the keys it takes.
+function run_mt.png_fields()
+  return { "speed", "displacement", "stress" }, { path = true, field = true, scale = true, title = true }
 end
 
 function run_mt:png(spec) self.body:png(type(spec) == "table" and spec or { path = spec }) end

@@ -1,5 +1,13 @@
--- cleave.describe(): the text `cleave info` prints, built on cleave.info().
+-- cleave.describe(): the text `cleave info` prints, built on cleave.info(); cleave.internal.
 local cl = ...
+
+--- Names in cleave's tables that are helpers shared between its own files, not API: the REPL's
+--- Tab completion leaves them out (with every name ending in "_mt", the metatables).
+cl.internal = {}
+for name in ([[internal explicit_run jit_safe run_points run_region embedded evaluator allocate_law_state
+  load_stages surface_factors continue_history restore_fields]]):gmatch "%S+" do
+  cl.internal[name] = true
+end
 
 local function bytes(n)
   if not n then return "unknown" end

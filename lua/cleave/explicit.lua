@@ -1,8 +1,8 @@
 -- The explicit run every method shares (cleave.explicit, cleave.czm.explicit): the time step
 -- against the method's stable limit, the output options, and run:go, the loop that advances the
 -- pipeline, writes outputs at their interval, and saves a checkpoint when Ctrl-C stops it. A
--- method's run metatable adds write(step, t), save(path, step), statistics(steps, seconds) and
--- png(spec); its step pipeline goes in run.pipeline.
+-- method's run metatable adds write(step, t), save(path, step), statistics(steps, seconds),
+-- png(spec) and png_fields(body); its step pipeline goes in run.pipeline.
 local cl = ...
 local explicit = {}
 cl.explicit_run = explicit
@@ -10,9 +10,50 @@ cl.explicit_run = explicit
 --- The arguments of a method's explicit{...}.
 explicit.keys = { [1] = true, body = true, dt = true, steps = true, output = true, progress = true }
 
+-- A path an output writes: its missing folders created, refused now if it cannot be written.
+local function prepare(fn, key, path, level)
+  if type(path) ~= "string" or path == "" then
+    error(string.format("%s output: '%s' must be a path (a string)", fn, key), level + 1)
+  end
+  local ok, err = pcall(cl.io.prepare_path, key == "vtu" and path .. ".pvd" or path,
+    string.format("%s output: '%s'", fn, key))
+  if not ok then error(err, level + 1) end
+end
+
+-- Every output option, before the first step: the paths (see prepare), an interval for the
+-- series, and the picture's field among those the method draws (mt.png_fields(body) -> the
+-- names, and the keys a png table takes).
+local function check_output(fn, out, body, mt, level)
+  for _, key in ipairs { "vtu", "csv", "checkpoint" } do
+    if out[key] ~= nil then
+      prepare(fn, key, out[key], level)
+      if key ~= "checkpoint" and not out.every then
+        error(string.format("%s output: '%s' needs 'every' (the step interval of the outputs)", fn, key), level)
+      end
+    end
+  end
+  local spec = out.png
+  if spec == nil then return end
+  local names, keys = mt.png_fields(body)
+  local path, field = spec, nil
+  if type(spec) == "table" then
+    cl.check_args(fn .. " output png", spec, keys, level + 1)
+    path, field = spec.path, spec.field
+  end
+  prepare(fn, "png", path, level)
+  if field == nil then return end
+  for _, name in ipairs(names) do
+    if name == field then return end
+  end
+  table.sort(names)
+  error(string.format("%s output: png field '%s' is not one this body can draw (fields: %s)", fn, tostring(field),
+    table.concat(names, ", ")), level)
+end
+
 --- explicit.new(fn, args, body, mt, limit, fraction, whose) -> run: args = { body, dt = "auto" |
 --- number, steps =, output = { every, vtu, csv, png, checkpoint }, progress }; "auto" takes
---- fraction of the stable step limit; a larger dt is refused naming whose limit it is.
+--- fraction of the stable step limit; a larger dt is refused naming whose limit it is. Every
+--- output option is checked here, before the first step.
 function explicit.new(fn, args, body, mt, limit, fraction, whose)
   local dt = args.dt or "auto"
   if dt == "auto" then
@@ -25,10 +66,11 @@ function explicit.new(fn, args, body, mt, limit, fraction, whose)
   end
   local out = args.output or {}
   cl.check_args(fn .. " output", out, { every = true, vtu = true, csv = true, png = true, checkpoint = true }, 4)
-  if out.checkpoint ~= nil and type(out.checkpoint) ~= "string" then error(fn .. " output: 'checkpoint' must be a path", 3) end
+  local every = out.every and cl.positive_integer(fn .. " output", out, "every", 1, 4) or 0
+  check_output(fn, out, body, mt, 4)
   return setmetatable({
     body = body, dt = dt, steps = cl.positive_integer(fn, args, "steps", 0, 4), step = 0, t = 0,
-    output = out, every = out.every and cl.positive_integer(fn .. " output", out, "every", 1, 4) or 0,
+    output = out, every = every,
     progress = args.progress ~= false, stable_dt = limit,
   }, mt)
 end
@@ -44,6 +86,42 @@ function explicit.restore_fields(run, path, saved, values, mine, names)
   for _, name in ipairs(names) do cl.stage.copy { dst = mine[name], src = saved[name]:copy(mine[name].device) }:run() end
   run.step = math.tointeger(values.step)
   run.t = run.step * run.dt
+  explicit.continue_history(run)
+end
+
+--- explicit.continue_history(run): after run:restore, the CSV history (output.csv) keeps its
+--- rows up to the restored step, drops those after it (written past the checkpoint), and the
+--- run appends to it (its writer is opened here on the file's columns).
+function explicit.continue_history(run)
+  local path = run.output.csv
+  if not path then return end
+  if run.history then run.history:close() end
+  run.history, run.written = nil, nil
+  local f = io.open(path, "r")
+  if not f then return end
+  local header = f:read("l")
+  local kept = { header }
+  for line in f:lines() do
+    local step = math.tointeger(tonumber(line:match("^[^,]*")))
+    if step and step <= run.step then
+      kept[#kept + 1] = line
+      if step == run.step then run.written = step end
+    end
+  end
+  f:close()
+  f = assert(io.open(path, "w"))
+  f:write(table.concat(kept, "\n"), "\n")
+  f:close()
+  local columns = {}
+  for name in (header or ""):gmatch("[^,]+") do columns[#columns + 1] = name end
+  if #columns > 0 then run.history = cl.io.csv { path = path, columns = columns, append = true } end
+end
+
+-- The outputs of a step, once: the last step of a run is written also when it is not a
+-- multiple of `every`, and a go that ends on a written step does not write it again.
+local function write(run, step, t)
+  run:write(step, t)
+  run.written = step
 end
 
 --- Steps between checks of the state for NaN and infinities when a run writes no output (with
@@ -80,14 +158,14 @@ function explicit.go(run, args)
   local steps = args.steps and cl.positive_integer("run:go", args, "steps", 0) or run.steps - run.step
   local stopped = explicit.nonfinite(run, run.step) -- the message of a NaN or infinite state
   if stopped then error(stopped, 0) end
-  if run.every > 0 and run.step == 0 then run:write(0, 0) end
+  if run.every > 0 and run.step == 0 and run.written ~= 0 then write(run, 0, 0) end
   local ok, result = pcall(cl.run, {
     pipeline = run.pipeline, steps = steps, dt = run.dt, t0 = run.t, step0 = run.step,
     every = run.every > 0 and run.every or explicit.finite_every,
     on_output = function(step, t)
       stopped = explicit.nonfinite(run, step)
       if stopped then error(stopped, 0) end
-      if run.every > 0 then run:write(step, t) end
+      if run.every > 0 then write(run, step, t) end
     end,
     progress = run.progress,
   })
@@ -99,6 +177,7 @@ function explicit.go(run, args)
   if not ok and run.output.checkpoint and run.pipeline.interrupted then run:save(run.output.checkpoint) end
   run.stats = run:statistics(run.step - before, ok and result.seconds or nil)
   if not ok then error(result, 0) end
+  if run.every > 0 and run.step >= run.steps and run.written ~= run.step then write(run, run.step, run.t) end
   if run.output.png then run:png(run.output.png) end
   return run.stats
 end

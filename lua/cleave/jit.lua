@@ -73,6 +73,7 @@ end
 --- and eta[] (reference vector and relative displacement, dim components), the parameters, its
 --- state variables (one real per bond, read and written by name, kept between steps), and sets
 --- broken = 1 to break the bond for good. See kernels/pd/laws/pmb.c (cleave.jit.law_source("pmb")).
+-- (called from the public functions, not as a tail call: its errors count their frame)
 local function new_law(kind, args)
   local fn, spec = "cleave.jit." .. kind, KINDS[kind]
   cl.check_args(fn, args, { source = true, file = true, params = true, state = true, name = true, fast_math = true }, 4)
@@ -95,17 +96,17 @@ local function new_law(kind, args)
     fast_math = args.fast_math == true, modules = {} }, law_mt)
 end
 
-function jit.bond_force(args) return new_law("bond_force", args) end
+function jit.bond_force(args) return (new_law("bond_force", args)) end
 
 --- cleave.jit.stress_update{ source = | file =, params =, state =, name =, fast_math = } -> a
 --- small-strain constitutive law: the snippet updates sig[6] (previous stress in, new out) for the
 --- strain increment deps[6] (Voigt xx yy zz yz xz xy, engineering shears), may update its state
 --- variables (one real per point each) and writes the tangent D[36] (row-major 6 x 6).
-function jit.stress_update(args) return new_law("stress_update", args) end
+function jit.stress_update(args) return (new_law("stress_update", args)) end
 
 --- cleave.jit.traction{ ... } -> a cohesive law: from the openings dn (normal) and dt (tangential)
 --- the snippet sets the tractions tn and tt and may update its state variables (the history).
-function jit.traction(args) return new_law("traction", args) end
+function jit.traction(args) return (new_law("traction", args)) end
 
 local BUILTIN = { pmb = "kernels/pd/laws/pmb.c", elastic = "kernels/fe/laws/elastic.c", j2 = "kernels/fe/laws/j2.c",
   linear_softening = "kernels/czm/laws/linear_softening.c", ppr = "kernels/czm/laws/ppr.c" }

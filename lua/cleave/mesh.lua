@@ -9,20 +9,57 @@ mesh_mt.__tostring = function(m)
     m.nx and string.format(", %d x %d grid", m.nx, m.ny) or "")
 end
 
+-- The number of edits (insertions, deletions, substitutions, swaps of neighbours) from a to b.
+local function edit_distance(a, b)
+  local d = {}
+  for i = 0, #a do d[i] = { [0] = i } end
+  for j = 0, #b do d[0][j] = j end
+  for i = 1, #a do
+    for j = 1, #b do
+      local cost = a:byte(i) == b:byte(j) and 0 or 1
+      d[i][j] = math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+      if i > 1 and j > 1 and a:byte(i) == b:byte(j - 1) and a:byte(i - 1) == b:byte(j) then
+        d[i][j] = math.min(d[i][j], d[i - 2][j - 2] + 1)
+      end
+    end
+  end
+  return d[#a][#b]
+end
+
+-- The valid name closest to key (ignoring case), when it is close enough to be a likely typo.
+local function nearest_name(key, names)
+  local best, best_d = nil, math.max(1, #key // 3)
+  for _, n in ipairs(names) do
+    local d = edit_distance(key:lower(), n:lower())
+    if d <= best_d and (not best or d < best_d) then best, best_d = n, d end
+  end
+  return best
+end
+
 --- Argument checks for public functions, for library authors. An error names the
---- function and the argument and points at `level` (default 3: the caller of the
---- public function that called the check; nested helpers pass one more per level).
+--- function and the argument (and the valid name nearest a misspelt one) and points at
+--- `level` (default 3: the caller of the public function that called the check; nested
+--- helpers pass one more per level). Positional entries are allowed where valid has them
+--- (valid[1] = true: a first positional entry).
 local function check_args(fname, args, valid, level)
+  level = level or 3
   if type(args) ~= "table" then
-    error(string.format("%s expects a table of named arguments, got %s", fname, type(args)), level or 3)
+    error(string.format("%s expects a table of named arguments, got %s", fname, type(args)), level)
   end
   for k in pairs(args) do
     if not valid[k] then
       local names = {}
-      for n in pairs(valid) do names[#names + 1] = n end
+      for n in pairs(valid) do
+        if type(n) == "string" then names[#names + 1] = n end
+      end
       table.sort(names)
-      error(string.format("%s: unknown argument '%s' (valid: %s)", fname, tostring(k),
-        table.concat(names, ", ")), level or 3)
+      if type(k) ~= "string" then
+        error(string.format("%s: unexpected positional entry [%s]; give named arguments (valid: %s)", fname,
+          tostring(k), table.concat(names, ", ")), level)
+      end
+      local near = nearest_name(k, names)
+      error(string.format("%s: unknown argument '%s'%s (valid: %s)", fname, k,
+        near and string.format(" (did you mean '%s'?)", near) or "", table.concat(names, ", ")), level)
     end
   end
 end
@@ -45,27 +82,34 @@ local function positive_integer(fname, args, key, min, level)
   return v
 end
 
+--- args[key] as a finite number > 0.
 local function positive_number(fname, args, key, level)
   local v = args[key]
-  if type(v) ~= "number" or not (v > 0) then
-    error(string.format("%s: argument '%s' must be a positive number (got %s)", fname, key,
+  if type(v) ~= "number" or not (v > 0 and v < math.huge) then
+    error(string.format("%s: argument '%s' must be a positive finite number (got %s)", fname, key,
       tostring(v)), level or 3)
   end
   return v
 end
 
---- args[key] as a number, def when absent.
-local function optional_number(fname, args, key, def, level)
-  local v = args[key]
-  if v == nil then return def end
-  if type(v) ~= "number" then
-    error(string.format("%s: argument '%s' must be a number (got %s)", fname, key, tostring(v)), level or 3)
+--- v when it is a finite number, else an error naming key (where a number enters: every number a
+--- user gives is checked here or by the helpers below).
+local function finite_number(fname, key, v, level)
+  if type(v) ~= "number" or not (v > -math.huge and v < math.huge) then
+    error(string.format("%s: argument '%s' must be a finite number (got %s)", fname, key, tostring(v)), level or 3)
   end
   return v
+end
+
+--- args[key] as a finite number, def when absent.
+local function optional_number(fname, args, key, def, level)
+  if args[key] == nil then return def end
+  return finite_number(fname, key, args[key], level) -- a tail call: the level is the caller's
 end
 cl.positive_number = positive_number
 cl.positive_integer = positive_integer
 cl.optional_number = optional_number
+cl.finite_number = finite_number
 
 --- cleave.mesh.grid2d{ nx = , ny = , dx = , x0 = 0, y0 = 0 }
 -- nx x ny points spaced dx (point p = j*nx + i + 1), each cell split into two triangles.

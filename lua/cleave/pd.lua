@@ -114,7 +114,8 @@ end
 -- A load value: number, function(t), or an expression string in t and the parameters
 -- (cleave.jit.value: compiled for the device in runs, evaluated on the host at set-up).
 local function time_function(fn, key, value, params, level)
-  if type(value) == "number" or type(value) == "function" then return value end
+  if type(value) == "number" then return cl.finite_number(fn, key, value, level) end
+  if type(value) == "function" then return value end
   if type(value) ~= "string" then error(string.format("%s: '%s' must be a number, a function(t) or an expression", fn, key), level) end
   local compiled = expression(fn, level, cl.jit.value, value, { what = key, params = params })
   return compiled
@@ -177,8 +178,19 @@ local body_keys = { shape = true, points = true, dx = true, horizon = true, delt
 function pd.body(args)
   local fn = "cleave.pd.body"
   cl.check_args(fn, args, body_keys)
-  local dim = args.dim or 2
+  local shape = args.shape
+  if shape ~= nil and (getmetatable(shape) or {}).__name ~= "cleave.shape" then
+    error(fn .. ": argument 'shape' must be a shape (cleave.geom.rect{...}, cleave.geom.box{...}, ...), got " ..
+      type(shape), 2)
+  end
+  -- the dimension is the shape's (a 3D one is bounded in z) unless given; a mismatch is refused
+  local dim = args.dim or (shape and shape:dim()) or 2
   if dim ~= 2 and dim ~= 3 then error(fn .. ": argument 'dim' must be 2 or 3", 2) end
+  if shape and shape:dim() ~= dim then
+    error(string.format("%s: the shape is %dD but dim = %d; %s", fn, shape:dim(), dim, dim == 3 and
+      "give a shape bounded in z (cleave.geom.box, sphere, cylinder, or polygon with z0, z1) or dim = 2" or
+      "leave 'dim' out (a 3D shape makes a 3D body) or give a 2D shape"), 2)
+  end
   local plane = args.plane or "stress"
   if plane ~= "stress" and plane ~= "strain" then error(fn .. ": argument 'plane' must be \"stress\" or \"strain\"", 2) end
   local thickness = dim == 2 and cl.optional_number(fn, args, "thickness", 1) or 1
@@ -210,7 +222,9 @@ function pd.body(args)
     if args.shape == nil then error(fn .. ": give 'shape' (a cleave.geom shape) or 'points' (a file)", 2) end
     dx = cl.positive_number(fn, args, "dx")
     local cells = grid_cells(args.shape, dim, dx)
-    check_memory(fn, cells, dim, precision, args.delta and args.delta / dx or args.horizon or 3.015, layout, 3)
+    local horizon_dx = args.delta and cl.positive_number(fn, args, "delta") / dx or
+      args.horizon and cl.positive_number(fn, args, "horizon") or 3.015
+    check_memory(fn, cells, dim, precision, horizon_dx, layout, 3)
     x64 = args.shape:points { dx = dx, dim = dim, max_points = math.max(cells, 1) }
     volume = dx ^ dim * thickness
   end
@@ -442,7 +456,7 @@ function body_mt:traction(args)
   keys.layer = true
   cl.check_args("body:traction", args, keys)
   local fn = "body:traction"
-  local layer = cl.optional_number(fn, args, "layer", self.dx)
+  local layer = args.layer == nil and self.dx or cl.positive_number(fn, args, "layer")
   local rows = self:select(args.where, args.params, fn, 3)
   for c, value in pairs(components(self, fn, args, "t", 3)) do add_body_force(self, rows, c, value, 1 / layer) end
 end
@@ -652,6 +666,17 @@ end
 function run_mt:statistics(steps, seconds)
   return { steps = steps, seconds = seconds,
     bond_updates_per_second = seconds and seconds > 0 and steps * self.body.bonds.entries / seconds or nil }
+end
+
+-- The fields output.png may show (those of the body with a row per point) and its keys.
+function run_mt.png_fields(body)
+  local names = {}
+  for k, v in pairs(body) do
+    if type(k) == "string" and (getmetatable(v) or {}).__name == "cleave.field" and v.n == body.n then
+      names[#names + 1] = k
+    end
+  end
+  return names, { path = true, field = true }
 end
 
 -- output.png: a path, or { path =, field = "damage" } (a field of the body)

@@ -77,6 +77,67 @@ local function ends_operand(t, was_operand, closed)
   return false
 end
 
+-- Loops must end, since a snippet runs inside a kernel that Ctrl-C cannot stop. Safe mode takes
+-- only counted for loops,
+--   for (int i = A; i < B; i++)   (< or <= with i++, ++i or i += S; > or >= with i--, --i or i -= S)
+-- where A, B and S are decimal integer literals up to 1e9 (A and B may be negative, S is
+-- positive) and the counter is assigned nowhere outside its loop's header; while, do and every
+-- other for are refused.
+local counted_form = "only counted loops 'for (int i = A; i < B; i++)' (A, B integer literals up to 1e9; also <=, " ..
+  "> and >= with i--, and steps i += S, i -= S), with the counter assigned nowhere else"
+local assignments = { ["="] = true, ["+="] = true, ["-="] = true, ["*="] = true, ["/="] = true, ["%="] = true,
+  ["<<="] = true, [">>="] = true, ["&="] = true, ["|="] = true, ["^="] = true, ["++"] = true, ["--"] = true }
+local counting_up = { ["<"] = true, ["<="] = true }
+local counting_down = { [">"] = true, [">="] = true }
+
+local function check_loops(tokens, refuse)
+  local in_header, counters = {}, {}
+  for i, t in ipairs(tokens) do
+    if t.kind == "name" and (t.text == "while" or t.text == "do") then
+      refuse(t.pos, "'%s' loops (they may never end; safe mode takes %s)", t.text, counted_form)
+    elseif t.kind == "name" and t.text == "for" then
+      local k = i + 1
+      local function take(want) -- the next token when its text is want (or it is of kind want)
+        local x = tokens[k]
+        if x and (x.text == want or x.kind == want) then
+          k = k + 1
+          return x
+        end
+      end
+      local function literal() -- a decimal literal up to 1e9: no counter overflows past its bound
+        local x = take "number"
+        return x and x.text:match "^%d+$" and tonumber(x.text) <= 1e9 and tonumber(x.text)
+      end
+      local function integer()
+        take "-"
+        return literal()
+      end
+      local name
+      local ok = take "(" and take "int" and take "name"
+      if ok then name = tokens[k - 1].text end
+      ok = ok and take "=" and integer() and take ";" and take(name) and tokens[k]
+      local op = ok and tokens[k].text
+      ok = ok and (counting_up[op] or counting_down[op]) and take(op) and integer() and take ";"
+      local up = counting_up[op]
+      local inc, step = up and "++" or "--", up and "+=" or "-="
+      ok = ok and ((take(name) and (take(inc) or take(step) and (literal() or 0) > 0)) or (take(inc) and take(name)))
+        and take ")"
+      if not ok then refuse(t.pos, "this for loop (it may never end; safe mode takes %s)", counted_form) end
+      for j = i + 1, k - 1 do in_header[j] = true end
+      counters[name] = true
+    end
+  end
+  for i, t in ipairs(tokens) do
+    if t.kind == "name" and counters[t.text] and not in_header[i] then
+      local after, before = tokens[i + 1], tokens[i - 1]
+      if (after and assignments[after.text]) or (before and (before.text == "++" or before.text == "--")) then
+        refuse(t.pos, "an assignment to the loop counter '%s' outside its for header (safe mode takes %s)",
+          t.text, counted_form)
+      end
+    end
+  end
+end
+
 --- cl.jit_safe.check(source, { what =, functions = { names } }) -> true, or raises
 function cl.jit_safe.check(source, opts)
   opts = opts or {}
@@ -129,5 +190,6 @@ function cl.jit_safe.check(source, opts)
     end
     operand = ends_operand(t, operand, closed)
   end
+  check_loops(tokens, refuse)
   return true
 end

@@ -46,8 +46,9 @@ static cl_status check_names(size_t ncols, const char *const *names, cl_error *e
   return CL_OK;
 }
 
-cl_status cl_csv_open(cl_csv **out, const char *path, size_t ncols, const char *const *names,
-                      cl_error *err) {
+/* Opens for writing ("w") or appending ("a"); the header goes into an empty file. */
+static cl_status csv_open(cl_csv **out, const char *path, size_t ncols, const char *const *names, const char *mode,
+                          cl_error *err) {
   *out = NULL;
   if (!path || !path[0]) return cl_error_set(err, CL_ERR_ARG, "csv: output path is empty");
   CL_TRY(check_names(ncols, names, err));
@@ -60,14 +61,25 @@ cl_status cl_csv_open(cl_csv **out, const char *path, size_t ncols, const char *
   }
   memcpy(csv->path, path, len);
   csv->ncols = ncols;
-  csv->fp = fopen(path, "w");
-  if (!csv->fp || write_header(csv->fp, ncols, names) != 0) {
+  csv->fp = fopen(path, mode);
+  if (!csv->fp || fseek(csv->fp, 0, SEEK_END) != 0 ||
+      (ftell(csv->fp) == 0 && write_header(csv->fp, ncols, names) != 0)) {
     cl_status s = csv_io_error(err, path, errno);
     cl_csv_close(csv);
     return s;
   }
   *out = csv;
   return CL_OK;
+}
+
+cl_status cl_csv_open(cl_csv **out, const char *path, size_t ncols, const char *const *names,
+                      cl_error *err) {
+  return csv_open(out, path, ncols, names, "w", err);
+}
+
+cl_status cl_csv_append(cl_csv **out, const char *path, size_t ncols, const char *const *names,
+                        cl_error *err) {
+  return csv_open(out, path, ncols, names, "a", err);
 }
 
 cl_status cl_csv_row(cl_csv *csv, const double *values, cl_error *err) {

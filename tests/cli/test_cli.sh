@@ -21,6 +21,9 @@ fi
 run "$CLEAVE" -e 'print(1 + 2, require("cleave").device())'
 expect_status 0 "-e"
 expect_out "3" "-e prints"
+run "$CLEAVE" -e 'print(#arg, arg[0], arg[1], arg[2], ...)' first "second arg"
+expect_status 0 "-e with arguments"
+expect_out "2	-e	first	second arg	first	second arg" "-e CODE a b: the code sees a b in arg and ..."
 
 cat >"$tmp/args.lua" <<'LUA'
 print("args", #arg, arg[1], arg[2], ...)
@@ -38,7 +41,7 @@ LUA
 run "$CLEAVE" run "$tmp/fails.lua"
 expect_status 1 "failing script"
 expect_err "unknown argument 'dtpye'" "error names the misspelt key"
-expect_err "valid: n, k, dtype, value, data" "error lists the valid keys"
+expect_err "(did you mean 'dtype'?) (valid: data, dtype, k, n, value)" "error suggests the nearest key and lists the valid ones"
 expect_err "fails.lua:3:" "error points at the script line"
 expect_err "stack traceback (your script):" "traceback header"
 expect_err "fails.lua:5:" "traceback shows the caller line"

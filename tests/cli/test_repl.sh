@@ -114,6 +114,18 @@ wait_text '> type(cl.io.csv'
 type_line ')'
 wait_line 'function'
 
+# internals (metatables, helpers shared between cleave's files) are not offered: M-? (readline's
+# possible-completions) would list cl.jit.value_mt and cl.explicit_run beside the API names
+type_text 'type(cl.jit.value'
+keys M-?
+type_line ')'
+type_text 'type(cl.explicit'
+keys M-?
+type_line ')'
+type_line '"completed_" .. "internals"'
+wait_line 'completed_internals'
+if pane | grep -qE 'value_mt|explicit_run'; then fail "Tab completion offered internals: $(pane | grep -E 'value_mt|explicit_run')"; fi
+
 type_text 'half_typed_garbage'
 wait_text '> half_typed_garbage'
 keys C-c

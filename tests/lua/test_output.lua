@@ -97,4 +97,63 @@ T.case("mismatched arrays and bad arguments are named", function()
   T.raises(function() cl.io.png { path = dir .. "/a.png", mesh = m, field = m.x, range = { 1, 0 } } end, "lo < hi")
 end)
 
+-- steps = 7 and every = 3: outputs at 0, 3, 6 and at the last step, 7 (for both methods).
+T.case("the last step is written when steps is not a multiple of every", function()
+  local b = cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.004 }, dx = 1e-3,
+    material = cl.pd.pmb { E = 70e9, rho = 2700 } }
+  local run = cl.explicit { b, steps = 7, progress = false, output = { every = 3, csv = dir .. "/last_pd.csv" } }
+  run:go { steps = 5 }
+  run:go()
+  run:go { steps = 0 } -- ends on the written last step: no second row
+  local steps = {}
+  for line in io.lines(dir .. "/last_pd.csv") do steps[#steps + 1] = line:match("^[^,]*") end
+  T.eq(table.concat(steps, " "), "step 0 3 6 7", "pd: the steps written")
+  local mesh = cl.czm.rect { x0 = 0, x1 = 0.02, y0 = 0, y1 = 0.004, nx = 4, ny = 1, order = 1 }
+  local law = cl.jit.ppr { G_I = 1e9, G_II = 1e9, sigma_max = 1e15, tau_max = 1e15 }
+  local cb = cl.czm.body { mesh = mesh, E = 200e9, nu = 0, rho = 8000, plane = "stress", law = law }
+  cl.czm.explicit { cb, steps = 7, progress = false, output = { every = 3, csv = dir .. "/last_czm.csv" } }:go()
+  steps = {}
+  for line in io.lines(dir .. "/last_czm.csv") do steps[#steps + 1] = line:match("^[^,]*") end
+  T.eq(table.concat(steps, " "), "step 0 3 6 7", "czm: the steps written")
+end)
+
+-- Output options of runs are checked at cl.explicit{} / cl.czm.explicit{}, before any step:
+-- nothing written, nothing advanced; missing folders are created.
+T.case("run output options are checked before the first step; missing folders are created", function()
+  local function pd_body()
+    return cl.pd.body { shape = cl.geom.rect { 0, 0.01, 0, 0.004 }, dx = 1e-3,
+      material = cl.pd.pmb { E = 70e9, rho = 2700 } }
+  end
+  local mesh = cl.czm.rect { x0 = 0, x1 = 0.02, y0 = 0, y1 = 0.004, nx = 4, ny = 1, order = 1 }
+  local law = cl.jit.ppr { G_I = 1e9, G_II = 1e9, sigma_max = 1e15, tau_max = 1e15 }
+  local czm_body = cl.czm.body { mesh = mesh, E = 200e9, nu = 0, rho = 8000, plane = "stress", law = law }
+  local file = dir .. "/a_file"
+  assert(io.open(file, "w")):close()
+  for _, m in ipairs {
+    { "cleave.explicit", function(out) return cl.explicit { pd_body(), steps = 3, progress = false, output = out } end,
+      "damge", "damage" },
+    { "cleave.czm.explicit", function(out) return cl.czm.explicit { czm_body, steps = 3, progress = false, output = out } end,
+      "sped", "speed" },
+  } do
+    local fn, make, bad_field, good_field = m[1], m[2], m[3], m[4]
+    local csv = dir .. "/early_" .. fn .. ".csv"
+    T.raises(function() make { every = 1, csv = csv, png = { path = dir .. "/p.png", field = bad_field } } end,
+      { fn .. " output: png field '" .. bad_field .. "'", good_field }, fn .. ": unknown png field")
+    T.raises(function() make { every = 1, csv = csv, png = { path = dir .. "/p.png", feild = good_field } } end,
+      { "unknown argument 'feild'", "did you mean 'field'?" }, fn .. ": misspelt png key")
+    T.raises(function() make { every = 1, csv = csv, vtu = file .. "/sub/series" } end,
+      { fn .. " output: 'vtu'", file .. "/sub" }, fn .. ": a folder that is a file")
+    T.raises(function() make { every = 1, csv = csv, png = dir } end, { "'png'", "is a folder" }, fn .. ": png a folder")
+    T.raises(function() make { csv = csv } end, { "'csv' needs 'every'" }, fn .. ": csv without every")
+    T.raises(function() make { every = 1, checkpoint = 3 } end, { "'checkpoint' must be a path" }, fn .. ": checkpoint")
+    T.ok(not T.exists(csv), fn .. ": no output written by the refused runs")
+    local deep = dir .. "/new_" .. fn .. "/deeper/"
+    make { every = 2, csv = deep .. "h.csv", vtu = deep .. "s", png = { path = deep .. "p.png", field = good_field },
+      checkpoint = deep .. "c.ckpt" }:go()
+    for _, name in ipairs { "h.csv", "s.pvd", "p.png", "c.ckpt" } do
+      T.ok(T.exists(deep .. name), fn .. ": " .. name .. " written into the folders created for it")
+    end
+  end
+end)
+
 T.run()

@@ -8,11 +8,14 @@ local opts = { what = "bond_force", functions = { "sqrt", "fabs", "exp", "fmin" 
 local accepted = {
   "if (s0 > 0 && s > s0) { broken = 1; return 0; }\nreturn c * s;",
   "real k = 2 * c;\nfor (int i = 0; i < 3; i++) k *= 2;\nreturn k * sqrt(fabs(s));",
-  "const unsigned n = 3u;\nreal a = (real)(s) * 2, b = 0x1p-3;\nwhile (a > 1) a /= 2;\ndo { a += .5e-3; } while (a < 0);",
+  "const unsigned n = 3u;\nreal a = (real)(s) * 2, b = 0x1p-3;\nif (a > 1) a /= 2;\n{ a += .5e-3; }",
   "real a = x++ * 2 + (y ? 1 : 0) - ~n % 3 + (n & 1) + (n << 2) - (n >> 1) + (n | 2) + (n ^ 1);",
   "if (x) (y) = 1; else { y = -x; } return (double)y * (float)(x) + fmin(a, b);",
   "/* a comment with * & [ ] # \"quotes\" and asm */ return c * s; // # include <stdio.h>",
-  "for (;;) { if (!(s < 1) || s != 2) break; else continue; }\nreturn exp(-s) * c;",
+  "for (int i = 0; i < 8; i++) { if (!(s < 1) || s != 2) break; else continue; }\nreturn exp(-s) * c;",
+  -- counted loops: every direction and step, nested, one after another with the same counter
+  "real k = 0;\nfor (int i = -3; i <= 3; ++i) for (int j = 10; j > 0; j -= 2) k += i * j;\n" ..
+    "for (int i = 5; i >= -5; i--) { k -= i; }\nfor (int n = 0; n < 1000000000; n += 250) k *= 1;\nreturn k;",
   "int a = 1, b = 2; a <<= 1; b >>= 1; a &= b; a |= b; a ^= b; a %= 3; a -= b--; return --a;",
   "real f = (s > s0) * c * s;\r\nreturn f;",
 }
@@ -72,6 +75,19 @@ local refused = {
   { "k = 1 @ 2;", "the character '@'", 1, 7 },
   { "k = $1;", "the character '$'", 1, 5 },
   { "// comment\rasm", "inline assembly ('asm')", 2, 1 },
+  -- loops that may never end (a snippet runs in a kernel, which Ctrl-C cannot stop)
+  { "while (1) {}", "'while' loops (they may never end", 1, 1 },
+  { "real a = s;\ndo { a /= 2; } while (a > 1);", "'do' loops", 2, 1 },
+  { "for (;;) {}", "this for loop (it may never end", 1, 1 },
+  { "for (int i = 0; i < n; i++) {}", "this for loop", 1, 1 },
+  { "for (int i = 0; i < 3; i--) {}", "this for loop", 1, 1 },
+  { "for (int i = 3; i > 0; i++) {}", "this for loop", 1, 1 },
+  { "for (int i = 0; i < 3; i += 0) {}", "this for loop", 1, 1 },
+  { "for (int i = 0; i <= 2000000000; i++) {}", "this for loop", 1, 1 },
+  { "for (real x = 0; x < 3; x++) {}", "this for loop", 1, 1 },
+  { "for (int i = 0; i < 3; j++) {}", "this for loop", 1, 1 },
+  { "for (int i = 0; i < 3; i++) { i = 0; }", "an assignment to the loop counter 'i' outside its for header", 1, 31 },
+  { "for (int i = 0; i < 3; i++)\n  if (s > 0) --i;", "an assignment to the loop counter 'i'", 2, 16 },
 }
 
 T.case(#refused .. " refused snippets: what, line and column", function()
