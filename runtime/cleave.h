@@ -9,11 +9,26 @@
 
 #include <stddef.h>
 
-#include "status.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* What every call returns. */
+typedef enum cl_status {
+  CL_OK = 0,
+  CL_ERR_ARG,          /* bad argument value or type from the caller */
+  CL_ERR_OOM,          /* host or device allocation failed */
+  CL_ERR_DEVICE,       /* a backend call or kernel launch failed */
+  CL_ERR_UNAVAILABLE,  /* requested backend or feature not built / no GPU */
+  CL_ERR_IO,           /* file could not be read or written */
+  CL_ERR_SCRIPT,       /* Lua script raised an error */
+  CL_ERR_INTERRUPTED,  /* stopped by Ctrl-C or cl_request_stop at a step boundary */
+  CL_ERR_EXIT,         /* the script called os.exit: it stopped there, the host goes on */
+  CL_ERR_INTERNAL
+} cl_status;
+
+/* A short English name of a status ("script error"). */
+const char *cl_status_name(cl_status s);
 
 typedef struct cl_context cl_context;
 
