@@ -82,6 +82,9 @@ expect_out "host lua: 42" "the host's Lua works"
 expect_out "'x' is number, not a field" "cleave's Lua works beside it"
 
 # require "cleave" from the stock interpreter, through the installed module alone
+run nm -D --defined-only "$module"
+[ "$(awk '{ print $3 }' "$tmp/out")" = luaopen_cleave ] && ok "the module exports its loader alone" ||
+  ko "the module exports more than luaopen_cleave"
 run env $SANITIZER_PRELOAD LUA_CPATH="$(dirname "$module")/?.so;;" lua5.4 -e "
   local cl = require 'cleave'
   print('module', package.searchpath('cleave', package.cpath), cl.field{ n = 4, value = 2 }:sum())"
