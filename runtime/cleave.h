@@ -42,7 +42,9 @@ cl_status cl_context_set_device(cl_context *ctx, const char *device);
 /* Name of the current device: "cpu" or "cuda". */
 const char *cl_context_device(cl_context *ctx);
 
-/* Runs a script file (argv becomes the script's `arg`, may be NULL) or a string. */
+/* Runs a script file (argv becomes the script's `arg`, may be NULL) or a string.
+ * A script's os.exit does not end the process: the script stops there and the
+ * call returns CL_ERR_EXIT. */
 cl_status cl_run_file(cl_context *ctx, const char *path, int argc, const char *const *argv);
 cl_status cl_run_string(cl_context *ctx, const char *code);
 
