@@ -68,6 +68,10 @@ int main(void) {
   size_t rows; int k; const char *dtype;
   cl_status s = cl_field_shape(ctx, "x", &rows, &k, &dtype);
   printf("cleave: %s\n", cl_last_error(ctx));
+  /* os.exit(true) stops the script with CL_ERR_EXIT; the context and its state go on */
+  cl_status e = cl_run_string(ctx, "os.exit(true)");
+  printf("os.exit(true): %d %s\n", e == CL_ERR_EXIT, cl_last_error(ctx));
+  printf("after it: %s\n", cl_status_name(cl_run_string(ctx, "assert(x == 12)")));
   cl_context_destroy(ctx);
   lua_close(L);
   return s == CL_ERR_ARG ? 0 : 1;
@@ -80,6 +84,8 @@ run env $SANITIZER_PRELOAD "$tmp/own_lua"
 expect_status 0 "a host with its own Lua runs cleave beside it"
 expect_out "host lua: 42" "the host's Lua works"
 expect_out "'x' is number, not a field" "cleave's Lua works beside it"
+expect_out "os.exit(true): 1 (string):1: os.exit(0): the script stopped here" "os.exit(true) gives CL_ERR_EXIT, code 0"
+expect_out "after it: ok" "the context and its state outlive os.exit"
 
 # require "cleave" from the stock interpreter, through the installed module alone
 run nm -D --defined-only "$module"
