@@ -9,7 +9,19 @@
 struct cl_context {
   lua_State *L;
   cl_error err;
+  int exit_called; /* the script in progress called os.exit */
 };
+
+/* os.exit in a host's context: a script must not end its host's process,
+ * so it raises an error that stops the script and the call returns CL_ERR_EXIT. */
+static int refuse_exit(lua_State *L) {
+  cl_context *ctx = lua_touserdata(L, lua_upvalueindex(1));
+  int code = lua_isboolean(L, 1) ? (lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE)
+                                 : (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
+  ctx->exit_called = 1;
+  return luaL_error(L, "os.exit(%d): the script stopped here; a script run through the C API does not end "
+                    "its host's process", code);
+}
 
 cl_status cl_context_create(cl_context **out, const char *device, char *msg, size_t msglen) {
   cl_error reason;
@@ -25,6 +37,11 @@ cl_status cl_context_create(cl_context **out, const char *device, char *msg, siz
     free(ctx);
     return reason.code;
   }
+  lua_getglobal(ctx->L, "os");
+  lua_pushlightuserdata(ctx->L, ctx);
+  lua_pushcclosure(ctx->L, refuse_exit, 1);
+  lua_setfield(ctx->L, -2, "exit");
+  lua_pop(ctx->L, 1);
   *out = ctx;
   return CL_OK;
 }
@@ -50,12 +67,15 @@ static cl_status protected_call(cl_context *ctx, int nargs, int nresults) {
   lua_remove(L, base);
   /* a request this call did not use (it ran no step loop after it) ends with the call */
   cl_interrupt_flag = 0;
+  int exit_called = ctx->exit_called;
+  ctx->exit_called = 0;
   if (rc == LUA_OK) {
     cl_error_clear(&ctx->err);
     return CL_OK;
   }
   const char *m = lua_tostring(L, -1);
-  cl_status s = cl_interrupt_count() != interrupts ? CL_ERR_INTERRUPTED : CL_ERR_SCRIPT;
+  cl_status s = exit_called ? CL_ERR_EXIT
+                : cl_interrupt_count() != interrupts ? CL_ERR_INTERRUPTED : CL_ERR_SCRIPT;
   cl_error_set(&ctx->err, s, "%s", m ? m : "(error object is not a string)");
   lua_pop(L, 1);
   return s;

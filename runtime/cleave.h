@@ -9,11 +9,26 @@
 
 #include <stddef.h>
 
-#include "status.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* What every call returns. */
+typedef enum cl_status {
+  CL_OK = 0,
+  CL_ERR_ARG,          /* bad argument value or type from the caller */
+  CL_ERR_OOM,          /* host or device allocation failed */
+  CL_ERR_DEVICE,       /* a backend call or kernel launch failed */
+  CL_ERR_UNAVAILABLE,  /* requested backend or feature not built / no GPU */
+  CL_ERR_IO,           /* file could not be read or written */
+  CL_ERR_SCRIPT,       /* Lua script raised an error */
+  CL_ERR_INTERRUPTED,  /* stopped by Ctrl-C or cl_request_stop at a step boundary */
+  CL_ERR_EXIT,         /* the script called os.exit: it stopped there, the host goes on */
+  CL_ERR_INTERNAL
+} cl_status;
+
+/* A short English name of a status ("script error"). */
+const char *cl_status_name(cl_status s);
 
 typedef struct cl_context cl_context;
 
@@ -27,7 +42,9 @@ cl_status cl_context_set_device(cl_context *ctx, const char *device);
 /* Name of the current device: "cpu" or "cuda". */
 const char *cl_context_device(cl_context *ctx);
 
-/* Runs a script file (argv becomes the script's `arg`, may be NULL) or a string. */
+/* Runs a script file (argv becomes the script's `arg`, may be NULL) or a string.
+ * A script's os.exit does not end the process: the script stops there and the
+ * call returns CL_ERR_EXIT. */
 cl_status cl_run_file(cl_context *ctx, const char *path, int argc, const char *const *argv);
 cl_status cl_run_string(cl_context *ctx, const char *code);
 

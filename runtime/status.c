@@ -31,6 +31,7 @@ const char *cl_status_name(cl_status s) {
     case CL_ERR_IO: return "i/o error";
     case CL_ERR_SCRIPT: return "script error";
     case CL_ERR_INTERRUPTED: return "interrupted";
+    case CL_ERR_EXIT: return "script called os.exit";
     case CL_ERR_INTERNAL: return "internal error";
   }
   return "unknown status";

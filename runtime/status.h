@@ -6,21 +6,12 @@
 
 #include <stddef.h>
 
+/* the codes themselves (cl_status) and cl_status_name are public: cleave.h */
+#include "cleave.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum cl_status {
-  CL_OK = 0,
-  CL_ERR_ARG,          /* bad argument value or type from the caller */
-  CL_ERR_OOM,          /* host or device allocation failed */
-  CL_ERR_DEVICE,       /* a backend call or kernel launch failed */
-  CL_ERR_UNAVAILABLE,  /* requested backend or feature not built / no GPU */
-  CL_ERR_IO,           /* file could not be read or written */
-  CL_ERR_SCRIPT,       /* Lua script raised an error */
-  CL_ERR_INTERRUPTED,  /* stopped by Ctrl-C at a step boundary */
-  CL_ERR_INTERNAL
-} cl_status;
 
 #define CL_ERROR_MAX 1024
 
@@ -36,7 +27,6 @@ cl_status cl_error_set(cl_error *err, cl_status code, const char *fmt, ...)
 #endif
     ;
 void cl_error_clear(cl_error *err);
-const char *cl_status_name(cl_status s);
 
 /* Propagate a failing status from a call that already filled the error. */
 #define CL_TRY(call)                   \

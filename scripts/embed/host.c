@@ -47,6 +47,9 @@ int main(int argc, char **argv) {
   /* errors come back as status codes and messages, never as exits */
   if (cl_run_string(ctx, "cleave_missing_function()") != CL_OK)
     printf("error reported: %s\n", cl_last_error(ctx));
+  /* a script's os.exit stops the script, not the host */
+  cl_status exit_status = cl_run_string(ctx, "os.exit(3)");
+  printf("os.exit reported: %s: %s\n", cl_status_name(exit_status), cl_last_error(ctx));
   free(u);
   cl_context_destroy(ctx);
   return s == CL_OK ? 0 : 1;
