@@ -325,10 +325,8 @@ function body_mt:nodal_stress()
 end
 
 -- Fragments: connected components of the elements through facets that are uncracked or whose
--- cohesive element still carries traction.
-function body_mt:fragments()
-  local m = self.model
-  local info = m:info()
+-- cohesive element still carries traction. Returns the root (1-based element) of each element.
+local function fragment_roots(m, info)
   local ne = info.elements
   local adj, coh, hist = m:field("adj"), m:field("coh"), m:field("hist")
   local ng = info.order == 2 and 3 or 2
@@ -362,9 +360,62 @@ function body_mt:fragments()
       if other then parent[find(e)] = find(other) end
     end
   end
-  local count = 0
-  for e = 1, ne do if find(e) == e then count = count + 1 end end
-  return count
+  for e = 1, ne do parent[e] = find(e) end
+  return parent
+end
+
+--- body:fragments{ csv = path } -> list of { elements, mass, centre = { x, y }, velocity = { vx, vy } }:
+--- the connected pieces (through uncracked facets and cohesive elements that still carry
+--- traction), ordered by their first element; mass, centre of mass (current positions) and
+--- velocity of the centre from the lumped nodal masses (every node belongs to one piece: the
+--- elements around a node are connected through uncracked facets). With csv the list is also
+--- written there (columns fragment, elements, mass, x, y, vx, vy).
+function body_mt:fragments(args)
+  local fn = "body:fragments"
+  args = args or {}
+  cl.check_args(fn, args, { csv = true })
+  if args.csv ~= nil and type(args.csv) ~= "string" then error(fn .. ": 'csv' must be a path", 2) end
+  local m = self.model
+  local info = m:info()
+  local root = fragment_roots(m, info)
+  local elem, nper = m:field("elem"), info.order == 2 and 6 or 3
+  local node_root, index, list = {}, {}, {}
+  for e = 1, info.elements do
+    local r = root[e]
+    if not index[r] then
+      list[#list + 1] = { elements = 0, mass = 0, centre = { 0, 0 }, velocity = { 0, 0 } }
+      index[r] = #list
+    end
+    local piece = list[index[r]]
+    piece.elements = piece.elements + 1
+    local row = elem[e]
+    for p = 1, nper do node_root[row[p] + 1] = index[r] end
+  end
+  local mass, x, u, v = self.mass, self.x, self.u, self.v
+  for i = 1, info.nodes do
+    local k = node_root[i]
+    if k then -- a node no element uses any more carries no mass
+      local piece, mi, xi, ui, vi = list[k], mass[i], x[i], u[i], v[i]
+      piece.mass = piece.mass + mi
+      for c = 1, 2 do
+        piece.centre[c] = piece.centre[c] + mi * (xi[c] + ui[c])
+        piece.velocity[c] = piece.velocity[c] + mi * vi[c]
+      end
+    end
+  end
+  for _, piece in ipairs(list) do
+    for c = 1, 2 do
+      piece.centre[c] = piece.centre[c] / piece.mass
+      piece.velocity[c] = piece.velocity[c] / piece.mass
+    end
+  end
+  if args.csv then
+    local w <close> = cl.io.csv { path = args.csv, columns = { "fragment", "elements", "mass", "x", "y", "vx", "vy" } }
+    for k, piece in ipairs(list) do
+      w:row { k, piece.elements, piece.mass, piece.centre[1], piece.centre[2], piece.velocity[1], piece.velocity[2] }
+    end
+  end
+  return list
 end
 
 -- Crack faces for VTU: one line cell per cohesive element between its side-0 corners (reference

@@ -91,7 +91,7 @@ T.case("insertion: a straight crack through a T6 strip adds 2 nx + 1 nodes", fun
   local fresh = cl.czm.rect { x0 = 0, x1 = 1, y0 = -0.25, y1 = 0.25, nx = 8, ny = 2, order = 2 }
   T.eq(mesh:info().nodes - fresh:info().nodes, 2 * 8 + 1, "duplicated along the crack")
   T.ok(b.model:topology_check(), "consistent")
-  T.eq(b:fragments(), 2, "a through crack without traction makes two fragments")
+  T.eq(#b:fragments(), 2, "a through crack without traction makes two fragments")
 end)
 
 -- A bar (nu = 0, plane stress: one-dimensional waves) pushed at x = 0 with velocity v0 from
@@ -449,6 +449,51 @@ T.case("bad input: clear errors naming the parameter", function()
   T.raises(function() cl.czm.rect { x0 = 0, x1 = 1, y0 = 0, y1 = 1, nx = 0, ny = 2 } end, { "'nx'" })
   T.raises(function() mesh:precrack { from = { 0.3, 0.7 }, to = { 0.31, 0.7 } } end, { "no interior facet" })
   T.raises(function() b:pressure { where = function() return false end, value = 1 } end, { "no boundary facet" })
+end)
+
+-- A T6 strip cut through by a traction-free crack along y = 0, moving at (0.5, 1) m/s: two
+-- fragments, each with half of rho A t, its centre at y = +-H/4 and the body's velocity; after
+-- steps with insertion the pieces' masses still sum to the body's and their momenta to its
+-- momentum (sums of the same nodal values in another order: 1e-12).
+T.case("fragments: mass, centre and velocity per piece sum to the body's, and as CSV", function()
+  local L, H, t = 1e-2, 4e-3, 1e-3
+  local mesh = cl.czm.rect { x0 = 0, x1 = L, y0 = -H / 2, y1 = H / 2, nx = 10, ny = 4, order = 2 }
+  mesh:precrack { from = { 0, 0 }, to = { L, 0 } }
+  local b = body_of(mesh, ppr(), { thickness = t, plane = "stress" })
+  b:initial_velocity(function() return 0.5, 1 end)
+  local pieces = b:fragments()
+  T.eq(#pieces, 2, "two pieces")
+  local half = steel.rho * L * H / 2 * t
+  for _, piece in ipairs(pieces) do
+    T.near(piece.mass, half, 1e-12, "half the mass")
+    local up = piece.centre[2] > 0
+    T.near(piece.centre[1], L / 2, 1e-12, "centre x")
+    T.near(piece.centre[2], up and H / 4 or -H / 4, 1e-12, "centre y")
+    T.near(piece.velocity[1], 0.5, 1e-12, "velocity x")
+    T.near(piece.velocity[2], 1, 1e-12, "velocity y")
+  end
+  b:initial_velocity(function(x, y) return 1e3 * (x / L - 0.5), 5e2 * y / H end)
+  cl.czm.explicit { b, steps = 200, progress = false }:go()
+  local info = b.model:info()
+  T.ok(info.cohesive > mesh:info().cracks, "the stretch inserted cohesive elements")
+  local path = T.outdir("fragments") .. "/fragments.csv"
+  pieces = b:fragments { csv = path }
+  local mass, px, py, size = 0, 0, 0, 0 -- size: the sum of |m v|, the scale of the sums' round-off
+  for i = 1, info.nodes do
+    local m, v = b.mass[i], b.v[i]
+    mass, px, py, size = mass + m, px + m * v[1], py + m * v[2], size + m * (math.abs(v[1]) + math.abs(v[2]))
+  end
+  local fm, fx, fy = 0, 0, 0
+  for _, piece in ipairs(pieces) do
+    fm, fx, fy = fm + piece.mass, fx + piece.mass * piece.velocity[1], fy + piece.mass * piece.velocity[2]
+  end
+  T.near(fm, mass, 1e-12, "fragment masses sum to the body's")
+  T.near(fm, steel.rho * L * H * t, 1e-12, "the body's mass is rho A t")
+  T.near(fx, px, 1e-12, "x momentum", size)
+  T.near(fy, py, 1e-12, "y momentum", size)
+  local lines = 0
+  for _ in io.lines(path) do lines = lines + 1 end
+  T.eq(lines, #pieces + 1, "CSV: a header and a row per fragment")
 end)
 
 T.run()
