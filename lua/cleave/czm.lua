@@ -15,7 +15,7 @@ end
 
 local body_keys = { mesh = true, E = true, nu = true, rho = true, thickness = true, plane = true, law = true,
   sigma_max = true, tau_max = true, contact = true, check_every = true, precision = true, stiffness = true,
-  scatter = true, fracture_energy = true, insertion = true }
+  scatter = true, fracture_energy = true, insertion = true, strength = true, insert_where = true }
 
 -- Strengths and fracture energy from the law when it knows them (cleave.jit.ppr, linear_softening).
 local function law_property(law, key)
@@ -27,13 +27,70 @@ local function law_property(law, key)
   end
 end
 
+--- cleave.czm.linear_softening{ sigma_max =, G_c = | delta_c =, beta = 1, start = "strength" |
+---   "insertion" } -> the extrinsic linear-softening traction law (kernels/czm/laws/linear_softening.c,
+---   Camacho & Ortiz) with fracture energy G_c = sigma_max delta_c / 2. start = "insertion": the
+---   traction starts at the facet's stress when the check marked it (state tn0, tt0, written at
+---   insertion) with delta_c rescaled so that G_c stays exact (laws/insertion_start.c).
+function czm.linear_softening(args)
+  local fn = "cleave.czm.linear_softening"
+  cl.check_args(fn, args, { sigma_max = true, G_c = true, delta_c = true, beta = true, start = true })
+  local sigma_max = cl.positive_number(fn, args, "sigma_max")
+  if (args.G_c == nil) == (args.delta_c == nil) then
+    error(fn .. ": give one of 'G_c' (fracture energy, J/m^2) and 'delta_c' (final opening, m)", 2)
+  end
+  local delta_c = args.delta_c and cl.positive_number(fn, args, "delta_c") or 2 * cl.positive_number(fn, args, "G_c") / sigma_max
+  local beta = cl.optional_number(fn, args, "beta", 1)
+  if not (beta >= 0) then error(fn .. ": 'beta' (the shear weight) must be >= 0", 2) end
+  local start = args.start or "strength"
+  local params = { sigma_max = sigma_max, delta_c = delta_c, beta = beta }
+  if start == "strength" then
+    return cl.jit.traction { name = "linear_softening", source = cl.jit.law_source("linear_softening"),
+      params = params, state = { dmax = 0 } }
+  elseif start ~= "insertion" then
+    error(fn .. ": 'start' must be \"strength\" (the traction starts at sigma_max) or \"insertion\" (at the " ..
+      "facet's stress found at insertion)", 2)
+  end
+  -- the law's body in a block where sigma_max and delta_c are the rescaled ones
+  local source = cl.jit.embedded("kernels/czm/laws/insertion_start.c") ..
+    "{\nconst real sigma_max = start_strength, delta_c = start_opening;\n" .. cl.jit.law_source("linear_softening") .. "\n}\n"
+  return cl.jit.traction { name = "linear_softening", source = source, params = params,
+    state = { dmax = 0, tn0 = 0, tt0 = 0 } }
+end
+
+-- Where cohesive elements may be inserted, per facet of the model (u8 field ne x 3, edge k of
+-- element e at row e component k): a facet whose midpoint is in the region (a group: both ends).
+local function insertion_allowed(b, where, fn)
+  local test, set = b:region(where, fn)
+  local m = b.model
+  local ne = m:info().elements
+  local elem, x = m:field("elem"), m:field("x")
+  return cl.field { n = ne, k = 3, dtype = "u8" }:assign(function(e)
+    local row, inside = elem[e], {}
+    for k = 1, 3 do
+      local a, c = row[k] + 1, row[k % 3 + 1] + 1
+      if set then inside[k] = set[a] and set[c] and 1 or 0 else
+        local pa, pc = x[a], x[c]
+        inside[k] = test((pa[1] + pc[1]) / 2, (pa[2] + pc[2]) / 2) and 1 or 0
+      end
+    end
+    return inside[1], inside[2], inside[3]
+  end)
+end
+
+local strength_keys = { distribution = true, spread = true, modulus = true, area = true, seed = true }
+
 --- cleave.czm.body{ mesh =, E =, nu =, rho =, thickness = 1, plane = "strain" | "stress",
 ---   law = a traction law (cleave.jit.ppr{...}, cleave.jit.traction{...}), sigma_max =, tau_max =
 ---   (facet strengths of the insertion check; default from the law), contact = penalty (Pa/m;
 ---   default E / shortest element edge), check_every = 10, precision = "f64",
 ---   stiffness = "matrix_free" | "stored", scatter = "auto" (atomics on the GPU, colours on the
 ---   CPU) | "colour" | "atomic", insertion = "ordered" (deterministic
----   numbering) | "block_counter" (GPU: Appendix A's block-local counters) } -> body
+---   numbering) | "block_counter" (GPU: Appendix A's block-local counters),
+---   strength = { distribution = "uniform", spread =, seed = 1 } | { distribution = "weibull",
+---   modulus =, area =, seed = 1 } (random facet strengths: a factor on sigma_max and tau_max per
+---   facet, kernels/czm/czm_strength.h), insert_where = region (cohesive elements only on the
+---   facets there) } -> body
 function czm.body(args)
   local fn = "cleave.czm.body"
   cl.check_args(fn, args, body_keys)
@@ -44,12 +101,20 @@ function czm.body(args)
   local sigma_max = args.sigma_max or law_property(law, "sigma_max")
   if not sigma_max then error(fn .. ": give 'sigma_max' (the law does not say its strength)", 2) end
   local tau_max = args.tau_max or law_property(law, "tau_max") or sigma_max
-  local state = {}
-  for i, name in ipairs(law.state_names) do state[i] = law.state[name] end
+  local state, insertion_state = {}, {}
+  for i, name in ipairs(law.state_names) do
+    state[i] = law.state[name]
+    -- a law's tn0, tt0 receive the facet's stress at insertion
+    if name == "tn0" then insertion_state.sn = i elseif name == "tt0" then insertion_state.ss = i end
+  end
+  if args.strength ~= nil then
+    if type(args.strength) ~= "table" then error(fn .. ": 'strength' must be a table { distribution =, ... }", 2) end
+    cl.check_args(fn .. " strength", args.strength, strength_keys, 3)
+  end
   local ok, model = pcall(czm.model, { mesh = args.mesh, E = args.E, nu = args.nu, rho = args.rho,
     thickness = args.thickness, plane = args.plane, sigma_max = sigma_max, tau_max = tau_max, contact = args.contact,
     precision = args.precision, stiffness = args.stiffness, scatter = args.scatter, law_state = state,
-    insertion = args.insertion })
+    insertion = args.insertion, insertion_state = insertion_state })
   if not ok then error(model, 2) end
   model:set_law(law:cohesive_module(model:field("x")))
   local every = args.check_every or 10
@@ -59,13 +124,20 @@ function czm.body(args)
     E = args.E, nu = args.nu, plane_strain = (args.plane or "strain") == "strain", constraints = {}, check_every = every,
     fracture_energy = args.fracture_energy or law_property(law, "G_I") }, body_mt)
   for _, name in ipairs { "x", "u", "v", "a", "mass", "stress" } do b[name] = model:field(name) end
+  if args.strength ~= nil or args.insert_where ~= nil then
+    local s = args.strength or {}
+    local allowed = args.insert_where ~= nil and insertion_allowed(b, args.insert_where, fn) or nil
+    local ok2, err = pcall(model.set_strength, model, { distribution = s.distribution or "constant", spread = s.spread,
+      modulus = s.modulus, area = s.area, seed = s.seed, allowed = allowed })
+    if not ok2 then error(err, 2) end
+  end
   return b
 end
 
 -- A region of the plane: a function(x, y) -> boolean, an expression in x and y ("x < 0.01 and
 -- y > 0"), or { group = "name" } (a physical group of the Gmsh file the mesh came from).
 -- Returns a predicate on (x, y) or, for a group, the set of its nodes (1-based).
-local function region(self, where, fn)
+function body_mt:region(where, fn)
   if type(where) == "function" then return where end
   if type(where) == "string" then
     local test = cl.expr.evaluator(where, { what = "where", kind = "boolean", variables = { "x", "y" } })
@@ -86,7 +158,7 @@ end
 -- Rows (1-based, u32 field) of the mesh's initial nodes in the region.
 function body_mt:select(where, fn)
   fn = fn or "body:select"
-  local test, set = region(self, where, fn)
+  local test, set = self:region(where, fn)
   local x = self.x
   local rows = {}
   for i = 1, self.model:info().initial_nodes do
@@ -169,7 +241,7 @@ function body_mt:pressure(args)
   if self.pressure_value ~= nil then
     error(fn .. ": the body has a pressure already; one per body (combine the regions in one 'where')", 2)
   end
-  local test, set = region(self, args.where, fn)
+  local test, set = self:region(args.where, fn)
   local where = test
   if set then
     where = cl.field { n = self.model:info().nodes, dtype = "u8" }
