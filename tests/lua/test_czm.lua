@@ -649,4 +649,26 @@ T.case("insertion stress: traction starts at the facet's stress, dissipation G_c
   T.near(e.cohesive_dissipated, G * H * t, 0.02, "dissipated = G_c x area")
 end)
 
+-- A Gmsh physical group as the insertion region: a facet may crack when both its ends are in the
+-- group (as for a pressure): none of the square's four interior facets (corner to centre) has both
+-- ends on the edge group "left", all have them in the surface group "plate".
+T.case("insertion region from a Gmsh physical group", function()
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(SQUARE_MSH)
+  f:close()
+  local mesh = cl.czm.read(path)
+  os.remove(path)
+  for group, expect in pairs { left = math.huge, plate = 1 } do
+    local b = cl.czm.body { mesh = mesh, E = 1e9, nu = 0.25, rho = 1000, plane = "stress", law = ppr(),
+      insert_where = { group = group } }
+    local list = owned_strengths(b)
+    T.eq(#list, 4, "interior facets")
+    for _, s in ipairs(list) do T.eq(s.factor, expect, "strength factor with group '" .. group .. "'") end
+  end
+  T.raises(function()
+    cl.czm.body { mesh = mesh, E = 1e9, nu = 0.25, rho = 1000, law = ppr(), insert_where = { group = "nope" } }
+  end, { "nope" })
+end)
+
 T.run()
