@@ -27,6 +27,16 @@ local function law_property(law, key)
   end
 end
 
+-- A built-in law started at the insertion stress: the prelude (kernels/czm/laws/<prelude>.c)
+-- computes the rescaled constants, then the law's body runs in a block where `shadow` (C
+-- declarations) rebinds its parameters to them; the state gains tn0, tt0, which insertion sets.
+local function started_at_insertion(name, prelude, shadow, params, state)
+  local source = cl.jit.embedded("kernels/czm/laws/" .. prelude .. ".c") .. "{\n" .. shadow .. "\n" ..
+    cl.jit.law_source(name) .. "\n}\n"
+  state.tn0, state.tt0 = 0, 0
+  return cl.jit.traction { name = name, source = source, params = params, state = state }
+end
+
 --- cleave.czm.linear_softening{ sigma_max =, G_c = | delta_c =, beta = 1, start = "strength" |
 ---   "insertion" } -> the extrinsic linear-softening traction law (kernels/czm/laws/linear_softening.c,
 ---   Camacho & Ortiz) with fracture energy G_c = sigma_max delta_c / 2. start = "insertion": the
@@ -51,11 +61,38 @@ function czm.linear_softening(args)
     error(fn .. ": 'start' must be \"strength\" (the traction starts at sigma_max) or \"insertion\" (at the " ..
       "facet's stress found at insertion)", 2)
   end
-  -- the law's body in a block where sigma_max and delta_c are the rescaled ones
-  local source = cl.jit.embedded("kernels/czm/laws/insertion_start.c") ..
-    "{\nconst real sigma_max = start_strength, delta_c = start_opening;\n" .. cl.jit.law_source("linear_softening") .. "\n}\n"
-  return cl.jit.traction { name = "linear_softening", source = source, params = params,
-    state = { dmax = 0, tn0 = 0, tt0 = 0 } }
+  return started_at_insertion("linear_softening", "insertion_start",
+    "const real sigma_max = start_strength, delta_c = start_opening;", params, { dmax = 0 })
+end
+
+--- cleave.czm.ppr{ the arguments of cleave.jit.ppr, start = "strength" | "insertion" } -> the PPR law;
+---   start = "insertion" (extrinsic only: lambda_n = lambda_t = 0): both strengths scaled by the
+---   ratio that made the check crack the facet, max(<sigma_n> / sigma_max, |tau| / tau_max), the
+---   final openings divided by it, so both fracture energies stay exact (laws/ppr_insertion_start.c).
+function czm.ppr(args)
+  local fn = "cleave.czm.ppr"
+  if type(args) ~= "table" then error(fn .. ": give a table of named arguments", 2) end
+  local start = args.start or "strength"
+  local given = {}
+  for k, v in pairs(args) do if k ~= "start" then given[k] = v end end
+  local ok, law = pcall(cl.jit.ppr, given)
+  if not ok then error((tostring(law):gsub("cleave%.jit%.ppr", fn)), 2) end
+  if start == "strength" then return law end
+  if start ~= "insertion" then
+    error(fn .. ": 'start' must be \"strength\" (the traction starts at sigma_max) or \"insertion\" (at the " ..
+      "facet's stress found at insertion)", 2)
+  end
+  local p = law.ppr
+  if p.m ~= 0 or p.n ~= 0 then
+    error(fn .. ": start = \"insertion\" needs the extrinsic law (lambda_n = lambda_t = 0): an intrinsic law's " ..
+      "traction rises from zero and has no insertion stress to start at", 2)
+  end
+  local params = { sigma_max = p.sigma_max, tau_max = p.tau_max }
+  for k, v in pairs(law.params) do params[k] = v end
+  local started = started_at_insertion("ppr", "ppr_insertion_start",
+    "const real delta_n = start_delta_n, delta_t = start_delta_t;", params, { dn_max = 0, dt_max = 0 })
+  started.ppr = p
+  return started
 end
 
 -- Where cohesive elements may be inserted, per facet of the model (u8 field ne x 3, edge k of

@@ -620,15 +620,51 @@ T.case("linear softening from the insertion stress: delta_c rescaled, G_c exact"
   T.raises(function() cl.czm.linear_softening { sigma_max = smax } end, { "'G_c'" })
 end)
 
+-- PPR (extrinsic, alpha = beta = 2: linear softening in each mode, where the trapezoid rule is
+-- exact: 1e-9) started at the insertion stress: a facet cracked in tension at 1.5 sigma_max
+-- starts at 1.5 sigma_max, fails at delta_n / 1.5 and dissipates G_I; one cracked in shear at
+-- 1.2 tau_max (normal stress 0.2 sigma_max) starts its shear traction at 1.2 tau_max, fails at
+-- delta_t / 1.2 and dissipates G_II.
+T.case("PPR from the insertion stress: strengths scaled by the cracking ratio, G_I and G_II exact", function()
+  local GI, GII, S, Tm = 100, 300, 2e6, 3e6
+  local law = cl.czm.ppr { G_I = GI, G_II = GII, sigma_max = S, tau_max = Tm, start = "insertion" }
+  local dn, dt, N = law.ppr.delta_n, law.ppr.delta_t, 1000
+  local function work(dir, scale, state)
+    local steps = {}
+    for k = 0, N do
+      local d = dir == 1 and dn or dt
+      steps[k + 1] = dir == 1 and { d / scale * k / N, 0 } or { 0, d / scale * k / N }
+    end
+    local rs = law:path { steps = steps, state = state }
+    local w = 0
+    for k = 1, N do w = w + 0.5 * (rs[k].output[dir] + rs[k + 1].output[dir]) * (dir == 1 and dn or dt) / scale / N end
+    return rs, w
+  end
+  local rs, w = work(1, 1.5, { tn0 = 1.5 * S, tt0 = 0 })
+  T.near(rs[1].output[1], 1.5 * S, 1e-12, "normal traction at zero opening")
+  T.near(rs[#rs].output[1], 0, 1e-9, "no traction at delta_n / 1.5", S)
+  T.near(w, GI, 1e-9, "G_I")
+  rs, w = work(2, 1.2, { tn0 = 0.2 * S, tt0 = -1.2 * Tm })
+  T.near(rs[2].output[2], 1.2 * Tm * (1 - 1e-3), 1e-9, "shear traction after the first step")
+  -- a zero shear opening has no sign, hence no traction: the first interval starts from 0 and
+  -- misses half of its rectangle, 1.2 tau_max (dt / 1.2 / N) / 2
+  T.near(w + 0.5 * Tm * dt / N, GII, 1e-9, "G_II")
+  T.raises(function() cl.czm.ppr { G_I = GI, G_II = GII, sigma_max = S, tau_max = Tm, lambda_n = 0.1, start = "insertion" } end,
+    { "extrinsic" })
+  T.raises(function() cl.czm.ppr { G_I = GI, G_II = GII, sigma_max = S, start = "insertion" } end, { "cleave.czm.ppr", "'tau_max'" })
+end)
+
 -- A bar (nu = 0) pulled at both ends, insertion allowed only on its mid-line, the check at twice
 -- the law's strength: the facets open with the traction at the stress found there (within 2%: one
 -- step of opening) and dissipate G_c x area by the end (2%: the trapezoid of the first step starts
--- from zero traction, about half a step of ~100 in the opening).
+-- from zero traction, about half a step of ~100 in the opening). The same with extrinsic PPR.
 T.case("insertion stress: traction starts at the facet's stress, dissipation G_c x area", function()
   local L, H, t, G, smax = 4e-3, 1e-3, 1e-3, 16000, 40e6
+  for _, law in ipairs { cl.czm.linear_softening { sigma_max = smax, G_c = G, start = "insertion" },
+    cl.czm.ppr { G_I = G, G_II = G, sigma_max = smax, tau_max = smax, start = "insertion" } } do
   local mesh = cl.czm.rect { x0 = 0, x1 = L, y0 = 0, y1 = H, nx = 8, ny = 2, order = 1 }
   local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0, rho = 1190, thickness = t, plane = "stress",
-    law = cl.czm.linear_softening { sigma_max = smax, G_c = G, start = "insertion" }, sigma_max = 2 * smax,
+    law = law, sigma_max = 2 * smax, tau_max = 2 * smax,
     insert_where = string.format("x > %.17g and x < %.17g", L / 2 - 1e-7, L / 2 + 1e-7), check_every = 1 }
   b:velocity { where = "x < 1e-9", x = -5 }
   b:velocity { where = string.format("x > %.17g", L - 1e-9), x = 5 }
@@ -637,7 +673,9 @@ T.case("insertion stress: traction starts at the facet's stress, dissipation G_c
   while m:info().cohesive == 0 and run.step < 2000 do run:go { steps = 1 } end
   local info = m:info()
   T.ok(info.cohesive == 2, "the two mid-line facets cracked: " .. info.cohesive)
-  local hist, tn0 = m:field("hist"), m:field(2)
+  local slot
+  for k, name in ipairs(law.state_names) do if name == "tn0" then slot = k end end
+  local hist, tn0 = m:field("hist"), m:field(slot)
   for g = 1, 2 * info.cohesive do
     T.ok(tn0[g] >= 2 * smax, string.format("insertion stress %.4g >= the check's %.4g", tn0[g], 2 * smax))
     local h = hist[g]
@@ -646,7 +684,8 @@ T.case("insertion stress: traction starts at the facet's stress, dissipation G_c
   run:go()
   local e = b:energies()
   T.ok(e.cohesive_stored < 1e-9 * G * H * t, "fully open: nothing stored")
-  T.near(e.cohesive_dissipated, G * H * t, 0.02, "dissipated = G_c x area")
+  T.near(e.cohesive_dissipated, G * H * t, 0.02, law.name .. ": dissipated = G_c x area")
+  end
 end)
 
 -- A Gmsh physical group as the insertion region: a facet may crack when both its ends are in the
