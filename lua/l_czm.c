@@ -363,7 +363,8 @@ static int czm_model(lua_State *L) {
 }
 
 /* model:field(name) -> one of its fields (x u v a mass stress load elem adj coh mask coh_force hist
- * origin stiffness), or model:field(k) the k-th law state variable (per cohesive Gauss point) */
+ * origin stiffness strength facet_stress), or model:field(k) the k-th law state variable (per cohesive
+ * Gauss point) */
 static int model_field(lua_State *L) {
   check_model(L, 1);
   lua_getiuservalue(L, 1, 1);
