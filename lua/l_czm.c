@@ -274,11 +274,11 @@ static int model_gc(lua_State *L) {
 
 static const char *const field_names[CL_CZM_NFIELDS] = {
     "x", "u", "v", "a", "mass", "stress", "load", "elem", "adj", "coh", "mask", NULL, NULL, NULL, "coh_force",
-    "hist", "stiffness", "scratch", "origin", "fixed", "colour", "split"};
+    "hist", "stiffness", "scratch", "origin", "fixed", "colour", "split", "strength", "facet_stress"};
 
 static const char *const model_args[] = {"mesh", "E", "nu", "rho", "thickness", "plane", "sigma_max", "tau_max",
                                          "contact", "precision", "stiffness", "scatter", "law_state", "insertion",
-                                         NULL};
+                                         "insertion_state", NULL};
 
 /* cl.czm.model{ mesh =, E =, nu =, rho =, thickness = 1, plane = "strain" | "stress", sigma_max =,
  *   tau_max =, contact = E / shortest edge, precision = "f64", stiffness = "matrix_free" | "stored",
@@ -331,6 +331,13 @@ static int czm_model(lua_State *L) {
     opt.nstate = (int)n;
   }
   lua_pop(L, 1);
+  /* insertion_state = { sn = k, ss = k }: the law's state variables (1-based) that insertion sets
+   * to the facet's normal and shear stress */
+  if (lua_getfield(L, 1, "insertion_state") == LUA_TTABLE) {
+    opt.state_sn = (int)cl_lua_opt_integer(L, lua_gettop(L), fn, "sn", 0);
+    opt.state_ss = (int)cl_lua_opt_integer(L, lua_gettop(L), fn, "ss", 0);
+  }
+  lua_pop(L, 1);
   model_ud *u = lua_newuserdatauv(L, sizeof *u, 1);
   memset(u, 0, sizeof *u);
   luaL_setmetatable(L, MODEL_MT);
@@ -356,7 +363,8 @@ static int czm_model(lua_State *L) {
 }
 
 /* model:field(name) -> one of its fields (x u v a mass stress load elem adj coh mask coh_force hist
- * origin stiffness), or model:field(k) the k-th law state variable (per cohesive Gauss point) */
+ * origin stiffness strength facet_stress), or model:field(k) the k-th law state variable (per cohesive
+ * Gauss point) */
 static int model_field(lua_State *L) {
   check_model(L, 1);
   lua_getiuservalue(L, 1, 1);
@@ -401,6 +409,46 @@ static int model_info(lua_State *L) {
 
 static void fail_if(lua_State *L, cl_status st, cl_error *err) {
   if (st != CL_OK) cl_lua_fail(L, err);
+}
+
+static const char *const strength_args[] = {"distribution", "spread", "modulus", "area", "seed", "allowed", NULL};
+
+/* model:set_strength{ distribution = "uniform" | "weibull" | "constant", spread =, modulus =,
+ *   area =, seed = 1, allowed = u8 field ne x 3 (0: no insertion on that facet) }: the facets'
+ *   strength factors (cl_czm_set_strength), in the field "strength" */
+static int model_set_strength(lua_State *L) {
+  const char *fn = "model:set_strength";
+  model_ud *u = check_model(L, 1);
+  cl_lua_check_args(L, 2, fn, strength_args);
+  cl_czm_strength s = {0};
+  const char *d = cl_lua_opt_string(L, 2, fn, "distribution", "constant");
+  if (strcmp(d, "uniform") == 0) s.distribution = CL_CZM_STRENGTH_UNIFORM;
+  else if (strcmp(d, "weibull") == 0) s.distribution = CL_CZM_STRENGTH_WEIBULL;
+  else if (strcmp(d, "constant") == 0) s.distribution = CL_CZM_STRENGTH_CONSTANT;
+  else return luaL_error(L, "%s: argument 'distribution' must be \"uniform\", \"weibull\" or \"constant\"", fn);
+  s.spread = cl_lua_opt_number(L, 2, fn, "spread", 0);
+  s.modulus = cl_lua_opt_number(L, 2, fn, "modulus", 0);
+  s.area = cl_lua_opt_number(L, 2, fn, "area", 0);
+  const lua_Integer seed = cl_lua_opt_integer(L, 2, fn, "seed", 1);
+  s.seed = (uint64_t)seed;
+  const uint8_t *allowed = NULL;
+  cl_error err;
+  if (lua_getfield(L, 2, "allowed") != LUA_TNIL) {
+    cl_field *f = cl_lua_test_field(L, -1);
+    if (!f || f->dtype != CL_U8 || f->n != u->z->A.ne || f->k != 3)
+      return luaL_error(L, "%s: argument 'allowed' must be a u8 field of one row of 3 (the edges) per element", fn);
+    const void *h;
+    fail_if(L, cl_field_host(f, &h, &err), &err);
+    allowed = h;
+  }
+  const int had = u->z->f[CL_CZM_STRENGTH] != NULL;
+  fail_if(L, cl_czm_set_strength(u->z, &s, allowed, &err), &err);
+  if (!had) { /* a new field: the model's user value keeps it, Lua frees it */
+    lua_getiuservalue(L, 1, 1);
+    cl_lua_push_field(L, u->z->f[CL_CZM_STRENGTH]);
+    lua_setfield(L, -2, "strength");
+  }
+  return 0;
 }
 
 static void need_law(lua_State *L, model_ud *u, const char *fn) {
@@ -701,7 +749,7 @@ int cl_lua_open_czm(lua_State *L) {
                                     {"set_check_every", model_set_check_every}, {"stage", model_stage},
                                     {"pressure_load", model_pressure_load}, {"update_masses", model_update_masses},
                                     {"fix", model_fix}, {"profile", model_profile},
-                                    {"set_counts", model_set_counts},
+                                    {"set_counts", model_set_counts}, {"set_strength", model_set_strength},
                                     {NULL, NULL}};
   luaL_newlib(L, model_methods);
   lua_setfield(L, -2, "__index");

@@ -221,7 +221,9 @@ CL_HD static inline real cl_czm_element_energy(const cl_czm_args *A, const int o
 /* Marks in mask[e] the facets of e to crack: those it owns (the element across has a larger
  * index), not cracked yet, where the mean of the averaged nodal stresses of the facet's nodes
  * gives a normal traction >= sigma_max or a shear traction of magnitude >= tau_max (normal
- * and tangent from the reference geometry). Returns the number marked, also added to its
+ * and tangent from the reference geometry), both times the facet's strength factor when there
+ * is one (random strengths, an insertion region); with facet_stress, records the two tractions
+ * of a marked facet for insertion. Returns the number marked, also added to its
  * colour's counter (insertion then skips the colours with none). The element's node stresses
  * are read all at once, not facet by facet: on a small mesh the check waits on memory, not on
  * arithmetic. */
@@ -253,7 +255,14 @@ CL_HD static inline int cl_czm_facet_check(const cl_czm_args *A, const int order
       const real nx = ty, ny = -tx;
       const real sn = nx * nx * sf[0] + ny * ny * sf[1] + 2 * nx * ny * sf[2];
       const real ss = tx * nx * sf[0] + ty * ny * sf[1] + (tx * ny + ty * nx) * sf[2];
-      if (sn >= (real)A->sigma_max || fabs(ss) >= (real)A->tau_max) mask |= 1 << k, marked++;
+      const real factor = A->strength ? ((const real *)A->strength)[k * A->ne + e] : 1;
+      if (sn >= (real)A->sigma_max * factor || fabs(ss) >= (real)A->tau_max * factor) {
+        mask |= 1 << k, marked++;
+        if (A->facet_stress) {
+          real *fs = (real *)A->facet_stress;
+          fs[2 * k * A->ne + e] = sn, fs[(2 * k + 1) * A->ne + e] = ss;
+        }
+      }
     }
   }
   A->mask[e] = (uint8_t)mask;
@@ -370,6 +379,9 @@ CL_HD static inline void cl_czm_insert_apply_from(const cl_czm_args *A, const in
     A->coh[c] = (int32_t)e, A->coh[cc + c] = k, A->coh[2 * cc + c] = (int32_t)f, A->coh[3 * cc + c] = j;
     for (size_t g = c * ng; g < (c + 1) * ng; g++) {
       for (int s = 0; s < A->nstate; s++) ((real *)A->law.state[s])[g] = (real)A->state_init[s];
+      /* the law starts from the facet's tractions when the check marked it */
+      if (A->state_sn) ((real *)A->law.state[A->state_sn - 1])[g] = ((const real *)A->facet_stress)[2 * k * ne + e];
+      if (A->state_ss) ((real *)A->law.state[A->state_ss - 1])[g] = ((const real *)A->facet_stress)[(2 * k + 1) * ne + e];
       for (int q = 0; q < 6; q++) ((real *)A->hist)[q * cc * ng + g] = 0;
     }
     A->adj[k * ne + e] = A->adj[j * ne + f] = -2 - (int32_t)c;

@@ -54,6 +54,13 @@ typedef struct cl_czm_args {
   size_t first, count; /* the element range of one launch (a colour) */
   double E, nu, rho, thickness;
   double sigma_max, tau_max; /* facet strengths of the insertion check */
+  const void *strength;      /* NULL, or per facet ne x 3 (edge k of element e at k ne + e): the factor on
+                                sigma_max and tau_max of that facet (random strength; infinite outside
+                                the insertion region) */
+  void *facet_stress;        /* NULL, or ne x 6: the normal and shear stress of edge k at the check that
+                                marked it, at (2 k + i) ne + e, for insertion_state */
+  int state_sn, state_ss;    /* 1 + the law's state slot that insertion sets to the facet's normal
+                                (shear) stress at insertion, 0: none (the traction starts there) */
   double contact;            /* penalty stiffness (per area) against interpenetration */
   void *x, *u, *v, *a, *mass, *stress;
   const void *load;          /* cap x 2 nodal force per unit load scale, or NULL */

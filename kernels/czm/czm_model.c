@@ -8,6 +8,7 @@
 #include "../../jit/jit.h"
 #include "../dispatch.h"
 #include "czm_kernels.h"
+#include "czm_strength.h"
 #include "../fe/tri.h"
 #include "../../runtime/mesh2d.h"
 #include "../../runtime/progress.h"
@@ -129,6 +130,8 @@ static void point_args(cl_czm_model *z) {
   A->elem = z->f[CL_CZM_ELEM]->data, A->adj = z->f[CL_CZM_ADJ]->data, A->coh = z->f[CL_CZM_COH]->data;
   A->fixed = z->f[CL_CZM_FIXED]->data, A->colour = z->f[CL_CZM_COLOUR]->data;
   A->mask = z->f[CL_CZM_MASK]->data, A->split = z->f[CL_CZM_SPLIT]->data, A->coh_force = z->f[CL_CZM_COH_FORCE]->data, A->hist = z->f[CL_CZM_HIST]->data;
+  A->strength = z->f[CL_CZM_STRENGTH] ? z->f[CL_CZM_STRENGTH]->data : NULL;
+  A->facet_stress = z->f[CL_CZM_FACET_STRESS] ? z->f[CL_CZM_FACET_STRESS]->data : NULL;
   for (int s = 0; s < z->opt.nstate; s++) A->law.state[s] = z->state[s]->data;
 }
 
@@ -155,6 +158,7 @@ static cl_status allocate(cl_czm_model *z, cl_device_ref *dev, const cl_mesh2d *
   CL_TRY(make_field(z, dev, CL_CZM_FIXED, CL_U8, cap, 1, err));
   CL_TRY(make_field(z, dev, CL_CZM_COLOUR, CL_U8, ne, 1, err));
   if (z->opt.stored_stiffness) CL_TRY(make_field(z, dev, CL_CZM_STIFF, t, ne, nd * nd, err));
+  if (z->opt.state_sn || z->opt.state_ss) CL_TRY(make_field(z, dev, CL_CZM_FACET_STRESS, t, ne, 6, err));
   for (int s = 0; s < z->opt.nstate; s++) {
     CL_TRY(cl_field_create(dev, t, gs ? gs : 1, 1, &z->state[s], err));
     CL_TRY(cl_field_fill(z->state[s], z->opt.state_init[s], err));
@@ -229,6 +233,8 @@ cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesiv
     return cl_error_set(err, CL_ERR_ARG, "cohesive FEM: precision must be f32 or f64");
   if (opt->nstate < 0 || opt->nstate > CL_MP_STATE_MAX)
     return cl_error_set(err, CL_ERR_ARG, "cohesive FEM: at most %d law state variables", CL_MP_STATE_MAX);
+  if (opt->state_sn < 0 || opt->state_sn > opt->nstate || opt->state_ss < 0 || opt->state_ss > opt->nstate)
+    return cl_error_set(err, CL_ERR_ARG, "cohesive FEM: the insertion stress slots must be law state variables");
   CL_TRY(cl_mesh2d_check(m, err));
   cl_czm_model *z = calloc(1, sizeof *z);
   if (!z) return cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of memory");
@@ -244,7 +250,7 @@ cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesiv
   A->coh_cap = interior + ncracks, A->ncoh = ncracks;
   A->E = mat->E, A->nu = mat->nu, A->rho = mat->rho, A->thickness = mat->thickness;
   A->sigma_max = mat->sigma_max, A->tau_max = mat->tau_max, A->contact = mat->contact;
-  A->nstate = opt->nstate;
+  A->nstate = opt->nstate, A->state_sn = opt->state_sn, A->state_ss = opt->state_ss;
   memcpy(A->state_init, opt->state_init, sizeof A->state_init);
   z->nn0 = m->nnodes, z->interior = interior;
   uint32_t *order = NULL;
@@ -319,6 +325,64 @@ cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_err
 void cl_czm_set_law(cl_czm_model *z, void *cohesive_entry, void *forces_entry) {
   release_graphs(z); /* they launch the old kernels */
   z->cohesive_entry = cohesive_entry, z->forces_entry = forces_entry;
+}
+
+static cl_status check_strength(const cl_czm_strength *s, cl_error *err) {
+  const char *bad = NULL, *fix = NULL;
+  if (s->distribution == CL_CZM_STRENGTH_UNIFORM && !(s->spread >= 0 && s->spread < 1))
+    bad = "spread", fix = "the uniform factor lies in [1 - spread, 1 + spread]: give 0 <= spread < 1";
+  else if (s->distribution == CL_CZM_STRENGTH_WEIBULL && !(s->modulus > 0 && isfinite(s->modulus)))
+    bad = "modulus", fix = "the Weibull modulus m must be a positive number";
+  else if (s->distribution == CL_CZM_STRENGTH_WEIBULL && !(s->area > 0 && isfinite(s->area)))
+    bad = "area", fix = "the reference facet area A0 must be a positive number (m^2)";
+  if (bad) return cl_error_set(err, CL_ERR_ARG, "cohesive FEM strength: bad '%s': %s", bad, fix);
+  return CL_OK;
+}
+
+cl_status cl_czm_set_strength(cl_czm_model *z, const cl_czm_strength *s, const uint8_t *allowed, cl_error *err) {
+  CL_TRY(check_strength(s, err));
+  size_t nodes, cohesive;
+  CL_TRY(cl_czm_counts(z, &nodes, &cohesive, err));
+  /* facets are named by their nodes as given: a crack made since would rename some */
+  if (nodes != z->nn0)
+    return cl_error_set(err, CL_ERR_ARG, "cohesive FEM strength: set the facet strengths before the run inserts "
+                        "cohesive elements");
+  const size_t ne = z->A.ne, cap = z->A.cap;
+  const void *elem, *x;
+  CL_TRY(cl_field_host(z->f[CL_CZM_ELEM], &elem, err));
+  CL_TRY(cl_field_host(z->f[CL_CZM_X], &x, err));
+  const uint32_t *E = elem;
+  const cl_dtype t = z->opt.dtype;
+  double *factor = malloc(3 * ne * sizeof *factor);
+  if (!factor) return cl_error_set(err, CL_ERR_OOM, "cohesive FEM strength: out of memory for %zu elements", ne);
+  for (size_t e = 0; e < ne; e++)
+    for (size_t k = 0; k < 3; k++) {
+      const uint32_t a = E[k * ne + e], b = E[(k + 1) % 3 * ne + e];
+      const double u = cl_czm_facet_uniform(s->seed, a, b);
+      double f = 1;
+      if (s->distribution == CL_CZM_STRENGTH_UNIFORM) f = 1 + s->spread * (2 * u - 1);
+      else if (s->distribution == CL_CZM_STRENGTH_WEIBULL) {
+        const double dx = cl_dtype_get(t, x, b) - cl_dtype_get(t, x, a);
+        const double dy = cl_dtype_get(t, x, cap + b) - cl_dtype_get(t, x, cap + a);
+        f = cl_czm_weibull_factor(u, s->modulus, hypot(dx, dy) * z->mat.thickness, s->area);
+      }
+      factor[k * ne + e] = allowed && !allowed[k * ne + e] ? INFINITY : f;
+    }
+  cl_status st = CL_OK;
+  if (!z->f[CL_CZM_STRENGTH]) st = make_field(z, z->ref, CL_CZM_STRENGTH, t, ne, 3, err);
+  if (st == CL_OK && t == CL_F64) st = cl_field_upload(z->f[CL_CZM_STRENGTH], factor, err);
+  else if (st == CL_OK) {
+    float *f32 = malloc(3 * ne * sizeof *f32);
+    if (!f32) st = cl_error_set(err, CL_ERR_OOM, "cohesive FEM strength: out of memory for %zu elements", ne);
+    for (size_t i = 0; f32 && i < 3 * ne; i++) f32[i] = (float)factor[i];
+    if (f32) st = cl_field_upload(z->f[CL_CZM_STRENGTH], f32, err);
+    free(f32);
+  }
+  free(factor);
+  if (st != CL_OK) return st;
+  point_args(z);
+  release_graphs(z); /* they were recorded without the strengths */
+  return CL_OK;
 }
 
 void cl_czm_use_load(cl_czm_model *z) {

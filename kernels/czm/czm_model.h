@@ -30,13 +30,24 @@ typedef struct cl_czm_options {
                              numbering then depends on timing) instead of the ordered scan */
   int nstate;             /* the cohesive law's state variables and their initial values */
   double state_init[CL_MP_STATE_MAX];
+  int state_sn, state_ss; /* 1 + the law's state variable that insertion sets to the facet's normal
+                             (shear) stress found by the check, 0: none (see czm_args.h) */
 } cl_czm_options;
+
+/* Facet strengths (czm_strength.h): a factor on sigma_max and tau_max per facet. */
+typedef struct cl_czm_strength {
+  enum { CL_CZM_STRENGTH_UNIFORM, CL_CZM_STRENGTH_WEIBULL, CL_CZM_STRENGTH_CONSTANT } distribution;
+  double spread;          /* uniform: the factor lies in [1 - spread, 1 + spread], 0 <= spread < 1 */
+  double modulus, area;   /* Weibull: modulus m > 0, reference facet area A0 > 0 (m^2) */
+  uint64_t seed;
+} cl_czm_strength;
 
 /* Fields of the model, by name (see czm_args.h for their shapes). */
 typedef enum cl_czm_field_id {
   CL_CZM_X, CL_CZM_U, CL_CZM_V, CL_CZM_A, CL_CZM_MASS_F, CL_CZM_STRESS_F, CL_CZM_LOAD, CL_CZM_ELEM, CL_CZM_ADJ,
   CL_CZM_COH, CL_CZM_MASK, CL_CZM_COUNTS, CL_CZM_OFFSETS, CL_CZM_COUNTERS, CL_CZM_COH_FORCE, CL_CZM_HIST,
-  CL_CZM_STIFF, CL_CZM_SCRATCH, CL_CZM_ORIGIN, CL_CZM_FIXED, CL_CZM_COLOUR, CL_CZM_SPLIT, CL_CZM_NFIELDS
+  CL_CZM_STIFF, CL_CZM_SCRATCH, CL_CZM_ORIGIN, CL_CZM_FIXED, CL_CZM_COLOUR, CL_CZM_SPLIT, CL_CZM_STRENGTH,
+  CL_CZM_FACET_STRESS, CL_CZM_NFIELDS
 } cl_czm_field_id;
 
 typedef struct cl_czm_model {
@@ -88,6 +99,12 @@ cl_status cl_czm_stable_dt(cl_czm_model *z, double *dt, cl_error *err);
 void cl_czm_set_law(cl_czm_model *z, void *cohesive_entry, void *forces_entry);
 /* The load field enters the force accumulators from now on (scaled by the load scale). */
 void cl_czm_use_load(cl_czm_model *z);
+
+/* The strength factor of every facet (field "strength", ne x 3, created by the first call): drawn
+ * from s, and infinite (never cracks) where `allowed` (NULL: everywhere; else ne x 3 in the
+ * model's layout, edge k of element e at k ne + e) is 0. Computed on the host and uploaded, the
+ * same values on every device. Errors: a bad parameter of s (named), out of memory. */
+cl_status cl_czm_set_strength(cl_czm_model *z, const cl_czm_strength *s, const uint8_t *allowed, cl_error *err);
 
 /* Nodes in use, cohesive elements (read from the device counters). */
 cl_status cl_czm_counts(cl_czm_model *z, size_t *nodes, size_t *cohesive, cl_error *err);

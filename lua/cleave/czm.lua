@@ -30,7 +30,7 @@ end
 
 local body_keys = { mesh = true, E = true, nu = true, rho = true, thickness = true, plane = true, law = true,
   sigma_max = true, tau_max = true, contact = true, check_every = true, precision = true, stiffness = true,
-  scatter = true, fracture_energy = true, insertion = true }
+  scatter = true, fracture_energy = true, insertion = true, strength = true, insert_where = true }
 
 -- Strengths and fracture energy from the law when it knows them (cleave.jit.ppr, linear_softening).
 local function law_property(law, key)
@@ -42,13 +42,107 @@ local function law_property(law, key)
   end
 end
 
+-- A built-in law started at the insertion stress: the prelude (kernels/czm/laws/<prelude>.c)
+-- computes the rescaled constants, then the law's body runs in a block where `shadow` (C
+-- declarations) rebinds its parameters to them; the state gains tn0, tt0, which insertion sets.
+local function started_at_insertion(name, prelude, shadow, params, state)
+  local source = cl.jit.embedded("kernels/czm/laws/" .. prelude .. ".c") .. "{\n" .. shadow .. "\n" ..
+    cl.jit.law_source(name) .. "\n}\n"
+  state.tn0, state.tt0 = 0, 0
+  return cl.jit.traction { name = name, source = source, params = params, state = state }
+end
+
+--- cleave.czm.linear_softening{ sigma_max =, G_c = | delta_c =, beta = 1, start = "strength" |
+---   "insertion" } -> the extrinsic linear-softening traction law (kernels/czm/laws/linear_softening.c,
+---   Camacho & Ortiz) with fracture energy G_c = sigma_max delta_c / 2. start = "insertion": the
+---   traction starts at the facet's stress when the check marked it (state tn0, tt0, written at
+---   insertion) with delta_c rescaled so that G_c stays exact (laws/insertion_start.c).
+function czm.linear_softening(args)
+  local fn = "cleave.czm.linear_softening"
+  cl.check_args(fn, args, { sigma_max = true, G_c = true, delta_c = true, beta = true, start = true })
+  local sigma_max = cl.positive_number(fn, args, "sigma_max")
+  if (args.G_c == nil) == (args.delta_c == nil) then
+    error(fn .. ": give one of 'G_c' (fracture energy, J/m^2) and 'delta_c' (final opening, m)", 2)
+  end
+  local delta_c = args.delta_c and cl.positive_number(fn, args, "delta_c") or 2 * cl.positive_number(fn, args, "G_c") / sigma_max
+  local beta = cl.optional_number(fn, args, "beta", 1)
+  if not (beta >= 0) then error(fn .. ": 'beta' (the shear weight) must be >= 0", 2) end
+  local start = args.start or "strength"
+  local params = { sigma_max = sigma_max, delta_c = delta_c, beta = beta }
+  if start == "strength" then
+    return cl.jit.traction { name = "linear_softening", source = cl.jit.law_source("linear_softening"),
+      params = params, state = { dmax = 0 } }
+  elseif start ~= "insertion" then
+    error(fn .. ": 'start' must be \"strength\" (the traction starts at sigma_max) or \"insertion\" (at the " ..
+      "facet's stress found at insertion)", 2)
+  end
+  return started_at_insertion("linear_softening", "insertion_start",
+    "const real sigma_max = start_strength, delta_c = start_opening;", params, { dmax = 0 })
+end
+
+--- cleave.czm.ppr{ the arguments of cleave.jit.ppr, start = "strength" | "insertion" } -> the PPR law;
+---   start = "insertion" (extrinsic only: lambda_n = lambda_t = 0): both strengths scaled by the
+---   ratio that made the check crack the facet, max(<sigma_n> / sigma_max, |tau| / tau_max), the
+---   final openings divided by it, so both fracture energies stay exact (laws/ppr_insertion_start.c).
+function czm.ppr(args)
+  local fn = "cleave.czm.ppr"
+  if type(args) ~= "table" then error(fn .. ": give a table of named arguments", 2) end
+  local start = args.start or "strength"
+  local given = {}
+  for k, v in pairs(args) do if k ~= "start" then given[k] = v end end
+  local ok, law = pcall(cl.jit.ppr, given)
+  if not ok then error((tostring(law):gsub("cleave%.jit%.ppr", fn)), 2) end
+  if start == "strength" then return law end
+  if start ~= "insertion" then
+    error(fn .. ": 'start' must be \"strength\" (the traction starts at sigma_max) or \"insertion\" (at the " ..
+      "facet's stress found at insertion)", 2)
+  end
+  local p = law.ppr
+  if p.m ~= 0 or p.n ~= 0 then
+    error(fn .. ": start = \"insertion\" needs the extrinsic law (lambda_n = lambda_t = 0): an intrinsic law's " ..
+      "traction rises from zero and has no insertion stress to start at", 2)
+  end
+  local params = { sigma_max = p.sigma_max, tau_max = p.tau_max }
+  for k, v in pairs(law.params) do params[k] = v end
+  local started = started_at_insertion("ppr", "ppr_insertion_start",
+    "const real delta_n = start_delta_n, delta_t = start_delta_t;", params, { dn_max = 0, dt_max = 0 })
+  started.ppr = p
+  return started
+end
+
+-- Where cohesive elements may be inserted, per facet of the model (u8 field ne x 3, edge k of
+-- element e at row e component k): a facet whose midpoint is in the region (a group: both ends).
+local function insertion_allowed(b, where, fn)
+  local test, set = b:region(where, fn, 4) -- errors point at the caller of czm.body
+  local m = b.model
+  local ne = m:info().elements
+  local elem, x = m:field("elem"), m:field("x")
+  return cl.field { n = ne, k = 3, dtype = "u8" }:assign(function(e)
+    local row, inside = elem[e], {}
+    for k = 1, 3 do
+      local a, c = row[k] + 1, row[k % 3 + 1] + 1
+      if set then inside[k] = set[a] and set[c] and 1 or 0 else
+        local pa, pc = x[a], x[c]
+        inside[k] = test((pa[1] + pc[1]) / 2, (pa[2] + pc[2]) / 2) and 1 or 0
+      end
+    end
+    return inside[1], inside[2], inside[3]
+  end)
+end
+
+local strength_keys = { distribution = true, spread = true, modulus = true, area = true, seed = true }
+
 --- cleave.czm.body{ mesh =, E =, nu =, rho =, thickness = 1, plane = "strain" | "stress",
 ---   law = a traction law (cleave.jit.ppr{...}, cleave.jit.traction{...}), sigma_max =, tau_max =
 ---   (facet strengths of the insertion check; default from the law), contact = penalty (Pa/m;
 ---   default E / shortest element edge), check_every = 10, precision = "f64",
 ---   stiffness = "matrix_free" | "stored", scatter = "auto" (atomics on the GPU, colours on the
 ---   CPU) | "colour" | "atomic", insertion = "ordered" (deterministic
----   numbering) | "block_counter" (GPU: Appendix A's block-local counters) } -> body
+---   numbering) | "block_counter" (GPU: Appendix A's block-local counters),
+---   strength = { distribution = "uniform", spread =, seed = 1 } | { distribution = "weibull",
+---   modulus =, area =, seed = 1 } (random facet strengths: a factor on sigma_max and tau_max per
+---   facet, kernels/czm/czm_strength.h), insert_where = region (cohesive elements only on the
+---   facets there) } -> body
 function czm.body(args)
   local fn = "cleave.czm.body"
   cl.check_args(fn, args, body_keys)
@@ -59,12 +153,20 @@ function czm.body(args)
   local sigma_max = args.sigma_max or law_property(law, "sigma_max")
   if not sigma_max then error(fn .. ": give 'sigma_max' (the law does not say its strength)", 2) end
   local tau_max = args.tau_max or law_property(law, "tau_max") or sigma_max
-  local state = {}
-  for i, name in ipairs(law.state_names) do state[i] = law.state[name] end
+  local state, insertion_state = {}, {}
+  for i, name in ipairs(law.state_names) do
+    state[i] = law.state[name]
+    -- a law's tn0, tt0 receive the facet's stress at insertion
+    if name == "tn0" then insertion_state.sn = i elseif name == "tt0" then insertion_state.ss = i end
+  end
+  if args.strength ~= nil then
+    if type(args.strength) ~= "table" then error(fn .. ": 'strength' must be a table { distribution =, ... }", 2) end
+    cl.check_args(fn .. " strength", args.strength, strength_keys, 3)
+  end
   local ok, model = pcall(czm.model, { mesh = args.mesh, E = args.E, nu = args.nu, rho = args.rho,
     thickness = args.thickness, plane = args.plane, sigma_max = sigma_max, tau_max = tau_max, contact = args.contact,
     precision = args.precision, stiffness = args.stiffness, scatter = args.scatter, law_state = state,
-    insertion = args.insertion })
+    insertion = args.insertion, insertion_state = insertion_state })
   if not ok then error(model, 2) end
   model:set_law(law:cohesive_module(model:field("x")))
   local every = args.check_every or 10
@@ -75,13 +177,20 @@ function czm.body(args)
     fracture_energy = args.fracture_energy and cl.positive_number(fn, args, "fracture_energy") or
       law_property(law, "G_I") }, body_mt)
   for _, name in ipairs { "x", "u", "v", "a", "mass", "stress" } do b[name] = model:field(name) end
+  if args.strength ~= nil or args.insert_where ~= nil then
+    local s = args.strength or {}
+    local allowed = args.insert_where ~= nil and insertion_allowed(b, args.insert_where, fn) or nil
+    local ok2, err = pcall(model.set_strength, model, { distribution = s.distribution or "constant", spread = s.spread,
+      modulus = s.modulus, area = s.area, seed = s.seed, allowed = allowed })
+    if not ok2 then error(err, 2) end
+  end
   return b
 end
 
 -- A region of the plane: a function(x, y) -> boolean, an expression in x and y ("x < 0.01 and
 -- y > 0"), or { group = "name" } (a physical group of the Gmsh file the mesh came from).
 -- Returns a predicate on (x, y) or, for a group, the set of its nodes (1-based).
-local function region(self, where, fn, level)
+function body_mt:region(where, fn, level)
   if type(where) == "function" then return where end
   if type(where) == "string" then
     local test = cl.expr.evaluator(where, { what = "where", kind = "boolean", variables = { "x", "y" } })
@@ -104,7 +213,7 @@ end
 function body_mt:select(where, fn, level)
   level = level or 2
   fn = fn or "body:select"
-  local test, set = region(self, where, fn, level + 1)
+  local test, set = self:region(where, fn, level + 1)
   local x = self.x
   local rows = {}
   for i = 1, self.model:info().initial_nodes do
@@ -192,7 +301,7 @@ function body_mt:pressure(args)
   if self.pressure_value ~= nil then
     error(fn .. ": the body has a pressure already; one per body (combine the regions in one 'where')", 2)
   end
-  local test, set = region(self, args.where, fn, 3)
+  local test, set = self:region(args.where, fn, 3)
   local where = test
   if set then
     where = cl.field { n = self.model:info().nodes, dtype = "u8" }
@@ -359,10 +468,8 @@ function body_mt:nodal_stress()
 end
 
 -- Fragments: connected components of the elements through facets that are uncracked or whose
--- cohesive element still carries traction.
-function body_mt:fragments()
-  local m = self.model
-  local info = m:info()
+-- cohesive element still carries traction. Returns the root (1-based element) of each element.
+local function fragment_roots(m, info)
   local ne = info.elements
   local adj, coh, hist = m:field("adj"), m:field("coh"), m:field("hist")
   local ng = info.order == 2 and 3 or 2
@@ -396,9 +503,62 @@ function body_mt:fragments()
       if other then parent[find(e)] = find(other) end
     end
   end
-  local count = 0
-  for e = 1, ne do if find(e) == e then count = count + 1 end end
-  return count
+  for e = 1, ne do parent[e] = find(e) end
+  return parent
+end
+
+--- body:fragments{ csv = path } -> list of { elements, mass, centre = { x, y }, velocity = { vx, vy } }:
+--- the connected pieces (through uncracked facets and cohesive elements that still carry
+--- traction), ordered by their first element; mass, centre of mass (current positions) and
+--- velocity of the centre from the lumped nodal masses (every node belongs to one piece: the
+--- elements around a node are connected through uncracked facets). With csv the list is also
+--- written there (columns fragment, elements, mass, x, y, vx, vy).
+function body_mt:fragments(args)
+  local fn = "body:fragments"
+  args = args or {}
+  cl.check_args(fn, args, { csv = true })
+  if args.csv ~= nil and type(args.csv) ~= "string" then error(fn .. ": 'csv' must be a path", 2) end
+  local m = self.model
+  local info = m:info()
+  local root = fragment_roots(m, info)
+  local elem, nper = m:field("elem"), info.order == 2 and 6 or 3
+  local node_root, index, list = {}, {}, {}
+  for e = 1, info.elements do
+    local r = root[e]
+    if not index[r] then
+      list[#list + 1] = { elements = 0, mass = 0, centre = { 0, 0 }, velocity = { 0, 0 } }
+      index[r] = #list
+    end
+    local piece = list[index[r]]
+    piece.elements = piece.elements + 1
+    local row = elem[e]
+    for p = 1, nper do node_root[row[p] + 1] = index[r] end
+  end
+  local mass, x, u, v = self.mass, self.x, self.u, self.v
+  for i = 1, info.nodes do
+    local k = node_root[i]
+    if k then -- a node no element uses any more carries no mass
+      local piece, mi, xi, ui, vi = list[k], mass[i], x[i], u[i], v[i]
+      piece.mass = piece.mass + mi
+      for c = 1, 2 do
+        piece.centre[c] = piece.centre[c] + mi * (xi[c] + ui[c])
+        piece.velocity[c] = piece.velocity[c] + mi * vi[c]
+      end
+    end
+  end
+  for _, piece in ipairs(list) do
+    for c = 1, 2 do
+      piece.centre[c] = piece.centre[c] / piece.mass
+      piece.velocity[c] = piece.velocity[c] / piece.mass
+    end
+  end
+  if args.csv then
+    local w <close> = cl.io.csv { path = args.csv, columns = { "fragment", "elements", "mass", "x", "y", "vx", "vy" } }
+    for k, piece in ipairs(list) do
+      w:row { k, piece.elements, piece.mass, piece.centre[1], piece.centre[2], piece.velocity[1], piece.velocity[2] }
+    end
+  end
+  return list
 end
 
 -- Crack faces for VTU: one line cell per cohesive element between its side-0 corners (reference

@@ -3,7 +3,10 @@
 -- kernel variants (matrix-free / stored K, colour / atomic scatter). Usage:
 --   cleave run scripts/bench/bench_czm.lua [insertion|forces|plate|ring|ring_costs|ring_sweep|all] [scale]
 --   [ring sigma_max]
+-- Every timed run prints its energy balance and reports no time when the balance is off by more
+-- than 1% or went non-finite (balance.lua); insertion reports none unless the topology is Table V's.
 local cl = require "cleave"
+local balance = dofile((arg[0]:match("^(.*)/") or ".") .. "/balance.lua")
 local what, scale = arg[1] or "all", tonumber(arg[2] or "1")
 local ring_sigma = tonumber(arg[3] or "1.3e9") -- calibrated: Table VIII's 955 cohesive on 20 x 160
 
@@ -37,9 +40,16 @@ local function insertion(nr, nt, mode)
     seconds = seconds + m:insert_marked()
   end
   local after = m:info()
-  print(string.format("insertion (%s) T6 ring %dx%d: %d elements, nodes %d -> %d, cohesive %d (facets %d), 20 batches: %.4f s",
-    mode or "ordered", nr, nt, ne, inf.nodes, after.nodes, after.cohesive, count, seconds))
-  return seconds
+  -- Table V: every interior facet cracked leaves 6 nodes per T6 element
+  local right = after.cohesive == count and after.nodes == 6 * ne
+  if not right then
+    balance.refuse("insertion", string.format("%d cohesive for %d facets, %d nodes for %d", after.cohesive, count,
+      after.nodes, 6 * ne))
+  end
+  print(string.format("insertion (%s) T6 ring %dx%d: %d elements, nodes %d -> %d, cohesive %d (facets %d), 20 batches: %s",
+    mode or "ordered", nr, nt, ne, inf.nodes, after.nodes, after.cohesive, count,
+    balance.time(right and seconds or nil, "%.4f s")))
+  return right and seconds or nil
 end
 
 local function plate(nx, ny, dt, steps, opts)
@@ -54,11 +64,15 @@ local function plate(nx, ny, dt, steps, opts)
   b:displacement { where = function(_, y) return y > 2e-3 - 1e-9 end, y = eps * 2e-3 }
   b:displacement { where = function(_, y) return y < -2e-3 + 1e-9 end, y = -eps * 2e-3 }
   local run = cl.czm.explicit { b, dt = dt, steps = steps, progress = false }
+  local before = b:energies()
   local s = run:go()
   local inf = b.model:info()
-  print(string.format("plate %d elements (%s, %s, sigma_max %g): %d steps of %g s in %.3f s, new nodes %d, cohesive %d (incl. %d notch), fragments %d",
-    inf.elements, opts.stiffness or "matrix_free", opts.scatter or "auto", opts.sigma_max or 129.6e6, steps, dt, s.seconds,
-    inf.nodes - nodes0, inf.cohesive, mesh:info().cracks, b:fragments()))
+  local label = string.format("plate %d elements", inf.elements)
+  s.seconds = balance.checked(label, before, b:energies(), s.seconds)
+  print(string.format("%s (%s, %s, sigma_max %g): %d steps of %g s in %s, new nodes %d, cohesive %d (incl. %d notch), fragments %d",
+    label, opts.stiffness or "matrix_free", opts.scatter or "auto", opts.sigma_max or 129.6e6, steps, dt,
+    balance.time(s.seconds, "%.3f s"), inf.nodes - nodes0, inf.cohesive, mesh:info().cracks, #b:fragments()))
+  if not s.seconds then s.element_steps_per_second = nil end
   return s
 end
 
@@ -71,10 +85,14 @@ local function ring(nr, nt, steps, opts)
   b:pressure { where = function(x, y) return x * x + y * y < 0.081 ^ 2 end, value = 400e6 }
   if opts.check_every then b.model:set_check_every(opts.check_every) end -- 0: never
   local run = cl.czm.explicit { b, dt = 3e-9, steps = steps, progress = false }
+  local before = b:energies()
   local s = run:go()
   local inf = b.model:info()
-  print(string.format("ring %dx%d %d elements, sigma_max %g: %d steps of 3 ns in %.3f s, nodes %d (new %d), cohesive %d, fragments %d",
-    nr, nt, inf.elements, opts.sigma_max or 400e6, steps, s.seconds, inf.nodes, inf.nodes - inf.initial_nodes, inf.cohesive, b:fragments()))
+  local label = string.format("ring %dx%d", nr, nt)
+  s.seconds = balance.checked(label, before, b:energies(), s.seconds)
+  print(string.format("%s %d elements, sigma_max %g: %d steps of 3 ns in %s, nodes %d (new %d), cohesive %d, fragments %d",
+    label, inf.elements, opts.sigma_max or 400e6, steps, balance.time(s.seconds, "%.3f s"), inf.nodes,
+    inf.nodes - inf.initial_nodes, inf.cohesive, #b:fragments()))
   return s
 end
 
@@ -89,7 +107,7 @@ if what == "forces" or what == "all" then
       { "stored", "atomic" } } do
       local s = plate(math.floor(size[1] * scale), math.floor(size[2] * scale), 5e-10, 400,
         { stiffness = v[1], scatter = v[2] })
-      print(string.format("  -> %.3e element-steps/s", s.element_steps_per_second))
+      print("  -> " .. balance.time(s.element_steps_per_second, "%.3e element-steps/s"))
     end
   end
 end
@@ -104,7 +122,8 @@ end
 if what == "ring_costs" then -- what a step, a check and fracture cost on the smallest ring
   for _, o in ipairs { { sigma_max = 1e12, check_every = 0 }, { sigma_max = 1e12 }, { sigma_max = ring_sigma } } do
     local s = ring(20, 160, math.floor(27000 * scale), o)
-    print(string.format("  -> %.2f us per step (check_every %s)", s.seconds / s.steps * 1e6, o.check_every or 10))
+    print(string.format("  -> %s per step (check_every %s)", balance.time(s.seconds and s.seconds / s.steps * 1e6, "%.2f us"),
+      o.check_every or 10))
   end
 end
 if what == "ring" or what == "all" then
@@ -112,3 +131,4 @@ if what == "ring" or what == "all" then
     ring(r[1], r[2], math.floor(27000 * scale), { sigma_max = ring_sigma })
   end
 end
+balance.exit()

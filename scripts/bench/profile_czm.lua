@@ -2,6 +2,7 @@
 -- synchronised around each call), on the ring after it has fragmented, and for insertion by
 -- colour. Usage: cleave run scripts/bench/profile_czm.lua [nr nt steps_before sigma_max]
 local cl = require "cleave"
+local balance = dofile((arg[0]:match("^(.*)/") or ".") .. "/balance.lua")
 local nr, nt, before = tonumber(arg[1] or 115), tonumber(arg[2] or 787), tonumber(arg[3] or 9000)
 local mesh = cl.czm.ring { r_in = 0.08, r_out = 0.15, nr = nr, nt = nt, order = 2 }
 mesh:perturb { fraction = 0.2, seed = 1 }
@@ -19,6 +20,10 @@ local function report(label)
   end
 end
 report("before fracture")
+local before = b:energies()
 local s = run:go()
-print(string.format("%d steps in %.3f s: %.1f us per step", s.steps, s.seconds, s.seconds / s.steps * 1e6))
+-- the time of a run whose energy balance holds (balance.lua), nothing otherwise
+local seconds = balance.checked("ring", before, b:energies(), s.seconds)
+print(string.format("%d steps in %s", s.steps, balance.time(seconds and seconds / s.steps * 1e6, "%.1f us per step")))
 report("after " .. before .. " steps")
+balance.exit()

@@ -91,7 +91,7 @@ T.case("insertion: a straight crack through a T6 strip adds 2 nx + 1 nodes", fun
   local fresh = cl.czm.rect { x0 = 0, x1 = 1, y0 = -0.25, y1 = 0.25, nx = 8, ny = 2, order = 2 }
   T.eq(mesh:info().nodes - fresh:info().nodes, 2 * 8 + 1, "duplicated along the crack")
   T.ok(b.model:topology_check(), "consistent")
-  T.eq(b:fragments(), 2, "a through crack without traction makes two fragments")
+  T.eq(#b:fragments(), 2, "a through crack without traction makes two fragments")
 end)
 
 -- A bar (nu = 0, plane stress: one-dimensional waves) pushed at x = 0 with velocity v0 from
@@ -458,6 +458,265 @@ T.case("bad input: clear errors naming the parameter", function()
   T.raises(function() cl.czm.rect { x0 = 0, x1 = 1, y0 = 0, y1 = 1, nx = 0, ny = 2 } end, { "'nx'" })
   T.raises(function() mesh:precrack { from = { 0.3, 0.7 }, to = { 0.31, 0.7 } } end, { "no interior facet" })
   T.raises(function() b:pressure { where = function() return false end, value = 1 } end, { "no boundary facet" })
+end)
+
+-- A T6 strip cut through by a traction-free crack along y = 0, moving at (0.5, 1) m/s: two
+-- fragments, each with half of rho A t, its centre at y = +-H/4 and the body's velocity; after
+-- steps with insertion the pieces' masses still sum to the body's and their momenta to its
+-- momentum (sums of the same nodal values in another order: 1e-12).
+T.case("fragments: mass, centre and velocity per piece sum to the body's, and as CSV", function()
+  local L, H, t = 1e-2, 4e-3, 1e-3
+  local mesh = cl.czm.rect { x0 = 0, x1 = L, y0 = -H / 2, y1 = H / 2, nx = 10, ny = 4, order = 2 }
+  mesh:precrack { from = { 0, 0 }, to = { L, 0 } }
+  local b = body_of(mesh, ppr(), { thickness = t, plane = "stress" })
+  b:initial_velocity(function() return 0.5, 1 end)
+  local pieces = b:fragments()
+  T.eq(#pieces, 2, "two pieces")
+  local half = steel.rho * L * H / 2 * t
+  for _, piece in ipairs(pieces) do
+    T.near(piece.mass, half, 1e-12, "half the mass")
+    local up = piece.centre[2] > 0
+    T.near(piece.centre[1], L / 2, 1e-12, "centre x")
+    T.near(piece.centre[2], up and H / 4 or -H / 4, 1e-12, "centre y")
+    T.near(piece.velocity[1], 0.5, 1e-12, "velocity x")
+    T.near(piece.velocity[2], 1, 1e-12, "velocity y")
+  end
+  b:initial_velocity(function(x, y) return 1e3 * (x / L - 0.5), 5e2 * y / H end)
+  cl.czm.explicit { b, steps = 200, progress = false }:go()
+  local info = b.model:info()
+  T.ok(info.cohesive > mesh:info().cracks, "the stretch inserted cohesive elements")
+  local path = T.outdir("fragments") .. "/fragments.csv"
+  pieces = b:fragments { csv = path }
+  local mass, px, py, size = 0, 0, 0, 0 -- size: the sum of |m v|, the scale of the sums' round-off
+  for i = 1, info.nodes do
+    local m, v = b.mass[i], b.v[i]
+    mass, px, py, size = mass + m, px + m * v[1], py + m * v[2], size + m * (math.abs(v[1]) + math.abs(v[2]))
+  end
+  local fm, fx, fy = 0, 0, 0
+  for _, piece in ipairs(pieces) do
+    fm, fx, fy = fm + piece.mass, fx + piece.mass * piece.velocity[1], fy + piece.mass * piece.velocity[2]
+  end
+  T.near(fm, mass, 1e-12, "fragment masses sum to the body's")
+  T.near(fm, steel.rho * L * H * t, 1e-12, "the body's mass is rho A t")
+  T.near(fx, px, 1e-12, "x momentum", size)
+  T.near(fy, py, 1e-12, "y momentum", size)
+  local lines = 0
+  for _ in io.lines(path) do lines = lines + 1 end
+  T.eq(lines, #pieces + 1, "CSV: a header and a row per fragment")
+end)
+
+-- Facet strengths from a counter-based hash of the facet and a seed (kernels/czm/czm_strength.h).
+-- Weibull(m = 8) on a 40 x 40 cross T3 mesh (~9 600 owned facets, two facet lengths): scaled back
+-- by (A / A0)^(1/m) they are standard Weibull, so y^m is Exp(1) (mean 1, sampling std 1/sqrt N:
+-- 3% is > 2.9 sigma... taken 4 sigma) and m = pi / (sqrt 6 std(ln y)) (std of the estimate
+-- ~0.01 m: 5% is 5 sigma); uniform spread 0.2 within [0.8, 1.2] with mean 1 (4 sigma); the same
+-- seed gives the same field, another seed another one; both sides of a facet hold one value.
+local function owned_strengths(b)
+  local m = b.model
+  local ne = m:info().elements
+  local adj, elem, x, f = m:field("adj"), m:field("elem"), m:field("x"), m:field("strength")
+  local list = {}
+  for e = 1, ne do
+    local a, r, fe = adj[e], elem[e], f[e]
+    for k = 1, 3 do
+      if a[k] >= e then -- 0-based neighbour beyond e (1-based): e owns the facet
+        local p, q = x[r[k] + 1], x[r[k % 3 + 1] + 1]
+        local other = f[a[k] + 1]
+        local back
+        for j = 1, 3 do if adj[a[k] + 1][j] == e - 1 then back = j end end
+        list[#list + 1] = { factor = fe[k], length = math.sqrt((p[1] - q[1]) ^ 2 + (p[2] - q[2]) ^ 2),
+          other = other[back] }
+      end
+    end
+  end
+  return list
+end
+
+T.case("random strength: Weibull modulus and scale, uniform bounds, reproducible from the seed", function()
+  local mesh = cl.czm.rect { x0 = 0, x1 = 1e-2, y0 = 0, y1 = 1e-2, nx = 40, ny = 40, order = 1 }
+  local m_w, t, A0 = 8, 1e-3, 2.5e-4 * 1e-3 -- A0: the cell edge times the thickness
+  local weibull = { distribution = "weibull", modulus = m_w, area = A0, seed = 7 }
+  local b = body_of(mesh, ppr(), { thickness = t, strength = weibull })
+  local list = owned_strengths(b)
+  T.ok(#list > 9000, "facets: " .. #list)
+  local sum_exp, sum_ln, sum_ln2, same = 0, 0, 0, true
+  for _, s in ipairs(list) do
+    local y = s.factor * (s.length * t / A0) ^ (1 / m_w)
+    sum_exp, sum_ln, sum_ln2 = sum_exp + y ^ m_w, sum_ln + math.log(y), sum_ln2 + math.log(y) ^ 2
+    same = same and s.other == s.factor
+  end
+  local n = #list
+  T.ok(same, "both elements of a facet hold the same factor")
+  T.near(sum_exp / n, 1, 4 / math.sqrt(n), "mean of (scaled factor)^m")
+  local sd = math.sqrt(sum_ln2 / n - (sum_ln / n) ^ 2)
+  T.near(math.pi / (math.sqrt(6) * sd), m_w, 0.05, "Weibull modulus")
+  -- the same seed: the same field; another seed: another field
+  local again = owned_strengths(body_of(mesh, ppr(), { thickness = t, strength = weibull }))
+  local other = owned_strengths(body_of(mesh, ppr(), { thickness = t,
+    strength = { distribution = "weibull", modulus = m_w, area = A0, seed = 8 } }))
+  local equal, differ = true, 0
+  for i, s in ipairs(list) do
+    equal = equal and again[i].factor == s.factor
+    if other[i].factor ~= s.factor then differ = differ + 1 end
+  end
+  T.ok(equal, "seed 7 twice: the same strengths")
+  T.ok(differ > 0.99 * n, "seed 8: other strengths")
+  local uniform = owned_strengths(body_of(mesh, ppr(), { strength = { distribution = "uniform", spread = 0.2 } }))
+  local lo, hi, mean = math.huge, -math.huge, 0
+  for _, s in ipairs(uniform) do lo, hi, mean = math.min(lo, s.factor), math.max(hi, s.factor), mean + s.factor / #uniform end
+  T.ok(lo >= 0.8 and hi <= 1.2 and lo < 0.81 and hi > 1.19, string.format("uniform within [0.8, 1.2]: %g %g", lo, hi))
+  T.near(mean, 1, 4 * 0.2 / math.sqrt(3 * #uniform), "uniform mean")
+  if gpu then -- computed on the host from the hash, uploaded: equal on every device
+    on("cuda", function()
+      local g = owned_strengths(body_of(mesh, ppr(), { thickness = t, strength = weibull }))
+      for i, s in ipairs(list) do T.eq(g[i].factor, s.factor, "CUDA strength of facet " .. i) end
+    end)
+  end
+  T.raises(function() body_of(mesh, ppr(), { strength = { distribution = "weibull", modulus = 8 } }) end, { "'area'" })
+  T.raises(function() body_of(mesh, ppr(), { strength = { distribution = "uniform", spread = 1.5 } }) end, { "'spread'" })
+  T.raises(function() body_of(mesh, ppr(), { strength = { distribution = "gauss" } }) end, { "'distribution'" })
+end)
+
+-- A plate stretched far beyond its strength cracks everywhere; with insert_where only facets
+-- whose midpoints lie in the region get cohesive elements (and without it some lie outside).
+T.case("insertion region: no cohesive element outside insert_where", function()
+  local function cracked(extra)
+    local mesh = cl.czm.rect { x0 = 0, x1 = 1e-2, y0 = -2e-3, y1 = 2e-3, nx = 20, ny = 8, order = 1 }
+    local b = body_of(mesh, cl.jit.ppr { G_I = 10, G_II = 10, sigma_max = 20e6, tau_max = 20e6 }, extra)
+    b:initial_strain { yy = 0.01, xx = 0.01 }
+    cl.czm.explicit { b, steps = 30, progress = false }:go()
+    local m = b.model
+    local coh, elem, x = m:field("coh"), m:field("elem"), b.x
+    local xs = {}
+    for c = 1, m:info().cohesive do
+      local r = coh[c]
+      local e, k = elem[r[1] + 1], r[2] & 3
+      xs[c] = (x[e[k + 1] + 1][1] + x[e[(k + 1) % 3 + 1] + 1][1]) / 2
+    end
+    return xs
+  end
+  local free = cracked()
+  local outside = 0
+  for _, mx in ipairs(free) do if mx > 5e-3 then outside = outside + 1 end end
+  T.ok(outside > 10, "without a region cracks lie everywhere: " .. outside .. " beyond x = 5 mm")
+  for _, where in ipairs { "x < 5e-3", function(px) return px < 5e-3 end } do
+    local inside = cracked { insert_where = where }
+    T.ok(#inside > 10, "cohesive elements in the region: " .. #inside)
+    for _, mx in ipairs(inside) do T.ok(mx < 5e-3, "facet midpoint x = " .. mx .. " outside the region") end
+  end
+end)
+
+-- The linear-softening law started at the stress found at insertion: along a mode-I path from
+-- tn0 = 1.5 sigma_max the traction starts at 1.5 sigma_max, vanishes at delta_c / 1.5, and the
+-- work is G_c = sigma_max delta_c / 2 (trapezoid rule exact on the linear envelope: 1e-9).
+T.case("linear softening from the insertion stress: delta_c rescaled, G_c exact", function()
+  local smax, G = 1e6, 500
+  local law = cl.czm.linear_softening { sigma_max = smax, G_c = G, start = "insertion" }
+  local dc = 2 * G / smax
+  local steps, N = {}, 1000
+  for k = 0, N do steps[k + 1] = { dc / 1.5 * k / N, 0 } end
+  local rs = law:path { steps = steps, state = { tn0 = 1.5 * smax, tt0 = 0 } }
+  T.near(rs[1].output[1], 1.5 * smax, 1e-12, "traction at zero opening")
+  T.near(rs[N + 1].output[1], 0, 1e-9, "no traction at delta_c / 1.5", smax)
+  local work = 0
+  for k = 1, N do work = work + 0.5 * (rs[k].output[1] + rs[k + 1].output[1]) * dc / 1.5 / N end
+  T.near(work, G, 1e-9, "fracture energy")
+  -- without a recorded stress (tn0 = tt0 = 0) it is the law started at sigma_max
+  local plain = law:path { steps = { { 0, 0 }, { dc / 2, 0 } } }
+  T.near(plain[1].output[1], smax, 1e-12, "sigma_max without an insertion stress")
+  T.near(plain[2].output[1], smax / 2, 1e-12, "half way")
+  T.raises(function() cl.czm.linear_softening { sigma_max = smax, G_c = G, start = "peak" } end, { "'start'" })
+  T.raises(function() cl.czm.linear_softening { sigma_max = smax } end, { "'G_c'" })
+end)
+
+-- PPR (extrinsic, alpha = beta = 2: linear softening in each mode, where the trapezoid rule is
+-- exact: 1e-9) started at the insertion stress: a facet cracked in tension at 1.5 sigma_max
+-- starts at 1.5 sigma_max, fails at delta_n / 1.5 and dissipates G_I; one cracked in shear at
+-- 1.2 tau_max (normal stress 0.2 sigma_max) starts its shear traction at 1.2 tau_max, fails at
+-- delta_t / 1.2 and dissipates G_II.
+T.case("PPR from the insertion stress: strengths scaled by the cracking ratio, G_I and G_II exact", function()
+  local GI, GII, S, Tm = 100, 300, 2e6, 3e6
+  local law = cl.czm.ppr { G_I = GI, G_II = GII, sigma_max = S, tau_max = Tm, start = "insertion" }
+  local dn, dt, N = law.ppr.delta_n, law.ppr.delta_t, 1000
+  local function work(dir, scale, state)
+    local steps = {}
+    for k = 0, N do
+      local d = dir == 1 and dn or dt
+      steps[k + 1] = dir == 1 and { d / scale * k / N, 0 } or { 0, d / scale * k / N }
+    end
+    local rs = law:path { steps = steps, state = state }
+    local w = 0
+    for k = 1, N do w = w + 0.5 * (rs[k].output[dir] + rs[k + 1].output[dir]) * (dir == 1 and dn or dt) / scale / N end
+    return rs, w
+  end
+  local rs, w = work(1, 1.5, { tn0 = 1.5 * S, tt0 = 0 })
+  T.near(rs[1].output[1], 1.5 * S, 1e-12, "normal traction at zero opening")
+  T.near(rs[#rs].output[1], 0, 1e-9, "no traction at delta_n / 1.5", S)
+  T.near(w, GI, 1e-9, "G_I")
+  rs, w = work(2, 1.2, { tn0 = 0.2 * S, tt0 = -1.2 * Tm })
+  T.near(rs[2].output[2], 1.2 * Tm * (1 - 1e-3), 1e-9, "shear traction after the first step")
+  -- a zero shear opening has no sign, hence no traction: the first interval starts from 0 and
+  -- misses half of its rectangle, 1.2 tau_max (dt / 1.2 / N) / 2
+  T.near(w + 0.5 * Tm * dt / N, GII, 1e-9, "G_II")
+  T.raises(function() cl.czm.ppr { G_I = GI, G_II = GII, sigma_max = S, tau_max = Tm, lambda_n = 0.1, start = "insertion" } end,
+    { "extrinsic" })
+  T.raises(function() cl.czm.ppr { G_I = GI, G_II = GII, sigma_max = S, start = "insertion" } end, { "cleave.czm.ppr", "'tau_max'" })
+end)
+
+-- A bar (nu = 0) pulled at both ends, insertion allowed only on its mid-line, the check at twice
+-- the law's strength: the facets open with the traction at the stress found there (within 2%: one
+-- step of opening) and dissipate G_c x area by the end (2%: the trapezoid of the first step starts
+-- from zero traction, about half a step of ~100 in the opening). The same with extrinsic PPR.
+T.case("insertion stress: traction starts at the facet's stress, dissipation G_c x area", function()
+  local L, H, t, G, smax = 4e-3, 1e-3, 1e-3, 16000, 40e6
+  for _, law in ipairs { cl.czm.linear_softening { sigma_max = smax, G_c = G, start = "insertion" },
+    cl.czm.ppr { G_I = G, G_II = G, sigma_max = smax, tau_max = smax, start = "insertion" } } do
+  local mesh = cl.czm.rect { x0 = 0, x1 = L, y0 = 0, y1 = H, nx = 8, ny = 2, order = 1 }
+  local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0, rho = 1190, thickness = t, plane = "stress",
+    law = law, sigma_max = 2 * smax, tau_max = 2 * smax,
+    insert_where = string.format("x > %.17g and x < %.17g", L / 2 - 1e-7, L / 2 + 1e-7), check_every = 1 }
+  b:velocity { where = "x < 1e-9", x = -5 }
+  b:velocity { where = string.format("x > %.17g", L - 1e-9), x = 5 }
+  local run = cl.czm.explicit { b, steps = 4000, progress = false }
+  local m = b.model
+  while m:info().cohesive == 0 and run.step < 2000 do run:go { steps = 1 } end
+  local info = m:info()
+  T.ok(info.cohesive == 2, "the two mid-line facets cracked: " .. info.cohesive)
+  local slot
+  for k, name in ipairs(law.state_names) do if name == "tn0" then slot = k end end
+  local hist, tn0 = m:field("hist"), m:field(slot)
+  for g = 1, 2 * info.cohesive do
+    T.ok(tn0[g] >= 2 * smax, string.format("insertion stress %.4g >= the check's %.4g", tn0[g], 2 * smax))
+    local h = hist[g]
+    T.near(math.sqrt(h[3] ^ 2 + h[4] ^ 2), tn0[g], 0.02, "traction after the insertion step")
+  end
+  run:go()
+  local e = b:energies()
+  T.ok(e.cohesive_stored < 1e-9 * G * H * t, "fully open: nothing stored")
+  T.near(e.cohesive_dissipated, G * H * t, 0.02, law.name .. ": dissipated = G_c x area")
+  end
+end)
+
+-- A Gmsh physical group as the insertion region: a facet may crack when both its ends are in the
+-- group (as for a pressure): none of the square's four interior facets (corner to centre) has both
+-- ends on the edge group "left", all have them in the surface group "plate".
+T.case("insertion region from a Gmsh physical group", function()
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(SQUARE_MSH)
+  f:close()
+  local mesh = cl.czm.read(path)
+  os.remove(path)
+  for group, expect in pairs { left = math.huge, plate = 1 } do
+    local b = cl.czm.body { mesh = mesh, E = 1e9, nu = 0.25, rho = 1000, plane = "stress", law = ppr(),
+      insert_where = { group = group } }
+    local list = owned_strengths(b)
+    T.eq(#list, 4, "interior facets")
+    for _, s in ipairs(list) do T.eq(s.factor, expect, "strength factor with group '" .. group .. "'") end
+  end
+  T.raises(function()
+    cl.czm.body { mesh = mesh, E = 1e9, nu = 0.25, rho = 1000, law = ppr(), insert_where = { group = "nope" } }
+  end, { "nope" })
 end)
 
 T.run()
