@@ -3,6 +3,7 @@
  * field's device alive after the runtime has switched to another one. */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -294,12 +295,14 @@ Test(runtime, interrupt_flag_is_taken_once) {
 
 /* Another thread requests a stop each time the previous request was taken, while this one takes
  * them as fast as a run's step loop would: no request may be lost between the flag's read and
- * its clearing (a lost one left a run going; seen as a rare timeout of test_capi). */
+ * its clearing (a lost one left a run going; seen as a rare timeout of test_capi). Both threads
+ * yield while they wait: spinning, each hand-over waited for a time slice on a loaded machine and
+ * the test timed out (seen under `ctest -j2` beside other busy tests). */
 #define REQUESTS 200000
 static void *request_repeatedly(void *arg) {
   (void)arg;
   for (int k = 0; k < REQUESTS; k++) {
-    while (__atomic_load_n(&cl_interrupt_flag, __ATOMIC_SEQ_CST)) continue;
+    while (__atomic_load_n(&cl_interrupt_flag, __ATOMIC_SEQ_CST)) sched_yield();
     cl_interrupt_request();
   }
   return NULL;
@@ -310,7 +313,8 @@ Test(runtime, no_stop_request_is_lost_to_a_concurrent_take, .timeout = 60) {
   unsigned long before = cl_interrupt_count();
   pthread_t th;
   cr_assert_eq(pthread_create(&th, NULL, request_repeatedly, NULL), 0);
-  while (cl_interrupt_count() - before < REQUESTS) cl_interrupt_take();
+  while (cl_interrupt_count() - before < REQUESTS)
+    if (!cl_interrupt_take()) sched_yield();
   pthread_join(th, NULL);
   cr_assert_eq(cl_interrupt_count() - before, REQUESTS);
 }
