@@ -21,8 +21,9 @@ OUTDIR/history.csv: every --every steps the cohesive element count, the crack ti
 cohesive element's mid node), energies in J (Akantu's are per unit thickness: times 1 mm), the
 seconds so far, and at the notch tip (x = 2 mm, y = 0) the largest sigma_yy at the Gauss points of
 the elements around it and the normal stress Akantu's insertion check sees on the facet ahead of
-it (the mean of both sides' stresses at the facet's Gauss points). OUTDIR/cracks.csv: the final
-cohesive elements' end points (deformed); OUTDIR/cracks.png: their drawing.
+it (the mean of both sides' stresses at the facet's Gauss points). OUTDIR/cracks.csv: the
+cohesive elements' end points (deformed), rewritten at every record, so that a run stopped early
+keeps its last; OUTDIR/cracks.png: the final ones drawn.
 """
 import argparse
 import os
@@ -146,6 +147,14 @@ def main():
         e["strain"] = pmma.getPotentialEnergy() * THICKNESS
         return e
 
+    def write_cracks(step):
+        """cracks.csv: the cohesive elements now (rewritten at every record: a run stopped early keeps its last)"""
+        x = mesh.getNodes() + model.getDisplacement()  # insertion adds nodes: not x0's size
+        with open(os.path.join(a.outdir, "cracks.csv"), "w") as f:
+            f.write(f"x1,y1,x2,y2 at step {step}\n")
+            for c in cohesive_segments():  # one face of each cohesive element, corner to corner
+                f.write(f"{x[c[0], 0]:.9g},{x[c[0], 1]:.9g},{x[c[1], 0]:.9g},{x[c[1], 1]:.9g}\n")
+
     hist = open(os.path.join(a.outdir, "history.csv"), "w")
     hist.write("step,t,cohesive,tip_x,kinetic,strain,cohesive_stored,dissipated,contact,external,total,"
                "seconds,tip_gauss_syy,tip_facet_syy\n")
@@ -165,6 +174,7 @@ def main():
                        f"{e['reversible']:.8g},{e['dissipated']:.8g},{e['contact']:.8g},0,{total:.8g},"
                        f"{seconds:.4f},{gp:.6g},{facet:.6g}\n")
             hist.flush()
+            write_cracks(step)
             print(f"step {step}: {len(coh)} cohesive, tip {tip_x * 1e3:.3f} mm, total energy {total:.6g} J "
                   f"({(total - e0) / max(abs(e0), 1e-300):+.2e}), {seconds / max(step, 1) * 1e3:.2f} ms/step", flush=True)
         if step == a.steps:
@@ -179,11 +189,6 @@ def main():
     hist.close()
 
     coh = cohesive_segments()
-    x = mesh.getNodes() + model.getDisplacement()  # insertion adds nodes: not x0's size
-    with open(os.path.join(a.outdir, "cracks.csv"), "w") as f:
-        f.write("x1,y1,x2,y2\n")
-        for c in coh:  # one face of each cohesive element, corner to corner
-            f.write(f"{x[c[0], 0]:.9g},{x[c[0], 1]:.9g},{x[c[1], 0]:.9g},{x[c[1], 1]:.9g}\n")
     plot_cracks(os.path.join(a.outdir, "cracks.csv"), os.path.join(a.outdir, "cracks.png"), a.title)
     print(f"Akantu {aka.__version__}: {mesh.getNbElement(type=aka._triangle_6)} T6 elements, {a.steps} steps of "
           f"{a.dt:g} s in {seconds:.1f} s ({seconds / a.steps * 1e3:.2f} ms/step, "

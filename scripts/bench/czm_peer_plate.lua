@@ -13,8 +13,8 @@
 -- far) and, at the notch tip (x = 2 mm, y = 0), the largest sigma_yy at the Gauss points of the
 -- elements around it, the facet check's normal stress on the facet ahead of it (the mean of its
 -- three nodes' averaged stresses, as kernels/czm/czm.h cl_czm_facet_check) and the averaged nodal
--- sigma_yy at the tip node. OUTDIR/cracks.csv: the cohesive elements (deformed end points), drawn
--- by akantu_notched_plate.py --plot.
+-- sigma_yy at the tip node. OUTDIR/cracks.csv: the cohesive elements (deformed end points), rewritten
+-- at every record, drawn by akantu_notched_plate.py --plot.
 local cl = require "cleave"
 local path, outdir = arg[1], arg[2]
 if not path or not outdir then
@@ -124,6 +124,18 @@ local function corners(c)
   return e[k + 1] + 1, e[(k + 1) % 3 + 1] + 1, e[k + 4] + 1
 end
 
+-- cracks.csv: the cohesive elements now (rewritten at every record: a run stopped early keeps its last)
+local function write_cracks(step)
+  local f = assert(io.open(outdir .. "/cracks.csv", "w"))
+  f:write(string.format("x1,y1,x2,y2 at step %d\n", step))
+  for c = 1, m:info().cohesive do
+    local a, b = corners(c)
+    f:write(string.format("%.9g,%.9g,%.9g,%.9g\n", x[a][1] + u[a][1], x[a][2] + u[a][2], x[b][1] + u[b][1],
+      x[b][2] + u[b][2]))
+  end
+  f:close()
+end
+
 local hist = assert(io.open(outdir .. "/history.csv", "w"))
 hist:write("step,t,cohesive,tip_x,kinetic,strain,cohesive_stored,dissipated,contact,external,total,seconds,",
   "tip_gauss_syy,tip_facet_syy,tip_node_syy\n")
@@ -146,6 +158,7 @@ while true do
     tip_x, en.kinetic, en.strain, en.cohesive_stored, en.cohesive_dissipated, en.external_work, total, seconds, gp, facet,
     node))
   hist:flush()
+  write_cracks(step)
   print(string.format("step %d: %d cohesive, tip %.3f mm, total energy %.6g J (%+.2e), %.2f ms/step", step, n,
     tip_x * 1e3, total, (total - e0) / e0, seconds / math.max(step, 1) * 1e3))
   if step >= steps then break end
@@ -156,14 +169,6 @@ while true do
 end
 hist:close()
 
-local f = assert(io.open(outdir .. "/cracks.csv", "w"))
-f:write("x1,y1,x2,y2\n")
-for c = 1, m:info().cohesive do
-  local a, b = corners(c)
-  f:write(string.format("%.9g,%.9g,%.9g,%.9g\n", x[a][1] + u[a][1], x[a][2] + u[a][2], x[b][1] + u[b][1],
-    x[b][2] + u[b][2]))
-end
-f:close()
 print(string.format("cleave (%s): %d T6 elements, %d steps of %g s in %.1f s (%.2f ms/step, %.2f after "
   .. "the first %d), %d cohesive elements, peak sigma_yy at the notch tip: Gauss points %.1f MPa, facet check %.1f MPa, "
   .. "node %.1f MPa", cl.device(), ne, steps, dt, seconds, seconds / steps * 1e3,
