@@ -10,6 +10,7 @@ Not a cleave or CI dependency: Akantu comes from PyPI, in a virtual environment 
     nice -n 10 /tmp/akvenv/bin/python scripts/bench/akantu_notched_plate.py plate48.msh OUTDIR \
         [--steps 40000] [--dt 5e-10] [--sigma 129.6e6] [--every 100]
     /tmp/akvenv/bin/python scripts/bench/akantu_notched_plate.py --plot CRACKS.csv OUT.png TITLE
+    /tmp/akvenv/bin/python scripts/bench/akantu_notched_plate.py --compare AKANTU_DIR CLEAVE_DIR OUT.png
 
 The case, the same in both scripts: PMMA (E 3.24 GPa, nu 0.35, rho 1190, plane stress, 1 mm thick),
 u_y = 0.015 y at t = 0 with the top and bottom edges held there, linear softening (Camacho-Ortiz)
@@ -76,6 +77,35 @@ def plot_cracks(csv_path, png_path, title):
     fig.savefig(png_path)
 
 
+def read_history(path):
+    import csv
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    return {k: [float(r[k]) for r in rows] for k in rows[0]}
+
+
+def plot_compare(akantu_dir, cleave_dir, png_path):
+    """Both codes' histories side by side: cohesive elements, crack tip, energies against time."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    runs = [("Akantu", read_history(os.path.join(akantu_dir, "history.csv")), "tab:blue"),
+            ("cleave", read_history(os.path.join(cleave_dir, "history.csv")), "tab:red")]
+    fig, ax = plt.subplots(1, 3, figsize=(12, 3.2), dpi=100)
+    for name, h, colour in runs:
+        t = [v * 1e6 for v in h["t"]]
+        ax[0].plot(t, h["cohesive"], color=colour, label=name)
+        ax[1].plot(t, [v * 1e3 for v in h["tip_x"]], color=colour, label=name)
+        for key, style in (("kinetic", "-"), ("strain", "--"), ("dissipated", ":")):
+            ax[2].plot(t, [v * 1e3 for v in h[key]], style, color=colour, label=f"{name} {key}")
+    for a, label in zip(ax, ("cohesive elements", "crack tip x (mm)", "energy (mJ)")):
+        a.set_xlabel("t (us)")
+        a.set_ylabel(label)
+        a.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(png_path)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("mesh")
@@ -87,9 +117,14 @@ def main():
     p.add_argument("--every", type=int, default=100)
     p.add_argument("--check-every", type=int, default=10)
     p.add_argument("--plot", action="store_true", help="draw MESH (a cracks.csv) into OUTDIR (a .png)")
+    p.add_argument("--compare", action="store_true",
+                   help="draw the histories of MESH (Akantu's output folder) and OUTDIR (cleave's) into TITLE (a .png)")
     a = p.parse_args()
     if a.plot:
         plot_cracks(a.mesh, a.outdir, a.title)
+        return
+    if a.compare:
+        plot_compare(a.mesh, a.outdir, a.title)
         return
 
     import akantu as aka
