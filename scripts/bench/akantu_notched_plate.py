@@ -15,8 +15,8 @@ Not a cleave or CI dependency: Akantu comes from PyPI, in a virtual environment 
 The case, the same in both scripts: PMMA (E 3.24 GPa, nu 0.35, rho 1190, plane stress, 1 mm thick),
 u_y = 0.015 y at t = 0 with the top and bottom edges held there, linear softening (Camacho-Ortiz)
 with sigma_c = --sigma, G_c = 352.3 J/m^2 (delta_c = 2 G_c / sigma_c), beta = 1 (effective opening
-sqrt(dn^2 + dt^2)), closing penalty E / shortest edge on elements that have not failed completely
-(Akantu's default contact_after_breaking = false), the stress checked every 10 steps.
+sqrt(dn^2 + dt^2)), closing penalty E / shortest edge (Akantu: until an element has failed, its
+default contact_after_breaking = false; cleave up to 8ced5e7: always), the stress checked every 10 steps.
 
 OUTDIR/history.csv: every --every steps the cohesive element count, the crack tip (largest x of a
 cohesive element's mid node), energies in J (Akantu's are per unit thickness: times 1 mm), the
