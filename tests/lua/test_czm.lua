@@ -163,10 +163,11 @@ end
 for _, order in ipairs { 1, 2 } do
   T.case(string.format("issue 13's diverging T%d strip: finite, balance within 1%%, dissipation never falls", order == 2 and 6 or 3), function()
     local b = strip(order)
-    local run = cl.czm.explicit { b, steps = 1000, progress = false }
+    local steps = order == 2 and 300 or 600 -- past the first check's mass cracking and its rebounds
+    local run = cl.czm.explicit { b, steps = steps, progress = false }
     local input, worst, last = b.initial_energy, 0, 0
     for _ = 1, 10 do
-      run:go { steps = 100 }
+      run:go { steps = steps // 10 }
       local e = b:energies()
       for k, v in pairs(e) do T.ok(v == v and math.abs(v) < math.huge, k .. " finite") end
       worst = math.max(worst, math.abs(e.balance) / input)
@@ -180,13 +181,13 @@ for _, order in ipairs { 1, 2 } do
 end
 
 T.case("contact after breaking with friction: energy reported apart, balance within 1%", function()
-  local b = strip(2, { contact_after_breaking = true, friction = 0.3 })
-  local run = cl.czm.explicit { b, steps = 600, progress = false }
+  local b = strip(1, { contact_after_breaking = true, friction = 0.3 })
+  local run = cl.czm.explicit { b, steps = 200, progress = false }
   run:go()
   local e = b:energies()
   T.ok(e.contact_stored > 0 or e.contact_dissipated ~= 0, "contact energy reported")
   T.ok(math.abs(e.balance) < 0.01 * b.initial_energy, string.format("balance error %.2e", e.balance / b.initial_energy))
-  T.raises(function() strip(2, { friction = 0.3 }) end, { "'friction'", "contact_after_breaking" })
+  T.raises(function() strip(1, { friction = 0.3 }) end, { "'friction'", "contact_after_breaking" })
 end)
 
 T.case("stable time step: the contact penalty counts; a larger dt is refused naming the limit", function()
