@@ -537,6 +537,7 @@ T.case("the example scripts/notched_plate.lua runs and grows its crack", functio
   local result = dofile(os.getenv("CLEAVE_SOURCE") .. "/scripts/notched_plate.lua")
   arg = saved
   T.ok(result.tip > 3e-3, string.format("tip at %.2f mm", result.tip * 1e3))
+  T.ok(math.abs(result.balance) < 0.01, string.format("energy balance %.2e of the initial energy (limit 1e-2)", result.balance))
 end)
 
 T.case("bad input: clear errors naming the parameter", function()
