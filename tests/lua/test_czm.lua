@@ -190,6 +190,21 @@ T.case("contact after breaking with friction: energy reported apart, balance wit
   T.raises(function() strip(1, { friction = 0.3 }) end, { "'friction'", "contact_after_breaking" })
 end)
 
+-- A law that gives back more than it stores: a constant traction up to its final opening (work
+-- sigma dn, stored sigma dn / 2 by the unloading-to-the-origin rule): unloading makes the
+-- dissipation fall, and the run stops naming a cohesive element.
+T.case("a negative dissipation increment stops the run naming the cohesive element", function()
+  local mesh = cl.czm.rect { x0 = 0, x1 = 4e-3, y0 = -1e-3, y1 = 1e-3, nx = 16, ny = 8, order = 2 }
+  mesh:precrack { from = { 0, 0 }, to = { 1e-3, 0 } }
+  local plastic = cl.jit.traction { name = "constant_traction", params = { sigma_max = 60e6, delta_c = 1e-5 },
+    source = "tn = dn > 0 && dn < delta_c ? sigma_max : 0; tt = 0;" }
+  local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress",
+    law = plastic, sigma_max = 60e6 }
+  b:initial_velocity(function(_, y) return 0, 60 * y / 1e-3 end)
+  T.raises(function() cl.czm.explicit { b, steps = 1200, progress = false }:go() end,
+    { "dissipated a negative energy", "cohesive element" })
+end)
+
 T.case("stable time step: the contact penalty counts; a larger dt is refused naming the limit", function()
   local mesh = cl.czm.rect { x0 = 0, x1 = 1e-2, y0 = 0, y1 = 2e-3, nx = 10, ny = 2, order = 2 }
   local soft = body_of(mesh, ppr(), { contact = 0 })
