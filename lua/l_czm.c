@@ -274,14 +274,15 @@ static int model_gc(lua_State *L) {
 
 static const char *const field_names[CL_CZM_NFIELDS] = {
     "x", "u", "v", "a", "mass", "stress", "load", "elem", "adj", "coh", "mask", NULL, NULL, NULL, "coh_force",
-    "hist", "stiffness", "scratch", "origin", "fixed", "colour", "split", "strength", "facet_stress"};
+    "hist", "stiffness", "scratch", "origin", "fixed", "colour", "split", "strength", "facet_stress", "reaction"};
 
 static const char *const model_args[] = {"mesh", "E", "nu", "rho", "thickness", "plane", "sigma_max", "tau_max",
-                                         "contact", "precision", "stiffness", "scatter", "law_state", "insertion",
-                                         "insertion_state", NULL};
+                                         "contact", "contact_after_breaking", "friction", "precision", "stiffness",
+                                         "scatter", "law_state", "insertion", "insertion_state", NULL};
 
 /* cl.czm.model{ mesh =, E =, nu =, rho =, thickness = 1, plane = "strain" | "stress", sigma_max =,
- *   tau_max =, contact = E / shortest edge, precision = "f64", stiffness = "matrix_free" | "stored",
+ *   tau_max =, contact = E / shortest edge, contact_after_breaking = false, friction = 0,
+ *   precision = "f64", stiffness = "matrix_free" | "stored",
  *   scatter = "auto" | "colour" | "atomic", law_state = { initial values } } -> model. Its fields are
  *   in its user value: model:field(name). The cohesive kernel comes later (model:set_law). */
 static int czm_model(lua_State *L) {
@@ -302,6 +303,8 @@ static int czm_model(lua_State *L) {
   mat.sigma_max = cl_lua_req_number(L, 1, fn, "sigma_max");
   mat.tau_max = cl_lua_opt_number(L, 1, fn, "tau_max", mat.sigma_max);
   mat.contact = cl_lua_opt_number(L, 1, fn, "contact", CL_CZM_CONTACT_AUTO);
+  mat.contact_after_breaking = cl_lua_opt_boolean(L, 1, fn, "contact_after_breaking", 0);
+  mat.friction = cl_lua_opt_number(L, 1, fn, "friction", 0);
   cl_czm_options opt = {0};
   const char *prec = cl_lua_opt_string(L, 1, fn, "precision", "f64");
   if (strcmp(prec, "f64") && strcmp(prec, "f32")) return luaL_error(L, "%s: argument 'precision' must be \"f32\" or \"f64\"", fn);
@@ -513,14 +516,18 @@ static int model_update_masses(lua_State *L) {
   return 0;
 }
 
-/* model:energies() -> strain, kinetic, cohesive work, cohesive stored */
+/* model:energies([dt]) -> strain, kinetic, cohesive work, cohesive stored, contact work, contact
+ * stored, kinetic staggered for step dt (cl_czm_energy; dt = 0: the kinetic energy) */
 static int model_energies(lua_State *L) {
   model_ud *u = check_model(L, 1);
-  double w[4];
+  const double dt = luaL_optnumber(L, 2, 0);
+  cl_czm_energy e;
   cl_error err;
-  fail_if(L, cl_czm_energies(u->z, &w[0], &w[1], &w[2], &w[3], &err), &err);
-  for (int i = 0; i < 4; i++) lua_pushnumber(L, w[i]);
-  return 4;
+  fail_if(L, cl_czm_energies(u->z, dt, &e, &err), &err);
+  const double w[] = {e.strain, e.kinetic, e.cohesive_work, e.cohesive_stored, e.contact_work, e.contact_stored,
+                      e.kinetic_staggered};
+  for (int i = 0; i < 7; i++) lua_pushnumber(L, w[i]);
+  return 7;
 }
 
 /* model:topology_check() -> true, or false and the first violation (cl_mesh2d_topology_check on
@@ -549,7 +556,7 @@ static int model_set_load_scale(lua_State *L) {
 }
 
 /* model:fix(rows, component): the nodes of rows (u32 field, 1-based) keep a zero acceleration in
- * component (1: x, 2: y) */
+ * component (1: x, 2: y); their reactions go to model:field("reaction") (made by the first call) */
 static int model_fix(lua_State *L) {
   model_ud *u = check_model(L, 1);
   cl_field *rows = cl_lua_check_field(L, 2);
@@ -562,8 +569,15 @@ static int model_fix(lua_State *L) {
   uint32_t *nodes = malloc(rows->n * sizeof *nodes + 1);
   if (!nodes) return luaL_error(L, "model:fix: out of memory");
   for (size_t i = 0; i < rows->n; i++) nodes[i] = ((const uint32_t *)host)[i] - 1;
+  const int had_reaction = u->z->f[CL_CZM_REACTION] != NULL;
   cl_status st = cl_czm_fix(u->z, nodes, rows->n, (int)c - 1, &err);
   free(nodes);
+  if (!had_reaction && u->z->f[CL_CZM_REACTION]) { /* made now: lent to Lua like the others */
+    lua_getiuservalue(L, 1, 1);
+    cl_lua_push_field(L, u->z->f[CL_CZM_REACTION]);
+    lua_setfield(L, -2, "reaction");
+    lua_pop(L, 1);
+  }
   fail_if(L, st, &err);
   return 0;
 }

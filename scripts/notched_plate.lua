@@ -46,7 +46,8 @@ print(string.format("%d T6 elements, %d steps of %.3g s in %.2f s on %s", info.e
   cl.device()))
 print(string.format("crack tip at %.2f mm (notch %.1f mm): mean speed %.0f m/s", tip * 1e3, notch * 1e3,
   (tip - notch) / run.t))
-print(string.format("new nodes %d, cohesive elements %d, dissipated %.3g J", info.nodes - info.initial_nodes,
-  info.cohesive, e.cohesive_dissipated))
+print(string.format("new nodes %d, cohesive elements %d, dissipated %.3g J, energy balance %.2e of the initial %.4g J",
+  info.nodes - info.initial_nodes, info.cohesive, e.cohesive_dissipated, e.balance / body.initial_energy,
+  body.initial_energy))
 print("output: " .. outdir .. "/plate.pvd, plate_cracks.pvd, history.csv, plate.png")
-return { tip = tip, cohesive = info.cohesive, new_nodes = info.nodes - info.initial_nodes }
+return { tip = tip, cohesive = info.cohesive, new_nodes = info.nodes - info.initial_nodes, balance = e.balance / body.initial_energy }

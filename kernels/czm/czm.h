@@ -110,7 +110,27 @@ CL_HD static inline void cl_czm_element_force(const cl_czm_args *A, const int or
   cl_czm_scatter(A, order, id, fe);
 }
 
-/* The per-node operations of the step (czm_kernels.h: CL_CZM_FORCE_START .. CL_CZM_KINETIC),
+/* The reaction at node i's prescribed components (bits of `fixed`) from the force f summed on
+ * it (f + reaction = 0: the constraint holds the node; the node's own inertia m a, zero under a
+ * constant prescribed velocity or displacement, is left out), and the work it does on the body
+ * since the last evaluation by the trapezoid rule on the node's displacement u, which is what
+ * velocity Verlet's energy balance holds. CL_CZM_FORCE_FINISH (the initial state) starts the
+ * record without work. Layout: czm_args.h. */
+CL_HD static inline void cl_czm_reaction(const cl_czm_args *A, int op, size_t i, int fixed, const real *f,
+                                         const real *u) {
+  real *r = (real *)A->reaction;
+  const size_t cap = A->cap;
+  real work = 0;
+  for (int c = 0; c < 2; c++) {
+    if (!(fixed >> c & 1)) continue;
+    const real force = -f[c];
+    if (op != CL_CZM_FORCE_FINISH) work += (r[c * cap + i] + force) / 2 * (u[c] - r[(3 + c) * cap + i]);
+    r[c * cap + i] = force, r[(3 + c) * cap + i] = u[c];
+  }
+  r[2 * cap + i] += work;
+}
+
+/* The per-node operations of the step (czm_kernels.h: CL_CZM_FORCE_START .. CL_CZM_KINETIC_STAGGERED),
  * fused so that a step launches two node kernels: kick-drift with the reset of the force
  * accumulator to the external load, and the division by the mass with the final kick (or one,
  * CL_CZM_LEAPFROG, between two steps of a graph). Nodes past counters[0] are not in use: a launch
@@ -119,8 +139,10 @@ CL_HD static inline void cl_czm_node_op(const cl_czm_args *A, int op, size_t i, 
   real *u = (real *)A->u, *v = (real *)A->v, *a = (real *)A->a;
   const real *load = (const real *)A->load, half = (real)A->dt / 2;
   const size_t cap = A->cap;
-  if (op == CL_CZM_KINETIC) {
-    if (i < A->counters[0]) out[i] = ((const real *)A->mass)[i] * (v[i] * v[i] + v[cap + i] * v[cap + i]) / 2;
+  if (op == CL_CZM_KINETIC || op == CL_CZM_KINETIC_STAGGERED) {
+    if (i >= A->counters[0]) return;
+    const real shadow = op == CL_CZM_KINETIC ? 0 : half * half * (a[i] * a[i] + a[cap + i] * a[cap + i]);
+    out[i] = ((const real *)A->mass)[i] * (v[i] * v[i] + v[cap + i] * v[cap + i] - shadow) / 2;
     return;
   }
   if (op == CL_CZM_STRESS_ZERO || op == CL_CZM_KICK_DRIFT_ZERO) {
@@ -140,6 +162,7 @@ CL_HD static inline void cl_czm_node_op(const cl_czm_args *A, int op, size_t i, 
   if (i >= A->counters[0]) return;
   const int finish = op == CL_CZM_FORCE_FINISH || op == CL_CZM_FINISH_KICK || op == CL_CZM_LEAPFROG;
   const int kick_drift = op == CL_CZM_KICK_DRIFT_START || op == CL_CZM_LEAPFROG || op == CL_CZM_KICK_DRIFT_ZERO;
+  if (finish && fixed && A->reaction) cl_czm_reaction(A, op, i, fixed, ai, ui);
   for (int c = 0; c < 2; c++) {
     const size_t k = c * cap + i;
     if (finish) {
@@ -382,7 +405,7 @@ CL_HD static inline void cl_czm_insert_apply_from(const cl_czm_args *A, const in
       /* the law starts from the facet's tractions when the check marked it */
       if (A->state_sn) ((real *)A->law.state[A->state_sn - 1])[g] = ((const real *)A->facet_stress)[2 * k * ne + e];
       if (A->state_ss) ((real *)A->law.state[A->state_ss - 1])[g] = ((const real *)A->facet_stress)[(2 * k + 1) * ne + e];
-      for (int q = 0; q < 6; q++) ((real *)A->hist)[q * cc * ng + g] = 0;
+      for (int q = 0; q < CL_CZM_HIST_COLUMNS; q++) ((real *)A->hist)[q * cc * ng + g] = 0;
     }
     A->adj[k * ne + e] = A->adj[j * ne + f] = -2 - (int32_t)c;
     c++;

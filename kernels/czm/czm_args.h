@@ -18,9 +18,12 @@
  *            edge of each side, side 0 the smaller element; k0 | 4 marks a
  *            traction-free crack (a notch). Per Gauss point (ng per element,
  *            slot c ng + g): the law's state variables (law.state) and
- *            hist coh_cap ng x 6 (opening jump x, y; traction x, y; work done
- *            on the interface; the part of it stored, recoverable), coh_force coh_cap x 12 (per side s and facet
- *            node p, the force (x, y) at (2 (3 s + p) + comp) coh_cap + c).
+ *            hist coh_cap ng x CL_CZM_HIST_COLUMNS (the columns CL_CZM_H_*: opening
+ *            jump; the law's traction, the work it has done on the interface and the
+ *            part of that stored, recoverable; the same three for the contact
+ *            penalty and friction; the broken flag), coh_force coh_cap x 12 (per
+ *            side s and facet node p, the force (x, y) at (2 (3 s + p) + comp)
+ *            coh_cap + c).
  * Counters live on the device (counters[0] nodes, [1] cohesive elements) and
  * bound the node and cohesive loops, so insertion needs no host round trip and a
  * cuda graph of many steps stays valid while insertion changes them. */
@@ -34,7 +37,27 @@
  * blocks fit one per multiprocessor, and a small mesh (12 800 elements) fills 50 of 132. */
 #define CL_CZM_THREADS 64
 #define CL_CZM_MAX_COLOURS 64
-#define CL_CZM_NCOUNTERS (4 + CL_CZM_MAX_COLOURS)
+/* counters: [0] nodes, [1] cohesive elements, [2] NaN flag, [3] facets marked, [4 + j] marks of
+ * colour j, then the flag of a negative dissipation increment */
+#define CL_CZM_NEGATIVE_DISSIPATION (4 + CL_CZM_MAX_COLOURS)
+#define CL_CZM_NCOUNTERS (5 + CL_CZM_MAX_COLOURS)
+
+/* Columns of hist, per cohesive Gauss point (global x, y components where there are two). The
+ * law and the contact keep their own traction and work, so that the balance reports them apart
+ * and the law's dissipation (work - stored) can be checked to never decrease. */
+enum {
+  CL_CZM_H_JUMP = 0,           /* x, y: the jump at the last force evaluation */
+  CL_CZM_H_LAW = 2,            /* x, y: the law's traction then */
+  CL_CZM_H_LAW_WORK = 4,       /* work the law's traction has done on the interface (trapezoid rule) */
+  CL_CZM_H_LAW_STORED = 5,     /* the part of it given back on unloading: traction . jump / 2 */
+  CL_CZM_H_CONTACT = 6,        /* x, y: the contact traction (penalty and friction) */
+  CL_CZM_H_CONTACT_WORK = 8,   /* work of the contact traction (trapezoid rule) */
+  CL_CZM_H_CONTACT_STORED = 9, /* its elastic part: penalty dn^2 / 2 + stick traction^2 / (2 penalty) */
+  CL_CZM_H_BROKEN = 10,        /* 1 once the law gave no traction at a positive normal opening */
+  CL_CZM_H_ANGLE = 11,         /* the angle of the facet's current tangent */
+  CL_CZM_H_MOMENT = 12,        /* law, contact: d(potential)/d(angle) = tn dt - tt dn, per unit length */
+  CL_CZM_HIST_COLUMNS = 14
+};
 
 typedef struct cl_czm_args {
   int order;          /* 1: T3, 2: T6 */
@@ -62,6 +85,9 @@ typedef struct cl_czm_args {
   int state_sn, state_ss;    /* 1 + the law's state slot that insertion sets to the facet's normal
                                 (shear) stress at insertion, 0: none (the traction starts there) */
   double contact;            /* penalty stiffness (per area) against interpenetration */
+  int contact_after_breaking; /* keep the penalty on broken faces (else only until the law fails) */
+  double friction;           /* Coulomb coefficient on broken faces in contact (with contact_after_breaking) */
+  double dissipation_tol;    /* relative round-off allowed in a law's dissipation increment */
   void *x, *u, *v, *a, *mass, *stress;
   const void *load;          /* cap x 2 nodal force per unit load scale, or NULL */
   double load_scale;
@@ -86,6 +112,9 @@ typedef struct cl_czm_args {
   double state_init[CL_MP_STATE_MAX];
   int nstate;
   uint64_t *nonfinite;       /* 1 + the first cohesive element whose traction was not finite */
+  uint64_t *negative_dissipation; /* 1 + the first cohesive element whose law dissipated a negative energy */
+  void *reaction;            /* cap x 5 or NULL: per node on its prescribed components the force the
+                                constraint exerts (x, y), the work it has done, and u when last evaluated */
 } cl_czm_args;
 
 /* The operations of the kernels (czm_kernels.h runs them; czm.h implements them). Every one
@@ -101,6 +130,8 @@ typedef enum cl_czm_op {
   CL_CZM_STRESS_ZERO,  /* stress = 0; node 0 also clears the facet marks (counters[3..]) */
   CL_CZM_KICK_DRIFT_ZERO, /* CL_CZM_KICK_DRIFT_START and CL_CZM_STRESS_ZERO: the begin of a step with a check */
   CL_CZM_KINETIC,      /* out[i] = kinetic energy of node i */
+  CL_CZM_KINETIC_STAGGERED, /* out[i] = m v(n-1/2) . v(n+1/2) / 2 = m (|v|^2 - dt^2 |a|^2 / 4) / 2: the kinetic
+                               energy velocity Verlet conserves exactly with trapezoid work */
   /* elements */
   CL_CZM_FORCE,        /* a += element and cohesive forces (scatter) */
   CL_CZM_MASS,         /* elements: mass += lumped masses (scatter; zero mass first) */

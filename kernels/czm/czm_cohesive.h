@@ -8,12 +8,22 @@
  * T6 mid-side node M at s = 0; side 0 (element e0) lies to its left. At each
  * Gauss point the jump is u(side 1) - u(side 0), resolved on the tangent t
  * and the normal n = (t_y, -t_x) (pointing from side 0 to side 1) of the
- * current mid-surface; lengths are measured on the reference facet. Closing
- * (dn < 0) adds a penalty traction A->contact dn to the law's. The work done
- * on the interface is accumulated per Gauss point by the trapezoid rule on
- * the global jump and traction, and the energy it would give back on
- * unloading (half the traction times the jump: the laws unload towards the
- * origin), for the energy balance.
+ * current mid-surface; lengths are measured on the reference facet.
+ *
+ * Contact: closing (dn < 0) adds a penalty traction A->contact dn while the law still holds
+ * the faces together. A Gauss point whose law has failed (it gave no traction at a positive
+ * normal opening, which no law's envelope does before complete failure) or that lies on a
+ * traction-free crack is broken: its faces get no penalty unless A->contact_after_breaking,
+ * then with Coulomb friction (A->friction, a stick penalty of the same stiffness). A broken
+ * pair of faces may have slid or turned far from each other, and the penalty between its
+ * original node pairs then pushes along a normal that turns with the motion: not the gradient
+ * of a potential, it pumps energy into detached fragments (issue 13).
+ *
+ * The work done on the interface is accumulated per Gauss point by the trapezoid rule on the
+ * global jump and traction, the law's and the contact's apart, with the energy each would give
+ * back on unloading (half the traction times the jump: the laws unload towards the origin; the
+ * penalty and the stick spring are elastic). The law's dissipation (work - stored) must not
+ * decrease: a decrease beyond round-off is recorded in A->negative_dissipation.
  *
  * The forces go to coh_force, which the elements on either side gather in
  * their colour-ordered scatter; with A->atomic they are added to the nodes at
@@ -23,27 +33,7 @@
 #define CL_FE_CZM_COHESIVE_H
 
 #include "czm.h"
-
-CL_HD static inline void cl_czm_facet_rule(const int order, int g, real *s, real *w) {
-  if (order == 1) {
-    *s = (g ? 1 : -1) * (real)0.57735026918962576; /* 1 / sqrt 3 */
-    *w = 1;
-    return;
-  }
-  *s = (real)(g - 1) * (real)0.77459666924148338; /* sqrt(3/5) */
-  *w = g == 1 ? (real)8 / 9 : (real)5 / 9;
-}
-
-/* Facet shape functions of A, B, M at s and their derivatives. */
-CL_HD static inline void cl_czm_facet_shape(const int order, real s, real *N, real *dN) {
-  if (order == 1) {
-    N[0] = (1 - s) / 2, N[1] = (1 + s) / 2, N[2] = 0;
-    dN[0] = -(real)0.5, dN[1] = (real)0.5, dN[2] = 0;
-    return;
-  }
-  N[0] = s * (s - 1) / 2, N[1] = s * (s + 1) / 2, N[2] = 1 - s * s;
-  dN[0] = s - (real)0.5, dN[1] = s + (real)0.5, dN[2] = -2 * s;
-}
+#include "czm_facet.h"
 
 /* The facet of cohesive element c: its nodes per side in facet order (A, B, M), reference
  * positions, current mid-surface positions and the jump u(side 1) - u(side 0) at each. */
@@ -73,12 +63,37 @@ CL_HD static inline void cl_czm_facet_gather(const cl_czm_args *A, const int ord
     }
 }
 
+/* The contact traction (normal cn, tangential ct) at a closing Gauss point: the penalty, and on
+ * broken faces Coulomb friction through a stick spring of the penalty's stiffness from the last
+ * contact traction h (its tangential part) and the tangential slip since then. */
+CL_HD static inline void cl_czm_contact(const cl_czm_args *A, int broken, real dn, real slip, real last_tangential,
+                                        real *cn, real *ct) {
+  const real k = (real)A->contact;
+  *cn = k * dn, *ct = 0;
+  if (!broken || !(A->friction > 0)) return;
+  const real trial = last_tangential + k * slip, limit = (real)A->friction * -*cn;
+  *ct = trial > limit ? limit : trial < -limit ? -limit : trial;
+}
+
+/* The work increment of a traction t (and moment M) from the last evaluation's (tp, Mp) over the
+ * step of the jump and angle, by the trapezoid rule, per unit length. */
+CL_HD static inline real cl_czm_work(const real *t, const real *tp, real M, real Mp, const real *step, real turn,
+                                     size_t gs) {
+  return ((tp[0] + t[0]) * step[0] + (tp[gs] + t[1]) * step[1] + (Mp + M) * turn) / 2;
+}
+
 /* Gauss point g of cohesive element c: the law (and its state), the contact penalty and the
- * interface history at the point; adds its nodal forces on side 0 to F (side 1 gets -F). */
+ * interface history at the point; adds its nodal forces on side 0 to F (side 1 gets -F) and to
+ * both sides G. The tractions are derivatives of the interface energy phi(dn, dt) per unit length,
+ * with dn, dt measured in the frame of the current mid-surface: phi also depends on the angle of
+ * that frame, through the nodes' mean motion, and its derivative dphi/dangle = tn dt - tt dn (the
+ * moment of the traction about the jump) gives the forces G. Without them the forces are not the
+ * gradient of phi: turning a damaged interface whose traction is not parallel to its jump did
+ * work that no energy term held, and the law's dissipation could fall (issue 13). */
 CL_HD static inline void cl_czm_cohesive_gauss(const cl_czm_args *A, const int order, size_t c, int g,
-                                               const cl_czm_facet *f, real F[3][2]) {
+                                               const cl_czm_facet *f, real F[3][2], real G[3][2]) {
   const int np = order == 2 ? 3 : 2;
-  const size_t gstride = A->coh_cap * (size_t)np;
+  const size_t gs = A->coh_cap * (size_t)np;
   real s, w, N[3], dN[3], T[2] = {0, 0}, R[2] = {0, 0}, J[2] = {0, 0};
   cl_czm_facet_rule(order, g, &s, &w);
   cl_czm_facet_shape(order, s, N, dN);
@@ -87,29 +102,56 @@ CL_HD static inline void cl_czm_cohesive_gauss(const cl_czm_args *A, const int o
   const real tl = sqrt(T[0] * T[0] + T[1] * T[1]), tx = T[0] / tl, ty = T[1] / tl, nx = ty, ny = -tx;
   const real dn = J[0] * nx + J[1] * ny, dtan = J[0] * tx + J[1] * ty;
   const size_t slot = c * (size_t)np + (size_t)g;
+  real *h = (real *)A->hist + slot;
   real tn = 0, tt = 0;
   if (!f->traction_free) CL_CZM_LAW(dn, dtan, &tn, &tt, &A->law, slot);
-  if (dn < 0) tn += (real)A->contact * dn;
+  if (!f->traction_free && tn == 0 && tt == 0 && dn > 0) h[CL_CZM_H_BROKEN * gs] = 1;
+  const int broken = f->traction_free || h[CL_CZM_H_BROKEN * gs] != 0;
+  real cn = 0, ct = 0;
+  real *hc = h + CL_CZM_H_CONTACT * gs, *hj = h + CL_CZM_H_JUMP * gs;
+  if (dn < 0 && (!broken || A->contact_after_breaking))
+    cl_czm_contact(A, broken, dn, dtan - (hj[0] * tx + hj[gs] * ty), hc[0] * tx + hc[gs] * ty, &cn, &ct);
   if (A->nonfinite && !(isfinite(tn) && isfinite(tt))) cl_record_first(A->nonfinite, c);
-  const real trac[2] = {tn * nx + tt * tx, tn * ny + tt * ty};
+  const real law[2] = {tn * nx + tt * tx, tn * ny + tt * ty}, con[2] = {cn * nx + ct * tx, cn * ny + ct * ty};
   const real scale = w * sqrt(R[0] * R[0] + R[1] * R[1]) * (real)A->thickness;
+  const real moment_law = tn * dtan - tt * dn, moment_con = cn * dtan - ct * dn;
+  /* d angle / d T = (-T_y, T_x) / |T|^2, d T / d u = dN / 2 on either side */
+  const real geo = scale * (moment_law + moment_con) / (2 * tl * tl);
   for (int p = 0; p < np; p++)
-    for (int d = 0; d < 2; d++) F[p][d] += N[p] * trac[d] * scale;
-  real *h = (real *)A->hist + slot;
-  h[4 * gstride] += scale / 2 * ((h[2 * gstride] + trac[0]) * (J[0] - h[0]) + (h[3 * gstride] + trac[1]) * (J[1] - h[gstride]));
-  h[0] = J[0], h[gstride] = J[1], h[2 * gstride] = trac[0], h[3 * gstride] = trac[1];
-  /* recoverable: the laws unload towards the origin and the penalty is elastic */
-  h[5 * gstride] = scale / 2 * (trac[0] * J[0] + trac[1] * J[1]);
+    for (int d = 0; d < 2; d++) F[p][d] += N[p] * (law[d] + con[d]) * scale;
+  for (int p = 0; p < np; p++) G[p][0] += geo * dN[p] * T[1], G[p][1] -= geo * dN[p] * T[0];
+  const real step[2] = {J[0] - hj[0], J[1] - hj[gs]};
+  real *hl = h + CL_CZM_H_LAW * gs, *ha = h + CL_CZM_H_ANGLE * gs, *hm = h + CL_CZM_H_MOMENT * gs;
+  const real angle = atan2(T[1], T[0]), pi = (real)3.14159265358979324;
+  real turn = angle - ha[0];
+  turn = turn > pi ? turn - 2 * pi : turn < -pi ? turn + 2 * pi : turn;
+  const real law_work = scale * cl_czm_work(law, hl, moment_law, hm[0], step, turn, gs);
+  const real stored = scale / 2 * (law[0] * J[0] + law[1] * J[1]), before = h[CL_CZM_H_LAW_STORED * gs];
+  /* dissipated = work - stored never decreases, but for round-off of the terms and the trapezoid
+   * rule's error on a traction that jumped within the step (|change of traction| |step| / 2: an
+   * extrinsic law's sigma_max at zero opening drops to 0 when the faces close) */
+  const real change[2] = {law[0] - hl[0], law[1] - hl[gs]};
+  const real jumped = scale / 2 * (sqrt((change[0] * change[0] + change[1] * change[1]) *
+                                        (step[0] * step[0] + step[1] * step[1])) +
+                                   fabs(moment_law - hm[0]) * fabs(turn));
+  const real tol = jumped + (real)A->dissipation_tol * (fabs(law_work) + fabs(stored) + fabs(before) + jumped);
+  if (A->negative_dissipation && law_work - (stored - before) < -tol) cl_record_first(A->negative_dissipation, c);
+  h[CL_CZM_H_LAW_WORK * gs] += law_work;
+  h[CL_CZM_H_LAW_STORED * gs] = stored;
+  h[CL_CZM_H_CONTACT_WORK * gs] += scale * cl_czm_work(con, hc, moment_con, hm[gs], step, turn, gs);
+  h[CL_CZM_H_CONTACT_STORED * gs] = scale / 2 * (cn * dn + (ct != 0 ? ct * ct / (real)A->contact : 0));
+  hj[0] = J[0], hj[gs] = J[1], hl[0] = law[0], hl[gs] = law[1], hc[0] = con[0], hc[gs] = con[1];
+  ha[0] = angle, hm[0] = moment_law, hm[gs] = moment_con;
 }
 
-/* Adds the forces F (side 0; side 1 gets -F) to the nodes with atomics. */
+/* Adds the forces F + G to side 0 and -F + G to side 1 with atomics. */
 CL_HD static inline void cl_czm_cohesive_scatter(const cl_czm_args *A, const int order, const cl_czm_facet *f,
-                                                 real F[3][2]) {
+                                                 real F[3][2], real G[3][2]) {
   real *a = (real *)A->a;
   for (int p = 0; p < (order == 2 ? 3 : 2); p++)
     for (int d = 0; d < 2; d++) {
-      cl_czm_add(&a[d * A->cap + f->n0[p]], F[p][d], 1);
-      cl_czm_add(&a[d * A->cap + f->n1[p]], -F[p][d], 1);
+      cl_czm_add(&a[d * A->cap + f->n0[p]], F[p][d] + G[p][d], 1);
+      cl_czm_add(&a[d * A->cap + f->n1[p]], -F[p][d] + G[p][d], 1);
     }
 }
 
@@ -118,26 +160,26 @@ CL_HD static inline void cl_czm_cohesive_scatter(const cl_czm_args *A, const int
 CL_HD static inline void cl_czm_cohesive_of(const cl_czm_args *A, const int order, size_t c) {
   const int np = order == 2 ? 3 : 2;
   cl_czm_facet f;
-  real F[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+  real F[3][2] = {{0, 0}, {0, 0}, {0, 0}}, G[3][2] = {{0, 0}, {0, 0}, {0, 0}};
   cl_czm_facet_gather(A, order, c, &f);
-  for (int g = 0; g < np; g++) cl_czm_cohesive_gauss(A, order, c, g, &f, F);
+  for (int g = 0; g < np; g++) cl_czm_cohesive_gauss(A, order, c, g, &f, F, G);
   real *cf = (real *)A->coh_force;
   const size_t cc = A->coh_cap;
   for (int p = 0; p < 3; p++)
     for (int d = 0; d < 2; d++) {
-      cf[(size_t)(2 * p + d) * cc + c] = p < np ? F[p][d] : 0;
-      cf[(size_t)(2 * (3 + p) + d) * cc + c] = p < np ? -F[p][d] : 0;
+      cf[(size_t)(2 * p + d) * cc + c] = p < np ? F[p][d] + G[p][d] : 0;
+      cf[(size_t)(2 * (3 + p) + d) * cc + c] = p < np ? -F[p][d] + G[p][d] : 0;
     }
-  if (A->atomic) cl_czm_cohesive_scatter(A, order, &f, F);
+  if (A->atomic) cl_czm_cohesive_scatter(A, order, &f, F, G);
 }
 
 /* Gauss point g of cohesive element c alone, its forces added to the nodes with atomics. */
 CL_HD static inline void cl_czm_cohesive_point(const cl_czm_args *A, const int order, size_t c, int g) {
   cl_czm_facet f;
-  real F[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+  real F[3][2] = {{0, 0}, {0, 0}, {0, 0}}, G[3][2] = {{0, 0}, {0, 0}, {0, 0}};
   cl_czm_facet_gather(A, order, c, &f);
-  cl_czm_cohesive_gauss(A, order, c, g, &f, F);
-  cl_czm_cohesive_scatter(A, order, &f, F);
+  cl_czm_cohesive_gauss(A, order, c, g, &f, F, G);
+  cl_czm_cohesive_scatter(A, order, &f, F, G);
 }
 
 /* Cohesive element c when it is in use (counters[1] is exact; a launch may cover more). */

@@ -7,6 +7,7 @@
 
 #include "../../jit/jit.h"
 #include "../dispatch.h"
+#include "czm_facet.h"
 #include "czm_kernels.h"
 #include "czm_strength.h"
 #include "../fe/tri.h"
@@ -25,6 +26,9 @@ static cl_status check_material(const cl_czm_material *m, cl_error *err) {
   else if (!(m->sigma_max > 0) || !isfinite(m->sigma_max)) bad = "sigma_max", fix = "the cohesive strength must be positive (Pa)";
   else if (!(m->tau_max > 0) || !isfinite(m->tau_max)) bad = "tau_max", fix = "the shear strength must be positive (Pa)";
   else if (!(m->contact >= 0) || !isfinite(m->contact)) bad = "contact", fix = "the contact penalty must be >= 0 (Pa/m)";
+  else if (!(m->friction >= 0) || !isfinite(m->friction)) bad = "friction", fix = "the friction coefficient must be >= 0";
+  else if (m->friction > 0 && !m->contact_after_breaking)
+    bad = "friction", fix = "friction acts on broken faces in contact: set contact_after_breaking = true";
   if (bad) return cl_error_set(err, CL_ERR_ARG, "cohesive FEM: bad '%s': %s", bad, fix);
   return CL_OK;
 }
@@ -133,6 +137,7 @@ static void point_args(cl_czm_model *z) {
   A->strength = z->f[CL_CZM_STRENGTH] ? z->f[CL_CZM_STRENGTH]->data : NULL;
   A->facet_stress = z->f[CL_CZM_FACET_STRESS] ? z->f[CL_CZM_FACET_STRESS]->data : NULL;
   for (int s = 0; s < z->opt.nstate; s++) A->law.state[s] = z->state[s]->data;
+  A->reaction = z->f[CL_CZM_REACTION] ? z->f[CL_CZM_REACTION]->data : NULL;
 }
 
 static cl_status allocate(cl_czm_model *z, cl_device_ref *dev, const cl_mesh2d *m, cl_error *err) {
@@ -152,7 +157,7 @@ static cl_status allocate(cl_czm_model *z, cl_device_ref *dev, const cl_mesh2d *
   CL_TRY(make_field(z, dev, CL_CZM_MASK, CL_U8, ne, 1, err));
   CL_TRY(make_field(z, dev, CL_CZM_SPLIT, CL_U8, ne, 1, err));
   CL_TRY(make_field(z, dev, CL_CZM_COH_FORCE, t, cc, 12, err));
-  CL_TRY(make_field(z, dev, CL_CZM_HIST, t, gs, 6, err));
+  CL_TRY(make_field(z, dev, CL_CZM_HIST, t, gs, CL_CZM_HIST_COLUMNS, err));
   CL_TRY(make_field(z, dev, CL_CZM_SCRATCH, t, ne > cap ? ne : cap, 1, err));
   CL_TRY(make_field(z, dev, CL_CZM_ORIGIN, CL_U32, ne, 1, err));
   CL_TRY(make_field(z, dev, CL_CZM_FIXED, CL_U8, cap, 1, err));
@@ -169,6 +174,7 @@ static cl_status allocate(cl_czm_model *z, cl_device_ref *dev, const cl_mesh2d *
   /* counters[2] is the cohesive law's NaN flag, read back with the others at check steps */
   CL_TRY(device_words(z, &z->A.counters, CL_CZM_NCOUNTERS, err));
   z->A.nonfinite = z->A.counters + 2;
+  z->A.negative_dissipation = z->A.counters + CL_CZM_NEGATIVE_DISSIPATION;
   uint64_t *range;
   CL_TRY(device_words(z, &range, z->ncolours + 1, err));
   z->A.colour_range = range, z->A.ncolours = (int)z->ncolours;
@@ -250,6 +256,9 @@ cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesiv
   A->coh_cap = interior + ncracks, A->ncoh = ncracks;
   A->E = mat->E, A->nu = mat->nu, A->rho = mat->rho, A->thickness = mat->thickness;
   A->sigma_max = mat->sigma_max, A->tau_max = mat->tau_max, A->contact = mat->contact;
+  A->contact_after_breaking = mat->contact_after_breaking, A->friction = mat->friction;
+  /* a law's dissipation increment is the difference of terms rounded in the model's precision */
+  A->dissipation_tol = opt->dtype == CL_F32 ? 1e-4 : 1e-10;
   A->nstate = opt->nstate, A->state_sn = opt->state_sn, A->state_ss = opt->state_ss;
   memcpy(A->state_init, opt->state_init, sizeof A->state_init);
   z->nn0 = m->nnodes, z->interior = interior;
@@ -297,19 +306,25 @@ void cl_czm_destroy(cl_czm_model *z) {
   free(z);
 }
 
-/* The cohesive law's NaN flag, as read with the counters. */
-static cl_status check_finite(uint64_t flag, cl_error *err) {
-  if (!flag) return CL_OK;
-  return cl_error_set(err, CL_ERR_SCRIPT, "cohesive FEM: the cohesive law gave a NaN or infinite traction on "
-                      "cohesive element %llu: check it for divisions by zero, roots or logs of negative numbers",
-                      (unsigned long long)flag);
+/* The cohesive law's NaN flag and negative dissipation flag, as read with the counters. */
+static cl_status check_law(const uint64_t *c, cl_error *err) {
+  if (c[2])
+    return cl_error_set(err, CL_ERR_SCRIPT, "cohesive FEM: the cohesive law gave a NaN or infinite traction on "
+                        "cohesive element %llu: check it for divisions by zero, roots or logs of negative numbers",
+                        (unsigned long long)c[2]);
+  if (c[CL_CZM_NEGATIVE_DISSIPATION])
+    return cl_error_set(err, CL_ERR_SCRIPT, "cohesive FEM: the cohesive law dissipated a negative energy on cohesive "
+                        "element %llu (its work fell below the energy it stores, traction . opening / 2): a law must "
+                        "unload towards the origin and never gain strength; check it, or the time step",
+                        (unsigned long long)c[CL_CZM_NEGATIVE_DISSIPATION]);
+  return CL_OK;
 }
 
 cl_status cl_czm_flush(cl_czm_model *z, cl_error *err) {
   uint64_t c[CL_CZM_NCOUNTERS];
   CL_TRY(read_counters(z, c, err));
   z->counts_stale = 0, z->steps_unchecked = 0;
-  return check_finite(c[2], err);
+  return check_law(c, err);
 }
 
 /* The host's counts brought up to date after graphs that may have inserted (every public
@@ -409,20 +424,22 @@ static cl_status element_forces(cl_czm_model *z, cl_error *err) {
   return run_colours(z, CL_CZM_FORCE, 1, err);
 }
 
+static cl_status node_pass(cl_czm_model *z, cl_czm_op op, double dt, cl_error *err) {
+  z->A.dt = dt;
+  CL_TRY(run_op(z, op, 0, z->A.nn, NULL, err));
+  cl_field_touch(z->f[CL_CZM_U]), cl_field_touch(z->f[CL_CZM_V]), cl_field_touch(z->f[CL_CZM_A]);
+  if (z->f[CL_CZM_REACTION]) cl_field_touch(z->f[CL_CZM_REACTION]);
+  return CL_OK;
+}
+
 cl_status cl_czm_forces(cl_czm_model *z, double load_scale, cl_error *err) {
   CL_TRY(current(z, err));
   z->A.load_scale = load_scale;
   CL_TRY(run_op(z, CL_CZM_FORCE_START, 0, z->A.nn, NULL, err));
   CL_TRY(element_forces(z, err));
-  return run_op(z, CL_CZM_FORCE_FINISH, 0, z->A.nn, NULL, err);
+  return node_pass(z, CL_CZM_FORCE_FINISH, z->A.dt, err);
 }
 
-static cl_status node_pass(cl_czm_model *z, cl_czm_op op, double dt, cl_error *err) {
-  z->A.dt = dt;
-  CL_TRY(run_op(z, op, 0, z->A.nn, NULL, err));
-  cl_field_touch(z->f[CL_CZM_U]), cl_field_touch(z->f[CL_CZM_V]), cl_field_touch(z->f[CL_CZM_A]);
-  return CL_OK;
-}
 
 cl_status cl_czm_step_begin(cl_czm_model *z, double dt, double load_scale, cl_error *err) {
   CL_TRY(current(z, err));
@@ -442,6 +459,11 @@ cl_status cl_czm_step_end(cl_czm_model *z, double dt, cl_error *err) {
 
 cl_status cl_czm_fix(cl_czm_model *z, const uint32_t *nodes, size_t count, int c, cl_error *err) {
   CL_TRY(current(z, err));
+  if (!z->f[CL_CZM_REACTION]) { /* only models with prescribed nodes pay for it */
+    CL_TRY(make_field(z, z->ref, CL_CZM_REACTION, z->opt.dtype, z->A.cap, 5, err));
+    release_graphs(z); /* recorded without it */
+    point_args(z);
+  }
   cl_field *f = z->f[CL_CZM_FIXED];
   uint8_t *fixed = malloc(f->n);
   if (!fixed) return cl_error_set(err, CL_ERR_OOM, "cohesive FEM: out of memory");
@@ -525,7 +547,7 @@ cl_status cl_czm_check_and_insert(cl_czm_model *z, size_t *inserted, cl_error *e
   }
   CL_TRY(read_counters(z, c, err));
   *inserted = z->A.ncoh - before;
-  return check_finite(c[2], err); /* the flag of the steps since the last check */
+  return check_law(c, err); /* the flags of the steps since the last check */
 }
 
 static cl_status reduce_sum(cl_czm_model *z, const void *data, size_t count, double *out, cl_error *err) {
@@ -534,19 +556,27 @@ static cl_status reduce_sum(cl_czm_model *z, const void *data, size_t count, dou
   return cl_k_reduce(z->dev, z->opt.dtype, data, count, CL_REDUCE_SUM, out, err);
 }
 
-cl_status cl_czm_energies(cl_czm_model *z, double *strain, double *kinetic, double *cohesive_work,
-                          double *cohesive_stored, cl_error *err) {
+cl_status cl_czm_energies(cl_czm_model *z, double dt, cl_czm_energy *out, cl_error *err) {
   CL_TRY(current(z, err));
   void *scratch = z->f[CL_CZM_SCRATCH]->data;
   const size_t bytes = z->opt.dtype == CL_F64 ? 8 : 4, gs = z->A.coh_cap * ngauss_facet(z->A.order);
   const size_t used = z->A.ncoh * ngauss_facet(z->A.order);
   CL_TRY(run_op(z, CL_CZM_ENERGY, 0, z->A.ne, scratch, err));
-  CL_TRY(reduce_sum(z, scratch, z->A.ne, strain, err));
+  CL_TRY(reduce_sum(z, scratch, z->A.ne, &out->strain, err));
   CL_TRY(run_op(z, CL_CZM_KINETIC, 0, z->A.nn, scratch, err));
-  CL_TRY(reduce_sum(z, scratch, z->A.nn, kinetic, err));
+  CL_TRY(reduce_sum(z, scratch, z->A.nn, &out->kinetic, err));
+  const double step_dt = z->A.dt;
+  z->A.dt = dt;
+  cl_status st = run_op(z, CL_CZM_KINETIC_STAGGERED, 0, z->A.nn, scratch, err);
+  z->A.dt = step_dt;
+  CL_TRY(st);
+  CL_TRY(reduce_sum(z, scratch, z->A.nn, &out->kinetic_staggered, err));
   const char *hist = z->f[CL_CZM_HIST]->data;
-  CL_TRY(reduce_sum(z, hist + 4 * gs * bytes, used, cohesive_work, err));
-  CL_TRY(reduce_sum(z, hist + 5 * gs * bytes, used, cohesive_stored, err));
+  const struct { int column; double *sum; } terms[] = {{CL_CZM_H_LAW_WORK, &out->cohesive_work},
+    {CL_CZM_H_LAW_STORED, &out->cohesive_stored}, {CL_CZM_H_CONTACT_WORK, &out->contact_work},
+    {CL_CZM_H_CONTACT_STORED, &out->contact_stored}};
+  for (size_t k = 0; k < sizeof terms / sizeof *terms; k++)
+    CL_TRY(reduce_sum(z, hist + (size_t)terms[k].column * gs * bytes, used, terms[k].sum, err));
   cl_field_touch(z->f[CL_CZM_SCRATCH]);
   return CL_OK;
 }
@@ -714,11 +744,33 @@ cl_status cl_czm_advance(cl_czm_model *z, long step, long max, int check_every, 
   return z->steps_unchecked >= CL_CZM_UNCHECKED_STEPS ? cl_czm_flush(z, err) : CL_OK;
 }
 
-/* Largest element frequency squared, bounded by the row sums of M^-1 K (Gershgorin) with the
- * element's own lumped masses (a node's assembled mass is at least that): 2 / sqrt of it is a
+/* Row sums of the contact penalty's stiffness on the nodes of element edge k (the facet it
+ * becomes, side 0 coupled to side 1 with the same shape functions), added to rows (per local
+ * node). The penalty acts along the facet normal n, which turns with the motion: a dof's row then
+ * holds n_x^2 + |n_x n_y| <= (1 + sqrt 2) / 2 of it; with the friction's stick spring along the
+ * tangent as well, (|n_x| + |n_y|)^2 <= 2. */
+static void penalty_rows(const cl_czm_material *mat, int order, const double *xe, int k, double *rows) {
+  const int np = order == 2 ? 3 : 2, next = (k + 1) % 3, local[3] = {k, next, 3 + k};
+  const double orient = mat->friction > 0 ? 2 : (1 + sqrt(2)) / 2;
+  for (int g = 0; g < np; g++) {
+    double s, w, N[3], dN[3], R[2] = {0, 0}, sum = 0;
+    cl_czm_facet_rule(order, g, &s, &w);
+    cl_czm_facet_shape(order, s, N, dN);
+    for (int p = 0; p < np; p++)
+      for (int d = 0; d < 2; d++) R[d] += dN[p] * xe[2 * local[p] + d];
+    for (int q = 0; q < np; q++) sum += fabs(N[q]);
+    const double scale = w * hypot(R[0], R[1]) * mat->thickness * mat->contact * orient;
+    for (int p = 0; p < np; p++) rows[local[p]] += 2 * fabs(N[p]) * sum * scale; /* both sides' nodes */
+  }
+}
+
+/* Largest frequency squared of an element with the contact penalty on each of its edges (any
+ * may become a cohesive facet), bounded by the row sums of M^-1 K (Gershgorin) with the
+ * element's own lumped masses: a node's assembled mass and stiffness sum those of the elements
+ * and facets around it, so their ratio is at most the largest element's. 2 / sqrt of it is a
  * safe central-difference step. From the host copies of the tables, on the first request only:
  * a model that never steps (an insertion test) does not pay for it. Insertion does not change it
- * (new nodes sit where their originals are). */
+ * (new nodes sit where their originals are, and each keeps a fan of the elements bounded here). */
 cl_status cl_czm_stable_dt(cl_czm_model *z, double *dt, cl_error *err) {
   if (z->stable_dt > 0) {
     *dt = z->stable_dt;
@@ -737,14 +789,16 @@ cl_status cl_czm_stable_dt(cl_czm_model *z, double *dt, cl_error *err) {
 #pragma omp parallel for schedule(static) reduction(max : w2max)
   for (size_t e = 0; e < ne; e++) {
     double xe[CL_TRI_MAX_DOFS], K[CL_TRI_MAX_DOFS * CL_TRI_MAX_DOFS], me[CL_TRI_MAX_NODES];
+    double penalty[CL_TRI_MAX_NODES] = {0};
     for (int p = 0; p < nn; p++) {
       const uint32_t i = E[(size_t)p * ne + e];
       xe[2 * p] = cl_dtype_get(t, x, i), xe[2 * p + 1] = cl_dtype_get(t, x, cap + i);
     }
     cl_tri_stiffness(order, xe, D, mat->thickness, K);
     cl_tri_lumped_mass(order, xe, mat->rho, mat->thickness, me);
+    for (int k = 0; k < 3 && mat->contact > 0; k++) penalty_rows(mat, order, xe, k, penalty);
     for (int i = 0; i < nd; i++) {
-      double row = 0;
+      double row = penalty[i / 2];
       for (int j = 0; j < nd; j++) row += fabs(K[i * nd + j]);
       const double w2 = row / me[i / 2];
       if (w2 > w2max) w2max = w2;

@@ -18,7 +18,19 @@ typedef struct cl_czm_material {
   int plane_strain;
   double sigma_max, tau_max;
   double contact; /* penalty stiffness per area (Pa/m); CL_CZM_CONTACT_AUTO: E / shortest edge */
+  int contact_after_breaking; /* keep the penalty on broken faces (default 0: only until the law fails) */
+  double friction;            /* Coulomb coefficient on broken faces in contact (needs contact_after_breaking) */
 } cl_czm_material;
+
+/* The energies of the model's state (J): strain, kinetic, the work the cohesive law has done on
+ * the interfaces and the part of it stored (recoverable; the rest is dissipated), and the same
+ * two of the contact penalty and friction. kinetic_staggered is m v(n-1/2) . v(n+1/2) / 2 for the
+ * step dt: with it and the trapezoid rule's work velocity Verlet's balance is exact (the kinetic
+ * energy at whole steps exceeds it by dt^2/8 sum |f|^2/m, which jumps where insertion splits a
+ * node's force between copies and oscillates with the fastest modes). */
+typedef struct cl_czm_energy {
+  double strain, kinetic, kinetic_staggered, cohesive_work, cohesive_stored, contact_work, contact_stored;
+} cl_czm_energy;
 
 #define CL_CZM_CONTACT_AUTO (-1.0)
 
@@ -47,7 +59,7 @@ typedef enum cl_czm_field_id {
   CL_CZM_X, CL_CZM_U, CL_CZM_V, CL_CZM_A, CL_CZM_MASS_F, CL_CZM_STRESS_F, CL_CZM_LOAD, CL_CZM_ELEM, CL_CZM_ADJ,
   CL_CZM_COH, CL_CZM_MASK, CL_CZM_COUNTS, CL_CZM_OFFSETS, CL_CZM_COUNTERS, CL_CZM_COH_FORCE, CL_CZM_HIST,
   CL_CZM_STIFF, CL_CZM_SCRATCH, CL_CZM_ORIGIN, CL_CZM_FIXED, CL_CZM_COLOUR, CL_CZM_SPLIT, CL_CZM_STRENGTH,
-  CL_CZM_FACET_STRESS, CL_CZM_NFIELDS
+  CL_CZM_FACET_STRESS, CL_CZM_REACTION, CL_CZM_NFIELDS
 } cl_czm_field_id;
 
 typedef struct cl_czm_model {
@@ -91,7 +103,8 @@ cl_status cl_czm_create(cl_device_ref *dev, const cl_mesh2d *m, const cl_cohesiv
 /* Frees the model and, unless fields_lent is set (a binding took them over), its fields. */
 void cl_czm_destroy(cl_czm_model *z);
 
-/* The stable time step: 2 / the largest element frequency (Gershgorin bound). */
+/* The stable time step: 2 / the largest frequency of an element with the contact penalty on
+ * every edge (Gershgorin bound). */
 cl_status cl_czm_stable_dt(cl_czm_model *z, double *dt, cl_error *err);
 
 /* The compiled cohesive kernel and, on cuda, the fused element and cohesive force kernel (may
@@ -147,7 +160,8 @@ cl_status cl_czm_advance(cl_czm_model *z, long step, long max, int check_every, 
 cl_status cl_czm_flush(cl_czm_model *z, cl_error *err);
 
 /* Marks component c (0: x, 1: y) of the given nodes (0-based) as prescribed: the step leaves
- * their acceleration 0 (the values themselves are set by the caller's stages). */
+ * their acceleration 0 (the values themselves are set by the caller's stages), and records the
+ * reaction there (the field CL_CZM_REACTION, cap x 5, made by the first call: czm_args.h). */
 cl_status cl_czm_fix(cl_czm_model *z, const uint32_t *nodes, size_t count, int c, cl_error *err);
 
 /* The stress check and insertion (Table III, lines 11-27): nodal stresses, facets over the
@@ -164,10 +178,8 @@ cl_status cl_czm_stresses(cl_czm_model *z, cl_error *err);
  * insertion test of the paper times the topology alone). */
 cl_status cl_czm_insert_marked(cl_czm_model *z, cl_error *err);
 
-/* Energies: strain, kinetic, the work done on the cohesive interfaces, and the part of it
- * stored (recoverable). */
-cl_status cl_czm_energies(cl_czm_model *z, double *strain, double *kinetic, double *cohesive_work,
-                          double *cohesive_stored, cl_error *err);
+/* The energies of the current state (cl_czm_energy), the staggered kinetic energy for step dt. */
+cl_status cl_czm_energies(cl_czm_model *z, double dt, cl_czm_energy *out, cl_error *err);
 
 /* The mesh as it is on the device (elements in the model's order, nodes in use, cohesive
  * elements as the host reference stores them), for cl_mesh2d_topology_check. Free with

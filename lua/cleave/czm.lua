@@ -29,8 +29,9 @@ registry["cleave.czm.model"].__tostring = function(m)
 end
 
 local body_keys = { mesh = true, E = true, nu = true, rho = true, thickness = true, plane = true, law = true,
-  sigma_max = true, tau_max = true, contact = true, check_every = true, precision = true, stiffness = true,
-  scatter = true, fracture_energy = true, insertion = true, strength = true, insert_where = true }
+  sigma_max = true, tau_max = true, contact = true, contact_after_breaking = true, friction = true, check_every = true,
+  precision = true, stiffness = true, scatter = true, fracture_energy = true, insertion = true, strength = true,
+  insert_where = true }
 
 -- Strengths and fracture energy from the law when it knows them (cleave.jit.ppr, linear_softening).
 local function law_property(law, key)
@@ -165,6 +166,7 @@ function czm.body(args)
   end
   local ok, model = pcall(czm.model, { mesh = args.mesh, E = args.E, nu = args.nu, rho = args.rho,
     thickness = args.thickness, plane = args.plane, sigma_max = sigma_max, tau_max = tau_max, contact = args.contact,
+    contact_after_breaking = args.contact_after_breaking, friction = args.friction,
     precision = args.precision, stiffness = args.stiffness, scatter = args.scatter, law_state = state,
     insertion = args.insertion, insertion_state = insertion_state })
   if not ok then error(model, 2) end
@@ -260,6 +262,39 @@ end
 function body_mt:displacement(args) constrain(self, "displacement", args) end
 function body_mt:velocity(args) constrain(self, "velocity", args) end
 
+--- body:reaction{ where = region (as body:velocity takes it), name = } -> the reaction of the
+--- prescribed components of the region's nodes (cleave.explicit_run's reaction: force, work,
+--- mean displacement): minus the internal, cohesive and external forces summed on those nodes at
+--- the last step, which hold them on their prescribed course; the nodes' own inertia is left out
+--- (zero under a constant prescribed velocity or displacement).
+function body_mt:reaction(args)
+  local fn = "body:reaction"
+  cl.check_args(fn, args, { where = true, name = true })
+  local rows = self:select(args.where, fn)
+  local count = #rows
+  local body = self
+  return cl.explicit_run.reaction(fn, self, args, count, "nodes", 2, function()
+    local force, u, work = { 0, 0 }, { 0, 0 }, 0
+    local ok, r = pcall(body.model.field, body.model, "reaction")
+    for i = 1, count do
+      local n = rows[i]
+      local d = body.u[n]
+      u[1], u[2] = u[1] + d[1] / count, u[2] + d[2] / count
+      if ok then
+        local q = r[n]
+        force[1], force[2], work = force[1] + q[1], force[2] + q[2], work + q[3]
+      end
+    end
+    return force, work, u
+  end)
+end
+
+--- body:reaction_work() -> the work every prescribed node's reaction has done on the body
+function body_mt:reaction_work()
+  local ok, r = pcall(self.model.field, self.model, "reaction")
+  return ok and r:sum(3) or 0
+end
+
 -- Sets a nodal field (n x 2) from a function(x, y) -> vx, vy on the initial nodes.
 local function set_nodes(self, field, f)
   local x = self.x
@@ -322,17 +357,27 @@ end
 
 function body_mt:stable_dt() return self.model:stable_dt() end
 
---- body:energies() -> { strain, kinetic, cohesive_stored, cohesive_dissipated, external_work }:
---- the external work is that of the pressure, summed step by step (p at mid-step times the load
---- vector dotted with the step's displacement) by the runs since the pressure was set.
+--- body:energies() -> { strain, kinetic, cohesive_stored, cohesive_dissipated, contact_stored,
+--- contact_dissipated, external_work, balance }: the cohesive terms are the law's work on the
+--- interfaces split into what it would give back on unloading and the rest; the contact terms
+--- the same of the penalty (elastic) and friction (dissipated). The external work is that of the
+--- pressure (summed step by step, p at mid-step times the load vector dotted with the step's
+--- displacement) and of the prescribed motions (their reactions' work) since they were set;
+--- balance = kinetic + strain + cohesive + contact - external work - the energy at the start
+--- (cleave.czm.explicit records it), 0 for an exact run. The balance takes the kinetic energy
+--- velocity Verlet conserves with the trapezoid rule's work, m v(n-1/2) . v(n+1/2) / 2 (the
+--- whole-step kinetic energy less dt^2/8 sum |f|^2 / m, docs/methods/cohesive-fem.md).
 function body_mt:energies()
-  local strain, kinetic, work, stored = self.model:energies()
+  local strain, kinetic, work, stored, contact_work, contact_stored, staggered = self.model:energies(self.dt or 0)
   local external = self.external_work or 0
   if type(self.pressure_value) == "number" then
     external = self.pressure_value * (self.model:field("load"):dot(self.u) - self.load_u0)
   end
-  return { strain = strain, kinetic = kinetic, cohesive_stored = stored, cohesive_dissipated = work - stored,
-    external_work = external }
+  external = external + self:reaction_work()
+  local e = { strain = strain, kinetic = kinetic, cohesive_stored = stored, cohesive_dissipated = work - stored,
+    contact_stored = contact_stored, contact_dissipated = contact_work - contact_stored, external_work = external }
+  e.balance = staggered + strain + work + contact_work - external - (self.initial_energy or 0)
+  return e
 end
 
 czm.body_mt = body_mt
@@ -415,8 +460,13 @@ function czm.explicit(args)
   local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.9,
     "this mesh (element frequency bound)")
   set_constant_constraints(body)
+  body.dt = run.dt -- the step of the staggered kinetic energy in the balance
   run.pipeline = step_pipeline(body, run.dt)
-  body.model:forces() -- accelerations of the initial state, for the first kick
+  body.model:forces() -- accelerations of the initial state, for the first kick (and the reactions)
+  if not body.initial_energy then -- the energy the balance starts from, on the body's first run
+    local e = body:energies()
+    body.initial_energy = e.balance
+  end
   return run
 end
 
@@ -613,6 +663,8 @@ local CHECKPOINT_FIELDS = { "x", "u", "v", "a", "mass", "elem", "adj", "coh", "h
 local function state_fields(body)
   local names, fields = {}, {}
   for _, name in ipairs(CHECKPOINT_FIELDS) do names[#names + 1], fields[name] = name, body.model:field(name) end
+  local has_reaction, reaction = pcall(body.model.field, body.model, "reaction")
+  if has_reaction then names[#names + 1], fields.reaction = "reaction", reaction end
   for k, name in ipairs(body.law.state_names) do
     names[#names + 1] = "law_" .. name
     fields["law_" .. name] = body.model:field(k)
@@ -629,7 +681,7 @@ function run_mt:save(path, step)
   local _, fields = state_fields(b)
   cl.io.save_checkpoint { path = path, fields = fields, values = { step = step or self.step, dt = self.dt,
     nodes = info.nodes, cohesive = info.cohesive, elements = info.elements, external_work = b.external_work or 0,
-    load_u0 = b.load_u0 or 0 } }
+    load_u0 = b.load_u0 or 0, initial_energy = b.initial_energy or 0 } }
 end
 
 function run_mt:restore(path)
@@ -643,7 +695,7 @@ function run_mt:restore(path)
   local names, mine = state_fields(b)
   cl.explicit_run.restore_fields(self, path, fields, values, mine, names)
   b.model:set_counts(math.tointeger(values.nodes), math.tointeger(values.cohesive))
-  b.external_work, b.load_u0 = values.external_work, values.load_u0
+  b.external_work, b.load_u0, b.initial_energy = values.external_work, values.load_u0, values.initial_energy
 end
 
 function run_mt:write(step, t)
@@ -660,12 +712,17 @@ function run_mt:write(step, t)
     end
   end
   if out.csv then
-    self.history = self.history or cl.io.csv { path = out.csv, columns = { "step", "t", "kinetic", "strain",
-      "cohesive_stored", "cohesive_dissipated", "external_work", "balance", "cohesive_elements", "nodes" } }
+    if not self.history then
+      local columns = { "step", "t", "kinetic", "strain", "cohesive_stored", "cohesive_dissipated", "contact_stored",
+        "contact_dissipated", "external_work", "balance", "cohesive_elements", "nodes" }
+      for _, c in ipairs(cl.explicit_run.reaction_columns(b)) do columns[#columns + 1] = c end
+      self.history = cl.io.csv { path = out.csv, columns = columns }
+    end
     local e = b:energies()
     local info = b.model:info()
-    self.history:row { step, t, e.kinetic, e.strain, e.cohesive_stored, e.cohesive_dissipated, e.external_work,
-      e.kinetic + e.strain + e.cohesive_stored + e.cohesive_dissipated - e.external_work, info.cohesive, info.nodes }
+    self.history:row(cl.explicit_run.reaction_values(b, { step, t, e.kinetic, e.strain, e.cohesive_stored,
+      e.cohesive_dissipated, e.contact_stored, e.contact_dissipated, e.external_work, e.balance, info.cohesive,
+      info.nodes }))
   end
 end
 

@@ -7,6 +7,66 @@ local cl = ...
 local explicit = {}
 cl.explicit_run = explicit
 
+--- Reactions of prescribed motion, the same object for every method: body:reaction{ where =,
+--- name = } -> r with r:force() (the force the constraints exert on the body, summed over the
+--- region's prescribed nodes or points: a table of dim components), r:work() (the work it has
+--- done on the body since the run began, by the time integrator's trapezoid rule), r:displacement()
+--- (the region's mean displacement), tostring(r). A method makes it from a function
+--- sums() -> force, work, displacement that reads its own fields.
+local reaction_mt = {}
+reaction_mt.__index = reaction_mt
+local AXES = { "x", "y", "z" }
+
+function reaction_mt:force() return (self.sums()) end
+function reaction_mt:work() return select(2, self.sums()) end
+function reaction_mt:displacement() return select(3, self.sums()) end
+reaction_mt.__tostring = function(r)
+  local force, work, u = r.sums()
+  local f, d = {}, {}
+  for c = 1, r.dim do f[c], d[c] = string.format("%.6g", force[c]), string.format("%.6g", u[c]) end
+  return string.format("reaction<%s: %d %s, force (%s) N, mean displacement (%s) m, work %.6g J>", r.name, r.count,
+    r.what, table.concat(f, ", "), table.concat(d, ", "), work)
+end
+explicit.reaction_mt = reaction_mt
+
+--- explicit.reaction(fn, body, args, count, what, dim, sums) -> a reaction named args.name (a string
+--- no other reaction of the body has), added to body.reactions for the run's CSV history.
+function explicit.reaction(fn, body, args, count, what, dim, sums)
+  local name = args.name
+  if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
+    error(fn .. ": argument 'name' must be a name of letters, digits and _ (it heads the CSV columns)", 3)
+  end
+  body.reactions = body.reactions or {}
+  for _, r in ipairs(body.reactions) do
+    if r.name == name then error(string.format("%s: the body has a reaction '%s' already; give another 'name'", fn, name), 3) end
+  end
+  local r = setmetatable({ name = name, count = count, what = what, dim = dim, sums = sums }, reaction_mt)
+  body.reactions[#body.reactions + 1] = r
+  return r
+end
+
+--- explicit.reaction_columns(body) -> the CSV column names of its reactions: <name>_fx, _fy[, _fz],
+--- _ux, _uy[, _uz], _work; explicit.reaction_values(body, row) appends their values to row.
+function explicit.reaction_columns(body)
+  local columns = {}
+  for _, r in ipairs(body.reactions or {}) do
+    for c = 1, r.dim do columns[#columns + 1] = r.name .. "_f" .. AXES[c] end
+    for c = 1, r.dim do columns[#columns + 1] = r.name .. "_u" .. AXES[c] end
+    columns[#columns + 1] = r.name .. "_work"
+  end
+  return columns
+end
+
+function explicit.reaction_values(body, row)
+  for _, r in ipairs(body.reactions or {}) do
+    local force, work, u = r.sums()
+    for c = 1, r.dim do row[#row + 1] = force[c] end
+    for c = 1, r.dim do row[#row + 1] = u[c] end
+    row[#row + 1] = work
+  end
+  return row
+end
+
 --- The arguments of a method's explicit{...}.
 explicit.keys = { [1] = true, body = true, dt = true, steps = true, output = true, progress = true }
 

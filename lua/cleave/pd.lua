@@ -551,6 +551,77 @@ end
 
 pd.body_mt = body_mt
 
+-- Reactions of prescribed points (the object cleave.czm bodies give too, lua/cleave/explicit.lua).
+-- The force the constraint exerts on point i's prescribed component c is minus the force the bonds
+-- and loads put there, -rho V_i a_ic before the step zeroes a (the point's own inertia, zero under a
+-- constant prescribed value, left out); its work is summed by the trapezoid rule on the point's
+-- displacement, the rule velocity Verlet's balance holds. Recorded by a host stage each step (a
+-- copy of a and u per step: a cost only runs with reactions pay).
+
+--- body:reaction{ where =, params =, name = } -> r: r:force() ({fx, fy[, fz]}), r:work(),
+--- r:displacement() (the region's mean), tostring(r); run CSV columns <name>_fx ... _work.
+function body_mt:reaction(args)
+  local fn = "body:reaction"
+  cl.check_args(fn, args, { where = true, params = true, name = true })
+  local rows = self:select(args.where, args.params, fn, 3):to_table()
+  local dim, body = self.dim, self
+  local record = { force = {}, work = 0, last = {} } -- last[i][c] = { force, u } of the last step
+  for c = 1, dim do record.force[c] = 0 end
+  local r = cl.explicit_run.reaction(fn, self, args, #rows, "points", dim, function()
+    local u, mean = body.u:to_table(), {}
+    for c = 1, dim do
+      mean[c] = 0
+      for _, i in ipairs(rows) do mean[c] = mean[c] + u[i][c] / #rows end
+    end
+    return { table.unpack(record.force) }, record.work, mean
+  end)
+  r.rows, r.record = rows, record
+  return r
+end
+
+-- The prescribed components of each point (bit c - 1), from the constraints.
+local function prescribed(body)
+  local mask = {}
+  for _, k in ipairs(body.constraints) do
+    for _, i in ipairs(k.rows:to_table()) do mask[i] = (mask[i] or 0) | (1 << (k.component - 1)) end
+  end
+  return mask
+end
+
+--- body:reaction_stage() -> the stage recording the reactions (step_pipeline adds it).
+function body_mt:reaction_stage()
+  local body = self
+  return cl.stage.call(function()
+    local mask = prescribed(body)
+    local a, u = body.a:to_table(), body.u:to_table()
+    local volume = type(body.volume) == "number" and body.volume or body.volume:to_table()
+    for _, r in ipairs(body.reactions) do
+      local rec = r.record
+      for c = 1, body.dim do rec.force[c] = 0 end
+      for _, i in ipairs(r.rows) do
+        local m = body.material.rho * (type(volume) == "number" and volume or volume[i])
+        local last = rec.last[i]
+        for c = 1, body.dim do
+          if (mask[i] or 0) >> (c - 1) & 1 == 1 then
+            local f = -m * a[i][c]
+            if last then rec.work = rec.work + (last[c][1] + f) / 2 * (u[i][c] - last[c][2]) end
+            rec.force[c] = rec.force[c] + f
+            rec.last[i] = rec.last[i] or {}
+            rec.last[i][c] = { f, u[i][c] }
+          end
+        end
+      end
+    end
+  end)
+end
+
+--- body:reaction_work() -> the work of all the body's reactions (the external work of prescribed motion)
+function body_mt:reaction_work()
+  local w = 0
+  for _, r in ipairs(self.reactions or {}) do w = w + r.record.work end
+  return w
+end
+
 -- The velocity-Verlet time step of a body as a pipeline (see docs/methods/peridynamics.md):
 -- prescribed velocities at mid-step, kick-drift, prescribed displacements, bond forces
 -- (+ breaking + damage), zero acceleration on constrained points, kick.
@@ -572,6 +643,7 @@ local function step_pipeline(body, dt)
   end
   for _, stage in ipairs(body:load_stages()) do add(stage) end
   add(body:force_stage())
+  if body.reactions then add(body:reaction_stage()) end -- before the constraints zero a
   for _, k in ipairs(body.constraints) do
     add(cl.stage.set_rows { field = body.a, rows = k.rows, component = k.component, value = 0 })
   end
@@ -647,10 +719,12 @@ function run_mt:write(step, t)
     self.series:write { time = t, mesh = self.mesh, point_data = data }
   end
   if out.csv then
-    self.history = self.history or cl.io.csv { path = out.csv,
-      columns = { "step", "t", "strain_energy", "kinetic_energy", "total_energy", "broken_bonds", "max_damage" } }
+    local columns = { "step", "t", "strain_energy", "kinetic_energy", "total_energy", "broken_bonds", "max_damage" }
+    for _, c in ipairs(cl.explicit_run.reaction_columns(b)) do columns[#columns + 1] = c end
+    self.history = self.history or cl.io.csv { path = out.csv, columns = columns }
     local strain, kinetic = b:energy()
-    self.history:row { step, t, strain, kinetic, strain + kinetic, b.bonds:broken(), b.damage:max() }
+    self.history:row(cl.explicit_run.reaction_values(b,
+      { step, t, strain, kinetic, strain + kinetic, b.bonds:broken(), b.damage:max() }))
   end
 end
 

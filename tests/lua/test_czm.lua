@@ -134,14 +134,131 @@ T.case("energy balance with fracture within 1%", function()
   local worst = 0
   for _ = 1, 12 do
     run:go { steps = 100 }
-    local e = b:energies()
-    local total = e.kinetic + e.strain + e.cohesive_stored + e.cohesive_dissipated
-    worst = math.max(worst, math.abs(total - input) / input)
+    worst = math.max(worst, math.abs(b:energies().balance) / input)
   end
   local e = b:energies()
   T.ok(b.model:info().cohesive > 20, "cracks grew (" .. b.model:info().cohesive .. " cohesive elements)")
   T.ok(e.cohesive_dissipated > 0.2 * input, "fracture dissipated a good part of the energy")
   T.ok(worst < 0.01, string.format("energy balance error %.2e (limit 1e-2)", worst))
+end)
+
+-- Issue 13's strip: 32 x 8 cells, a 2 mm notch, PMMA at twice its strength's strain held at the
+-- edges: every facet cracks at the first check, hundreds of cohesive elements open and close.
+-- Before the fixes the T3 run went to inf and the T6 to 1.5e22 J (the penalty on failed faces).
+-- The balance is the integrator's own (trapezoid work, staggered kinetic energy): 1% is the
+-- issue's bound, the runs reach 1e-6; the law's dissipation never falls (else the run errors).
+local function strip(order, extra)
+  local mesh = cl.czm.rect { x0 = 0, x1 = 16e-3, y0 = -2e-3, y1 = 2e-3, nx = 32, ny = 8, order = order }
+  mesh:precrack { from = { 0, 0 }, to = { 2e-3, 0 } }
+  local args = { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress",
+    law = cl.jit.ppr { G_I = 352.3, G_II = 352.3, sigma_max = 80e6, tau_max = 80e6 } }
+  for k, v in pairs(extra or {}) do args[k] = v end
+  local b = cl.czm.body(args)
+  b:initial_strain { yy = 0.04 }
+  b:displacement { where = function(_, y) return y > 2e-3 - 1e-9 end, y = 0.04 * 2e-3 }
+  b:displacement { where = function(_, y) return y < -2e-3 + 1e-9 end, y = -0.04 * 2e-3 }
+  return b
+end
+
+for _, order in ipairs { 1, 2 } do
+  T.case(string.format("issue 13's diverging T%d strip: finite, balance within 1%%, dissipation never falls", order == 2 and 6 or 3), function()
+    local b = strip(order)
+    local steps = order == 2 and 300 or 600 -- past the first check's mass cracking and its rebounds
+    local run = cl.czm.explicit { b, steps = steps, progress = false }
+    local input, worst, last = b.initial_energy, 0, 0
+    for _ = 1, 10 do
+      run:go { steps = steps // 10 }
+      local e = b:energies()
+      for k, v in pairs(e) do T.ok(v == v and math.abs(v) < math.huge, k .. " finite") end
+      worst = math.max(worst, math.abs(e.balance) / input)
+      T.ok(e.cohesive_dissipated >= last - 1e-3 * input, string.format("dissipated %.4g J after %.4g J", e.cohesive_dissipated, last))
+      last = e.cohesive_dissipated
+    end
+    T.ok(b.model:info().cohesive > 500, b.model:info().cohesive .. " cohesive elements")
+    T.ok(worst < 0.01, string.format("balance error %.2e of the initial energy (limit 1e-2)", worst))
+    T.ok(last > 0.1 * input, "fracture dissipated a good part of the energy")
+  end)
+end
+
+T.case("contact after breaking with friction: energy reported apart, balance within 1%", function()
+  local b = strip(1, { contact_after_breaking = true, friction = 0.3 })
+  local run = cl.czm.explicit { b, steps = 200, progress = false }
+  run:go()
+  local e = b:energies()
+  T.ok(e.contact_stored > 0 or e.contact_dissipated ~= 0, "contact energy reported")
+  T.ok(math.abs(e.balance) < 0.01 * b.initial_energy, string.format("balance error %.2e", e.balance / b.initial_energy))
+  T.raises(function() strip(1, { friction = 0.3 }) end, { "'friction'", "contact_after_breaking" })
+end)
+
+-- A law that gives back more than it stores: a constant traction up to its final opening (work
+-- sigma dn, stored sigma dn / 2 by the unloading-to-the-origin rule): unloading makes the
+-- dissipation fall, and the run stops naming a cohesive element.
+T.case("a negative dissipation increment stops the run naming the cohesive element", function()
+  local mesh = cl.czm.rect { x0 = 0, x1 = 4e-3, y0 = -1e-3, y1 = 1e-3, nx = 16, ny = 8, order = 2 }
+  mesh:precrack { from = { 0, 0 }, to = { 1e-3, 0 } }
+  local plastic = cl.jit.traction { name = "constant_traction", params = { sigma_max = 60e6, delta_c = 1e-5 },
+    source = "tn = dn > 0 && dn < delta_c ? sigma_max : 0; tt = 0;" }
+  local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress",
+    law = plastic, sigma_max = 60e6 }
+  b:initial_velocity(function(_, y) return 0, 60 * y / 1e-3 end)
+  T.raises(function() cl.czm.explicit { b, steps = 1200, progress = false }:go() end,
+    { "dissipated a negative energy", "cohesive element" })
+end)
+
+T.case("stable time step: the contact penalty counts; a larger dt is refused naming the limit", function()
+  local mesh = cl.czm.rect { x0 = 0, x1 = 1e-2, y0 = 0, y1 = 2e-3, nx = 10, ny = 2, order = 2 }
+  local soft = body_of(mesh, ppr(), { contact = 0 })
+  local stiff = body_of(mesh, ppr(), { contact = 100 * steel.E / 1e-3 })
+  T.ok(stiff:stable_dt() < 0.5 * soft:stable_dt(),
+    string.format("stiff penalty: %.3g s against %.3g s without", stiff:stable_dt(), soft:stable_dt()))
+  -- the step the elements alone allow is refused once the penalty is in
+  T.raises(function() cl.czm.explicit { stiff, dt = 0.9 * soft:stable_dt(), steps = 1 } end,
+    { "'dt'", "stable time step", string.format("%g", stiff:stable_dt()) })
+end)
+
+-- A bar (plane stress, nu = 0) held at x = 0 and pulled at x = L by a constant traction, started
+-- in its static equilibrium (the uniform strain p / E, exact for T6): the reaction is the load at
+-- every step, to round-off (1e-9), and the held edge does no work.
+T.case("reaction: force = applied load on a held bar in equilibrium, work and CSV columns", function()
+  local dir = T.outdir("czm_reaction")
+  local L, H, E, p = 0.1, 0.01, 200e9, 10e6
+  local mesh = cl.czm.rect { x0 = 0, x1 = L, y0 = 0, y1 = H, nx = 20, ny = 2, order = 2 }
+  local b = cl.czm.body { mesh = mesh, E = E, nu = 0, rho = 8000, thickness = 1e-3, plane = "stress", law = ppr() }
+  b:initial_strain { xx = p / E }
+  b:displacement { where = "x < 1e-9", x = 0 }
+  b:pressure { where = "x > 0.1 - 1e-9", value = -p } -- pulling
+  local r = b:reaction { where = "x < 1e-9", name = "left" }
+  T.raises(function() b:reaction { where = "x < 1e-9", name = "left" } end, { "'left' already" })
+  T.raises(function() b:reaction { where = "x < 1e-9", name = "a b" } end, { "'name'" })
+  local run = cl.czm.explicit { b, steps = 200, progress = false, output = { every = 100, csv = dir .. "/h.csv" } }
+  local load = p * H * 1e-3
+  for _ = 1, 4 do
+    run:go { steps = 50 }
+    T.near(r:force()[1], -load, 1e-9, "reaction = minus the load")
+  end
+  T.near(r:work(), 0, 1e-12, "a held edge does no work")
+  T.ok(tostring(r):find("reaction<left: 5 nodes", 1, true) ~= nil, tostring(r))
+  local header = T.read(dir .. "/h.csv"):match("^[^\n]*")
+  for _, c in ipairs { "left_fx", "left_fy", "left_ux", "left_uy", "left_work", "contact_dissipated" } do
+    T.ok(header:find(c, 1, true) ~= nil, "CSV column " .. c)
+  end
+end)
+
+-- The bar's end driven at constant velocity: the reaction's work is the only energy input, and
+-- the balance holds within 1% (0.1% here) only with it.
+T.case("reaction: a driven run's balance within 1% counts the reaction's work", function()
+  local mesh = cl.czm.rect { x0 = 0, x1 = 0.1, y0 = 0, y1 = 0.01, nx = 20, ny = 2, order = 2 }
+  local b = cl.czm.body { mesh = mesh, E = 200e9, nu = 0.3, rho = 8000, thickness = 1e-3, plane = "stress", law = ppr() }
+  b:velocity { where = "x < 1e-9", x = -1 }
+  local r = b:reaction { where = "x < 1e-9", name = "end" }
+  local run = cl.czm.explicit { b, steps = 2000, progress = false }
+  run:go()
+  local e = b:energies()
+  T.ok(r:work() > 0, string.format("the drive did work %.3g J", r:work()))
+  T.near(e.external_work, r:work(), 1e-12, "external work = the reaction's")
+  T.ok(math.abs(e.balance) < 1e-3 * r:work(), string.format("balance %.2e of the work", e.balance / r:work()))
+  T.near(e.kinetic + e.strain, r:work(), 0.01, "kinetic + strain = reaction work")
+  T.near(r:displacement()[1], -run.t, 1e-9, "mean displacement: the drive's")
 end)
 
 -- Midpoint and tangent (reference) of cohesive element c (1-based), side 0.
@@ -444,6 +561,7 @@ T.case("the example scripts/notched_plate.lua runs and grows its crack", functio
   local result = dofile(os.getenv("CLEAVE_SOURCE") .. "/scripts/notched_plate.lua")
   arg = saved
   T.ok(result.tip > 3e-3, string.format("tip at %.2f mm", result.tip * 1e3))
+  T.ok(math.abs(result.balance) < 0.01, string.format("energy balance %.2e of the initial energy (limit 1e-2)", result.balance))
 end)
 
 T.case("bad input: clear errors naming the parameter", function()

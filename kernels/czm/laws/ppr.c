@@ -24,8 +24,12 @@
  * conjugate opening, keeps the cut-off exactly where the formula's traction would change sign.
  *
  * Unloading/reloading towards the origin (Park & Paulino 2012): dn_max, dt_max are the largest
- * <dn> and |dt| reached (state); below them Tn = Tn(dn_max, dt) dn / dn_max and
- * Tt = Tt(dn, dt_max) dt / dt_max. As in that paper the secant applies only past the peak
+ * <dn> and |dt| reached (state); below them Tn = Tn(dn_max, dt_max) dn / dn_max and
+ * Tt = Tt(dn_max, dt_max) dt / dt_max. Unlike that paper (Tn(dn_max, dt), Tt(dn, dt_max)) each
+ * traction's coupling to the other opening is taken at its largest value too: with the current
+ * one a point regained normal strength when its tangential opening closed (and the reverse), so
+ * its work fell below the energy it stores on a non-proportional path: a negative dissipation,
+ * which cleave.czm refuses (issue 13). Proportional and single-mode paths are unchanged. As in that paper the secant applies only past the peak
  * (dn_max > lambda_n delta_n): the rising branch of the intrinsic law is elastic. Extrinsic
  * (lambda = 0): every opening is past the peak.
  *
@@ -47,9 +51,9 @@ const real xe = x < x_max && x_max > lambda_n && x_max > (real)1e-9 ? x_max : x;
 const real ye = y < y_max && y_max > lambda_t && y_max > (real)1e-9 ? y_max : y;
 tn = 0;
 tt = 0;
-if (xe < 1 && y < 1) {
-  /* Tn's second bracket at y and at 0 (the latter a constant the compiler folds) */
-  const real b = Gamma_t * (n == 0 ? pow(1 - y, beta) : pow(1 - y, beta) * pow(n / beta + y, n)) + dphi_tn;
+if (xe < 1 && y_max < 1) {
+  /* Tn's second bracket at y_max and at 0 (the latter a constant the compiler folds) */
+  const real b = Gamma_t * (n == 0 ? pow(1 - y_max, beta) : pow(1 - y_max, beta) * pow(n / beta + y_max, n)) + dphi_tn;
   const real b0 = Gamma_t * (n == 0 ? 1 : pow(n / beta, n)) + dphi_tn;
   if (b * b0 > 0 && dn > (real)-1e-9 * delta_n) {
     const real fp = m == 0 ? -alpha * pow(1 - xe, alpha - 1)
@@ -58,9 +62,9 @@ if (xe < 1 && y < 1) {
     if (xe > x) tn *= x / xe;
   }
 }
-if (ye < 1 && x < 1) {
-  /* Tt's second bracket at x and at 0 */
-  const real b = Gamma_n * (m == 0 ? pow(1 - x, alpha) : pow(1 - x, alpha) * pow(m / alpha + x, m)) + dphi_nt;
+if (ye < 1 && x_max < 1) {
+  /* Tt's second bracket at x_max and at 0 */
+  const real b = Gamma_n * (m == 0 ? pow(1 - x_max, alpha) : pow(1 - x_max, alpha) * pow(m / alpha + x_max, m)) + dphi_nt;
   const real b0 = Gamma_n * (m == 0 ? 1 : pow(m / alpha, m)) + dphi_nt;
   if (b * b0 > 0) {
     const real gp = n == 0 ? -beta * pow(1 - ye, beta - 1)
