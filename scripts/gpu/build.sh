@@ -14,7 +14,8 @@ cp "$(command -v lua5.4)" "$(command -v tmux)" "$out/bin/"
 cp /usr/lib/x86_64-linux-gnu/liblua5.4-lpeg.so* "$out/lib/" 2>/dev/null || true
 # everything the binaries load except the C runtime, which the host has (newer)
 skip='linux-vdso|ld-linux|libresolv|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libgcc_s|libstdc\+\+|libcuda\.so|libnvrtc'
-for exe in "$out/build/cleave" "$out/build/cleave.so" "$out/build/tests/"test_* "$out/bin/"*; do
+for exe in "$out/build/cleave" "$out/build/cleave.so" "$out/build/libcleave.so" "$out/build/embed_host" \
+           "$out/build/tests/"test_* "$out/bin/"*; do
   ldd "$exe" 2>/dev/null | awk '/=> \// { print $3 }'
 done | sort -u | grep -Ev "$skip" | while read -r lib; do cp -L "$lib" "$out/lib/"; done
 # the lpeg module for lua5.4 (the module test requires it)
