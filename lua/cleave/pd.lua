@@ -555,8 +555,9 @@ pd.body_mt = body_mt
 -- The force the constraint exerts on point i's prescribed component c is minus the force the bonds
 -- and loads put there, -rho V_i a_ic before the step zeroes a (the point's own inertia, zero under a
 -- constant prescribed value, left out); its work is summed by the trapezoid rule on the point's
--- displacement, the rule velocity Verlet's balance holds. Recorded by a host stage each step (a
--- copy of a and u per step: a cost only runs with reactions pay).
+-- displacement, the rule velocity Verlet's balance holds. Recorded by a host stage each step that
+-- reads the region's rows of a and u (one transfer of each field per step, no table of the whole
+-- body: a cost only runs with reactions pay).
 
 --- body:reaction{ where =, params =, name = } -> r: r:force() ({fx, fy[, fz]}), r:work(),
 --- r:displacement() (the region's mean), tostring(r); run CSV columns <name>_fx ... _work.
@@ -568,10 +569,11 @@ function body_mt:reaction(args)
   local record = { force = {}, work = 0, last = {} } -- last[i][c] = { force, u } of the last step
   for c = 1, dim do record.force[c] = 0 end
   local r = cl.explicit_run.reaction(fn, self, args, #rows, "points", dim, function()
-    local u, mean = body.u:to_table(), {}
-    for c = 1, dim do
-      mean[c] = 0
-      for _, i in ipairs(rows) do mean[c] = mean[c] + u[i][c] / #rows end
+    local u, mean = body.u, {}
+    for c = 1, dim do mean[c] = 0 end
+    for _, i in ipairs(rows) do
+      local ui = u[i]
+      for c = 1, dim do mean[c] = mean[c] + ui[c] / #rows end
     end
     return { table.unpack(record.force) }, record.work, mean
   end)
@@ -591,23 +593,22 @@ end
 --- body:reaction_stage() -> the stage recording the reactions (step_pipeline adds it).
 function body_mt:reaction_stage()
   local body = self
+  local mask = prescribed(body) -- the constraints of the run this stage is made for
   return cl.stage.call(function()
-    local mask = prescribed(body)
-    local a, u = body.a:to_table(), body.u:to_table()
-    local volume = type(body.volume) == "number" and body.volume or body.volume:to_table()
+    local a, u, volume = body.a, body.u, body.volume
     for _, r in ipairs(body.reactions) do
       local rec = r.record
       for c = 1, body.dim do rec.force[c] = 0 end
       for _, i in ipairs(r.rows) do
         local m = body.material.rho * (type(volume) == "number" and volume or volume[i])
-        local last = rec.last[i]
+        local last, ai, ui = rec.last[i], a[i], u[i]
         for c = 1, body.dim do
           if (mask[i] or 0) >> (c - 1) & 1 == 1 then
-            local f = -m * a[i][c]
-            if last then rec.work = rec.work + (last[c][1] + f) / 2 * (u[i][c] - last[c][2]) end
+            local f = -m * ai[c]
+            if last then rec.work = rec.work + (last[c][1] + f) / 2 * (ui[c] - last[c][2]) end
             rec.force[c] = rec.force[c] + f
             rec.last[i] = rec.last[i] or {}
-            rec.last[i][c] = { f, u[i][c] }
+            rec.last[i][c] = { f, ui[c] }
           end
         end
       end
