@@ -514,12 +514,17 @@ $Elements
 $EndElements
 ]]
 
-T.case("Gmsh mesh: physical groups as regions for constraints and pressure; syntax errors name file:line", function()
+-- SQUARE_MSH written to a temporary file and read: the mesh and the file's path
+local function square_mesh()
   local path = os.tmpname()
   local f = assert(io.open(path, "w"))
   f:write(SQUARE_MSH)
   f:close()
-  local mesh = cl.czm.read(path)
+  return cl.czm.read(path), path
+end
+
+T.case("Gmsh mesh: physical groups as regions for constraints and pressure; syntax errors name file:line", function()
+  local mesh, path = square_mesh()
   T.eq(mesh:info().elements, 4, "triangles")
   T.eq(#mesh:group_nodes("left"), 2, "nodes of 'left'")
   local b = cl.czm.body { mesh = mesh, E = 1e9, nu = 0.25, rho = 1000, plane = "stress", law = ppr() }
@@ -530,7 +535,7 @@ T.case("Gmsh mesh: physical groups as regions for constraints and pressure; synt
   cl.czm.explicit { b, steps = 20, progress = false }:go()
   T.ok(b.u[2][1] < 0 and b.u[1][1] == 0, "the right side moved in, the left side held")
   T.raises(function() b:pressure { where = { group = "right" }, value = 2e6 } end, { "pressure already" })
-  f = assert(io.open(path, "w"))
+  local f = assert(io.open(path, "w"))
   f:write((SQUARE_MSH:gsub("5 0.5 0.5 0", "5 0.5 oops 0")))
   f:close()
   T.raises(function() cl.czm.read(path) end, { path .. ":16", "y coordinate" })
@@ -819,11 +824,7 @@ end)
 -- group (as for a pressure): none of the square's four interior facets (corner to centre) has both
 -- ends on the edge group "left", all have them in the surface group "plate".
 T.case("insertion region from a Gmsh physical group", function()
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(SQUARE_MSH)
-  f:close()
-  local mesh = cl.czm.read(path)
+  local mesh, path = square_mesh()
   os.remove(path)
   for group, expect in pairs { left = math.huge, plate = 1 } do
     local b = cl.czm.body { mesh = mesh, E = 1e9, nu = 0.25, rho = 1000, plane = "stress", law = ppr(),
