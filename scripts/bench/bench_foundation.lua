@@ -3,7 +3,7 @@
 -- (a device-to-device copy). Usage: cleave [--device D] run scripts/bench/bench_foundation.lua [log2 n]
 --
 -- Floors (bytes that must move per entry): copy 2 (read + write), axpy 3,
--- sum 1, dot 2, wave step 10 (kick-drift reads u, v, a and writes u, v;
+-- sum 1, first_nonfinite 1, dot 2, wave step 10 (kick-drift reads u, v, a and writes u, v;
 -- the Laplacian reads u once if neighbours hit in cache and writes a; the
 -- kick reads v, a and writes v). Times are wall-clock between device
 -- synchronisations over many repetitions (the median of 5 runs).
@@ -54,6 +54,8 @@ for _, precision in ipairs { "f32", "f64" } do
   record("copy", precision, 2 * n * size, time_pipeline(cl.pipeline { cl.stage.copy { dst = y, src = x } }))
   record("axpy", precision, 3 * n * size, time_pipeline(cl.pipeline { cl.stage.axpy { y = y, x = x, a = 1e-9 } }))
   record("sum", precision, n * size, time_call(function() return x:sum() end))
+  -- the non-finite check of every run (explicit.nonfinite): one such reduction per state field
+  record("nonfinite", precision, n * size, time_call(function() return x:first_nonfinite() end))
   record("dot", precision, 2 * n * size, time_call(function() return cl.dot(x, y) end))
   local side = math.min(math.floor(math.sqrt(n)), 4096) -- the set-up runs in Lua: keep it to seconds
   local model = cl.demo.wave { nx = side, ny = side, dx = 1 / side, precision = precision,
