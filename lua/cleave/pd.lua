@@ -564,6 +564,9 @@ pd.body_mt = body_mt
 function body_mt:reaction(args)
   local fn = "body:reaction"
   cl.check_args(fn, args, { where = true, params = true, name = true })
+  if self.has_run then
+    error(fn .. ": define reactions before the body's run (cl.explicit) is made: the run records those it found", 2)
+  end
   local rows = self:select(args.where, args.params, fn, 3):to_table()
   local dim, body = self.dim, self
   local record = { force = {}, work = 0, last = {} } -- last[i][c] = { force, u } of the last step
@@ -645,6 +648,7 @@ local function step_pipeline(body, dt)
   for _, stage in ipairs(body:load_stages()) do add(stage) end
   add(body:force_stage())
   if body.reactions then add(body:reaction_stage()) end -- before the constraints zero a
+  body.has_run = true -- a reaction made later would not be in this pipeline: body:reaction refuses it
   for _, k in ipairs(body.constraints) do
     add(cl.stage.set_rows { field = body.a, rows = k.rows, component = k.component, value = 0 })
   end
@@ -691,15 +695,15 @@ function run_mt:save(path, step)
   local _, fields = state_fields(b)
   fields.bonds = b.bonds:state()
   cl.io.save_checkpoint { path = path, fields = fields,
-    values = { step = step or self.step, dt = self.dt, n = b.n, bonds = b.bonds.count } }
+    values = { step = step or self.step, dt = self.dt, n = b.n, bonds = b.bonds.entries } } -- entries, as always: old checkpoints restore
 end
 
 function run_mt:restore(path)
   local fields, values = cl.io.load_checkpoint(path)
   local b = self.body
-  if values.n ~= b.n or values.bonds ~= b.bonds.count or values.dt ~= self.dt then
-    error(string.format("run:restore: checkpoint '%s' was written for %s points, %s bonds, dt = %s; this run has %d, %d, %g",
-      path, tostring(values.n), tostring(values.bonds), tostring(values.dt), b.n, b.bonds.count, self.dt), 2)
+  if values.n ~= b.n or values.bonds ~= b.bonds.entries or values.dt ~= self.dt then
+    error(string.format("run:restore: checkpoint '%s' was written for %s points, %s bond entries, dt = %s; this run has %d, %d, %g",
+      path, tostring(values.n), tostring(values.bonds), tostring(values.dt), b.n, b.bonds.entries, self.dt), 2)
   end
   local names, mine = state_fields(b)
   cl.explicit_run.restore_fields(self, path, fields, values, mine, names)

@@ -25,6 +25,7 @@ T.case("PD reaction: force = minus the applied load on a held bar in equilibrium
   local relaxed = cl.pd.relax { b, tolerance = 1e-7, steps = 200000 }
   T.ok(relaxed.converged, string.format("relaxed to %.2e", relaxed.residual))
   local run = cl.explicit { b, steps = 1, progress = false }
+  T.raises(function() b:reaction { where = "x > 0.039", name = "late" } end, { "body:reaction", "before the body's run" })
   run:go()
   local load = b.body_load:sum(1) * (type(b.volume) == "number" and b.volume or 1)
   T.near(-r:force()[1], load, 5e-3, "reaction x = minus the load")
