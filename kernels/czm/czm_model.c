@@ -384,7 +384,8 @@ cl_status cl_czm_set_strength(cl_czm_model *z, const cl_czm_strength *s, const u
       factor[k * ne + e] = allowed && !allowed[k * ne + e] ? INFINITY : f;
     }
   cl_status st = CL_OK;
-  if (!z->f[CL_CZM_STRENGTH]) st = make_field(z, z->ref, CL_CZM_STRENGTH, t, ne, 3, err);
+  const int made = !z->f[CL_CZM_STRENGTH];
+  if (made) st = make_field(z, z->ref, CL_CZM_STRENGTH, t, ne, 3, err);
   if (st == CL_OK && t == CL_F64) st = cl_field_upload(z->f[CL_CZM_STRENGTH], factor, err);
   else if (st == CL_OK) {
     float *f32 = malloc(3 * ne * sizeof *f32);
@@ -394,6 +395,12 @@ cl_status cl_czm_set_strength(cl_czm_model *z, const cl_czm_strength *s, const u
     free(f32);
   }
   free(factor);
+  if (st != CL_OK && made && z->f[CL_CZM_STRENGTH]) {
+    /* a field made here and not filled: not lent to the caller yet, and left in place a later
+     * point_args would check against its zeros */
+    cl_field_destroy(z->f[CL_CZM_STRENGTH]);
+    z->f[CL_CZM_STRENGTH] = NULL;
+  }
   if (st != CL_OK) return st;
   point_args(z);
   release_graphs(z); /* they were recorded without the strengths */
