@@ -55,8 +55,7 @@ enum {
   CL_CZM_H_CONTACT_STORED = 9, /* its elastic part: penalty dn^2 / 2 + stick traction^2 / (2 penalty) */
   CL_CZM_H_BROKEN = 10,        /* 1 once the law gave no traction at a positive normal opening */
   CL_CZM_H_ANGLE = 11,         /* the angle of the facet's current tangent */
-  CL_CZM_H_MOMENT = 12,        /* law, contact: d(potential)/d(angle) = tn dt - tt dn, per unit length */
-  CL_CZM_HIST_COLUMNS = 14
+  CL_CZM_HIST_COLUMNS = 12
 };
 
 typedef struct cl_czm_args {
