@@ -65,8 +65,11 @@ void cl_dda_bsr_free(cl_dda_bsr *a) {
   memset(a, 0, sizeof *a);
 }
 
+/* below this many blocks the threads cost more than they save */
+#define PARALLEL_BLOCKS 512
+
 static void spmv(const cl_dda_bsr *a, const double *x, double *y) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (a->n > PARALLEL_BLOCKS)
   for (size_t i = 0; i < a->n; i++) {
     double s[6] = {0};
     for (int32_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
@@ -80,7 +83,7 @@ static void spmv(const cl_dda_bsr *a, const double *x, double *y) {
 
 static double dot(size_t m, const double *x, const double *y) {
   double s = 0;
-#pragma omp parallel for schedule(static) reduction(+ : s)
+#pragma omp parallel for schedule(static) reduction(+ : s) if (m > 6 * PARALLEL_BLOCKS)
   for (size_t k = 0; k < m; k++) s += x[k] * y[k];
   return s;
 }

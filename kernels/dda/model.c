@@ -123,11 +123,13 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
   }
   const struct { const char *name; double v; } positive[] = {
       {"normal_stiffness", in->normal_stiffness}, {"shear_stiffness", in->shear_stiffness},
-      {"fixed_stiffness", in->fixed_stiffness}, {"max_displacement", in->max_displacement},
-      {"pcg_tolerance", in->pcg_tolerance}};
+      {"fixed_stiffness", in->fixed_stiffness}, {"pcg_tolerance", in->pcg_tolerance}};
   for (size_t k = 0; k < sizeof positive / sizeof *positive; k++)
     if (!(positive[k].v > 0) || !isfinite(positive[k].v))
       return cl_error_set(err, CL_ERR_ARG, "%s = %g must be a number > 0", positive[k].name, positive[k].v);
+  if (!(in->max_displacement >= 0) || !isfinite(in->max_displacement))
+    return cl_error_set(err, CL_ERR_ARG, "max_displacement = %g must be a length > 0 (or 0: the default)",
+                        in->max_displacement);
   if (in->pcg_max_iterations < 1 || in->open_close_max < 1)
     return cl_error_set(err, CL_ERR_ARG, "pcg_max_iterations and open_close_max must be >= 1");
   if (!isfinite(in->gx) || !isfinite(in->gy)) return cl_error_set(err, CL_ERR_ARG, "gravity must be finite");

@@ -48,7 +48,7 @@ typedef struct cl_dda_input {
   double gx, gy;
   int dynamic, plane_strain;
   double normal_stiffness, shear_stiffness, fixed_stiffness;
-  double max_displacement;     /* allowed displacement per step (length) */
+  double max_displacement;     /* allowed displacement per step (length); 0: 1% of half the domain's size */
   double pcg_tolerance;
   int pcg_max_iterations, open_close_max;
 } cl_dda_input;

@@ -1,0 +1,219 @@
+/* cleave.dda (C part): the DDA model (kernels/dda/model.h) as userdata. lua/cleave/dda.lua
+ * checks the user's named arguments and gives cl.dda._model flat arrays (0-based indices). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/dda/model.h"
+#include "l_util.h"
+
+#define MODEL_MT "cleave.dda.model"
+
+typedef struct model_ud {
+  cl_dda_model *m;
+  cl_device_ref *device;
+} model_ud;
+
+static model_ud *check_model(lua_State *L) {
+  model_ud *u = luaL_checkudata(L, 1, MODEL_MT);
+  if (!u->m) luaL_error(L, "dda model: already released");
+  return u;
+}
+
+static int model_gc(lua_State *L) {
+  model_ud *u = luaL_checkudata(L, 1, MODEL_MT);
+  cl_dda_model_destroy(u->m);
+  if (u->device) cl_device_ref_release(u->device);
+  u->m = NULL, u->device = NULL;
+  return 0;
+}
+
+/* The array t[key] (a list of numbers) as a new C array of doubles; *count its length. The
+ * arrays come from dda.lua, which checked what the user gave. */
+static double *numbers(lua_State *L, int t, const char *key, size_t *count) {
+  lua_getfield(L, t, key);
+  size_t n = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
+  double *a = calloc(n ? n : 1, sizeof *a);
+  if (!a) luaL_error(L, "dda: out of memory");
+  for (size_t k = 0; k < n; k++) {
+    lua_geti(L, -1, (lua_Integer)k + 1);
+    a[k] = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  *count = n;
+  return a;
+}
+
+static int32_t *integers(lua_State *L, int t, const char *key, size_t *count) {
+  double *d = numbers(L, t, key, count);
+  int32_t *a = calloc(*count ? *count : 1, sizeof *a);
+  if (!a) free(d), luaL_error(L, "dda: out of memory");
+  for (size_t k = 0; k < *count; k++) a[k] = (int32_t)d[k];
+  free(d);
+  return a;
+}
+
+static double num(lua_State *L, int t, const char *key) {
+  lua_getfield(L, t, key);
+  double v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* cl.dda._model(t) -> model */
+static int dda_model(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  size_t nvs, nvx, nvy, nmat, nmatv, nvel, njv, njp, nfix, nload;
+  int32_t *vstart = integers(L, 1, "vstart", &nvs), *material = integers(L, 1, "material", &nmat);
+  int32_t *pairs = integers(L, 1, "joint_pairs", &njp);
+  double *vx = numbers(L, 1, "vx", &nvx), *vy = numbers(L, 1, "vy", &nvy);
+  double *matv = numbers(L, 1, "materials", &nmatv), *vel = numbers(L, 1, "velocity", &nvel);
+  double *jv = numbers(L, 1, "joints", &njv), *fixed = numbers(L, 1, "fixed", &nfix);
+  double *loads = numbers(L, 1, "loads", &nload);
+  size_t nmaterials = nmatv / 6, njoints = njv / 3;
+  cl_dda_material *mats = calloc(nmaterials ? nmaterials : 1, sizeof *mats);
+  cl_dda_joint *joints = calloc(njoints ? njoints : 1, sizeof *joints);
+  if (!mats || !joints) luaL_error(L, "dda: out of memory");
+  for (size_t k = 0; k < nmaterials; k++) {
+    const double *q = matv + 6 * k;
+    mats[k] = (cl_dda_material){q[0], q[1], q[2], {q[3], q[4], q[5]}};
+  }
+  for (size_t k = 0; k < njoints; k++) joints[k] = (cl_dda_joint){jv[3 * k], jv[3 * k + 1], jv[3 * k + 2]};
+  cl_dda_input in = {
+      .nblocks = nvs ? nvs - 1 : 0, .vstart = vstart, .vx = vx, .vy = vy, .material = material,
+      .nmaterials = nmaterials, .materials = mats, .velocity = nvel ? vel : NULL, .njoints = njoints,
+      .joints = joints, .njoint_pairs = njp / 3, .joint_pairs = pairs, .nfixed = nfix / 2, .fixed = fixed,
+      .nloads = nload / 2, .loads = loads, .gx = num(L, 1, "gx"), .gy = num(L, 1, "gy"),
+      .dynamic = (int)num(L, 1, "dynamic"), .plane_strain = (int)num(L, 1, "plane_strain"),
+      .normal_stiffness = num(L, 1, "normal_stiffness"), .shear_stiffness = num(L, 1, "shear_stiffness"),
+      .fixed_stiffness = num(L, 1, "fixed_stiffness"), .max_displacement = num(L, 1, "max_displacement"),
+      .pcg_tolerance = num(L, 1, "pcg_tolerance"), .pcg_max_iterations = (int)num(L, 1, "pcg_max_iterations"),
+      .open_close_max = (int)num(L, 1, "open_close_max")};
+  model_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
+  memset(u, 0, sizeof *u);
+  luaL_setmetatable(L, MODEL_MT);
+  cl_error err;
+  cl_device_ref *ref = cl_lua_runtime(L)->device;
+  cl_status st = cl_dda_model_create(&u->m, &ref->dev, &in, &err);
+  if (st == CL_OK) u->device = cl_device_ref_retain(ref);
+  free(vstart), free(material), free(pairs), free(vx), free(vy), free(matv), free(vel), free(jv), free(fixed);
+  free(loads), free(mats), free(joints);
+  if (st != CL_OK) return cl_lua_fail(L, &err);
+  return 1;
+}
+
+/* model:_step(dt) */
+static int model_step(lua_State *L) {
+  model_ud *u = check_model(L);
+  cl_error err;
+  if (cl_dda_step(u->m, luaL_checknumber(L, 2), &err) != CL_OK) return cl_lua_fail(L, &err);
+  return 0;
+}
+
+/* model:_set_load(k, fx, fy), k 1-based */
+static int model_set_load(lua_State *L) {
+  model_ud *u = check_model(L);
+  cl_dda_set_load(u->m, (size_t)luaL_checkinteger(L, 2) - 1, luaL_checknumber(L, 3), luaL_checknumber(L, 4));
+  return 0;
+}
+
+static void set_number(lua_State *L, const char *key, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, key);
+}
+
+/* model:stats() -> {steps, t, dt, open_close, pcg, reductions, contacts, closed, kinetic, ...} */
+static int model_stats(lua_State *L) {
+  const cl_dda_stats *s = cl_dda_stats_of(check_model(L)->m);
+  lua_createtable(L, 0, 12);
+  lua_pushinteger(L, s->steps), lua_setfield(L, -2, "steps");
+  set_number(L, "t", s->t), set_number(L, "dt", s->dt);
+  lua_pushinteger(L, s->open_close), lua_setfield(L, -2, "open_close");
+  lua_pushinteger(L, s->pcg), lua_setfield(L, -2, "pcg");
+  lua_pushinteger(L, s->reductions), lua_setfield(L, -2, "reductions");
+  lua_pushinteger(L, (lua_Integer)s->contacts), lua_setfield(L, -2, "contacts");
+  lua_pushinteger(L, (lua_Integer)s->closed), lua_setfield(L, -2, "closed");
+  set_number(L, "kinetic", s->kinetic), set_number(L, "gravity_work", s->gravity_work);
+  set_number(L, "load_work", s->load_work), set_number(L, "friction_work", s->friction_work);
+  return 1;
+}
+
+/* model:block(i) -> {area, x, y, ux, uy, rotation, velocity = {6}, stress = {3}, vertices = {x1, y1, ...}} */
+static int model_block(lua_State *L) {
+  model_ud *u = check_model(L);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  size_t n = cl_dda_block_count(u->m);
+  if (i < 1 || (size_t)i > n) return luaL_error(L, "dda model:block: block %d does not exist (1..%d)", (int)i, (int)n);
+  cl_dda_block_state s;
+  cl_dda_block_state_of(u->m, (size_t)i - 1, &s);
+  lua_createtable(L, 0, 9);
+  set_number(L, "area", s.area), set_number(L, "x", s.x0), set_number(L, "y", s.y0);
+  set_number(L, "ux", s.ux), set_number(L, "uy", s.uy), set_number(L, "rotation", s.rotation);
+  lua_createtable(L, 6, 0);
+  for (int k = 0; k < 6; k++) lua_pushnumber(L, s.velocity[k]), lua_rawseti(L, -2, k + 1);
+  lua_setfield(L, -2, "velocity");
+  lua_createtable(L, 3, 0);
+  for (int k = 0; k < 3; k++) lua_pushnumber(L, s.stress[k]), lua_rawseti(L, -2, k + 1);
+  lua_setfield(L, -2, "stress");
+  const double *x, *y;
+  int nv;
+  cl_dda_block_vertices(u->m, (size_t)i - 1, &x, &y, &nv);
+  lua_createtable(L, 2 * nv, 0);
+  for (int k = 0; k < nv; k++) {
+    lua_pushnumber(L, x[k]), lua_rawseti(L, -2, 2 * k + 1);
+    lua_pushnumber(L, y[k]), lua_rawseti(L, -2, 2 * k + 2);
+  }
+  lua_setfield(L, -2, "vertices");
+  return 1;
+}
+
+/* model:contacts() -> list of {vertex_block, edge_block, kind, state, x, y, normal_force, shear_force} */
+static int model_contacts(lua_State *L) {
+  model_ud *u = check_model(L);
+  static const char *kinds[] = {"VE", "VV1", "VV2"}, *states[] = {"open", "slide", "lock"};
+  size_t nc = cl_dda_contact_count(u->m);
+  lua_createtable(L, (int)nc, 0);
+  for (size_t k = 0; k < nc; k++) {
+    cl_dda_contact_info c;
+    cl_dda_contact_of(u->m, k, &c);
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, c.block_vertex + 1), lua_setfield(L, -2, "vertex_block");
+    lua_pushinteger(L, c.block_edge + 1), lua_setfield(L, -2, "edge_block");
+    lua_pushstring(L, kinds[c.kind]), lua_setfield(L, -2, "kind");
+    lua_pushstring(L, states[c.state]), lua_setfield(L, -2, "state");
+    set_number(L, "x", c.x), set_number(L, "y", c.y);
+    set_number(L, "normal_force", c.normal_force), set_number(L, "shear_force", c.shear_force);
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  return 1;
+}
+
+/* model:_vtu(path) */
+static int model_vtu(lua_State *L) {
+  model_ud *u = check_model(L);
+  cl_error err;
+  if (cl_dda_write_vtu(u->m, luaL_checkstring(L, 2), &err) != CL_OK) return cl_lua_fail(L, &err);
+  return 0;
+}
+
+static int model_count(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)cl_dda_block_count(check_model(L)->m));
+  return 1;
+}
+
+int cl_lua_open_dda(lua_State *L) {
+  luaL_newmetatable(L, MODEL_MT);
+  const luaL_Reg meta[] = {{"__gc", model_gc}, {"__len", model_count}, {NULL, NULL}};
+  luaL_setfuncs(L, meta, 0);
+  const luaL_Reg methods[] = {{"_step", model_step}, {"_set_load", model_set_load}, {"stats", model_stats},
+                              {"block", model_block}, {"contacts", model_contacts}, {"_vtu", model_vtu},
+                              {NULL, NULL}};
+  luaL_newlib(L, methods);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+  lua_newtable(L);
+  const luaL_Reg fns[] = {{"_model", dda_model}, {NULL, NULL}};
+  luaL_setfuncs(L, fns, 0);
+  lua_setfield(L, -2, "dda");
+  return 0;
+}
