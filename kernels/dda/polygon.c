@@ -52,6 +52,15 @@ const char *cl_dda_polygon_defect(const double *x, const double *y, int m, doubl
       return why;
     }
   }
+  int far = 1; /* all vertices on one line: the line through vertex 1 and the vertex farthest from it */
+  for (int k = 2; k < m; k++)
+    if (hypot(x[k] - x[0], y[k] - y[0]) > hypot(x[far] - x[0], y[far] - y[0])) far = k;
+  int flat = 1;
+  for (int k = 1; k < m && flat; k++) flat = fabs(side(x[0], y[0], x[far], y[far], x[k], y[k])) <= tol;
+  if (flat) {
+    snprintf(why, size, "is degenerate: its area is zero (all vertices on a line)");
+    return why;
+  }
   for (int k = 0; k < m; k++) /* a vertex lying on a non-adjacent edge: touching itself */
     for (int e = 0; e < m; e++) {
       int f = (e + 1) % m;
@@ -70,12 +79,6 @@ const char *cl_dda_polygon_defect(const double *x, const double *y, int m, doubl
         return why;
       }
     }
-  double a2 = cl_dda_polygon_area2(x, y, m), ext = 0;
-  for (int k = 1; k < m; k++) ext = fmax(ext, hypot(x[k] - x[0], y[k] - y[0]));
-  if (fabs(a2) <= tol * ext) {
-    snprintf(why, size, "is degenerate: its area is zero (all vertices on a line)");
-    return why;
-  }
   return NULL;
 }
 
@@ -90,8 +93,10 @@ int cl_dda_point_in_polygon(double px, double py, const double *x, const double 
 
 /* Whether (px, py) is inside the polygon and farther than tol from its boundary. */
 static int strictly_inside(double px, double py, const double *x, const double *y, int m, double tol) {
-  return cl_dda_point_in_polygon(px, py, x, y, m, 0) && !cl_dda_point_in_polygon(px, py, x, y, m, tol) ? 1
-         : 0;
+  if (!cl_dda_point_in_polygon(px, py, x, y, m, 0)) return 0;
+  for (int k = 0, l = m - 1; k < m; l = k++)
+    if (cl_dda_segment_distance(px, py, x[l], y[l], x[k], y[k], NULL) <= tol) return 0;
+  return 1;
 }
 
 /* A point of the polygon's interior: a small step inwards from a vertex, normal to the chord of

@@ -1,0 +1,190 @@
+-- Discontinuous deformation analysis (cleave.dda, Shi 1988, paper 004): block moments, free fall,
+-- sliding and sticking on an incline, a stacked column, friction work, the text format, CPU/CUDA
+-- parity and bad input. Tolerances and their reasons: docs/testing.md.
+local cl = require "cleave"
+local T = require "testing"
+
+local info = cl.info()
+local gpu = info.backends.cuda and info.gpu_count > 0
+local g = 9.81
+local rock = { rho = 2500, E = 1e10, nu = 0.25 }
+
+local function rotated(list, theta)
+  local c, s, out = math.cos(theta), math.sin(theta), {}
+  for k = 1, #list, 2 do out[k], out[k + 1] = c * list[k] - s * list[k + 1], s * list[k] + c * list[k + 1] end
+  return out
+end
+
+local function square(x0, y0, w, h) return { x0, y0, x0 + w, y0, x0 + w, y0 + (h or w), x0, y0 + (h or w) } end
+
+-- A fixed base block [-1, 6] x [-1, 0] and a unit block on it at x in [3, 4], the whole turned by theta.
+local function incline(theta, phi, extra)
+  local base = rotated({ -1, -1, 6, -1, 6, 0, -1, 0 }, theta)
+  local args = {
+    blocks = { cl.dda.blocks { base }, cl.dda.blocks { rotated(square(3, 0, 1), theta) } },
+    materials = { rock }, joints = { { friction = phi } }, gravity = { 0, -g }, max_displacement = 0.01,
+    fixed = { { base[1], base[2] }, { base[3], base[4] }, { base[7], base[8] } },
+  }
+  for k, v in pairs(extra or {}) do args[k] = v end
+  return cl.dda.model(args)
+end
+
+-- Slip of block 2 down the incline (along -x of the turned frame).
+local function slip(m, theta)
+  local b = m:block(2)
+  return -(b.ux * math.cos(theta) + b.uy * math.sin(theta))
+end
+
+T.case("moments: a concave L block's area and centroid by simplex integration", function()
+  -- L = [0,2]x[0,1] + [0,1]x[1,2]: area 3, centroid (5/6, 5/6); given clockwise to test orientation
+  local L = { 0, 0, 0, 2, 1, 2, 1, 1, 2, 1, 2, 0 }
+  local m = cl.dda.model { blocks = cl.dda.blocks { L }, materials = { rock } }
+  local b = m:block(1)
+  T.near(b.area, 3, 1e-14, "area")
+  T.near(b.x, 5 / 6, 1e-14, "centroid x")
+  T.near(b.y, 5 / 6, 1e-14, "centroid y")
+end)
+
+T.case("free fall: displacement g t^2 / 2 to 1e-9 relative", function()
+  local m = cl.dda.model {
+    blocks = cl.dda.blocks { square(0, 0, 1) }, materials = { rock }, gravity = { 0, -g }, max_displacement = 0.05,
+  }
+  m:run { steps = 1000, dt = 1e-3 }
+  local s, b = m:stats(), m:block(1)
+  T.near(s.t, 1, 1e-12, "time")
+  T.near(b.uy, -0.5 * g * s.t ^ 2, 1e-9, "fall")
+  T.near(b.velocity[2], -g * s.t, 1e-9, "velocity")
+  T.ok(math.abs(b.ux) < 1e-12, "no sideways motion")
+  T.near(s.kinetic, s.gravity_work, 1e-9, "kinetic energy = work of gravity")
+end)
+
+T.case("incline 30 deg, friction 20 deg: slides d = g (sin - cos tan phi) t^2 / 2 within 1% at 1 s", function()
+  local theta, phi = math.rad(30), math.rad(20)
+  local m = incline(theta, 20)
+  local dir = T.outdir("dda_incline")
+  m:run { steps = 1000, dt = 1e-3, csv = dir .. "/history.csv", vtu = dir .. "/blocks", every = 500 }
+  local t = m:stats().t
+  local exact = 0.5 * g * (math.sin(theta) - math.cos(theta) * math.tan(phi)) * t ^ 2
+  T.near(t, 1, 1e-12, "time")
+  T.near(slip(m, theta), exact, 0.01, "slide distance")
+  local N = 0
+  for _, c in ipairs(m:contacts()) do
+    T.eq(c.state, "slide", "contact state")
+    N = N + c.normal_force
+  end
+  T.near(N, rock.rho * g * math.cos(theta), 0.01, "normal force = weight x cos(theta)")
+  T.ok(T.exists(dir .. "/blocks_000500.vtu") and T.exists(dir .. "/blocks_001000.vtu"), "VTU every 500 steps")
+  local lines = 0
+  for _ in T.read(dir .. "/history.csv"):gmatch("\n") do lines = lines + 1 end
+  T.eq(lines, 1001, "CSV rows (header + one per step)")
+end)
+
+T.case("incline 30 deg, friction 35 deg: stays (slip below 1e-4 of the block size)", function()
+  local theta = math.rad(30)
+  local m = incline(theta, 35)
+  m:run { steps = 1000, dt = 1e-3 }
+  T.ok(math.abs(slip(m, theta)) < 1e-4, string.format("slip %.3g m on a 1 m block", slip(m, theta)))
+  for _, c in ipairs(m:contacts()) do T.eq(c.state, "lock", "contact state") end
+end)
+
+T.case("stacked column (static, VV1 contacts): each interface carries the weight above within 1%", function()
+  local nb = 4
+  local sets = { cl.dda.blocks { { -1, -1, 2, -1, 2, 0, -1, 0 } } }
+  for k = 1, nb do sets[#sets + 1] = cl.dda.blocks { square(0, k - 1, 1) } end
+  local m = cl.dda.model {
+    blocks = sets, analysis = "static", materials = { rock }, joints = { { friction = 30 } },
+    fixed = { { -1, -1 }, { 2, -1 }, { -1, 0 } }, gravity = { 0, -g },
+  }
+  m:run { steps = 50, dt = 0.01 }
+  local load, kinds = {}, {}
+  for _, c in ipairs(m:contacts()) do
+    local below = math.min(c.vertex_block, c.edge_block)
+    load[below] = (load[below] or 0) + c.normal_force
+    kinds[c.kind] = true
+  end
+  T.ok(kinds.VV1, "equal blocks touch corner to corner (VV1)")
+  for k = 1, nb do
+    T.near(load[k] or 0, (nb - k + 1) * rock.rho * g, 0.01, string.format("normal force under block %d", k + 1))
+  end
+end)
+
+T.case("friction work: a block pushed across a plane dissipates mu N x slip within 2%", function()
+  local mu = math.tan(math.rad(20))
+  local W = rock.rho * g -- the unit block's weight
+  local m = cl.dda.model {
+    blocks = { cl.dda.blocks { { -1, -1, 6, -1, 6, 0, -1, 0 } }, cl.dda.blocks { square(0, 0, 1) } },
+    materials = { rock }, joints = { { friction = 20 } }, gravity = { 0, -g }, max_displacement = 0.01,
+    fixed = { { -1, -1 }, { 6, -1 }, { -1, 0 } },
+    loads = { { 0.5, 0.5, fx = "2 * " .. (mu * W) .. " * min(t / 0.1, 1)" } },
+  }
+  m:run { steps = 600, dt = 1e-3 }
+  local s, b = m:stats(), m:block(2)
+  T.ok(b.ux > 0.3, string.format("the block slid (%.3g m)", b.ux))
+  local dissipated = s.load_work + s.gravity_work - s.kinetic
+  T.near(dissipated, mu * W * b.ux, 0.02, "load work - kinetic energy = mu N slip")
+  T.near(s.friction_work, mu * W * b.ux, 0.02, "friction work recorded by the contacts")
+end)
+
+T.case("block file: one block per line, x y pairs, comments", function()
+  local dir = T.outdir("dda_file")
+  local path = dir .. "/blocks.txt"
+  local f = assert(io.open(path, "w"))
+  f:write("# two unit squares side by side\n0 0  1 0  1 1  0 1\n\n1,0, 2,0, 2,1, 1,1  # second\n")
+  f:close()
+  local set = cl.dda.blocks { file = path }
+  T.eq(#set.polygons, 2, "blocks read")
+  local m = cl.dda.model { blocks = set, materials = { rock } }
+  T.near(m:block(2).x, 1.5, 1e-14, "second block's centroid")
+  local bad = dir .. "/bad.txt"
+  f = assert(io.open(bad, "w"))
+  f:write("0 0 1 0 1 1 0 1\n0 0 1 x 1 1\n")
+  f:close()
+  T.raises(function() cl.dda.blocks { file = bad } end, { "bad.txt:2", "'x' is not a number" })
+end)
+
+T.case("bad input: each error names the parameter and the fix", function()
+  local function model(extra)
+    local args = { blocks = cl.dda.blocks { square(0, 0, 1) }, materials = { rock } }
+    for k, v in pairs(extra) do args[k] = v end
+    return cl.dda.model(args)
+  end
+  T.raises(function() model { joints = { { friction = 90 } } } end, { "friction", "[0, 90)" }, "friction 90")
+  T.raises(function() model { joints = { { friction = -1 } } } end, { "friction", "[0, 90)" }, "friction < 0")
+  T.raises(function() model { materials = { { rho = 2500, E = 0 } } } end, { "E", "> 0" }, "E = 0")
+  T.raises(function() model { materials = { { rho = -1, E = 1e9 } } } end, { "rho", "> 0" }, "rho < 0")
+  T.raises(function() model { normal_stiffness = 0 } end, { "normal_stiffness", "> 0" }, "stiffness 0")
+  T.raises(function() model { fixed = { { 5, 5 } } } end, { "fixed point 1", "outside every block" }, "fixed point")
+  T.raises(function() model { frction = 20 } end, { "unknown argument 'frction'" }, "misspelt key")
+  T.raises(function() model { blocks = cl.dda.blocks { { 0, 0, 1, 0, 2, 0 } } } end, { "block 1", "degenerate" },
+    "collinear block")
+  T.raises(function() model { blocks = cl.dda.blocks { { 0, 0, 1, 1, 1, 0, 0, 1 } } } end,
+    { "block 1", "self-intersecting" }, "bow tie")
+  T.raises(function() model { blocks = cl.dda.blocks { { 0, 0, 1, 0, 1, 0, 0, 1 } } } end,
+    { "block 1", "same point" }, "repeated vertex")
+  T.raises(function() model { blocks = cl.dda.blocks { square(0, 0, 1), square(0.5, 0.5, 1) } } end,
+    { "blocks 1 and 2 overlap" }, "overlap")
+  T.raises(function() model { blocks = cl.dda.blocks { square(0, 0, 1), square(0, 0, 1) } } end,
+    { "blocks 1 and 2 overlap" }, "coincident blocks")
+  model { blocks = cl.dda.blocks { square(0, 0, 1), square(1, 0, 1) } } -- touching blocks are fine
+  T.raises(function() cl.dda.blocks { { 0, 0, 1, 0, 1 } } end, { "block 1", "x, y pairs" }, "odd coordinates")
+  T.raises(function() model { loads = { { 0.5, 0.5, fx = "2 * tt" } } } end, { "fx", "tt" }, "unknown variable")
+  local m = model { gravity = { 0, -g } }
+  T.raises(function() m:run { steps = 1, dt = -1 } end, { "dt", "> 0" }, "negative dt")
+end)
+
+T.case("CPU and CUDA agree (f64) on the sliding block after 200 steps", function()
+  if not gpu then T.skip("no GPU") end
+  local theta = math.rad(30)
+  local function run(device)
+    return T.on_device(device, function()
+      local m = incline(theta, 20)
+      m:run { steps = 200, dt = 1e-3 }
+      return m:block(2)
+    end)
+  end
+  local a, b = run("cpu"), run("cuda")
+  T.near(b.ux, a.ux, 1e-12, "ux")
+  T.near(b.uy, a.uy, 1e-12, "uy")
+end)
+
+T.run()
