@@ -123,20 +123,28 @@ static int angle_ok(const cl_dda_geometry *g, int32_t bv, int32_t v, int32_t be,
   return 1;
 }
 
-/* Whether one of the two edges at vertex v of block bv runs opposite to edge e of block be. */
-static int parallel_edges(const cl_dda_geometry *g, int32_t bv, int32_t v, int32_t be, int32_t e) {
+/* The joint length a contact stands for: half of each edge at the vertex that lies along the
+ * contact edge (a face against a face), none for a corner against a face; a VV1 pair makes two
+ * contacts at the same corner, each standing for half of it. */
+static double joint_length(const cl_dda_geometry *g, int32_t bv, int32_t v, int32_t be, int32_t e, int kind) {
   int32_t f = next_vertex(g, be, e);
-  double dx = g->vx[f] - g->vx[e], dy = g->vy[f] - g->vy[e], l = hypot(dx, dy);
+  double dx = g->vx[f] - g->vx[e], dy = g->vy[f] - g->vy[e], l = hypot(dx, dy), sum = 0;
   int32_t ends[2][2] = {{prev_vertex(g, bv, v), v}, {v, next_vertex(g, bv, v)}};
   for (int k = 0; k < 2; k++) {
     double ux = g->vx[ends[k][1]] - g->vx[ends[k][0]], uy = g->vy[ends[k][1]] - g->vy[ends[k][0]];
     double lu = hypot(ux, uy);
-    if (fabs(ux * dy - uy * dx) <= ANGLE_TOLERANCE * l * lu && ux * dx + uy * dy < 0) return 1;
+    if (fabs(ux * dy - uy * dx) <= ANGLE_TOLERANCE * l * lu && ux * dx + uy * dy < 0) sum += lu / 2;
   }
-  return 0;
+  return kind == CL_DDA_VV1 ? sum / 2 : sum;
 }
 
-static int push_contact(cl_dda_contact_list *l, int32_t bi, int32_t vi, int32_t bj, int32_t ej, int kind, double t) {
+/* Whether one of the two edges at vertex v of block bv runs opposite to edge e of block be. */
+static int parallel_edges(const cl_dda_geometry *g, int32_t bv, int32_t v, int32_t be, int32_t e) {
+  return joint_length(g, bv, v, be, e, CL_DDA_VE) > 0;
+}
+
+static int push_contact(const cl_dda_geometry *g, cl_dda_contact_list *l, int32_t bi, int32_t vi, int32_t bj,
+                        int32_t ej, int kind, double t) {
   if (l->count == l->cap) {
     size_t c = l->cap ? 2 * l->cap : 64;
     cl_dda_contact *p = realloc(l->c, c * sizeof *p);
@@ -146,6 +154,7 @@ static int push_contact(cl_dda_contact_list *l, int32_t bi, int32_t vi, int32_t 
   cl_dda_contact *c = &l->c[l->count++];
   memset(c, 0, sizeof *c);
   c->bi = bi, c->vi = vi, c->bj = bj, c->ej = ej, c->kind = kind, c->t_ref = t, c->sgn = 1;
+  c->length = joint_length(g, bi, vi, bj, ej, kind);
   return 1;
 }
 
@@ -169,7 +178,7 @@ static int vertex_edge(const cl_dda_geometry *g, int32_t a, int32_t b, double d0
       if (hypot(g->vx[v] - g->vx[e], g->vy[v] - g->vy[e]) < d0) continue;
       if (hypot(g->vx[v] - g->vx[f], g->vy[v] - g->vy[f]) < d0) continue;
       if (!angle_ok(g, a, v, b, e)) continue;
-      if (!push_contact(out, a, v, b, e, CL_DDA_VE, t)) return 0;
+      if (!push_contact(g, out, a, v, b, e, CL_DDA_VE, t)) return 0;
     }
   return 1;
 }
@@ -194,7 +203,7 @@ static int vertex_vertex(const cl_dda_geometry *g, int32_t a, int32_t p, int32_t
     t = t < 0 ? 0 : t > 1 ? 1 : t;
     if (parallel) {
       if (parallel_edges(g, vb[k], vv[k], eb[k], ee[k]) &&
-          !push_contact(out, vb[k], vv[k], eb[k], ee[k], CL_DDA_VV1, t))
+          !push_contact(g, out, vb[k], vv[k], eb[k], ee[k], CL_DDA_VV1, t))
         return 0;
     } else if (gap > best_gap) {
       best = k, best_gap = gap;
@@ -204,7 +213,7 @@ static int vertex_vertex(const cl_dda_geometry *g, int32_t a, int32_t p, int32_t
     double t;
     edge_gap(g, vv[best], eb[best], ee[best], &t);
     t = t < 0 ? 0 : t > 1 ? 1 : t;
-    if (!push_contact(out, vb[best], vv[best], eb[best], ee[best], CL_DDA_VV2, t)) return 0;
+    if (!push_contact(g, out, vb[best], vv[best], eb[best], ee[best], CL_DDA_VV2, t)) return 0;
   }
   return 1;
 }

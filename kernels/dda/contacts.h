@@ -22,6 +22,7 @@ typedef struct cl_dda_contact {
   int32_t state;     /* cl_dda_contact_state */
   int32_t bonded;    /* cohesion and tensile strength still hold (lost once it opens or slides) */
   double t_ref;      /* the shear spring's anchor, a ratio along the edge */
+  double length;     /* joint length the contact stands for (cohesion and tension act on it) */
   double sgn;        /* sliding direction (+1 / -1 along the edge) */
   double N;          /* normal force (compression > 0) of the last solution, used by friction */
   double S;          /* shear force of the last solution */

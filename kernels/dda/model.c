@@ -361,9 +361,6 @@ static void contact_geometry(cl_dda_model *m, cl_dda_contact *c) {
                            centroid_x(m, c->bi), centroid_y(m, c->bi), centroid_x(m, c->bj), centroid_y(m, c->bj));
 }
 
-/* Contact length for cohesion and tensile strength: half the contact edge. */
-static double contact_length(const cl_dda_contact *c) { return c->g.len / 2; }
-
 static double friction_force(const cl_dda_model *m, const cl_dda_contact *c) {
   return tan(joint_of(m, c->bi, c->bj)->friction_angle * PI / 180) * fmax(c->N, 0);
 }
@@ -420,14 +417,16 @@ static int update_states(cl_dda_model *m) {
     const double *Di = m->x + 6 * c->bi, *Dj = m->x + 6 * c->bj;
     double gn = cl_dda_gap(c->g.gn0, c->g.en, c->g.fn, Di, Dj), gs = cl_dda_gap(c->g.gs0, c->g.es, c->g.fs, Di, Dj);
     const cl_dda_joint *jt = joint_of(m, c->bi, c->bj);
-    double l = contact_length(c), N = -m->p.normal_stiffness * gn;
+    double l = c->length, N = -m->p.normal_stiffness * gn;
     int state = c->state;
     if (state == CL_DDA_OPEN) {
       if (gn < 0) state = CL_DDA_LOCK;
     } else if (N < -(c->bonded ? jt->tension * l : 0)) {
       state = CL_DDA_OPEN;
     } else if (state == CL_DDA_LOCK) {
-      double S = m->p.shear_stiffness * gs, strength = N * tan(jt->friction_angle * PI / 180) + (c->bonded ? jt->cohesion * l : 0);
+      /* Mohr-Coulomb: friction only under compression, cohesion while bonded */
+      double S = m->p.shear_stiffness * gs;
+      double strength = fmax(N, 0) * tan(jt->friction_angle * PI / 180) + (c->bonded ? jt->cohesion * l : 0);
       if (fabs(S) > strength) state = CL_DDA_SLIDE, c->sgn = gs > 0 ? 1 : -1;
     } else if ((gs - c->g.gs0) * c->sgn < 0) {
       state = CL_DDA_LOCK; /* the slip turned back: friction holds again */

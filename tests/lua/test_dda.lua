@@ -125,6 +125,65 @@ T.case("friction work: a block pushed across a plane dissipates mu N x slip with
   T.near(s.friction_work, mu * W * b.ux, 0.02, "friction work recorded by the contacts")
 end)
 
+T.case("toppling: a 0.5 x 1 block on a slope stands 0.5 deg below atan(w/h) and topples 0.5 deg above", function()
+  local w, h = 0.5, 1
+  local critical = math.atan(w / h)
+  local function rotation_after_1s(theta)
+    local base = rotated({ -1, -1, 6, -1, 6, 0, -1, 0 }, theta)
+    local m = cl.dda.model {
+      blocks = { cl.dda.blocks { base }, cl.dda.blocks { rotated({ 3, 0, 3 + w, 0, 3 + w, h, 3, h }, theta) } },
+      materials = { rock }, joints = { { friction = 45 } }, gravity = { 0, -g }, max_displacement = 0.01,
+      fixed = { { base[1], base[2] }, { base[3], base[4] }, { base[7], base[8] } },
+    }
+    m:run { steps = 1000, dt = 1e-3 }
+    return m:block(2).rotation
+  end
+  local below, above = rotation_after_1s(critical - math.rad(0.5)), rotation_after_1s(critical + math.rad(0.5))
+  T.ok(math.abs(below) < 1e-4, string.format("stands below the critical angle (rotation %.3g rad)", below))
+  -- rigid toppling about the corner from 0.5 deg past balance: 0.0087 (cosh(3.63 t) - 1) = 0.16 rad at 1 s
+  T.ok(above > 0.1, string.format("topples above it (rotation %.3g rad)", above))
+end)
+
+T.case("joint strength: tension holds a hanging block, cohesion holds a block on a 30 deg slope", function()
+  local W = rock.rho * g -- a unit block's weight, carried by a 1 m joint
+  -- static analysis: suddenly applied gravity would overshoot the static tension (up to twice) in a
+  -- dynamic one
+  local function hanging(strength)
+    local m = cl.dda.model {
+      analysis = "static",
+      blocks = { cl.dda.blocks { { -1, 0, 2, 0, 2, 1, -1, 1 } }, cl.dda.blocks { square(0, -1, 1) } },
+      materials = { rock }, joints = { { friction = 30, tension = strength, cohesion = strength } }, gravity = { 0, -g },
+      fixed = { { -1, 1 }, { 2, 1 }, { -1, 0 } }, max_displacement = 0.01,
+    }
+    m:run { steps = 50, dt = 0.01 }
+    return m:block(2).uy
+  end
+  T.ok(math.abs(hanging(1.2 * W)) < 1e-5, "tensile strength (and cohesion) 1.2 x weight / length holds")
+  T.ok(hanging(0.8 * W) < -0.01, "0.8 x weight / length lets it fall")
+  local theta = math.rad(30)
+  -- shear beyond friction: W (sin 30 - cos 30 tan 20) = 0.185 W on the 1 m joint. 0.1 W is below it;
+  -- 0.6 W keeps a margin for the suddenly applied load's overshoot and the uneven split between the
+  -- two corner contacts (the rear one carries less normal force and fails first)
+  local held, slid = incline(theta, 20, { joints = { { friction = 20, cohesion = 0.6 * W } } }),
+      incline(theta, 20, { joints = { { friction = 20, cohesion = 0.1 * W } } })
+  held:run { steps = 300, dt = 1e-3 }
+  slid:run { steps = 300, dt = 1e-3 }
+  T.ok(math.abs(slip(held, theta)) < 1e-4, string.format("cohesion 0.6 W holds (slip %.3g)", slip(held, theta)))
+  T.ok(slip(slid, theta) > 0.01, string.format("cohesion 0.1 W does not (slip %.3g)", slip(slid, theta)))
+end)
+
+T.case("a step that cannot converge is an error with its history; the state stays at the last step", function()
+  local theta = math.rad(30)
+  local m = incline(theta, 20, { open_close_max = 1 }) -- the contacts must change state: never settles
+  local before = m:block(2)
+  T.raises(function() m:run { steps = 3, dt = 1e-3 } end,
+    { "step 1 cannot converge", "open-close iteration did not settle", "the state is that of step 0" })
+  local s, after = m:stats(), m:block(2)
+  T.eq(s.steps, 0, "steps accepted")
+  T.eq(after.x, before.x, "block x")
+  T.eq(after.y, before.y, "block y")
+end)
+
 T.case("block file: one block per line, x y pairs, comments", function()
   local dir = T.outdir("dda_file")
   local path = dir .. "/blocks.txt"
