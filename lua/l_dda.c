@@ -188,11 +188,13 @@ static int model_contacts(lua_State *L) {
   return 1;
 }
 
-/* model:_vtu(path) */
+/* model:_vtu(blocks_path, contacts_path) */
 static int model_vtu(lua_State *L) {
   model_ud *u = check_model(L);
   cl_error err;
-  if (cl_dda_write_vtu(u->m, luaL_checkstring(L, 2), &err) != CL_OK) return cl_lua_fail(L, &err);
+  if (cl_dda_write_vtu(u->m, luaL_checkstring(L, 2), &err) != CL_OK ||
+      cl_dda_write_contacts_vtu(u->m, luaL_checkstring(L, 3), &err) != CL_OK)
+    return cl_lua_fail(L, &err);
   return 0;
 }
 

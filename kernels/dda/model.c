@@ -626,3 +626,33 @@ cl_status cl_dda_write_vtu(const cl_dda_model *m, const char *path, cl_error *er
   free(x), free(cells), free(types), free(offsets), free(conn);
   return st;
 }
+
+cl_status cl_dda_write_contacts_vtu(const cl_dda_model *m, const char *path, cl_error *err) {
+  size_t nc = m->contacts.count;
+  double *x = malloc((4 * nc + 1) * sizeof *x), *cells = malloc((4 * nc + 1) * sizeof *cells);
+  uint8_t *types = malloc(nc + 1);
+  int32_t *offsets = malloc((nc + 1) * sizeof *offsets), *conn = malloc((2 * nc + 1) * sizeof *conn);
+  cl_status st = CL_OK;
+  if (!x || !cells || !types || !offsets || !conn) st = oom(err);
+  if (st == CL_OK) {
+    offsets[0] = 0;
+    for (size_t k = 0; k < nc; k++) {
+      const cl_dda_contact *c = &m->contacts.c[k];
+      int32_t e = c->ej, f = e + 1 == m->vstart[c->bj + 1] ? m->vstart[c->bj] : e + 1;
+      x[2 * k] = m->vx[c->vi], x[2 * nc + 2 * k] = m->vy[c->vi];
+      x[2 * k + 1] = m->vx[e] + c->t_ref * (m->vx[f] - m->vx[e]);
+      x[2 * nc + 2 * k + 1] = m->vy[e] + c->t_ref * (m->vy[f] - m->vy[e]);
+      conn[2 * k] = (int32_t)(2 * k), conn[2 * k + 1] = (int32_t)(2 * k + 1);
+      offsets[k + 1] = (int32_t)(2 * k + 2);
+      types[k] = CL_VTK_LINE;
+      cells[k] = c->state, cells[nc + k] = c->kind, cells[2 * nc + k] = c->N, cells[3 * nc + k] = c->S;
+    }
+    cl_array_view arrays[] = {{"state", CL_F64, 1, cells}, {"kind", CL_F64, 1, cells + nc},
+                              {"normal_force", CL_F64, 1, cells + 2 * nc}, {"shear_force", CL_F64, 1, cells + 3 * nc}};
+    cl_mesh_view view = {.npoints = 2 * nc, .dim = 2, .x = x, .ncells = nc, .cell_types = types,
+                         .cell_offsets = offsets, .connectivity = conn, .ncell_arrays = 4, .cell_arrays = arrays};
+    st = cl_vtu_write(path, &view, CL_VTU_BASE64, err);
+  }
+  free(x), free(cells), free(types), free(offsets), free(conn);
+  return st;
+}

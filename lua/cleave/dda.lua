@@ -268,7 +268,8 @@ local csv_columns = { "step", "t", "dt", "kinetic", "gravity_work", "load_work",
   "open_close", "pcg", "reductions" }
 
 --- model:run{ steps = n, dt = ..., csv = path, vtu = prefix, every = k }: n steps of time step dt (each
---- shrunk inside when it must be); a CSV row per step; blocks as prefix_NNNNNN.vtu every k steps.
+--- shrunk inside when it must be); a CSV row per step; blocks as prefix_NNNNNN.vtu and contacts as
+--- prefix_contacts_NNNNNN.vtu every k steps (NNNNNN: the step number).
 function model_mt:run(args)
   local fn = "dda model:run"
   cl.check_args(fn, args, { steps = true, dt = true, csv = true, vtu = true, every = true })
@@ -278,10 +279,14 @@ function model_mt:run(args)
   if not dt then fail(fn, "argument 'dt' (the time step, > 0) is required", 2) end
   local every = args.every or 1
   if math.type(every) ~= "integer" or every < 1 then fail(fn, "argument 'every' must be an integer >= 1", 2) end
-  if args.vtu ~= nil and type(args.vtu) ~= "string" then fail(fn, "argument 'vtu' must be a path prefix", 2) end
+  if args.vtu ~= nil then
+    if type(args.vtu) ~= "string" then fail(fn, "argument 'vtu' must be a path prefix", 2) end
+    cl.io.prepare_path(args.vtu .. "_000000.vtu", fn .. ": argument 'vtu'")
+  end
   local csv
   if args.csv ~= nil then
     if type(args.csv) ~= "string" then fail(fn, "argument 'csv' must be a path", 2) end
+    cl.io.prepare_path(args.csv, fn .. ": argument 'csv'")
     local f, msg = io.open(args.csv, "w")
     if not f then fail(fn, string.format("argument 'csv': cannot write %s (%s)", args.csv, msg), 2) end
     csv = f
@@ -302,7 +307,8 @@ function model_mt:run(args)
       csv:write(table.concat(row, ","), "\n")
     end
     if args.vtu and (step % every == 0 or step == steps) then
-      local ok2, err2 = pcall(self.core._vtu, self.core, string.format("%s_%06d.vtu", args.vtu, s.steps))
+      local ok2, err2 = pcall(self.core._vtu, self.core, string.format("%s_%06d.vtu", args.vtu, s.steps),
+        string.format("%s_contacts_%06d.vtu", args.vtu, s.steps))
       if not ok2 then
         close()
         fail(fn, tostring(err2), 2)

@@ -58,6 +58,22 @@ T.case("free fall: displacement g t^2 / 2 to 1e-9 relative", function()
   T.near(s.kinetic, s.gravity_work, 1e-9, "kinetic energy = work of gravity")
 end)
 
+T.case("initial velocity: a free spinning block moves v t, turns omega t, keeps its area and energy", function()
+  local m = cl.dda.model {
+    blocks = cl.dda.blocks { square(0, 0, 2, 1) }, materials = { rock }, velocity = { [1] = { 2, 0, 1 } },
+    max_displacement = 0.05,
+  }
+  m:run { steps = 1, dt = 1e-3 }
+  local k1 = m:stats().kinetic
+  m:run { steps = 999, dt = 1e-3 }
+  local b, s = m:block(1), m:stats()
+  T.near(b.ux, 2 * s.t, 1e-12, "translation")
+  T.ok(math.abs(b.uy) < 1e-12, "no drift across")
+  T.near(b.rotation, s.t, 1e-12, "rotation")
+  T.near(b.area, 2, 1e-12, "area (rotation moves vertices on circles)")
+  T.near(s.kinetic, k1, 1e-12, "kinetic energy")
+end)
+
 T.case("incline 30 deg, friction 20 deg: slides d = g (sin - cos tan phi) t^2 / 2 within 1% at 1 s", function()
   local theta, phi = math.rad(30), math.rad(20)
   local m = incline(theta, 20)
@@ -74,6 +90,8 @@ T.case("incline 30 deg, friction 20 deg: slides d = g (sin - cos tan phi) t^2 / 
   end
   T.near(N, rock.rho * g * math.cos(theta), 0.01, "normal force = weight x cos(theta)")
   T.ok(T.exists(dir .. "/blocks_000500.vtu") and T.exists(dir .. "/blocks_001000.vtu"), "VTU every 500 steps")
+  local contacts = T.read(dir .. "/blocks_contacts_001000.vtu")
+  T.ok(contacts:find('NumberOfCells="2"', 1, true) and contacts:find("normal_force", 1, true), "contacts VTU")
   local lines = 0
   for _ in T.read(dir .. "/history.csv"):gmatch("\n") do lines = lines + 1 end
   T.eq(lines, 1001, "CSV rows (header + one per step)")
