@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../kernels/dda/cutting.h"
 #include "../kernels/dda/model.h"
 #include "l_util.h"
 
@@ -27,10 +28,11 @@ static int model_gc(lua_State *L) {
   return 0;
 }
 
-/* The array t[key] (a list of numbers) as a new C array of doubles; *count its length. The
- * arrays come from dda.lua, which checked what the user gave. */
+/* The array t[key] (a list of numbers; key NULL: t itself) as a new C array of doubles; *count
+ * its length. The arrays come from dda.lua, which checked what the user gave. */
 static double *numbers(lua_State *L, int t, const char *key, size_t *count) {
-  lua_getfield(L, t, key);
+  if (key) lua_getfield(L, t, key);
+  else lua_pushvalue(L, t);
   size_t n = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
   double *a = calloc(n ? n : 1, sizeof *a);
   if (!a) luaL_error(L, "dda: out of memory");
@@ -203,6 +205,59 @@ static int model_count(lua_State *L) {
   return 1;
 }
 
+/* cl.dda._cut(polygons, segments, tol) -> polygons: flat {x1, y1, ...} lists cut by the segments
+ * (a flat list of x1, y1, x2, y2); dda.lua checked both. */
+static int dda_cut(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  double tol = luaL_checknumber(L, 3);
+  cl_dda_polygons in = {0}, out = {0};
+  cl_error err;
+  cl_status st = CL_OK;
+  lua_Integer np = luaL_len(L, 1);
+  for (lua_Integer k = 1; k <= np && st == CL_OK; k++) {
+    lua_geti(L, 1, k);
+    int m = (int)(luaL_len(L, -1) / 2);
+    double *xy = calloc(2 * (size_t)m + 1, sizeof *xy);
+    if (!xy) {
+      st = cl_error_set(&err, CL_ERR_OOM, "dda cut: out of memory");
+      break;
+    }
+    for (int v = 0; v < m; v++) {
+      lua_geti(L, -1, 2 * v + 1), lua_geti(L, -2, 2 * v + 2);
+      xy[v] = lua_tonumber(L, -2), xy[m + v] = lua_tonumber(L, -1);
+      lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+    st = cl_dda_polygons_add(&in, xy, xy + m, m, &err);
+    free(xy);
+  }
+  size_t nseg = 0;
+  double *seg = NULL;
+  if (st == CL_OK) {
+    seg = numbers(L, 2, NULL, &nseg);
+    st = cl_dda_cut(&in, nseg / 4, seg, tol, &out, &err);
+  }
+  free(seg);
+  cl_dda_polygons_free(&in);
+  if (st != CL_OK) {
+    cl_dda_polygons_free(&out);
+    return cl_lua_fail(L, &err);
+  }
+  lua_createtable(L, (int)out.n, 0);
+  for (size_t k = 0; k < out.n; k++) {
+    int32_t a = out.start[k], b = out.start[k + 1];
+    lua_createtable(L, 2 * (b - a), 0);
+    for (int32_t v = a; v < b; v++) {
+      lua_pushnumber(L, out.x[v]), lua_rawseti(L, -2, 2 * (v - a) + 1);
+      lua_pushnumber(L, out.y[v]), lua_rawseti(L, -2, 2 * (v - a) + 2);
+    }
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  cl_dda_polygons_free(&out);
+  return 1;
+}
+
 int cl_lua_open_dda(lua_State *L) {
   luaL_newmetatable(L, MODEL_MT);
   const luaL_Reg meta[] = {{"__gc", model_gc}, {"__len", model_count}, {NULL, NULL}};
@@ -214,7 +269,7 @@ int cl_lua_open_dda(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   lua_newtable(L);
-  const luaL_Reg fns[] = {{"_model", dda_model}, {NULL, NULL}};
+  const luaL_Reg fns[] = {{"_model", dda_model}, {"_cut", dda_cut}, {NULL, NULL}};
   luaL_setfuncs(L, fns, 0);
   lua_setfield(L, -2, "dda");
   return 0;

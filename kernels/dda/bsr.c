@@ -147,7 +147,9 @@ cl_status cl_dda_pcg(const cl_dda_bsr *a, const double *b, double *x, double tol
   int it = 0;
   while (rnorm > tol * bnorm && it < max_iterations) {
     spmv(a, p, q);
-    double alpha = rz / dot(m, p, q);
+    double pq = dot(m, p, q);
+    if (!(pq > 0)) break; /* not positive definite (or not finite): reported as not converged */
+    double alpha = rz / pq;
     for (size_t k = 0; k < m; k++) x[k] += alpha * p[k], r[k] -= alpha * q[k];
     for (size_t i = 0; i < n; i++) cholesky6_solve(L + 36 * i, r + 6 * i, z + 6 * i);
     double rz_new = dot(m, r, z), beta = rz_new / rz;

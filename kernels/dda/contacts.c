@@ -168,13 +168,16 @@ static double edge_gap(const cl_dda_geometry *g, int32_t v, int32_t be, int32_t 
 }
 
 /* The VE contacts of block a's vertices with block b's edges: the vertex within d0 of the edge's
- * interior and farther than d0 from its ends (those are vertex-vertex). */
+ * interior (outside it, or less than d0 / 10 behind it) and farther than d0 from its ends (those
+ * are vertex-vertex). */
 static int vertex_edge(const cl_dda_geometry *g, int32_t a, int32_t b, double d0, cl_dda_contact_list *out) {
   for (int32_t v = g->vstart[a]; v < g->vstart[a + 1]; v++)
     for (int32_t e = g->vstart[b]; e < g->vstart[b + 1]; e++) {
       int32_t f = next_vertex(g, b, e);
       double t, gap = edge_gap(g, v, b, e, &t);
-      if (fabs(gap) >= d0 || t <= 0 || t >= 1) continue;
+      /* a vertex deeper behind the edge than a tenth of d0 cannot have come through it in a step
+       * (steps move less than d0 / 1.25): it lies across the other block, not in contact */
+      if (gap >= d0 || gap <= -d0 / 10 || t <= 0 || t >= 1) continue;
       if (hypot(g->vx[v] - g->vx[e], g->vy[v] - g->vy[e]) < d0) continue;
       if (hypot(g->vx[v] - g->vx[f], g->vy[v] - g->vy[f]) < d0) continue;
       if (!angle_ok(g, a, v, b, e)) continue;
@@ -185,7 +188,9 @@ static int vertex_edge(const cl_dda_geometry *g, int32_t a, int32_t b, double d0
 
 /* Vertex p of block a near vertex q of block b: the four (vertex, edge) combinations, each edge
  * one of the two at the other vertex. Parallel opposite edges (VV1) keep every combination that
- * passes the angle check; otherwise (VV2) the one edge the vertex penetrates least. */
+ * passes the angle check; otherwise (VV2) the one edge the vertex penetrates least. The shear
+ * anchor is the vertex's projection on the edge's line, even beyond the edge's end, so that a new
+ * contact's shear spring starts unstretched. */
 static int vertex_vertex(const cl_dda_geometry *g, int32_t a, int32_t p, int32_t b, int32_t q,
                          cl_dda_contact_list *out) {
   int32_t vb[4] = {a, a, b, b}, vv[4] = {p, p, q, q}, eb[4] = {b, b, a, a};
@@ -200,7 +205,6 @@ static int vertex_vertex(const cl_dda_geometry *g, int32_t a, int32_t p, int32_t
   for (int k = 0; k < 4; k++) {
     if (!ok[k]) continue;
     double t, gap = edge_gap(g, vv[k], eb[k], ee[k], &t);
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
     if (parallel) {
       if (parallel_edges(g, vb[k], vv[k], eb[k], ee[k]) &&
           !push_contact(g, out, vb[k], vv[k], eb[k], ee[k], CL_DDA_VV1, t))
@@ -212,7 +216,6 @@ static int vertex_vertex(const cl_dda_geometry *g, int32_t a, int32_t p, int32_t
   if (best >= 0) {
     double t;
     edge_gap(g, vv[best], eb[best], ee[best], &t);
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
     if (!push_contact(g, out, vb[best], vv[best], eb[best], ee[best], CL_DDA_VV2, t)) return 0;
   }
   return 1;

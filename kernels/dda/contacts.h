@@ -21,6 +21,7 @@ typedef struct cl_dda_contact {
   int32_t kind;      /* cl_dda_contact_kind */
   int32_t state;     /* cl_dda_contact_state */
   int32_t bonded;    /* cohesion and tensile strength still hold (lost once it opens or slides) */
+  int32_t flips;     /* state changes in this step's open-close iteration */
   double t_ref;      /* the shear spring's anchor, a ratio along the edge */
   double length;     /* joint length the contact stands for (cohesion and tension act on it) */
   double sgn;        /* sliding direction (+1 / -1 along the edge) */

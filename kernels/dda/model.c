@@ -13,8 +13,13 @@
 #include "polygon.h"
 
 #define PI 3.14159265358979323846
-/* a step halves its time step at most this many times before it gives up */
-#define MAX_REDUCTIONS 30
+/* a step shrinks its time step at most this many times (halving: to 1e-6 of the requested one)
+ * before it gives up */
+#define MAX_REDUCTIONS 20
+/* state changes after which a contact is held in its state for the rest of the step's open-close
+ * iteration (closed if it penetrates): it breaks the cycles between two states that are both
+ * violated (open: penetrates; closed: in tension), where the answer is a contact at zero force */
+#define FLIP_LIMIT 4
 
 /* The arrays the per-block kernels read or write; on a cuda device each has a device copy. */
 enum { A_VSTART, A_FSTART, A_LSTART, A_VX, A_VY, A_RHO, A_E, A_NU, A_STRESS, A_VEL, A_FX, A_FY, A_FTX, A_FTY,
@@ -409,8 +414,12 @@ static cl_status assemble(cl_dda_model *m, cl_error *err) {
 
 /* The open-close rules on the solution: no tension beyond the strength, no penetration, Coulomb
  * friction; returns the number of contacts whose state changed or whose friction force has not
- * settled (relative 1e-6 of its normal force). */
+ * settled (relative 1e-6 of its normal force, above round-off). A contact that changed
+ * FLIP_LIMIT times keeps its state, but for closing when it penetrates. */
 static int update_states(cl_dda_model *m) {
+  /* round-off floors: a contact carrying no force would otherwise flip between sliding and locked
+   * on slips and forces of 1e-20 */
+  double slip_floor = 1e-9 * m->p.max_displacement, force_floor = slip_floor * m->p.normal_stiffness;
   int changed = 0;
   for (size_t k = 0; k < m->trial.count; k++) {
     cl_dda_contact *c = &m->trial.c[k];
@@ -420,19 +429,21 @@ static int update_states(cl_dda_model *m) {
     double l = c->length, N = -m->p.normal_stiffness * gn;
     int state = c->state;
     if (state == CL_DDA_OPEN) {
-      if (gn < 0) state = CL_DDA_LOCK;
-    } else if (N < -(c->bonded ? jt->tension * l : 0)) {
+      if (gn < -slip_floor) state = CL_DDA_LOCK;
+    } else if (N < -(c->bonded ? jt->tension * l : 0) - force_floor) {
       state = CL_DDA_OPEN;
     } else if (state == CL_DDA_LOCK) {
       /* Mohr-Coulomb: friction only under compression, cohesion while bonded */
       double S = m->p.shear_stiffness * gs;
       double strength = fmax(N, 0) * tan(jt->friction_angle * PI / 180) + (c->bonded ? jt->cohesion * l : 0);
-      if (fabs(S) > strength) state = CL_DDA_SLIDE, c->sgn = gs > 0 ? 1 : -1;
-    } else if ((gs - c->g.gs0) * c->sgn < 0) {
+      if (fabs(S) > strength + force_floor) state = CL_DDA_SLIDE, c->sgn = gs > 0 ? 1 : -1;
+    } else if ((gs - c->g.gs0) * c->sgn < -slip_floor) {
       state = CL_DDA_LOCK; /* the slip turned back: friction holds again */
     }
-    if (state != c->state) changed++;
-    else if (state == CL_DDA_SLIDE && fabs(N - c->N) > 1e-6 * fabs(N)) changed++;
+    if (c->flips >= FLIP_LIMIT && state != c->state && !(c->state == CL_DDA_OPEN && state == CL_DDA_LOCK))
+      state = c->state;
+    if (state != c->state) changed++, c->flips++;
+    else if (state == CL_DDA_SLIDE && fabs(N - c->N) > 1e-6 * fabs(N) + force_floor) changed++;
     c->state = state;
     c->N = state == CL_DDA_OPEN ? 0 : N;
   }

@@ -91,8 +91,7 @@ int cl_dda_point_in_polygon(double px, double py, const double *x, const double 
   return inside;
 }
 
-/* Whether (px, py) is inside the polygon and farther than tol from its boundary. */
-static int strictly_inside(double px, double py, const double *x, const double *y, int m, double tol) {
+int cl_dda_point_strictly_inside(double px, double py, const double *x, const double *y, int m, double tol) {
   if (!cl_dda_point_in_polygon(px, py, x, y, m, 0)) return 0;
   for (int k = 0, l = m - 1; k < m; l = k++)
     if (cl_dda_segment_distance(px, py, x[l], y[l], x[k], y[k], NULL) <= tol) return 0;
@@ -124,11 +123,11 @@ int cl_dda_polygons_overlap(const double *ax, const double *ay, int am, const do
       if (segments_cross(ax[e], ay[e], ax[f], ay[f], bx[g], by[g], bx[h], by[h], tol)) return 1;
     }
   for (int k = 0; k < am; k++)
-    if (strictly_inside(ax[k], ay[k], bx, by, bm, tol)) return 1;
+    if (cl_dda_point_strictly_inside(ax[k], ay[k], bx, by, bm, tol)) return 1;
   for (int k = 0; k < bm; k++)
-    if (strictly_inside(bx[k], by[k], ax, ay, am, tol)) return 1;
+    if (cl_dda_point_strictly_inside(bx[k], by[k], ax, ay, am, tol)) return 1;
   /* equal polygons touch everywhere and cross nowhere: test a point inside one of them */
   double px, py;
-  if (interior_point(ax, ay, am, &px, &py) && strictly_inside(px, py, bx, by, bm, tol)) return 1;
+  if (interior_point(ax, ay, am, &px, &py) && cl_dda_point_strictly_inside(px, py, bx, by, bm, tol)) return 1;
   return 0;
 }

@@ -19,6 +19,9 @@ double cl_dda_polygon_area2(const double *x, const double *y, int m);
 /* 1 inside, 0 outside; points within tol of the boundary count as inside. */
 int cl_dda_point_in_polygon(double px, double py, const double *x, const double *y, int m, double tol);
 
+/* 1 when inside and farther than tol from the boundary. */
+int cl_dda_point_strictly_inside(double px, double py, const double *x, const double *y, int m, double tol);
+
 /* Whether the interiors of two simple polygons overlap by more than tol (touching edges and
  * vertices do not). */
 int cl_dda_polygons_overlap(const double *ax, const double *ay, int am, const double *bx, const double *by, int bm,

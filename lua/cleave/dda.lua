@@ -85,6 +85,118 @@ local function number_arg(fn, t, key, default, min_excl, level)
   return v
 end
 
+-- Deterministic pseudo-random numbers in [0, 1) (64-bit LCG): the same joints on every machine.
+local function rng(seed)
+  local state = seed
+  return function()
+    state = (state * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff
+    return (state >> 11) / (1 << 52)
+  end
+end
+
+-- The traces of a joint set over the domain's extent, as segments {x1, y1, x2, y2, ...}.
+local function joint_traces(set, domain)
+  local dip = math.rad(set.dip)
+  local ux, uy = math.cos(dip), math.sin(dip)
+  local nx, ny = -uy, ux
+  local pmin, pmax, qmin, qmax = math.huge, -math.huge, math.huge, -math.huge
+  for k = 1, #domain, 2 do
+    local p, q = domain[k] * nx + domain[k + 1] * ny, domain[k] * ux + domain[k + 1] * uy
+    pmin, pmax, qmin, qmax = math.min(pmin, p), math.max(pmax, p), math.min(qmin, q), math.max(qmax, q)
+  end
+  local random, spacing, jitter = rng(set.seed), set.spacing, set.perturbation
+  local period = set.trace > 0 and set.trace + set.bridge or nil
+  local segments = {}
+  local function add(p, q0, q1)
+    for _, v in ipairs { p * nx + q0 * ux, p * ny + q0 * uy, p * nx + q1 * ux, p * ny + q1 * uy } do
+      segments[#segments + 1] = v
+    end
+  end
+  -- offsets at origin + k spacing (origin: the set's point, else half a spacing inside the domain)
+  local origin = set.origin and set.origin[1] * nx + set.origin[2] * ny or pmin + spacing / 2
+  for k = math.floor((pmin - origin) / spacing), math.ceil((pmax - origin) / spacing) do
+    local p = origin + k * spacing + (random() - 0.5) * jitter * spacing
+    if not period then
+      add(p, qmin - 1, qmax + 1)
+    else
+      local q = qmin - random() * period
+      while q < qmax do
+        local shift = (random() - 0.5) * jitter * period
+        add(p, q + shift, q + shift + set.trace)
+        q = q + period
+      end
+    end
+  end
+  return segments
+end
+
+local function polygon_area(p)
+  local a = 0
+  for k = 1, #p, 2 do
+    local l = k + 2 <= #p and k + 2 or 1
+    a = a + p[k] * p[l + 1] - p[l] * p[k + 1]
+  end
+  return a / 2
+end
+
+--- cl.dda.cut{ domain = {x1, y1, ...}, joints = { {dip =, spacing =, trace = 0, bridge = 0,
+--- perturbation = 0, seed = 1, origin = {x, y}}, ... }, lines = { {x1, y1, x2, y2}, ... }, material = 1 }:
+--- the domain polygon cut into blocks by joint sets and lines (a block set).
+function dda.cut(args)
+  local fn = "cleave.dda.cut"
+  cl.check_args(fn, args, { domain = true, joints = true, lines = true, material = true })
+  check_polygon(fn, "argument 'domain'", args.domain, 2)
+  local domain = args.domain
+  local size = 0
+  for k = 3, #domain, 2 do size = math.max(size, math.abs(domain[k] - domain[1]), math.abs(domain[k + 1] - domain[2])) end
+  local tol = 1e-9 * size
+  local pieces = { domain }
+  local function cut_by(segments, what)
+    local before = #pieces
+    local ok, out = pcall(dda._cut, pieces, segments, tol)
+    if not ok then fail(fn, tostring(out), 3) end
+    if #out == before then fail(fn, what .. " cuts no block: check where it lies against the domain", 3) end
+    pieces = out
+  end
+  for k, set in ipairs(args.joints or {}) do
+    local name = string.format("%s joints[%d]", fn, k)
+    cl.check_args(name, set, { dip = true, spacing = true, trace = true, bridge = true, perturbation = true,
+      seed = true, origin = true }, 3)
+    local j = { dip = number_arg(name, set, "dip", nil, nil, 2), spacing = number_arg(name, set, "spacing", nil, 0, 2),
+      trace = number_arg(name, set, "trace", 0, nil, 2), bridge = number_arg(name, set, "bridge", 0, nil, 2),
+      perturbation = number_arg(name, set, "perturbation", 0, nil, 2), seed = set.seed or 1, origin = set.origin }
+    if not j.dip or not j.spacing then fail(name, "'dip' (degrees from the x axis) and 'spacing' (> 0) are required", 2) end
+    if j.trace < 0 or j.bridge < 0 then fail(name, "'trace' and 'bridge' must be >= 0 (trace 0: persistent joints)", 2) end
+    if j.trace > 0 and j.bridge == 0 then fail(name, "'bridge' must be > 0 with a finite 'trace' (else give trace = 0)", 2) end
+    if not (j.perturbation >= 0 and j.perturbation < 1) then fail(name, "'perturbation' must be in [0, 1)", 2) end
+    if math.type(j.seed) ~= "integer" then fail(name, "'seed' must be an integer", 2) end
+    if j.origin ~= nil and (type(j.origin) ~= "table" or not finite(j.origin[1]) or not finite(j.origin[2])) then
+      fail(name, "'origin' must be a point {x, y} on one joint of the set", 2)
+    end
+    cut_by(joint_traces(j, domain), string.format("joint set %d", k))
+  end
+  for k, l in ipairs(args.lines or {}) do
+    if type(l) ~= "table" or #l ~= 4 or not (finite(l[1]) and finite(l[2]) and finite(l[3]) and finite(l[4])) then
+      fail(fn, string.format("lines[%d] must be a segment {x1, y1, x2, y2}", k), 2)
+    end
+    cut_by(l, string.format("line %d", k))
+  end
+  for _, p in ipairs(pieces) do
+    if polygon_area(p) < 0 then -- the pieces keep the domain's orientation; blocks are given counter-clockwise
+      local r = {}
+      for k = #p - 1, 1, -2 do r[#r + 1], r[#r + 2] = p[k], p[k + 1] end
+      for k = 1, #r do p[k] = r[k] end
+    end
+  end
+  local set = dda.blocks(pieces)
+  set.material = args.material or 1
+  if math.type(set.material) ~= "integer" or set.material < 1 then
+    fail(fn, "argument 'material' must be a material number >= 1", 2)
+  end
+  return set
+end
+
+
 local function materials_of(fn, list, level)
   if type(list) ~= "table" or #list == 0 then
     fail(fn, "argument 'materials' must be a list of {rho = ..., E = ..., nu = ...} (at least one)", level + 1)
@@ -246,7 +358,7 @@ function dda.model(args)
   t.fixed_stiffness = number_arg(fn, args, "fixed_stiffness", t.normal_stiffness, 0, 2)
   t.max_displacement = number_arg(fn, args, "max_displacement", 0, 0, 2) -- absent: 0, the model's default
   t.pcg_tolerance = number_arg(fn, args, "pcg_tolerance", 1e-12, 0, 2)
-  t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 200, 0, 2)
+  t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 1000, 0, 2)
   t.open_close_max = number_arg(fn, args, "open_close_max", 20, 0, 2)
   local ok, core = pcall(dda._model, t)
   if not ok then fail(fn, tostring(core), 2) end
