@@ -242,8 +242,8 @@ cl_status cl_dda_narrow_phase(const cl_dda_geometry *g, const int32_t *pairs, si
     if (!ok) return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for the contacts");
   }
   /* a deterministic order whatever the detection's: by key */
-  qsort(out->c, out->count, sizeof *out->c, key_cmp);
-  qsort(prev->c, prev->count, sizeof *prev->c, key_cmp);
+  if (out->count) qsort(out->c, out->count, sizeof *out->c, key_cmp);
+  if (prev->count) qsort(prev->c, prev->count, sizeof *prev->c, key_cmp);
   for (size_t k = 0; k < out->count; k++) {
     cl_dda_contact *c = &out->c[k];
     const cl_dda_contact *old = prev->count ? bsearch(c, prev->c, prev->count, sizeof *c, key_cmp) : NULL;
