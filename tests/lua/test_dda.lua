@@ -322,8 +322,10 @@ T.case("CPU and CUDA agree (f64) on the sliding block after 200 steps", function
     end)
   end
   local a, b = run("cpu"), run("cuda")
-  T.near(b.ux, a.ux, 1e-12, "ux")
-  T.near(b.uy, a.uy, 1e-12, "uy")
+  -- the per-block kernels are the same f64 source; nvcc's fused multiply-adds and the device's
+  -- sin/cos differ from the host's by ulps in each step, passed on through 200 solves
+  T.near(b.ux, a.ux, 1e-10, "ux")
+  T.near(b.uy, a.uy, 1e-10, "uy")
 end)
 
 T.run()
