@@ -68,6 +68,8 @@ static int dda_model(lua_State *L) {
   size_t nvs, nvx, nvy, nmat, nmatv, nvel, njv, njp, nfix, nload;
   int32_t *vstart = integers(L, 1, "vstart", &nvs), *material = integers(L, 1, "material", &nmat);
   int32_t *pairs = integers(L, 1, "joint_pairs", &njp);
+  size_t nej;
+  int32_t *edge_joint = integers(L, 1, "edge_joint", &nej);
   double *vx = numbers(L, 1, "vx", &nvx), *vy = numbers(L, 1, "vy", &nvy);
   double *matv = numbers(L, 1, "materials", &nmatv), *vel = numbers(L, 1, "velocity", &nvel);
   double *jv = numbers(L, 1, "joints", &njv), *fixed = numbers(L, 1, "fixed", &nfix);
@@ -84,7 +86,7 @@ static int dda_model(lua_State *L) {
   cl_dda_input in = {
       .nblocks = nvs ? nvs - 1 : 0, .vstart = vstart, .vx = vx, .vy = vy, .material = material,
       .nmaterials = nmaterials, .materials = mats, .velocity = nvel ? vel : NULL, .njoints = njoints,
-      .joints = joints, .njoint_pairs = njp / 3, .joint_pairs = pairs, .nfixed = nfix / 2, .fixed = fixed,
+      .joints = joints, .njoint_pairs = njp / 3, .joint_pairs = pairs, .edge_joint = nej ? edge_joint : NULL, .nfixed = nfix / 2, .fixed = fixed,
       .nloads = nload / 2, .loads = loads, .gx = num(L, 1, "gx"), .gy = num(L, 1, "gy"),
       .dynamic = (int)num(L, 1, "dynamic"), .plane_strain = (int)num(L, 1, "plane_strain"),
       .normal_stiffness = num(L, 1, "normal_stiffness"), .shear_stiffness = num(L, 1, "shear_stiffness"),
@@ -98,7 +100,7 @@ static int dda_model(lua_State *L) {
   cl_device_ref *ref = cl_lua_runtime(L)->device;
   cl_status st = cl_dda_model_create(&u->m, &ref->dev, &in, &err);
   if (st == CL_OK) u->device = cl_device_ref_retain(ref);
-  free(vstart), free(material), free(pairs), free(vx), free(vy), free(matv), free(vel), free(jv), free(fixed);
+  free(vstart), free(material), free(pairs), free(edge_joint), free(vx), free(vy), free(matv), free(vel), free(jv), free(fixed);
   free(loads), free(mats), free(joints);
   if (st != CL_OK) return cl_lua_fail(L, &err);
   return 1;
@@ -205,12 +207,16 @@ static int model_count(lua_State *L) {
   return 1;
 }
 
-/* cl.dda._cut(polygons, segments, tol) -> polygons: flat {x1, y1, ...} lists cut by the segments
- * (a flat list of x1, y1, x2, y2); dda.lua checked both. */
+/* cl.dda._cut(polygons, edge_joints, segments, segment_joints, tol) -> polygons, edge_joints: flat
+ * {x1, y1, ...} lists (edge_joints[k][v]: the joint of polygon k's edge from vertex v, 0-based, -1
+ * none) cut by the segments (a flat list of x1, y1, x2, y2), each new edge with its segment's joint.
+ * dda.lua checked the arguments. */
 static int dda_cut(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TTABLE);
-  double tol = luaL_checknumber(L, 3);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  double tol = luaL_checknumber(L, 5);
   cl_dda_polygons in = {0}, out = {0};
   cl_error err;
   cl_status st = CL_OK;
@@ -218,44 +224,51 @@ static int dda_cut(lua_State *L) {
   for (lua_Integer k = 1; k <= np && st == CL_OK; k++) {
     lua_geti(L, 1, k);
     int m = (int)(luaL_len(L, -1) / 2);
+    lua_geti(L, 2, k);
     double *xy = calloc(2 * (size_t)m + 1, sizeof *xy);
-    if (!xy) {
+    int32_t *tag = calloc((size_t)m + 1, sizeof *tag);
+    if (!xy || !tag) {
+      free(xy), free(tag);
       st = cl_error_set(&err, CL_ERR_OOM, "dda cut: out of memory");
       break;
     }
     for (int v = 0; v < m; v++) {
-      lua_geti(L, -1, 2 * v + 1), lua_geti(L, -2, 2 * v + 2);
-      xy[v] = lua_tonumber(L, -2), xy[m + v] = lua_tonumber(L, -1);
-      lua_pop(L, 2);
+      lua_geti(L, -2, 2 * v + 1), lua_geti(L, -3, 2 * v + 2), lua_geti(L, -3, v + 1);
+      xy[v] = lua_tonumber(L, -3), xy[m + v] = lua_tonumber(L, -2), tag[v] = (int32_t)lua_tointeger(L, -1);
+      lua_pop(L, 3);
     }
-    lua_pop(L, 1);
-    st = cl_dda_polygons_add(&in, xy, xy + m, m, &err);
-    free(xy);
+    lua_pop(L, 2);
+    st = cl_dda_polygons_add(&in, xy, xy + m, tag, m, &err);
+    free(xy), free(tag);
   }
-  size_t nseg = 0;
-  double *seg = NULL;
-  if (st == CL_OK) {
-    seg = numbers(L, 2, NULL, &nseg);
-    st = cl_dda_cut(&in, nseg / 4, seg, tol, &out, &err);
-  }
-  free(seg);
+  size_t nseg = 0, ntag = 0;
+  double *seg = numbers(L, 3, NULL, &nseg), *tags = numbers(L, 4, NULL, &ntag);
+  int32_t *seg_tag = calloc(nseg / 4 + 1, sizeof *seg_tag);
+  if (!seg_tag && st == CL_OK) st = cl_error_set(&err, CL_ERR_OOM, "dda cut: out of memory");
+  for (size_t k = 0; seg_tag && k < nseg / 4; k++) seg_tag[k] = k < ntag ? (int32_t)tags[k] : -1;
+  if (st == CL_OK) st = cl_dda_cut(&in, nseg / 4, seg, seg_tag, tol, &out, &err);
+  free(seg), free(tags), free(seg_tag);
   cl_dda_polygons_free(&in);
   if (st != CL_OK) {
     cl_dda_polygons_free(&out);
     return cl_lua_fail(L, &err);
   }
   lua_createtable(L, (int)out.n, 0);
+  lua_createtable(L, (int)out.n, 0);
   for (size_t k = 0; k < out.n; k++) {
     int32_t a = out.start[k], b = out.start[k + 1];
     lua_createtable(L, 2 * (b - a), 0);
+    lua_createtable(L, b - a, 0);
     for (int32_t v = a; v < b; v++) {
-      lua_pushnumber(L, out.x[v]), lua_rawseti(L, -2, 2 * (v - a) + 1);
-      lua_pushnumber(L, out.y[v]), lua_rawseti(L, -2, 2 * (v - a) + 2);
+      lua_pushnumber(L, out.x[v]), lua_rawseti(L, -3, 2 * (v - a) + 1);
+      lua_pushnumber(L, out.y[v]), lua_rawseti(L, -3, 2 * (v - a) + 2);
+      lua_pushinteger(L, out.tag[v]), lua_rawseti(L, -2, v - a + 1);
     }
-    lua_rawseti(L, -2, (lua_Integer)k + 1);
+    lua_rawseti(L, -3, (lua_Integer)k + 1);
+    lua_rawseti(L, -3, (lua_Integer)k + 1);
   }
   cl_dda_polygons_free(&out);
-  return 1;
+  return 2;
 }
 
 int cl_lua_open_dda(lua_State *L) {

@@ -28,7 +28,7 @@ enum { A_VSTART, A_FSTART, A_LSTART, A_VX, A_VY, A_RHO, A_E, A_NU, A_STRESS, A_V
 struct cl_dda_model {
   cl_device *dev;
   size_t n, nv, nf, nl;
-  int32_t *vstart, *fstart, *lstart, *load_slot, *material;
+  int32_t *vstart, *fstart, *lstart, *load_slot, *material, *edge_joint;
   double *vx, *vy, *rho, *E, *nu, *stress, *vel, *fx, *fy, *ftx, *fty, *lx, *ly, *lpx, *lpy;
   double *K, *F, *moments, *D; /* kernel layouts: K block-major, F, moments and D SoA */
   double *x_start, *y_start, *rotation; /* centroids at the start, rotation accumulated */
@@ -126,6 +126,11 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
       return cl_error_set(err, CL_ERR_ARG, "joint pair %zu names blocks %d, %d and joint %d: give two different "
                           "existing blocks and an existing joint", k + 1, t[0] + 1, t[1] + 1, t[2] + 1);
   }
+  if (in->edge_joint)
+    for (int32_t v = 0; v < in->vstart[in->nblocks]; v++)
+      if (in->edge_joint[v] < -1 || in->edge_joint[v] >= (int32_t)in->njoints)
+        return cl_error_set(err, CL_ERR_ARG, "edge joint %d of vertex %d does not exist (there are %zu joints)",
+                            in->edge_joint[v] + 1, v + 1, in->njoints);
   const struct { const char *name; double v; } positive[] = {
       {"normal_stiffness", in->normal_stiffness}, {"shear_stiffness", in->shear_stiffness},
       {"fixed_stiffness", in->fixed_stiffness}, {"pcg_tolerance", in->pcg_tolerance}};
@@ -158,6 +163,9 @@ static cl_status load_blocks(cl_dda_model *m, const cl_dda_input *in, double *to
     for (int32_t k = 0; k < nv; k++) {
       int32_t src = ccw ? s + k : s + nv - 1 - k;
       m->vx[s + k] = in->vx[src], m->vy[s + k] = in->vy[src];
+      /* reversed, the edge from vertex k runs along the input's edge from vertex nv - 2 - k */
+      int32_t edge = ccw ? s + k : s + (2 * nv - 2 - k) % nv;
+      m->edge_joint[s + k] = in->edge_joint ? in->edge_joint[edge] : -1;
     }
   }
   cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
@@ -183,7 +191,11 @@ static int key_cmp(const void *x, const void *y) {
   return *a < *b ? -1 : *a > *b;
 }
 
-static const cl_dda_joint *joint_of(const cl_dda_model *m, int32_t a, int32_t b) {
+/* The joint of a contact: its edge's (made by a joint set or line of the cutter), else its pair
+ * of blocks', else the default. */
+static const cl_dda_joint *joint_of(const cl_dda_model *m, const cl_dda_contact *c) {
+  if (m->edge_joint[c->ej] >= 0) return &m->joints[m->edge_joint[c->ej]];
+  int32_t a = c->bi, b = c->bj;
   if (m->npairs) {
     int64_t key = pair_key(m, a, b);
     const int64_t *hit = bsearch(&key, m->pair_keys, m->npairs, sizeof key, key_cmp);
@@ -257,13 +269,13 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   m->nv = (size_t)in->vstart[n], m->nf = in->nfixed, m->nl = in->nloads;
   m->vstart = alloc_zero(n + 1, sizeof(int32_t)), m->fstart = alloc_zero(n + 1, sizeof(int32_t));
   m->lstart = alloc_zero(n + 1, sizeof(int32_t)), m->load_slot = alloc_zero(m->nl, sizeof(int32_t));
-  m->material = alloc_zero(n, sizeof(int32_t));
+  m->material = alloc_zero(n, sizeof(int32_t)), m->edge_joint = alloc_zero(m->nv, sizeof(int32_t));
   double **reals[] = {&m->vx, &m->vy, &m->rho, &m->E, &m->nu, &m->stress, &m->vel, &m->fx, &m->fy, &m->ftx,
                       &m->fty, &m->lx, &m->ly, &m->lpx, &m->lpy, &m->K, &m->F, &m->moments, &m->D,
                       &m->x_start, &m->y_start, &m->rotation, &m->x, &m->b};
   size_t counts[] = {m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf, m->nf, m->nl, m->nl, m->nl, m->nl,
                      36 * n, 6 * n, 6 * n, 6 * n, n, n, n, 6 * n, 6 * n};
-  int ok = m->vstart && m->fstart && m->lstart && m->load_slot && m->material;
+  int ok = m->vstart && m->fstart && m->lstart && m->load_slot && m->material && m->edge_joint;
   for (size_t k = 0; k < sizeof reals / sizeof *reals; k++) ok = (*reals[k] = alloc_zero(counts[k], sizeof(double))) && ok;
   cl_status st = ok ? CL_OK : oom(err);
   double tol = 0;
@@ -295,7 +307,7 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
     return st;
   }
   m->p.vx = m->p.vy = m->p.fixed = m->p.loads = m->p.velocity = NULL;
-  m->p.vstart = m->p.material = m->p.joint_pairs = NULL;
+  m->p.vstart = m->p.material = m->p.joint_pairs = m->p.edge_joint = NULL;
   m->p.materials = NULL, m->p.joints = NULL;
   *out = m;
   return CL_OK;
@@ -306,7 +318,7 @@ void cl_dda_model_destroy(cl_dda_model *m) {
   if (m->dev->kind != CL_BACKEND_CPU)
     for (int k = 0; k < A_COUNT; k++)
       if (m->device[k]) m->dev->release(m->dev, m->device[k]);
-  void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->vx, m->vy, m->rho, m->E,
+  void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
                    m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
                    m->F, m->moments, m->D, m->x_start, m->y_start, m->rotation, m->x, m->b, m->joints,
                    m->pair_keys, m->pair_joint, m->pairs, m->closed_pairs};
@@ -367,7 +379,7 @@ static void contact_geometry(cl_dda_model *m, cl_dda_contact *c) {
 }
 
 static double friction_force(const cl_dda_model *m, const cl_dda_contact *c) {
-  return tan(joint_of(m, c->bi, c->bj)->friction_angle * PI / 180) * fmax(c->N, 0);
+  return tan(joint_of(m, c)->friction_angle * PI / 180) * fmax(c->N, 0);
 }
 
 static void add_block(cl_dda_bsr *a, int32_t i, int32_t j, const double *blk, int transpose) {
@@ -425,7 +437,7 @@ static int update_states(cl_dda_model *m) {
     cl_dda_contact *c = &m->trial.c[k];
     const double *Di = m->x + 6 * c->bi, *Dj = m->x + 6 * c->bj;
     double gn = cl_dda_gap(c->g.gn0, c->g.en, c->g.fn, Di, Dj), gs = cl_dda_gap(c->g.gs0, c->g.es, c->g.fs, Di, Dj);
-    const cl_dda_joint *jt = joint_of(m, c->bi, c->bj);
+    const cl_dda_joint *jt = joint_of(m, c);
     double l = c->length, N = -m->p.normal_stiffness * gn;
     int state = c->state;
     if (state == CL_DDA_OPEN) {

@@ -41,6 +41,8 @@ typedef struct cl_dda_input {
   const cl_dda_joint *joints;  /* joints[0] is the default */
   size_t njoint_pairs;
   const int32_t *joint_pairs;  /* (block, block, joint) triples: the joint of that pair of blocks */
+  const int32_t *edge_joint;   /* per vertex, the joint of the edge from it to the next (-1: none), or
+                                  NULL; a contact takes its edge's joint, else its pair's, else joints[0] */
   size_t nfixed;
   const double *fixed;         /* (x, y) pairs */
   size_t nloads;

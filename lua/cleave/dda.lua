@@ -150,21 +150,28 @@ function dda.cut(args)
   local size = 0
   for k = 3, #domain, 2 do size = math.max(size, math.abs(domain[k] - domain[1]), math.abs(domain[k + 1] - domain[2])) end
   local tol = 1e-9 * size
-  local pieces = { domain }
-  local function cut_by(segments, what)
-    local before = #pieces
-    local ok, out = pcall(dda._cut, pieces, segments, tol)
+  local pieces, joints = { domain }, { {} }
+  for v = 1, #domain // 2 do joints[1][v] = -1 end
+  -- joint: the joint material (1-based) of the edges the segments make, or nil
+  local function cut_by(segments, joint, what)
+    local before, tags = #pieces, {}
+    for k = 1, #segments // 4 do tags[k] = joint and joint - 1 or -1 end
+    local ok, out, out_joints = pcall(dda._cut, pieces, joints, segments, tags, tol)
     if not ok then fail(fn, tostring(out), 3) end
     if #out == before then fail(fn, what .. " cuts no block: check where it lies against the domain", 3) end
-    pieces = out
+    pieces, joints = out, out_joints
   end
   for k, set in ipairs(args.joints or {}) do
     local name = string.format("%s joints[%d]", fn, k)
     cl.check_args(name, set, { dip = true, spacing = true, trace = true, bridge = true, perturbation = true,
-      seed = true, origin = true }, 3)
+      seed = true, origin = true, joint = true }, 3)
     local j = { dip = number_arg(name, set, "dip", nil, nil, 2), spacing = number_arg(name, set, "spacing", nil, 0, 2),
       trace = number_arg(name, set, "trace", 0, nil, 2), bridge = number_arg(name, set, "bridge", 0, nil, 2),
-      perturbation = number_arg(name, set, "perturbation", 0, nil, 2), seed = set.seed or 1, origin = set.origin }
+      perturbation = number_arg(name, set, "perturbation", 0, nil, 2), seed = set.seed or 1, origin = set.origin,
+      joint = set.joint }
+    if j.joint ~= nil and (math.type(j.joint) ~= "integer" or j.joint < 1) then
+      fail(name, "'joint' must be a joint number >= 1 (an index into the model's joints)", 2)
+    end
     if not j.dip or not j.spacing then fail(name, "'dip' (degrees from the x axis) and 'spacing' (> 0) are required", 2) end
     if j.trace < 0 or j.bridge < 0 then fail(name, "'trace' and 'bridge' must be >= 0 (trace 0: persistent joints)", 2) end
     if j.trace > 0 and j.bridge == 0 then fail(name, "'bridge' must be > 0 with a finite 'trace' (else give trace = 0)", 2) end
@@ -173,22 +180,20 @@ function dda.cut(args)
     if j.origin ~= nil and (type(j.origin) ~= "table" or not finite(j.origin[1]) or not finite(j.origin[2])) then
       fail(name, "'origin' must be a point {x, y} on one joint of the set", 2)
     end
-    cut_by(joint_traces(j, domain), string.format("joint set %d", k))
+    cut_by(joint_traces(j, domain), j.joint, string.format("joint set %d", k))
   end
   for k, l in ipairs(args.lines or {}) do
     if type(l) ~= "table" or #l ~= 4 or not (finite(l[1]) and finite(l[2]) and finite(l[3]) and finite(l[4])) then
-      fail(fn, string.format("lines[%d] must be a segment {x1, y1, x2, y2}", k), 2)
+      fail(fn, string.format("lines[%d] must be a segment {x1, y1, x2, y2, joint = k}", k), 2)
     end
-    cut_by(l, string.format("line %d", k))
-  end
-  for _, p in ipairs(pieces) do
-    if polygon_area(p) < 0 then -- the pieces keep the domain's orientation; blocks are given counter-clockwise
-      local r = {}
-      for k = #p - 1, 1, -2 do r[#r + 1], r[#r + 2] = p[k], p[k + 1] end
-      for k = 1, #r do p[k] = r[k] end
+    cl.check_args(string.format("%s lines[%d]", fn, k), l, { true, true, true, true, joint = true }, 3)
+    if l.joint ~= nil and (math.type(l.joint) ~= "integer" or l.joint < 1) then
+      fail(fn, string.format("lines[%d]: 'joint' must be a joint number >= 1", k), 2)
     end
+    cut_by({ l[1], l[2], l[3], l[4] }, l.joint, string.format("line %d", k))
   end
-  local set = dda.blocks(pieces)
+  local set = dda.blocks(pieces) -- the model makes them counter-clockwise, their edge joints with them
+  set.edge_joints = joints
   set.material = args.material or 1
   if math.type(set.material) ~= "integer" or set.material < 1 then
     fail(fn, "argument 'material' must be a material number >= 1", 2)
@@ -287,7 +292,8 @@ function dda.model(args)
   if type(sets) ~= "table" or #sets == 0 then
     fail(fn, "argument 'blocks' must be a block set (cl.dda.blocks{...}) or a list of them", 2)
   end
-  local t = { vstart = { 0 }, vx = {}, vy = {}, material = {} }
+  local t = { vstart = { 0 }, vx = {}, vy = {}, material = {}, edge_joint = {} }
+  local tagged = false
   local materials, nmaterials = materials_of(fn, args.materials, 2)
   t.materials = materials
   for s, set in ipairs(sets) do
@@ -295,8 +301,13 @@ function dda.model(args)
     if set.material > nmaterials then
       fail(fn, string.format("blocks[%d] uses material %d but only %d materials are given", s, set.material, nmaterials), 2)
     end
-    for _, p in ipairs(set.polygons) do
-      for k = 1, #p, 2 do t.vx[#t.vx + 1], t.vy[#t.vy + 1] = p[k], p[k + 1] end
+    for b, p in ipairs(set.polygons) do
+      local joints = set.edge_joints and set.edge_joints[b]
+      for k = 1, #p, 2 do
+        t.vx[#t.vx + 1], t.vy[#t.vy + 1] = p[k], p[k + 1]
+        t.edge_joint[#t.edge_joint + 1] = joints and joints[(k + 1) // 2] or -1
+        tagged = tagged or t.edge_joint[#t.edge_joint] >= 0
+      end
       t.vstart[#t.vstart + 1] = #t.vx
       t.material[#t.material + 1] = set.material - 1
     end
@@ -304,6 +315,12 @@ function dda.model(args)
   local nblocks = #t.material
   local njoints
   t.joints, njoints = joints_of(fn, args.joints, 2)
+  for _, j in ipairs(t.edge_joint) do
+    if j >= njoints then
+      fail(fn, string.format("the cutter gave edges joint %d, but only %d joints are given", j + 1, njoints), 2)
+    end
+  end
+  if not tagged then t.edge_joint = {} end
   t.joint_pairs = {}
   for k, p in ipairs(args.joint_pairs or {}) do
     if type(p) ~= "table" or math.type(p[1]) ~= "integer" or math.type(p[2]) ~= "integer" or math.type(p[3]) ~= "integer"

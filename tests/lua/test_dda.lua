@@ -262,6 +262,30 @@ T.case("block cutting: joint sets and lines cut a domain into blocks that tile i
   T.raises(function() cl.dda.cut { domain = box, joints = { { dip = 0 } } } end, { "spacing" }, "missing spacing")
 end)
 
+T.case("joint materials per joint set: a block slides on the cut joint (20 deg) and not on the base (35 deg)", function()
+  local theta, phi = math.rad(30), math.rad(20)
+  local base = rotated({ -1, -1, 6, -1, 6, 0, -1, 0 }, theta)
+  -- a 3 x 2 slab on the incline, cut along its middle by a line whose edges get joint 2
+  local slab = cl.dda.cut { domain = rotated({ 1, 0, 4, 0, 4, 2, 1, 2 }, theta),
+    lines = { (function() local l = rotated({ 0, 1, 5, 1 }, theta) l.joint = 2 return l end)() } }
+  T.eq(#slab.polygons, 2, "the slab cut in two")
+  local m = cl.dda.model {
+    blocks = { cl.dda.blocks { base }, slab }, materials = { rock },
+    joints = { { friction = 35 }, { friction = 20 } }, gravity = { 0, -g }, max_displacement = 0.01,
+    fixed = { { base[1], base[2] }, { base[3], base[4] }, { base[7], base[8] } },
+  }
+  m:run { steps = 500, dt = 1e-3 }
+  local t = m:stats().t
+  local lower, upper = m:block(2).y < m:block(3).y and 2 or 3, m:block(2).y < m:block(3).y and 3 or 2
+  local function down(i) local b = m:block(i) return -(b.ux * math.cos(theta) + b.uy * math.sin(theta)) end
+  T.ok(math.abs(down(lower)) < 1e-4, string.format("the lower block stays (%.3g m)", down(lower)))
+  T.near(down(upper), 0.5 * g * (math.sin(theta) - math.cos(theta) * math.tan(phi)) * t ^ 2, 0.01,
+    "the upper block slides on the cut joint")
+  T.raises(function()
+    cl.dda.model { blocks = { cl.dda.blocks { base }, slab }, materials = { rock }, joints = { { friction = 35 } } }
+  end, { "joint 2", "only 1 joints" }, "a joint the model lacks")
+end)
+
 T.case("a cut rock mass settles on a fixed base (static): the base carries its weight within 1%", function()
   local mass = cl.dda.cut { domain = { 0, 0, 6, 0, 6, 3, 0, 3 },
     joints = { { dip = 0, spacing = 1, origin = { 0, 0 } }, { dip = 80, spacing = 1.2, origin = { 0.3, 0 } } } }
