@@ -140,6 +140,9 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
   if (!(in->max_displacement >= 0) || !isfinite(in->max_displacement))
     return cl_error_set(err, CL_ERR_ARG, "max_displacement = %g must be a length > 0 (or 0: the default)",
                         in->max_displacement);
+  if (in->preconditioner != CL_DDA_BLOCK_JACOBI && in->preconditioner != CL_DDA_SSOR_AI)
+    return cl_error_set(err, CL_ERR_ARG, "preconditioner %d is not one of block Jacobi (0) and SSOR-AI (1)",
+                        (int)in->preconditioner);
   if (in->pcg_max_iterations < 1 || in->open_close_max < 1)
     return cl_error_set(err, CL_ERR_ARG, "pcg_max_iterations and open_close_max must be >= 1");
   if (!isfinite(in->gx) || !isfinite(in->gy)) return cl_error_set(err, CL_ERR_ARG, "gravity must be finite");
@@ -559,7 +562,8 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     for (oc = 1; oc <= m->p.open_close_max; oc++) {
       CL_TRY(assemble(m, err));
       cl_dda_pcg_result r;
-      CL_TRY(cl_dda_pcg(&m->a, m->b, m->x, m->p.pcg_tolerance, m->p.pcg_max_iterations, &r, err));
+      CL_TRY(cl_dda_pcg(&m->a, m->b, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, &r,
+                        err));
       pcg += r.iterations, last_residual = r.residual;
       if (!r.converged) break;
       if (update_states(m) == 0) {

@@ -17,6 +17,7 @@
 
 #include "../../runtime/device.h"
 #include "../../runtime/status.h"
+#include "bsr.h"
 
 typedef struct cl_dda_material {
   double rho, E, nu;
@@ -52,6 +53,7 @@ typedef struct cl_dda_input {
   double normal_stiffness, shear_stiffness, fixed_stiffness;
   double max_displacement;     /* allowed displacement per step (length); 0: 1% of half the domain's size */
   double pcg_tolerance;
+  cl_dda_preconditioner preconditioner;
   int pcg_max_iterations, open_close_max;
 } cl_dda_input;
 
