@@ -202,6 +202,14 @@ static int model_vtu(lua_State *L) {
   return 0;
 }
 
+/* model:_png(path) */
+static int model_png(lua_State *L) {
+  model_ud *u = check_model(L);
+  cl_error err;
+  if (cl_dda_write_png(u->m, luaL_checkstring(L, 2), &err) != CL_OK) return cl_lua_fail(L, &err);
+  return 0;
+}
+
 static int model_count(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)cl_dda_block_count(check_model(L)->m));
   return 1;
@@ -276,7 +284,7 @@ int cl_lua_open_dda(lua_State *L) {
   const luaL_Reg meta[] = {{"__gc", model_gc}, {"__len", model_count}, {NULL, NULL}};
   luaL_setfuncs(L, meta, 0);
   const luaL_Reg methods[] = {{"_step", model_step}, {"_set_load", model_set_load}, {"stats", model_stats},
-                              {"block", model_block}, {"contacts", model_contacts}, {"_vtu", model_vtu},
+                              {"block", model_block}, {"contacts", model_contacts}, {"_vtu", model_vtu}, {"_png", model_png},
                               {NULL, NULL}};
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "__index");

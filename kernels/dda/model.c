@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../runtime/io/png.h"
 #include "../../runtime/io/vtu.h"
 #include "block.h"
 #include "block_kernels.h"
@@ -681,5 +682,30 @@ cl_status cl_dda_write_contacts_vtu(const cl_dda_model *m, const char *path, cl_
     st = cl_vtu_write(path, &view, CL_VTU_BASE64, err);
   }
   free(x), free(cells), free(types), free(offsets), free(conn);
+  return st;
+}
+
+cl_status cl_dda_write_png(const cl_dda_model *m, const char *path, cl_error *err) {
+  size_t n = m->n, nv = m->nv;
+  double *value = malloc((nv + 1) * sizeof *value);
+  int32_t *tri = malloc((3 * nv + 1) * sizeof *tri);
+  if (!value || !tri) {
+    free(value), free(tri);
+    return oom(err);
+  }
+  size_t ntri = 0;
+  for (size_t i = 0; i < n; i++) {
+    cl_dda_block_state s;
+    cl_dda_block_state_of(m, i, &s);
+    int32_t v0 = m->vstart[i], nb = m->vstart[i + 1] - v0;
+    for (int32_t v = v0; v < v0 + nb; v++) value[v] = hypot(s.ux, s.uy);
+    int made = cl_dda_triangulate(m->vx + v0, m->vy + v0, nb, tri + 3 * ntri);
+    for (int k = 0; k < 3 * made; k++) tri[3 * ntri + (size_t)k] += v0;
+    ntri += (size_t)made;
+  }
+  cl_png_plot plot = {.npoints = nv, .x = m->vx, .y = m->vy, .value = value, .ntriangles = ntri, .tri = tri,
+                      .title = "displacement"};
+  cl_status st = cl_png_write(path, &plot, err);
+  free(value), free(tri);
   return st;
 }

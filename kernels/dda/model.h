@@ -106,6 +106,9 @@ void cl_dda_contact_of(const cl_dda_model *m, size_t k, cl_dda_contact_info *c);
 
 /* Writes the blocks as a VTU (polygon cells with displacement, velocity, stress, material). */
 cl_status cl_dda_write_vtu(const cl_dda_model *m, const char *path, cl_error *err);
+/* A PNG of the blocks coloured by the length of their displacement since the start. */
+cl_status cl_dda_write_png(const cl_dda_model *m, const char *path, cl_error *err);
+
 /* Writes the contacts as a VTU: a line cell from each contact vertex to its anchor on the edge
  * (state 0 open, 1 slide, 2 lock; kind 0 VE, 1 VV1, 2 VV2; normal and shear force). */
 cl_status cl_dda_write_contacts_vtu(const cl_dda_model *m, const char *path, cl_error *err);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 double cl_dda_polygon_area2(const double *x, const double *y, int m) {
   double a = 0;
@@ -130,4 +131,39 @@ int cl_dda_polygons_overlap(const double *ax, const double *ay, int am, const do
   double px, py;
   if (interior_point(ax, ay, am, &px, &py) && cl_dda_point_strictly_inside(px, py, bx, by, bm, tol)) return 1;
   return 0;
+}
+
+/* Whether (px, py) lies inside or on the triangle a, b, c (counter-clockwise). */
+static int in_triangle(double px, double py, double ax, double ay, double bx, double by, double cx, double cy) {
+  double d1 = (bx - ax) * (py - ay) - (by - ay) * (px - ax);
+  double d2 = (cx - bx) * (py - by) - (cy - by) * (px - bx);
+  double d3 = (ax - cx) * (py - cy) - (ay - cy) * (px - cx);
+  return d1 >= 0 && d2 >= 0 && d3 >= 0;
+}
+
+int cl_dda_triangulate(const double *x, const double *y, int m, int32_t *tri) {
+  int *left = malloc((size_t)m * sizeof *left), n = m, count = 0;
+  if (!left) return 0;
+  for (int k = 0; k < m; k++) left[k] = k;
+  for (int guard = 0; n > 3 && guard < m * m; guard++) {
+    int found = 0;
+    for (int k = 0; k < n && !found; k++) {
+      int a = left[(k + n - 1) % n], b = left[k], c = left[(k + 1) % n];
+      double cross = (x[b] - x[a]) * (y[c] - y[a]) - (y[b] - y[a]) * (x[c] - x[a]);
+      if (cross <= 0) continue; /* reflex or flat: not an ear */
+      int blocked = 0;
+      for (int j = 0; j < n && !blocked; j++) {
+        int v = left[j];
+        if (v != a && v != b && v != c) blocked = in_triangle(x[v], y[v], x[a], y[a], x[b], y[b], x[c], y[c]);
+      }
+      if (blocked) continue;
+      tri[3 * count] = a, tri[3 * count + 1] = b, tri[3 * count + 2] = c, count++;
+      for (int j = k; j + 1 < n; j++) left[j] = left[j + 1];
+      n--, found = 1;
+    }
+    if (!found) break;
+  }
+  if (n == 3) tri[3 * count] = left[0], tri[3 * count + 1] = left[1], tri[3 * count + 2] = left[2], count++;
+  free(left);
+  return count;
 }

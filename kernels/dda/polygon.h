@@ -7,6 +7,7 @@
 #define CL_DDA_POLYGON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* NULL when the polygon is a simple polygon of positive area, else what is wrong with it
  * ("has fewer than 3 vertices", "has two equal consecutive vertices (vertex 3)", ...) written
@@ -26,6 +27,11 @@ int cl_dda_point_strictly_inside(double px, double py, const double *x, const do
  * vertices do not). */
 int cl_dda_polygons_overlap(const double *ax, const double *ay, int am, const double *bx, const double *by, int bm,
                             double tol);
+
+/* Triangles of a simple counter-clockwise polygon by ear clipping: m - 2 triples of vertex indices
+ * (0-based) into tri; returns the number of triangles written (fewer only for a polygon that is
+ * not simple). */
+int cl_dda_triangulate(const double *x, const double *y, int m, int32_t *tri);
 
 /* Distance from (px, py) to the segment (x1, y1)-(x2, y2); *t receives the ratio of the
  * closest point along it (0..1). */

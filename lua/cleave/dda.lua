@@ -401,12 +401,14 @@ function model_mt:count() return #self.core end
 local csv_columns = { "step", "t", "dt", "kinetic", "gravity_work", "load_work", "friction_work", "contacts", "closed",
   "open_close", "pcg", "reductions" }
 
---- model:run{ steps = n, dt = ..., csv = path, vtu = prefix, every = k }: n steps of time step dt (each
---- shrunk inside when it must be); a CSV row per step; blocks as prefix_NNNNNN.vtu and contacts as
---- prefix_contacts_NNNNNN.vtu every k steps (NNNNNN: the step number).
+--- model:run{ steps = n, dt = ..., csv = path, blocks = {i, ...}, vtu = prefix, png = prefix, every = k }:
+--- n steps of time step dt (each shrunk inside when it must be); a CSV row per step (with the
+--- displacement, rotation and velocity of the listed blocks); blocks as prefix_NNNNNN.vtu and
+--- contacts as prefix_contacts_NNNNNN.vtu, a picture coloured by displacement as
+--- prefix_NNNNNN.png, every k steps (NNNNNN: the step number).
 function model_mt:run(args)
   local fn = "dda model:run"
-  cl.check_args(fn, args, { steps = true, dt = true, csv = true, vtu = true, every = true })
+  cl.check_args(fn, args, { steps = true, dt = true, csv = true, vtu = true, every = true, blocks = true, png = true })
   local steps = args.steps
   if math.type(steps) ~= "integer" or steps < 1 then fail(fn, "argument 'steps' must be an integer >= 1", 2) end
   local dt = number_arg(fn, args, "dt", nil, 0, 2)
@@ -417,6 +419,18 @@ function model_mt:run(args)
     if type(args.vtu) ~= "string" then fail(fn, "argument 'vtu' must be a path prefix", 2) end
     cl.io.prepare_path(args.vtu .. "_000000.vtu", fn .. ": argument 'vtu'")
   end
+  local tracked = args.blocks or {}
+  if type(tracked) ~= "table" then fail(fn, "argument 'blocks' must be a list of block numbers", 2) end
+  for k, b in ipairs(tracked) do
+    if math.type(b) ~= "integer" or b < 1 or b > #self.core then
+      fail(fn, string.format("blocks[%d] = %s is not a block (1..%d)", k, tostring(b), #self.core), 2)
+    end
+  end
+  if #tracked > 0 and args.csv == nil then fail(fn, "argument 'blocks' needs 'csv' (the file its columns go to)", 2) end
+  if args.png ~= nil then
+    if type(args.png) ~= "string" then fail(fn, "argument 'png' must be a path prefix", 2) end
+    cl.io.prepare_path(args.png .. "_000000.png", fn .. ": argument 'png'")
+  end
   local csv
   if args.csv ~= nil then
     if type(args.csv) ~= "string" then fail(fn, "argument 'csv' must be a path", 2) end
@@ -424,7 +438,11 @@ function model_mt:run(args)
     local f, msg = io.open(args.csv, "w")
     if not f then fail(fn, string.format("argument 'csv': cannot write %s (%s)", args.csv, msg), 2) end
     csv = f
-    csv:write(table.concat(csv_columns, ","), "\n")
+    local header = { table.concat(csv_columns, ",") }
+    for _, b in ipairs(tracked) do
+      header[#header + 1] = string.format("b%d_ux,b%d_uy,b%d_rotation,b%d_vx,b%d_vy", b, b, b, b, b)
+    end
+    csv:write(table.concat(header, ","), "\n")
   end
   local function close() if csv then csv:close() end end
   for step = 1, steps do
@@ -438,7 +456,18 @@ function model_mt:run(args)
     if csv then
       local row = {}
       for k, c in ipairs(csv_columns) do row[k] = string.format("%.17g", c == "step" and s.steps or s[c]) end
+      for _, i in ipairs(tracked) do
+        local b = self.core:block(i)
+        for _, v in ipairs { b.ux, b.uy, b.rotation, b.velocity[1], b.velocity[2] } do row[#row + 1] = string.format("%.17g", v) end
+      end
       csv:write(table.concat(row, ","), "\n")
+    end
+    if args.png and (step % every == 0 or step == steps) then
+      local ok2, err2 = pcall(self.core._png, self.core, string.format("%s_%06d.png", args.png, s.steps))
+      if not ok2 then
+        close()
+        fail(fn, tostring(err2), 2)
+      end
     end
     if args.vtu and (step % every == 0 or step == steps) then
       local ok2, err2 = pcall(self.core._vtu, self.core, string.format("%s_%06d.vtu", args.vtu, s.steps),

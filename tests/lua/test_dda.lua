@@ -91,7 +91,8 @@ T.case("incline 30 deg, friction 20 deg: slides d = g (sin - cos tan phi) t^2 / 
   local theta, phi = math.rad(30), math.rad(20)
   local m = incline(theta, 20)
   local dir = T.outdir("dda_incline")
-  m:run { steps = 1000, dt = 1e-3, csv = dir .. "/history.csv", vtu = dir .. "/blocks", every = 500 }
+  m:run { steps = 1000, dt = 1e-3, csv = dir .. "/history.csv", blocks = { 2 }, vtu = dir .. "/blocks",
+    png = dir .. "/picture", every = 500 }
   local t = m:stats().t
   local exact = 0.5 * g * (math.sin(theta) - math.cos(theta) * math.tan(phi)) * t ^ 2
   T.near(t, 1, 1e-12, "time")
@@ -105,9 +106,21 @@ T.case("incline 30 deg, friction 20 deg: slides d = g (sin - cos tan phi) t^2 / 
   T.ok(T.exists(dir .. "/blocks_000500.vtu") and T.exists(dir .. "/blocks_001000.vtu"), "VTU every 500 steps")
   local contacts = T.read(dir .. "/blocks_contacts_001000.vtu")
   T.ok(contacts:find('NumberOfCells="2"', 1, true) and contacts:find("normal_force", 1, true), "contacts VTU")
-  local lines = 0
-  for _ in T.read(dir .. "/history.csv"):gmatch("\n") do lines = lines + 1 end
+  local lines, header, last = 0, nil, nil
+  for line in T.read(dir .. "/history.csv"):gmatch("[^\n]+") do
+    lines = lines + 1
+    header, last = header or line, line
+  end
   T.eq(lines, 1001, "CSV rows (header + one per step)")
+  local column = 0
+  for name in header:gmatch("[^,]+") do
+    column = column + 1
+    if name == "b2_ux" then break end
+  end
+  local values = {}
+  for v in last:gmatch("[^,]+") do values[#values + 1] = tonumber(v) end
+  T.eq(values[column], m:block(2).ux, "block 2's ux in the last CSV row")
+  T.ok(T.read(dir .. "/picture_001000.png"):sub(2, 4) == "PNG", "PNG picture")
 end)
 
 T.case("incline 30 deg, friction 35 deg: stays (slip below 1e-4 of the block size)", function()
