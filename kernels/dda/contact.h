@@ -59,6 +59,34 @@ CL_HD static inline void cl_dda_spring(double k, double g0, const double a[6], c
   }
 }
 
+typedef enum cl_dda_contact_state { CL_DDA_OPEN = 0, CL_DDA_SLIDE = 1, CL_DDA_LOCK = 2 } cl_dda_contact_state;
+
+/* A contact's joint as the open-close rule sees it. */
+typedef struct cl_dda_contact_law {
+  double kn, ks;            /* spring stiffnesses */
+  double tan_phi;           /* friction */
+  double cohesion, tension; /* forces: strengths times the contact's joint length, 0 once unbonded */
+  double slip_floor, force_floor; /* round-off bands below which nothing changes */
+} cl_dda_contact_law;
+
+/* The open-close rule on a solution with gaps gn, gs (gs0: the shear gap at the step's start):
+ * an open contact that penetrates closes (locked); a closed one in tension beyond its strength
+ * opens; a locked one whose shear force exceeds max(N, 0) tan phi + cohesion slides, in the
+ * direction of its shear gap (*sgn); a sliding one whose slip turns back locks. */
+CL_HD static inline int cl_dda_open_close(int state, double gn, double gs, double gs0, double *sgn,
+                                          const cl_dda_contact_law *law) {
+  double N = -law->kn * gn;
+  if (state == CL_DDA_OPEN) return gn < -law->slip_floor ? CL_DDA_LOCK : CL_DDA_OPEN;
+  if (N < -law->tension - law->force_floor) return CL_DDA_OPEN;
+  if (state == CL_DDA_LOCK) {
+    double strength = (N > 0 ? N : 0) * law->tan_phi + law->cohesion;
+    if (fabs(law->ks * gs) <= strength + law->force_floor) return CL_DDA_LOCK;
+    *sgn = gs > 0 ? 1 : -1;
+    return CL_DDA_SLIDE;
+  }
+  return (gs - gs0) * *sgn < -law->slip_floor ? CL_DDA_LOCK : CL_DDA_SLIDE;
+}
+
 /* The gap g0 + a.Di - b.Dj after the solution. */
 CL_HD static inline double cl_dda_gap(double g0, const double a[6], const double b[6], const double *Di,
                                       const double *Dj) {

@@ -13,7 +13,6 @@
 #include "contact.h"
 
 typedef enum cl_dda_contact_kind { CL_DDA_VE = 0, CL_DDA_VV1 = 1, CL_DDA_VV2 = 2 } cl_dda_contact_kind;
-typedef enum cl_dda_contact_state { CL_DDA_OPEN = 0, CL_DDA_SLIDE = 1, CL_DDA_LOCK = 2 } cl_dda_contact_state;
 
 typedef struct cl_dda_contact {
   int32_t bi, vi;    /* the vertex: its block and its index among all vertices */

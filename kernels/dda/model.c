@@ -428,38 +428,29 @@ static cl_status assemble(cl_dda_model *m, cl_error *err) {
   return CL_OK;
 }
 
-/* The open-close rules on the solution: no tension beyond the strength, no penetration, Coulomb
- * friction; returns the number of contacts whose state changed or whose friction force has not
- * settled (relative 1e-6 of its normal force, above round-off). A contact that changed
- * FLIP_LIMIT times keeps its state, but for closing when it penetrates. */
+/* The open-close rule (cl_dda_open_close) on the solution; returns the number of contacts whose
+ * state changed or whose friction force has not settled (relative 1e-6 of its normal force). The
+ * round-off bands are 1e-9 of the allowed displacement and its force through the normal stiffness:
+ * a contact carrying no force would otherwise flip on gaps of 1e-20 and chatter on slightly
+ * larger ones. A contact that changed FLIP_LIMIT times keeps its state, but for closing when it
+ * penetrates. */
 static int update_states(cl_dda_model *m) {
-  /* round-off floors: a contact carrying no force would otherwise flip between sliding and locked
-   * on slips and forces of 1e-20 */
-  double slip_floor = 1e-9 * m->p.max_displacement, force_floor = slip_floor * m->p.normal_stiffness;
+  double slip_floor = 1e-9 * m->p.max_displacement;
   int changed = 0;
   for (size_t k = 0; k < m->trial.count; k++) {
     cl_dda_contact *c = &m->trial.c[k];
     const double *Di = m->x + 6 * c->bi, *Dj = m->x + 6 * c->bj;
     double gn = cl_dda_gap(c->g.gn0, c->g.en, c->g.fn, Di, Dj), gs = cl_dda_gap(c->g.gs0, c->g.es, c->g.fs, Di, Dj);
     const cl_dda_joint *jt = joint_of(m, c);
-    double l = c->length, N = -m->p.normal_stiffness * gn;
-    int state = c->state;
-    if (state == CL_DDA_OPEN) {
-      if (gn < -slip_floor) state = CL_DDA_LOCK;
-    } else if (N < -(c->bonded ? jt->tension * l : 0) - force_floor) {
-      state = CL_DDA_OPEN;
-    } else if (state == CL_DDA_LOCK) {
-      /* Mohr-Coulomb: friction only under compression, cohesion while bonded */
-      double S = m->p.shear_stiffness * gs;
-      double strength = fmax(N, 0) * tan(jt->friction_angle * PI / 180) + (c->bonded ? jt->cohesion * l : 0);
-      if (fabs(S) > strength + force_floor) state = CL_DDA_SLIDE, c->sgn = gs > 0 ? 1 : -1;
-    } else if ((gs - c->g.gs0) * c->sgn < -slip_floor) {
-      state = CL_DDA_LOCK; /* the slip turned back: friction holds again */
-    }
+    double l = c->bonded ? c->length : 0, N = -m->p.normal_stiffness * gn;
+    cl_dda_contact_law law = {m->p.normal_stiffness, m->p.shear_stiffness, tan(jt->friction_angle * PI / 180),
+                              jt->cohesion * l, jt->tension * l, slip_floor, slip_floor * m->p.normal_stiffness};
+    double sgn = c->sgn;
+    int state = cl_dda_open_close(c->state, gn, gs, c->g.gs0, &sgn, &law);
     if (c->flips >= FLIP_LIMIT && state != c->state && !(c->state == CL_DDA_OPEN && state == CL_DDA_LOCK))
       state = c->state;
-    if (state != c->state) changed++, c->flips++;
-    else if (state == CL_DDA_SLIDE && fabs(N - c->N) > 1e-6 * fabs(N) + force_floor) changed++;
+    if (state != c->state) changed++, c->flips++, c->sgn = sgn;
+    else if (state == CL_DDA_SLIDE && fabs(N - c->N) > 1e-6 * fabs(N) + law.force_floor) changed++;
     c->state = state;
     c->N = state == CL_DDA_OPEN ? 0 : N;
   }
