@@ -130,17 +130,9 @@ local function joint_traces(set, domain)
   return segments
 end
 
-local function polygon_area(p)
-  local a = 0
-  for k = 1, #p, 2 do
-    local l = k + 2 <= #p and k + 2 or 1
-    a = a + p[k] * p[l + 1] - p[l] * p[k + 1]
-  end
-  return a / 2
-end
-
 --- cl.dda.cut{ domain = {x1, y1, ...}, joints = { {dip =, spacing =, trace = 0, bridge = 0,
---- perturbation = 0, seed = 1, origin = {x, y}}, ... }, lines = { {x1, y1, x2, y2}, ... }, material = 1 }:
+--- perturbation = 0, seed = 1, origin = {x, y}, joint = k}, ... }, lines = { {x1, y1, x2, y2, joint = k}, ... },
+--- material = 1 }:
 --- the domain polygon cut into blocks by joint sets and lines (a block set).
 function dda.cut(args)
   local fn = "cleave.dda.cut"
