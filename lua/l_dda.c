@@ -5,6 +5,7 @@
 
 #include "../kernels/dda/cutting.h"
 #include "../kernels/dda/model.h"
+#include "../runtime/io/vtu.h"
 #include "l_util.h"
 
 #define MODEL_MT "cleave.dda.model"
@@ -12,7 +13,12 @@
 typedef struct model_ud {
   cl_dda_model *m;
   cl_device_ref *device;
+  cl_pvd *series[2]; /* the VTU frames of the blocks and of the contacts, while a run writes them */
 } model_ud;
+
+static void close_series(model_ud *u) {
+  for (int k = 0; k < 2; k++) cl_pvd_close(u->series[k]), u->series[k] = NULL;
+}
 
 static model_ud *check_model(lua_State *L) {
   model_ud *u = luaL_checkudata(L, 1, MODEL_MT);
@@ -22,6 +28,7 @@ static model_ud *check_model(lua_State *L) {
 
 static int model_gc(lua_State *L) {
   model_ud *u = luaL_checkudata(L, 1, MODEL_MT);
+  close_series(u);
   cl_dda_model_destroy(u->m);
   if (u->device) cl_device_ref_release(u->device);
   u->m = NULL, u->device = NULL;
@@ -192,13 +199,36 @@ static int model_contacts(lua_State *L) {
   return 1;
 }
 
-/* model:_vtu(blocks_path, contacts_path) */
+/* model:_series(blocks_pvd, contacts_pvd): starts the two .pvd collections the next _vtu calls add to. */
+static int model_series(lua_State *L) {
+  model_ud *u = check_model(L);
+  const char *paths[2] = {luaL_checkstring(L, 2), luaL_checkstring(L, 3)};
+  close_series(u);
+  cl_error err;
+  for (int k = 0; k < 2; k++)
+    if (cl_pvd_open(&u->series[k], paths[k], &err) != CL_OK) {
+      close_series(u);
+      return cl_lua_fail(L, &err);
+    }
+  return 0;
+}
+
+/* The file name of path (what a .pvd beside it refers to). */
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* model:_vtu(blocks_path, contacts_path, time): the two files, added to the series when one is open */
 static int model_vtu(lua_State *L) {
   model_ud *u = check_model(L);
+  const char *paths[2] = {luaL_checkstring(L, 2), luaL_checkstring(L, 3)};
+  double time = luaL_checknumber(L, 4);
   cl_error err;
-  if (cl_dda_write_vtu(u->m, luaL_checkstring(L, 2), &err) != CL_OK ||
-      cl_dda_write_contacts_vtu(u->m, luaL_checkstring(L, 3), &err) != CL_OK)
+  if (cl_dda_write_vtu(u->m, paths[0], &err) != CL_OK || cl_dda_write_contacts_vtu(u->m, paths[1], &err) != CL_OK)
     return cl_lua_fail(L, &err);
+  for (int k = 0; k < 2; k++)
+    if (u->series[k] && cl_pvd_add(u->series[k], time, base_name(paths[k]), &err) != CL_OK) return cl_lua_fail(L, &err);
   return 0;
 }
 
@@ -284,7 +314,7 @@ int cl_lua_open_dda(lua_State *L) {
   const luaL_Reg meta[] = {{"__gc", model_gc}, {"__len", model_count}, {NULL, NULL}};
   luaL_setfuncs(L, meta, 0);
   const luaL_Reg methods[] = {{"_step", model_step}, {"_set_load", model_set_load}, {"stats", model_stats},
-                              {"block", model_block}, {"contacts", model_contacts}, {"_vtu", model_vtu}, {"_png", model_png},
+                              {"block", model_block}, {"contacts", model_contacts}, {"_vtu", model_vtu}, {"_series", model_series}, {"_png", model_png},
                               {NULL, NULL}};
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "__index");

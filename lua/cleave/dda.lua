@@ -396,8 +396,8 @@ local csv_columns = { "step", "t", "dt", "kinetic", "gravity_work", "load_work",
 --- model:run{ steps = n, dt = ..., csv = path, blocks = {i, ...}, vtu = prefix, png = prefix, every = k }:
 --- n steps of time step dt (each shrunk inside when it must be); a CSV row per step (with the
 --- displacement, rotation and velocity of the listed blocks); blocks as prefix_NNNNNN.vtu and
---- contacts as prefix_contacts_NNNNNN.vtu, a picture coloured by displacement as
---- prefix_NNNNNN.png, every k steps (NNNNNN: the step number).
+--- contacts as prefix_contacts_NNNNNN.vtu (series prefix.pvd, prefix_contacts.pvd), a picture
+--- coloured by displacement as prefix_NNNNNN.png, every k steps (NNNNNN: the step number).
 function model_mt:run(args)
   local fn = "dda model:run"
   cl.check_args(fn, args, { steps = true, dt = true, csv = true, vtu = true, every = true, blocks = true, png = true })
@@ -410,6 +410,8 @@ function model_mt:run(args)
   if args.vtu ~= nil then
     if type(args.vtu) ~= "string" then fail(fn, "argument 'vtu' must be a path prefix", 2) end
     cl.io.prepare_path(args.vtu .. "_000000.vtu", fn .. ": argument 'vtu'")
+    local ok, err = pcall(self.core._series, self.core, args.vtu .. ".pvd", args.vtu .. "_contacts.pvd")
+    if not ok then fail(fn, tostring(err), 2) end
   end
   local tracked = args.blocks or {}
   if type(tracked) ~= "table" then fail(fn, "argument 'blocks' must be a list of block numbers", 2) end
@@ -463,7 +465,7 @@ function model_mt:run(args)
     end
     if args.vtu and (step % every == 0 or step == steps) then
       local ok2, err2 = pcall(self.core._vtu, self.core, string.format("%s_%06d.vtu", args.vtu, s.steps),
-        string.format("%s_contacts_%06d.vtu", args.vtu, s.steps))
+        string.format("%s_contacts_%06d.vtu", args.vtu, s.steps), s.t)
       if not ok2 then
         close()
         fail(fn, tostring(err2), 2)

@@ -104,6 +104,10 @@ T.case("incline 30 deg, friction 20 deg: slides d = g (sin - cos tan phi) t^2 / 
   end
   T.near(N, rock.rho * g * math.cos(theta), 0.01, "normal force = weight x cos(theta)")
   T.ok(T.exists(dir .. "/blocks_000500.vtu") and T.exists(dir .. "/blocks_001000.vtu"), "VTU every 500 steps")
+  local series = T.read(dir .. "/blocks.pvd")
+  T.ok(series:find('file="blocks_000500.vtu"', 1, true) and series:find('file="blocks_001000.vtu"', 1, true),
+    "PVD series of the blocks")
+  T.ok(T.read(dir .. "/blocks_contacts.pvd"):find('file="blocks_contacts_001000.vtu"', 1, true), "of the contacts")
   local contacts = T.read(dir .. "/blocks_contacts_001000.vtu")
   T.ok(contacts:find('NumberOfCells="2"', 1, true) and contacts:find("normal_force", 1, true), "contacts VTU")
   local lines, header, last = 0, nil, nil
