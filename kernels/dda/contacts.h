@@ -1,0 +1,57 @@
+/* DDA contacts on the host: detection (broad phase by a uniform grid of cells,
+ * O(n) for blocks of bounded size; the narrow phase's vertex-edge (VE) and
+ * vertex-vertex classes with the angle check, VV1 for parallel edges and VV2
+ * otherwise) and the transfer of each contact's state from the previous step by
+ * sorted search on its key (vertex block, vertex, edge block, edge). */
+#ifndef CL_DDA_CONTACTS_H
+#define CL_DDA_CONTACTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../runtime/status.h"
+#include "contact.h"
+
+typedef enum cl_dda_contact_kind { CL_DDA_VE = 0, CL_DDA_VV1 = 1, CL_DDA_VV2 = 2 } cl_dda_contact_kind;
+
+typedef struct cl_dda_contact {
+  int32_t bi, vi;    /* the vertex: its block and its index among all vertices */
+  int32_t bj, ej;    /* the edge: its block and the index of its first vertex (the edge runs to the next) */
+  int32_t kind;      /* cl_dda_contact_kind */
+  int32_t state;     /* cl_dda_contact_state */
+  int32_t bonded;    /* cohesion and tensile strength still hold (lost once it opens or slides) */
+  int32_t flips;     /* state changes in this step's open-close iteration */
+  double t_ref;      /* the shear spring's anchor, a ratio along the edge */
+  double length;     /* joint length the contact stands for (cohesion and tension act on it) */
+  double sgn;        /* sliding direction (+1 / -1 along the edge) */
+  double N;          /* normal force (compression > 0) of the last solution, used by friction */
+  double S;          /* shear force of the last solution */
+  cl_dda_contact_geometry g;
+} cl_dda_contact;
+
+typedef struct cl_dda_contact_list {
+  cl_dda_contact *c;
+  size_t count, cap;
+} cl_dda_contact_list;
+
+/* The blocks as detection sees them. */
+typedef struct cl_dda_geometry {
+  size_t n;
+  const int32_t *vstart; /* n + 1 */
+  const double *vx, *vy;
+} cl_dda_geometry;
+
+/* The candidate pairs (i < j) whose bounding boxes, grown by d0, overlap: a uniform grid of
+ * cells as wide as the largest box; *pairs (2 per pair) is reallocated. */
+cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pairs, size_t *npairs, size_t *cap,
+                             cl_error *err);
+
+/* All contacts of the candidate pairs within distance d0, their states taken from prev where
+ * the same (vertex, edge) was in contact (prev is sorted here), new ones closed (locked) when
+ * touching or penetrating and open otherwise, bonded when `first` (the analysis' first step). */
+cl_status cl_dda_narrow_phase(const cl_dda_geometry *g, const int32_t *pairs, size_t npairs, double d0,
+                              cl_dda_contact_list *prev, int first, cl_dda_contact_list *out, cl_error *err);
+
+void cl_dda_contact_list_free(cl_dda_contact_list *l);
+
+#endif

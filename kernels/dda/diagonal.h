@@ -1,0 +1,90 @@
+/* The per-block kernels of a DDA step, one thread (or loop iteration) per
+ * block, written once for both backends (block.h has the formulation):
+ *   cl_dda_diagonal_block: moments, the diagonal 6x6 submatrix and the right-hand side;
+ *   cl_dda_update_block:   vertices, fixed and loading points, stresses and velocities
+ *                          moved by the accepted solution D. */
+#ifndef CL_DDA_DIAGONAL_H
+#define CL_DDA_DIAGONAL_H
+
+#include "block.h"
+#include "block_args.h"
+
+CL_HD static inline void cl_dda_diagonal_block(const cl_dda_block_args *a, size_t i) {
+  size_t n = a->n;
+  const real *vx = (const real *)a->vx, *vy = (const real *)a->vy;
+  int v0 = a->vstart[i], m = a->vstart[i + 1] - v0;
+  cl_dda_moments mo = cl_dda_polygon_moments(vx + v0, vy + v0, m);
+  real *mom = (real *)a->moments;
+  mom[i] = (real)mo.S, mom[n + i] = (real)mo.Sxx, mom[2 * n + i] = (real)mo.Syy;
+  mom[3 * n + i] = (real)mo.Sxy, mom[4 * n + i] = (real)mo.x0, mom[5 * n + i] = (real)mo.y0;
+
+  double K[36], F[6], M[36], C[9];
+  double rho = ((const real *)a->rho)[i];
+  const real *sig = (const real *)a->stress, *vel = (const real *)a->vel;
+  cl_dda_mass_integral(&mo, M);
+  double mk = 2 * rho / (a->dt * a->dt), mf = 2 * rho / a->dt;
+  for (int k = 0; k < 6; k++) {
+    F[k] = 0;
+    for (int l = 0; l < 6; l++) {
+      K[6 * k + l] = mk * M[6 * k + l];
+      F[k] += mf * M[6 * k + l] * vel[l * n + i];
+    }
+  }
+  cl_dda_elastic_matrix(((const real *)a->E)[i], ((const real *)a->nu)[i], a->plane_strain, C);
+  for (int k = 0; k < 3; k++) {
+    for (int l = 0; l < 3; l++) K[6 * (3 + k) + 3 + l] += mo.S * C[3 * k + l];
+    F[3 + k] -= mo.S * sig[k * n + i];
+  }
+  F[0] += rho * a->gx * mo.S;
+  F[1] += rho * a->gy * mo.S;
+
+  double t[12];
+  const real *fx = (const real *)a->fx, *fy = (const real *)a->fy;
+  const real *ftx = (const real *)a->ftx, *fty = (const real *)a->fty;
+  for (int p = a->fstart[i]; p < a->fstart[i + 1]; p++) {
+    cl_dda_t_at(fx[p] - mo.x0, fy[p] - mo.y0, t);
+    cl_dda_point_spring(t, a->fixed_penalty, K);
+    /* pulls the point back to its first position: no drift over many steps */
+    cl_dda_point_force(t, a->fixed_penalty * (ftx[p] - fx[p]), a->fixed_penalty * (fty[p] - fy[p]), F);
+  }
+  const real *lx = (const real *)a->lx, *ly = (const real *)a->ly;
+  const real *lpx = (const real *)a->lpx, *lpy = (const real *)a->lpy;
+  for (int p = a->lstart[i]; p < a->lstart[i + 1]; p++) {
+    cl_dda_t_at(lx[p] - mo.x0, ly[p] - mo.y0, t);
+    cl_dda_point_force(t, lpx[p], lpy[p], F);
+  }
+  real *Ko = (real *)a->K + 36 * i, *Fo = (real *)a->F;
+  for (int k = 0; k < 36; k++) Ko[k] = (real)K[k];
+  for (int k = 0; k < 6; k++) Fo[k * n + i] = (real)F[k];
+}
+
+/* Moves the point (x, y) of a block by its displacement T D. The rotation r0 moves points on
+ * the circle (cos, sin) rather than along the tangent, Shi's post-correction that keeps a
+ * spinning block from growing. */
+CL_HD static inline void cl_dda_move_point(const double d[6], double x0, double y0, real *x, real *y) {
+  double X = *x - x0, Y = *y - y0, c = cos(d[2]), s = sin(d[2]);
+  double ux = d[0] + (c - 1) * X - s * Y + X * d[3] + Y * d[5] / 2;
+  double uy = d[1] + s * X + (c - 1) * Y + Y * d[4] + X * d[5] / 2;
+  *x = (real)(*x + ux), *y = (real)(*y + uy);
+}
+
+CL_HD static inline void cl_dda_update_block(const cl_dda_block_args *a, size_t i) {
+  size_t n = a->n;
+  const real *mom = (const real *)a->moments, *Dv = (const real *)a->D;
+  double x0 = mom[4 * n + i], y0 = mom[5 * n + i], d[6];
+  for (int k = 0; k < 6; k++) d[k] = Dv[k * n + i];
+  real *vx = (real *)a->vx, *vy = (real *)a->vy;
+  for (int v = a->vstart[i]; v < a->vstart[i + 1]; v++) cl_dda_move_point(d, x0, y0, vx + v, vy + v);
+  real *fx = (real *)a->fx, *fy = (real *)a->fy, *lx = (real *)a->lx, *ly = (real *)a->ly;
+  for (int p = a->fstart[i]; p < a->fstart[i + 1]; p++) cl_dda_move_point(d, x0, y0, fx + p, fy + p);
+  for (int p = a->lstart[i]; p < a->lstart[i + 1]; p++) cl_dda_move_point(d, x0, y0, lx + p, ly + p);
+  double C[9];
+  cl_dda_elastic_matrix(((const real *)a->E)[i], ((const real *)a->nu)[i], a->plane_strain, C);
+  real *sig = (real *)a->stress, *vel = (real *)a->vel;
+  for (int k = 0; k < 3; k++)
+    sig[k * n + i] += (real)(C[3 * k] * d[3] + C[3 * k + 1] * d[4] + C[3 * k + 2] * d[5]);
+  for (int k = 0; k < 6; k++)
+    vel[k * n + i] = a->dynamic ? (real)(2 * d[k] / a->dt - vel[k * n + i]) : (real)0;
+}
+
+#endif

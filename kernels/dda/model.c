@@ -1,0 +1,702 @@
+/* The DDA model and its step (model.h). */
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../runtime/io/png.h"
+#include "../../runtime/io/vtu.h"
+#include "block.h"
+#include "block_kernels.h"
+#include "bsr.h"
+#include "contacts.h"
+#include "polygon.h"
+
+#define PI 3.14159265358979323846
+/* a step shrinks its time step at most this many times (halving: to 1e-6 of the requested one)
+ * before it gives up */
+#define MAX_REDUCTIONS 20
+/* state changes after which a contact is held in its state for the rest of the step's open-close
+ * iteration (closed if it penetrates): it breaks the cycles between two states that are both
+ * violated (open: penetrates; closed: in tension), where the answer is a contact at zero force */
+#define FLIP_LIMIT 4
+
+/* The arrays the per-block kernels read or write; on a cuda device each has a device copy. */
+enum { A_VSTART, A_FSTART, A_LSTART, A_VX, A_VY, A_RHO, A_E, A_NU, A_STRESS, A_VEL, A_FX, A_FY, A_FTX, A_FTY,
+       A_LX, A_LY, A_LPX, A_LPY, A_K, A_F, A_MOMENTS, A_D, A_COUNT };
+
+struct cl_dda_model {
+  cl_device *dev;
+  size_t n, nv, nf, nl;
+  int32_t *vstart, *fstart, *lstart, *load_slot, *material, *edge_joint;
+  double *vx, *vy, *rho, *E, *nu, *stress, *vel, *fx, *fy, *ftx, *fty, *lx, *ly, *lpx, *lpy;
+  double *K, *F, *moments, *D; /* kernel layouts: K block-major, F, moments and D SoA */
+  double *x_start, *y_start, *rotation; /* centroids at the start, rotation accumulated */
+  void *host[A_COUNT], *device[A_COUNT];
+  size_t bytes[A_COUNT];
+  double *x, *b;                /* the solver's unknowns and right-hand side, block-major */
+  cl_dda_joint *joints;
+  size_t njoints, npairs;
+  int64_t *pair_keys;           /* sorted (min block) n + max block */
+  int32_t *pair_joint;
+  cl_dda_input p;               /* parameters (pointers into the caller's input are not kept) */
+  cl_dda_contact_list contacts, trial, start;
+  int32_t *pairs;
+  size_t npairs_cap, ncand;
+  int32_t *closed_pairs;
+  size_t closed_cap;
+  cl_dda_bsr a;
+  cl_dda_stats stats;
+};
+
+/* ---- creation ------------------------------------------------------------------ */
+
+static void *alloc_zero(size_t count, size_t size) { return calloc(count ? count : 1, size); }
+
+static cl_status oom(cl_error *err) { return cl_error_set(err, CL_ERR_OOM, "DDA model: out of memory"); }
+
+/* The block holding point (x, y), or -1. */
+static int32_t block_at(const cl_dda_model *m, double x, double y, double tol) {
+  for (size_t i = 0; i < m->n; i++) {
+    int32_t v = m->vstart[i];
+    if (cl_dda_point_in_polygon(x, y, m->vx + v, m->vy + v, m->vstart[i + 1] - v, tol)) return (int32_t)i;
+  }
+  return -1;
+}
+
+static int point_cmp(const void *x, const void *y) {
+  const int32_t *a = x, *b = y;
+  return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
+}
+
+/* Points sorted by block: start (n + 1), coordinates into px, py; slot[k] is input point k's place. */
+static cl_status place_points(cl_dda_model *m, const char *what, size_t np, const double *xy, double tol,
+                              int32_t *start, double *px, double *py, int32_t *slot, cl_error *err) {
+  int32_t *order = alloc_zero(2 * np, sizeof *order);
+  if (!order) return oom(err);
+  for (size_t k = 0; k < np; k++) {
+    int32_t b = block_at(m, xy[2 * k], xy[2 * k + 1], tol);
+    if (b < 0) {
+      free(order);
+      return cl_error_set(err, CL_ERR_ARG, "%s point %zu (%g, %g) lies outside every block: give a point inside "
+                          "the block it belongs to", what, k + 1, xy[2 * k], xy[2 * k + 1]);
+    }
+    order[2 * k] = b, order[2 * k + 1] = (int32_t)k;
+  }
+  qsort(order, np, 2 * sizeof *order, point_cmp);
+  for (size_t k = 0; k < np; k++) {
+    int32_t b = order[2 * k], src = order[2 * k + 1];
+    start[b + 1]++;
+    px[k] = xy[2 * src], py[k] = xy[2 * src + 1];
+    if (slot) slot[src] = (int32_t)k;
+  }
+  for (size_t i = 0; i < m->n; i++) start[i + 1] += start[i];
+  free(order);
+  return CL_OK;
+}
+
+static cl_status check_input(const cl_dda_input *in, cl_error *err) {
+  if (in->nblocks == 0) return cl_error_set(err, CL_ERR_ARG, "blocks: no blocks given");
+  for (size_t k = 0; k < in->nmaterials; k++) {
+    const cl_dda_material *q = &in->materials[k];
+    if (!(q->rho > 0) || !isfinite(q->rho))
+      return cl_error_set(err, CL_ERR_ARG, "material %zu: density rho = %g must be > 0", k + 1, q->rho);
+    if (!(q->E > 0) || !isfinite(q->E))
+      return cl_error_set(err, CL_ERR_ARG, "material %zu: Young's modulus E = %g must be > 0", k + 1, q->E);
+    if (!(q->nu >= 0 && q->nu < 0.5))
+      return cl_error_set(err, CL_ERR_ARG, "material %zu: Poisson's ratio nu = %g must be in [0, 0.5)", k + 1, q->nu);
+  }
+  for (size_t i = 0; i < in->nblocks; i++)
+    if (in->material[i] < 0 || (size_t)in->material[i] >= in->nmaterials)
+      return cl_error_set(err, CL_ERR_ARG, "block %zu: material %d does not exist (there are %zu)", i + 1,
+                          in->material[i] + 1, in->nmaterials);
+  if (in->njoints == 0) return cl_error_set(err, CL_ERR_ARG, "joints: at least the default joint is needed");
+  for (size_t k = 0; k < in->njoints; k++) {
+    const cl_dda_joint *j = &in->joints[k];
+    if (!(j->friction_angle >= 0 && j->friction_angle < 90))
+      return cl_error_set(err, CL_ERR_ARG, "joint %zu: friction angle %g must be in [0, 90) degrees", k + 1,
+                          j->friction_angle);
+    if (!(j->cohesion >= 0) || !(j->tension >= 0))
+      return cl_error_set(err, CL_ERR_ARG, "joint %zu: cohesion and tension must be >= 0", k + 1);
+  }
+  for (size_t k = 0; k < in->njoint_pairs; k++) {
+    const int32_t *t = in->joint_pairs + 3 * k;
+    if (t[0] < 0 || t[1] < 0 || (size_t)t[0] >= in->nblocks || (size_t)t[1] >= in->nblocks || t[0] == t[1] ||
+        t[2] < 0 || (size_t)t[2] >= in->njoints)
+      return cl_error_set(err, CL_ERR_ARG, "joint pair %zu names blocks %d, %d and joint %d: give two different "
+                          "existing blocks and an existing joint", k + 1, t[0] + 1, t[1] + 1, t[2] + 1);
+  }
+  if (in->edge_joint)
+    for (int32_t v = 0; v < in->vstart[in->nblocks]; v++)
+      if (in->edge_joint[v] < -1 || in->edge_joint[v] >= (int32_t)in->njoints)
+        return cl_error_set(err, CL_ERR_ARG, "edge joint %d of vertex %d does not exist (there are %zu joints)",
+                            in->edge_joint[v] + 1, v + 1, in->njoints);
+  const struct { const char *name; double v; } positive[] = {
+      {"normal_stiffness", in->normal_stiffness}, {"shear_stiffness", in->shear_stiffness},
+      {"fixed_stiffness", in->fixed_stiffness}, {"pcg_tolerance", in->pcg_tolerance}};
+  for (size_t k = 0; k < sizeof positive / sizeof *positive; k++)
+    if (!(positive[k].v > 0) || !isfinite(positive[k].v))
+      return cl_error_set(err, CL_ERR_ARG, "%s = %g must be a number > 0", positive[k].name, positive[k].v);
+  if (!(in->max_displacement >= 0) || !isfinite(in->max_displacement))
+    return cl_error_set(err, CL_ERR_ARG, "max_displacement = %g must be a length > 0 (or 0: the default)",
+                        in->max_displacement);
+  if (in->preconditioner != CL_DDA_BLOCK_JACOBI && in->preconditioner != CL_DDA_SSOR_AI)
+    return cl_error_set(err, CL_ERR_ARG, "preconditioner %d is not one of block Jacobi (0) and SSOR-AI (1)",
+                        (int)in->preconditioner);
+  if (in->pcg_max_iterations < 1 || in->open_close_max < 1)
+    return cl_error_set(err, CL_ERR_ARG, "pcg_max_iterations and open_close_max must be >= 1");
+  if (!isfinite(in->gx) || !isfinite(in->gy)) return cl_error_set(err, CL_ERR_ARG, "gravity must be finite");
+  return CL_OK;
+}
+
+/* Blocks: checked, made counter-clockwise, and no two overlapping. */
+static cl_status load_blocks(cl_dda_model *m, const cl_dda_input *in, double *tol, cl_error *err) {
+  double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+  for (size_t v = 0; v < m->nv; v++) {
+    x0 = fmin(x0, in->vx[v]), x1 = fmax(x1, in->vx[v]), y0 = fmin(y0, in->vy[v]), y1 = fmax(y1, in->vy[v]);
+  }
+  double size = fmax(x1 - x0, y1 - y0);
+  *tol = 1e-9 * size;
+  for (size_t i = 0; i < m->n; i++) {
+    int32_t s = in->vstart[i], nv = in->vstart[i + 1] - s;
+    char why[160];
+    if (cl_dda_polygon_defect(in->vx + s, in->vy + s, nv, *tol, why, sizeof why))
+      return cl_error_set(err, CL_ERR_ARG, "block %zu %s: give a simple polygon's vertices in order", i + 1, why);
+    int ccw = cl_dda_polygon_area2(in->vx + s, in->vy + s, nv) > 0;
+    for (int32_t k = 0; k < nv; k++) {
+      int32_t src = ccw ? s + k : s + nv - 1 - k;
+      m->vx[s + k] = in->vx[src], m->vy[s + k] = in->vy[src];
+      /* reversed, the edge from vertex k runs along the input's edge from vertex nv - 2 - k */
+      int32_t edge = ccw ? s + k : s + (2 * nv - 2 - k) % nv;
+      m->edge_joint[s + k] = in->edge_joint ? in->edge_joint[edge] : -1;
+    }
+  }
+  cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
+  CL_TRY(cl_dda_broad_phase(&g, 0, &m->pairs, &m->ncand, &m->npairs_cap, err));
+  for (size_t k = 0; k < m->ncand; k++) {
+    int32_t a = m->pairs[2 * k], b = m->pairs[2 * k + 1];
+    int32_t sa = m->vstart[a], sb = m->vstart[b];
+    if (cl_dda_polygons_overlap(m->vx + sa, m->vy + sa, m->vstart[a + 1] - sa, m->vx + sb, m->vy + sb,
+                                m->vstart[b + 1] - sb, *tol))
+      return cl_error_set(err, CL_ERR_ARG, "blocks %d and %d overlap at the start: blocks may touch but not "
+                          "overlap (check their vertices)", a + 1, b + 1);
+  }
+  if (m->p.max_displacement <= 0) m->p.max_displacement = 0.01 * size / 2;
+  return CL_OK;
+}
+
+static int64_t pair_key(const cl_dda_model *m, int32_t a, int32_t b) {
+  return a < b ? (int64_t)a * (int64_t)m->n + b : (int64_t)b * (int64_t)m->n + a;
+}
+
+static int key_cmp(const void *x, const void *y) {
+  const int64_t *a = x, *b = y;
+  return *a < *b ? -1 : *a > *b;
+}
+
+/* The joint of a contact: its edge's (made by a joint set or line of the cutter), else its pair
+ * of blocks', else the default. */
+static const cl_dda_joint *joint_of(const cl_dda_model *m, const cl_dda_contact *c) {
+  if (m->edge_joint[c->ej] >= 0) return &m->joints[m->edge_joint[c->ej]];
+  int32_t a = c->bi, b = c->bj;
+  if (m->npairs) {
+    int64_t key = pair_key(m, a, b);
+    const int64_t *hit = bsearch(&key, m->pair_keys, m->npairs, sizeof key, key_cmp);
+    if (hit) return &m->joints[m->pair_joint[hit - m->pair_keys]];
+  }
+  return &m->joints[0];
+}
+
+static cl_status load_joints(cl_dda_model *m, const cl_dda_input *in, cl_error *err) {
+  m->njoints = in->njoints, m->npairs = in->njoint_pairs;
+  m->joints = alloc_zero(m->njoints, sizeof *m->joints);
+  int64_t *keyed = alloc_zero(2 * m->npairs, sizeof *keyed);
+  m->pair_keys = alloc_zero(m->npairs, sizeof *m->pair_keys);
+  m->pair_joint = alloc_zero(m->npairs, sizeof *m->pair_joint);
+  if (!m->joints || !keyed || !m->pair_keys || !m->pair_joint) return free(keyed), oom(err);
+  memcpy(m->joints, in->joints, m->njoints * sizeof *m->joints);
+  for (size_t k = 0; k < m->npairs; k++) {
+    const int32_t *t = in->joint_pairs + 3 * k;
+    keyed[2 * k] = pair_key(m, t[0], t[1]), keyed[2 * k + 1] = t[2];
+  }
+  qsort(keyed, m->npairs, 2 * sizeof *keyed, key_cmp);
+  for (size_t k = 0; k < m->npairs; k++) m->pair_keys[k] = keyed[2 * k], m->pair_joint[k] = (int32_t)keyed[2 * k + 1];
+  free(keyed);
+  return CL_OK;
+}
+
+static void set_arrays(cl_dda_model *m) {
+  size_t n = m->n;
+  void *host[A_COUNT] = {m->vstart, m->fstart, m->lstart, m->vx, m->vy, m->rho, m->E, m->nu, m->stress,
+                         m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy,
+                         m->K, m->F, m->moments, m->D};
+  size_t count[A_COUNT] = {n + 1, n + 1, n + 1, m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf,
+                           m->nf, m->nl, m->nl, m->nl, m->nl, 36 * n, 6 * n, 6 * n, 6 * n};
+  for (int k = 0; k < A_COUNT; k++) {
+    m->host[k] = host[k];
+    m->bytes[k] = count[k] * (k <= A_LSTART ? sizeof(int32_t) : sizeof(double));
+  }
+}
+
+/* On a cuda device: every array copied there once; the device copies of the state are the
+ * ones the kernels move, the host's are refreshed after each update. */
+static cl_status mirror_on_device(cl_dda_model *m, cl_error *err) {
+  if (m->dev->kind == CL_BACKEND_CPU) {
+    memcpy(m->device, m->host, sizeof m->host);
+    return CL_OK;
+  }
+  for (int k = 0; k < A_COUNT; k++) {
+    CL_TRY(m->dev->alloc(m->dev, &m->device[k], m->bytes[k] ? m->bytes[k] : 8, err));
+    if (m->bytes[k]) CL_TRY(m->dev->to_device(m->dev, m->device[k], m->host[k], m->bytes[k], err));
+  }
+  return CL_OK;
+}
+
+static cl_status to_device(cl_dda_model *m, int k, cl_error *err) {
+  if (m->dev->kind == CL_BACKEND_CPU || !m->bytes[k]) return CL_OK;
+  return m->dev->to_device(m->dev, m->device[k], m->host[k], m->bytes[k], err);
+}
+
+static cl_status to_host(cl_dda_model *m, int k, cl_error *err) {
+  if (m->dev->kind == CL_BACKEND_CPU || !m->bytes[k]) return CL_OK;
+  return m->dev->to_host(m->dev, m->host[k], m->device[k], m->bytes[k], err);
+}
+
+cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_input *in, cl_error *err) {
+  *out = NULL;
+  CL_TRY(check_input(in, err));
+  cl_dda_model *m = calloc(1, sizeof *m);
+  if (!m) return oom(err);
+  m->dev = d, m->p = *in;
+  size_t n = m->n = in->nblocks;
+  m->nv = (size_t)in->vstart[n], m->nf = in->nfixed, m->nl = in->nloads;
+  m->vstart = alloc_zero(n + 1, sizeof(int32_t)), m->fstart = alloc_zero(n + 1, sizeof(int32_t));
+  m->lstart = alloc_zero(n + 1, sizeof(int32_t)), m->load_slot = alloc_zero(m->nl, sizeof(int32_t));
+  m->material = alloc_zero(n, sizeof(int32_t)), m->edge_joint = alloc_zero(m->nv, sizeof(int32_t));
+  double **reals[] = {&m->vx, &m->vy, &m->rho, &m->E, &m->nu, &m->stress, &m->vel, &m->fx, &m->fy, &m->ftx,
+                      &m->fty, &m->lx, &m->ly, &m->lpx, &m->lpy, &m->K, &m->F, &m->moments, &m->D,
+                      &m->x_start, &m->y_start, &m->rotation, &m->x, &m->b};
+  size_t counts[] = {m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf, m->nf, m->nl, m->nl, m->nl, m->nl,
+                     36 * n, 6 * n, 6 * n, 6 * n, n, n, n, 6 * n, 6 * n};
+  int ok = m->vstart && m->fstart && m->lstart && m->load_slot && m->material && m->edge_joint;
+  for (size_t k = 0; k < sizeof reals / sizeof *reals; k++) ok = (*reals[k] = alloc_zero(counts[k], sizeof(double))) && ok;
+  cl_status st = ok ? CL_OK : oom(err);
+  double tol = 0;
+  if (st == CL_OK) {
+    memcpy(m->vstart, in->vstart, (n + 1) * sizeof *m->vstart);
+    memcpy(m->material, in->material, n * sizeof *m->material);
+    st = load_blocks(m, in, &tol, err);
+  }
+  if (st == CL_OK) st = load_joints(m, in, err);
+  if (st == CL_OK) st = place_points(m, "fixed", m->nf, in->fixed, tol, m->fstart, m->fx, m->fy, NULL, err);
+  if (st == CL_OK) st = place_points(m, "loading", m->nl, in->loads, tol, m->lstart, m->lx, m->ly, m->load_slot, err);
+  if (st == CL_OK) {
+    memcpy(m->ftx, m->fx, m->nf * sizeof *m->ftx), memcpy(m->fty, m->fy, m->nf * sizeof *m->fty);
+    for (size_t i = 0; i < n; i++) {
+      const cl_dda_material *q = &in->materials[m->material[i]];
+      m->rho[i] = q->rho, m->E[i] = q->E, m->nu[i] = q->nu;
+      for (int k = 0; k < 3; k++) m->stress[k * n + i] = q->stress[k];
+      if (in->velocity)
+        for (int k = 0; k < 3; k++) m->vel[k * n + i] = in->velocity[3 * i + k];
+      int32_t s = m->vstart[i];
+      cl_dda_moments mo = cl_dda_polygon_moments(m->vx + s, m->vy + s, m->vstart[i + 1] - s);
+      m->x_start[i] = mo.x0, m->y_start[i] = mo.y0;
+    }
+    set_arrays(m);
+    st = mirror_on_device(m, err);
+  }
+  if (st != CL_OK) {
+    cl_dda_model_destroy(m);
+    return st;
+  }
+  m->p.vx = m->p.vy = m->p.fixed = m->p.loads = m->p.velocity = NULL;
+  m->p.vstart = m->p.material = m->p.joint_pairs = m->p.edge_joint = NULL;
+  m->p.materials = NULL, m->p.joints = NULL;
+  *out = m;
+  return CL_OK;
+}
+
+void cl_dda_model_destroy(cl_dda_model *m) {
+  if (!m) return;
+  if (m->dev->kind != CL_BACKEND_CPU)
+    for (int k = 0; k < A_COUNT; k++)
+      if (m->device[k]) m->dev->release(m->dev, m->device[k]);
+  void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
+                   m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
+                   m->F, m->moments, m->D, m->x_start, m->y_start, m->rotation, m->x, m->b, m->joints,
+                   m->pair_keys, m->pair_joint, m->pairs, m->closed_pairs};
+  for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
+  cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->trial), cl_dda_contact_list_free(&m->start);
+  cl_dda_bsr_free(&m->a);
+  free(m);
+}
+
+void cl_dda_set_load(cl_dda_model *m, size_t k, double fx, double fy) {
+  int32_t s = m->load_slot[k];
+  m->lpx[s] = fx, m->lpy[s] = fy;
+}
+
+/* ---- the step ---------------------------------------------------------------------- */
+
+static cl_dda_block_args block_args(const cl_dda_model *m, double dt) {
+  void *const *a = m->device;
+  cl_dda_block_args b = {
+      .n = m->n, .vstart = a[A_VSTART], .vx = a[A_VX], .vy = a[A_VY], .rho = a[A_RHO], .E = a[A_E],
+      .nu = a[A_NU], .plane_strain = m->p.plane_strain, .stress = a[A_STRESS], .vel = a[A_VEL], .dt = dt,
+      .gx = m->p.gx, .gy = m->p.gy, .dynamic = m->p.dynamic, .fstart = a[A_FSTART], .fx = a[A_FX],
+      .fy = a[A_FY], .ftx = a[A_FTX], .fty = a[A_FTY], .fixed_penalty = m->p.fixed_stiffness,
+      .lstart = a[A_LSTART], .lx = a[A_LX], .ly = a[A_LY], .lpx = a[A_LPX], .lpy = a[A_LPY], .K = a[A_K],
+      .F = a[A_F], .moments = a[A_MOMENTS], .D = a[A_D]};
+  return b;
+}
+
+static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
+  CL_TRY(to_device(m, A_LPX, err));
+  CL_TRY(to_device(m, A_LPY, err));
+  cl_dda_block_args a = block_args(m, dt);
+  CL_TRY(cl_k_dda_diagonal(m->dev, CL_F64, &a, err));
+  CL_TRY(to_host(m, A_K, err));
+  CL_TRY(to_host(m, A_F, err));
+  return to_host(m, A_MOMENTS, err);
+}
+
+static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
+  size_t n = m->n;
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 6; k++) m->D[k * n + i] = m->x[6 * i + k];
+  CL_TRY(to_device(m, A_D, err));
+  cl_dda_block_args a = block_args(m, dt);
+  CL_TRY(cl_k_dda_update(m->dev, CL_F64, &a, err));
+  const int moved[] = {A_VX, A_VY, A_STRESS, A_VEL, A_FX, A_FY, A_LX, A_LY};
+  for (size_t k = 0; k < sizeof moved / sizeof *moved; k++) CL_TRY(to_host(m, moved[k], err));
+  return CL_OK;
+}
+
+static double centroid_x(const cl_dda_model *m, int32_t b) { return m->moments[4 * m->n + b]; }
+static double centroid_y(const cl_dda_model *m, int32_t b) { return m->moments[5 * m->n + b]; }
+
+static void contact_geometry(cl_dda_model *m, cl_dda_contact *c) {
+  int32_t e = c->ej, f = e + 1 == m->vstart[c->bj + 1] ? m->vstart[c->bj] : e + 1;
+  c->g = cl_dda_contact_at(m->vx[c->vi], m->vy[c->vi], m->vx[e], m->vy[e], m->vx[f], m->vy[f], c->t_ref,
+                           centroid_x(m, c->bi), centroid_y(m, c->bi), centroid_x(m, c->bj), centroid_y(m, c->bj));
+}
+
+static double friction_force(const cl_dda_model *m, const cl_dda_contact *c) {
+  return tan(joint_of(m, c)->friction_angle * PI / 180) * fmax(c->N, 0);
+}
+
+static void add_block(cl_dda_bsr *a, int32_t i, int32_t j, const double *blk, int transpose) {
+  double *dst = cl_dda_bsr_block(a, i, j);
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 6; c++) dst[6 * r + c] += transpose ? blk[6 * c + r] : blk[6 * r + c];
+}
+
+/* The global matrix and right-hand side of the contacts' current states. */
+static cl_status assemble(cl_dda_model *m, cl_error *err) {
+  size_t n = m->n, nc = 0;
+  cl_dda_contact_list *l = &m->trial;
+  if (2 * l->count > m->closed_cap) {
+    int32_t *p = realloc(m->closed_pairs, 2 * l->count * sizeof *p);
+    if (!p) return oom(err);
+    m->closed_pairs = p, m->closed_cap = 2 * l->count;
+  }
+  for (size_t k = 0; k < l->count; k++)
+    if (l->c[k].state != CL_DDA_OPEN) m->closed_pairs[nc] = l->c[k].bi, m->closed_pairs[l->count + nc++] = l->c[k].bj;
+  CL_TRY(cl_dda_bsr_pattern(&m->a, n, nc, m->closed_pairs, m->closed_pairs + l->count, err));
+  for (size_t i = 0; i < n; i++) {
+    memcpy(cl_dda_bsr_block(&m->a, (int32_t)i, (int32_t)i), m->K + 36 * i, 36 * sizeof(double));
+    for (int k = 0; k < 6; k++) m->b[6 * i + k] = m->F[k * n + i];
+  }
+  for (size_t k = 0; k < l->count; k++) {
+    const cl_dda_contact *c = &l->c[k];
+    if (c->state == CL_DDA_OPEN) continue;
+    double Kii[36] = {0}, Kjj[36] = {0}, Kij[36] = {0};
+    double *Fi = m->b + 6 * c->bi, *Fj = m->b + 6 * c->bj;
+    cl_dda_spring(m->p.normal_stiffness, c->g.gn0, c->g.en, c->g.fn, Kii, Kjj, Kij, Fi, Fj);
+    if (c->state == CL_DDA_LOCK) {
+      cl_dda_spring(m->p.shear_stiffness, c->g.gs0, c->g.es, c->g.fs, Kii, Kjj, Kij, Fi, Fj);
+    } else {
+      double f = friction_force(m, c) * c->sgn;
+      for (int r = 0; r < 6; r++) Fi[r] -= f * c->g.es[r], Fj[r] += f * c->g.fs[r];
+    }
+    add_block(&m->a, c->bi, c->bi, Kii, 0);
+    add_block(&m->a, c->bj, c->bj, Kjj, 0);
+    add_block(&m->a, c->bi, c->bj, Kij, 0);
+    add_block(&m->a, c->bj, c->bi, Kij, 1);
+  }
+  return CL_OK;
+}
+
+/* The open-close rule (cl_dda_open_close) on the solution; returns the number of contacts whose
+ * state changed or whose friction force has not settled (relative 1e-6 of its normal force). The
+ * round-off bands are 1e-9 of the allowed displacement and its force through the normal stiffness:
+ * a contact carrying no force would otherwise flip on gaps of 1e-20 and chatter on slightly
+ * larger ones. A contact that changed FLIP_LIMIT times keeps its state, but for closing when it
+ * penetrates. */
+static int update_states(cl_dda_model *m) {
+  double slip_floor = 1e-9 * m->p.max_displacement;
+  int changed = 0;
+  for (size_t k = 0; k < m->trial.count; k++) {
+    cl_dda_contact *c = &m->trial.c[k];
+    const double *Di = m->x + 6 * c->bi, *Dj = m->x + 6 * c->bj;
+    double gn = cl_dda_gap(c->g.gn0, c->g.en, c->g.fn, Di, Dj), gs = cl_dda_gap(c->g.gs0, c->g.es, c->g.fs, Di, Dj);
+    const cl_dda_joint *jt = joint_of(m, c);
+    double l = c->bonded ? c->length : 0, N = -m->p.normal_stiffness * gn;
+    cl_dda_contact_law law = {m->p.normal_stiffness, m->p.shear_stiffness, tan(jt->friction_angle * PI / 180),
+                              jt->cohesion * l, jt->tension * l, slip_floor, slip_floor * m->p.normal_stiffness};
+    double sgn = c->sgn;
+    int state = cl_dda_open_close(c->state, gn, gs, c->g.gs0, &sgn, &law);
+    if (c->flips >= FLIP_LIMIT && state != c->state && !(c->state == CL_DDA_OPEN && state == CL_DDA_LOCK))
+      state = c->state;
+    if (state != c->state) changed++, c->flips++, c->sgn = sgn;
+    else if (state == CL_DDA_SLIDE && fabs(N - c->N) > 1e-6 * fabs(N) + law.force_floor) changed++;
+    c->state = state;
+    c->N = state == CL_DDA_OPEN ? 0 : N;
+  }
+  return changed;
+}
+
+/* Largest displacement of a vertex in the step's solution. */
+static double max_vertex_displacement(const cl_dda_model *m) {
+  double dmax = 0;
+  for (size_t i = 0; i < m->n; i++) {
+    const double *d = m->x + 6 * i;
+    for (int32_t v = m->vstart[i]; v < m->vstart[i + 1]; v++) {
+      double t[12];
+      cl_dda_t_at(m->vx[v] - centroid_x(m, (int32_t)i), m->vy[v] - centroid_y(m, (int32_t)i), t);
+      double ux = 0, uy = 0;
+      for (int k = 0; k < 6; k++) ux += t[k] * d[k], uy += t[6 + k] * d[k];
+      dmax = fmax(dmax, hypot(ux, uy));
+    }
+  }
+  return dmax;
+}
+
+/* Energies and work of the accepted solution, before the update moves the blocks. */
+static void account(cl_dda_model *m) {
+  size_t n = m->n;
+  for (size_t i = 0; i < n; i++) {
+    double S = m->moments[i];
+    m->stats.gravity_work += m->rho[i] * S * (m->p.gx * m->x[6 * i] + m->p.gy * m->x[6 * i + 1]);
+    for (int32_t p = m->lstart[i]; p < m->lstart[i + 1]; p++) {
+      double t[12], ux = 0, uy = 0;
+      cl_dda_t_at(m->lx[p] - centroid_x(m, (int32_t)i), m->ly[p] - centroid_y(m, (int32_t)i), t);
+      for (int k = 0; k < 6; k++) ux += t[k] * m->x[6 * i + k], uy += t[6 + k] * m->x[6 * i + k];
+      m->stats.load_work += m->lpx[p] * ux + m->lpy[p] * uy;
+    }
+    m->rotation[i] += m->x[6 * i + 2];
+  }
+  for (size_t k = 0; k < m->trial.count; k++) {
+    cl_dda_contact *c = &m->trial.c[k];
+    const double *Di = m->x + 6 * c->bi, *Dj = m->x + 6 * c->bj;
+    double gs = cl_dda_gap(c->g.gs0, c->g.es, c->g.fs, Di, Dj);
+    if (c->state == CL_DDA_SLIDE) {
+      double f = friction_force(m, c);
+      m->stats.friction_work += f * c->sgn * (gs - c->g.gs0);
+      c->S = f * c->sgn;
+    } else {
+      c->S = c->state == CL_DDA_LOCK ? m->p.shear_stiffness * gs : 0;
+    }
+    if (c->state != CL_DDA_LOCK) c->t_ref += gs / c->g.len; /* the anchor follows: no stored shear */
+    if (c->state != CL_DDA_LOCK) c->bonded = 0;
+  }
+}
+
+static void kinetic_energy(cl_dda_model *m) {
+  size_t n = m->n;
+  double e = 0;
+  for (size_t i = 0; i < n; i++) {
+    cl_dda_moments mo = {m->moments[i], m->moments[n + i], m->moments[2 * n + i], m->moments[3 * n + i], 0, 0};
+    double M[36], v[6];
+    cl_dda_mass_integral(&mo, M);
+    for (int k = 0; k < 6; k++) v[k] = m->vel[k * n + i];
+    for (int k = 0; k < 6; k++)
+      for (int l = 0; l < 6; l++) e += 0.5 * m->rho[i] * v[k] * M[6 * k + l] * v[l];
+  }
+  m->stats.kinetic = e;
+}
+
+static cl_status copy_list(cl_dda_contact_list *dst, const cl_dda_contact_list *src, cl_error *err) {
+  if (src->count > dst->cap) {
+    cl_dda_contact *c = realloc(dst->c, src->count * sizeof *c);
+    if (!c) return oom(err);
+    dst->c = c, dst->cap = src->count;
+  }
+  if (src->count) memcpy(dst->c, src->c, src->count * sizeof *src->c);
+  dst->count = src->count;
+  return CL_OK;
+}
+
+cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
+  if (!(dt > 0) || !isfinite(dt)) return cl_error_set(err, CL_ERR_ARG, "dt = %g must be a number > 0", dt);
+  double d0 = 2.5 * m->p.max_displacement, dt0 = dt;
+  cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
+  CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
+  CL_TRY(cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, m->stats.steps == 0, &m->start, err));
+  int reductions = 0, pcg = 0, oc = 0;
+  const char *why = NULL;
+  double last_residual = 0, last_disp = 0;
+  for (;; reductions++) {
+    if (reductions > MAX_REDUCTIONS)
+      return cl_error_set(err, CL_ERR_ARG, "DDA step %ld cannot converge: the time step was reduced %d times "
+                          "from %g to %g and the %s (PCG residual %.3g, largest displacement %.3g, allowed %g); "
+                          "the state is that of step %ld. Lower dt, raise pcg_max_iterations or open_close_max, "
+                          "or check the stiffnesses", m->stats.steps + 1, MAX_REDUCTIONS, dt0, dt, why,
+                          last_residual, last_disp, 2 * m->p.max_displacement, m->stats.steps);
+    CL_TRY(diagonal(m, dt, err));
+    CL_TRY(copy_list(&m->trial, &m->start, err));
+    for (size_t k = 0; k < m->trial.count; k++) contact_geometry(m, &m->trial.c[k]);
+    /* PCG starts from the previous step's solution */
+    for (size_t k = 0; k < 6 * m->n; k++) m->x[k] = m->D[(k % 6) * m->n + k / 6];
+    int settled = 0;
+    pcg = 0;
+    for (oc = 1; oc <= m->p.open_close_max; oc++) {
+      CL_TRY(assemble(m, err));
+      cl_dda_pcg_result r;
+      CL_TRY(cl_dda_pcg(&m->a, m->b, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, &r,
+                        err));
+      pcg += r.iterations, last_residual = r.residual;
+      if (!r.converged) break;
+      if (update_states(m) == 0) {
+        settled = 1;
+        break;
+      }
+    }
+    if (!settled) {
+      why = oc > m->p.open_close_max ? "open-close iteration did not settle" : "PCG did not converge";
+      dt /= 2;
+      continue;
+    }
+    last_disp = max_vertex_displacement(m);
+    if (last_disp > 2 * m->p.max_displacement) {
+      why = "blocks moved more than twice the allowed displacement";
+      dt *= fmin(0.5, m->p.max_displacement / last_disp);
+      continue;
+    }
+    break;
+  }
+  account(m);
+  CL_TRY(update(m, dt, err));
+  CL_TRY(copy_list(&m->contacts, &m->trial, err));
+  kinetic_energy(m);
+  m->stats.steps++;
+  m->stats.t += dt, m->stats.dt = dt;
+  m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
+  m->stats.contacts = m->contacts.count, m->stats.closed = 0;
+  for (size_t k = 0; k < m->contacts.count; k++) m->stats.closed += m->contacts.c[k].state != CL_DDA_OPEN;
+  return CL_OK;
+}
+
+/* ---- queries and output ------------------------------------------------------------ */
+
+const cl_dda_stats *cl_dda_stats_of(const cl_dda_model *m) { return &m->stats; }
+size_t cl_dda_block_count(const cl_dda_model *m) { return m->n; }
+
+void cl_dda_block_vertices(const cl_dda_model *m, size_t i, const double **x, const double **y, int *nv) {
+  *x = m->vx + m->vstart[i], *y = m->vy + m->vstart[i], *nv = m->vstart[i + 1] - m->vstart[i];
+}
+
+void cl_dda_block_state_of(const cl_dda_model *m, size_t i, cl_dda_block_state *s) {
+  size_t n = m->n;
+  int32_t v = m->vstart[i];
+  cl_dda_moments mo = cl_dda_polygon_moments(m->vx + v, m->vy + v, m->vstart[i + 1] - v);
+  s->area = mo.S, s->x0 = mo.x0, s->y0 = mo.y0;
+  for (int k = 0; k < 6; k++) s->velocity[k] = m->vel[k * n + i];
+  for (int k = 0; k < 3; k++) s->stress[k] = m->stress[k * n + i];
+  s->ux = mo.x0 - m->x_start[i], s->uy = mo.y0 - m->y_start[i], s->rotation = m->rotation[i];
+}
+
+size_t cl_dda_contact_count(const cl_dda_model *m) { return m->contacts.count; }
+
+void cl_dda_contact_of(const cl_dda_model *m, size_t k, cl_dda_contact_info *o) {
+  const cl_dda_contact *c = &m->contacts.c[k];
+  o->block_vertex = c->bi, o->block_edge = c->bj, o->kind = c->kind, o->state = c->state;
+  o->x = m->vx[c->vi], o->y = m->vy[c->vi], o->normal_force = c->N, o->shear_force = c->S;
+}
+
+cl_status cl_dda_write_vtu(const cl_dda_model *m, const char *path, cl_error *err) {
+  size_t n = m->n, nv = m->nv;
+  double *x = malloc(2 * nv * sizeof *x), *cells = malloc(9 * n * sizeof *cells);
+  uint8_t *types = malloc(n);
+  int32_t *offsets = malloc((n + 1) * sizeof *offsets), *conn = malloc(nv * sizeof *conn);
+  cl_status st = CL_OK;
+  if (!x || !cells || !types || !offsets || !conn) st = oom(err);
+  if (st == CL_OK) {
+    memcpy(x, m->vx, nv * sizeof *x), memcpy(x + nv, m->vy, nv * sizeof *x);
+    for (size_t v = 0; v < nv; v++) conn[v] = (int32_t)v;
+    for (size_t i = 0; i <= n; i++) offsets[i] = m->vstart[i];
+    for (size_t i = 0; i < n; i++) {
+      cl_dda_block_state s;
+      cl_dda_block_state_of(m, i, &s);
+      types[i] = CL_VTK_POLYGON;
+      cells[i] = s.ux, cells[n + i] = s.uy;                                   /* displacement */
+      cells[2 * n + i] = s.velocity[0], cells[3 * n + i] = s.velocity[1];     /* velocity */
+      for (int k = 0; k < 3; k++) cells[(4 + k) * n + i] = s.stress[k];       /* stress */
+      cells[7 * n + i] = s.rotation, cells[8 * n + i] = m->material[i] + 1;   /* rotation, material */
+    }
+    cl_array_view arrays[] = {{"displacement", CL_F64, 2, cells}, {"velocity", CL_F64, 2, cells + 2 * n},
+                              {"stress", CL_F64, 3, cells + 4 * n}, {"rotation", CL_F64, 1, cells + 7 * n},
+                              {"material", CL_F64, 1, cells + 8 * n}};
+    cl_mesh_view view = {.npoints = nv, .dim = 2, .x = x, .ncells = n, .cell_types = types,
+                         .cell_offsets = offsets, .connectivity = conn, .ncell_arrays = 5, .cell_arrays = arrays};
+    st = cl_vtu_write(path, &view, CL_VTU_BASE64, err);
+  }
+  free(x), free(cells), free(types), free(offsets), free(conn);
+  return st;
+}
+
+cl_status cl_dda_write_contacts_vtu(const cl_dda_model *m, const char *path, cl_error *err) {
+  size_t nc = m->contacts.count;
+  double *x = malloc((4 * nc + 1) * sizeof *x), *cells = malloc((4 * nc + 1) * sizeof *cells);
+  uint8_t *types = malloc(nc + 1);
+  int32_t *offsets = malloc((nc + 1) * sizeof *offsets), *conn = malloc((2 * nc + 1) * sizeof *conn);
+  cl_status st = CL_OK;
+  if (!x || !cells || !types || !offsets || !conn) st = oom(err);
+  if (st == CL_OK) {
+    offsets[0] = 0;
+    for (size_t k = 0; k < nc; k++) {
+      const cl_dda_contact *c = &m->contacts.c[k];
+      int32_t e = c->ej, f = e + 1 == m->vstart[c->bj + 1] ? m->vstart[c->bj] : e + 1;
+      x[2 * k] = m->vx[c->vi], x[2 * nc + 2 * k] = m->vy[c->vi];
+      x[2 * k + 1] = m->vx[e] + c->t_ref * (m->vx[f] - m->vx[e]);
+      x[2 * nc + 2 * k + 1] = m->vy[e] + c->t_ref * (m->vy[f] - m->vy[e]);
+      conn[2 * k] = (int32_t)(2 * k), conn[2 * k + 1] = (int32_t)(2 * k + 1);
+      offsets[k + 1] = (int32_t)(2 * k + 2);
+      types[k] = CL_VTK_LINE;
+      cells[k] = c->state, cells[nc + k] = c->kind, cells[2 * nc + k] = c->N, cells[3 * nc + k] = c->S;
+    }
+    cl_array_view arrays[] = {{"state", CL_F64, 1, cells}, {"kind", CL_F64, 1, cells + nc},
+                              {"normal_force", CL_F64, 1, cells + 2 * nc}, {"shear_force", CL_F64, 1, cells + 3 * nc}};
+    cl_mesh_view view = {.npoints = 2 * nc, .dim = 2, .x = x, .ncells = nc, .cell_types = types,
+                         .cell_offsets = offsets, .connectivity = conn, .ncell_arrays = 4, .cell_arrays = arrays};
+    st = cl_vtu_write(path, &view, CL_VTU_BASE64, err);
+  }
+  free(x), free(cells), free(types), free(offsets), free(conn);
+  return st;
+}
+
+cl_status cl_dda_write_png(const cl_dda_model *m, const char *path, cl_error *err) {
+  size_t n = m->n, nv = m->nv;
+  double *value = malloc((nv + 1) * sizeof *value);
+  int32_t *tri = malloc((3 * nv + 1) * sizeof *tri);
+  if (!value || !tri) {
+    free(value), free(tri);
+    return oom(err);
+  }
+  size_t ntri = 0;
+  for (size_t i = 0; i < n; i++) {
+    cl_dda_block_state s;
+    cl_dda_block_state_of(m, i, &s);
+    int32_t v0 = m->vstart[i], nb = m->vstart[i + 1] - v0;
+    for (int32_t v = v0; v < v0 + nb; v++) value[v] = hypot(s.ux, s.uy);
+    int made = cl_dda_triangulate(m->vx + v0, m->vy + v0, nb, tri + 3 * ntri);
+    for (int k = 0; k < 3 * made; k++) tri[3 * ntri + (size_t)k] += v0;
+    ntri += (size_t)made;
+  }
+  cl_png_plot plot = {.npoints = nv, .x = m->vx, .y = m->vy, .value = value, .ntriangles = ntri, .tri = tri,
+                      .title = "displacement"};
+  cl_status st = cl_png_write(path, &plot, err);
+  free(value), free(tri);
+  return st;
+}

@@ -1,0 +1,116 @@
+/* A 2D DDA model (Shi 1988) on the host side: blocks, materials, joints,
+ * fixed and loading points, contacts and the step of the paper's pipeline:
+ *   per-block diagonal submatrices (block_kernels.h, on the model's device)
+ *   -> contact detection and transfer (contacts.h)
+ *   -> open-close iteration: contact springs and friction into the block-sparse
+ *      matrix, PCG (bsr.h), contact states updated until none changes
+ *   -> maximum-displacement control -> the update of the accepted step.
+ * The time step shrinks (and the step is redone from its start) when PCG does
+ * not converge, the open-close iteration does not settle, or a block moves more
+ * than twice the allowed displacement; the state is always that of the last
+ * accepted step. The model works in f64. */
+#ifndef CL_DDA_MODEL_H
+#define CL_DDA_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../runtime/device.h"
+#include "../../runtime/status.h"
+#include "bsr.h"
+
+typedef struct cl_dda_material {
+  double rho, E, nu;
+  double stress[3]; /* initial stress sxx, syy, sxy */
+} cl_dda_material;
+
+typedef struct cl_dda_joint {
+  double friction_angle; /* degrees, [0, 90) */
+  double cohesion;       /* stress; times the contact length */
+  double tension;        /* tensile strength, stress; times the contact length */
+} cl_dda_joint;
+
+typedef struct cl_dda_input {
+  size_t nblocks;
+  const int32_t *vstart;       /* nblocks + 1 */
+  const double *vx, *vy;       /* vertices, either orientation */
+  const int32_t *material;     /* per block, 0-based into materials */
+  size_t nmaterials;
+  const cl_dda_material *materials;
+  const double *velocity;      /* per block vx, vy, omega (3 nblocks, block-major), or NULL */
+  size_t njoints;
+  const cl_dda_joint *joints;  /* joints[0] is the default */
+  size_t njoint_pairs;
+  const int32_t *joint_pairs;  /* (block, block, joint) triples: the joint of that pair of blocks */
+  const int32_t *edge_joint;   /* per vertex, the joint of the edge from it to the next (-1: none), or
+                                  NULL; a contact takes its edge's joint, else its pair's, else joints[0] */
+  size_t nfixed;
+  const double *fixed;         /* (x, y) pairs */
+  size_t nloads;
+  const double *loads;         /* (x, y) pairs; the forces are set with cl_dda_set_load */
+  double gx, gy;
+  int dynamic, plane_strain;
+  double normal_stiffness, shear_stiffness, fixed_stiffness;
+  double max_displacement;     /* allowed displacement per step (length); 0: 1% of half the domain's size */
+  double pcg_tolerance;
+  cl_dda_preconditioner preconditioner;
+  int pcg_max_iterations, open_close_max;
+} cl_dda_input;
+
+typedef struct cl_dda_model cl_dda_model;
+
+/* Step statistics and energies. */
+typedef struct cl_dda_stats {
+  long steps;
+  double t, dt;            /* time reached, the last step's time step */
+  int open_close;          /* open-close iterations of the last step */
+  int pcg;                 /* PCG iterations of the last step (all open-close iterations) */
+  int reductions;          /* time-step reductions in the last step */
+  size_t contacts, closed; /* contacts detected, closed (sliding or locked) */
+  double kinetic;          /* kinetic energy */
+  double gravity_work;     /* work of gravity since the start */
+  double load_work;        /* work of the loading points since the start */
+  double friction_work;    /* energy dissipated by sliding contacts since the start */
+} cl_dda_stats;
+
+/* Validates everything (polygons, overlaps, materials, joints, points) and builds the model on
+ * device d (cpu or cuda). Errors name the block / parameter and the fix. */
+cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_input *in, cl_error *err);
+void cl_dda_model_destroy(cl_dda_model *m);
+
+/* The force of loading point k from now on. */
+void cl_dda_set_load(cl_dda_model *m, size_t k, double fx, double fy);
+
+/* One step of time step dt (shrunk inside when needed). */
+cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err);
+
+const cl_dda_stats *cl_dda_stats_of(const cl_dda_model *m);
+
+size_t cl_dda_block_count(const cl_dda_model *m);
+/* Block i's vertices (pointer into the model's arrays, count in *nv). */
+void cl_dda_block_vertices(const cl_dda_model *m, size_t i, const double **x, const double **y, int *nv);
+/* Block i: area, centroid, velocity (the 6 unknowns' rates), stress, its total displacement
+ * (centroid, rotation) since the start. */
+typedef struct cl_dda_block_state {
+  double area, x0, y0, velocity[6], stress[3], ux, uy, rotation;
+} cl_dda_block_state;
+void cl_dda_block_state_of(const cl_dda_model *m, size_t i, cl_dda_block_state *s);
+
+/* The current contacts (after the last accepted step). */
+typedef struct cl_dda_contact_info {
+  int32_t block_vertex, block_edge, kind, state; /* 0-based blocks; kind 0 VE, 1 VV1, 2 VV2; state 0 open, 1 slide, 2 lock */
+  double x, y, normal_force, shear_force;
+} cl_dda_contact_info;
+size_t cl_dda_contact_count(const cl_dda_model *m);
+void cl_dda_contact_of(const cl_dda_model *m, size_t k, cl_dda_contact_info *c);
+
+/* Writes the blocks as a VTU (polygon cells with displacement, velocity, stress, material). */
+cl_status cl_dda_write_vtu(const cl_dda_model *m, const char *path, cl_error *err);
+/* A PNG of the blocks coloured by the length of their displacement since the start. */
+cl_status cl_dda_write_png(const cl_dda_model *m, const char *path, cl_error *err);
+
+/* Writes the contacts as a VTU: a line cell from each contact vertex to its anchor on the edge
+ * (state 0 open, 1 slide, 2 lock; kind 0 VE, 1 VV1, 2 VV2; normal and shear force). */
+cl_status cl_dda_write_contacts_vtu(const cl_dda_model *m, const char *path, cl_error *err);
+
+#endif

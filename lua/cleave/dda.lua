@@ -1,0 +1,477 @@
+-- cleave.dda: 2D discontinuous deformation analysis of rock blocks (Shi 1988; the GPU pipeline of
+-- paper 004). Block sets, materials, joints, points and the run are checked here; the model and
+-- its step are C (lua/l_dda.c, kernels/dda/). See docs/methods/dda.md.
+local cl = ...
+local dda = cl.dda
+
+local function fail(fn, msg, level) error(fn .. ": " .. msg, level + 1) end
+
+local function finite(v) return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge end
+
+-- A polygon given as a flat list {x1, y1, x2, y2, ...}.
+local function check_polygon(fn, what, p, level)
+  if type(p) ~= "table" then fail(fn, string.format("%s must be a list {x1, y1, x2, y2, ...}, got %s", what, type(p)), level + 1) end
+  if #p % 2 ~= 0 then fail(fn, string.format("%s has %d coordinates: give x, y pairs", what, #p), level + 1) end
+  if #p < 6 then fail(fn, string.format("%s has %d vertices: a block needs at least 3", what, #p // 2), level + 1) end
+  for k = 1, #p do
+    if not finite(p[k]) then
+      fail(fn, string.format("%s: coordinate %d is %s, not a finite number", what, k, tostring(p[k])), level + 1)
+    end
+  end
+end
+
+-- The block text format: one block per line, its vertices as x y pairs separated by blanks or
+-- commas; '#' starts a comment; blank lines are skipped.
+local function read_blocks(fn, path, level)
+  local f, msg = io.open(path, "r")
+  if not f then fail(fn, string.format("argument 'file': cannot open %s (%s)", path, msg), level + 1) end
+  local polygons, line_no = {}, 0
+  for line in f:lines() do
+    line_no = line_no + 1
+    line = line:gsub("#.*", "")
+    if line:find("%S") then
+      local p = {}
+      for word in line:gmatch("[^%s,]+") do
+        local v = tonumber(word)
+        if not v then
+          f:close()
+          fail(fn, string.format("%s:%d: '%s' is not a number (a line holds one block's x y pairs)", path, line_no, word), level + 1)
+        end
+        p[#p + 1] = v
+      end
+      check_polygon(fn, string.format("%s:%d", path, line_no), p, level + 1)
+      polygons[#polygons + 1] = p
+    end
+  end
+  f:close()
+  if #polygons == 0 then fail(fn, string.format("%s holds no blocks", path), level + 1) end
+  return polygons
+end
+
+local set_mt = { __name = "cleave.dda.blocks" }
+set_mt.__tostring = function(s) return string.format("dda.blocks<%d blocks, material %d>", #s.polygons, s.material) end
+
+--- cl.dda.blocks{ {x1, y1, x2, y2, ...}, ..., file = "blocks.txt", material = 1 }: a set of blocks,
+--- given as vertex lists (either orientation, convex or concave) and/or read from a text file.
+function dda.blocks(args)
+  local fn = "cleave.dda.blocks"
+  local valid = { file = true, material = true }
+  if type(args) == "table" then for k = 1, #args do valid[k] = true end end
+  cl.check_args(fn, args, valid)
+  local polygons = {}
+  for k = 1, #args do
+    check_polygon(fn, string.format("block %d", k), args[k], 2)
+    polygons[k] = args[k]
+  end
+  if args.file ~= nil then
+    if type(args.file) ~= "string" then fail(fn, "argument 'file' must be a path", 2) end
+    for _, p in ipairs(read_blocks(fn, args.file, 2)) do polygons[#polygons + 1] = p end
+  end
+  if #polygons == 0 then fail(fn, "no blocks: give vertex lists {x1, y1, x2, y2, ...} or file = path", 2) end
+  local material = args.material or 1
+  if math.type(material) ~= "integer" or material < 1 then
+    fail(fn, "argument 'material' must be a material number >= 1 (an index into the model's materials)", 2)
+  end
+  return setmetatable({ polygons = polygons, material = material }, set_mt)
+end
+
+local function number_arg(fn, t, key, default, min_excl, level)
+  local v = t[key]
+  if v == nil then return default end
+  if not finite(v) then fail(fn, string.format("argument '%s' must be a finite number, got %s", key, tostring(v)), level + 1) end
+  if min_excl and not (v > min_excl) then
+    fail(fn, string.format("argument '%s' = %g must be > %g", key, v, min_excl), level + 1)
+  end
+  return v
+end
+
+-- Deterministic pseudo-random numbers in [0, 1) (64-bit LCG): the same joints on every machine.
+local function rng(seed)
+  local state = seed
+  return function()
+    state = (state * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff
+    return (state >> 11) / (1 << 52)
+  end
+end
+
+-- The traces of a joint set over the domain's extent, as segments {x1, y1, x2, y2, ...}.
+local function joint_traces(set, domain)
+  local dip = math.rad(set.dip)
+  local ux, uy = math.cos(dip), math.sin(dip)
+  local nx, ny = -uy, ux
+  local pmin, pmax, qmin, qmax = math.huge, -math.huge, math.huge, -math.huge
+  for k = 1, #domain, 2 do
+    local p, q = domain[k] * nx + domain[k + 1] * ny, domain[k] * ux + domain[k + 1] * uy
+    pmin, pmax, qmin, qmax = math.min(pmin, p), math.max(pmax, p), math.min(qmin, q), math.max(qmax, q)
+  end
+  local random, spacing, jitter = rng(set.seed), set.spacing, set.perturbation
+  local period = set.trace > 0 and set.trace + set.bridge or nil
+  local segments = {}
+  local function add(p, q0, q1)
+    for _, v in ipairs { p * nx + q0 * ux, p * ny + q0 * uy, p * nx + q1 * ux, p * ny + q1 * uy } do
+      segments[#segments + 1] = v
+    end
+  end
+  -- offsets at origin + k spacing (origin: the set's point, else half a spacing inside the domain)
+  local origin = set.origin and set.origin[1] * nx + set.origin[2] * ny or pmin + spacing / 2
+  for k = math.floor((pmin - origin) / spacing), math.ceil((pmax - origin) / spacing) do
+    local p = origin + k * spacing + (random() - 0.5) * jitter * spacing
+    if not period then
+      add(p, qmin - 1, qmax + 1)
+    else
+      local q = qmin - random() * period
+      while q < qmax do
+        local shift = (random() - 0.5) * jitter * period
+        add(p, q + shift, q + shift + set.trace)
+        q = q + period
+      end
+    end
+  end
+  return segments
+end
+
+--- cl.dda.cut{ domain = {x1, y1, ...}, joints = { {dip =, spacing =, trace = 0, bridge = 0,
+--- perturbation = 0, seed = 1, origin = {x, y}, joint = k}, ... }, lines = { {x1, y1, x2, y2, joint = k}, ... },
+--- material = 1 }:
+--- the domain polygon cut into blocks by joint sets and lines (a block set).
+function dda.cut(args)
+  local fn = "cleave.dda.cut"
+  cl.check_args(fn, args, { domain = true, joints = true, lines = true, material = true })
+  check_polygon(fn, "argument 'domain'", args.domain, 2)
+  local domain = args.domain
+  local size = 0
+  for k = 3, #domain, 2 do size = math.max(size, math.abs(domain[k] - domain[1]), math.abs(domain[k + 1] - domain[2])) end
+  local tol = 1e-9 * size
+  local pieces, joints = { domain }, { {} }
+  for v = 1, #domain // 2 do joints[1][v] = -1 end
+  -- joint: the joint material (1-based) of the edges the segments make, or nil
+  local function cut_by(segments, joint, what)
+    local before, tags = #pieces, {}
+    for k = 1, #segments // 4 do tags[k] = joint and joint - 1 or -1 end
+    local ok, out, out_joints = pcall(dda._cut, pieces, joints, segments, tags, tol)
+    if not ok then fail(fn, tostring(out), 3) end
+    if #out == before then fail(fn, what .. " cuts no block: check where it lies against the domain", 3) end
+    pieces, joints = out, out_joints
+  end
+  for k, set in ipairs(args.joints or {}) do
+    local name = string.format("%s joints[%d]", fn, k)
+    cl.check_args(name, set, { dip = true, spacing = true, trace = true, bridge = true, perturbation = true,
+      seed = true, origin = true, joint = true }, 3)
+    local j = { dip = number_arg(name, set, "dip", nil, nil, 2), spacing = number_arg(name, set, "spacing", nil, 0, 2),
+      trace = number_arg(name, set, "trace", 0, nil, 2), bridge = number_arg(name, set, "bridge", 0, nil, 2),
+      perturbation = number_arg(name, set, "perturbation", 0, nil, 2), seed = set.seed or 1, origin = set.origin,
+      joint = set.joint }
+    if j.joint ~= nil and (math.type(j.joint) ~= "integer" or j.joint < 1) then
+      fail(name, "'joint' must be a joint number >= 1 (an index into the model's joints)", 2)
+    end
+    if not j.dip or not j.spacing then fail(name, "'dip' (degrees from the x axis) and 'spacing' (> 0) are required", 2) end
+    if j.trace < 0 or j.bridge < 0 then fail(name, "'trace' and 'bridge' must be >= 0 (trace 0: persistent joints)", 2) end
+    if j.trace > 0 and j.bridge == 0 then fail(name, "'bridge' must be > 0 with a finite 'trace' (else give trace = 0)", 2) end
+    if not (j.perturbation >= 0 and j.perturbation < 1) then fail(name, "'perturbation' must be in [0, 1)", 2) end
+    if math.type(j.seed) ~= "integer" then fail(name, "'seed' must be an integer", 2) end
+    if j.origin ~= nil and (type(j.origin) ~= "table" or not finite(j.origin[1]) or not finite(j.origin[2])) then
+      fail(name, "'origin' must be a point {x, y} on one joint of the set", 2)
+    end
+    cut_by(joint_traces(j, domain), j.joint, string.format("joint set %d", k))
+  end
+  for k, l in ipairs(args.lines or {}) do
+    if type(l) ~= "table" or #l ~= 4 or not (finite(l[1]) and finite(l[2]) and finite(l[3]) and finite(l[4])) then
+      fail(fn, string.format("lines[%d] must be a segment {x1, y1, x2, y2, joint = k}", k), 2)
+    end
+    cl.check_args(string.format("%s lines[%d]", fn, k), l, { true, true, true, true, joint = true }, 3)
+    if l.joint ~= nil and (math.type(l.joint) ~= "integer" or l.joint < 1) then
+      fail(fn, string.format("lines[%d]: 'joint' must be a joint number >= 1", k), 2)
+    end
+    cut_by({ l[1], l[2], l[3], l[4] }, l.joint, string.format("line %d", k))
+  end
+  local set = dda.blocks(pieces) -- the model makes them counter-clockwise, their edge joints with them
+  set.edge_joints = joints
+  set.material = args.material or 1
+  if math.type(set.material) ~= "integer" or set.material < 1 then
+    fail(fn, "argument 'material' must be a material number >= 1", 2)
+  end
+  return set
+end
+
+
+local function materials_of(fn, list, level)
+  if type(list) ~= "table" or #list == 0 then
+    fail(fn, "argument 'materials' must be a list of {rho = ..., E = ..., nu = ...} (at least one)", level + 1)
+  end
+  local flat = {}
+  for k, m in ipairs(list) do
+    local name = string.format("%s materials[%d]", fn, k)
+    cl.check_args(name, m, { rho = true, E = true, nu = true, stress = true }, level + 2)
+    local rho = number_arg(name, m, "rho", nil, 0, level + 1)
+    local E = number_arg(name, m, "E", nil, 0, level + 1)
+    if not rho or not E then fail(name, "rho (density > 0) and E (Young's modulus > 0) are required", level + 1) end
+    local nu = number_arg(name, m, "nu", 0.25, nil, level + 1)
+    if not (nu >= 0 and nu < 0.5) then fail(name, string.format("argument 'nu' = %g must be in [0, 0.5)", nu), level + 1) end
+    local s = m.stress or { 0, 0, 0 }
+    if type(s) ~= "table" or #s ~= 3 or not (finite(s[1]) and finite(s[2]) and finite(s[3])) then
+      fail(name, "argument 'stress' must be the initial stress {sxx, syy, sxy}", level + 1)
+    end
+    for _, v in ipairs { rho, E, nu, s[1], s[2], s[3] } do flat[#flat + 1] = v end
+  end
+  return flat, #list
+end
+
+local function joints_of(fn, list, level)
+  list = list or { {} }
+  if type(list) ~= "table" or #list == 0 then
+    fail(fn, "argument 'joints' must be a list of {friction = degrees, cohesion = ..., tension = ...}", level + 1)
+  end
+  local flat = {}
+  for k, j in ipairs(list) do
+    local name = string.format("%s joints[%d]", fn, k)
+    cl.check_args(name, j, { friction = true, cohesion = true, tension = true }, level + 2)
+    local phi = number_arg(name, j, "friction", 0, nil, level + 1)
+    if not (phi >= 0 and phi < 90) then
+      fail(name, string.format("argument 'friction' = %g degrees must be in [0, 90)", phi), level + 1)
+    end
+    local c, t = number_arg(name, j, "cohesion", 0, nil, level + 1), number_arg(name, j, "tension", 0, nil, level + 1)
+    if c < 0 or t < 0 then fail(name, "arguments 'cohesion' and 'tension' must be >= 0", level + 1) end
+    for _, v in ipairs { phi, c, t } do flat[#flat + 1] = v end
+  end
+  return flat, #list
+end
+
+local function points_of(fn, key, list, level)
+  local xy = {}
+  if list == nil then return xy end
+  if type(list) ~= "table" then fail(fn, string.format("argument '%s' must be a list of points {x, y}", key), level + 1) end
+  for k, p in ipairs(list) do
+    if type(p) ~= "table" or not finite(p[1]) or not finite(p[2]) then
+      fail(fn, string.format("%s[%d] must be a point {x, y}", key, k), level + 1)
+    end
+    xy[#xy + 1], xy[#xy + 2] = p[1], p[2]
+  end
+  return xy
+end
+
+-- A load component: a number or an expression of t (cleave.expr).
+local function load_value(fn, what, v, level)
+  if v == nil then return function() return 0 end, false end
+  if finite(v) then return function() return v end, false end
+  if type(v) ~= "string" then fail(fn, string.format("%s must be a number or an expression of t", what), level + 1) end
+  local ok, eval = pcall(cl.expr.evaluator, v, { variables = { "t" }, what = what })
+  if not ok then fail(fn, string.format("%s: %s", what, tostring(eval)), level + 1) end
+  return function(t) return eval { t = t } end, true
+end
+
+local model_mt = {}
+model_mt.__index = model_mt
+model_mt.__tostring = function(m)
+  local s = m.core:stats()
+  return string.format("dda.model<%d blocks, %s, t = %g, %d contacts>", #m.core, m.dynamic and "dynamic" or "static",
+    s.t, s.contacts)
+end
+
+local model_keys = {
+  blocks = true, materials = true, joints = true, joint_pairs = true, fixed = true, loads = true, gravity = true,
+  velocity = true, analysis = true, plane = true, normal_stiffness = true, shear_stiffness = true,
+  fixed_stiffness = true, max_displacement = true, pcg_tolerance = true, pcg_max_iterations = true,
+  open_close_max = true, preconditioner = true,
+}
+
+--- cl.dda.model{ blocks = {set, ...}, materials = {...}, joints = {...}, fixed = {...}, loads = {...},
+--- gravity = {gx, gy}, velocity = {[block] = {vx, vy, omega}}, analysis = "dynamic" | "static", ... }
+function dda.model(args)
+  local fn = "cleave.dda.model"
+  cl.check_args(fn, args, model_keys)
+  local sets = args.blocks
+  if getmetatable(sets) == set_mt then sets = { sets } end
+  if type(sets) ~= "table" or #sets == 0 then
+    fail(fn, "argument 'blocks' must be a block set (cl.dda.blocks{...}) or a list of them", 2)
+  end
+  local t = { vstart = { 0 }, vx = {}, vy = {}, material = {}, edge_joint = {} }
+  local tagged = false
+  local materials, nmaterials = materials_of(fn, args.materials, 2)
+  t.materials = materials
+  for s, set in ipairs(sets) do
+    if getmetatable(set) ~= set_mt then fail(fn, string.format("blocks[%d] is not a block set (cl.dda.blocks{...})", s), 2) end
+    if set.material > nmaterials then
+      fail(fn, string.format("blocks[%d] uses material %d but only %d materials are given", s, set.material, nmaterials), 2)
+    end
+    for b, p in ipairs(set.polygons) do
+      local joints = set.edge_joints and set.edge_joints[b]
+      for k = 1, #p, 2 do
+        t.vx[#t.vx + 1], t.vy[#t.vy + 1] = p[k], p[k + 1]
+        t.edge_joint[#t.edge_joint + 1] = joints and joints[(k + 1) // 2] or -1
+        tagged = tagged or t.edge_joint[#t.edge_joint] >= 0
+      end
+      t.vstart[#t.vstart + 1] = #t.vx
+      t.material[#t.material + 1] = set.material - 1
+    end
+  end
+  local nblocks = #t.material
+  local njoints
+  t.joints, njoints = joints_of(fn, args.joints, 2)
+  for _, j in ipairs(t.edge_joint) do
+    if j >= njoints then
+      fail(fn, string.format("the cutter gave edges joint %d, but only %d joints are given", j + 1, njoints), 2)
+    end
+  end
+  if not tagged then t.edge_joint = {} end
+  t.joint_pairs = {}
+  for k, p in ipairs(args.joint_pairs or {}) do
+    if type(p) ~= "table" or math.type(p[1]) ~= "integer" or math.type(p[2]) ~= "integer" or math.type(p[3]) ~= "integer"
+        or p[1] < 1 or p[2] < 1 or p[1] > nblocks or p[2] > nblocks or p[1] == p[2] or p[3] < 1 or p[3] > njoints then
+      fail(fn, string.format("joint_pairs[%d] must be {block, block, joint}: two different blocks (1..%d) and a joint (1..%d)",
+        k, nblocks, njoints), 2)
+    end
+    for _, v in ipairs { p[1] - 1, p[2] - 1, p[3] - 1 } do t.joint_pairs[#t.joint_pairs + 1] = v end
+  end
+  t.fixed = points_of(fn, "fixed", args.fixed, 2)
+  local loads, timed = {}, false
+  t.loads = {}
+  for k, l in ipairs(args.loads or {}) do
+    local name = string.format("%s loads[%d]", fn, k)
+    cl.check_args(name, l, { true, true, fx = true, fy = true }, 3)
+    if not finite(l[1]) or not finite(l[2]) then fail(name, "give the loading point as {x, y, fx = ..., fy = ...}", 2) end
+    local fx, tx = load_value(name, "fx", l.fx, 2)
+    local fy, ty = load_value(name, "fy", l.fy, 2)
+    timed = timed or tx or ty
+    loads[k] = { fx = fx, fy = fy }
+    t.loads[#t.loads + 1], t.loads[#t.loads + 2] = l[1], l[2]
+  end
+  local g = args.gravity or { 0, 0 }
+  if type(g) ~= "table" or not finite(g[1]) or not finite(g[2]) then fail(fn, "argument 'gravity' must be {gx, gy}", 2) end
+  t.gx, t.gy = g[1], g[2]
+  t.velocity = {}
+  if args.velocity ~= nil then
+    if type(args.velocity) ~= "table" then fail(fn, "argument 'velocity' must be a table {[block] = {vx, vy, omega}}", 2) end
+    for k = 1, 3 * nblocks do t.velocity[k] = 0 end
+    for b, v in pairs(args.velocity) do
+      if math.type(b) ~= "integer" or b < 1 or b > nblocks then
+        fail(fn, string.format("velocity: block %s does not exist (1..%d)", tostring(b), nblocks), 2)
+      end
+      if type(v) ~= "table" or not finite(v[1]) or not finite(v[2]) or not finite(v[3] or 0) then
+        fail(fn, string.format("velocity[%d] must be {vx, vy, omega}", b), 2)
+      end
+      t.velocity[3 * b - 2], t.velocity[3 * b - 1], t.velocity[3 * b] = v[1], v[2], v[3] or 0
+    end
+  end
+  local analysis = args.analysis or "dynamic"
+  if analysis ~= "dynamic" and analysis ~= "static" then
+    fail(fn, "argument 'analysis' must be \"dynamic\" or \"static\" (velocities zeroed after each step)", 2)
+  end
+  t.dynamic = analysis == "dynamic" and 1 or 0
+  local plane = args.plane or "stress"
+  if plane ~= "stress" and plane ~= "strain" then fail(fn, "argument 'plane' must be \"stress\" or \"strain\"", 2) end
+  t.plane_strain = plane == "strain" and 1 or 0
+  local E_max = 0
+  for k = 2, #materials, 6 do E_max = math.max(E_max, materials[k]) end
+  t.normal_stiffness = number_arg(fn, args, "normal_stiffness", 50 * E_max, 0, 2)
+  t.shear_stiffness = number_arg(fn, args, "shear_stiffness", t.normal_stiffness, 0, 2)
+  t.fixed_stiffness = number_arg(fn, args, "fixed_stiffness", t.normal_stiffness, 0, 2)
+  t.max_displacement = number_arg(fn, args, "max_displacement", 0, 0, 2) -- absent: 0, the model's default
+  t.pcg_tolerance = number_arg(fn, args, "pcg_tolerance", 1e-12, 0, 2)
+  local pc = args.preconditioner or "block_jacobi"
+  if pc ~= "block_jacobi" and pc ~= "ssor" then
+    fail(fn, "argument 'preconditioner' must be \"block_jacobi\" or \"ssor\" (SSOR's approximate inverse)", 2)
+  end
+  t.ssor = pc == "ssor" and 1 or 0
+  t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 1000, 0, 2)
+  t.open_close_max = number_arg(fn, args, "open_close_max", 20, 0, 2)
+  local ok, core = pcall(dda._model, t)
+  if not ok then fail(fn, tostring(core), 2) end
+  local m = setmetatable({ core = core, loads = loads, timed = timed, dynamic = analysis == "dynamic" }, model_mt)
+  m:_apply_loads(0)
+  return m
+end
+
+function model_mt:_apply_loads(t)
+  for k, l in ipairs(self.loads) do self.core:_set_load(k, l.fx(t), l.fy(t)) end
+end
+
+function model_mt:stats() return self.core:stats() end
+function model_mt:block(i) return self.core:block(i) end
+function model_mt:contacts() return self.core:contacts() end
+function model_mt:count() return #self.core end
+
+local csv_columns = { "step", "t", "dt", "kinetic", "gravity_work", "load_work", "friction_work", "contacts", "closed",
+  "open_close", "pcg", "reductions" }
+
+--- model:run{ steps = n, dt = ..., csv = path, blocks = {i, ...}, vtu = prefix, png = prefix, every = k }:
+--- n steps of time step dt (each shrunk inside when it must be); a CSV row per step (with the
+--- displacement, rotation and velocity of the listed blocks); blocks as prefix_NNNNNN.vtu and
+--- contacts as prefix_contacts_NNNNNN.vtu (series prefix.pvd, prefix_contacts.pvd), a picture
+--- coloured by displacement as prefix_NNNNNN.png, every k steps (NNNNNN: the step number).
+function model_mt:run(args)
+  local fn = "dda model:run"
+  cl.check_args(fn, args, { steps = true, dt = true, csv = true, vtu = true, every = true, blocks = true, png = true })
+  local steps = args.steps
+  if math.type(steps) ~= "integer" or steps < 1 then fail(fn, "argument 'steps' must be an integer >= 1", 2) end
+  local dt = number_arg(fn, args, "dt", nil, 0, 2)
+  if not dt then fail(fn, "argument 'dt' (the time step, > 0) is required", 2) end
+  local every = args.every or 1
+  if math.type(every) ~= "integer" or every < 1 then fail(fn, "argument 'every' must be an integer >= 1", 2) end
+  if args.vtu ~= nil then
+    if type(args.vtu) ~= "string" then fail(fn, "argument 'vtu' must be a path prefix", 2) end
+    cl.io.prepare_path(args.vtu .. "_000000.vtu", fn .. ": argument 'vtu'")
+    local ok, err = pcall(self.core._series, self.core, args.vtu .. ".pvd", args.vtu .. "_contacts.pvd")
+    if not ok then fail(fn, tostring(err), 2) end
+  end
+  local tracked = args.blocks or {}
+  if type(tracked) ~= "table" then fail(fn, "argument 'blocks' must be a list of block numbers", 2) end
+  for k, b in ipairs(tracked) do
+    if math.type(b) ~= "integer" or b < 1 or b > #self.core then
+      fail(fn, string.format("blocks[%d] = %s is not a block (1..%d)", k, tostring(b), #self.core), 2)
+    end
+  end
+  if #tracked > 0 and args.csv == nil then fail(fn, "argument 'blocks' needs 'csv' (the file its columns go to)", 2) end
+  if args.png ~= nil then
+    if type(args.png) ~= "string" then fail(fn, "argument 'png' must be a path prefix", 2) end
+    cl.io.prepare_path(args.png .. "_000000.png", fn .. ": argument 'png'")
+  end
+  local csv
+  if args.csv ~= nil then
+    if type(args.csv) ~= "string" then fail(fn, "argument 'csv' must be a path", 2) end
+    cl.io.prepare_path(args.csv, fn .. ": argument 'csv'")
+    local f, msg = io.open(args.csv, "w")
+    if not f then fail(fn, string.format("argument 'csv': cannot write %s (%s)", args.csv, msg), 2) end
+    csv = f
+    local header = { table.concat(csv_columns, ",") }
+    for _, b in ipairs(tracked) do
+      header[#header + 1] = string.format("b%d_ux,b%d_uy,b%d_rotation,b%d_vx,b%d_vy", b, b, b, b, b)
+    end
+    csv:write(table.concat(header, ","), "\n")
+  end
+  local function close() if csv then csv:close() end end
+  for step = 1, steps do
+    if self.timed then self:_apply_loads(self.core:stats().t) end
+    local ok, err = pcall(self.core._step, self.core, dt)
+    if not ok then
+      close()
+      fail(fn, tostring(err), 2)
+    end
+    local s = self.core:stats()
+    if csv then
+      local row = {}
+      for k, c in ipairs(csv_columns) do row[k] = string.format("%.17g", c == "step" and s.steps or s[c]) end
+      for _, i in ipairs(tracked) do
+        local b = self.core:block(i)
+        for _, v in ipairs { b.ux, b.uy, b.rotation, b.velocity[1], b.velocity[2] } do row[#row + 1] = string.format("%.17g", v) end
+      end
+      csv:write(table.concat(row, ","), "\n")
+    end
+    if args.png and (step % every == 0 or step == steps) then
+      local ok2, err2 = pcall(self.core._png, self.core, string.format("%s_%06d.png", args.png, s.steps))
+      if not ok2 then
+        close()
+        fail(fn, tostring(err2), 2)
+      end
+    end
+    if args.vtu and (step % every == 0 or step == steps) then
+      local ok2, err2 = pcall(self.core._vtu, self.core, string.format("%s_%06d.vtu", args.vtu, s.steps),
+        string.format("%s_contacts_%06d.vtu", args.vtu, s.steps), s.t)
+      if not ok2 then
+        close()
+        fail(fn, tostring(err2), 2)
+      end
+    end
+  end
+  close()
+  return self:stats()
+end

@@ -1,0 +1,167 @@
+/* DDA math (kernels/dda/): the block integrals against quadrature, polygon triangulation, the
+ * contact gaps' linearisation, the open-close rule, and PCG with both preconditioners on random
+ * block-sparse SPD matrices against a dense solve. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../kernels/dda/block.h"
+#include "../../kernels/dda/bsr.h"
+#include "../../kernels/dda/contact.h"
+#include "../../kernels/dda/polygon.h"
+#include "lcg.h"
+
+TestSuite(dda, .timeout = 60);
+
+/* int T^T T over the rectangle [x0, x1] x [y0, y1] by 3-point Gauss-Legendre per axis (exact for
+ * the quadratic integrand). */
+static void mass_by_quadrature(double x0, double x1, double y0, double y1, double xc, double yc, double M[36]) {
+  const double g[3] = {-sqrt(0.6), 0, sqrt(0.6)}, w[3] = {5.0 / 9, 8.0 / 9, 5.0 / 9};
+  memset(M, 0, 36 * sizeof *M);
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) {
+      double x = (x0 + x1) / 2 + g[a] * (x1 - x0) / 2, y = (y0 + y1) / 2 + g[b] * (y1 - y0) / 2;
+      double weight = w[a] * w[b] * (x1 - x0) * (y1 - y0) / 4, t[12];
+      cl_dda_t_at(x - xc, y - yc, t);
+      for (int k = 0; k < 6; k++)
+        for (int l = 0; l < 6; l++) M[6 * k + l] += weight * (t[k] * t[l] + t[6 + k] * t[6 + l]);
+    }
+}
+
+Test(dda, mass_integral_matches_quadrature) {
+  /* a rectangle far from the origin, given by its corners counter-clockwise */
+  double x[4] = {100, 102, 102, 100}, y[4] = {50, 50, 51.5, 51.5};
+  cl_dda_moments mo = cl_dda_polygon_moments(x, y, 4);
+  cr_assert_float_eq(mo.S, 3, 1e-12);
+  cr_assert_float_eq(mo.x0, 101, 1e-12);
+  cr_assert_float_eq(mo.y0, 50.75, 1e-12);
+  double M[36], Q[36];
+  cl_dda_mass_integral(&mo, M);
+  mass_by_quadrature(100, 102, 50, 51.5, mo.x0, mo.y0, Q);
+  for (int k = 0; k < 36; k++) cr_assert(fabs(M[k] - Q[k]) <= 1e-11, "M[%d] = %.17g, quadrature %.17g", k, M[k], Q[k]);
+}
+
+Test(dda, concave_polygon_triangulation_keeps_area) {
+  /* a comb: concave, 12 vertices, counter-clockwise */
+  double x[12] = {0, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0}, y[12] = {0, 0, 3, 3, 1, 1, 3, 3, 1, 1, 3, 3};
+  int32_t tri[30];
+  int n = cl_dda_triangulate(x, y, 12, tri);
+  cr_assert_eq(n, 10, "triangles: %d", n);
+  double area = 0;
+  for (int k = 0; k < n; k++) {
+    int a = tri[3 * k], b = tri[3 * k + 1], c = tri[3 * k + 2];
+    double t = ((x[b] - x[a]) * (y[c] - y[a]) - (y[b] - y[a]) * (x[c] - x[a])) / 2;
+    cr_assert(t > 0, "triangle %d is not counter-clockwise", k);
+    area += t;
+  }
+  cl_dda_moments mo = cl_dda_polygon_moments(x, y, 12);
+  cr_assert_float_eq(area, mo.S, 1e-12);
+  cr_assert_float_eq(mo.S, 5 + 3 * 2 - 0, 1e-12); /* base 5 x 1 plus three teeth 1 x 2 */
+}
+
+Test(dda, contact_gaps_are_the_first_order_motion) {
+  /* vertex P of block i 1e-4 above edge p2 -> p3 of block j, the shear anchor at P's foot (as for
+   * a new contact); both blocks moved by a small random D: the gaps to the moved edge (its own
+   * normal and tangent) match gn0 + en.Di - fn.Dj and gs0 + es.Di - fs.Dj to O(|D| gap + |D|^2) */
+  lcg_seed(7);
+  double x2 = 1, y2 = 0, x3 = -1, y3 = 0.2, dx = x3 - x2, dy = y3 - y2, l = hypot(dx, dy);
+  double nx = dy / l, ny = -dx / l, t_ref = 0.35;
+  double px = x2 + t_ref * dx + 1e-4 * nx, py = y2 + t_ref * dy + 1e-4 * ny;
+  double xi = 0.2, yi = 0.6, xj = 0.1, yj = -0.5;
+  cl_dda_contact_geometry g = cl_dda_contact_at(px, py, x2, y2, x3, y3, t_ref, xi, yi, xj, yj);
+  cr_assert_float_eq(g.gn0, 1e-4, 1e-15);
+  cr_assert(fabs(g.gs0) < 1e-15, "a new contact's shear spring is unstretched");
+  double Di[6], Dj[6], h = 1e-6;
+  for (int k = 0; k < 6; k++) Di[k] = h * lcg_uniform(-1, 1), Dj[k] = h * lcg_uniform(-1, 1);
+  double qx = x2 + t_ref * dx, qy = y2 + t_ref * dy, pts[4][2] = {{px, py}, {x2, y2}, {x3, y3}, {qx, qy}};
+  for (int p = 0; p < 4; p++) {
+    double t[12], X = pts[p][0], Y = pts[p][1];
+    cl_dda_t_at(X - (p ? xj : xi), Y - (p ? yj : yi), t);
+    for (int r = 0; r < 2; r++)
+      for (int k = 0; k < 6; k++) pts[p][r] += t[6 * r + k] * (p ? Dj : Di)[k];
+  }
+  double mdx = pts[2][0] - pts[1][0], mdy = pts[2][1] - pts[1][1], ml = hypot(mdx, mdy);
+  double gn = (mdy * (pts[0][0] - pts[1][0]) - mdx * (pts[0][1] - pts[1][1])) / ml;
+  double gs = (mdx * (pts[0][0] - pts[3][0]) + mdy * (pts[0][1] - pts[3][1])) / ml;
+  double ln = cl_dda_gap(g.gn0, g.en, g.fn, Di, Dj), ls = cl_dda_gap(g.gs0, g.es, g.fs, Di, Dj);
+  cr_assert(fabs(ln - gn) <= 1e-9, "normal gap: linear %.12g, moved %.12g", ln, gn);
+  cr_assert(fabs(ls - gs) <= 1e-9, "shear gap: linear %.12g, moved %.12g", ls, gs);
+  cr_assert(fabs(ln - g.gn0) > 1e-8, "the motion changes the gap (the check is not vacuous)");
+}
+
+Test(dda, open_close_rule) {
+  cl_dda_contact_law law = {.kn = 1e9, .ks = 1e9, .tan_phi = 0.5, .cohesion = 0, .tension = 100,
+                            .slip_floor = 1e-12, .force_floor = 1e-3};
+  double sgn = 1;
+  cr_assert_eq(cl_dda_open_close(CL_DDA_OPEN, -1e-9, 0, 0, &sgn, &law), CL_DDA_LOCK, "penetration closes");
+  cr_assert_eq(cl_dda_open_close(CL_DDA_OPEN, 1e-9, 0, 0, &sgn, &law), CL_DDA_OPEN, "a gap stays open");
+  cr_assert_eq(cl_dda_open_close(CL_DDA_LOCK, 5e-8, 0, 0, &sgn, &law), CL_DDA_LOCK, "tension 50 < strength 100");
+  cr_assert_eq(cl_dda_open_close(CL_DDA_LOCK, 2e-7, 0, 0, &sgn, &law), CL_DDA_OPEN, "tension 200 > 100");
+  /* N = 1000, friction 500: shear 400 holds, -600 slides backwards */
+  cr_assert_eq(cl_dda_open_close(CL_DDA_LOCK, -1e-6, 4e-7, 0, &sgn, &law), CL_DDA_LOCK, "shear below friction");
+  cr_assert_eq(cl_dda_open_close(CL_DDA_LOCK, -1e-6, -6e-7, 0, &sgn, &law), CL_DDA_SLIDE, "shear above friction");
+  cr_assert_eq(sgn, -1, "slides the way it is sheared");
+  cr_assert_eq(cl_dda_open_close(CL_DDA_SLIDE, -1e-6, -2e-6, -1e-6, &sgn, &law), CL_DDA_SLIDE, "keeps sliding");
+  cr_assert_eq(cl_dda_open_close(CL_DDA_SLIDE, -1e-6, 0, -1e-6, &sgn, &law), CL_DDA_LOCK, "slip turned back");
+}
+
+/* A random SPD block matrix: n blocks on a ring with random extra pairs, diagonally dominant. */
+static void random_matrix(cl_dda_bsr *a, size_t n, size_t extra) {
+  size_t np = n + extra;
+  int32_t *pi = malloc(np * sizeof *pi), *pj = malloc(np * sizeof *pj);
+  for (size_t k = 0; k < n; k++) pi[k] = (int32_t)k, pj[k] = (int32_t)((k + 1) % n);
+  for (size_t k = n; k < np; k++) {
+    pi[k] = (int32_t)(lcg_next() % n), pj[k] = (int32_t)(lcg_next() % n);
+    if (pi[k] == pj[k]) pj[k] = (pj[k] + 1) % (int32_t)n;
+  }
+  cl_error err;
+  cr_assert_eq(cl_dda_bsr_pattern(a, n, np, pi, pj, &err), CL_OK);
+  for (size_t i = 0; i < n; i++)
+    for (int32_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+      size_t j = (size_t)a->col[p];
+      if (j < i) continue;
+      double *blk = a->val + 36 * (size_t)p, *sym = cl_dda_bsr_block(a, (int32_t)j, (int32_t)i);
+      for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++) {
+          double v = j == i ? (r == c ? 40 + lcg_uniform(0, 1) : (r < c ? lcg_uniform(-1, 1) : blk[6 * c + r]))
+                            : lcg_uniform(-1, 1);
+          blk[6 * r + c] = v;
+          if (j != i) sym[6 * c + r] = v;
+        }
+    }
+  free(pi), free(pj);
+}
+
+static void solve_and_check(cl_dda_preconditioner kind, int *iterations) {
+  lcg_seed(42);
+  size_t n = 40;
+  cl_dda_bsr a = {0};
+  random_matrix(&a, n, 60);
+  double *b = malloc(6 * n * sizeof *b), *x = calloc(6 * n, sizeof *x), *r = malloc(6 * n * sizeof *r);
+  for (size_t k = 0; k < 6 * n; k++) b[k] = lcg_uniform(-1, 1);
+  cl_dda_pcg_result res;
+  cl_error err;
+  cr_assert_eq(cl_dda_pcg(&a, b, x, kind, 1e-12, 1000, &res, &err), CL_OK, "%s", err.msg);
+  cr_assert(res.converged, "PCG converged (%d iterations, residual %.3g)", res.iterations, res.residual);
+  /* the true residual, computed here block by block */
+  double rn = 0, bn = 0;
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) {
+      double s = b[6 * i + c];
+      for (int32_t p = a.rowptr[i]; p < a.rowptr[i + 1]; p++)
+        for (int k = 0; k < 6; k++) s -= a.val[36 * (size_t)p + 6 * c + k] * x[6 * (size_t)a.col[p] + k];
+      rn += s * s, bn += b[6 * i + c] * b[6 * i + c];
+    }
+  cr_assert(sqrt(rn / bn) < 1e-11, "true relative residual %.3g", sqrt(rn / bn));
+  *iterations = res.iterations;
+  free(b), free(x), free(r);
+  cl_dda_bsr_free(&a);
+}
+
+Test(dda, pcg_both_preconditioners_solve) {
+  int jacobi, ssor;
+  solve_and_check(CL_DDA_BLOCK_JACOBI, &jacobi);
+  solve_and_check(CL_DDA_SSOR_AI, &ssor);
+  cr_assert(ssor < jacobi, "SSOR-AI %d iterations, block Jacobi %d", ssor, jacobi);
+}
