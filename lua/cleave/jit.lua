@@ -420,6 +420,19 @@ function law_mt:cohesive_module(field)
   end, symbols, self.fast_math)
 end
 
+--- law:fpm_hex_module(field) -> the finite particle method's hexahedron kernel around this
+--- stress_update law (kernels/fpm/hex.h), for the device and precision of field.
+function law_mt:fpm_hex_module(field)
+  if self.kind ~= "stress_update" then error("law:fpm_hex_module: needs a stress_update law (got " .. self.kind .. ")", 2) end
+  return module_of(self, field, "fpm_hex", function()
+    local lines = point_law(self, field.dtype)
+    lines[#lines + 1] = "#define CL_FPM_LAW cl_jit_law"
+    lines[#lines + 1] = '#include "kernels/fpm/hex.h"'
+    lines[#lines + 1] = entry_loop(field.device, "cl_jit_fpm_hex", "cl_fpm_hex_args", "ne", "cl_fpm_hex_at")
+    return table.concat(lines, "\n")
+  end, "cl_jit_fpm_hex", self.fast_math)
+end
+
 function law_mt:point_module(field)
   return module_of(self, field, "", function() return point_unit(self, field.dtype, field.device) end,
     "cl_jit_points", self.fast_math)

@@ -1,0 +1,734 @@
+-- cleave.fpm: the finite particle method (paper 001, docs/methods/finite-particle.md). Particles
+-- with mass (and, on beams, rotations and rotational inertia) joined by 2-particle beams or
+-- 8-particle hexahedra; central-difference steps with mass damping; hexahedra's materials are
+-- stress_update laws (built-in elastic and J2, or the user's). The kernels are in kernels/fpm/,
+-- their stages in lua/l_fpm.c.
+local cl = ...
+local fpm = cl.fpm
+local pd = cl.pd
+
+-- ---- materials and sections ------------------------------------------------------------------
+
+local material_mt = {}
+material_mt.__index = material_mt
+material_mt.__tostring = function(m)
+  return string.format("fpm.material<%s, E = %g, nu = %g, rho = %g>", m.law.name, m.E, m.nu, m.rho)
+end
+
+-- E, nu, rho of a material's table: positive (nu in [0, 0.5)), named when not.
+local function elastic_constants(fn, args)
+  local m = { E = cl.positive_number(fn, args, "E", 3), rho = cl.positive_number(fn, args, "rho", 3) }
+  m.nu = cl.optional_number(fn, args, "nu", 0, 3)
+  if not (m.nu >= 0 and m.nu < 0.5) then
+    error(string.format("%s: argument 'nu' (Poisson's ratio) must be in [0, 0.5) (got %g)", fn, m.nu), 3)
+  end
+  return m
+end
+
+--- cleave.fpm.elastic{ E =, nu = 0, rho = } -> isotropic linear elasticity (the built-in
+--- stress_update law kernels/fe/laws/elastic.c)
+function fpm.elastic(args)
+  local fn = "cleave.fpm.elastic"
+  cl.check_args(fn, args, { E = true, nu = true, rho = true })
+  local m = elastic_constants(fn, args)
+  m.law = cl.jit.stress_update { name = "elastic", source = cl.jit.law_source("elastic"),
+    params = { E = m.E, nu = m.nu } }
+  m.elastic = true
+  return setmetatable(m, material_mt)
+end
+
+--- cleave.fpm.j2{ E =, nu = 0, rho =, sy =, Et = 0 } -> J2 plasticity with bilinear isotropic
+--- hardening: yield stress sy, tangent modulus Et (< E) of the uniaxial curve, so that the
+--- hardening modulus is H = E Et / (E - Et) (kernels/fe/laws/j2.c)
+function fpm.j2(args)
+  local fn = "cleave.fpm.j2"
+  cl.check_args(fn, args, { E = true, nu = true, rho = true, sy = true, Et = true })
+  local m = elastic_constants(fn, args)
+  m.sy = cl.positive_number(fn, args, "sy")
+  m.Et = cl.optional_number(fn, args, "Et", 0)
+  if not (m.Et >= 0 and m.Et < m.E) then
+    error(string.format("%s: argument 'Et' (the tangent modulus) must be in [0, E) (got %g)", fn, m.Et), 2)
+  end
+  m.H = m.E * m.Et / (m.E - m.Et)
+  m.law = cl.jit.stress_update { name = "j2", source = cl.jit.law_source("j2"),
+    params = { E = m.E, nu = m.nu, sy = m.sy, H = m.H }, state = { ep = 0 } }
+  return setmetatable(m, material_mt)
+end
+
+--- cleave.fpm.material{ law = cleave.jit.stress_update{...}, E =, nu = 0, rho = } -> a user law
+--- for hexahedra; E and nu are its initial stiffness, which sets the stable time step.
+function fpm.material(args)
+  local fn = "cleave.fpm.material"
+  cl.check_args(fn, args, { law = true, E = true, nu = true, rho = true })
+  if getmetatable(args.law) ~= cl.jit.law_mt or args.law.kind ~= "stress_update" then
+    error(fn .. ": argument 'law' must be a law made by cleave.jit.stress_update{...}", 2)
+  end
+  local m = elastic_constants(fn, args)
+  m.law = args.law
+  return setmetatable(m, material_mt)
+end
+
+-- A beam section { A =, Iy =, Iz =, J = } or a rectangle { b =, h = } (b along the local y axis,
+-- h along z): the areas and moments, positive.
+local function section_of(fn, s)
+  if type(s) ~= "table" then
+    error(fn .. ": argument 'section' must be { b =, h = } (a rectangle) or { A =, Iy =, Iz =, J = }", 3)
+  end
+  local f = fn .. " section"
+  if s.b ~= nil or s.h ~= nil then
+    cl.check_args(f, s, { b = true, h = true }, 4)
+    local b, h = cl.positive_number(f, s, "b", 4), cl.positive_number(f, s, "h", 4)
+    local short, long = math.min(b, h), math.max(b, h)
+    -- Saint-Venant torsion constant of a rectangle (Roark): a b^3 (1/3 - 0.21 b/a (1 - b^4/(12 a^4)))
+    local J = long * short ^ 3 * (1 / 3 - 0.21 * short / long * (1 - short ^ 4 / (12 * long ^ 4)))
+    return { A = b * h, Iy = b * h ^ 3 / 12, Iz = h * b ^ 3 / 12, J = J, b = b, h = h }
+  end
+  cl.check_args(f, s, { A = true, Iy = true, Iz = true, J = true }, 4)
+  return { A = cl.positive_number(f, s, "A", 4), Iy = cl.positive_number(f, s, "Iy", 4),
+    Iz = cl.positive_number(f, s, "Iz", 4), J = cl.positive_number(f, s, "J", 4) }
+end
+
+-- ---- geometry checks and masses (host, once) -------------------------------------------------
+
+local function sub(a, b) return { a[1] - b[1], a[2] - b[2], a[3] - b[3] } end
+local function dot(a, b) return a[1] * b[1] + a[2] * b[2] + a[3] * b[3] end
+local function cross(a, b) return { a[2] * b[3] - a[3] * b[2], a[3] * b[1] - a[1] * b[3], a[1] * b[2] - a[2] * b[1] } end
+local function norm(a) return math.sqrt(dot(a, a)) end
+
+local CORNERS = { { -1, -1, -1 }, { 1, -1, -1 }, { 1, 1, -1 }, { -1, 1, -1 },
+  { -1, -1, 1 }, { 1, -1, 1 }, { 1, 1, 1 }, { -1, 1, 1 } }
+local FACES = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 1, 2, 6, 5 }, { 2, 3, 7, 6 }, { 3, 4, 8, 7 }, { 4, 1, 5, 8 } }
+local GAUSS = 1 / math.sqrt(3)
+
+-- det J of a hexahedron (corners P[1..8]) at natural point s.
+local function hex_jacobian(P, s)
+  local J = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } }
+  for a = 1, 8 do
+    local c = CORNERS[a]
+    local dn = { c[1] * (1 + c[2] * s[2]) * (1 + c[3] * s[3]) / 8, c[2] * (1 + c[1] * s[1]) * (1 + c[3] * s[3]) / 8,
+      c[3] * (1 + c[1] * s[1]) * (1 + c[2] * s[2]) / 8 }
+    for r = 1, 3 do
+      for k = 1, 3 do J[r][k] = J[r][k] + P[a][r] * dn[k] end
+    end
+  end
+  return dot(J[1], cross(J[2], J[3])) -- rows are d x_r / d s: det of the transpose, the same
+end
+
+-- The volume of hexahedron e and its characteristic length V / (largest face area) (Hallquist
+-- 2006); refuses one that is degenerate or inverted at a Gauss point, naming it.
+local function hex_geometry(fn, e, P)
+  local volume, scale = 0, 0
+  for a = 2, 8 do scale = math.max(scale, norm(sub(P[a], P[1]))) end
+  for g = 1, 8 do
+    local c = CORNERS[g]
+    local det = hex_jacobian(P, { c[1] * GAUSS, c[2] * GAUSS, c[3] * GAUSS })
+    if not (det > 1e-12 * scale ^ 3) then
+      error(string.format("%s: hexahedron %d is %s (det J = %g at Gauss point %d): give its corners in VTK order, " ..
+        "the bottom face counter-clockwise seen from above it, then the top face above them, and no two corners " ..
+        "at one place", fn, e, det < 0 and "inverted" or "degenerate", det, g), 3)
+    end
+    volume = volume + det
+  end
+  local area = 0
+  for _, f in ipairs(FACES) do
+    local p = { P[f[1]], P[f[2]], P[f[3]], P[f[4]] }
+    area = math.max(area, 0.5 * norm(cross(sub(p[3], p[1]), sub(p[4], p[2]))))
+  end
+  return volume, volume / area
+end
+
+-- ---- bodies ------------------------------------------------------------------------------------
+
+local body_mt = {}
+body_mt.__index = body_mt
+body_mt.__tostring = function(b)
+  return string.format("fpm.body<%d particles, %d %s, %s on %s>", b.n, b.ne, b.kind == "beam" and "beams" or
+    "hexahedra", b.precision, b.x0.device)
+end
+
+local function field(b, k, value) return cl.field { n = b.n, k = k, dtype = b.precision, value = value } end
+
+-- Rows of a list of integer tuples of width k (1-based particle numbers) as a 0-based u32 field.
+local function connectivity(fn, key, list, k, n)
+  if type(list) ~= "table" or #list == 0 then error(string.format("%s: argument '%s' must list elements", fn, key), 3) end
+  local rows = {}
+  for e, t in ipairs(list) do
+    if type(t) ~= "table" or #t ~= k then
+      error(string.format("%s: %s element %d must list %d particle numbers", fn, key, e, k), 3)
+    end
+    local row = {}
+    for a = 1, k do
+      local p = math.tointeger(t[a])
+      if not p or p < 1 or p > n then
+        error(string.format("%s: %s element %d names particle %s; particles are 1..%d", fn, key, e, tostring(t[a]), n), 3)
+      end
+      row[a] = p - 1
+    end
+    rows[e] = row
+  end
+  return cl.field { data = rows, k = k, dtype = "u32" }
+end
+
+local body_keys = { points = true, beams = true, hexes = true, material = true, section = true, orient = true,
+  precision = true }
+
+--- cleave.fpm.body{ points = { {x, y, z}, ... }, beams = { {i, j}, ... } | hexes = { {8 corners}, ... },
+---   material = cleave.fpm.elastic{...} | j2{...} | material{...}, section = (beams) { b =, h = } |
+---   { A =, Iy =, Iz =, J = }, orient = (beams) {x, y, z} or a list per beam: a vector in the local x-y
+---   plane (local y is the section's b side), precision = "f64" }
+--- Particle numbers are 1-based; hexahedra's corners in VTK order. Beams are elastic (the section's
+--- resultants from E, nu); hexahedra run the material's stress_update law at 8 Gauss points.
+function fpm.body(args)
+  local fn = "cleave.fpm.body"
+  cl.check_args(fn, args, body_keys)
+  local points = args.points
+  if type(points) ~= "table" or #points < 2 then error(fn .. ": argument 'points' must list particles {x, y, z}", 2) end
+  for i, p in ipairs(points) do
+    if type(p) ~= "table" or type(p[1]) ~= "number" or type(p[2]) ~= "number" or type(p[3]) ~= "number" then
+      error(string.format("%s: point %d must be {x, y, z}", fn, i), 2)
+    end
+  end
+  if (args.beams == nil) == (args.hexes == nil) then
+    error(fn .. ": give 'beams' (pairs of particles) or 'hexes' (8 particles each), one kind per body", 2)
+  end
+  local m = args.material
+  if getmetatable(m) ~= material_mt then
+    error(fn .. ": argument 'material' must be cleave.fpm.elastic{...}, cleave.fpm.j2{...} or cleave.fpm.material{...}", 2)
+  end
+  local precision = args.precision or "f64"
+  if precision ~= "f32" and precision ~= "f64" then error(fn .. ": argument 'precision' must be \"f32\" or \"f64\"", 2) end
+  local n = #points
+  local b = setmetatable({ n = n, material = m, precision = precision, points = points,
+    constraints = {}, loads = {}, kind = args.beams and "beam" or "hex" }, body_mt)
+  b.x0 = cl.field { data = points, k = 3, dtype = precision }
+  local mass = {}
+  for i = 1, n do mass[i] = 0 end
+  if b.kind == "beam" then
+    if not m.elastic then error(fn .. ": beams take cleave.fpm.elastic{...} (their section is elastic)", 2) end
+    if args.hexes ~= nil then error(fn .. ": give 'beams' or 'hexes', not both", 2) end
+    b.section = section_of(fn, args.section)
+    b.conn = connectivity(fn, "beams", args.beams, 2, n)
+    b.ne = b.conn.n
+    local orient = args.orient
+    if type(orient) ~= "table" then
+      error(fn .. ": beams need 'orient' ({x, y, z}, a vector in each beam's local x-y plane, not along the beam)", 2)
+    end
+    local single = type(orient[1]) == "number"
+    local s, inertia, dts, rows = b.section, {}, {}, {}
+    for i = 1, n do inertia[i] = 0 end
+    local Imax = math.max(s.Iy, s.Iz)
+    local c = math.sqrt(m.E / m.rho)
+    for e, pair in ipairs(args.beams) do
+      local axis = sub(points[pair[2]], points[pair[1]])
+      local L = norm(axis)
+      if not (L > 0) then error(string.format("%s: beam %d joins particle %d to itself (zero length)", fn, e, pair[1]), 2) end
+      local o = single and orient or orient[e]
+      if type(o) ~= "table" or type(o[1]) ~= "number" or type(o[2]) ~= "number" or type(o[3]) ~= "number" then
+        error(string.format("%s: 'orient' must be {x, y, z} or a list of one per beam (beam %d has none)", fn, e), 2)
+      end
+      if not (norm(cross(o, axis)) > 1e-6 * norm(o) * L) then
+        error(string.format("%s: beam %d lies along its 'orient' vector {%g, %g, %g}: give a vector across the beam " ..
+          "(in its local x-y plane)", fn, e, o[1], o[2], o[3]), 2)
+      end
+      rows[e] = { o[1], o[2], o[3] }
+      -- lumped: half the mass to each end; rotational inertia 3 rho Imax L per end, which keeps the
+      -- rotations' frequencies below the axial one (docs/methods/finite-particle.md, "Time step")
+      for _, p in ipairs(pair) do
+        mass[p] = mass[p] + m.rho * s.A * L / 2
+        inertia[p] = inertia[p] + 3 * m.rho * Imax * L
+      end
+      local G = m.E / (2 * (1 + m.nu))
+      local factor = math.max(1, 0.5 + 12 * Imax / (s.A * L * L), G * s.J / (6 * m.E * Imax))
+      dts[e] = L / math.sqrt(factor) / c
+    end
+    b.orient = cl.field { data = rows, k = 3, dtype = precision }
+    b.inertia = cl.field { data = inertia, dtype = precision }
+    b.element_dt = dts
+    b.G = m.E / (2 * (1 + m.nu))
+  else
+    b.conn = connectivity(fn, "hexes", args.hexes, 8, n)
+    b.ne = b.conn.n
+    local c = math.sqrt(m.E * (1 - m.nu) / ((1 + m.nu) * (1 - 2 * m.nu) * m.rho))
+    local dts = {}
+    for e, corners in ipairs(args.hexes) do
+      local P = {}
+      for a = 1, 8 do P[a] = points[corners[a]] end
+      local volume, length = hex_geometry(fn, e, P)
+      for a = 1, 8 do mass[corners[a]] = mass[corners[a]] + m.rho * volume / 8 end
+      dts[e] = length / c
+    end
+    b.element_dt = dts
+    b.sig = cl.field { n = 8 * b.ne, k = 6, dtype = precision }
+    b.eps = cl.field { n = 8 * b.ne, k = 6, dtype = precision }
+    b.law_state = {}
+    for k, name in ipairs(m.law.state_names) do
+      b.law_state[k] = cl.field { n = 8 * b.ne, dtype = precision, value = m.law.state[name] }
+    end
+  end
+  for i = 1, n do
+    if mass[i] == 0 then error(string.format("%s: particle %d belongs to no element (it has no mass)", fn, i), 2) end
+  end
+  b.mass_values = mass
+  b.mass = cl.field { data = mass, dtype = precision }
+  b.d, b.dd, b.dd_new, b.f = field(b, 3), field(b, 3), field(b, 3), field(b, 3)
+  b.fext, b.fext0 = field(b, 3), field(b, 3)
+  b.work = field(b, 5)
+  b.energy_density = cl.field { n = b.ne, dtype = precision } -- per element: its elastic energy
+  if b.kind == "beam" then
+    local identity = {}
+    for i = 1, n do identity[i] = { 1, 0, 0, 0 } end
+    b.q = cl.field { data = identity, k = 4, dtype = precision }
+    b.dth, b.dth_new, b.m, b.mext, b.mext0 = field(b, 3), field(b, 3), field(b, 3), field(b, 3), field(b, 3)
+  end
+  return b
+end
+
+-- ---- generators ---------------------------------------------------------------------------------
+
+-- Particles of an nx x ny x nz grid of hexahedra over [x0, x1] x [y0, y1] x [z0, z1], with the cells.
+local function hex_grid(x0, x1, y0, y1, z0, z1, nx, ny, nz)
+  local points, hexes = {}, {}
+  local function id(i, j, k) return 1 + i + (nx + 1) * (j + (ny + 1) * k) end
+  for k = 0, nz do
+    for j = 0, ny do
+      for i = 0, nx do
+        points[id(i, j, k)] = { x0 + (x1 - x0) * i / nx, y0 + (y1 - y0) * j / ny, z0 + (z1 - z0) * k / nz }
+      end
+    end
+  end
+  for k = 0, nz - 1 do
+    for j = 0, ny - 1 do
+      for i = 0, nx - 1 do
+        hexes[#hexes + 1] = { id(i, j, k), id(i + 1, j, k), id(i + 1, j + 1, k), id(i, j + 1, k),
+          id(i, j, k + 1), id(i + 1, j, k + 1), id(i + 1, j + 1, k + 1), id(i, j + 1, k + 1) }
+      end
+    end
+  end
+  return points, hexes
+end
+
+local function cells(fn, args, key, default)
+  local v = args[key] == nil and default or args[key]
+  if math.type(v) ~= "integer" or v < 1 then error(string.format("%s: argument '%s' must be an integer >= 1", fn, key), 3) end
+  return v
+end
+
+--- cleave.fpm.box{ x = {x0, x1}, y = {y0, y1}, z = {z0, z1}, nx =, ny =, nz =, material =,
+---   precision = } -> a body of nx ny nz hexahedra filling the box
+function fpm.box(args)
+  local fn = "cleave.fpm.box"
+  cl.check_args(fn, args, { x = true, y = true, z = true, nx = true, ny = true, nz = true, material = true,
+    precision = true })
+  local range = {}
+  for _, key in ipairs { "x", "y", "z" } do
+    local r = args[key]
+    if type(r) ~= "table" or type(r[1]) ~= "number" or type(r[2]) ~= "number" or not (r[2] > r[1]) then
+      error(string.format("%s: argument '%s' must be {low, high} with high > low", fn, key), 2)
+    end
+    range[key] = r
+  end
+  local points, hexes = hex_grid(range.x[1], range.x[2], range.y[1], range.y[2], range.z[1], range.z[2],
+    cells(fn, args, "nx"), cells(fn, args, "ny"), cells(fn, args, "nz"))
+  return fpm.body { points = points, hexes = hexes, material = args.material, precision = args.precision }
+end
+
+--- cleave.fpm.cantilever{ kind = "beam" | "hex", length =, elements =, material =, precision =,
+---   beam: section = { b =, h = } | {...}, orient = {0, 1, 0} (default: local y along global y);
+---   hex: width =, height =, ny = 1, nz = 1 } -> a straight cantilever along x from the origin, its
+--- cross-section centred on the x axis (hex: width along y, height along z); the root is x = 0.
+function fpm.cantilever(args)
+  local fn = "cleave.fpm.cantilever"
+  cl.check_args(fn, args, { kind = true, length = true, elements = true, material = true, precision = true,
+    section = true, orient = true, width = true, height = true, ny = true, nz = true })
+  local L = cl.positive_number(fn, args, "length")
+  local ne = cells(fn, args, "elements")
+  if args.kind == "beam" then
+    local points, beams = {}, {}
+    for i = 0, ne do points[i + 1] = { L * i / ne, 0, 0 } end
+    for e = 1, ne do beams[e] = { e, e + 1 } end
+    return fpm.body { points = points, beams = beams, material = args.material, section = args.section,
+      orient = args.orient or { 0, 1, 0 }, precision = args.precision }
+  elseif args.kind == "hex" then
+    local w, h = cl.positive_number(fn, args, "width"), cl.positive_number(fn, args, "height")
+    local points, hexes = hex_grid(0, L, -w / 2, w / 2, -h / 2, h / 2, ne, cells(fn, args, "ny", 1),
+      cells(fn, args, "nz", 1))
+    return fpm.body { points = points, hexes = hexes, material = args.material, precision = args.precision }
+  end
+  error(fn .. ": argument 'kind' must be \"beam\" or \"hex\"", 2)
+end
+
+-- ---- regions, constraints, loads -----------------------------------------------------------------
+
+--- body:select(where [, params]) -> u32 field of the 1-based rows of the particles in the region
+--- (a function(x, y, z) or an expression in x, y, z; dx there is 0); an empty region is an error.
+function body_mt:select(where, params, fn, level)
+  fn, level = fn or "body:select", level or 2
+  local inside = pd.region(fn, where, params, level + 1)
+  local rows = {}
+  if type(inside) == "function" then
+    for i, p in ipairs(self.points) do
+      if inside(p[1], p[2], p[3]) then rows[#rows + 1] = i end
+    end
+  else
+    for i, flag in ipairs(inside:inside(self.x0, 0):to_table()) do
+      if flag ~= 0 then rows[#rows + 1] = i end
+    end
+  end
+  if #rows == 0 then
+    error(string.format("%s: the region %s holds no particle of the body", fn,
+      type(where) == "string" and ("'" .. where .. "'") or "(function)"), level)
+  end
+  return cl.field { data = rows, dtype = "u32" }
+end
+
+local DOFS = { "x", "y", "z", "rx", "ry", "rz" }
+
+-- The components of args named prefix .. x/y/z (and rx/ry/rz on beams) as { [dof] = value }.
+local function components(self, fn, args, names, level)
+  local out = {}
+  for dof, name in pairs(names) do
+    if args[name] ~= nil then
+      if dof > 3 and self.kind ~= "beam" then
+        error(string.format("%s: '%s' is a rotation; only beams' particles rotate", fn, name), level)
+      end
+      out[dof] = pd.time_function(fn, name, args[name], args.params, level + 1)
+    end
+  end
+  if next(out) == nil then
+    local list = {}
+    for dof, name in ipairs(names) do
+      if dof <= 3 or self.kind == "beam" then list[#list + 1] = name end
+    end
+    error(string.format("%s: give at least one of %s", fn, table.concat(list, ", ")), level)
+  end
+  return out
+end
+
+local function named(prefix, rprefix)
+  local names = {}
+  for dof, axis in ipairs(DOFS) do names[dof] = dof <= 3 and prefix .. axis or rprefix .. axis:sub(2) end
+  return names
+end
+
+local function keys_of(names)
+  local keys = { where = true, params = true }
+  for _, name in pairs(names) do keys[name] = true end
+  return keys
+end
+
+--- body:fix{ where =, params =, dofs = "all" | "xyz" | { "x", "rz", ... } }: the degrees of freedom
+--- held at zero (all: translations and, on beams, rotations: a clamp)
+function body_mt:fix(args)
+  local fn = "body:fix"
+  cl.check_args(fn, args, { where = true, params = true, dofs = true })
+  local rows = self:select(args.where, args.params, fn, 3)
+  local dofs = args.dofs or "all"
+  local list = {}
+  if dofs == "all" then
+    for dof = 1, self.kind == "beam" and 6 or 3 do list[#list + 1] = dof end
+  elseif dofs == "xyz" then
+    list = { 1, 2, 3 }
+  elseif type(dofs) == "table" then
+    for _, name in ipairs(dofs) do
+      local found
+      for dof, d in ipairs(DOFS) do if d == name then found = dof end end
+      if not found or (found > 3 and self.kind ~= "beam") then
+        error(string.format("%s: 'dofs' entry '%s' is not one of x, y, z%s", fn, tostring(name),
+          self.kind == "beam" and ", rx, ry, rz" or " (hexahedra's particles do not rotate)"), 2)
+      end
+      list[#list + 1] = found
+    end
+  else
+    error(fn .. ": 'dofs' must be \"all\", \"xyz\" or a list such as { \"x\", \"rz\" }", 2)
+  end
+  for _, dof in ipairs(list) do self.constraints[#self.constraints + 1] = { rows = rows, dof = dof, value = 0 } end
+end
+
+local VELOCITY = named("v", "w")
+
+--- body:velocity{ where =, params =, vx =, vy =, vz =, (beams) wx =, wy =, wz = }: prescribed
+--- velocity or angular velocity (numbers, functions of t or expressions in t)
+function body_mt:velocity(args)
+  local fn = "body:velocity"
+  cl.check_args(fn, args, keys_of(VELOCITY))
+  local rows = self:select(args.where, args.params, fn, 3)
+  for dof, value in pairs(components(self, fn, args, VELOCITY, 3)) do
+    self.constraints[#self.constraints + 1] = { rows = rows, dof = dof, value = value }
+  end
+end
+
+local FORCE = named("f", "m")
+
+--- body:load{ where =, params =, fx =, fy =, fz =, (beams) mx =, my =, mz = }: a force (N) and moment
+--- (N m) on each particle of the region (numbers, functions of t or expressions in t)
+function body_mt:load(args)
+  local fn = "body:load"
+  cl.check_args(fn, args, keys_of(FORCE))
+  local rows = self:select(args.where, args.params, fn, 3)
+  for dof, value in pairs(components(self, fn, args, FORCE, 3)) do
+    self.loads[#self.loads + 1] = { rows = rows, dof = dof, value = value, scale = 1 }
+  end
+end
+
+--- body:body_force{ where = (all), params =, gx =, gy =, gz = }: an acceleration field (m/s^2, as
+--- gravity) loading each particle with its mass times g (numbers, functions or expressions of t)
+function body_mt:body_force(args)
+  local fn = "body:body_force"
+  cl.check_args(fn, args, { where = true, params = true, gx = true, gy = true, gz = true })
+  local rows = self:select(args.where or function() return true end, args.params, fn, 3)
+  local by_mass = {} -- rows grouped by their mass: one load per group, scaled by it
+  for _, i in ipairs(rows:to_table()) do
+    local m = self.mass_values[i]
+    by_mass[m] = by_mass[m] or {}
+    table.insert(by_mass[m], i)
+  end
+  for dof, value in pairs(components(self, fn, args, { "gx", "gy", "gz" }, 3)) do
+    for m, list in pairs(by_mass) do
+      self.loads[#self.loads + 1] = { rows = cl.field { data = list, dtype = "u32" }, dof = dof, value = value, scale = m }
+    end
+  end
+end
+
+-- The field and component of a degree of freedom's load (fext0/fext, mext0/mext) or increment.
+local function load_target(b, dof, constant)
+  if dof <= 3 then return constant and b.fext0 or b.fext, dof end
+  return constant and b.mext0 or b.mext, dof - 3
+end
+
+local function increment_target(b, dof)
+  if dof <= 3 then return b.dd_new, dof end
+  return b.dth_new, dof - 3
+end
+
+-- ---- the step ---------------------------------------------------------------------------------------
+
+--- The stable time step: the smallest over the elements of eq. 5, L_e / c_e.
+function body_mt:stable_dt()
+  local dt = math.huge
+  for _, v in ipairs(self.element_dt) do dt = math.min(dt, v) end
+  return dt
+end
+
+-- The element stage: beams precompiled, hexahedra the material's law compiled around hex.h.
+function body_mt:element_stage()
+  if self.kind == "beam" then
+    local s, m = self.section, self.material
+    return cl.stage.fpm_beam { conn = self.conn, orient = self.orient, EA = m.E * s.A, EIy = m.E * s.Iy,
+      EIz = m.E * s.Iz, GJ = self.G * s.J, x0 = self.x0, d = self.d, q = self.q, f = self.f, m = self.m,
+      energy = self.energy_density }
+  end
+  return cl.stage.fpm_hex { conn = self.conn, x0 = self.x0, d = self.d, f = self.f, sig = self.sig, eps = self.eps,
+    energy = self.energy_density, law = self.material.law:fpm_hex_module(self.x0), law_state = self.law_state }
+end
+
+--- body:internal_force() -> f, m: the internal forces (and moments, beams) of the present
+--- displacements and rotations, as n x 3 fields (what the particles exert on the elements: the
+--- negative of the element stage's share). Hexahedra's stress is updated as a step would.
+function body_mt:internal_force()
+  self.f:fill(0)
+  if self.m then self.m:fill(0) end
+  self.stage_cache = self.stage_cache or self:element_stage()
+  self.stage_cache:run()
+  local f = field(self, 3)
+  cl.stage.axpy { y = f, x = self.f, a = -1 }:run()
+  local m
+  if self.m then
+    m = field(self, 3)
+    cl.stage.axpy { y = m, x = self.m, a = -1 }:run()
+  end
+  return f, m
+end
+
+-- The constraint mask (bit dof - 1 per constrained degree of freedom) as a u32 field.
+local function mask_field(b)
+  local mask = {}
+  for i = 1, b.n do mask[i] = 0 end
+  for _, k in ipairs(b.constraints) do
+    for _, i in ipairs(k.rows:to_table()) do mask[i] = mask[i] | (1 << (k.dof - 1)) end
+  end
+  return cl.field { data = mask, dtype = "u32" }
+end
+
+-- The constant loads into fext0 / mext0 (once), the varying ones kept for their stages.
+local function constant_loads(b)
+  b.fext0:fill(0)
+  if b.mext0 then b.mext0:fill(0) end
+  local varying = {}
+  for _, l in ipairs(b.loads) do
+    local target, c = load_target(b, l.dof, true)
+    if type(l.value) == "number" then
+      cl.stage.set_rows { field = target, rows = l.rows, component = c, value = l.value * l.scale, add = true }:run()
+    else
+      varying[#varying + 1] = l
+    end
+  end
+  return varying
+end
+
+-- The step (docs/methods/finite-particle.md): external loads at t_n, composite forces F = Fext -
+-- Fint at the displacements of t_n, the increments of eqs. 3-4, the constrained ones set, applied.
+-- A stage's time is that of the step's end, t_n + dt: loads take it back by dt, velocities by dt/2.
+local function step_pipeline(b, dt, xi)
+  local stages = {}
+  local function add(stage) stages[#stages + 1] = stage end
+  local varying = constant_loads(b)
+  add(cl.stage.copy { dst = b.fext, src = b.fext0 })
+  if b.m then add(cl.stage.copy { dst = b.mext, src = b.mext0 }) end
+  for _, l in ipairs(varying) do
+    local target, c = load_target(b, l.dof, false)
+    add(cl.stage.set_rows { field = target, rows = l.rows, component = c, add = true, time_offset = -dt,
+      value = pd.stage_value(l.value, target, l.scale) })
+  end
+  add(cl.stage.copy { dst = b.f, src = b.fext })
+  if b.m then add(cl.stage.copy { dst = b.m, src = b.mext }) end
+  add(b:element_stage())
+  local particles = { dt = dt, xi = xi, mass = b.mass, d = b.d, dd = b.dd, dd_new = b.dd_new, f = b.f,
+    fext = b.fext, inertia = b.inertia, q = b.q, dth = b.dth, dth_new = b.dth_new, m = b.m, mext = b.mext,
+    mask = mask_field(b), work = b.work }
+  particles.half = "predict"
+  add(cl.stage.fpm_particles(particles))
+  for _, k in ipairs(b.constraints) do
+    local target, c = increment_target(b, k.dof)
+    add(cl.stage.set_rows { field = target, rows = k.rows, component = c, time_offset = -dt / 2,
+      value = pd.stage_value(k.value, target, dt) })
+  end
+  particles.half = "apply"
+  add(cl.stage.fpm_particles(particles))
+  return cl.pipeline(stages)
+end
+
+--- body:energies() -> { kinetic (at the last half step), internal, external, damping, constraint
+--- (the work of each kind of force since the run began), strain (the elements' elastic energy at the
+--- last force evaluation: the stored energy of elastic bodies), balance = |external + constraint -
+--- kinetic - internal - damping| / max(external + constraint, kinetic + internal + damping) }
+function body_mt:energies()
+  local w = self.work
+  local e = { external = w:sum(1), internal = w:sum(2), damping = w:sum(3), constraint = w:sum(4),
+    kinetic = w:sum(5), strain = self.energy_density:sum() }
+  local input, held = e.external + e.constraint, e.kinetic + e.internal + e.damping
+  local scale = math.max(math.abs(input), math.abs(held))
+  e.balance = scale > 0 and math.abs(input - held) / scale or 0
+  return e
+end
+
+--- A mesh table for output: the deformed particles, beams as lines (VTK 3), hexahedra (VTK 12).
+function body_mt:mesh()
+  local x = self.x0:convert("f64")
+  cl.stage.axpy { y = x, x = self.d:convert("f64"), a = 1 }:run()
+  local k = self.kind == "beam" and 2 or 8
+  local types, offsets, conn = {}, { 0 }, {}
+  for e, row in ipairs(self.conn:to_table()) do
+    types[e] = k == 2 and 3 or 12
+    offsets[e + 1] = e * k
+    for a = 1, k do conn[#conn + 1] = row[a] + 1 end
+  end
+  return { x = x, cells = { types = cl.field { data = types, dtype = "u8" }, offsets = cl.field { data = offsets,
+    dtype = "i32" }, connectivity = cl.field { data = conn, dtype = "i32" } } }
+end
+
+fpm.body_mt = body_mt
+
+-- ---- runs -------------------------------------------------------------------------------------------
+
+local run_mt = {}
+run_mt.__index = run_mt
+run_mt.__tostring = function(r)
+  return string.format("fpm.explicit<%s, dt = %g, xi = %g, step %d of %d, t = %g>", tostring(r.body), r.dt, r.xi,
+    r.step, r.steps, r.t)
+end
+
+local run_keys = { xi = true }
+for k in pairs(cl.explicit_run.keys) do run_keys[k] = true end
+
+--- cleave.fpm.explicit{ body, dt = "auto" | number, xi = 0 (mass damping, 1/s), steps =, output = {
+---   every =, vtu =, csv =, checkpoint = }, progress = true } -> run; run:go()
+--- "auto" is 0.9 of the stable step (eq. 5); a larger dt is refused naming the limit.
+function fpm.explicit(args)
+  local fn = "cleave.fpm.explicit"
+  cl.check_args(fn, args, run_keys)
+  local body = args[1] or args.body
+  if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.fpm.body{...})", 2) end
+  local xi = cl.optional_number(fn, args, "xi", 0)
+  if not (xi >= 0) then error(fn .. ": argument 'xi' (the mass-damping coefficient, 1/s) must be >= 0", 2) end
+  if args.output and args.output.png ~= nil then
+    error(fn .. ": output.png is not available for finite particle bodies yet; use output.vtu (ParaView)", 2)
+  end
+  if body.has_run then error(fn .. ": this body has a run already; make a new body for another run", 2) end
+  local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.9,
+    "this body (eq. 5: the smallest element length over its wave speed)")
+  run.xi = xi
+  run.pipeline = step_pipeline(body, run.dt, xi)
+  body.has_run = true
+  return run
+end
+
+run_mt.go = cl.explicit_run.go
+
+-- The names and fields a checkpoint holds: the particles' state, the hexahedra's stress, strain and
+-- law state.
+local function state_fields(b)
+  local names = { "d", "dd", "work" }
+  if b.kind == "beam" then
+    for _, k in ipairs { "q", "dth" } do names[#names + 1] = k end
+  else
+    for _, k in ipairs { "sig", "eps" } do names[#names + 1] = k end
+  end
+  local fields = {}
+  for _, k in ipairs(names) do fields[k] = b[k] end
+  for k, f in ipairs(b.law_state or {}) do
+    names[#names + 1] = "law_" .. k
+    fields["law_" .. k] = f
+  end
+  return names, fields
+end
+
+--- run:save(path [, step]) and run:restore(path): checkpoints of the body's state and the run's step.
+function run_mt:save(path, step)
+  local b = self.body
+  local _, fields = state_fields(b)
+  cl.io.save_checkpoint { path = path, fields = fields, values = { step = step or self.step, dt = self.dt, n = b.n,
+    ne = b.ne } }
+end
+
+function run_mt:restore(path)
+  local fields, values = cl.io.load_checkpoint(path)
+  local b = self.body
+  if values.n ~= b.n or values.ne ~= b.ne or values.dt ~= self.dt then
+    error(string.format("run:restore: checkpoint '%s' was written for %s particles, %s elements, dt = %s; this run " ..
+      "has %d, %d, %g", path, tostring(values.n), tostring(values.ne), tostring(values.dt), b.n, b.ne, self.dt), 2)
+  end
+  local names, mine = state_fields(b)
+  cl.explicit_run.restore_fields(self, path, fields, values, mine, names)
+end
+
+local HISTORY = { "step", "t", "kinetic", "strain", "internal_work", "external_work", "damping", "constraint_work",
+  "balance" }
+
+function run_mt:write(step, t)
+  local b, out = self.body, self.output
+  if out.checkpoint and step > 0 then self:save(out.checkpoint, step) end
+  if out.vtu then
+    self.series = self.series or cl.io.pvd(out.vtu .. ".pvd")
+    local data = { d = b.d, force = b.f }
+    if b.kind == "beam" then data.rotation = b.q end
+    self.series:write { time = t, mesh = b:mesh(), point_data = data }
+  end
+  if out.csv then
+    self.history = self.history or cl.io.csv { path = out.csv, columns = HISTORY }
+    local e = b:energies()
+    self.history:row { step, t, e.kinetic, e.strain, e.internal, e.external, e.damping, e.constraint, e.balance }
+  end
+end
+
+function run_mt:checked_fields()
+  local b = self.body
+  local fields = { { "d", b.d }, { "dd", b.dd }, { "f", b.f } }
+  if b.q then fields[#fields + 1] = { "q", b.q } end
+  return { what = "particle", x = b.x0, fields = fields }
+end
+
+function run_mt:statistics(steps, seconds)
+  return { steps = steps, seconds = seconds,
+    element_steps_per_second = seconds and seconds > 0 and steps * self.body.ne / seconds or nil }
+end
+
