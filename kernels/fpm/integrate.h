@@ -4,8 +4,9 @@
  * is, since 2 c1 - 1 = c2, the increment form used here:
  *   dd(t+dt/2) = c1 dt^2 F / m + c2 dd(t-dt/2),  d(t+dt) = d(t) + dd(t+dt/2),
  * and likewise eq. 4 for rotations, whose increments turn each particle's orientation (a
- * quaternion: finite rotations compose exactly). Two kernels: predict writes the new increments
- * (the pipeline then sets those of constrained DOFs), apply adds them and bookkeeps the work. */
+ * quaternion: finite rotations compose exactly). Two kernels: predict writes the new increments,
+ * zero on constrained DOFs (the pipeline then sets those of prescribed velocities), apply adds them
+ * and bookkeeps the work. */
 #ifndef CL_FPM_INTEGRATE_H
 #define CL_FPM_INTEGRATE_H
 
@@ -19,12 +20,15 @@ CL_HD static inline void cl_fpm_predict(const cl_fpm_particle_args *A, size_t i)
   const real *f = (const real *)A->f, *dd = (const real *)A->dd;
   real *dd_new = (real *)A->dd_new;
   const real m = ((const real *)A->mass)[i];
-  for (int c = 0; c < 3; c++) dd_new[c * n + i] = c1 * dt * dt * f[c * n + i] / m + c2 * dd[c * n + i];
+  const uint32_t mask = A->mask ? A->mask[i] : 0;
+  for (int c = 0; c < 3; c++)
+    dd_new[c * n + i] = (mask >> c) & 1 ? 0 : c1 * dt * dt * f[c * n + i] / m + c2 * dd[c * n + i];
   if (!A->q) return;
   const real *mo = (const real *)A->m, *dth = (const real *)A->dth;
   real *dth_new = (real *)A->dth_new;
   const real I = ((const real *)A->inertia)[i];
-  for (int c = 0; c < 3; c++) dth_new[c * n + i] = c1 * dt * dt * mo[c * n + i] / I + c2 * dth[c * n + i];
+  for (int c = 0; c < 3; c++)
+    dth_new[c * n + i] = (mask >> (3 + c)) & 1 ? 0 : c1 * dt * dt * mo[c * n + i] / I + c2 * dth[c * n + i];
 }
 
 /* The work of one degree of freedom over the step (central difference's exact balance:

@@ -114,8 +114,39 @@ local function hex_jacobian(P, s)
   return dot(J[1], cross(J[2], J[3])) -- rows are d x_r / d s: det of the transpose, the same
 end
 
--- The volume of hexahedron e and its characteristic length V / (largest face area) (Hallquist
--- 2006); refuses one that is degenerate or inverted at a Gauss point, naming it.
+-- The largest eigenvalue of the symmetric 3 x 3 matrix A (power iteration from a vector no
+-- eigenvector of a positive matrix is normal to).
+local function largest_eigenvalue(A)
+  local v, value = { 1, 1, 1 }, 0
+  for _ = 1, 100 do
+    local w = { dot(A[1], v), dot(A[2], v), dot(A[3], v) }
+    local len = norm(w)
+    local next_value = dot(v, w) / dot(v, v)
+    v = { w[1] / len, w[2] / len, w[3] / len }
+    if math.abs(next_value - value) <= 1e-12 * next_value then return next_value end
+    value = next_value
+  end
+  return value
+end
+
+-- The stable step of one hexahedron (eq. 5, L_e / c_e): the highest frequency of a lone element
+-- with lumped mass is its uniform-strain mode, omega^2 = 4 lmax(M) / rho with M_ij = (lambda +
+-- 2 mu delta_ij) / (h_i h_j) and h_i the element's heights (volume over the mean area of each pair
+-- of opposite faces), exact for boxes; an assembly's highest frequency is below its elements'
+-- (docs/methods/finite-particle.md, "Time step").
+local function hex_stable_dt(m, volume, area)
+  local lambda, mu = m.E * m.nu / ((1 + m.nu) * (1 - 2 * m.nu)), m.E / (2 * (1 + m.nu))
+  local h = { volume / ((area[4] + area[6]) / 2), volume / ((area[3] + area[5]) / 2), volume / ((area[1] + area[2]) / 2) }
+  local M = {}
+  for i = 1, 3 do
+    M[i] = {}
+    for j = 1, 3 do M[i][j] = (lambda + (i == j and 2 * mu or 0)) / (h[i] * h[j]) end
+  end
+  return 1 / math.sqrt(largest_eigenvalue(M) / m.rho)
+end
+
+-- The volume of hexahedron e and its faces' areas (FACES order); refuses one that is degenerate
+-- or inverted at a Gauss point, naming it.
 local function hex_geometry(fn, e, P)
   local volume, scale = 0, 0
   for a = 2, 8 do scale = math.max(scale, norm(sub(P[a], P[1]))) end
@@ -129,12 +160,11 @@ local function hex_geometry(fn, e, P)
     end
     volume = volume + det
   end
-  local area = 0
-  for _, f in ipairs(FACES) do
-    local p = { P[f[1]], P[f[2]], P[f[3]], P[f[4]] }
-    area = math.max(area, 0.5 * norm(cross(sub(p[3], p[1]), sub(p[4], p[2]))))
+  local area = {}
+  for k, f in ipairs(FACES) do
+    area[k] = 0.5 * norm(cross(sub(P[f[3]], P[f[1]]), sub(P[f[4]], P[f[2]])))
   end
-  return volume, volume / area
+  return volume, area
 end
 
 -- ---- bodies ------------------------------------------------------------------------------------
@@ -248,14 +278,13 @@ function fpm.body(args)
   else
     b.conn = connectivity(fn, "hexes", args.hexes, 8, n)
     b.ne = b.conn.n
-    local c = math.sqrt(m.E * (1 - m.nu) / ((1 + m.nu) * (1 - 2 * m.nu) * m.rho))
     local dts = {}
     for e, corners in ipairs(args.hexes) do
       local P = {}
       for a = 1, 8 do P[a] = points[corners[a]] end
-      local volume, length = hex_geometry(fn, e, P)
+      local volume, area = hex_geometry(fn, e, P)
       for a = 1, 8 do mass[corners[a]] = mass[corners[a]] + m.rho * volume / 8 end
-      dts[e] = length / c
+      dts[e] = hex_stable_dt(m, volume, area)
     end
     b.element_dt = dts
     b.sig = cl.field { n = 8 * b.ne, k = 6, dtype = precision }
@@ -271,14 +300,16 @@ function fpm.body(args)
   b.mass_values = mass
   b.mass = cl.field { data = mass, dtype = precision }
   b.d, b.dd, b.dd_new, b.f = field(b, 3), field(b, 3), field(b, 3), field(b, 3)
-  b.fext, b.fext0 = field(b, 3), field(b, 3)
+  b.fext_varying, b.fext0 = field(b, 3), field(b, 3)
+  b.fext = b.fext0
   b.work = field(b, 5)
   b.energy_density = cl.field { n = b.ne, dtype = precision } -- per element: its elastic energy
   if b.kind == "beam" then
     local identity = {}
     for i = 1, n do identity[i] = { 1, 0, 0, 0 } end
     b.q = cl.field { data = identity, k = 4, dtype = precision }
-    b.dth, b.dth_new, b.m, b.mext, b.mext0 = field(b, 3), field(b, 3), field(b, 3), field(b, 3), field(b, 3)
+    b.dth, b.dth_new, b.m, b.mext_varying, b.mext0 = field(b, 3), field(b, 3), field(b, 3), field(b, 3), field(b, 3)
+    b.mext = b.mext0
   end
   return b
 end
@@ -509,16 +540,18 @@ function body_mt:stable_dt()
   return dt
 end
 
--- The element stage: beams precompiled, hexahedra the material's law compiled around hex.h.
-function body_mt:element_stage()
+-- The element stage: beams precompiled, hexahedra the material's law compiled around hex.h. It
+-- subtracts the internal forces from f and m (the body's own unless given) and writes each
+-- element's elastic energy into energy.
+function body_mt:element_stage(f, m, energy)
+  f, m, energy = f or self.f, m or self.m, energy or self.energy_density
   if self.kind == "beam" then
-    local s, m = self.section, self.material
-    return cl.stage.fpm_beam { conn = self.conn, orient = self.orient, EA = m.E * s.A, EIy = m.E * s.Iy,
-      EIz = m.E * s.Iz, GJ = self.G * s.J, x0 = self.x0, d = self.d, q = self.q, f = self.f, m = self.m,
-      energy = self.energy_density }
+    local s, mat = self.section, self.material
+    return cl.stage.fpm_beam { conn = self.conn, orient = self.orient, EA = mat.E * s.A, EIy = mat.E * s.Iy,
+      EIz = mat.E * s.Iz, GJ = self.G * s.J, x0 = self.x0, d = self.d, q = self.q, f = f, m = m, energy = energy }
   end
-  return cl.stage.fpm_hex { conn = self.conn, x0 = self.x0, d = self.d, f = self.f, sig = self.sig, eps = self.eps,
-    energy = self.energy_density, law = self.material.law:fpm_hex_module(self.x0), law_state = self.law_state }
+  return cl.stage.fpm_hex { conn = self.conn, x0 = self.x0, d = self.d, f = f, sig = self.sig, eps = self.eps,
+    energy = energy, law = self.material.law:fpm_hex_module(self.x0), law_state = self.law_state }
 end
 
 --- body:internal_force() -> f, m: the internal forces (and moments, beams) of the present
@@ -566,14 +599,20 @@ local function constant_loads(b)
 end
 
 -- The step (docs/methods/finite-particle.md): external loads at t_n, composite forces F = Fext -
--- Fint at the displacements of t_n, the increments of eqs. 3-4, the constrained ones set, applied.
+-- Fint at the displacements of t_n, the increments of eqs. 3-4 (zero on constrained DOFs: fixed
+-- ones need no stage), those of prescribed velocities set, applied.
 -- A stage's time is that of the step's end, t_n + dt: loads take it back by dt, velocities by dt/2.
 local function step_pipeline(b, dt, xi)
   local stages = {}
   local function add(stage) stages[#stages + 1] = stage end
   local varying = constant_loads(b)
-  add(cl.stage.copy { dst = b.fext, src = b.fext0 })
-  if b.m then add(cl.stage.copy { dst = b.mext, src = b.mext0 }) end
+  -- constant loads: fext0 is all there is (one copy per step less)
+  b.fext = #varying > 0 and b.fext_varying or b.fext0
+  b.mext = #varying > 0 and b.mext_varying or b.mext0
+  if #varying > 0 then
+    add(cl.stage.copy { dst = b.fext, src = b.fext0 })
+    if b.m then add(cl.stage.copy { dst = b.mext, src = b.mext0 }) end
+  end
   for _, l in ipairs(varying) do
     local target, c = load_target(b, l.dof, false)
     add(cl.stage.set_rows { field = target, rows = l.rows, component = c, add = true, time_offset = -dt,
@@ -589,8 +628,8 @@ local function step_pipeline(b, dt, xi)
   add(cl.stage.fpm_particles(particles))
   for _, k in ipairs(b.constraints) do
     local target, c = increment_target(b, k.dof)
-    add(cl.stage.set_rows { field = target, rows = k.rows, component = c, time_offset = -dt / 2,
-      value = pd.stage_value(k.value, target, dt) })
+    if k.value ~= 0 then add(cl.stage.set_rows { field = target, rows = k.rows, component = c, time_offset = -dt / 2,
+      value = pd.stage_value(k.value, target, dt) }) end
   end
   particles.half = "apply"
   add(cl.stage.fpm_particles(particles))
@@ -599,12 +638,23 @@ end
 
 --- body:energies() -> { kinetic (at the last half step), internal, external, damping, constraint
 --- (the work of each kind of force since the run began), strain (the elements' elastic energy at the
---- last force evaluation: the stored energy of elastic bodies), balance = |external + constraint -
---- kinetic - internal - damping| / max(external + constraint, kinetic + internal + damping) }
+--- same half step: the mean of those at the last two displacements; the stored energy of elastic
+--- bodies), balance = |external + constraint - kinetic - internal - damping| / max(external +
+--- constraint, kinetic + internal + damping) }
+--- The energy at the present displacements takes one more element evaluation, into fields of its
+--- own; a hexahedron's stress is evaluated at the displacements the next step starts from, which
+--- that step then finds unchanged.
 function body_mt:energies()
   local w = self.work
+  local before = self.energy_density:sum()
+  if not self.energy_stage then
+    self.energy_now = cl.field { n = self.ne, dtype = self.precision }
+    self.energy_f, self.energy_m = field(self, 3), self.m and field(self, 3)
+    self.energy_stage = self:element_stage(self.energy_f, self.energy_m, self.energy_now)
+  end
+  self.energy_stage:run()
   local e = { external = w:sum(1), internal = w:sum(2), damping = w:sum(3), constraint = w:sum(4),
-    kinetic = w:sum(5), strain = self.energy_density:sum() }
+    kinetic = w:sum(5), strain = (before + self.energy_now:sum()) / 2 }
   local input, held = e.external + e.constraint, e.kinetic + e.internal + e.damping
   local scale = math.max(math.abs(input), math.abs(held))
   e.balance = scale > 0 and math.abs(input - held) / scale or 0

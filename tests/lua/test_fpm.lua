@@ -84,4 +84,153 @@ T.case("rigid translation and 90 degree rotation: no force (hexahedron)", functi
   end)
 end)
 
+-- The highest frequency of a free body by power iteration on M^-1 K (the internal force of
+-- small displacements is K d): the time step 2 / omega_max central differences allow.
+local function critical_dt(body)
+  local rng = T.rng(7)
+  local v, mass, scale = {}, body.mass:to_table(), 1e-9
+  for i = 1, body.n do v[i] = { rng() - 0.5, rng() - 0.5, rng() - 0.5 } end
+  local value = 0
+  for _ = 1, 150 do
+    local len = 0
+    for i = 1, body.n do len = len + v[i][1] ^ 2 + v[i][2] ^ 2 + v[i][3] ^ 2 end
+    len = math.sqrt(len)
+    body.d:assign(function(i) return v[i][1] / len * scale, v[i][2] / len * scale, v[i][3] / len * scale end)
+    local f, num = body:internal_force():to_table(), 0
+    for i = 1, body.n do
+      for c = 1, 3 do
+        local w = f[i][c] / mass[i] / scale
+        num = num + w * v[i][c] / len
+        v[i][c] = w
+      end
+    end
+    value = num
+  end
+  return 2 / math.sqrt(value)
+end
+
+T.case("stable step of hexahedra: exact for one element, below the assembly's", function()
+  for _, nu in ipairs { 0, 0.3, 0.49 } do
+    local m = cl.fpm.elastic { E = steel.E, nu = nu, rho = steel.rho }
+    local one = cl.fpm.box { x = { 0, 1 }, y = { 0, 0.5 }, z = { 0, 0.25 }, nx = 1, ny = 1, nz = 1, material = m }
+    T.near(one:stable_dt(), critical_dt(one), 1e-6, "one element, nu = " .. nu)
+    local mesh = cl.fpm.box { x = { 0, 2 }, y = { 0, 2 }, z = { 0, 2 }, nx = 2, ny = 2, nz = 2, material = m }
+    T.ok(mesh:stable_dt() <= critical_dt(mesh) * (1 + 1e-9), "2 x 2 x 2 cubes, nu = " .. nu)
+  end
+end)
+
+-- Runs a cantilever with its root clamped and a tip load P (split over the tip's particles) to rest
+-- by damped dynamics (xi = 2 omega_1, critical for the first mode, over 4 of its periods); returns
+-- the mean tip deflection in z and the run.
+local function cantilever_static(body, L, P, omega)
+  body:fix { where = "x < 1e-9" }
+  local tip = body:select("x > " .. L .. " - 1e-9")
+  body:load { where = "x > " .. L .. " - 1e-9", fz = -P / tip.n }
+  local run = cl.fpm.explicit { body, xi = 2 * omega, steps = 1, progress = false }
+  run.steps = math.ceil(4 * 2 * math.pi / omega / run.dt)
+  run:go()
+  local w = 0
+  for _, i in ipairs(tip:to_table()) do w = w + body.d[i][3] / tip.n end
+  return w, run
+end
+
+T.case("beam cantilever: tip deflection PL^3/3EI within 1%", function()
+  local L, P, b, h = 1, 50, 0.02, 0.03
+  local body = cl.fpm.cantilever { kind = "beam", length = L, elements = 10, material = elastic(),
+    section = { b = b, h = h } }
+  local I = b * h ^ 3 / 12
+  local omega = 3.516 * math.sqrt(steel.E * I / (steel.rho * b * h * L ^ 4))
+  local w = cantilever_static(body, L, P, omega)
+  T.near(-w, P * L ^ 3 / (3 * steel.E * I), 0.01, "tip deflection")
+end)
+
+T.case("hexahedral cantilever: tip deflection PL^3/3EI + PL/(kGA) within 2% (32 x 1 x 1 elements)", function()
+  -- L/h = 4: the shear term is 3.75% of the bending one (nu = 0, k = 5/6); one element through the
+  -- section with 2 x 2 Gauss points integrates the linear bending strain exactly
+  local L, P, b, h = 0.4, 1e4, 0.1, 0.1
+  local body = cl.fpm.cantilever { kind = "hex", length = L, elements = 32, width = b, height = h,
+    material = elastic(0) }
+  local I, A, G = b * h ^ 3 / 12, b * h, steel.E / 2
+  local omega = 3.516 * math.sqrt(steel.E * I / (steel.rho * A * L ^ 4))
+  local w = cantilever_static(body, L, P, omega)
+  local expected = P * L ^ 3 / (3 * steel.E * I) + P * L / (5 / 6 * G * A)
+  print(string.format("    hexahedra: tip %.6g, PL^3/3EI + PL/kGA = %.6g (%.2f%%)", -w, expected, 100 * (-w / expected - 1)))
+  T.near(-w, expected, 0.02, "tip deflection")
+end)
+
+T.case("beam cantilever: first frequency within 1% of 3.516 sqrt(EI / m L^4)", function()
+  local L, b, h, ne = 1, 0.02, 0.02, 20
+  local body = cl.fpm.cantilever { kind = "beam", length = L, elements = ne, material = elastic(),
+    section = { b = b, h = h } }
+  body:fix { where = "x < 1e-9" }
+  local I = b * h ^ 3 / 12
+  local omega = 3.516 * math.sqrt(steel.E * I / (steel.rho * b * h * L ^ 4))
+  -- released from the first mode's shape (bending in x-z: rotation about y is -dw/dx), at rest
+  local beta, sigma, A = 1.87510407 / L, 0.734095514, 1e-4
+  local function w(x) return A * (math.cosh(beta * x) - math.cos(beta * x) - sigma * (math.sinh(beta * x) - math.sin(beta * x))) end
+  local function slope(x) return A * beta * (math.sinh(beta * x) + math.sin(beta * x) - sigma * (math.cosh(beta * x) - math.cos(beta * x))) end
+  body.d:assign(function(i) return 0, 0, w(body.points[i][1]) end)
+  body.q:assign(function(i)
+    local angle = -slope(body.points[i][1])
+    return math.cos(angle / 2), 0, math.sin(angle / 2), 0
+  end)
+  local run = cl.fpm.explicit { body, steps = 1, progress = false }
+  local period = 2 * math.pi / omega
+  local crossings, last, t = {}, body.d[ne + 1][3], 0
+  local every = math.max(1, math.floor(period / run.dt / 40)) -- 40 samples a period
+  while #crossings < 7 and t < 5 * period do
+    run:go { steps = every }
+    t = run.t
+    local now = body.d[ne + 1][3]
+    if (last > 0) ~= (now > 0) then crossings[#crossings + 1] = t - run.dt * every * now / (now - last) end
+    last = now
+  end
+  T.ok(#crossings == 7, "seven zero crossings")
+  local measured = 2 * math.pi / ((crossings[7] - crossings[1]) / 3)
+  print(string.format("    first frequency %.6g rad/s, 3.516 sqrt(EI/mL^4) = %.6g (%.3f%%)", measured, omega,
+    100 * (measured / omega - 1)))
+  T.near(measured, omega, 0.01, "first frequency")
+end)
+
+T.case("energy balance of an undamped run: external work = kinetic + strain energy within 1%", function()
+  for _, kind in ipairs { "beam", "hex" } do
+    local body = kind == "beam" and cl.fpm.cantilever { kind = "beam", length = 1, elements = 10, material = elastic(),
+      section = { b = 0.02, h = 0.03 } } or cl.fpm.cantilever { kind = "hex", length = 0.4, elements = 8,
+      width = 0.1, height = 0.1, ny = 2, nz = 2, material = elastic() }
+    body:fix { where = "x < 1e-9" }
+    local L = kind == "beam" and 1 or 0.4
+    body:load { where = "x > " .. L .. " - 1e-9", fz = "-100 * min(t / 1e-3, 1)", fx = 20 }
+    local run = cl.fpm.explicit { body, steps = 1500, progress = false }
+    run:go()
+    local e = body:energies()
+    T.ok(e.external > 0, "the loads did work")
+    T.ok(e.balance < 1e-9, string.format("%s: the step's own balance %g", kind, e.balance))
+    T.near(e.kinetic + e.strain, e.external, 0.01, kind .. ": kinetic + strain against external work")
+    print(string.format("    %s: external %.6g J, kinetic %.6g, strain %.6g (%.3f%%), internal work %.6g", kind, e.external, e.kinetic,
+      e.strain, 100 * ((e.kinetic + e.strain) / e.external - 1), e.internal))
+  end
+end)
+
+T.case("J2 hexahedra in slow uniaxial tension follow the bilinear curve", function()
+  local E, sy, Et = steel.E, 250e6, 2e10
+  local m = cl.fpm.j2 { E = E, nu = 0.3, rho = steel.rho, sy = sy, Et = Et }
+  local body = cl.fpm.box { x = { 0, 0.05 }, y = { 0, 0.02 }, z = { 0, 0.02 }, nx = 2, ny = 1, nz = 1, material = m }
+  body:fix { where = "x < 1e-9", dofs = { "x" } }
+  body:fix { where = "x < 1e-9 and y < 1e-9 and z < 1e-9", dofs = "xyz" }
+  body:fix { where = "x < 1e-9 and y > 0.02 - 1e-9 and z < 1e-9", dofs = { "z" } }
+  local v = 0.05 -- m/s at the free end: a strain rate of 1/s, quasi-static for this 0.05 m bar (c ~ 5 km/s)
+  body:velocity { where = "x > 0.05 - 1e-9", vx = v }
+  local run = cl.fpm.explicit { body, steps = 1, xi = 2000, progress = false }
+  local strain = 0.005 -- 4 times the yield strain
+  run.steps = math.ceil(strain * 0.05 / v / run.dt)
+  run:go()
+  local eps = body.d:max(1) / 0.05
+  local expected = sy + Et * (eps - sy / E)
+  local sxx = body.sig:max(1)
+  print(string.format("    strain %.5f: sigma_xx %.6g, bilinear %.6g (%.3f%%); ep %.5g", eps, sxx, expected,
+    100 * (sxx / expected - 1), body.law_state[1]:max()))
+  T.near(sxx, expected, 0.01, "stress on the hardening branch")
+  T.near(body.sig:min(1), sxx, 0.01, "uniform along the bar")
+end)
+
 T.run()
