@@ -192,7 +192,7 @@ T.case("beam cantilever: first frequency within 1% of 3.516 sqrt(EI / m L^4)", f
   T.near(measured, omega, 0.01, "first frequency")
 end)
 
-T.case("energy balance of an undamped run: external work = kinetic + strain energy within 1%", function()
+T.case("energy balance of an undamped run: external work = kinetic + strain energy within 0.1%", function()
   for _, kind in ipairs { "beam", "hex" } do
     local body = kind == "beam" and cl.fpm.cantilever { kind = "beam", length = 1, elements = 10, material = elastic(),
       section = { b = 0.02, h = 0.03 } } or cl.fpm.cantilever { kind = "hex", length = 0.4, elements = 8,
@@ -205,7 +205,8 @@ T.case("energy balance of an undamped run: external work = kinetic + strain ener
     local e = body:energies()
     T.ok(e.external > 0, "the loads did work")
     T.ok(e.balance < 1e-9, string.format("%s: the step's own balance %g", kind, e.balance))
-    T.near(e.kinetic + e.strain, e.external, 0.01, kind .. ": kinetic + strain against external work")
+    -- 1e-3: the energies are compared at one half step, which leaves O(dt^2) (measured: 1e-4 and less)
+    T.near(e.kinetic + e.strain, e.external, 1e-3, kind .. ": kinetic + strain against external work")
     print(string.format("    %s: external %.6g J, kinetic %.6g, strain %.6g (%.3f%%), internal work %.6g", kind, e.external, e.kinetic,
       e.strain, 100 * ((e.kinetic + e.strain) / e.external - 1), e.internal))
   end
@@ -231,6 +232,44 @@ T.case("J2 hexahedra in slow uniaxial tension follow the bilinear curve", functi
     100 * (sxx / expected - 1), body.law_state[1]:max()))
   T.near(sxx, expected, 0.01, "stress on the hardening branch")
   T.near(body.sig:min(1), sxx, 0.01, "uniform along the bar")
+end)
+
+T.case("bad input is named", function()
+  local m = elastic()
+  T.raises(function() cl.fpm.elastic { E = 0, rho = 1 } end, { "'E'" })
+  T.raises(function() cl.fpm.elastic { E = 1e9, rho = -1 } end, { "'rho'" })
+  T.raises(function() cl.fpm.elastic { E = 1e9, rho = 1, nu = 0.5 } end, { "'nu'", "[0, 0.5)" })
+  T.raises(function() cl.fpm.j2 { E = 1e9, rho = 1, sy = 1e6, Et = 2e9 } end, { "'Et'" })
+  T.raises(function() cl.fpm.elastic { E = 1e9, rho = 1, G = 3 } end, { "G" })
+  local pts = { { 0, 0, 0 }, { 1, 0, 0 } }
+  T.raises(function() cl.fpm.body { points = pts, beams = { { 1, 2 } }, material = m, section = { b = 0.1, h = 0 } } end,
+    { "'h'" })
+  T.raises(function() cl.fpm.body { points = pts, beams = { { 1, 2 } }, material = m, section = { b = 0.1, h = 0.1 } } end,
+    { "'orient'" })
+  T.raises(function()
+    cl.fpm.body { points = pts, beams = { { 1, 2 } }, material = m, section = { b = 0.1, h = 0.1 }, orient = { 2, 0, 0 } }
+  end, { "beam 1", "'orient'" })
+  T.raises(function() cl.fpm.body { points = pts, beams = { { 1, 3 } }, material = m, section = { b = 1, h = 1 },
+    orient = { 0, 1, 0 } } end, { "particle 3" })
+  local cube = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 0, 1, 0 }, { 0, 0, 1 }, { 1, 0, 1 }, { 1, 1, 1 }, { 0, 1, 1 } }
+  T.raises(function() cl.fpm.body { points = cube, hexes = { { 5, 6, 7, 8, 1, 2, 3, 4 } }, material = m } end,
+    { "hexahedron 1", "inverted", "VTK order" })
+  local flat = {}
+  for i, p in ipairs(cube) do flat[i] = { p[1], p[2], 0 } end
+  T.raises(function() cl.fpm.body { points = flat, hexes = { { 1, 2, 3, 4, 5, 6, 7, 8 } }, material = m } end,
+    { "hexahedron 1", "degenerate" })
+  T.raises(function() cl.fpm.box { x = { 0, 1 }, y = { 0, 1 }, z = { 1, 0 }, nx = 1, ny = 1, nz = 1, material = m } end,
+    { "'z'" })
+  local body = cl.fpm.box { x = { 0, 1 }, y = { 0, 1 }, z = { 0, 1 }, nx = 1, ny = 1, nz = 1, material = m }
+  T.raises(function() body:fix { where = "x > 2" } end, { "holds no particle" })
+  T.raises(function() body:load { where = "x > 0.5", mx = 1 } end, { "'mx'", "only beams" })
+  T.raises(function() body:fix { where = "x > 0.5", dofs = { "rz" } } end, { "'rz'" })
+  T.raises(function() body:load { where = "x > 0.5", fx = "1 +* t" } end, { "fx" })
+  T.raises(function() cl.fpm.explicit { body, dt = 10 * body:stable_dt(), steps = 1 } end,
+    { "'dt'", "exceeds the stable time step", string.format("%g", body:stable_dt()) })
+  T.raises(function() cl.fpm.explicit { body, steps = 1, xi = -1 } end, { "'xi'" })
+  T.raises(function() cl.fpm.explicit { body, steps = 1, spets = 1 } end, { "spets" })
+  T.raises(function() cl.fpm.cantilever { kind = "shell", length = 1, elements = 1, material = m } end, { "'kind'" })
 end)
 
 T.run()
