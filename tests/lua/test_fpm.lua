@@ -234,6 +234,42 @@ T.case("J2 hexahedra in slow uniaxial tension follow the bilinear curve", functi
   T.near(body.sig:min(1), sxx, 0.01, "uniform along the bar")
 end)
 
+T.case("output: VTU series, CSV energies, checkpoint and restore", function()
+  local dir = T.outdir("fpm_output")
+  local function make()
+    local body = cl.fpm.cantilever { kind = "beam", length = 1, elements = 6, material = elastic(),
+      section = { b = 0.02, h = 0.03 } }
+    body:fix { where = "x < 1e-9" }
+    body:load { where = "x > 1 - 1e-9", fz = "-50 * min(t / 1e-3, 1)", my = 3 }
+    return body
+  end
+  local straight = make()
+  local run = cl.fpm.explicit { straight, steps = 200, xi = 50, progress = false,
+    output = { every = 50, vtu = dir .. "/beam", csv = dir .. "/beam.csv", checkpoint = dir .. "/beam.ckpt" } }
+  run:go { steps = 100 }
+  run:go()
+  local pvd = io.open(dir .. "/beam.pvd"):read("a")
+  T.eq(select(2, pvd:gsub("<DataSet", "")), 5, "VTU files at steps 0, 50, ..., 200")
+  local lines = {}
+  for line in io.lines(dir .. "/beam.csv") do lines[#lines + 1] = line end
+  T.eq(lines[1], "step,t,kinetic,strain,internal_work,external_work,damping,constraint_work,balance", "CSV header")
+  T.eq(#lines, 6, "CSV rows at steps 0, 50, ..., 200")
+  -- a run restored from a checkpoint of step 100 ends where the straight run did
+  local again = make()
+  local resumed = cl.fpm.explicit { again, steps = 200, xi = 50, progress = false }
+  local first = cl.fpm.explicit { make(), steps = 100, xi = 50, progress = false }
+  first:go()
+  first:save(dir .. "/half.ckpt")
+  resumed:restore(dir .. "/half.ckpt")
+  T.eq(resumed.step, 100, "restored step")
+  resumed:go()
+  local a, b = straight.d:to_table(), again.d:to_table()
+  for i = 1, straight.n do
+    for c = 1, 3 do T.near(b[i][c], a[i][c], 1e-12, "displacement after restore", 1e-12) end
+  end
+  T.near(again:energies().external, straight:energies().external, 1e-12, "work after restore")
+end)
+
 T.case("bad input is named", function()
   local m = elastic()
   T.raises(function() cl.fpm.elastic { E = 0, rho = 1 } end, { "'E'" })
