@@ -96,7 +96,7 @@ static int stage_particles(lua_State *L) {
 typedef struct beam_stage {
   cl_stage stage;
   cl_fpm_beam_args a;
-  cl_field *f, *m, *energy;
+  cl_field *f, *m, *energy; /* what it writes: f, m or the element buffers */
   cl_dtype dtype;
 } beam_stage;
 
@@ -124,10 +124,11 @@ static cl_field *connectivity(lua_State *L, const char *fn, const char *key, int
 }
 
 static const char *const beam_args[] = {"conn", "orient", "EA", "EIy", "EIz", "GJ", "x0", "d", "q", "f", "m",
-                                        "energy", NULL};
+                                        "fe", "me", "energy", NULL};
 
 /* cleave.stage.fpm_beam{ conn = u32 ne x 2, orient = ne x 3, EA =, EIy =, EIz =, GJ =, x0 =, d =, q =,
- *   f =, m =, energy = ne (optional) }: subtracts the beams' internal forces and moments from f, m */
+ *   f =, m =, energy = ne (optional), fe =, me = (2 ne x 3, gather assembly) }: subtracts the beams' internal
+ *   forces and moments from f, m, or writes them per element end into fe, me */
 static int stage_beam(lua_State *L) {
   const char *fn = "cleave.stage.fpm_beam";
   cl_lua_check_args(L, 1, fn, beam_args);
@@ -146,9 +147,12 @@ static int stage_beam(lua_State *L) {
   a->orient = field_of(L, fn, "orient", 1, t, a->ne, 3, dev)->data;
   a->d = field_of(L, fn, "d", 1, t, n, 3, dev)->data;
   a->q = field_of(L, fn, "q", 1, t, n, 4, dev)->data;
-  s->f = field_of(L, fn, "f", 1, t, n, 3, dev), s->m = field_of(L, fn, "m", 1, t, n, 3, dev);
+  cl_field *f = field_of(L, fn, "f", 1, t, n, 3, dev), *m = field_of(L, fn, "m", 1, t, n, 3, dev);
+  cl_field *fe = field_of(L, fn, "fe", 0, t, 2 * a->ne, 3, dev), *me = field_of(L, fn, "me", 0, t, 2 * a->ne, 3, dev);
+  if (!fe != !me) return luaL_error(L, "%s: give both 'fe' and 'me' (gather assembly) or neither", fn);
+  s->f = fe ? fe : f, s->m = me ? me : m;
   s->energy = field_of(L, fn, "energy", 0, t, a->ne, 1, dev);
-  a->f = s->f->data, a->m = s->m->data, a->energy = data_of(s->energy);
+  a->f = f->data, a->m = m->data, a->fe = data_of(fe), a->me = data_of(me), a->energy = data_of(s->energy);
   a->EA = cl_lua_req_number(L, 1, fn, "EA"), a->EIy = cl_lua_req_number(L, 1, fn, "EIy");
   a->EIz = cl_lua_req_number(L, 1, fn, "EIz"), a->GJ = cl_lua_req_number(L, 1, fn, "GJ");
   if (!(a->EA > 0 && a->EIy > 0 && a->EIz > 0 && a->GJ > 0))
@@ -175,10 +179,11 @@ static cl_status run_hexes(void *data, long step, double t, cl_error *err) {
   return CL_OK;
 }
 
-static const char *const hex_args[] = {"conn", "x0", "d", "f", "sig", "eps", "energy", "law", "law_state", NULL};
+static const char *const hex_args[] = {"conn", "x0", "d", "f", "fe", "sig", "eps", "energy", "law", "law_state", NULL};
 
 /* cleave.stage.fpm_hex{ conn = u32 ne x 8, x0 =, d =, f =, sig = 8 ne x 6, eps = 8 ne x 6, energy = ne
- *   (optional), law = module (law:fpm_hex_module(x0)), law_state = { fields of 8 ne, the law's order } } */
+ *   (optional), fe = 8 ne x 3 (gather assembly: the forces per element corner, written instead of f),
+ *   law = module (law:fpm_hex_module(x0)), law_state = { fields of 8 ne, the law's order } } */
 static int stage_hex(lua_State *L) {
   const char *fn = "cleave.stage.fpm_hex";
   cl_lua_check_args(L, 1, fn, hex_args);
@@ -198,8 +203,9 @@ static int stage_hex(lua_State *L) {
   cl_field *f = field_of(L, fn, "f", 1, t, n, 3, dev);
   cl_field *sig = field_of(L, fn, "sig", 1, t, 8 * a->ne, 6, dev), *eps = field_of(L, fn, "eps", 1, t, 8 * a->ne, 6, dev);
   cl_field *energy = field_of(L, fn, "energy", 0, t, a->ne, 1, dev);
-  a->f = f->data, a->sig = sig->data, a->eps = eps->data, a->energy = data_of(energy);
-  s->touched[s->ntouched++] = f, s->touched[s->ntouched++] = sig, s->touched[s->ntouched++] = eps;
+  cl_field *fe = field_of(L, fn, "fe", 0, t, 8 * a->ne, 3, dev);
+  a->f = f->data, a->fe = data_of(fe), a->sig = sig->data, a->eps = eps->data, a->energy = data_of(energy);
+  s->touched[s->ntouched++] = fe ? fe : f, s->touched[s->ntouched++] = sig, s->touched[s->ntouched++] = eps;
   if (energy) s->touched[s->ntouched++] = energy;
   a->law.n = 8 * a->ne;
   if (lua_getfield(L, 1, "law_state") != LUA_TNIL) {
@@ -228,6 +234,56 @@ static int stage_hex(lua_State *L) {
   return 1;
 }
 
+/* ---- the gather assembly (paper Algorithm 1) ------------------------------------------------ */
+
+typedef struct gather_stage {
+  cl_stage stage;
+  cl_fpm_gather_args a;
+  cl_field *f;
+  cl_dtype dtype;
+} gather_stage;
+
+static cl_status run_gather(void *data, long step, double t, cl_error *err) {
+  gather_stage *s = data;
+  (void)step, (void)t;
+  CL_TRY(cl_k_fpm_gather(s->stage.device, s->dtype, &s->a, err));
+  cl_field_touch(s->f);
+  return CL_OK;
+}
+
+static const char *const gather_args[] = {"offsets", "slots", "fe", "f", NULL};
+
+/* cleave.stage.fpm_gather{ offsets = u32 n + 1, slots = u32 (rows of fe), fe = rows x 3, f = n x 3 }:
+ * f[i] -= the sum of fe's rows slots[offsets[i] .. offsets[i+1]) (0-based), one thread per particle */
+static int stage_gather(lua_State *L) {
+  const char *fn = "cleave.stage.fpm_gather";
+  cl_lua_check_args(L, 1, fn, gather_args);
+  gather_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, FPM_STAGE_MT);
+  cl_field *f = cl_lua_req_field(L, 1, fn, "f"), *fe = cl_lua_req_field(L, 1, fn, "fe");
+  if ((f->dtype != CL_F32 && f->dtype != CL_F64) || f->k != 3) return luaL_error(L, "%s: 'f' must be f32 or f64, n x 3", fn);
+  const cl_device *dev = &f->device->dev;
+  field_of(L, fn, "fe", 1, f->dtype, fe->n, 3, dev);
+  cl_field *offsets = field_of(L, fn, "offsets", 1, CL_U32, f->n + 1, 1, dev);
+  cl_field *slots = cl_lua_req_field(L, 1, fn, "slots");
+  if (slots->dtype != CL_U32 || slots->k != 1 || !cl_device_same(&slots->device->dev, dev))
+    return luaL_error(L, "%s: 'slots' must be a u32 field on %s", fn, dev->name);
+  double last, most = -1;
+  cl_error err;
+  if (cl_field_reduce(offsets, CL_REDUCE_MAX, -1, &last, &err) != CL_OK ||
+      (slots->n && cl_field_reduce(slots, CL_REDUCE_MAX, -1, &most, &err) != CL_OK))
+    return cl_lua_fail(L, &err);
+  if (last != (double)slots->n || most >= (double)fe->n)
+    return luaL_error(L, "%s: 'offsets' must end at #slots (%I) and 'slots' name rows of 'fe' (%I)", fn,
+                      (LUAI_UACINT)slots->n, (LUAI_UACINT)fe->n);
+  s->f = f, s->dtype = f->dtype;
+  s->a = (cl_fpm_gather_args){.n = f->n, .rows = fe->n, .offsets = offsets->data, .slots = slots->data,
+                              .fe = fe->data, .f = f->data};
+  cl_lua_stage_init(L, &s->stage, "fpm_gather", run_gather, s, &f->device->dev);
+  return 1;
+}
+
 int cl_lua_open_fpm(lua_State *L) {
   cl_lua_stage_metatable(L, FPM_STAGE_MT);
   lua_pop(L, 1);
@@ -240,6 +296,8 @@ int cl_lua_open_fpm(lua_State *L) {
   lua_setfield(L, -2, "fpm_beam");
   lua_pushcfunction(L, stage_hex);
   lua_setfield(L, -2, "fpm_hex");
+  lua_pushcfunction(L, stage_gather);
+  lua_setfield(L, -2, "fpm_gather");
   lua_pop(L, 1);
   return 0;
 }

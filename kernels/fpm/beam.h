@@ -79,13 +79,12 @@ CL_HD static inline void cl_fpm_beam_at(const cl_fpm_beam_args *A, size_t e) {
   const real Mya = ky * (4 * theta[0][1] + 2 * theta[1][1]), Myb = ky * (2 * theta[0][1] + 4 * theta[1][1]);
   const real Vy = (Mza + Mzb) / l, Vz = (Mya + Myb) / l;
   const real fl[2][3] = {{-N, Vy, -Vz}, {N, -Vy, Vz}}, ml[2][3] = {{-T, Mya, Mza}, {T, Myb, Mzb}};
-  real *f = (real *)A->f, *m = (real *)A->m;
   for (int k = 0; k < 2; k++)
     for (int c = 0; c < 3; c++) {
       const real fg = E[c] * fl[k][0] + E[3 + c] * fl[k][1] + E[6 + c] * fl[k][2];
       const real mg = E[c] * ml[k][0] + E[3 + c] * ml[k][1] + E[6 + c] * ml[k][2];
-      cl_fpm_add(&f[c * n + p[k]], -fg);
-      cl_fpm_add(&m[c * n + p[k]], -mg);
+      cl_fpm_deposit(A->fe, 2 * ne, ne, e, k, A->f, n, p[k], c, fg);
+      cl_fpm_deposit(A->me, 2 * ne, ne, e, k, A->m, n, p[k], c, mg);
     }
   if (A->energy) {
     const real stretch = l - L0, twist = theta[1][0] - theta[0][0];

@@ -44,6 +44,8 @@ typedef struct cl_fpm_beam_args {
   const void *d;             /* n x 3 displacements */
   const void *q;             /* n x 4 orientations */
   void *f, *m;               /* n x 3: internal forces and moments are subtracted from these */
+  void *fe, *me;             /* 2 ne x 3 (row k ne + e: end k of element e): the gather assembly's element
+                                forces and moments, written instead of f, m; NULL: atomic scatter */
   void *energy;              /* ne: elastic strain energy of each element, or NULL */
 } cl_fpm_beam_args;
 
@@ -53,11 +55,34 @@ typedef struct cl_fpm_hex_args {
   const uint32_t *conn;      /* ne x 8, VTK order */
   const void *x0, *d;        /* n x 3 */
   void *f;                   /* n x 3: internal forces are subtracted */
+  void *fe;                  /* 8 ne x 3 (row k ne + e): the gather assembly's element forces, written
+                                instead of f; NULL: atomic scatter */
   void *sig, *eps;           /* 8 ne x 6: stress and strain (Voigt, engineering shears) per Gauss point,
                                 in the element's deformation coordinate system */
   void *energy;              /* ne: sum over points of sig . eps / 2 times volume (elastic energy), or NULL */
   cl_mp_args law;            /* the law's state variables (law.state[k]: 8 ne values); law.n = 8 ne */
 } cl_fpm_hex_args;
+
+/* The gather assembly (paper Algorithm 1): each particle sums, without atomics, the rows of the
+ * element buffer that belong to it (CSR: slots[offsets[i] .. offsets[i+1]) are rows of fe) and
+ * subtracts them from its force. */
+typedef struct cl_fpm_gather_args {
+  size_t n, rows;             /* particles; rows of the element buffer */
+  const uint32_t *offsets;    /* n + 1 */
+  const uint32_t *slots;      /* offsets[n] rows of fe */
+  const void *fe;             /* rows x 3 */
+  void *f;                    /* n x 3 */
+} cl_fpm_gather_args;
+
+CL_HD static inline void cl_fpm_gather_at(const cl_fpm_gather_args *A, size_t i) {
+  const real *fe = (const real *)A->fe;
+  real *f = (real *)A->f;
+  for (int c = 0; c < 3; c++) {
+    real sum = 0;
+    for (uint32_t j = A->offsets[i]; j < A->offsets[i + 1]; j++) sum += fe[c * A->rows + A->slots[j]];
+    f[c * A->n + i] -= sum;
+  }
+}
 
 /* Adds value to *p from many threads: atomically on the GPU and under OpenMP. */
 CL_HD static inline void cl_fpm_add(real *p, real value) {
@@ -69,6 +94,14 @@ CL_HD static inline void cl_fpm_add(real *p, real value) {
 #endif
   *p += value;
 #endif
+}
+
+/* An element's force component c on its corner k (particle p): into row k ne + e of the element
+ * buffer fe of `rows` rows (gather) or subtracted from the particle's (scatter). */
+CL_HD static inline void cl_fpm_deposit(void *fe, size_t rows, size_t ne, size_t e, int k, void *f, size_t n,
+                                        uint32_t p, int c, real value) {
+  if (fe) ((real *)fe)[c * rows + k * ne + e] = value;
+  else cl_fpm_add(&((real *)f)[c * n + p], -value);
 }
 
 #endif

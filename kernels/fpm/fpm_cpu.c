@@ -17,6 +17,11 @@ void CL_PREC(cl_fpm_apply_cpu)(const cl_fpm_particle_args *a) {
   for (size_t i = 0; i < a->n; i++) cl_fpm_apply_step(a, i);
 }
 
+void CL_PREC(cl_fpm_gather_cpu)(const cl_fpm_gather_args *a) {
+#pragma omp parallel for schedule(static) if (a->n > CL_FPM_SERIAL_BELOW)
+  for (size_t i = 0; i < a->n; i++) cl_fpm_gather_at(a, i);
+}
+
 void CL_PREC(cl_fpm_beam_cpu)(const cl_fpm_beam_args *a) {
 #pragma omp parallel for schedule(static) if (a->ne > CL_FPM_SERIAL_BELOW)
   for (size_t e = 0; e < a->ne; e++) cl_fpm_beam_at(a, e);

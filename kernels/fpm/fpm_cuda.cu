@@ -7,6 +7,7 @@
 
 __global__ void CL_PREC(fpm_predict_kernel)(cl_fpm_particle_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_predict(&a, i); }
 __global__ void CL_PREC(fpm_apply_kernel)(cl_fpm_particle_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_apply_step(&a, i); }
+__global__ void CL_PREC(fpm_gather_kernel)(cl_fpm_gather_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_gather_at(&a, i); }
 __global__ void CL_PREC(fpm_beam_kernel)(cl_fpm_beam_args a) { CL_GRID_STRIDE(e, a.ne) cl_fpm_beam_at(&a, e); }
 
 extern "C" int CL_PREC(cl_fpm_predict_cuda)(const cl_fpm_particle_args *a) {
@@ -18,6 +19,12 @@ extern "C" int CL_PREC(cl_fpm_predict_cuda)(const cl_fpm_particle_args *a) {
 extern "C" int CL_PREC(cl_fpm_apply_cuda)(const cl_fpm_particle_args *a) {
   if (a->n == 0) return 0;
   CL_PREC(fpm_apply_kernel)<<<cl_grid_1d(a->n), CL_THREADS>>>(*a);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int CL_PREC(cl_fpm_gather_cuda)(const cl_fpm_gather_args *a) {
+  if (a->n == 0) return 0;
+  CL_PREC(fpm_gather_kernel)<<<cl_grid_1d(a->n), CL_THREADS>>>(*a);
   return (int)cudaGetLastError();
 }
 

@@ -97,11 +97,10 @@ CL_HD static inline void cl_fpm_hex_at(const cl_fpm_hex_args *A, size_t e) {
       for (int r = 0; r < 3; r++)
         fl[3 * a + r] += (S[3 * r] * g[3 * a] + S[3 * r + 1] * g[3 * a + 1] + S[3 * r + 2] * g[3 * a + 2]) * dV;
   }
-  real *f = (real *)A->f;
   for (int a = 0; a < 8; a++) {
     real fg[3];
     cl_fpm_apply(R, fl + 3 * a, fg);
-    for (int c = 0; c < 3; c++) cl_fpm_add(&f[c * n + p[a]], -fg[c]);
+    for (int c = 0; c < 3; c++) cl_fpm_deposit(A->fe, np, ne, e, a, A->f, n, p[a], c, fg[c]);
   }
   if (A->energy) ((real *)A->energy)[e] = energy;
 }

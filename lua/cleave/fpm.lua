@@ -200,14 +200,41 @@ local function connectivity(fn, key, list, k, n)
 end
 
 local body_keys = { points = true, beams = true, hexes = true, material = true, section = true, orient = true,
-  precision = true }
+  precision = true, assembly = true }
+
+-- The gather assembly's connectivity (paper Algorithm 1, Fig. 7): per particle the rows k ne + e of
+-- the element buffer (corner k of element e) that belong to it, as CSR offsets and slots (0-based).
+local function gather_lists(list, k, n)
+  local count, ne = {}, #list
+  for i = 1, n + 1 do count[i] = 0 end
+  for _, t in ipairs(list) do
+    for a = 1, k do count[t[a]] = count[t[a]] + 1 end
+  end
+  local offsets, at = { 0 }, {}
+  for i = 1, n do
+    offsets[i + 1] = offsets[i] + count[i]
+    at[i] = offsets[i]
+  end
+  local slots = {}
+  for e, t in ipairs(list) do
+    for a = 1, k do
+      local p = t[a]
+      slots[at[p] + 1] = (a - 1) * ne + (e - 1)
+      at[p] = at[p] + 1
+    end
+  end
+  return cl.field { data = offsets, dtype = "u32" }, cl.field { data = slots, dtype = "u32" }
+end
 
 --- cleave.fpm.body{ points = { {x, y, z}, ... }, beams = { {i, j}, ... } | hexes = { {8 corners}, ... },
 ---   material = cleave.fpm.elastic{...} | j2{...} | material{...}, section = (beams) { b =, h = } |
 ---   { A =, Iy =, Iz =, J = }, orient = (beams) {x, y, z} or a list per beam: a vector in the local x-y
----   plane (local y is the section's b side), precision = "f64" }
+---   plane (local y is the section's b side), precision = "f64", assembly = "scatter" | "gather" }
 --- Particle numbers are 1-based; hexahedra's corners in VTK order. Beams are elastic (the section's
 --- resultants from E, nu); hexahedra run the material's stress_update law at 8 Gauss points.
+--- assembly: how element forces reach the particles, atomic adds ("scatter") or a sum per particle
+--- over its elements' rows of an element buffer ("gather", the paper's Algorithm 1: no atomics, the
+--- same order on every device, one more pass over 3 (beams: 6) reals per element corner).
 function fpm.body(args)
   local fn = "cleave.fpm.body"
   cl.check_args(fn, args, body_keys)
@@ -227,9 +254,13 @@ function fpm.body(args)
   end
   local precision = args.precision or "f64"
   if precision ~= "f32" and precision ~= "f64" then error(fn .. ": argument 'precision' must be \"f32\" or \"f64\"", 2) end
+  local assembly = args.assembly or "scatter"
+  if assembly ~= "scatter" and assembly ~= "gather" then
+    error(fn .. ": argument 'assembly' must be \"scatter\" (atomic adds) or \"gather\" (per particle, Algorithm 1)", 2)
+  end
   local n = #points
   local b = setmetatable({ n = n, material = m, precision = precision, points = points,
-    constraints = {}, loads = {}, kind = args.beams and "beam" or "hex" }, body_mt)
+    constraints = {}, loads = {}, kind = args.beams and "beam" or "hex", assembly = assembly }, body_mt)
   b.x0 = cl.field { data = points, k = 3, dtype = precision }
   local mass = {}
   for i = 1, n do mass[i] = 0 end
@@ -304,6 +335,12 @@ function fpm.body(args)
   b.fext = b.fext0
   b.work = field(b, 5)
   b.energy_density = cl.field { n = b.ne, dtype = precision } -- per element: its elastic energy
+  if assembly == "gather" then
+    local k = b.kind == "beam" and 2 or 8
+    b.offsets, b.slots = gather_lists(b.kind == "beam" and args.beams or args.hexes, k, n)
+    b.fe = cl.field { n = k * b.ne, k = 3, dtype = precision }
+    if b.kind == "beam" then b.me = cl.field { n = k * b.ne, k = 3, dtype = precision } end
+  end
   if b.kind == "beam" then
     local identity = {}
     for i = 1, n do identity[i] = { 1, 0, 0, 0 } end
@@ -345,11 +382,11 @@ local function cells(fn, args, key, default)
 end
 
 --- cleave.fpm.box{ x = {x0, x1}, y = {y0, y1}, z = {z0, z1}, nx =, ny =, nz =, material =,
----   precision = } -> a body of nx ny nz hexahedra filling the box
+---   precision =, assembly = } -> a body of nx ny nz hexahedra filling the box
 function fpm.box(args)
   local fn = "cleave.fpm.box"
   cl.check_args(fn, args, { x = true, y = true, z = true, nx = true, ny = true, nz = true, material = true,
-    precision = true })
+    precision = true, assembly = true })
   local range = {}
   for _, key in ipairs { "x", "y", "z" } do
     local r = args[key]
@@ -360,17 +397,18 @@ function fpm.box(args)
   end
   local points, hexes = hex_grid(range.x[1], range.x[2], range.y[1], range.y[2], range.z[1], range.z[2],
     cells(fn, args, "nx"), cells(fn, args, "ny"), cells(fn, args, "nz"))
-  return fpm.body { points = points, hexes = hexes, material = args.material, precision = args.precision }
+  return fpm.body { points = points, hexes = hexes, material = args.material, precision = args.precision,
+    assembly = args.assembly }
 end
 
---- cleave.fpm.cantilever{ kind = "beam" | "hex", length =, elements =, material =, precision =,
+--- cleave.fpm.cantilever{ kind = "beam" | "hex", length =, elements =, material =, precision =, assembly =,
 ---   beam: section = { b =, h = } | {...}, orient = {0, 1, 0} (default: local y along global y);
 ---   hex: width =, height =, ny = 1, nz = 1 } -> a straight cantilever along x from the origin, its
 --- cross-section centred on the x axis (hex: width along y, height along z); the root is x = 0.
 function fpm.cantilever(args)
   local fn = "cleave.fpm.cantilever"
   cl.check_args(fn, args, { kind = true, length = true, elements = true, material = true, precision = true,
-    section = true, orient = true, width = true, height = true, ny = true, nz = true })
+    section = true, orient = true, width = true, height = true, ny = true, nz = true, assembly = true })
   local L = cl.positive_number(fn, args, "length")
   local ne = cells(fn, args, "elements")
   if args.kind == "beam" then
@@ -378,12 +416,13 @@ function fpm.cantilever(args)
     for i = 0, ne do points[i + 1] = { L * i / ne, 0, 0 } end
     for e = 1, ne do beams[e] = { e, e + 1 } end
     return fpm.body { points = points, beams = beams, material = args.material, section = args.section,
-      orient = args.orient or { 0, 1, 0 }, precision = args.precision }
+      orient = args.orient or { 0, 1, 0 }, precision = args.precision, assembly = args.assembly }
   elseif args.kind == "hex" then
     local w, h = cl.positive_number(fn, args, "width"), cl.positive_number(fn, args, "height")
     local points, hexes = hex_grid(0, L, -w / 2, w / 2, -h / 2, h / 2, ne, cells(fn, args, "ny", 1),
       cells(fn, args, "nz", 1))
-    return fpm.body { points = points, hexes = hexes, material = args.material, precision = args.precision }
+    return fpm.body { points = points, hexes = hexes, material = args.material, precision = args.precision,
+      assembly = args.assembly }
   end
   error(fn .. ": argument 'kind' must be \"beam\" or \"hex\"", 2)
 end
@@ -540,18 +579,30 @@ function body_mt:stable_dt()
   return dt
 end
 
--- The element stage: beams precompiled, hexahedra the material's law compiled around hex.h. It
--- subtracts the internal forces from f and m (the body's own unless given) and writes each
--- element's elastic energy into energy.
-function body_mt:element_stage(f, m, energy)
+-- The element stages: beams precompiled, hexahedra the material's law compiled around hex.h,
+-- then (gather assembly) the sums per particle. They subtract the internal forces from f and m
+-- (the body's own unless given) and write each element's elastic energy into energy.
+function body_mt:element_stages(f, m, energy)
   f, m, energy = f or self.f, m or self.m, energy or self.energy_density
+  local stages
   if self.kind == "beam" then
     local s, mat = self.section, self.material
-    return cl.stage.fpm_beam { conn = self.conn, orient = self.orient, EA = mat.E * s.A, EIy = mat.E * s.Iy,
-      EIz = mat.E * s.Iz, GJ = self.G * s.J, x0 = self.x0, d = self.d, q = self.q, f = f, m = m, energy = energy }
+    stages = { cl.stage.fpm_beam { conn = self.conn, orient = self.orient, EA = mat.E * s.A, EIy = mat.E * s.Iy,
+      EIz = mat.E * s.Iz, GJ = self.G * s.J, x0 = self.x0, d = self.d, q = self.q, f = f, m = m, fe = self.fe,
+      me = self.me, energy = energy } }
+  else
+    stages = { cl.stage.fpm_hex { conn = self.conn, x0 = self.x0, d = self.d, f = f, fe = self.fe, sig = self.sig,
+      eps = self.eps, energy = energy, law = self.material.law:fpm_hex_module(self.x0), law_state = self.law_state } }
   end
-  return cl.stage.fpm_hex { conn = self.conn, x0 = self.x0, d = self.d, f = f, sig = self.sig, eps = self.eps,
-    energy = energy, law = self.material.law:fpm_hex_module(self.x0), law_state = self.law_state }
+  if self.assembly == "gather" then
+    stages[2] = cl.stage.fpm_gather { offsets = self.offsets, slots = self.slots, fe = self.fe, f = f }
+    if self.me then stages[3] = cl.stage.fpm_gather { offsets = self.offsets, slots = self.slots, fe = self.me, f = m } end
+  end
+  return stages
+end
+
+local function run_all(stages)
+  for _, stage in ipairs(stages) do stage:run() end
 end
 
 --- body:internal_force() -> f, m: the internal forces (and moments, beams) of the present
@@ -560,8 +611,8 @@ end
 function body_mt:internal_force()
   self.f:fill(0)
   if self.m then self.m:fill(0) end
-  self.stage_cache = self.stage_cache or self:element_stage()
-  self.stage_cache:run()
+  self.stage_cache = self.stage_cache or self:element_stages()
+  run_all(self.stage_cache)
   local f = field(self, 3)
   cl.stage.axpy { y = f, x = self.f, a = -1 }:run()
   local m
@@ -620,7 +671,7 @@ local function step_pipeline(b, dt, xi)
   end
   add(cl.stage.copy { dst = b.f, src = b.fext })
   if b.m then add(cl.stage.copy { dst = b.m, src = b.mext }) end
-  add(b:element_stage())
+  for _, stage in ipairs(b:element_stages()) do add(stage) end
   local particles = { dt = dt, xi = xi, mass = b.mass, d = b.d, dd = b.dd, dd_new = b.dd_new, f = b.f,
     fext = b.fext, inertia = b.inertia, q = b.q, dth = b.dth, dth_new = b.dth_new, m = b.m, mext = b.mext,
     mask = mask_field(b), work = b.work }
@@ -647,12 +698,12 @@ end
 function body_mt:energies()
   local w = self.work
   local before = self.energy_density:sum()
-  if not self.energy_stage then
+  if not self.energy_stages then
     self.energy_now = cl.field { n = self.ne, dtype = self.precision }
     self.energy_f, self.energy_m = field(self, 3), self.m and field(self, 3)
-    self.energy_stage = self:element_stage(self.energy_f, self.energy_m, self.energy_now)
+    self.energy_stages = self:element_stages(self.energy_f, self.energy_m, self.energy_now)
   end
-  self.energy_stage:run()
+  run_all(self.energy_stages)
   local e = { external = w:sum(1), internal = w:sum(2), damping = w:sum(3), constraint = w:sum(4),
     kinetic = w:sum(5), strain = (before + self.energy_now:sum()) / 2 }
   local input, held = e.external + e.constraint, e.kinetic + e.internal + e.damping

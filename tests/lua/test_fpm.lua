@@ -262,6 +262,30 @@ T.case("large rotation: an end moment 2 pi EI / L rolls a beam cantilever into a
   T.near(mid[3], -L / math.pi, 0.01, "mid-length particle at the circle's diameter")
 end)
 
+T.case("gather assembly (Algorithm 1) gives the scatter's results", function()
+  local function run(kind, assembly)
+    local body = kind == "beam" and cl.fpm.cantilever { kind = "beam", length = 1, elements = 12, material = elastic(),
+      section = { b = 0.02, h = 0.03 }, orient = { 0, 1, 1 }, assembly = assembly } or cl.fpm.cantilever { kind = "hex",
+      length = 0.4, elements = 8, width = 0.1, height = 0.1, ny = 2, nz = 2, assembly = assembly,
+      material = cl.fpm.j2 { E = steel.E, nu = 0.3, rho = steel.rho, sy = 1e6, Et = 2e10 } }
+    body:fix { where = "x < 1e-9" }
+    body:load { where = "x > 0.39", fz = "-1e4 * min(t / 1e-5, 1)", fy = 3e3, mx = kind == "beam" and 10 or nil }
+    cl.fpm.explicit { body, steps = 200, xi = 10, progress = false }:go()
+    return body.d:to_table(), body.d:norm(), body:energies()
+  end
+  for _, kind in ipairs { "beam", "hex" } do
+    local a, scale, ea = run(kind, "scatter")
+    local b, _, eb = run(kind, "gather")
+    local worst = 0
+    for i = 1, #a do
+      for c = 1, 3 do worst = math.max(worst, math.abs(a[i][c] - b[i][c])) end
+    end
+    print(string.format("    %s: largest scatter-gather difference %.3g of |d| = %.3g", kind, worst, scale))
+    T.ok(worst <= 1e-12 * scale, kind .. ": displacements")
+    T.near(eb.internal, ea.internal, 1e-12, kind .. ": internal work")
+  end
+end)
+
 T.case("output: VTU series, CSV energies, checkpoint and restore", function()
   local dir = T.outdir("fpm_output")
   local function make()
@@ -298,13 +322,13 @@ T.case("output: VTU series, CSV energies, checkpoint and restore", function()
   T.near(again:energies().external, straight:energies().external, 1e-12, "work after restore")
 end)
 
-T.case("CPU and CUDA agree (f64, 1e-10 on displacements after 100 steps) for beams and hexahedra", function()
+T.case("CPU and CUDA agree (f64, 1e-10 on displacements after 100 steps), beams and hexahedra, both assemblies", function()
   if not gpu then T.skip("needs a usable GPU") end
-  local function displacements(device, kind)
+  local function displacements(device, kind, assembly)
     return T.on_device(device, function()
       local body = kind == "beam" and cl.fpm.cantilever { kind = "beam", length = 1, elements = 12, material = elastic(),
-        section = { b = 0.02, h = 0.03 }, orient = { 0, 1, 1 } } or cl.fpm.cantilever { kind = "hex", length = 0.4,
-        elements = 8, width = 0.1, height = 0.1, ny = 2, nz = 2, material = cl.fpm.j2 { E = steel.E, nu = 0.3,
+        section = { b = 0.02, h = 0.03 }, orient = { 0, 1, 1 }, assembly = assembly } or cl.fpm.cantilever { kind = "hex",
+        length = 0.4, elements = 8, width = 0.1, height = 0.1, ny = 2, nz = 2, assembly = assembly, material = cl.fpm.j2 { E = steel.E, nu = 0.3,
         rho = steel.rho, sy = 1e6, Et = 2e10 } }
       body:fix { where = "x < 1e-9" }
       body:load { where = "x > 0.39", fz = "-1e4 * min(t / 1e-5, 1)", fy = 3e3 }
@@ -313,14 +337,16 @@ T.case("CPU and CUDA agree (f64, 1e-10 on displacements after 100 steps) for bea
     end)
   end
   for _, kind in ipairs { "beam", "hex" } do
-    local a, scale = displacements("cpu", kind)
-    local b = displacements("cuda", kind)
-    local worst = 0
-    for i = 1, #a do
-      for c = 1, 3 do worst = math.max(worst, math.abs(a[i][c] - b[i][c])) end
+    for _, assembly in ipairs { "scatter", "gather" } do
+      local a, scale = displacements("cpu", kind, assembly)
+      local b = displacements("cuda", kind, assembly)
+      local worst = 0
+      for i = 1, #a do
+        for c = 1, 3 do worst = math.max(worst, math.abs(a[i][c] - b[i][c])) end
+      end
+      print(string.format("    %s, %s: largest CPU-CUDA difference %.3g of |d| = %.3g", kind, assembly, worst, scale))
+      T.ok(worst <= 1e-10 * scale, kind .. ", " .. assembly .. ": CPU and CUDA displacements")
     end
-    print(string.format("    %s: largest CPU-CUDA difference %.3g of |d| = %.3g", kind, worst, scale))
-    T.ok(worst <= 1e-10 * scale, kind .. ": CPU and CUDA displacements")
   end
 end)
 
@@ -360,6 +386,8 @@ T.case("bad input is named", function()
   T.raises(function() cl.fpm.explicit { body, steps = 1, xi = -1 } end, { "'xi'" })
   T.raises(function() cl.fpm.explicit { body, steps = 1, spets = 1 } end, { "spets" })
   T.raises(function() cl.fpm.cantilever { kind = "shell", length = 1, elements = 1, material = m } end, { "'kind'" })
+  T.raises(function() cl.fpm.box { x = { 0, 1 }, y = { 0, 1 }, z = { 0, 1 }, nx = 1, ny = 1, nz = 1, material = m,
+    assembly = "atomic" } end, { "'assembly'" })
 end)
 
 T.run()
