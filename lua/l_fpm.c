@@ -1,5 +1,6 @@
 /* cleave.fpm (C part): the stages of the finite particle method's step (kernels/fpm/): the
- * particle update in two halves (predict the increments, apply them), the beam forces and the
+ * particle update in two halves (predict the increments, apply them), the beam and shell forces, the
+ * gather assembly and the
  * hexahedron forces of a compiled stress_update law. The bodies, loads and runs are in
  * lua/cleave/fpm.lua. */
 #include <string.h>
@@ -161,6 +162,60 @@ static int stage_beam(lua_State *L) {
   return 1;
 }
 
+/* ---- shells ----------------------------------------------------------------------------------- */
+
+typedef struct shell_stage {
+  cl_stage stage;
+  cl_fpm_shell_args a;
+  cl_field *f, *m, *energy; /* what it writes: f, m or the element buffers */
+  cl_dtype dtype;
+} shell_stage;
+
+static cl_status run_shells(void *data, long step, double t, cl_error *err) {
+  shell_stage *s = data;
+  (void)step, (void)t;
+  CL_TRY(cl_k_fpm_shell(s->stage.device, s->dtype, &s->a, err));
+  cl_field_touch(s->f), cl_field_touch(s->m);
+  if (s->energy) cl_field_touch(s->energy);
+  return CL_OK;
+}
+
+static const char *const shell_args[] = {"conn", "thickness", "E", "nu", "x0", "d", "q", "f", "m", "fe", "me",
+                                         "energy", NULL};
+
+/* cleave.stage.fpm_shell{ conn = u32 ne x 3, thickness =, E =, nu =, x0 =, d =, q =, f =, m =, energy = ne
+ *   (optional), fe =, me = (3 ne x 3, gather assembly) }: as fpm_beam, for triangular shells (shell.h) */
+static int stage_shell(lua_State *L) {
+  const char *fn = "cleave.stage.fpm_shell";
+  cl_lua_check_args(L, 1, fn, shell_args);
+  shell_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, FPM_STAGE_MT);
+  cl_field *x0 = cl_lua_req_field(L, 1, fn, "x0");
+  if ((x0->dtype != CL_F32 && x0->dtype != CL_F64) || x0->k != 3)
+    return luaL_error(L, "%s: 'x0' must be f32 or f64 positions of 3 components", fn);
+  const cl_device *dev = &x0->device->dev;
+  const size_t n = x0->n;
+  const cl_dtype t = s->dtype = x0->dtype;
+  cl_field *conn = connectivity(L, fn, "conn", 3, n, dev);
+  cl_fpm_shell_args *a = &s->a;
+  a->ne = conn->n, a->n = n, a->conn = conn->data, a->x0 = x0->data;
+  a->d = field_of(L, fn, "d", 1, t, n, 3, dev)->data;
+  a->q = field_of(L, fn, "q", 1, t, n, 4, dev)->data;
+  cl_field *f = field_of(L, fn, "f", 1, t, n, 3, dev), *m = field_of(L, fn, "m", 1, t, n, 3, dev);
+  cl_field *fe = field_of(L, fn, "fe", 0, t, 3 * a->ne, 3, dev), *me = field_of(L, fn, "me", 0, t, 3 * a->ne, 3, dev);
+  if (!fe != !me) return luaL_error(L, "%s: give both 'fe' and 'me' (gather assembly) or neither", fn);
+  s->f = fe ? fe : f, s->m = me ? me : m;
+  s->energy = field_of(L, fn, "energy", 0, t, a->ne, 1, dev);
+  a->f = f->data, a->m = m->data, a->fe = data_of(fe), a->me = data_of(me), a->energy = data_of(s->energy);
+  a->thickness = cl_lua_req_number(L, 1, fn, "thickness"), a->E = cl_lua_req_number(L, 1, fn, "E");
+  a->nu = cl_lua_opt_number(L, 1, fn, "nu", 0);
+  if (!(a->thickness > 0 && a->E > 0 && a->nu >= 0 && a->nu < 0.5))
+    return luaL_error(L, "%s: 'thickness' and 'E' must be positive, 'nu' in [0, 0.5)", fn);
+  cl_lua_stage_init(L, &s->stage, "fpm_shell", run_shells, s, &x0->device->dev);
+  return 1;
+}
+
 /* ---- hexahedra --------------------------------------------------------------------------- */
 
 typedef struct hex_stage {
@@ -296,6 +351,8 @@ int cl_lua_open_fpm(lua_State *L) {
   lua_setfield(L, -2, "fpm_beam");
   lua_pushcfunction(L, stage_hex);
   lua_setfield(L, -2, "fpm_hex");
+  lua_pushcfunction(L, stage_shell);
+  lua_setfield(L, -2, "fpm_shell");
   lua_pushcfunction(L, stage_gather);
   lua_setfield(L, -2, "fpm_gather");
   lua_pop(L, 1);

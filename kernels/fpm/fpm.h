@@ -49,6 +49,17 @@ typedef struct cl_fpm_beam_args {
   void *energy;              /* ne: elastic strain energy of each element, or NULL */
 } cl_fpm_beam_args;
 
+/* 3-particle triangular shells (shell.h), elastic section of thickness `thickness`. */
+typedef struct cl_fpm_shell_args {
+  size_t ne, n;
+  const uint32_t *conn;      /* ne x 3 */
+  double thickness, E, nu;
+  const void *x0, *d, *q;    /* n x 3, n x 3, n x 4 */
+  void *f, *m;               /* n x 3: internal forces and moments are subtracted from these */
+  void *fe, *me;             /* 3 ne x 3: the gather assembly's (as beams'), or NULL */
+  void *energy;              /* ne, or NULL */
+} cl_fpm_shell_args;
+
 /* 8-particle hexahedra, 8 Gauss points, a stress_update law at each (hex.h). */
 typedef struct cl_fpm_hex_args {
   size_t ne, n;

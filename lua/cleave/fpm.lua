@@ -114,14 +114,14 @@ local function hex_jacobian(P, s)
   return dot(J[1], cross(J[2], J[3])) -- rows are d x_r / d s: det of the transpose, the same
 end
 
--- The largest eigenvalue of the symmetric 3 x 3 matrix A (power iteration from a vector no
--- eigenvector of a positive matrix is normal to).
+-- The largest eigenvalue of a 3 x 3 matrix A with real eigenvalues >= 0 (symmetric positive, or
+-- a product of two): power iteration from a vector no eigenvector of a positive matrix is normal to.
 local function largest_eigenvalue(A)
   local v, value = { 1, 1, 1 }, 0
-  for _ = 1, 100 do
+  for _ = 1, 200 do
     local w = { dot(A[1], v), dot(A[2], v), dot(A[3], v) }
     local len = norm(w)
-    local next_value = dot(v, w) / dot(v, v)
+    local next_value = len / norm(v)
     v = { w[1] / len, w[2] / len, w[3] / len }
     if math.abs(next_value - value) <= 1e-12 * next_value then return next_value end
     value = next_value
@@ -172,8 +172,8 @@ end
 local body_mt = {}
 body_mt.__index = body_mt
 body_mt.__tostring = function(b)
-  return string.format("fpm.body<%d particles, %d %s, %s on %s>", b.n, b.ne, b.kind == "beam" and "beams" or
-    "hexahedra", b.precision, b.x0.device)
+  return string.format("fpm.body<%d particles, %d %s, %s on %s>", b.n, b.ne, ({ beam = "beams", shell = "shells",
+    hex = "hexahedra" })[b.kind], b.precision, b.x0.device)
 end
 
 local function field(b, k, value) return cl.field { n = b.n, k = k, dtype = b.precision, value = value } end
@@ -199,8 +199,37 @@ local function connectivity(fn, key, list, k, n)
   return cl.field { data = rows, k = k, dtype = "u32" }
 end
 
-local body_keys = { points = true, beams = true, hexes = true, material = true, section = true, orient = true,
-  precision = true, assembly = true }
+local body_keys = { points = true, beams = true, shells = true, hexes = true, material = true, section = true,
+  orient = true, thickness = true, precision = true, assembly = true }
+
+-- Particles per element of each kind.
+local CORNERS_OF = { beam = 2, shell = 3, hex = 8 }
+
+-- The stable step of one shell triangle (eq. 5): its membrane (a constant-strain triangle with lumped
+-- mass: omega^2 = 3 lmax(D B B^T) / (rho), exact for the lone element) and its bending, whose
+-- rotational inertia m t^2 / 2 per corner (as beams': 3 rho I L per end) keeps the rotations' frequency
+-- near the membrane's; the factor of 1/2 + (t / h)^2 with h the smallest height is the beams' bound
+-- (docs/methods/finite-particle.md, "Time step").
+local function shell_stable_dt(m, t, P)
+  local b = { P[2][2] - P[3][2], P[3][2] - P[1][2], P[1][2] - P[2][2] }
+  local c = { P[3][1] - P[2][1], P[1][1] - P[3][1], P[2][1] - P[1][1] }
+  local area2 = math.abs((P[2][1] - P[1][1]) * (P[3][2] - P[1][2]) - (P[2][2] - P[1][2]) * (P[3][1] - P[1][1]))
+  local bb, cc, bc = 0, 0, 0
+  for k = 1, 3 do bb, cc, bc = bb + b[k] ^ 2, cc + c[k] ^ 2, bc + b[k] * c[k] end
+  local G = { { bb, 0, bc }, { 0, cc, bc }, { bc, bc, bb + cc } } -- B B^T times area2^2
+  local k0 = m.E / (1 - m.nu ^ 2)
+  local D = { { k0, k0 * m.nu, 0 }, { k0 * m.nu, k0, 0 }, { 0, 0, k0 * (1 - m.nu) / 2 } }
+  local DG = {}
+  for i = 1, 3 do
+    DG[i] = {}
+    for j = 1, 3 do DG[i][j] = D[i][1] * G[1][j] + D[i][2] * G[2][j] + D[i][3] * G[3][j] end
+  end
+  local omega2 = 3 * largest_eigenvalue(DG) / (area2 ^ 2 * m.rho) -- D G: similar to a symmetric matrix
+  local longest = 0
+  for k = 1, 3 do longest = math.max(longest, math.sqrt(b[k] ^ 2 + c[k] ^ 2)) end
+  local h = area2 / longest
+  return 2 / math.sqrt(omega2) / math.sqrt(math.max(1, 0.5 + (t / h) ^ 2))
+end
 
 -- The gather assembly's connectivity (paper Algorithm 1, Fig. 7): per particle the rows k ne + e of
 -- the element buffer (corner k of element e) that belong to it, as CSR offsets and slots (0-based).
@@ -245,8 +274,10 @@ function fpm.body(args)
       error(string.format("%s: point %d must be {x, y, z}", fn, i), 2)
     end
   end
-  if (args.beams == nil) == (args.hexes == nil) then
-    error(fn .. ": give 'beams' (pairs of particles) or 'hexes' (8 particles each), one kind per body", 2)
+  local given = (args.beams and 1 or 0) + (args.shells and 1 or 0) + (args.hexes and 1 or 0)
+  if given ~= 1 then
+    error(fn .. ": give 'beams' (pairs of particles), 'shells' (triangles) or 'hexes' (8 particles each), one kind " ..
+      "per body", 2)
   end
   local m = args.material
   if getmetatable(m) ~= material_mt then
@@ -260,13 +291,14 @@ function fpm.body(args)
   end
   local n = #points
   local b = setmetatable({ n = n, material = m, precision = precision, points = points,
-    constraints = {}, loads = {}, kind = args.beams and "beam" or "hex", assembly = assembly }, body_mt)
+    constraints = {}, loads = {}, kind = args.beams and "beam" or args.shells and "shell" or "hex",
+    assembly = assembly }, body_mt)
+  local elements = args.beams or args.shells or args.hexes
   b.x0 = cl.field { data = points, k = 3, dtype = precision }
   local mass = {}
   for i = 1, n do mass[i] = 0 end
   if b.kind == "beam" then
     if not m.elastic then error(fn .. ": beams take cleave.fpm.elastic{...} (their section is elastic)", 2) end
-    if args.hexes ~= nil then error(fn .. ": give 'beams' or 'hexes', not both", 2) end
     b.section = section_of(fn, args.section)
     b.conn = connectivity(fn, "beams", args.beams, 2, n)
     b.ne = b.conn.n
@@ -306,6 +338,42 @@ function fpm.body(args)
     b.inertia = cl.field { data = inertia, dtype = precision }
     b.element_dt = dts
     b.G = m.E / (2 * (1 + m.nu))
+  elseif b.kind == "shell" then
+    if not m.elastic then error(fn .. ": shells take cleave.fpm.elastic{...} (their section is elastic)", 2) end
+    b.thickness = cl.positive_number(fn, args, "thickness")
+    b.conn = connectivity(fn, "shells", args.shells, 3, n)
+    b.ne = b.conn.n
+    local inertia, dts = {}, {}
+    for i = 1, n do inertia[i] = 0 end
+    for e, tri in ipairs(args.shells) do
+      local P = { points[tri[1]], points[tri[2]], points[tri[3]] }
+      local normal = cross(sub(P[2], P[1]), sub(P[3], P[1]))
+      local longest = math.max(norm(sub(P[2], P[1])), norm(sub(P[3], P[2])), norm(sub(P[1], P[3])))
+      if not (norm(normal) > 1e-9 * longest ^ 2) then
+        error(string.format("%s: shell %d is degenerate (its corners are in a line or at one place)", fn, e), 2)
+      end
+      -- in-plane coordinates for the time step
+      local e1 = sub(P[2], P[1])
+      local l1 = norm(e1)
+      e1 = { e1[1] / l1, e1[2] / l1, e1[3] / l1 }
+      local e3 = normal
+      local l3 = norm(e3)
+      e3 = { e3[1] / l3, e3[2] / l3, e3[3] / l3 }
+      local e2 = cross(e3, e1)
+      local flat = {}
+      for k = 1, 3 do
+        local r = sub(P[k], P[1])
+        flat[k] = { dot(r, e1), dot(r, e2) }
+      end
+      local corner_mass = m.rho * b.thickness * norm(normal) / 2 / 3
+      for _, p in ipairs(tri) do
+        mass[p] = mass[p] + corner_mass
+        inertia[p] = inertia[p] + corner_mass * b.thickness ^ 2 / 2
+      end
+      dts[e] = shell_stable_dt(m, b.thickness, flat)
+    end
+    b.inertia = cl.field { data = inertia, dtype = precision }
+    b.element_dt = dts
   else
     b.conn = connectivity(fn, "hexes", args.hexes, 8, n)
     b.ne = b.conn.n
@@ -335,13 +403,14 @@ function fpm.body(args)
   b.fext = b.fext0
   b.work = field(b, 5)
   b.energy_density = cl.field { n = b.ne, dtype = precision } -- per element: its elastic energy
+  b.rotates = b.kind ~= "hex"
   if assembly == "gather" then
-    local k = b.kind == "beam" and 2 or 8
-    b.offsets, b.slots = gather_lists(b.kind == "beam" and args.beams or args.hexes, k, n)
+    local k = CORNERS_OF[b.kind]
+    b.offsets, b.slots = gather_lists(elements, k, n)
     b.fe = cl.field { n = k * b.ne, k = 3, dtype = precision }
-    if b.kind == "beam" then b.me = cl.field { n = k * b.ne, k = 3, dtype = precision } end
+    if b.rotates then b.me = cl.field { n = k * b.ne, k = 3, dtype = precision } end
   end
-  if b.kind == "beam" then
+  if b.rotates then
     local identity = {}
     for i = 1, n do identity[i] = { 1, 0, 0, 0 } end
     b.q = cl.field { data = identity, k = 4, dtype = precision }
@@ -408,7 +477,8 @@ end
 function fpm.cantilever(args)
   local fn = "cleave.fpm.cantilever"
   cl.check_args(fn, args, { kind = true, length = true, elements = true, material = true, precision = true,
-    section = true, orient = true, width = true, height = true, ny = true, nz = true, assembly = true })
+    section = true, orient = true, width = true, height = true, ny = true, nz = true, assembly = true,
+    thickness = true })
   local L = cl.positive_number(fn, args, "length")
   local ne = cells(fn, args, "elements")
   if args.kind == "beam" then
@@ -417,6 +487,26 @@ function fpm.cantilever(args)
     for e = 1, ne do beams[e] = { e, e + 1 } end
     return fpm.body { points = points, beams = beams, material = args.material, section = args.section,
       orient = args.orient or { 0, 1, 0 }, precision = args.precision, assembly = args.assembly }
+  elseif args.kind == "shell" then
+    -- a strip in the x-y plane, 2 triangles per cell (alternating diagonals), normal along z
+    local w, ny = cl.positive_number(fn, args, "width"), cells(fn, args, "ny", 1)
+    local points, shells = {}, {}
+    local function id(i, j) return 1 + i + (ne + 1) * j end
+    for j = 0, ny do
+      for i = 0, ne do points[id(i, j)] = { L * i / ne, -w / 2 + w * j / ny, 0 } end
+    end
+    for j = 0, ny - 1 do
+      for i = 0, ne - 1 do
+        local a, b, c, d = id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)
+        if (i + j) % 2 == 0 then
+          shells[#shells + 1], shells[#shells + 2] = { a, b, c }, { a, c, d }
+        else
+          shells[#shells + 1], shells[#shells + 2] = { a, b, d }, { b, c, d }
+        end
+      end
+    end
+    return fpm.body { points = points, shells = shells, thickness = args.thickness, material = args.material,
+      precision = args.precision, assembly = args.assembly }
   elseif args.kind == "hex" then
     local w, h = cl.positive_number(fn, args, "width"), cl.positive_number(fn, args, "height")
     local points, hexes = hex_grid(0, L, -w / 2, w / 2, -h / 2, h / 2, ne, cells(fn, args, "ny", 1),
@@ -424,7 +514,7 @@ function fpm.cantilever(args)
     return fpm.body { points = points, hexes = hexes, material = args.material, precision = args.precision,
       assembly = args.assembly }
   end
-  error(fn .. ": argument 'kind' must be \"beam\" or \"hex\"", 2)
+  error(fn .. ": argument 'kind' must be \"beam\", \"shell\" or \"hex\"", 2)
 end
 
 -- ---- regions, constraints, loads -----------------------------------------------------------------
@@ -458,8 +548,8 @@ local function components(self, fn, args, names, level)
   local out = {}
   for dof, name in pairs(names) do
     if args[name] ~= nil then
-      if dof > 3 and self.kind ~= "beam" then
-        error(string.format("%s: '%s' is a rotation; only beams' particles rotate", fn, name), level)
+      if dof > 3 and not self.rotates then
+        error(string.format("%s: '%s' is a rotation; only beams' and shells' particles rotate", fn, name), level)
       end
       out[dof] = pd.time_function(fn, name, args[name], args.params, level + 1)
     end
@@ -467,7 +557,7 @@ local function components(self, fn, args, names, level)
   if next(out) == nil then
     local list = {}
     for dof, name in ipairs(names) do
-      if dof <= 3 or self.kind == "beam" then list[#list + 1] = name end
+      if dof <= 3 or self.rotates then list[#list + 1] = name end
     end
     error(string.format("%s: give at least one of %s", fn, table.concat(list, ", ")), level)
   end
@@ -495,16 +585,16 @@ function body_mt:fix(args)
   local dofs = args.dofs or "all"
   local list = {}
   if dofs == "all" then
-    for dof = 1, self.kind == "beam" and 6 or 3 do list[#list + 1] = dof end
+    for dof = 1, self.rotates and 6 or 3 do list[#list + 1] = dof end
   elseif dofs == "xyz" then
     list = { 1, 2, 3 }
   elseif type(dofs) == "table" then
     for _, name in ipairs(dofs) do
       local found
       for dof, d in ipairs(DOFS) do if d == name then found = dof end end
-      if not found or (found > 3 and self.kind ~= "beam") then
+      if not found or (found > 3 and not self.rotates) then
         error(string.format("%s: 'dofs' entry '%s' is not one of x, y, z%s", fn, tostring(name),
-          self.kind == "beam" and ", rx, ry, rz" or " (hexahedra's particles do not rotate)"), 2)
+          self.rotates and ", rx, ry, rz" or " (hexahedra's particles do not rotate)"), 2)
       end
       list[#list + 1] = found
     end
@@ -585,7 +675,11 @@ end
 function body_mt:element_stages(f, m, energy)
   f, m, energy = f or self.f, m or self.m, energy or self.energy_density
   local stages
-  if self.kind == "beam" then
+  if self.kind == "shell" then
+    local mat = self.material
+    stages = { cl.stage.fpm_shell { conn = self.conn, thickness = self.thickness, E = mat.E, nu = mat.nu, x0 = self.x0,
+      d = self.d, q = self.q, f = f, m = m, fe = self.fe, me = self.me, energy = energy } }
+  elseif self.kind == "beam" then
     local s, mat = self.section, self.material
     stages = { cl.stage.fpm_beam { conn = self.conn, orient = self.orient, EA = mat.E * s.A, EIy = mat.E * s.Iy,
       EIz = mat.E * s.Iz, GJ = self.G * s.J, x0 = self.x0, d = self.d, q = self.q, f = f, m = m, fe = self.fe,
@@ -716,10 +810,11 @@ end
 function body_mt:mesh()
   local x = self.x0:convert("f64")
   cl.stage.axpy { y = x, x = self.d:convert("f64"), a = 1 }:run()
-  local k = self.kind == "beam" and 2 or 8
+  local k = CORNERS_OF[self.kind]
+  local vtk = { beam = 3, shell = 5, hex = 12 } -- line, triangle, hexahedron
   local types, offsets, conn = {}, { 0 }, {}
   for e, row in ipairs(self.conn:to_table()) do
-    types[e] = k == 2 and 3 or 12
+    types[e] = vtk[self.kind]
     offsets[e + 1] = e * k
     for a = 1, k do conn[#conn + 1] = row[a] + 1 end
   end
@@ -769,7 +864,7 @@ run_mt.go = cl.explicit_run.go
 -- law state.
 local function state_fields(b)
   local names = { "d", "dd", "work" }
-  if b.kind == "beam" then
+  if b.rotates then
     for _, k in ipairs { "q", "dth" } do names[#names + 1] = k end
   else
     for _, k in ipairs { "sig", "eps" } do names[#names + 1] = k end
@@ -811,7 +906,7 @@ function run_mt:write(step, t)
   if out.vtu then
     self.series = self.series or cl.io.pvd(out.vtu .. ".pvd")
     local data = { d = b.d, force = b.f }
-    if b.kind == "beam" then data.rotation = b.q end
+    if b.rotates then data.rotation = b.q end
     self.series:write { time = t, mesh = b:mesh(), point_data = data }
   end
   if out.csv then

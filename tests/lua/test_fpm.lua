@@ -78,6 +78,13 @@ T.case("rigid translation and 90 degree rotation: no force (beam)", function()
   end)
 end)
 
+T.case("rigid translation and 90 degree rotation: no force (shell)", function()
+  rigid_case(function()
+    return cl.fpm.body { points = { { 0, 0, 0 }, { 0.3, 0.1, -0.2 }, { 0.1, 0.4, 0.1 }, { 0.5, 0.5, 0.2 } },
+      shells = { { 1, 2, 3 }, { 2, 4, 3 } }, thickness = 0.01, material = elastic() }
+  end)
+end)
+
 T.case("rigid translation and 90 degree rotation: no force (hexahedron)", function()
   rigid_case(function()
     -- a distorted hexahedron: no symmetry hides a wrong frame
@@ -86,22 +93,41 @@ T.case("rigid translation and 90 degree rotation: no force (hexahedron)", functi
   end)
 end)
 
--- The highest frequency of a free body by power iteration on M^-1 K (the internal force of
--- small displacements is K d): the time step 2 / omega_max central differences allow.
+-- The highest frequency of a free body by power iteration on M^-1 K over every degree of freedom
+-- (translations and, on beams and shells, rotations with the particles' inertia): the internal
+-- force of small displacements and rotations is K times them. Returns the time step 2 / omega_max
+-- that central differences allow.
 local function critical_dt(body)
   local rng = T.rng(7)
-  local v, mass, scale = {}, body.mass:to_table(), 1e-9
-  for i = 1, body.n do v[i] = { rng() - 0.5, rng() - 0.5, rng() - 0.5 } end
+  local dofs = body.q and 6 or 3
+  local v, mass, inertia, scale = {}, body.mass:to_table(), body.inertia and body.inertia:to_table(), 1e-9
+  for i = 1, body.n do
+    v[i] = {}
+    for c = 1, dofs do v[i][c] = rng() - 0.5 end
+  end
   local value = 0
   for _ = 1, 150 do
     local len = 0
-    for i = 1, body.n do len = len + v[i][1] ^ 2 + v[i][2] ^ 2 + v[i][3] ^ 2 end
-    len = math.sqrt(len)
-    body.d:assign(function(i) return v[i][1] / len * scale, v[i][2] / len * scale, v[i][3] / len * scale end)
-    local f, num = body:internal_force():to_table(), 0
     for i = 1, body.n do
-      for c = 1, 3 do
-        local w = f[i][c] / mass[i] / scale
+      for c = 1, dofs do len = len + v[i][c] ^ 2 end
+    end
+    len = math.sqrt(len)
+    local function at(i, c) return v[i][c] / len * scale end
+    body.d:assign(function(i) return at(i, 1), at(i, 2), at(i, 3) end)
+    if body.q then
+      body.q:assign(function(i)
+        local h = { at(i, 4) / 2, at(i, 5) / 2, at(i, 6) / 2 }
+        local w = math.sqrt(1 - h[1] ^ 2 - h[2] ^ 2 - h[3] ^ 2)
+        return w, h[1], h[2], h[3]
+      end)
+    end
+    local f, m = body:internal_force()
+    f = f:to_table()
+    m = m and m:to_table()
+    local num = 0
+    for i = 1, body.n do
+      for c = 1, dofs do
+        local w = c <= 3 and f[i][c] / mass[i] / scale or m[i][c - 3] / inertia[i] / scale
         num = num + w * v[i][c] / len
         v[i][c] = w
       end
@@ -136,6 +162,24 @@ local function cantilever_static(body, L, P, omega)
   return w, run
 end
 
+T.case("stable step of beams and shells: below the lone element's and a small mesh's", function()
+  local m = elastic()
+  local bodies = {
+    cl.fpm.cantilever { kind = "beam", length = 0.1, elements = 1, material = m, section = { b = 0.02, h = 0.01 } },
+    cl.fpm.cantilever { kind = "beam", length = 1, elements = 4, material = m, section = { b = 0.02, h = 0.01 } },
+    cl.fpm.cantilever { kind = "beam", length = 0.05, elements = 4, material = m, section = { b = 0.02, h = 0.02 } },
+    cl.fpm.body { points = { { 0, 0, 0 }, { 1, 0.1, 0 }, { 0.3, 0.8, 0 } }, shells = { { 1, 2, 3 } }, thickness = 0.01,
+      material = m },
+    cl.fpm.cantilever { kind = "shell", length = 0.4, elements = 4, width = 0.1, ny = 1, thickness = 0.02, material = m },
+    cl.fpm.cantilever { kind = "shell", length = 0.1, elements = 4, width = 0.1, ny = 4, thickness = 0.01, material = m },
+  }
+  for k, body in ipairs(bodies) do
+    local allowed, mine = critical_dt(body), body:stable_dt()
+    print(string.format("    %s: stable step %.4g, power iteration %.4g (%.3f)", tostring(body), mine, allowed, mine / allowed))
+    T.ok(mine <= allowed * (1 + 1e-6), "body " .. k)
+  end
+end)
+
 T.case("beam cantilever: tip deflection PL^3/3EI within 1%", function()
   local L, P, b, h = 1, 50, 0.02, 0.03
   local body = cl.fpm.cantilever { kind = "beam", length = L, elements = 10, material = elastic(),
@@ -145,6 +189,18 @@ T.case("beam cantilever: tip deflection PL^3/3EI within 1%", function()
   local w = cantilever_static(body, L, P, omega)
   local expected = P * L ^ 3 / (3 * steel.E * I)
   print(string.format("    beams: tip %.6g, PL^3/3EI = %.6g (%.3f%%)", -w, expected, 100 * (-w / expected - 1)))
+  T.near(-w, expected, 0.01, "tip deflection")
+end)
+
+T.case("shell cantilever strip: tip deflection PL^3/3EI within 1% (nu = 0)", function()
+  local L, P, b, t = 0.25, 20, 0.05, 0.01
+  local body = cl.fpm.cantilever { kind = "shell", length = L, elements = 8, width = b, ny = 2, thickness = t,
+    material = elastic(0) }
+  local I = b * t ^ 3 / 12
+  local omega = 3.516 * math.sqrt(steel.E * I / (steel.rho * b * t * L ^ 4))
+  local w = cantilever_static(body, L, P, omega)
+  local expected = P * L ^ 3 / (3 * steel.E * I)
+  print(string.format("    shells: tip %.6g, PL^3/3EI = %.6g (%.3f%%)", -w, expected, 100 * (-w / expected - 1)))
   T.near(-w, expected, 0.01, "tip deflection")
 end)
 
@@ -197,10 +253,11 @@ T.case("beam cantilever: first frequency within 1% of 3.516 sqrt(EI / m L^4)", f
 end)
 
 T.case("energy balance of an undamped run: external work = kinetic + strain energy within 0.1%", function()
-  for _, kind in ipairs { "beam", "hex" } do
+  for _, kind in ipairs { "beam", "shell", "hex" } do
     local body = kind == "beam" and cl.fpm.cantilever { kind = "beam", length = 1, elements = 10, material = elastic(),
-      section = { b = 0.02, h = 0.03 } } or cl.fpm.cantilever { kind = "hex", length = 0.4, elements = 8,
-      width = 0.1, height = 0.1, ny = 2, nz = 2, material = elastic() }
+      section = { b = 0.02, h = 0.03 } } or kind == "shell" and cl.fpm.cantilever { kind = "shell", length = 0.4,
+      elements = 8, width = 0.1, ny = 2, thickness = 0.01, material = elastic() } or cl.fpm.cantilever { kind = "hex",
+      length = 0.4, elements = 8, width = 0.1, height = 0.1, ny = 2, nz = 2, material = elastic() }
     body:fix { where = "x < 1e-9" }
     local L = kind == "beam" and 1 or 0.4
     body:load { where = "x > " .. L .. " - 1e-9", fz = "-100 * min(t / 1e-3, 1)", fx = 20 }
@@ -265,15 +322,17 @@ end)
 T.case("gather assembly (Algorithm 1) gives the scatter's results", function()
   local function run(kind, assembly)
     local body = kind == "beam" and cl.fpm.cantilever { kind = "beam", length = 1, elements = 12, material = elastic(),
-      section = { b = 0.02, h = 0.03 }, orient = { 0, 1, 1 }, assembly = assembly } or cl.fpm.cantilever { kind = "hex",
+      section = { b = 0.02, h = 0.03 }, orient = { 0, 1, 1 }, assembly = assembly } or kind == "shell" and
+      cl.fpm.cantilever { kind = "shell", length = 0.4, elements = 8, width = 0.1, ny = 2, thickness = 0.01,
+      material = elastic(), assembly = assembly } or cl.fpm.cantilever { kind = "hex",
       length = 0.4, elements = 8, width = 0.1, height = 0.1, ny = 2, nz = 2, assembly = assembly,
       material = cl.fpm.j2 { E = steel.E, nu = 0.3, rho = steel.rho, sy = 1e6, Et = 2e10 } }
     body:fix { where = "x < 1e-9" }
-    body:load { where = "x > 0.39", fz = "-1e4 * min(t / 1e-5, 1)", fy = 3e3, mx = kind == "beam" and 10 or nil }
+    body:load { where = "x > 0.39", fz = "-1e4 * min(t / 1e-5, 1)", fy = 3e3, mx = kind ~= "hex" and 10 or nil }
     cl.fpm.explicit { body, steps = 200, xi = 10, progress = false }:go()
     return body.d:to_table(), body.d:norm(), body:energies()
   end
-  for _, kind in ipairs { "beam", "hex" } do
+  for _, kind in ipairs { "beam", "shell", "hex" } do
     local a, scale, ea = run(kind, "scatter")
     local b, _, eb = run(kind, "gather")
     local worst = 0
@@ -284,6 +343,29 @@ T.case("gather assembly (Algorithm 1) gives the scatter's results", function()
     T.ok(worst <= 1e-12 * scale, kind .. ": displacements")
     T.near(eb.internal, ea.internal, 1e-12, kind .. ": internal work")
   end
+end)
+
+T.case("large rotation: an end moment 2 pi EI / L rolls a shell strip into a circle", function()
+  -- a strip 5 times as wide as thick (a square section buckles sideways under a fixed-axis moment)
+  local E, L, b, t, ne = steel.E, 0.1, 0.05, 0.01, 20
+  local body = cl.fpm.cantilever { kind = "shell", length = L, elements = ne, width = b, ny = 1, thickness = t,
+    material = elastic(0) }
+  body:fix { where = "x < 1e-9" }
+  local I = b * t ^ 3 / 12
+  local omega = 3.516 * math.sqrt(E * I / (steel.rho * b * t * L ^ 4))
+  local period = 2 * math.pi / omega
+  body:load { where = "x > " .. L .. " - 1e-9", my = "M * min(t / T, 1)",
+    params = { M = 2 * math.pi * E * I / L / 2, T = 4 * period } } -- two tip particles
+  local run = cl.fpm.explicit { body, steps = 1, xi = 2 * omega, progress = false }
+  run.steps = math.ceil(8 * period / run.dt)
+  run:go()
+  local worst = 0
+  for _, i in ipairs(body:select("x > " .. L .. " - 1e-9"):to_table()) do
+    local p, d = body.points[i], body.d[i]
+    worst = math.max(worst, math.sqrt((p[1] + d[1]) ^ 2 + (d[3]) ^ 2))
+  end
+  print(string.format("    shell roll-up: the tip ends %.3g m from the root (%d steps)", worst, run.steps))
+  T.ok(worst < 0.01 * L, "the tip returns to the root within 1% of L")
 end)
 
 T.case("output: VTU series, CSV energies, checkpoint and restore", function()
@@ -322,12 +404,14 @@ T.case("output: VTU series, CSV energies, checkpoint and restore", function()
   T.near(again:energies().external, straight:energies().external, 1e-12, "work after restore")
 end)
 
-T.case("CPU and CUDA agree (f64, 1e-10 on displacements after 100 steps), beams and hexahedra, both assemblies", function()
+T.case("CPU and CUDA agree (f64, 1e-10 on displacements after 100 steps), every element type, both assemblies", function()
   if not gpu then T.skip("needs a usable GPU") end
   local function displacements(device, kind, assembly)
     return T.on_device(device, function()
       local body = kind == "beam" and cl.fpm.cantilever { kind = "beam", length = 1, elements = 12, material = elastic(),
-        section = { b = 0.02, h = 0.03 }, orient = { 0, 1, 1 }, assembly = assembly } or cl.fpm.cantilever { kind = "hex",
+        section = { b = 0.02, h = 0.03 }, orient = { 0, 1, 1 }, assembly = assembly } or kind == "shell" and
+        cl.fpm.cantilever { kind = "shell", length = 0.4, elements = 8, width = 0.1, ny = 2, thickness = 0.01,
+        material = elastic(), assembly = assembly } or cl.fpm.cantilever { kind = "hex",
         length = 0.4, elements = 8, width = 0.1, height = 0.1, ny = 2, nz = 2, assembly = assembly, material = cl.fpm.j2 { E = steel.E, nu = 0.3,
         rho = steel.rho, sy = 1e6, Et = 2e10 } }
       body:fix { where = "x < 1e-9" }
@@ -336,7 +420,7 @@ T.case("CPU and CUDA agree (f64, 1e-10 on displacements after 100 steps), beams 
       return body.d:to_table(), body.d:norm()
     end)
   end
-  for _, kind in ipairs { "beam", "hex" } do
+  for _, kind in ipairs { "beam", "shell", "hex" } do
     for _, assembly in ipairs { "scatter", "gather" } do
       local a, scale = displacements("cpu", kind, assembly)
       local b = displacements("cuda", kind, assembly)
@@ -367,6 +451,12 @@ T.case("bad input is named", function()
   end, { "beam 1", "'orient'" })
   T.raises(function() cl.fpm.body { points = pts, beams = { { 1, 3 } }, material = m, section = { b = 1, h = 1 },
     orient = { 0, 1, 0 } } end, { "particle 3" })
+  T.raises(function() cl.fpm.body { points = { { 0, 0, 0 }, { 1, 0, 0 }, { 2, 0, 0 } }, shells = { { 1, 2, 3 } },
+    thickness = 0.01, material = m } end, { "shell 1", "degenerate" })
+  T.raises(function() cl.fpm.body { points = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 } }, shells = { { 1, 2, 3 } },
+    thickness = 0, material = m } end, { "'thickness'" })
+  T.raises(function() cl.fpm.body { points = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 } }, shells = { { 1, 2, 3 } },
+    thickness = 0.01, material = cl.fpm.j2 { E = 1e9, rho = 1, sy = 1e6 } } end, { "shells take cleave.fpm.elastic" })
   local cube = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 0, 1, 0 }, { 0, 0, 1 }, { 1, 0, 1 }, { 1, 1, 1 }, { 0, 1, 1 } }
   T.raises(function() cl.fpm.body { points = cube, hexes = { { 5, 6, 7, 8, 1, 2, 3, 4 } }, material = m } end,
     { "hexahedron 1", "inverted", "VTK order" })
@@ -385,7 +475,7 @@ T.case("bad input is named", function()
     { "'dt'", "exceeds the stable time step", string.format("%g", body:stable_dt()) })
   T.raises(function() cl.fpm.explicit { body, steps = 1, xi = -1 } end, { "'xi'" })
   T.raises(function() cl.fpm.explicit { body, steps = 1, spets = 1 } end, { "spets" })
-  T.raises(function() cl.fpm.cantilever { kind = "shell", length = 1, elements = 1, material = m } end, { "'kind'" })
+  T.raises(function() cl.fpm.cantilever { kind = "plate", length = 1, elements = 1, material = m } end, { "'kind'" })
   T.raises(function() cl.fpm.box { x = { 0, 1 }, y = { 0, 1 }, z = { 0, 1 }, nx = 1, ny = 1, nz = 1, material = m,
     assembly = "atomic" } end, { "'assembly'" })
 end)
