@@ -216,6 +216,56 @@ static int stage_shell(lua_State *L) {
   return 1;
 }
 
+/* ---- pressure on shells ----------------------------------------------------------------------- */
+
+typedef struct pressure_stage {
+  cl_stage stage;
+  cl_fpm_pressure_args a;
+  cl_field *fext;
+  cl_dtype dtype;
+} pressure_stage;
+
+static cl_status run_pressure(void *data, long step, double t, cl_error *err) {
+  pressure_stage *s = data;
+  (void)step, (void)t;
+  CL_TRY(cl_k_fpm_pressure(s->stage.device, s->dtype, &s->a, err));
+  cl_field_touch(s->fext);
+  return CL_OK;
+}
+
+static const char *const pressure_args[] = {"rows", "conn", "x0", "d", "p", "fext", NULL};
+
+/* cleave.stage.fpm_pressure{ rows = u32 (0-based triangles), conn = u32 ne x 3, x0 =, d = (follower; absent:
+ *   the reference normal), p =, fext = }: adds -p A n / 3 to each corner of each listed triangle */
+static int stage_pressure(lua_State *L) {
+  const char *fn = "cleave.stage.fpm_pressure";
+  cl_lua_check_args(L, 1, fn, pressure_args);
+  pressure_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, FPM_STAGE_MT);
+  cl_field *x0 = cl_lua_req_field(L, 1, fn, "x0");
+  if ((x0->dtype != CL_F32 && x0->dtype != CL_F64) || x0->k != 3)
+    return luaL_error(L, "%s: 'x0' must be f32 or f64 positions of 3 components", fn);
+  const cl_device *dev = &x0->device->dev;
+  const size_t n = x0->n;
+  cl_field *conn = connectivity(L, fn, "conn", 3, n, dev);
+  cl_field *rows = cl_lua_req_field(L, 1, fn, "rows");
+  double most = -1;
+  cl_error err;
+  if (rows->dtype != CL_U32 || rows->k != 1 || !cl_device_same(&rows->device->dev, dev))
+    return luaL_error(L, "%s: 'rows' must be a u32 field of triangles on %s", fn, dev->name);
+  if (rows->n && cl_field_reduce(rows, CL_REDUCE_MAX, -1, &most, &err) != CL_OK) return cl_lua_fail(L, &err);
+  if (most >= (double)conn->n) return luaL_error(L, "%s: 'rows' names triangle %d of %I", fn, (int)most, (LUAI_UACINT)conn->n);
+  s->dtype = x0->dtype;
+  s->fext = field_of(L, fn, "fext", 1, x0->dtype, n, 3, dev);
+  cl_field *d = field_of(L, fn, "d", 0, x0->dtype, n, 3, dev);
+  s->a = (cl_fpm_pressure_args){.count = rows->n, .ne = conn->n, .n = n, .rows = rows->data, .conn = conn->data,
+                                .x0 = x0->data, .d = data_of(d), .p = cl_lua_req_number(L, 1, fn, "p"),
+                                .fext = s->fext->data};
+  cl_lua_stage_init(L, &s->stage, "fpm_pressure", run_pressure, s, &x0->device->dev);
+  return 1;
+}
+
 /* ---- hexahedra --------------------------------------------------------------------------- */
 
 typedef struct hex_stage {
@@ -353,6 +403,8 @@ int cl_lua_open_fpm(lua_State *L) {
   lua_setfield(L, -2, "fpm_hex");
   lua_pushcfunction(L, stage_shell);
   lua_setfield(L, -2, "fpm_shell");
+  lua_pushcfunction(L, stage_pressure);
+  lua_setfield(L, -2, "fpm_pressure");
   lua_pushcfunction(L, stage_gather);
   lua_setfield(L, -2, "fpm_gather");
   lua_pop(L, 1);

@@ -60,6 +60,18 @@ typedef struct cl_fpm_shell_args {
   void *energy;              /* ne, or NULL */
 } cl_fpm_shell_args;
 
+/* Pressure on shell triangles (shell.h): each selected triangle loads its corners with -p A n / 3
+ * (n its unit normal by the right-hand rule of its corners, A its area), on the current triangle
+ * (follower) or the reference one (fixed direction). */
+typedef struct cl_fpm_pressure_args {
+  size_t count, ne, n;       /* loaded triangles, all triangles, particles */
+  const uint32_t *rows;      /* count: 0-based triangles */
+  const uint32_t *conn;      /* ne x 3 */
+  const void *x0, *d;        /* n x 3; d is NULL for a fixed direction */
+  double p;
+  void *fext;                /* n x 3: the loads are added */
+} cl_fpm_pressure_args;
+
 /* 8-particle hexahedra, 8 Gauss points, a stress_update law at each (hex.h). */
 typedef struct cl_fpm_hex_args {
   size_t ne, n;

@@ -28,6 +28,11 @@ void CL_PREC(cl_fpm_shell_cpu)(const cl_fpm_shell_args *a) {
   for (size_t e = 0; e < a->ne; e++) cl_fpm_shell_at(a, e);
 }
 
+void CL_PREC(cl_fpm_pressure_cpu)(const cl_fpm_pressure_args *a) {
+#pragma omp parallel for schedule(static) if (a->count > CL_FPM_SERIAL_BELOW)
+  for (size_t r = 0; r < a->count; r++) cl_fpm_pressure_at(a, r);
+}
+
 void CL_PREC(cl_fpm_beam_cpu)(const cl_fpm_beam_args *a) {
 #pragma omp parallel for schedule(static) if (a->ne > CL_FPM_SERIAL_BELOW)
   for (size_t e = 0; e < a->ne; e++) cl_fpm_beam_at(a, e);

@@ -49,6 +49,16 @@ cl_status cl_k_fpm_shell(cl_device *d, cl_dtype t, const cl_fpm_shell_args *a, c
   return cl_k_check_launch(d, code, "fpm_shell", err);
 }
 
+cl_status cl_k_fpm_pressure(cl_device *d, cl_dtype t, const cl_fpm_pressure_args *a, cl_error *err) {
+  CL_TRY(real_only(t, err));
+  if (d->kind == CL_BACKEND_CPU) {
+    (t == CL_F32 ? cl_fpm_pressure_cpu_f32 : cl_fpm_pressure_cpu_f64)(a);
+    return CL_OK;
+  }
+  int code = t == CL_F32 ? CL_CUDA_CALL(cl_fpm_pressure_cuda_f32(a)) : CL_CUDA_CALL(cl_fpm_pressure_cuda_f64(a));
+  return cl_k_check_launch(d, code, "fpm_pressure", err);
+}
+
 cl_status cl_k_fpm_gather(cl_device *d, cl_dtype t, const cl_fpm_gather_args *a, cl_error *err) {
   CL_TRY(real_only(t, err));
   if (d->kind == CL_BACKEND_CPU) {

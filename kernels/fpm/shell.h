@@ -159,4 +159,20 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
   if (A->energy) ((real *)A->energy)[e] = energy;
 }
 
+CL_HD static inline void cl_fpm_pressure_at(const cl_fpm_pressure_args *A, size_t r) {
+  const size_t e = A->rows[r], n = A->n, ne = A->ne;
+  const real *x0 = (const real *)A->x0, *d = (const real *)A->d;
+  real x[3][3];
+  for (int k = 0; k < 3; k++) {
+    const uint32_t p = A->conn[k * ne + e];
+    for (int c = 0; c < 3; c++) x[k][c] = x0[c * n + p] + (d ? d[c * n + p] : 0);
+  }
+  real a[3], b[3], area_normal[3]; /* A n, from the cross product of two edges (2 A n) */
+  for (int c = 0; c < 3; c++) a[c] = x[1][c] - x[0][c], b[c] = x[2][c] - x[0][c];
+  cl_fpm_cross(a, b, area_normal);
+  real *fext = (real *)A->fext;
+  for (int k = 0; k < 3; k++)
+    for (int c = 0; c < 3; c++) cl_fpm_add(&fext[c * n + A->conn[k * ne + e]], -(real)A->p * area_normal[c] / 6);
+}
+
 #endif

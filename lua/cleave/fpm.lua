@@ -517,6 +517,61 @@ function fpm.cantilever(args)
   error(fn .. ": argument 'kind' must be \"beam\", \"shell\" or \"hex\"", 2)
 end
 
+--- cleave.fpm.spherical_cap{ radius =, angle = (half-angle, degrees, below 90), rings =, thickness =,
+---   material =, precision =, assembly = } -> a shell cap of the sphere centred at the origin around
+--- the +z axis: the apex at (0, 0, radius) and rings of 6 k particles at polar angles k angle / rings,
+--- triangles between neighbouring rings, every normal pointing away from the centre (a pressure
+--- p > 0 pushes inwards). The rim is z = radius cos(angle).
+function fpm.spherical_cap(args)
+  local fn = "cleave.fpm.spherical_cap"
+  cl.check_args(fn, args, { radius = true, angle = true, rings = true, thickness = true, material = true,
+    precision = true, assembly = true })
+  local R, angle = cl.positive_number(fn, args, "radius"), cl.positive_number(fn, args, "angle")
+  if not (angle < 90) then error(fn .. ": argument 'angle' (the half-angle, degrees) must be below 90", 2) end
+  local rings = cells(fn, args, "rings")
+  local points, shells = { { 0, 0, R } }, {}
+  local alpha = math.rad(angle)
+  local rows = { { { 1, 0 } } } -- per ring: { particle, azimuth } in order
+  for k = 1, rings do
+    local phi, list = alpha * k / rings, {}
+    for j = 0, 6 * k - 1 do
+      local theta = 2 * math.pi * j / (6 * k)
+      points[#points + 1] = { R * math.sin(phi) * math.cos(theta), R * math.sin(phi) * math.sin(theta), R * math.cos(phi) }
+      list[#list + 1] = { #points, theta }
+    end
+    rows[k + 1] = list
+  end
+  -- between two rings: walk both by azimuth, each step a triangle on the nearer next particle
+  local function outward(tri)
+    local a, b, c = points[tri[1]], points[tri[2]], points[tri[3]]
+    local nrm = cross(sub(b, a), sub(c, a))
+    if dot(nrm, { a[1] + b[1] + c[1], a[2] + b[2] + c[2], a[3] + b[3] + c[3] }) < 0 then tri[2], tri[3] = tri[3], tri[2] end
+    shells[#shells + 1] = tri
+  end
+  for k = 1, rings do
+    local inner, outer = rows[k], rows[k + 1]
+    if #inner == 1 then
+      for j = 1, #outer do outward { inner[1][1], outer[j][1], outer[j % #outer + 1][1] } end
+    else
+      local i, j, ni, no = 1, 1, #inner, #outer
+      while i <= ni or j <= no do
+        local ti = i <= ni and (i < ni and inner[i + 1][2] or 2 * math.pi) or math.huge
+        local tj = j <= no and (j < no and outer[j + 1][2] or 2 * math.pi) or math.huge
+        local a, b = inner[(i - 1) % ni + 1][1], outer[(j - 1) % no + 1][1]
+        if tj <= ti then
+          outward { a, b, outer[j % no + 1][1] }
+          j = j + 1
+        else
+          outward { a, b, inner[i % ni + 1][1] }
+          i = i + 1
+        end
+      end
+    end
+  end
+  return fpm.body { points = points, shells = shells, thickness = args.thickness, material = args.material,
+    precision = args.precision, assembly = args.assembly }
+end
+
 -- ---- regions, constraints, loads -----------------------------------------------------------------
 
 --- body:select(where [, params]) -> u32 field of the 1-based rows of the particles in the region
@@ -649,6 +704,34 @@ function body_mt:body_force(args)
   end
 end
 
+--- body:pressure{ where = (all), params =, p =, follower = true }: a pressure p (Pa) on the shell
+--- triangles whose three corners lie in the region: each loads its corners with -p A n / 3, n its
+--- unit normal by the right-hand rule of its corners (so p > 0 pushes against n), on the current
+--- triangle (follower) or on the reference one (fixed direction). p is a number.
+function body_mt:pressure(args)
+  local fn = "body:pressure"
+  cl.check_args(fn, args, { where = true, params = true, p = true, follower = true })
+  if self.kind ~= "shell" then
+    error(string.format("%s: pressure acts on shell faces; this body has %s (use body:load for forces)", fn,
+      self.kind == "beam" and "beams" or "hexahedra"), 2)
+  end
+  if type(args.p) ~= "number" or args.p ~= args.p or math.abs(args.p) == math.huge then
+    error(fn .. ": argument 'p' (the pressure, Pa) must be a finite number", 2)
+  end
+  local inside = {}
+  for _, i in ipairs(self:select(args.where or function() return true end, args.params, fn, 3):to_table()) do
+    inside[i] = true
+  end
+  local rows = {}
+  for e, tri in ipairs(self.conn:to_table()) do
+    if inside[tri[1] + 1] and inside[tri[2] + 1] and inside[tri[3] + 1] then rows[#rows + 1] = e - 1 end
+  end
+  if #rows == 0 then error(fn .. ": no shell triangle has all three corners in the region", 2) end
+  self.pressures = self.pressures or {}
+  table.insert(self.pressures, { rows = cl.field { data = rows, dtype = "u32" }, p = args.p,
+    follower = args.follower ~= false })
+end
+
 -- The field and component of a degree of freedom's load (fext0/fext, mext0/mext) or increment.
 local function load_target(b, dof, constant)
   if dof <= 3 then return constant and b.fext0 or b.fext, dof end
@@ -751,10 +834,13 @@ local function step_pipeline(b, dt, xi)
   local stages = {}
   local function add(stage) stages[#stages + 1] = stage end
   local varying = constant_loads(b)
-  -- constant loads: fext0 is all there is (one copy per step less)
-  b.fext = #varying > 0 and b.fext_varying or b.fext0
-  b.mext = #varying > 0 and b.mext_varying or b.mext0
-  if #varying > 0 then
+  local pressures = b.pressures or {}
+  -- constant loads: fext0 is all there is (one copy per step less); pressures and loads varying in
+  -- time are added each step to a copy of it
+  local dynamic = #varying > 0 or #pressures > 0
+  b.fext = dynamic and b.fext_varying or b.fext0
+  b.mext = dynamic and b.mext_varying or b.mext0
+  if dynamic then
     add(cl.stage.copy { dst = b.fext, src = b.fext0 })
     if b.m then add(cl.stage.copy { dst = b.mext, src = b.mext0 }) end
   end
@@ -762,6 +848,10 @@ local function step_pipeline(b, dt, xi)
     local target, c = load_target(b, l.dof, false)
     add(cl.stage.set_rows { field = target, rows = l.rows, component = c, add = true, time_offset = -dt,
       value = pd.stage_value(l.value, target, l.scale) })
+  end
+  for _, pr in ipairs(pressures) do
+    add(cl.stage.fpm_pressure { rows = pr.rows, conn = b.conn, x0 = b.x0, d = pr.follower and b.d or nil, p = pr.p,
+      fext = b.fext })
   end
   add(cl.stage.copy { dst = b.f, src = b.fext })
   if b.m then add(cl.stage.copy { dst = b.m, src = b.mext }) end
