@@ -176,7 +176,7 @@ body_mt.__tostring = function(b)
     hex = "hexahedra" })[b.kind], b.precision, b.x0.device)
 end
 
-local function field(b, k, value) return cl.field { n = b.n, k = k, dtype = b.precision, value = value } end
+local function field(b, k) return cl.field { n = b.n, k = k, dtype = b.precision } end
 
 -- Rows of a list of integer tuples of width k (1-based particle numbers) as a 0-based u32 field.
 local function connectivity(fn, key, list, k, n)
