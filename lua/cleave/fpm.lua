@@ -784,20 +784,25 @@ end
 
 --- body:internal_force() -> f, m: the internal forces (and moments, beams) of the present
 --- displacements and rotations, as n x 3 fields (what the particles exert on the elements: the
---- negative of the element stage's share). Hexahedra's stress is updated as a step would.
+--- negative of the element stage's share). Hexahedra's stress is updated as a step would. The
+--- two fields are the body's own, overwritten by the next call.
 function body_mt:internal_force()
-  self.f:fill(0)
-  if self.m then self.m:fill(0) end
-  self.stage_cache = self.stage_cache or self:element_stages()
-  run_all(self.stage_cache)
-  local f = field(self, 3)
-  cl.stage.axpy { y = f, x = self.f, a = -1 }:run()
-  local m
-  if self.m then
-    m = field(self, 3)
-    cl.stage.axpy { y = m, x = self.m, a = -1 }:run()
+  if not self.internal then -- the stages and fields of this evaluation, made once
+    self.internal = { stages = self:element_stages(), f = field(self, 3), m = self.m and field(self, 3) }
+    local out = self.internal
+    out.negate = { cl.stage.axpy { y = out.f, x = self.f, a = -1 } }
+    if out.m then out.negate[2] = cl.stage.axpy { y = out.m, x = self.m, a = -1 } end
   end
-  return f, m
+  local out = self.internal
+  self.f:fill(0)
+  out.f:fill(0)
+  if self.m then
+    self.m:fill(0)
+    out.m:fill(0)
+  end
+  run_all(out.stages)
+  run_all(out.negate)
+  return out.f, out.m
 end
 
 -- The constraint mask (bit dof - 1 per constrained degree of freedom) as a u32 field.
