@@ -231,12 +231,14 @@ local function state_macros(law, arrays, index)
 end
 
 -- The entry point `name` applying `item(a, i)` to entries 0..count-1 of its argument struct:
--- an OpenMP loop on the cpu, a grid-stride kernel on cuda (cl_jit_launch runs either).
-local function entry_loop(device, name, args_type, count, item)
+-- an OpenMP loop on the cpu (on one thread below serial_below entries, when given), a grid-stride
+-- kernel on cuda (cl_jit_launch runs either).
+local function entry_loop(device, name, args_type, count, item, serial_below)
   if device == "cpu" then
+    local clause = serial_below and string.format(" if (a->%s > %d)", count, serial_below) or ""
     return string.format("void %s(void *args) {\n  const %s *a = (const %s *)args;\n" ..
-      "#pragma omp parallel for schedule(static)\n  for (size_t i = 0; i < a->%s; i++) %s(a, i);\n}\n",
-      name, args_type, args_type, count, item)
+      "#pragma omp parallel for schedule(static)%s\n  for (size_t i = 0; i < a->%s; i++) %s(a, i);\n}\n",
+      name, args_type, args_type, clause, count, item)
   end
   return string.format('#include "kernels/common/grid.h"\n' ..
     'extern "C" __global__ void %s(%s a) { CL_GRID_STRIDE(i, a.%s) %s(&a, i); }\n', name, args_type, count, item)
@@ -418,6 +420,20 @@ function law_mt:cohesive_module(field)
     end
     return table.concat(lines, "\n")
   end, symbols, self.fast_math)
+end
+
+--- law:fpm_hex_module(field) -> the finite particle method's hexahedron kernel around this
+--- stress_update law (kernels/fpm/hex.h), for the device and precision of field.
+function law_mt:fpm_hex_module(field)
+  if self.kind ~= "stress_update" then error("law:fpm_hex_module: needs a stress_update law (got " .. self.kind .. ")", 2) end
+  return module_of(self, field, "fpm_hex", function()
+    local lines = point_law(self, field.dtype)
+    lines[#lines + 1] = "#define CL_FPM_LAW cl_jit_law"
+    lines[#lines + 1] = '#include "kernels/fpm/hex.h"'
+    -- one CPU thread below 512 elements (~20 us of work), where forking the team costs more
+    lines[#lines + 1] = entry_loop(field.device, "cl_jit_fpm_hex", "cl_fpm_hex_args", "ne", "cl_fpm_hex_at", 512)
+    return table.concat(lines, "\n")
+  end, "cl_jit_fpm_hex", self.fast_math)
 end
 
 function law_mt:point_module(field)

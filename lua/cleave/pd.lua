@@ -550,6 +550,8 @@ function body_mt:mesh()
 end
 
 pd.body_mt = body_mt
+-- the region and load-value helpers, which cleave.fpm shares
+pd.region, pd.time_function, pd.stage_value = region, time_function, stage_value
 
 -- Reactions of prescribed points (the object cleave.czm bodies give too, lua/cleave/explicit.lua).
 -- The force the constraint exerts on point i's prescribed component c is minus the force the bonds

@@ -1,0 +1,74 @@
+/* Dispatch of the finite particle method's kernels to the CPU loops or the CUDA launches. */
+#include "fpm_dispatch.h"
+
+#include "../../jit/jit.h"
+#include "../dispatch.h"
+
+static cl_status real_only(cl_dtype t, cl_error *err) {
+  if (t == CL_F32 || t == CL_F64) return CL_OK;
+  return cl_error_set(err, CL_ERR_ARG, "finite particle fields must be f32 or f64 (got %s)", cl_dtype_name(t));
+}
+
+cl_status cl_k_fpm_predict(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err) {
+  CL_TRY(real_only(t, err));
+  if (d->kind == CL_BACKEND_CPU) {
+    (t == CL_F32 ? cl_fpm_predict_cpu_f32 : cl_fpm_predict_cpu_f64)(a);
+    return CL_OK;
+  }
+  int code = t == CL_F32 ? CL_CUDA_CALL(cl_fpm_predict_cuda_f32(a)) : CL_CUDA_CALL(cl_fpm_predict_cuda_f64(a));
+  return cl_k_check_launch(d, code, "fpm_predict", err);
+}
+
+cl_status cl_k_fpm_apply(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err) {
+  CL_TRY(real_only(t, err));
+  if (d->kind == CL_BACKEND_CPU) {
+    (t == CL_F32 ? cl_fpm_apply_cpu_f32 : cl_fpm_apply_cpu_f64)(a);
+    return CL_OK;
+  }
+  int code = t == CL_F32 ? CL_CUDA_CALL(cl_fpm_apply_cuda_f32(a)) : CL_CUDA_CALL(cl_fpm_apply_cuda_f64(a));
+  return cl_k_check_launch(d, code, "fpm_apply", err);
+}
+
+cl_status cl_k_fpm_beam(cl_device *d, cl_dtype t, const cl_fpm_beam_args *a, cl_error *err) {
+  CL_TRY(real_only(t, err));
+  if (d->kind == CL_BACKEND_CPU) {
+    (t == CL_F32 ? cl_fpm_beam_cpu_f32 : cl_fpm_beam_cpu_f64)(a);
+    return CL_OK;
+  }
+  int code = t == CL_F32 ? CL_CUDA_CALL(cl_fpm_beam_cuda_f32(a)) : CL_CUDA_CALL(cl_fpm_beam_cuda_f64(a));
+  return cl_k_check_launch(d, code, "fpm_beam", err);
+}
+
+cl_status cl_k_fpm_shell(cl_device *d, cl_dtype t, const cl_fpm_shell_args *a, cl_error *err) {
+  CL_TRY(real_only(t, err));
+  if (d->kind == CL_BACKEND_CPU) {
+    (t == CL_F32 ? cl_fpm_shell_cpu_f32 : cl_fpm_shell_cpu_f64)(a);
+    return CL_OK;
+  }
+  int code = t == CL_F32 ? CL_CUDA_CALL(cl_fpm_shell_cuda_f32(a)) : CL_CUDA_CALL(cl_fpm_shell_cuda_f64(a));
+  return cl_k_check_launch(d, code, "fpm_shell", err);
+}
+
+cl_status cl_k_fpm_pressure(cl_device *d, cl_dtype t, const cl_fpm_pressure_args *a, cl_error *err) {
+  CL_TRY(real_only(t, err));
+  if (d->kind == CL_BACKEND_CPU) {
+    (t == CL_F32 ? cl_fpm_pressure_cpu_f32 : cl_fpm_pressure_cpu_f64)(a);
+    return CL_OK;
+  }
+  int code = t == CL_F32 ? CL_CUDA_CALL(cl_fpm_pressure_cuda_f32(a)) : CL_CUDA_CALL(cl_fpm_pressure_cuda_f64(a));
+  return cl_k_check_launch(d, code, "fpm_pressure", err);
+}
+
+cl_status cl_k_fpm_gather(cl_device *d, cl_dtype t, const cl_fpm_gather_args *a, cl_error *err) {
+  CL_TRY(real_only(t, err));
+  if (d->kind == CL_BACKEND_CPU) {
+    (t == CL_F32 ? cl_fpm_gather_cpu_f32 : cl_fpm_gather_cpu_f64)(a);
+    return CL_OK;
+  }
+  int code = t == CL_F32 ? CL_CUDA_CALL(cl_fpm_gather_cuda_f32(a)) : CL_CUDA_CALL(cl_fpm_gather_cuda_f64(a));
+  return cl_k_check_launch(d, code, "fpm_gather", err);
+}
+
+cl_status cl_k_fpm_hex(cl_device *d, void *entry, cl_fpm_hex_args *a, cl_error *err) {
+  return a->ne ? cl_jit_launch(d, entry, a, a->ne, "fpm hexahedra (stress_update law)", err) : CL_OK;
+}

@@ -1,0 +1,54 @@
+/* The finite particle method's kernels as runtime calls: the particle update (predict, apply), the
+ * beam and shell forces and the gather assembly (precompiled, integrate.h, beam.h, shell.h, fpm.h) and the hexahedron forces (run-time compiled
+ * around a stress_update law, hex.h). Each picks the CPU loop or the CUDA launch. */
+#ifndef CL_FPM_DISPATCH_H
+#define CL_FPM_DISPATCH_H
+
+#include "fpm.h"
+
+#ifndef __CUDACC__
+#include "../../runtime/device.h"
+#include "../../runtime/dtype.h"
+
+cl_status cl_k_fpm_predict(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err);
+cl_status cl_k_fpm_apply(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err);
+cl_status cl_k_fpm_beam(cl_device *d, cl_dtype t, const cl_fpm_beam_args *a, cl_error *err);
+cl_status cl_k_fpm_shell(cl_device *d, cl_dtype t, const cl_fpm_shell_args *a, cl_error *err);
+cl_status cl_k_fpm_pressure(cl_device *d, cl_dtype t, const cl_fpm_pressure_args *a, cl_error *err);
+cl_status cl_k_fpm_gather(cl_device *d, cl_dtype t, const cl_fpm_gather_args *a, cl_error *err);
+/* entry: the hexahedron kernel of a compiled module (lua/cleave/jit.lua, law:fpm_hex_module) */
+cl_status cl_k_fpm_hex(cl_device *d, void *entry, cl_fpm_hex_args *a, cl_error *err);
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+void cl_fpm_predict_cpu_f32(const cl_fpm_particle_args *a);
+void cl_fpm_predict_cpu_f64(const cl_fpm_particle_args *a);
+void cl_fpm_apply_cpu_f32(const cl_fpm_particle_args *a);
+void cl_fpm_apply_cpu_f64(const cl_fpm_particle_args *a);
+void cl_fpm_shell_cpu_f32(const cl_fpm_shell_args *a);
+void cl_fpm_shell_cpu_f64(const cl_fpm_shell_args *a);
+int cl_fpm_shell_cuda_f32(const cl_fpm_shell_args *a);
+int cl_fpm_shell_cuda_f64(const cl_fpm_shell_args *a);
+void cl_fpm_pressure_cpu_f32(const cl_fpm_pressure_args *a);
+void cl_fpm_pressure_cpu_f64(const cl_fpm_pressure_args *a);
+int cl_fpm_pressure_cuda_f32(const cl_fpm_pressure_args *a);
+int cl_fpm_pressure_cuda_f64(const cl_fpm_pressure_args *a);
+void cl_fpm_gather_cpu_f32(const cl_fpm_gather_args *a);
+void cl_fpm_gather_cpu_f64(const cl_fpm_gather_args *a);
+int cl_fpm_gather_cuda_f32(const cl_fpm_gather_args *a);
+int cl_fpm_gather_cuda_f64(const cl_fpm_gather_args *a);
+void cl_fpm_beam_cpu_f32(const cl_fpm_beam_args *a);
+void cl_fpm_beam_cpu_f64(const cl_fpm_beam_args *a);
+int cl_fpm_predict_cuda_f32(const cl_fpm_particle_args *a);
+int cl_fpm_predict_cuda_f64(const cl_fpm_particle_args *a);
+int cl_fpm_apply_cuda_f32(const cl_fpm_particle_args *a);
+int cl_fpm_apply_cuda_f64(const cl_fpm_particle_args *a);
+int cl_fpm_beam_cuda_f32(const cl_fpm_beam_args *a);
+int cl_fpm_beam_cuda_f64(const cl_fpm_beam_args *a);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

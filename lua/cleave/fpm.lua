@@ -1,0 +1,1025 @@
+-- cleave.fpm: the finite particle method (paper 001, docs/methods/finite-particle.md). Particles
+-- with mass (and, on beams, rotations and rotational inertia) joined by 2-particle beams or
+-- 8-particle hexahedra; central-difference steps with mass damping; hexahedra's materials are
+-- stress_update laws (built-in elastic and J2, or the user's). The kernels are in kernels/fpm/,
+-- their stages in lua/l_fpm.c.
+local cl = ...
+local fpm = cl.fpm
+local pd = cl.pd
+
+-- ---- materials and sections ------------------------------------------------------------------
+
+local material_mt = {}
+material_mt.__index = material_mt
+material_mt.__tostring = function(m)
+  return string.format("fpm.material<%s, E = %g, nu = %g, rho = %g>", m.law.name, m.E, m.nu, m.rho)
+end
+
+-- E, nu, rho of a material's table: positive (nu in [0, 0.5)), named when not.
+local function elastic_constants(fn, args)
+  local m = { E = cl.positive_number(fn, args, "E", 3), rho = cl.positive_number(fn, args, "rho", 3) }
+  m.nu = cl.optional_number(fn, args, "nu", 0, 3)
+  if not (m.nu >= 0 and m.nu < 0.5) then
+    error(string.format("%s: argument 'nu' (Poisson's ratio) must be in [0, 0.5) (got %g)", fn, m.nu), 3)
+  end
+  return m
+end
+
+--- cleave.fpm.elastic{ E =, nu = 0, rho = } -> isotropic linear elasticity (the built-in
+--- stress_update law kernels/fe/laws/elastic.c)
+function fpm.elastic(args)
+  local fn = "cleave.fpm.elastic"
+  cl.check_args(fn, args, { E = true, nu = true, rho = true })
+  local m = elastic_constants(fn, args)
+  m.law = cl.jit.stress_update { name = "elastic", source = cl.jit.law_source("elastic"),
+    params = { E = m.E, nu = m.nu } }
+  m.elastic = true
+  return setmetatable(m, material_mt)
+end
+
+--- cleave.fpm.j2{ E =, nu = 0, rho =, sy =, Et = 0 } -> J2 plasticity with bilinear isotropic
+--- hardening: yield stress sy, tangent modulus Et (< E) of the uniaxial curve, so that the
+--- hardening modulus is H = E Et / (E - Et) (kernels/fe/laws/j2.c)
+function fpm.j2(args)
+  local fn = "cleave.fpm.j2"
+  cl.check_args(fn, args, { E = true, nu = true, rho = true, sy = true, Et = true })
+  local m = elastic_constants(fn, args)
+  m.sy = cl.positive_number(fn, args, "sy")
+  m.Et = cl.optional_number(fn, args, "Et", 0)
+  if not (m.Et >= 0 and m.Et < m.E) then
+    error(string.format("%s: argument 'Et' (the tangent modulus) must be in [0, E) (got %g)", fn, m.Et), 2)
+  end
+  m.H = m.E * m.Et / (m.E - m.Et)
+  m.law = cl.jit.stress_update { name = "j2", source = cl.jit.law_source("j2"),
+    params = { E = m.E, nu = m.nu, sy = m.sy, H = m.H }, state = { ep = 0 } }
+  return setmetatable(m, material_mt)
+end
+
+--- cleave.fpm.material{ law = cleave.jit.stress_update{...}, E =, nu = 0, rho = } -> a user law
+--- for hexahedra; E and nu are its initial stiffness, which sets the stable time step.
+function fpm.material(args)
+  local fn = "cleave.fpm.material"
+  cl.check_args(fn, args, { law = true, E = true, nu = true, rho = true })
+  if getmetatable(args.law) ~= cl.jit.law_mt or args.law.kind ~= "stress_update" then
+    error(fn .. ": argument 'law' must be a law made by cleave.jit.stress_update{...}", 2)
+  end
+  local m = elastic_constants(fn, args)
+  m.law = args.law
+  return setmetatable(m, material_mt)
+end
+
+-- A beam section { A =, Iy =, Iz =, J = } or a rectangle { b =, h = } (b along the local y axis,
+-- h along z): the areas and moments, positive.
+local function section_of(fn, s)
+  if type(s) ~= "table" then
+    error(fn .. ": argument 'section' must be { b =, h = } (a rectangle) or { A =, Iy =, Iz =, J = }", 3)
+  end
+  local f = fn .. " section"
+  if s.b ~= nil or s.h ~= nil then
+    cl.check_args(f, s, { b = true, h = true }, 4)
+    local b, h = cl.positive_number(f, s, "b", 4), cl.positive_number(f, s, "h", 4)
+    local short, long = math.min(b, h), math.max(b, h)
+    -- Saint-Venant torsion constant of a rectangle (Roark): a b^3 (1/3 - 0.21 b/a (1 - b^4/(12 a^4)))
+    local J = long * short ^ 3 * (1 / 3 - 0.21 * short / long * (1 - short ^ 4 / (12 * long ^ 4)))
+    return { A = b * h, Iy = b * h ^ 3 / 12, Iz = h * b ^ 3 / 12, J = J, b = b, h = h }
+  end
+  cl.check_args(f, s, { A = true, Iy = true, Iz = true, J = true }, 4)
+  return { A = cl.positive_number(f, s, "A", 4), Iy = cl.positive_number(f, s, "Iy", 4),
+    Iz = cl.positive_number(f, s, "Iz", 4), J = cl.positive_number(f, s, "J", 4) }
+end
+
+-- ---- geometry checks and masses (host, once) -------------------------------------------------
+
+local function sub(a, b) return { a[1] - b[1], a[2] - b[2], a[3] - b[3] } end
+local function dot(a, b) return a[1] * b[1] + a[2] * b[2] + a[3] * b[3] end
+local function cross(a, b) return { a[2] * b[3] - a[3] * b[2], a[3] * b[1] - a[1] * b[3], a[1] * b[2] - a[2] * b[1] } end
+local function norm(a) return math.sqrt(dot(a, a)) end
+
+local CORNERS = { { -1, -1, -1 }, { 1, -1, -1 }, { 1, 1, -1 }, { -1, 1, -1 },
+  { -1, -1, 1 }, { 1, -1, 1 }, { 1, 1, 1 }, { -1, 1, 1 } }
+local FACES = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 1, 2, 6, 5 }, { 2, 3, 7, 6 }, { 3, 4, 8, 7 }, { 4, 1, 5, 8 } }
+local GAUSS = 1 / math.sqrt(3)
+
+-- det J of a hexahedron (corners P[1..8]) at natural point s.
+local function hex_jacobian(P, s)
+  local J = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 } }
+  for a = 1, 8 do
+    local c = CORNERS[a]
+    local dn = { c[1] * (1 + c[2] * s[2]) * (1 + c[3] * s[3]) / 8, c[2] * (1 + c[1] * s[1]) * (1 + c[3] * s[3]) / 8,
+      c[3] * (1 + c[1] * s[1]) * (1 + c[2] * s[2]) / 8 }
+    for r = 1, 3 do
+      for k = 1, 3 do J[r][k] = J[r][k] + P[a][r] * dn[k] end
+    end
+  end
+  return dot(J[1], cross(J[2], J[3])) -- rows are d x_r / d s: det of the transpose, the same
+end
+
+-- The largest eigenvalue of a 3 x 3 matrix A with real eigenvalues >= 0 (symmetric positive, or
+-- a product of two): power iteration from a vector no eigenvector of a positive matrix is normal to.
+local function largest_eigenvalue(A)
+  local v, value = { 1, 1, 1 }, 0
+  for _ = 1, 200 do
+    local w = { dot(A[1], v), dot(A[2], v), dot(A[3], v) }
+    local len = norm(w)
+    local next_value = len / norm(v)
+    v = { w[1] / len, w[2] / len, w[3] / len }
+    if math.abs(next_value - value) <= 1e-12 * next_value then return next_value end
+    value = next_value
+  end
+  return value
+end
+
+-- The stable step of one hexahedron (eq. 5, L_e / c_e): the highest frequency of a lone element
+-- with lumped mass is its uniform-strain mode, omega^2 = 4 lmax(M) / rho with M_ij = (lambda +
+-- 2 mu delta_ij) / (h_i h_j) and h_i the element's heights (volume over the mean area of each pair
+-- of opposite faces), exact for boxes; an assembly's highest frequency is below its elements'
+-- (docs/methods/finite-particle.md, "Time step").
+local function hex_stable_dt(m, volume, area)
+  local lambda, mu = m.E * m.nu / ((1 + m.nu) * (1 - 2 * m.nu)), m.E / (2 * (1 + m.nu))
+  local h = { volume / ((area[4] + area[6]) / 2), volume / ((area[3] + area[5]) / 2), volume / ((area[1] + area[2]) / 2) }
+  local M = {}
+  for i = 1, 3 do
+    M[i] = {}
+    for j = 1, 3 do M[i][j] = (lambda + (i == j and 2 * mu or 0)) / (h[i] * h[j]) end
+  end
+  return 1 / math.sqrt(largest_eigenvalue(M) / m.rho)
+end
+
+-- The volume of hexahedron e and its faces' areas (FACES order); refuses one that is degenerate
+-- or inverted at a Gauss point, naming it.
+local function hex_geometry(fn, e, P)
+  local volume, scale = 0, 0
+  for a = 2, 8 do scale = math.max(scale, norm(sub(P[a], P[1]))) end
+  for g = 1, 8 do
+    local c = CORNERS[g]
+    local det = hex_jacobian(P, { c[1] * GAUSS, c[2] * GAUSS, c[3] * GAUSS })
+    if not (det > 1e-12 * scale ^ 3) then
+      error(string.format("%s: hexahedron %d is %s (det J = %g at Gauss point %d): give its corners in VTK order, " ..
+        "the bottom face counter-clockwise seen from above it, then the top face above them, and no two corners " ..
+        "at one place", fn, e, det < 0 and "inverted" or "degenerate", det, g), 3)
+    end
+    volume = volume + det
+  end
+  local area = {}
+  for k, f in ipairs(FACES) do
+    area[k] = 0.5 * norm(cross(sub(P[f[3]], P[f[1]]), sub(P[f[4]], P[f[2]])))
+  end
+  return volume, area
+end
+
+-- ---- bodies ------------------------------------------------------------------------------------
+
+local body_mt = {}
+body_mt.__index = body_mt
+body_mt.__tostring = function(b)
+  return string.format("fpm.body<%d particles, %d %s, %s on %s>", b.n, b.ne, ({ beam = "beams", shell = "shells",
+    hex = "hexahedra" })[b.kind], b.precision, b.x0.device)
+end
+
+local function field(b, k) return cl.field { n = b.n, k = k, dtype = b.precision } end
+
+-- Rows of a list of integer tuples of width k (1-based particle numbers) as a 0-based u32 field.
+local function connectivity(fn, key, list, k, n)
+  if type(list) ~= "table" or #list == 0 then error(string.format("%s: argument '%s' must list elements", fn, key), 3) end
+  local rows = {}
+  for e, t in ipairs(list) do
+    if type(t) ~= "table" or #t ~= k then
+      error(string.format("%s: %s element %d must list %d particle numbers", fn, key, e, k), 3)
+    end
+    local row = {}
+    for a = 1, k do
+      local p = math.tointeger(t[a])
+      if not p or p < 1 or p > n then
+        error(string.format("%s: %s element %d names particle %s; particles are 1..%d", fn, key, e, tostring(t[a]), n), 3)
+      end
+      row[a] = p - 1
+    end
+    rows[e] = row
+  end
+  return cl.field { data = rows, k = k, dtype = "u32" }
+end
+
+local body_keys = { points = true, beams = true, shells = true, hexes = true, material = true, section = true,
+  orient = true, thickness = true, precision = true, assembly = true }
+
+-- Particles per element of each kind.
+local CORNERS_OF = { beam = 2, shell = 3, hex = 8 }
+
+-- The stable step of one shell triangle (eq. 5): its membrane (a constant-strain triangle with lumped
+-- mass: omega^2 = 3 lmax(D B B^T) / (rho), exact for the lone element) and its bending, whose
+-- rotational inertia m t^2 / 2 per corner (as beams': 3 rho I L per end) keeps the rotations' frequency
+-- near the membrane's; the factor of 1/2 + (t / h)^2 with h the smallest height is the beams' bound
+-- (docs/methods/finite-particle.md, "Time step").
+local function shell_stable_dt(m, t, P)
+  local b = { P[2][2] - P[3][2], P[3][2] - P[1][2], P[1][2] - P[2][2] }
+  local c = { P[3][1] - P[2][1], P[1][1] - P[3][1], P[2][1] - P[1][1] }
+  local area2 = math.abs((P[2][1] - P[1][1]) * (P[3][2] - P[1][2]) - (P[2][2] - P[1][2]) * (P[3][1] - P[1][1]))
+  local bb, cc, bc = 0, 0, 0
+  for k = 1, 3 do bb, cc, bc = bb + b[k] ^ 2, cc + c[k] ^ 2, bc + b[k] * c[k] end
+  local G = { { bb, 0, bc }, { 0, cc, bc }, { bc, bc, bb + cc } } -- B B^T times area2^2
+  local k0 = m.E / (1 - m.nu ^ 2)
+  local D = { { k0, k0 * m.nu, 0 }, { k0 * m.nu, k0, 0 }, { 0, 0, k0 * (1 - m.nu) / 2 } }
+  local DG = {}
+  for i = 1, 3 do
+    DG[i] = {}
+    for j = 1, 3 do DG[i][j] = D[i][1] * G[1][j] + D[i][2] * G[2][j] + D[i][3] * G[3][j] end
+  end
+  local omega2 = 3 * largest_eigenvalue(DG) / (area2 ^ 2 * m.rho) -- D G: similar to a symmetric matrix
+  local longest = 0
+  for k = 1, 3 do longest = math.max(longest, math.sqrt(b[k] ^ 2 + c[k] ^ 2)) end
+  local h = area2 / longest
+  return 2 / math.sqrt(omega2) / math.sqrt(math.max(1, 0.5 + (t / h) ^ 2))
+end
+
+-- The gather assembly's connectivity (paper Algorithm 1, Fig. 7): per particle the rows k ne + e of
+-- the element buffer (corner k of element e) that belong to it, as CSR offsets and slots (0-based).
+local function gather_lists(list, k, n)
+  local count, ne = {}, #list
+  for i = 1, n + 1 do count[i] = 0 end
+  for _, t in ipairs(list) do
+    for a = 1, k do count[t[a]] = count[t[a]] + 1 end
+  end
+  local offsets, at = { 0 }, {}
+  for i = 1, n do
+    offsets[i + 1] = offsets[i] + count[i]
+    at[i] = offsets[i]
+  end
+  local slots = {}
+  for e, t in ipairs(list) do
+    for a = 1, k do
+      local p = t[a]
+      slots[at[p] + 1] = (a - 1) * ne + (e - 1)
+      at[p] = at[p] + 1
+    end
+  end
+  return cl.field { data = offsets, dtype = "u32" }, cl.field { data = slots, dtype = "u32" }
+end
+
+--- cleave.fpm.body{ points = { {x, y, z}, ... }, beams = { {i, j}, ... } | hexes = { {8 corners}, ... },
+---   material = cleave.fpm.elastic{...} | j2{...} | material{...}, section = (beams) { b =, h = } |
+---   { A =, Iy =, Iz =, J = }, orient = (beams) {x, y, z} or a list per beam: a vector in the local x-y
+---   plane (local y is the section's b side), precision = "f64", assembly = "scatter" | "gather" }
+--- Particle numbers are 1-based; hexahedra's corners in VTK order. Beams are elastic (the section's
+--- resultants from E, nu); hexahedra run the material's stress_update law at 8 Gauss points.
+--- assembly: how element forces reach the particles, atomic adds ("scatter") or a sum per particle
+--- over its elements' rows of an element buffer ("gather", the paper's Algorithm 1: no atomics, the
+--- same order on every device, one more pass over 3 (beams: 6) reals per element corner).
+function fpm.body(args)
+  local fn = "cleave.fpm.body"
+  cl.check_args(fn, args, body_keys)
+  local points = args.points
+  if type(points) ~= "table" or #points < 2 then error(fn .. ": argument 'points' must list particles {x, y, z}", 2) end
+  for i, p in ipairs(points) do
+    if type(p) ~= "table" or type(p[1]) ~= "number" or type(p[2]) ~= "number" or type(p[3]) ~= "number" then
+      error(string.format("%s: point %d must be {x, y, z}", fn, i), 2)
+    end
+  end
+  local given = (args.beams and 1 or 0) + (args.shells and 1 or 0) + (args.hexes and 1 or 0)
+  if given ~= 1 then
+    error(fn .. ": give 'beams' (pairs of particles), 'shells' (triangles) or 'hexes' (8 particles each), one kind " ..
+      "per body", 2)
+  end
+  local m = args.material
+  if getmetatable(m) ~= material_mt then
+    error(fn .. ": argument 'material' must be cleave.fpm.elastic{...}, cleave.fpm.j2{...} or cleave.fpm.material{...}", 2)
+  end
+  local precision = args.precision or "f64"
+  if precision ~= "f32" and precision ~= "f64" then error(fn .. ": argument 'precision' must be \"f32\" or \"f64\"", 2) end
+  local assembly = args.assembly or "scatter"
+  if assembly ~= "scatter" and assembly ~= "gather" then
+    error(fn .. ": argument 'assembly' must be \"scatter\" (atomic adds) or \"gather\" (per particle, Algorithm 1)", 2)
+  end
+  local n = #points
+  local b = setmetatable({ n = n, material = m, precision = precision, points = points,
+    constraints = {}, loads = {}, kind = args.beams and "beam" or args.shells and "shell" or "hex",
+    assembly = assembly }, body_mt)
+  local elements = args.beams or args.shells or args.hexes
+  b.x0 = cl.field { data = points, k = 3, dtype = precision }
+  local mass = {}
+  for i = 1, n do mass[i] = 0 end
+  if b.kind == "beam" then
+    if not m.elastic then error(fn .. ": beams take cleave.fpm.elastic{...} (their section is elastic)", 2) end
+    b.section = section_of(fn, args.section)
+    b.conn = connectivity(fn, "beams", args.beams, 2, n)
+    b.ne = b.conn.n
+    local orient = args.orient
+    if type(orient) ~= "table" then
+      error(fn .. ": beams need 'orient' ({x, y, z}, a vector in each beam's local x-y plane, not along the beam)", 2)
+    end
+    local single = type(orient[1]) == "number"
+    local s, inertia, dts, rows = b.section, {}, {}, {}
+    for i = 1, n do inertia[i] = 0 end
+    local Imax = math.max(s.Iy, s.Iz)
+    local c = math.sqrt(m.E / m.rho)
+    for e, pair in ipairs(args.beams) do
+      local axis = sub(points[pair[2]], points[pair[1]])
+      local L = norm(axis)
+      if not (L > 0) then error(string.format("%s: beam %d joins particle %d to itself (zero length)", fn, e, pair[1]), 2) end
+      local o = single and orient or orient[e]
+      if type(o) ~= "table" or type(o[1]) ~= "number" or type(o[2]) ~= "number" or type(o[3]) ~= "number" then
+        error(string.format("%s: 'orient' must be {x, y, z} or a list of one per beam (beam %d has none)", fn, e), 2)
+      end
+      if not (norm(cross(o, axis)) > 1e-6 * norm(o) * L) then
+        error(string.format("%s: beam %d lies along its 'orient' vector {%g, %g, %g}: give a vector across the beam " ..
+          "(in its local x-y plane)", fn, e, o[1], o[2], o[3]), 2)
+      end
+      rows[e] = { o[1], o[2], o[3] }
+      -- lumped: half the mass to each end; rotational inertia 3 rho Imax L per end, which keeps the
+      -- rotations' frequencies below the axial one (docs/methods/finite-particle.md, "Time step")
+      for _, p in ipairs(pair) do
+        mass[p] = mass[p] + m.rho * s.A * L / 2
+        inertia[p] = inertia[p] + 3 * m.rho * Imax * L
+      end
+      local G = m.E / (2 * (1 + m.nu))
+      local factor = math.max(1, 0.5 + 12 * Imax / (s.A * L * L), G * s.J / (6 * m.E * Imax))
+      dts[e] = L / math.sqrt(factor) / c
+    end
+    b.orient = cl.field { data = rows, k = 3, dtype = precision }
+    b.inertia = cl.field { data = inertia, dtype = precision }
+    b.element_dt = dts
+    b.G = m.E / (2 * (1 + m.nu))
+  elseif b.kind == "shell" then
+    if not m.elastic then error(fn .. ": shells take cleave.fpm.elastic{...} (their section is elastic)", 2) end
+    b.thickness = cl.positive_number(fn, args, "thickness")
+    b.conn = connectivity(fn, "shells", args.shells, 3, n)
+    b.ne = b.conn.n
+    local inertia, dts = {}, {}
+    for i = 1, n do inertia[i] = 0 end
+    for e, tri in ipairs(args.shells) do
+      local P = { points[tri[1]], points[tri[2]], points[tri[3]] }
+      local normal = cross(sub(P[2], P[1]), sub(P[3], P[1]))
+      local longest = math.max(norm(sub(P[2], P[1])), norm(sub(P[3], P[2])), norm(sub(P[1], P[3])))
+      if not (norm(normal) > 1e-9 * longest ^ 2) then
+        error(string.format("%s: shell %d is degenerate (its corners are in a line or at one place)", fn, e), 2)
+      end
+      -- in-plane coordinates for the time step
+      local e1 = sub(P[2], P[1])
+      local l1 = norm(e1)
+      e1 = { e1[1] / l1, e1[2] / l1, e1[3] / l1 }
+      local e3 = normal
+      local l3 = norm(e3)
+      e3 = { e3[1] / l3, e3[2] / l3, e3[3] / l3 }
+      local e2 = cross(e3, e1)
+      local flat = {}
+      for k = 1, 3 do
+        local r = sub(P[k], P[1])
+        flat[k] = { dot(r, e1), dot(r, e2) }
+      end
+      local corner_mass = m.rho * b.thickness * norm(normal) / 2 / 3
+      for _, p in ipairs(tri) do
+        mass[p] = mass[p] + corner_mass
+        inertia[p] = inertia[p] + corner_mass * b.thickness ^ 2 / 2
+      end
+      dts[e] = shell_stable_dt(m, b.thickness, flat)
+    end
+    b.inertia = cl.field { data = inertia, dtype = precision }
+    b.element_dt = dts
+  else
+    b.conn = connectivity(fn, "hexes", args.hexes, 8, n)
+    b.ne = b.conn.n
+    local dts = {}
+    for e, corners in ipairs(args.hexes) do
+      local P = {}
+      for a = 1, 8 do P[a] = points[corners[a]] end
+      local volume, area = hex_geometry(fn, e, P)
+      for a = 1, 8 do mass[corners[a]] = mass[corners[a]] + m.rho * volume / 8 end
+      dts[e] = hex_stable_dt(m, volume, area)
+    end
+    b.element_dt = dts
+    b.sig = cl.field { n = 8 * b.ne, k = 6, dtype = precision }
+    b.eps = cl.field { n = 8 * b.ne, k = 6, dtype = precision }
+    b.law_state = {}
+    for k, name in ipairs(m.law.state_names) do
+      b.law_state[k] = cl.field { n = 8 * b.ne, dtype = precision, value = m.law.state[name] }
+    end
+  end
+  for i = 1, n do
+    if mass[i] == 0 then error(string.format("%s: particle %d belongs to no element (it has no mass)", fn, i), 2) end
+  end
+  b.mass_values = mass
+  b.mass = cl.field { data = mass, dtype = precision }
+  b.d, b.dd, b.dd_new, b.f = field(b, 3), field(b, 3), field(b, 3), field(b, 3)
+  b.fext_varying, b.fext0 = field(b, 3), field(b, 3)
+  b.fext = b.fext0
+  b.work = field(b, 5)
+  b.energy_density = cl.field { n = b.ne, dtype = precision } -- per element: its elastic energy
+  b.rotates = b.kind ~= "hex"
+  if assembly == "gather" then
+    local k = CORNERS_OF[b.kind]
+    b.offsets, b.slots = gather_lists(elements, k, n)
+    b.fe = cl.field { n = k * b.ne, k = 3, dtype = precision }
+    if b.rotates then b.me = cl.field { n = k * b.ne, k = 3, dtype = precision } end
+  end
+  if b.rotates then
+    local identity = {}
+    for i = 1, n do identity[i] = { 1, 0, 0, 0 } end
+    b.q = cl.field { data = identity, k = 4, dtype = precision }
+    b.dth, b.dth_new, b.m, b.mext_varying, b.mext0 = field(b, 3), field(b, 3), field(b, 3), field(b, 3), field(b, 3)
+    b.mext = b.mext0
+  end
+  return b
+end
+
+-- ---- generators ---------------------------------------------------------------------------------
+
+-- Particles of an nx x ny x nz grid of hexahedra over [x0, x1] x [y0, y1] x [z0, z1], with the cells.
+local function hex_grid(x0, x1, y0, y1, z0, z1, nx, ny, nz)
+  local points, hexes = {}, {}
+  local function id(i, j, k) return 1 + i + (nx + 1) * (j + (ny + 1) * k) end
+  for k = 0, nz do
+    for j = 0, ny do
+      for i = 0, nx do
+        points[id(i, j, k)] = { x0 + (x1 - x0) * i / nx, y0 + (y1 - y0) * j / ny, z0 + (z1 - z0) * k / nz }
+      end
+    end
+  end
+  for k = 0, nz - 1 do
+    for j = 0, ny - 1 do
+      for i = 0, nx - 1 do
+        hexes[#hexes + 1] = { id(i, j, k), id(i + 1, j, k), id(i + 1, j + 1, k), id(i, j + 1, k),
+          id(i, j, k + 1), id(i + 1, j, k + 1), id(i + 1, j + 1, k + 1), id(i, j + 1, k + 1) }
+      end
+    end
+  end
+  return points, hexes
+end
+
+local function cells(fn, args, key, default)
+  local v = args[key] == nil and default or args[key]
+  if math.type(v) ~= "integer" or v < 1 then error(string.format("%s: argument '%s' must be an integer >= 1", fn, key), 3) end
+  return v
+end
+
+--- cleave.fpm.box{ x = {x0, x1}, y = {y0, y1}, z = {z0, z1}, nx =, ny =, nz =, material =,
+---   precision =, assembly = } -> a body of nx ny nz hexahedra filling the box
+function fpm.box(args)
+  local fn = "cleave.fpm.box"
+  cl.check_args(fn, args, { x = true, y = true, z = true, nx = true, ny = true, nz = true, material = true,
+    precision = true, assembly = true })
+  local range = {}
+  for _, key in ipairs { "x", "y", "z" } do
+    local r = args[key]
+    if type(r) ~= "table" or type(r[1]) ~= "number" or type(r[2]) ~= "number" or not (r[2] > r[1]) then
+      error(string.format("%s: argument '%s' must be {low, high} with high > low", fn, key), 2)
+    end
+    range[key] = r
+  end
+  local points, hexes = hex_grid(range.x[1], range.x[2], range.y[1], range.y[2], range.z[1], range.z[2],
+    cells(fn, args, "nx"), cells(fn, args, "ny"), cells(fn, args, "nz"))
+  return fpm.body { points = points, hexes = hexes, material = args.material, precision = args.precision,
+    assembly = args.assembly }
+end
+
+--- cleave.fpm.cantilever{ kind = "beam" | "hex", length =, elements =, material =, precision =, assembly =,
+---   beam: section = { b =, h = } | {...}, orient = {0, 1, 0} (default: local y along global y);
+---   hex: width =, height =, ny = 1, nz = 1 } -> a straight cantilever along x from the origin, its
+--- cross-section centred on the x axis (hex: width along y, height along z); the root is x = 0.
+function fpm.cantilever(args)
+  local fn = "cleave.fpm.cantilever"
+  cl.check_args(fn, args, { kind = true, length = true, elements = true, material = true, precision = true,
+    section = true, orient = true, width = true, height = true, ny = true, nz = true, assembly = true,
+    thickness = true })
+  local L = cl.positive_number(fn, args, "length")
+  local ne = cells(fn, args, "elements")
+  if args.kind == "beam" then
+    local points, beams = {}, {}
+    for i = 0, ne do points[i + 1] = { L * i / ne, 0, 0 } end
+    for e = 1, ne do beams[e] = { e, e + 1 } end
+    return fpm.body { points = points, beams = beams, material = args.material, section = args.section,
+      orient = args.orient or { 0, 1, 0 }, precision = args.precision, assembly = args.assembly }
+  elseif args.kind == "shell" then
+    -- a strip in the x-y plane, 2 triangles per cell (alternating diagonals), normal along z
+    local w, ny = cl.positive_number(fn, args, "width"), cells(fn, args, "ny", 1)
+    local points, shells = {}, {}
+    local function id(i, j) return 1 + i + (ne + 1) * j end
+    for j = 0, ny do
+      for i = 0, ne do points[id(i, j)] = { L * i / ne, -w / 2 + w * j / ny, 0 } end
+    end
+    for j = 0, ny - 1 do
+      for i = 0, ne - 1 do
+        local a, b, c, d = id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)
+        if (i + j) % 2 == 0 then
+          shells[#shells + 1], shells[#shells + 2] = { a, b, c }, { a, c, d }
+        else
+          shells[#shells + 1], shells[#shells + 2] = { a, b, d }, { b, c, d }
+        end
+      end
+    end
+    return fpm.body { points = points, shells = shells, thickness = args.thickness, material = args.material,
+      precision = args.precision, assembly = args.assembly }
+  elseif args.kind == "hex" then
+    local w, h = cl.positive_number(fn, args, "width"), cl.positive_number(fn, args, "height")
+    local points, hexes = hex_grid(0, L, -w / 2, w / 2, -h / 2, h / 2, ne, cells(fn, args, "ny", 1),
+      cells(fn, args, "nz", 1))
+    return fpm.body { points = points, hexes = hexes, material = args.material, precision = args.precision,
+      assembly = args.assembly }
+  end
+  error(fn .. ": argument 'kind' must be \"beam\", \"shell\" or \"hex\"", 2)
+end
+
+--- cleave.fpm.spherical_cap{ radius =, angle = (half-angle, degrees, below 90), rings =, thickness =,
+---   material =, precision =, assembly = } -> a shell cap of the sphere centred at the origin around
+--- the +z axis: the apex at (0, 0, radius) and rings of 6 k particles at polar angles k angle / rings,
+--- triangles between neighbouring rings, every normal pointing away from the centre (a pressure
+--- p > 0 pushes inwards). The rim is z = radius cos(angle).
+function fpm.spherical_cap(args)
+  local fn = "cleave.fpm.spherical_cap"
+  cl.check_args(fn, args, { radius = true, angle = true, rings = true, thickness = true, material = true,
+    precision = true, assembly = true })
+  local R, angle = cl.positive_number(fn, args, "radius"), cl.positive_number(fn, args, "angle")
+  if not (angle < 90) then error(fn .. ": argument 'angle' (the half-angle, degrees) must be below 90", 2) end
+  local rings = cells(fn, args, "rings")
+  local points, shells = { { 0, 0, R } }, {}
+  local alpha = math.rad(angle)
+  local rows = { { { 1, 0 } } } -- per ring: { particle, azimuth } in order
+  for k = 1, rings do
+    local phi, list = alpha * k / rings, {}
+    for j = 0, 6 * k - 1 do
+      local theta = 2 * math.pi * j / (6 * k)
+      points[#points + 1] = { R * math.sin(phi) * math.cos(theta), R * math.sin(phi) * math.sin(theta), R * math.cos(phi) }
+      list[#list + 1] = { #points, theta }
+    end
+    rows[k + 1] = list
+  end
+  -- between two rings: walk both by azimuth, each step a triangle on the nearer next particle
+  local function outward(tri)
+    local a, b, c = points[tri[1]], points[tri[2]], points[tri[3]]
+    local nrm = cross(sub(b, a), sub(c, a))
+    if dot(nrm, { a[1] + b[1] + c[1], a[2] + b[2] + c[2], a[3] + b[3] + c[3] }) < 0 then tri[2], tri[3] = tri[3], tri[2] end
+    shells[#shells + 1] = tri
+  end
+  for k = 1, rings do
+    local inner, outer = rows[k], rows[k + 1]
+    if #inner == 1 then
+      for j = 1, #outer do outward { inner[1][1], outer[j][1], outer[j % #outer + 1][1] } end
+    else
+      local i, j, ni, no = 1, 1, #inner, #outer
+      while i <= ni or j <= no do
+        local ti = i <= ni and (i < ni and inner[i + 1][2] or 2 * math.pi) or math.huge
+        local tj = j <= no and (j < no and outer[j + 1][2] or 2 * math.pi) or math.huge
+        local a, b = inner[(i - 1) % ni + 1][1], outer[(j - 1) % no + 1][1]
+        if tj <= ti then
+          outward { a, b, outer[j % no + 1][1] }
+          j = j + 1
+        else
+          outward { a, b, inner[i % ni + 1][1] }
+          i = i + 1
+        end
+      end
+    end
+  end
+  return fpm.body { points = points, shells = shells, thickness = args.thickness, material = args.material,
+    precision = args.precision, assembly = args.assembly }
+end
+
+-- ---- regions, constraints, loads -----------------------------------------------------------------
+
+--- body:select(where [, params]) -> u32 field of the 1-based rows of the particles in the region
+--- (a function(x, y, z) or an expression in x, y, z; dx there is 0); an empty region is an error.
+function body_mt:select(where, params, fn, level)
+  fn, level = fn or "body:select", level or 2
+  local inside = pd.region(fn, where, params, level + 1)
+  local rows = {}
+  if type(inside) == "function" then
+    for i, p in ipairs(self.points) do
+      if inside(p[1], p[2], p[3]) then rows[#rows + 1] = i end
+    end
+  else
+    for i, flag in ipairs(inside:inside(self.x0, 0):to_table()) do
+      if flag ~= 0 then rows[#rows + 1] = i end
+    end
+  end
+  if #rows == 0 then
+    error(string.format("%s: the region %s holds no particle of the body", fn,
+      type(where) == "string" and ("'" .. where .. "'") or "(function)"), level)
+  end
+  return cl.field { data = rows, dtype = "u32" }
+end
+
+local DOFS = { "x", "y", "z", "rx", "ry", "rz" }
+
+-- The components of args named prefix .. x/y/z (and rx/ry/rz on beams) as { [dof] = value }.
+local function components(self, fn, args, names, level)
+  local out = {}
+  for dof, name in pairs(names) do
+    if args[name] ~= nil then
+      if dof > 3 and not self.rotates then
+        error(string.format("%s: '%s' is a rotation; only beams' and shells' particles rotate", fn, name), level)
+      end
+      out[dof] = pd.time_function(fn, name, args[name], args.params, level + 1)
+    end
+  end
+  if next(out) == nil then
+    local list = {}
+    for dof, name in ipairs(names) do
+      if dof <= 3 or self.rotates then list[#list + 1] = name end
+    end
+    error(string.format("%s: give at least one of %s", fn, table.concat(list, ", ")), level)
+  end
+  return out
+end
+
+local function named(prefix, rprefix)
+  local names = {}
+  for dof, axis in ipairs(DOFS) do names[dof] = dof <= 3 and prefix .. axis or rprefix .. axis:sub(2) end
+  return names
+end
+
+local function keys_of(names)
+  local keys = { where = true, params = true }
+  for _, name in pairs(names) do keys[name] = true end
+  return keys
+end
+
+--- body:fix{ where =, params =, dofs = "all" | "xyz" | { "x", "rz", ... } }: the degrees of freedom
+--- held at zero (all: translations and, on beams, rotations: a clamp)
+function body_mt:fix(args)
+  local fn = "body:fix"
+  cl.check_args(fn, args, { where = true, params = true, dofs = true })
+  local rows = self:select(args.where, args.params, fn, 3)
+  local dofs = args.dofs or "all"
+  local list = {}
+  if dofs == "all" then
+    for dof = 1, self.rotates and 6 or 3 do list[#list + 1] = dof end
+  elseif dofs == "xyz" then
+    list = { 1, 2, 3 }
+  elseif type(dofs) == "table" then
+    for _, name in ipairs(dofs) do
+      local found
+      for dof, d in ipairs(DOFS) do if d == name then found = dof end end
+      if not found or (found > 3 and not self.rotates) then
+        error(string.format("%s: 'dofs' entry '%s' is not one of x, y, z%s", fn, tostring(name),
+          self.rotates and ", rx, ry, rz" or " (hexahedra's particles do not rotate)"), 2)
+      end
+      list[#list + 1] = found
+    end
+  else
+    error(fn .. ": 'dofs' must be \"all\", \"xyz\" or a list such as { \"x\", \"rz\" }", 2)
+  end
+  for _, dof in ipairs(list) do self.constraints[#self.constraints + 1] = { rows = rows, dof = dof, value = 0 } end
+end
+
+local VELOCITY = named("v", "w")
+
+--- body:velocity{ where =, params =, vx =, vy =, vz =, (beams) wx =, wy =, wz = }: prescribed
+--- velocity or angular velocity (numbers, functions of t or expressions in t)
+function body_mt:velocity(args)
+  local fn = "body:velocity"
+  cl.check_args(fn, args, keys_of(VELOCITY))
+  local rows = self:select(args.where, args.params, fn, 3)
+  for dof, value in pairs(components(self, fn, args, VELOCITY, 3)) do
+    self.constraints[#self.constraints + 1] = { rows = rows, dof = dof, value = value }
+  end
+end
+
+local FORCE = named("f", "m")
+
+--- body:load{ where =, params =, fx =, fy =, fz =, (beams) mx =, my =, mz = }: a force (N) and moment
+--- (N m) on each particle of the region (numbers, functions of t or expressions in t)
+function body_mt:load(args)
+  local fn = "body:load"
+  cl.check_args(fn, args, keys_of(FORCE))
+  local rows = self:select(args.where, args.params, fn, 3)
+  for dof, value in pairs(components(self, fn, args, FORCE, 3)) do
+    self.loads[#self.loads + 1] = { rows = rows, dof = dof, value = value, scale = 1 }
+  end
+end
+
+--- body:body_force{ where = (all), params =, gx =, gy =, gz = }: an acceleration field (m/s^2, as
+--- gravity) loading each particle with its mass times g (numbers, functions or expressions of t)
+function body_mt:body_force(args)
+  local fn = "body:body_force"
+  cl.check_args(fn, args, { where = true, params = true, gx = true, gy = true, gz = true })
+  local rows = self:select(args.where or function() return true end, args.params, fn, 3)
+  local by_mass = {} -- rows grouped by their mass: one load per group, scaled by it
+  for _, i in ipairs(rows:to_table()) do
+    local m = self.mass_values[i]
+    by_mass[m] = by_mass[m] or {}
+    table.insert(by_mass[m], i)
+  end
+  for dof, value in pairs(components(self, fn, args, { "gx", "gy", "gz" }, 3)) do
+    for m, list in pairs(by_mass) do
+      self.loads[#self.loads + 1] = { rows = cl.field { data = list, dtype = "u32" }, dof = dof, value = value, scale = m }
+    end
+  end
+end
+
+--- body:pressure{ where = (all), params =, p =, follower = true }: a pressure p (Pa) on the shell
+--- triangles whose three corners lie in the region: each loads its corners with -p A n / 3, n its
+--- unit normal by the right-hand rule of its corners (so p > 0 pushes against n), on the current
+--- triangle (follower) or on the reference one (fixed direction). p is a number.
+function body_mt:pressure(args)
+  local fn = "body:pressure"
+  cl.check_args(fn, args, { where = true, params = true, p = true, follower = true })
+  if self.kind ~= "shell" then
+    error(string.format("%s: pressure acts on shell faces; this body has %s (use body:load for forces)", fn,
+      self.kind == "beam" and "beams" or "hexahedra"), 2)
+  end
+  if type(args.p) ~= "number" or args.p ~= args.p or math.abs(args.p) == math.huge then
+    error(fn .. ": argument 'p' (the pressure, Pa) must be a finite number", 2)
+  end
+  local inside = {}
+  for _, i in ipairs(self:select(args.where or function() return true end, args.params, fn, 3):to_table()) do
+    inside[i] = true
+  end
+  local rows = {}
+  for e, tri in ipairs(self.conn:to_table()) do
+    if inside[tri[1] + 1] and inside[tri[2] + 1] and inside[tri[3] + 1] then rows[#rows + 1] = e - 1 end
+  end
+  if #rows == 0 then error(fn .. ": no shell triangle has all three corners in the region", 2) end
+  self.pressures = self.pressures or {}
+  table.insert(self.pressures, { rows = cl.field { data = rows, dtype = "u32" }, p = args.p,
+    follower = args.follower ~= false })
+end
+
+-- The field and component of a degree of freedom's load (fext0/fext, mext0/mext) or increment.
+local function load_target(b, dof, constant)
+  if dof <= 3 then return constant and b.fext0 or b.fext, dof end
+  return constant and b.mext0 or b.mext, dof - 3
+end
+
+local function increment_target(b, dof)
+  if dof <= 3 then return b.dd_new, dof end
+  return b.dth_new, dof - 3
+end
+
+-- ---- the step ---------------------------------------------------------------------------------------
+
+--- The stable time step: the smallest over the elements of eq. 5, L_e / c_e.
+function body_mt:stable_dt()
+  local dt = math.huge
+  for _, v in ipairs(self.element_dt) do dt = math.min(dt, v) end
+  return dt
+end
+
+-- The element stages: beams precompiled, hexahedra the material's law compiled around hex.h,
+-- then (gather assembly) the sums per particle. They subtract the internal forces from f and m
+-- (the body's own unless given) and write each element's elastic energy into energy.
+function body_mt:element_stages(f, m, energy)
+  f, m, energy = f or self.f, m or self.m, energy or self.energy_density
+  local stages
+  if self.kind == "shell" then
+    local mat = self.material
+    stages = { cl.stage.fpm_shell { conn = self.conn, thickness = self.thickness, E = mat.E, nu = mat.nu, x0 = self.x0,
+      d = self.d, q = self.q, f = f, m = m, fe = self.fe, me = self.me, energy = energy } }
+  elseif self.kind == "beam" then
+    local s, mat = self.section, self.material
+    stages = { cl.stage.fpm_beam { conn = self.conn, orient = self.orient, EA = mat.E * s.A, EIy = mat.E * s.Iy,
+      EIz = mat.E * s.Iz, GJ = self.G * s.J, x0 = self.x0, d = self.d, q = self.q, f = f, m = m, fe = self.fe,
+      me = self.me, energy = energy } }
+  else
+    stages = { cl.stage.fpm_hex { conn = self.conn, x0 = self.x0, d = self.d, f = f, fe = self.fe, sig = self.sig,
+      eps = self.eps, energy = energy, law = self.material.law:fpm_hex_module(self.x0), law_state = self.law_state } }
+  end
+  if self.assembly == "gather" then
+    stages[2] = cl.stage.fpm_gather { offsets = self.offsets, slots = self.slots, fe = self.fe, f = f }
+    if self.me then stages[3] = cl.stage.fpm_gather { offsets = self.offsets, slots = self.slots, fe = self.me, f = m } end
+  end
+  return stages
+end
+
+local function run_all(stages)
+  for _, stage in ipairs(stages) do stage:run() end
+end
+
+--- body:internal_force() -> f, m: the internal forces (and moments, beams) of the present
+--- displacements and rotations, as n x 3 fields (what the particles exert on the elements: the
+--- negative of the element stage's share). Hexahedra's stress is updated as a step would. The
+--- two fields are the body's own, overwritten by the next call.
+function body_mt:internal_force()
+  if not self.internal then -- the stages and fields of this evaluation, made once
+    self.internal = { stages = self:element_stages(), f = field(self, 3), m = self.m and field(self, 3) }
+    local out = self.internal
+    out.negate = { cl.stage.axpy { y = out.f, x = self.f, a = -1 } }
+    if out.m then out.negate[2] = cl.stage.axpy { y = out.m, x = self.m, a = -1 } end
+  end
+  local out = self.internal
+  self.f:fill(0)
+  out.f:fill(0)
+  if self.m then
+    self.m:fill(0)
+    out.m:fill(0)
+  end
+  run_all(out.stages)
+  run_all(out.negate)
+  return out.f, out.m
+end
+
+-- The constraint mask (bit dof - 1 per constrained degree of freedom) as a u32 field.
+local function mask_field(b)
+  local mask = {}
+  for i = 1, b.n do mask[i] = 0 end
+  for _, k in ipairs(b.constraints) do
+    for _, i in ipairs(k.rows:to_table()) do mask[i] = mask[i] | (1 << (k.dof - 1)) end
+  end
+  return cl.field { data = mask, dtype = "u32" }
+end
+
+-- The constant loads into fext0 / mext0 (once), the varying ones kept for their stages.
+local function constant_loads(b)
+  b.fext0:fill(0)
+  if b.mext0 then b.mext0:fill(0) end
+  local varying = {}
+  for _, l in ipairs(b.loads) do
+    local target, c = load_target(b, l.dof, true)
+    if type(l.value) == "number" then
+      cl.stage.set_rows { field = target, rows = l.rows, component = c, value = l.value * l.scale, add = true }:run()
+    else
+      varying[#varying + 1] = l
+    end
+  end
+  return varying
+end
+
+-- The step (docs/methods/finite-particle.md): external loads at t_n, composite forces F = Fext -
+-- Fint at the displacements of t_n, the increments of eqs. 3-4 (zero on constrained DOFs: fixed
+-- ones need no stage), those of prescribed velocities set, applied.
+-- A stage's time is that of the step's end, t_n + dt: loads take it back by dt, velocities by dt/2.
+local function step_pipeline(b, dt, xi)
+  local stages = {}
+  local function add(stage) stages[#stages + 1] = stage end
+  local varying = constant_loads(b)
+  local pressures = b.pressures or {}
+  -- constant loads: fext0 is all there is (one copy per step less); pressures and loads varying in
+  -- time are added each step to a copy of it
+  local dynamic = #varying > 0 or #pressures > 0
+  b.fext = dynamic and b.fext_varying or b.fext0
+  b.mext = dynamic and b.mext_varying or b.mext0
+  if dynamic then
+    add(cl.stage.copy { dst = b.fext, src = b.fext0 })
+    if b.m then add(cl.stage.copy { dst = b.mext, src = b.mext0 }) end
+  end
+  for _, l in ipairs(varying) do
+    local target, c = load_target(b, l.dof, false)
+    add(cl.stage.set_rows { field = target, rows = l.rows, component = c, add = true, time_offset = -dt,
+      value = pd.stage_value(l.value, target, l.scale) })
+  end
+  for _, pr in ipairs(pressures) do
+    add(cl.stage.fpm_pressure { rows = pr.rows, conn = b.conn, x0 = b.x0, d = pr.follower and b.d or nil, p = pr.p,
+      fext = b.fext })
+  end
+  add(cl.stage.copy { dst = b.f, src = b.fext })
+  if b.m then add(cl.stage.copy { dst = b.m, src = b.mext }) end
+  for _, stage in ipairs(b:element_stages()) do add(stage) end
+  local particles = { dt = dt, xi = xi, mass = b.mass, d = b.d, dd = b.dd, dd_new = b.dd_new, f = b.f,
+    fext = b.fext, inertia = b.inertia, q = b.q, dth = b.dth, dth_new = b.dth_new, m = b.m, mext = b.mext,
+    mask = mask_field(b), work = b.work }
+  particles.half = "predict"
+  add(cl.stage.fpm_particles(particles))
+  for _, k in ipairs(b.constraints) do
+    local target, c = increment_target(b, k.dof)
+    if k.value ~= 0 then add(cl.stage.set_rows { field = target, rows = k.rows, component = c, time_offset = -dt / 2,
+      value = pd.stage_value(k.value, target, dt) }) end
+  end
+  particles.half = "apply"
+  add(cl.stage.fpm_particles(particles))
+  return cl.pipeline(stages)
+end
+
+--- body:energies() -> { kinetic (at the last half step), internal, external, damping, constraint
+--- (the work of each kind of force since the run began), strain (the elements' elastic energy at the
+--- same half step: the mean of those at the last two displacements; the stored energy of elastic
+--- bodies), balance = |external + constraint - kinetic - internal - damping| / max(external +
+--- constraint, kinetic + internal + damping) }
+--- The energy at the present displacements takes one more element evaluation, into fields of its
+--- own; a hexahedron's stress is evaluated at the displacements the next step starts from, which
+--- that step then finds unchanged.
+function body_mt:energies()
+  local w = self.work
+  local before = self.energy_density:sum()
+  if not self.energy_stages then
+    self.energy_now = cl.field { n = self.ne, dtype = self.precision }
+    self.energy_f, self.energy_m = field(self, 3), self.m and field(self, 3)
+    self.energy_stages = self:element_stages(self.energy_f, self.energy_m, self.energy_now)
+  end
+  run_all(self.energy_stages)
+  local e = { external = w:sum(1), internal = w:sum(2), damping = w:sum(3), constraint = w:sum(4),
+    kinetic = w:sum(5), strain = (before + self.energy_now:sum()) / 2 }
+  local input, held = e.external + e.constraint, e.kinetic + e.internal + e.damping
+  local scale = math.max(math.abs(input), math.abs(held))
+  e.balance = scale > 0 and math.abs(input - held) / scale or 0
+  return e
+end
+
+--- A mesh table for output: the deformed particles, beams as lines (VTK 3), hexahedra (VTK 12).
+function body_mt:mesh()
+  local x = self.x0:convert("f64")
+  cl.stage.axpy { y = x, x = self.d:convert("f64"), a = 1 }:run()
+  local k = CORNERS_OF[self.kind]
+  local vtk = { beam = 3, shell = 5, hex = 12 } -- line, triangle, hexahedron
+  local types, offsets, conn = {}, { 0 }, {}
+  for e, row in ipairs(self.conn:to_table()) do
+    types[e] = vtk[self.kind]
+    offsets[e + 1] = e * k
+    for a = 1, k do conn[#conn + 1] = row[a] + 1 end
+  end
+  return { x = x, cells = { types = cl.field { data = types, dtype = "u8" }, offsets = cl.field { data = offsets,
+    dtype = "i32" }, connectivity = cl.field { data = conn, dtype = "i32" } } }
+end
+
+fpm.body_mt = body_mt
+
+-- ---- runs -------------------------------------------------------------------------------------------
+
+local run_mt = {}
+run_mt.__index = run_mt
+run_mt.__tostring = function(r)
+  return string.format("fpm.explicit<%s, dt = %g, xi = %g, step %d of %d, t = %g>", tostring(r.body), r.dt, r.xi,
+    r.step, r.steps, r.t)
+end
+
+local run_keys = { xi = true }
+for k in pairs(cl.explicit_run.keys) do run_keys[k] = true end
+
+--- cleave.fpm.explicit{ body, dt = "auto" | number, xi = 0 (mass damping, 1/s), steps =, output = {
+---   every =, vtu =, csv =, checkpoint = }, progress = true } -> run; run:go()
+--- "auto" is 0.9 of the stable step (eq. 5); a larger dt is refused naming the limit.
+function fpm.explicit(args)
+  local fn = "cleave.fpm.explicit"
+  cl.check_args(fn, args, run_keys)
+  local body = args[1] or args.body
+  if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.fpm.body{...})", 2) end
+  local xi = cl.optional_number(fn, args, "xi", 0)
+  if not (xi >= 0) then error(fn .. ": argument 'xi' (the mass-damping coefficient, 1/s) must be >= 0", 2) end
+  if args.output and args.output.png ~= nil then
+    error(fn .. ": output.png is not available for finite particle bodies yet; use output.vtu (ParaView)", 2)
+  end
+  if body.has_run then error(fn .. ": this body has a run already; make a new body for another run", 2) end
+  local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.9,
+    "this body (eq. 5: the smallest element length over its wave speed)")
+  run.xi = xi
+  run.pipeline = step_pipeline(body, run.dt, xi)
+  body.has_run = true
+  return run
+end
+
+run_mt.go = cl.explicit_run.go
+
+-- The names and fields a checkpoint holds: the particles' state, the hexahedra's stress, strain and
+-- law state.
+local function state_fields(b)
+  local names = { "d", "dd", "work" }
+  if b.rotates then
+    for _, k in ipairs { "q", "dth" } do names[#names + 1] = k end
+  else
+    for _, k in ipairs { "sig", "eps" } do names[#names + 1] = k end
+  end
+  local fields = {}
+  for _, k in ipairs(names) do fields[k] = b[k] end
+  for k, f in ipairs(b.law_state or {}) do
+    names[#names + 1] = "law_" .. k
+    fields["law_" .. k] = f
+  end
+  return names, fields
+end
+
+--- run:save(path [, step]) and run:restore(path): checkpoints of the body's state and the run's step.
+function run_mt:save(path, step)
+  local b = self.body
+  local _, fields = state_fields(b)
+  cl.io.save_checkpoint { path = path, fields = fields, values = { step = step or self.step, dt = self.dt, n = b.n,
+    ne = b.ne } }
+end
+
+function run_mt:restore(path)
+  local fields, values = cl.io.load_checkpoint(path)
+  local b = self.body
+  if values.n ~= b.n or values.ne ~= b.ne or values.dt ~= self.dt then
+    error(string.format("run:restore: checkpoint '%s' was written for %s particles, %s elements, dt = %s; this run " ..
+      "has %d, %d, %g", path, tostring(values.n), tostring(values.ne), tostring(values.dt), b.n, b.ne, self.dt), 2)
+  end
+  local names, mine = state_fields(b)
+  cl.explicit_run.restore_fields(self, path, fields, values, mine, names)
+end
+
+local HISTORY = { "step", "t", "kinetic", "strain", "internal_work", "external_work", "damping", "constraint_work",
+  "balance" }
+
+function run_mt:write(step, t)
+  local b, out = self.body, self.output
+  if out.checkpoint and step > 0 then self:save(out.checkpoint, step) end
+  if out.vtu then
+    self.series = self.series or cl.io.pvd(out.vtu .. ".pvd")
+    local data = { d = b.d, force = b.f }
+    if b.rotates then data.rotation = b.q end
+    self.series:write { time = t, mesh = b:mesh(), point_data = data }
+  end
+  if out.csv then
+    self.history = self.history or cl.io.csv { path = out.csv, columns = HISTORY }
+    local e = b:energies()
+    self.history:row { step, t, e.kinetic, e.strain, e.internal, e.external, e.damping, e.constraint, e.balance }
+  end
+end
+
+function run_mt:checked_fields()
+  local b = self.body
+  local fields = { { "d", b.d }, { "dd", b.dd }, { "f", b.f } }
+  if b.q then fields[#fields + 1] = { "q", b.q } end
+  return { what = "particle", x = b.x0, fields = fields }
+end
+
+function run_mt:statistics(steps, seconds)
+  return { steps = steps, seconds = seconds,
+    element_steps_per_second = seconds and seconds > 0 and steps * self.body.ne / seconds or nil }
+end
+

@@ -1,0 +1,412 @@
+/* cleave.fpm (C part): the stages of the finite particle method's step (kernels/fpm/): the
+ * particle update in two halves (predict the increments, apply them), the beam and shell forces, the
+ * gather assembly and the
+ * hexahedron forces of a compiled stress_update law. The bodies, loads and runs are in
+ * lua/cleave/fpm.lua. */
+#include <string.h>
+
+#include "../kernels/fpm/fpm_dispatch.h"
+#include "l_jit.h"
+#include "l_util.h"
+
+#define FPM_STAGE_MT "cleave.fpm.stage"
+
+/* Field `key` of the table at 1, which must have the dtype, rows and components given and live
+ * on `device`; NULL when optional and absent. */
+static cl_field *field_of(lua_State *L, const char *fn, const char *key, int required, cl_dtype dtype, size_t n,
+                          int k, const cl_device *device) {
+  cl_field *f = required ? cl_lua_req_field(L, 1, fn, key) : cl_lua_opt_field(L, 1, fn, key);
+  if (f && (f->dtype != dtype || f->n != n || f->k != k || !cl_device_same(&f->device->dev, device)))
+    luaL_error(L, "%s: field '%s' must be %s, %I x %d, on %s (got %s, %I x %d, on %s)", fn, key,
+               cl_dtype_name(dtype), (LUAI_UACINT)n, k, device->name, cl_dtype_name(f->dtype), (LUAI_UACINT)f->n,
+               f->k, f->device->dev.name);
+  return f;
+}
+
+static void *data_of(cl_field *f) { return f ? f->data : NULL; }
+
+/* ---- the particle update ---------------------------------------------------------------- */
+
+typedef struct particle_stage {
+  cl_stage stage;
+  cl_fpm_particle_args a;
+  cl_field *touched[8]; /* what the half writes */
+  int apply;            /* 0: predict, 1: apply */
+  cl_dtype dtype;
+} particle_stage;
+
+static cl_status run_particles(void *data, long step, double t, cl_error *err) {
+  particle_stage *s = data;
+  (void)step, (void)t;
+  cl_device *d = s->stage.device;
+  CL_TRY(s->apply ? cl_k_fpm_apply(d, s->dtype, &s->a, err) : cl_k_fpm_predict(d, s->dtype, &s->a, err));
+  for (int k = 0; k < 8 && s->touched[k]; k++) cl_field_touch(s->touched[k]);
+  return CL_OK;
+}
+
+static const char *const particle_args[] = {"half", "dt", "xi", "mass", "inertia", "d", "dd", "dd_new", "f", "fext",
+                                            "q", "dth", "dth_new", "m", "mext", "mask", "work", NULL};
+
+/* cleave.stage.fpm_particles{ half = "predict" | "apply", dt =, xi = 0, mass =, d =, dd =, dd_new =,
+ *   f =, fext =, [ inertia =, q =, dth =, dth_new =, m =, mext = ] (rotations: all or none),
+ *   mask = u32 per particle, work = n x 5 (energies: kernels/fpm/fpm.h) } (kernels/fpm/integrate.h) */
+static int stage_particles(lua_State *L) {
+  const char *fn = "cleave.stage.fpm_particles";
+  cl_lua_check_args(L, 1, fn, particle_args);
+  particle_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, FPM_STAGE_MT);
+  const char *half = cl_lua_opt_string(L, 1, fn, "half", NULL);
+  if (!half || (strcmp(half, "predict") != 0 && strcmp(half, "apply") != 0))
+    return luaL_error(L, "%s: 'half' must be \"predict\" or \"apply\"", fn);
+  s->apply = strcmp(half, "apply") == 0;
+  cl_field *mass = cl_lua_req_field(L, 1, fn, "mass");
+  if (mass->dtype != CL_F32 && mass->dtype != CL_F64) return luaL_error(L, "%s: 'mass' must be f32 or f64", fn);
+  const cl_device *dev = &mass->device->dev;
+  const size_t n = mass->n;
+  const cl_dtype t = s->dtype = mass->dtype;
+  cl_fpm_particle_args *a = &s->a;
+  a->n = n, a->mass = mass->data;
+  a->dt = cl_lua_req_number(L, 1, fn, "dt");
+  a->xi = cl_lua_opt_number(L, 1, fn, "xi", 0);
+  if (!(a->dt > 0) || !(a->xi >= 0)) return luaL_error(L, "%s: 'dt' must be > 0 and 'xi' >= 0", fn);
+  cl_field *d = field_of(L, fn, "d", 1, t, n, 3, dev), *dd = field_of(L, fn, "dd", 1, t, n, 3, dev);
+  cl_field *dd_new = field_of(L, fn, "dd_new", 1, t, n, 3, dev);
+  cl_field *f = field_of(L, fn, "f", 1, t, n, 3, dev), *fext = field_of(L, fn, "fext", 1, t, n, 3, dev);
+  cl_field *inertia = field_of(L, fn, "inertia", 0, t, n, 1, dev), *q = field_of(L, fn, "q", 0, t, n, 4, dev);
+  cl_field *dth = field_of(L, fn, "dth", 0, t, n, 3, dev), *dth_new = field_of(L, fn, "dth_new", 0, t, n, 3, dev);
+  cl_field *m = field_of(L, fn, "m", 0, t, n, 3, dev), *mext = field_of(L, fn, "mext", 0, t, n, 3, dev);
+  cl_field *mask = field_of(L, fn, "mask", 0, CL_U32, n, 1, dev), *work = field_of(L, fn, "work", 0, t, n, CL_FPM_W_COLUMNS, dev);
+  int rotations = !!inertia + !!q + !!dth + !!dth_new + !!m + !!mext;
+  if (rotations != 0 && rotations != 6)
+    return luaL_error(L, "%s: give all of 'inertia', 'q', 'dth', 'dth_new', 'm', 'mext' (rotations) or none", fn);
+  a->d = d->data, a->dd = dd->data, a->dd_new = dd_new->data, a->f = f->data, a->fext = fext->data;
+  a->inertia = data_of(inertia), a->q = data_of(q), a->dth = data_of(dth), a->dth_new = data_of(dth_new);
+  a->m = data_of(m), a->mext = data_of(mext), a->mask = data_of(mask), a->work = data_of(work);
+  cl_field *const predicted[5] = {dd_new, dth_new}, *const applied[5] = {d, dd, q, dth, work};
+  for (int k = 0, j = 0; k < 5; k++) {
+    cl_field *w = s->apply ? applied[k] : predicted[k];
+    if (w) s->touched[j++] = w;
+  }
+  cl_lua_stage_init(L, &s->stage, s->apply ? "fpm_apply" : "fpm_predict", run_particles, s, &mass->device->dev);
+  return 1;
+}
+
+/* ---- beams ------------------------------------------------------------------------------ */
+
+typedef struct beam_stage {
+  cl_stage stage;
+  cl_fpm_beam_args a;
+  cl_field *f, *m, *energy; /* what it writes: f, m or the element buffers */
+  cl_dtype dtype;
+} beam_stage;
+
+static cl_status run_beams(void *data, long step, double t, cl_error *err) {
+  beam_stage *s = data;
+  (void)step, (void)t;
+  CL_TRY(cl_k_fpm_beam(s->stage.device, s->dtype, &s->a, err));
+  cl_field_touch(s->f), cl_field_touch(s->m);
+  if (s->energy) cl_field_touch(s->energy);
+  return CL_OK;
+}
+
+/* Connectivity `key`: u32, k particles per element, every entry below n. */
+static cl_field *connectivity(lua_State *L, const char *fn, const char *key, int k, size_t n, const cl_device *dev) {
+  cl_field *c = cl_lua_req_field(L, 1, fn, key);
+  if (c->dtype != CL_U32 || c->k != k || !cl_device_same(&c->device->dev, dev))
+    luaL_error(L, "%s: '%s' must be a u32 field of %d particle rows (0-based) per element on %s", fn, key, k,
+               dev->name);
+  double most;
+  cl_error err;
+  if (c->n && cl_field_reduce(c, CL_REDUCE_MAX, -1, &most, &err) != CL_OK) cl_lua_fail(L, &err);
+  if (c->n && most >= (double)n)
+    luaL_error(L, "%s: '%s' names particle row %d but there are %I particles", fn, key, (int)most, (LUAI_UACINT)n);
+  return c;
+}
+
+static const char *const beam_args[] = {"conn", "orient", "EA", "EIy", "EIz", "GJ", "x0", "d", "q", "f", "m",
+                                        "fe", "me", "energy", NULL};
+
+/* cleave.stage.fpm_beam{ conn = u32 ne x 2, orient = ne x 3, EA =, EIy =, EIz =, GJ =, x0 =, d =, q =,
+ *   f =, m =, energy = ne (optional), fe =, me = (2 ne x 3, gather assembly) }: subtracts the beams' internal
+ *   forces and moments from f, m, or writes them per element end into fe, me */
+static int stage_beam(lua_State *L) {
+  const char *fn = "cleave.stage.fpm_beam";
+  cl_lua_check_args(L, 1, fn, beam_args);
+  beam_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, FPM_STAGE_MT);
+  cl_field *x0 = cl_lua_req_field(L, 1, fn, "x0");
+  if ((x0->dtype != CL_F32 && x0->dtype != CL_F64) || x0->k != 3)
+    return luaL_error(L, "%s: 'x0' must be f32 or f64 positions of 3 components", fn);
+  const cl_device *dev = &x0->device->dev;
+  const size_t n = x0->n;
+  const cl_dtype t = s->dtype = x0->dtype;
+  cl_field *conn = connectivity(L, fn, "conn", 2, n, dev);
+  cl_fpm_beam_args *a = &s->a;
+  a->ne = conn->n, a->n = n, a->conn = conn->data, a->x0 = x0->data;
+  a->orient = field_of(L, fn, "orient", 1, t, a->ne, 3, dev)->data;
+  a->d = field_of(L, fn, "d", 1, t, n, 3, dev)->data;
+  a->q = field_of(L, fn, "q", 1, t, n, 4, dev)->data;
+  cl_field *f = field_of(L, fn, "f", 1, t, n, 3, dev), *m = field_of(L, fn, "m", 1, t, n, 3, dev);
+  cl_field *fe = field_of(L, fn, "fe", 0, t, 2 * a->ne, 3, dev), *me = field_of(L, fn, "me", 0, t, 2 * a->ne, 3, dev);
+  if (!fe != !me) return luaL_error(L, "%s: give both 'fe' and 'me' (gather assembly) or neither", fn);
+  s->f = fe ? fe : f, s->m = me ? me : m;
+  s->energy = field_of(L, fn, "energy", 0, t, a->ne, 1, dev);
+  a->f = f->data, a->m = m->data, a->fe = data_of(fe), a->me = data_of(me), a->energy = data_of(s->energy);
+  a->EA = cl_lua_req_number(L, 1, fn, "EA"), a->EIy = cl_lua_req_number(L, 1, fn, "EIy");
+  a->EIz = cl_lua_req_number(L, 1, fn, "EIz"), a->GJ = cl_lua_req_number(L, 1, fn, "GJ");
+  if (!(a->EA > 0 && a->EIy > 0 && a->EIz > 0 && a->GJ > 0))
+    return luaL_error(L, "%s: 'EA', 'EIy', 'EIz' and 'GJ' must be positive", fn);
+  cl_lua_stage_init(L, &s->stage, "fpm_beam", run_beams, s, &x0->device->dev);
+  return 1;
+}
+
+/* ---- shells ----------------------------------------------------------------------------------- */
+
+typedef struct shell_stage {
+  cl_stage stage;
+  cl_fpm_shell_args a;
+  cl_field *f, *m, *energy; /* what it writes: f, m or the element buffers */
+  cl_dtype dtype;
+} shell_stage;
+
+static cl_status run_shells(void *data, long step, double t, cl_error *err) {
+  shell_stage *s = data;
+  (void)step, (void)t;
+  CL_TRY(cl_k_fpm_shell(s->stage.device, s->dtype, &s->a, err));
+  cl_field_touch(s->f), cl_field_touch(s->m);
+  if (s->energy) cl_field_touch(s->energy);
+  return CL_OK;
+}
+
+static const char *const shell_args[] = {"conn", "thickness", "E", "nu", "x0", "d", "q", "f", "m", "fe", "me",
+                                         "energy", NULL};
+
+/* cleave.stage.fpm_shell{ conn = u32 ne x 3, thickness =, E =, nu =, x0 =, d =, q =, f =, m =, energy = ne
+ *   (optional), fe =, me = (3 ne x 3, gather assembly) }: as fpm_beam, for triangular shells (shell.h) */
+static int stage_shell(lua_State *L) {
+  const char *fn = "cleave.stage.fpm_shell";
+  cl_lua_check_args(L, 1, fn, shell_args);
+  shell_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, FPM_STAGE_MT);
+  cl_field *x0 = cl_lua_req_field(L, 1, fn, "x0");
+  if ((x0->dtype != CL_F32 && x0->dtype != CL_F64) || x0->k != 3)
+    return luaL_error(L, "%s: 'x0' must be f32 or f64 positions of 3 components", fn);
+  const cl_device *dev = &x0->device->dev;
+  const size_t n = x0->n;
+  const cl_dtype t = s->dtype = x0->dtype;
+  cl_field *conn = connectivity(L, fn, "conn", 3, n, dev);
+  cl_fpm_shell_args *a = &s->a;
+  a->ne = conn->n, a->n = n, a->conn = conn->data, a->x0 = x0->data;
+  a->d = field_of(L, fn, "d", 1, t, n, 3, dev)->data;
+  a->q = field_of(L, fn, "q", 1, t, n, 4, dev)->data;
+  cl_field *f = field_of(L, fn, "f", 1, t, n, 3, dev), *m = field_of(L, fn, "m", 1, t, n, 3, dev);
+  cl_field *fe = field_of(L, fn, "fe", 0, t, 3 * a->ne, 3, dev), *me = field_of(L, fn, "me", 0, t, 3 * a->ne, 3, dev);
+  if (!fe != !me) return luaL_error(L, "%s: give both 'fe' and 'me' (gather assembly) or neither", fn);
+  s->f = fe ? fe : f, s->m = me ? me : m;
+  s->energy = field_of(L, fn, "energy", 0, t, a->ne, 1, dev);
+  a->f = f->data, a->m = m->data, a->fe = data_of(fe), a->me = data_of(me), a->energy = data_of(s->energy);
+  a->thickness = cl_lua_req_number(L, 1, fn, "thickness"), a->E = cl_lua_req_number(L, 1, fn, "E");
+  a->nu = cl_lua_opt_number(L, 1, fn, "nu", 0);
+  if (!(a->thickness > 0 && a->E > 0 && a->nu >= 0 && a->nu < 0.5))
+    return luaL_error(L, "%s: 'thickness' and 'E' must be positive, 'nu' in [0, 0.5)", fn);
+  cl_lua_stage_init(L, &s->stage, "fpm_shell", run_shells, s, &x0->device->dev);
+  return 1;
+}
+
+/* ---- pressure on shells ----------------------------------------------------------------------- */
+
+typedef struct pressure_stage {
+  cl_stage stage;
+  cl_fpm_pressure_args a;
+  cl_field *fext;
+  cl_dtype dtype;
+} pressure_stage;
+
+static cl_status run_pressure(void *data, long step, double t, cl_error *err) {
+  pressure_stage *s = data;
+  (void)step, (void)t;
+  CL_TRY(cl_k_fpm_pressure(s->stage.device, s->dtype, &s->a, err));
+  cl_field_touch(s->fext);
+  return CL_OK;
+}
+
+static const char *const pressure_args[] = {"rows", "conn", "x0", "d", "p", "fext", NULL};
+
+/* cleave.stage.fpm_pressure{ rows = u32 (0-based triangles), conn = u32 ne x 3, x0 =, d = (follower; absent:
+ *   the reference normal), p =, fext = }: adds -p A n / 3 to each corner of each listed triangle */
+static int stage_pressure(lua_State *L) {
+  const char *fn = "cleave.stage.fpm_pressure";
+  cl_lua_check_args(L, 1, fn, pressure_args);
+  pressure_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, FPM_STAGE_MT);
+  cl_field *x0 = cl_lua_req_field(L, 1, fn, "x0");
+  if ((x0->dtype != CL_F32 && x0->dtype != CL_F64) || x0->k != 3)
+    return luaL_error(L, "%s: 'x0' must be f32 or f64 positions of 3 components", fn);
+  const cl_device *dev = &x0->device->dev;
+  const size_t n = x0->n;
+  cl_field *conn = connectivity(L, fn, "conn", 3, n, dev);
+  cl_field *rows = cl_lua_req_field(L, 1, fn, "rows");
+  double most = -1;
+  cl_error err;
+  if (rows->dtype != CL_U32 || rows->k != 1 || !cl_device_same(&rows->device->dev, dev))
+    return luaL_error(L, "%s: 'rows' must be a u32 field of triangles on %s", fn, dev->name);
+  if (rows->n && cl_field_reduce(rows, CL_REDUCE_MAX, -1, &most, &err) != CL_OK) return cl_lua_fail(L, &err);
+  if (most >= (double)conn->n) return luaL_error(L, "%s: 'rows' names triangle %d of %I", fn, (int)most, (LUAI_UACINT)conn->n);
+  s->dtype = x0->dtype;
+  s->fext = field_of(L, fn, "fext", 1, x0->dtype, n, 3, dev);
+  cl_field *d = field_of(L, fn, "d", 0, x0->dtype, n, 3, dev);
+  s->a = (cl_fpm_pressure_args){.count = rows->n, .ne = conn->n, .n = n, .rows = rows->data, .conn = conn->data,
+                                .x0 = x0->data, .d = data_of(d), .p = cl_lua_req_number(L, 1, fn, "p"),
+                                .fext = s->fext->data};
+  cl_lua_stage_init(L, &s->stage, "fpm_pressure", run_pressure, s, &x0->device->dev);
+  return 1;
+}
+
+/* ---- hexahedra --------------------------------------------------------------------------- */
+
+typedef struct hex_stage {
+  cl_stage stage;
+  cl_fpm_hex_args a;
+  const cl_lua_jit_module *law;
+  cl_field *touched[4 + CL_MP_STATE_MAX];
+  int ntouched;
+} hex_stage;
+
+static cl_status run_hexes(void *data, long step, double t, cl_error *err) {
+  hex_stage *s = data;
+  (void)step, (void)t;
+  CL_TRY(cl_k_fpm_hex(s->stage.device, s->law->module->symbols[0], &s->a, err));
+  for (int k = 0; k < s->ntouched; k++) cl_field_touch(s->touched[k]);
+  return CL_OK;
+}
+
+static const char *const hex_args[] = {"conn", "x0", "d", "f", "fe", "sig", "eps", "energy", "law", "law_state", NULL};
+
+/* cleave.stage.fpm_hex{ conn = u32 ne x 8, x0 =, d =, f =, sig = 8 ne x 6, eps = 8 ne x 6, energy = ne
+ *   (optional), fe = 8 ne x 3 (gather assembly: the forces per element corner, written instead of f),
+ *   law = module (law:fpm_hex_module(x0)), law_state = { fields of 8 ne, the law's order } } */
+static int stage_hex(lua_State *L) {
+  const char *fn = "cleave.stage.fpm_hex";
+  cl_lua_check_args(L, 1, fn, hex_args);
+  hex_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, FPM_STAGE_MT);
+  cl_field *x0 = cl_lua_req_field(L, 1, fn, "x0");
+  if ((x0->dtype != CL_F32 && x0->dtype != CL_F64) || x0->k != 3)
+    return luaL_error(L, "%s: 'x0' must be f32 or f64 positions of 3 components", fn);
+  const cl_device *dev = &x0->device->dev;
+  const size_t n = x0->n;
+  const cl_dtype t = x0->dtype;
+  cl_field *conn = connectivity(L, fn, "conn", 8, n, dev);
+  cl_fpm_hex_args *a = &s->a;
+  a->ne = conn->n, a->n = n, a->conn = conn->data, a->x0 = x0->data;
+  a->d = field_of(L, fn, "d", 1, t, n, 3, dev)->data;
+  cl_field *f = field_of(L, fn, "f", 1, t, n, 3, dev);
+  cl_field *sig = field_of(L, fn, "sig", 1, t, 8 * a->ne, 6, dev), *eps = field_of(L, fn, "eps", 1, t, 8 * a->ne, 6, dev);
+  cl_field *energy = field_of(L, fn, "energy", 0, t, a->ne, 1, dev);
+  cl_field *fe = field_of(L, fn, "fe", 0, t, 8 * a->ne, 3, dev);
+  a->f = f->data, a->fe = data_of(fe), a->sig = sig->data, a->eps = eps->data, a->energy = data_of(energy);
+  s->touched[s->ntouched++] = fe ? fe : f, s->touched[s->ntouched++] = sig, s->touched[s->ntouched++] = eps;
+  if (energy) s->touched[s->ntouched++] = energy;
+  a->law.n = 8 * a->ne;
+  if (lua_getfield(L, 1, "law_state") != LUA_TNIL) {
+    luaL_checktype(L, -1, LUA_TTABLE);
+    lua_Integer count = luaL_len(L, -1);
+    if (count > CL_MP_STATE_MAX) return luaL_error(L, "%s: at most %d law state fields", fn, CL_MP_STATE_MAX);
+    for (lua_Integer k = 1; k <= count; k++) {
+      lua_rawgeti(L, -1, k);
+      cl_field *st = cl_lua_check_field(L, -1);
+      if (st->dtype != t || st->n != 8 * a->ne || st->k != 1 || !cl_device_same(&st->device->dev, dev))
+        return luaL_error(L, "%s: law state field %d must be %s, %I x 1 (one value per Gauss point) on %s", fn,
+                          (int)k, cl_dtype_name(t), (LUAI_UACINT)(8 * a->ne), dev->name);
+      a->law.state[k - 1] = st->data;
+      s->touched[s->ntouched++] = st;
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "law");
+  s->law = cl_lua_check_jit_module(L, -1);
+  if (!cl_device_same(&s->law->device->dev, dev))
+    return luaL_error(L, "%s: 'law' was compiled for %s, the fields live on %s", fn, s->law->device->dev.name,
+                      dev->name);
+  lua_pop(L, 1);
+  cl_lua_stage_init(L, &s->stage, "fpm_hex", run_hexes, s, &x0->device->dev);
+  return 1;
+}
+
+/* ---- the gather assembly (paper Algorithm 1) ------------------------------------------------ */
+
+typedef struct gather_stage {
+  cl_stage stage;
+  cl_fpm_gather_args a;
+  cl_field *f;
+  cl_dtype dtype;
+} gather_stage;
+
+static cl_status run_gather(void *data, long step, double t, cl_error *err) {
+  gather_stage *s = data;
+  (void)step, (void)t;
+  CL_TRY(cl_k_fpm_gather(s->stage.device, s->dtype, &s->a, err));
+  cl_field_touch(s->f);
+  return CL_OK;
+}
+
+static const char *const gather_args[] = {"offsets", "slots", "fe", "f", NULL};
+
+/* cleave.stage.fpm_gather{ offsets = u32 n + 1, slots = u32 (rows of fe), fe = rows x 3, f = n x 3 }:
+ * f[i] -= the sum of fe's rows slots[offsets[i] .. offsets[i+1]) (0-based), one thread per particle */
+static int stage_gather(lua_State *L) {
+  const char *fn = "cleave.stage.fpm_gather";
+  cl_lua_check_args(L, 1, fn, gather_args);
+  gather_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, FPM_STAGE_MT);
+  cl_field *f = cl_lua_req_field(L, 1, fn, "f"), *fe = cl_lua_req_field(L, 1, fn, "fe");
+  if ((f->dtype != CL_F32 && f->dtype != CL_F64) || f->k != 3) return luaL_error(L, "%s: 'f' must be f32 or f64, n x 3", fn);
+  const cl_device *dev = &f->device->dev;
+  field_of(L, fn, "fe", 1, f->dtype, fe->n, 3, dev);
+  cl_field *offsets = field_of(L, fn, "offsets", 1, CL_U32, f->n + 1, 1, dev);
+  cl_field *slots = cl_lua_req_field(L, 1, fn, "slots");
+  if (slots->dtype != CL_U32 || slots->k != 1 || !cl_device_same(&slots->device->dev, dev))
+    return luaL_error(L, "%s: 'slots' must be a u32 field on %s", fn, dev->name);
+  double last, most = -1;
+  cl_error err;
+  if (cl_field_reduce(offsets, CL_REDUCE_MAX, -1, &last, &err) != CL_OK ||
+      (slots->n && cl_field_reduce(slots, CL_REDUCE_MAX, -1, &most, &err) != CL_OK))
+    return cl_lua_fail(L, &err);
+  if (last != (double)slots->n || most >= (double)fe->n)
+    return luaL_error(L, "%s: 'offsets' must end at #slots (%I) and 'slots' name rows of 'fe' (%I)", fn,
+                      (LUAI_UACINT)slots->n, (LUAI_UACINT)fe->n);
+  s->f = f, s->dtype = f->dtype;
+  s->a = (cl_fpm_gather_args){.n = f->n, .rows = fe->n, .offsets = offsets->data, .slots = slots->data,
+                              .fe = fe->data, .f = f->data};
+  cl_lua_stage_init(L, &s->stage, "fpm_gather", run_gather, s, &f->device->dev);
+  return 1;
+}
+
+int cl_lua_open_fpm(lua_State *L) {
+  cl_lua_stage_metatable(L, FPM_STAGE_MT);
+  lua_pop(L, 1);
+  lua_newtable(L);
+  lua_setfield(L, -2, "fpm");
+  lua_getfield(L, -1, "stage");
+  lua_pushcfunction(L, stage_particles);
+  lua_setfield(L, -2, "fpm_particles");
+  lua_pushcfunction(L, stage_beam);
+  lua_setfield(L, -2, "fpm_beam");
+  lua_pushcfunction(L, stage_hex);
+  lua_setfield(L, -2, "fpm_hex");
+  lua_pushcfunction(L, stage_shell);
+  lua_setfield(L, -2, "fpm_shell");
+  lua_pushcfunction(L, stage_pressure);
+  lua_setfield(L, -2, "fpm_pressure");
+  lua_pushcfunction(L, stage_gather);
+  lua_setfield(L, -2, "fpm_gather");
+  lua_pop(L, 1);
+  return 0;
+}
