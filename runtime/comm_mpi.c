@@ -1,0 +1,122 @@
+/* The communicator over MPI (Debian's Open MPI). MPI starts only under a launcher: without
+ * one the job is a single rank and MPI is never initialised (a plain run pays nothing). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "comm.h"
+
+static int started, rank, size = 1;
+static char engine[MPI_MAX_LIBRARY_VERSION_STRING + 32];
+
+/* Open MPI's mpirun, and PMI/PMIx launchers (srun, hydra), leave these in every rank. */
+static int launched_by_mpirun(void) {
+  return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
+}
+
+static void finalize(void) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+static cl_status mpi_failed(cl_error *err, const char *what, int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  return cl_error_set(err, CL_ERR_DEVICE, "%s failed on rank %d: %.*s", what, rank, len, text);
+}
+
+#define MPI_TRY(what, call)                        \
+  do {                                             \
+    int mpi_rc_ = (call);                          \
+    if (mpi_rc_ != MPI_SUCCESS) return mpi_failed(err, what, mpi_rc_); \
+  } while (0)
+
+cl_status cl_comm_init(cl_error *err) {
+  if (started) return CL_OK;
+  started = 1;
+  int len = 0;
+  MPI_Get_library_version(engine, &len);
+  engine[strcspn(engine, ",\n")] = '\0'; /* "Open MPI v4.1.4" */
+  if (!launched_by_mpirun()) {
+    strcat(engine, " (not launched by mpirun: one rank)");
+    return CL_OK;
+  }
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    MPI_TRY("MPI_Init", MPI_Init(NULL, NULL));
+    atexit(finalize);
+  }
+  /* errors come back as codes and become cl_errors, not MPI's own abort */
+  MPI_TRY("MPI_Comm_set_errhandler", MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  MPI_TRY("MPI_Comm_rank", MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  MPI_TRY("MPI_Comm_size", MPI_Comm_size(MPI_COMM_WORLD, &size));
+  return CL_OK;
+}
+
+int cl_comm_rank(void) { return rank; }
+int cl_comm_size(void) { return size; }
+const char *cl_comm_engine(void) { return started ? engine : "MPI (not started)"; }
+
+cl_status cl_comm_barrier(cl_error *err) {
+  if (size == 1) return CL_OK;
+  MPI_TRY("MPI_Barrier", MPI_Barrier(MPI_COMM_WORLD));
+  return CL_OK;
+}
+
+static cl_status check_count(size_t count, const char *fn, cl_error *err) {
+  if (count > INT_MAX) return cl_error_set(err, CL_ERR_ARG, "%s: %zu values is more than MPI's int count", fn, count);
+  return CL_OK;
+}
+
+cl_status cl_comm_allreduce(double *values, size_t count, cl_comm_op op, cl_error *err) {
+  if (size == 1 || count == 0) return CL_OK;
+  CL_TRY(check_count(count, "cl_comm_allreduce", err));
+  MPI_Op ops[] = {MPI_SUM, MPI_MIN, MPI_MAX};
+  MPI_TRY("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, values, (int)count, MPI_DOUBLE, ops[op], MPI_COMM_WORLD));
+  return CL_OK;
+}
+
+cl_status cl_comm_gather(const double *send, size_t count, double *recv, int root, cl_error *err) {
+  if (root < 0 || root >= size) return cl_error_set(err, CL_ERR_ARG, "cl_comm_gather: root %d is not a rank (0..%d)", root, size - 1);
+  if (size == 1) {
+    if (count) memcpy(recv, send, count * sizeof *send);
+    return CL_OK;
+  }
+  CL_TRY(check_count(count * (size_t)size, "cl_comm_gather", err));
+  MPI_TRY("MPI_Gather", MPI_Gather(send, (int)count, MPI_DOUBLE, recv, (int)count, MPI_DOUBLE, root, MPI_COMM_WORLD));
+  return CL_OK;
+}
+
+cl_status cl_comm_exchange(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
+                           void *const *recv, const size_t *recv_bytes, cl_error *err) {
+  if (npeers == 0) return CL_OK;
+  for (int p = 0; p < npeers; p++)
+    if (send_bytes[p] > INT_MAX || recv_bytes[p] > INT_MAX)
+      return cl_error_set(err, CL_ERR_ARG, "cl_comm_exchange: a message of more than %d bytes with rank %d", INT_MAX, peers[p]);
+  MPI_Request *requests = malloc(2 * (size_t)npeers * sizeof *requests);
+  if (!requests) return cl_error_set(err, CL_ERR_OOM, "cl_comm_exchange: no memory for %d requests", 2 * npeers);
+  /* receives posted first, so that no send waits for its match */
+  int posted = 0, rc = MPI_SUCCESS;
+  for (int p = 0; p < npeers && rc == MPI_SUCCESS; p++) {
+    rc = MPI_Irecv(recv[p], (int)recv_bytes[p], MPI_BYTE, peers[p], 0, MPI_COMM_WORLD, &requests[posted]);
+    if (rc == MPI_SUCCESS) posted++;
+  }
+  for (int p = 0; p < npeers && rc == MPI_SUCCESS; p++) {
+    rc = MPI_Isend(send[p], (int)send_bytes[p], MPI_BYTE, peers[p], 0, MPI_COMM_WORLD, &requests[posted]);
+    if (rc == MPI_SUCCESS) posted++;
+  }
+  int wait_rc = MPI_Waitall(posted, requests, MPI_STATUSES_IGNORE);
+  free(requests);
+  if (rc != MPI_SUCCESS) return mpi_failed(err, "cl_comm_exchange: posting a message", rc);
+  if (wait_rc != MPI_SUCCESS) return mpi_failed(err, "cl_comm_exchange: MPI_Waitall", wait_rc);
+  return CL_OK;
+}
+
+void cl_comm_abort(int code) {
+  if (size > 1) MPI_Abort(MPI_COMM_WORLD, code);
+}

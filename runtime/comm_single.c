@@ -1,0 +1,37 @@
+/* The communicator of a build without MPI: one rank; collectives are copies. */
+#include <string.h>
+
+#include "comm.h"
+
+cl_status cl_comm_init(cl_error *err) {
+  (void)err;
+  return CL_OK;
+}
+int cl_comm_rank(void) { return 0; }
+int cl_comm_size(void) { return 1; }
+const char *cl_comm_engine(void) { return "none (built without MPI: one rank)"; }
+
+cl_status cl_comm_barrier(cl_error *err) {
+  (void)err;
+  return CL_OK;
+}
+
+cl_status cl_comm_allreduce(double *values, size_t count, cl_comm_op op, cl_error *err) {
+  (void)values, (void)count, (void)op, (void)err;
+  return CL_OK;
+}
+
+cl_status cl_comm_gather(const double *send, size_t count, double *recv, int root, cl_error *err) {
+  if (root != 0) return cl_error_set(err, CL_ERR_ARG, "cl_comm_gather: root %d is not a rank of a 1-rank job", root);
+  if (count) memcpy(recv, send, count * sizeof *send);
+  return CL_OK;
+}
+
+cl_status cl_comm_exchange(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
+                           void *const *recv, const size_t *recv_bytes, cl_error *err) {
+  (void)peers, (void)send, (void)send_bytes, (void)recv, (void)recv_bytes;
+  if (npeers) return cl_error_set(err, CL_ERR_ARG, "cl_comm_exchange: a 1-rank job has no peers");
+  return CL_OK;
+}
+
+void cl_comm_abort(int code) { (void)code; }
