@@ -20,10 +20,10 @@ int luaopen_cleave(lua_State *L) {
   if (cl_lua_runtime_install(L, NULL, &err) != CL_OK) return cl_lua_fail(L, &err);
   lua_newtable(L);
   int module = lua_gettop(L);
-  cl_lua_open_comm(L);
   cl_lua_open_device(L);
   cl_lua_open_field(L);
   cl_lua_open_pipeline(L);
+  cl_lua_open_comm(L);
   cl_lua_open_io(L);
   cl_lua_open_geom(L);
   cl_lua_open_pd(L);

@@ -30,9 +30,9 @@ static int comm_barrier(lua_State *L) {
 
 /* The numbers of argument 1 (a number, or an array of numbers) in a new buffer; *count of them. */
 static double *numbers(lua_State *L, const char *fn, size_t *count) {
-  if (lua_type(L, 1) == LUA_TNUMBER) *count = 1;
-  else if (lua_istable(L, 1)) *count = (size_t)luaL_len(L, 1);
-  else luaL_error(L, "%s: give a number or an array of numbers (got %s)", fn, luaL_typename(L, 1));
+  *count = 1;
+  if (lua_istable(L, 1)) *count = (size_t)luaL_len(L, 1);
+  else if (lua_type(L, 1) != LUA_TNUMBER) luaL_error(L, "%s: give a number or an array of numbers (got %s)", fn, luaL_typename(L, 1));
   double *v = lua_newuserdatauv(L, (*count ? *count : 1) * sizeof *v, 0); /* freed with the stack */
   if (lua_type(L, 1) == LUA_TNUMBER) {
     v[0] = lua_tonumber(L, 1);
@@ -91,6 +91,9 @@ static int comm_gather(lua_State *L) {
   return 1;
 }
 
+void cl_lua_open_halo(lua_State *L); /* l_halo.c */
+
+/* Registers cl.comm (and, through l_halo.c, cl.comm.partition and cl.stage.halo): after cl.stage. */
 int cl_lua_open_comm(lua_State *L) {
   cl_error err;
   if (cl_comm_init(&err) != CL_OK) return cl_lua_fail(L, &err);
@@ -98,6 +101,7 @@ int cl_lua_open_comm(lua_State *L) {
                            {"barrier", comm_barrier}, {"sum", comm_sum}, {"min", comm_min},
                            {"max", comm_max}, {"gather", comm_gather}, {NULL, NULL}};
   luaL_newlib(L, comm);
+  cl_lua_open_halo(L);
   lua_setfield(L, -2, "comm");
   return 0;
 }
