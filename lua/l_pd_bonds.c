@@ -181,21 +181,33 @@ static void view_store(lua_State *L, bond_view *v) {
 
 /* bonds:broken() -> number of broken bonds, each counted once (half the broken entries). A lattice
  * sets bits only for bonds between points, so it counts its state bits: 4 B per point to copy
- * instead of the whole view (this runs at every history row of a run). */
+ * instead of the whole view (this runs at every history row of a run).
+ * bonds:broken(rows) -> the broken entries of the first `rows` points (a partitioned body's owned
+ * points: every bond's entry of each end is counted, so a sum over the ranks counts each bond twice). */
 static int bonds_broken(lua_State *L) {
   cl_lua_bonds *b = cl_lua_check_bonds(L, 1);
+  int whole = lua_isnoneornil(L, 2);
+  lua_Integer rows = whole ? (lua_Integer)b->n : luaL_checkinteger(L, 2);
+  if (rows < 0 || (size_t)rows > b->n)
+    return luaL_error(L, "bonds:broken: 'rows' must be between 0 and %I (the points), got %I", (LUAI_UACINT)b->n, (LUAI_UACINT)rows);
+  size_t broken = 0;
   if (!b->lattice) {
     bond_view v;
     view_open(L, b, &v);
-    lua_pushinteger(L, (lua_Integer)(view_each(&v, NULL, NULL) / 2));
-    return 1;
-  }
-  size_t words = state_words(b), broken = 0;
-  uint32_t *state = host_buffer(L, words, sizeof *state);
-  download(L, &b->device->dev, state, b->l.broken, words * sizeof *state);
+    if (whole) {
+      broken = view_each(&v, NULL, NULL);
+    } else {
+      for (size_t k = 0; k < v.offsets[rows]; k++) broken += (v.entries[k] & CL_PD_BROKEN) != 0;
+    }
+  } else {
+    size_t words = state_words(b);
+    uint32_t *state = host_buffer(L, words, sizeof *state);
+    download(L, &b->device->dev, state, b->l.broken, words * sizeof *state);
+    /* word plane w holds bits w*32.. of every point: point i's word is state[w*n + i] */
 #pragma omp parallel for reduction(+ : broken)
-  for (size_t k = 0; k < words; k++) broken += (size_t)__builtin_popcount(state[k]);
-  lua_pushinteger(L, (lua_Integer)(broken / 2));
+    for (size_t k = 0; k < words; k++) broken += (k % b->n < (size_t)rows) * (size_t)__builtin_popcount(state[k]);
+  }
+  lua_pushinteger(L, (lua_Integer)(whole ? broken / 2 : broken));
   return 1;
 }
 

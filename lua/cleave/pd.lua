@@ -162,14 +162,31 @@ end
 local body_mt = {}
 body_mt.__index = body_mt
 body_mt.__tostring = function(b)
-  return string.format("pd.body<%dD%s, %d points, %d bonds, dx = %g, delta = %g (%.3f dx), %s on %s>",
+  local part = b.plan and string.format(", rank %d of %d: %d owned + %d ghost points of %d", b.plan.rank,
+    b.plan.parts, b.owned, b.n - b.owned, b.global_n) or ""
+  return string.format("pd.body<%dD%s, %d points, %d bonds, dx = %g, delta = %g (%.3f dx), %s on %s%s>",
     b.dim, b.dim == 2 and (" plane " .. b.plane) or "", b.n, b.bonds.count, b.dx, b.delta, b.delta / b.dx,
-    b.precision, b.x.device)
+    b.precision, b.x.device, part)
 end
 
 local body_keys = { shape = true, points = true, dx = true, horizon = true, delta = true, dim = true,
   plane = true, thickness = true, precision = true, material = true, partial_volume = true,
-  surface_correction = true, kernel = true, reorder = true, layout = true, law = true }
+  surface_correction = true, kernel = true, reorder = true, layout = true, law = true, partition = true }
+
+-- Under mpirun with several ranks a body is partitioned (docs/scale-out.md): this rank keeps the
+-- points it owns (recursive coordinate bisection balanced by bonds) and, as ghosts, those of other
+-- ranks within a horizon of them. Local rows: owned points in the global (Morton) order, then the
+-- ghosts. Each rank computes the forces of its own points from their whole family (owner
+-- computes: no force is summed across ranks); a halo stage refreshes the ghosts' displacements
+-- before every force evaluation. Returns the local x (and volume) and the plan.
+local function partition(x, volume, delta, dx, layout)
+  local counts = pd.bonds { x = x, delta = delta, layout = layout, dx = dx }:counts():convert("f64")
+  local plan = cl.comm.partition { x = x, weights = counts, reach = delta }
+  counts = nil
+  local global = plan.global
+  if type(volume) ~= "number" then volume = pd.gather(volume, global) end
+  return pd.gather(x, global), volume, plan
+end
 
 --- cleave.pd.body{ shape = | points = "file", dx =, horizon = 3.015 (in dx) | delta = (metres),
 ---   dim = 2, plane = "stress", thickness = 1, precision = "f64", material = cleave.pd.pmb{...},
@@ -252,6 +269,8 @@ function pd.body(args)
     x = pd.gather(x, order)
     if type(volume) ~= "number" then volume = pd.gather(volume, order) end
   end
+  local global_n, plan = x.n, nil
+  if cl.comm.size() > 1 and args.partition ~= false then x, volume, plan = partition(x, volume, delta, dx, layout) end
   collectgarbage() -- the reordering's temporaries hold device memory the body needs
   local n = x.n
   local b = setmetatable({
@@ -265,6 +284,7 @@ function pd.body(args)
     s0 = material.s0 or (material.G0 and critical_stretch(dim, plane, material.E, material.G0, delta)) or 0,
     partial_volume = args.partial_volume ~= false, law = args.law,
     constraints = {}, body_load = nil,
+    plan = plan, owned = plan and plan.owned or n, global_n = global_n,
   }, body_mt)
   b.bonds = pd.bonds { x = x, delta = delta, layout = layout, dx = dx }
   if b.law then b:allocate_law_state() end
@@ -308,7 +328,47 @@ function body_mt:surface_factors()
   end)
   self.u:fill(0)
   self.a:fill(0)
+  -- a ghost misses part of its family here: its factors (which its bonds with owned points use) come from its owner
+  if self.plan then self:halo(factors):run() end
   return factors
+end
+
+--- body:halo(field) -> the stage that copies the ghost rows of a field of a partitioned body
+--- from their owners (cl.stage.halo)
+function body_mt:halo(field) return cl.stage.halo { field = field, plan = self.plan } end
+
+-- The rows of the points this rank owns (all of them when the body is not partitioned).
+local function owned_rows(self, field)
+  if not self.plan then return field end
+  self.owned_order = self.owned_order or cl.field { data = (function()
+    local t = {}
+    for i = 1, self.owned do t[i] = i - 1 end
+    return t
+  end)(), dtype = "u32" }
+  return pd.gather(field, self.owned_order)
+end
+
+-- value combined over the ranks of a partitioned body (op: "sum", "min", "max")
+local function over_ranks(self, op, value)
+  if not self.plan then return value end
+  return cl.comm[op](value)
+end
+
+--- body:broken_bonds() -> the number of broken bonds of the whole body (over all ranks)
+function body_mt:broken_bonds()
+  if not self.plan then return self.bonds:broken() end
+  return math.tointeger(cl.comm.sum(self.bonds:broken(self.owned)) // 2)
+end
+
+--- body:max_damage() -> the largest damage of the whole body (over all ranks)
+function body_mt:max_damage() return over_ranks(self, "max", owned_rows(self, self.damage):max()) end
+
+-- Refuses what a partitioned body cannot do yet (docs/scale-out.md), naming it.
+local function single_rank_only(self, what, level)
+  if self.plan then
+    error(string.format("%s: not yet available for a body partitioned over %d ranks; run on one rank " ..
+      "(without mpirun) or give cleave.pd.body{ partition = false }", what, self.plan.parts), level + 1)
+  end
 end
 
 --- body:select(where [, params]) -> u32 field of the 1-based rows of the points in the region
@@ -328,7 +388,7 @@ function body_mt:select(where, params, fn, level)
       if flag ~= 0 then rows[#rows + 1] = i end
     end
   end
-  if #rows == 0 then
+  if over_ranks(self, "sum", #rows) == 0 then
     error(string.format("%s: the region %s holds no points of the body", fn,
       type(where) == "string" and ("'" .. where .. "'") or "(function)"), level)
   end
@@ -340,7 +400,9 @@ end
 function body_mt:precrack(geometry)
   if type(geometry) ~= "table" then error("body:precrack: give a segment {{x1, y1}, {x2, y2}} or a rectangle", 2) end
   local lo, hi = {}, {}
-  for c = 1, self.dim do lo[c], hi[c] = self.x:min(c) - self.delta, self.x:max(c) + self.delta end
+  for c = 1, self.dim do
+    lo[c], hi[c] = over_ranks(self, "min", self.x:min(c)) - self.delta, over_ranks(self, "max", self.x:max(c)) + self.delta
+  end
   for _, p in ipairs(geometry) do
     for c = 1, self.dim do
       if type(p[c]) == "number" and self.dim == 2 and (p[c] < lo[c] or p[c] > hi[c]) then
@@ -349,7 +411,14 @@ function body_mt:precrack(geometry)
       end
     end
   end
-  local cut = self.bonds:cut(geometry)
+  local cut
+  if self.plan then
+    local before = self:broken_bonds()
+    self.bonds:cut(geometry)
+    cut = self:broken_bonds() - before
+  else
+    cut = self.bonds:cut(geometry)
+  end
   if cut == 0 then error("body:precrack: the crack crosses no bond of the body", 2) end
   return cut
 end
@@ -469,7 +538,8 @@ end
 
 --- Stable time step (Silling & Askari 2005): dt < sqrt(2 rho / (c max_i S_i)).
 function body_mt:stable_dt()
-  return math.sqrt(2 * self.material.rho / (self.c * self:stiffness():max()))
+  -- a ghost's sum misses bonds, so the largest local sum is an owned point's (or below the owner's)
+  return math.sqrt(2 * self.material.rho / (self.c * over_ranks(self, "max", self:stiffness():max())))
 end
 
 --- Strain and kinetic energy of the body (J; per unit thickness times thickness in 2D). With a
@@ -482,14 +552,15 @@ function body_mt:energy()
   self.energy_a = self.energy_a or cl.field { n = self.n, k = self.dim, dtype = self.precision }
   self:force_stage { energy = energy, break_bonds = false, a = self.energy_a }:run()
   local strain, kinetic
+  energy = owned_rows(self, energy) -- a ghost's energy is its owner's to count
   if type(self.volume) == "number" then
     strain = energy:sum() * self.volume
-    kinetic = 0.5 * self.material.rho * self.volume * self.v:norm() ^ 2
+    kinetic = 0.5 * self.material.rho * self.volume * owned_rows(self, self.v):norm() ^ 2
   else
-    strain = cl.dot(energy, self.volume)
+    strain = cl.dot(energy, owned_rows(self, self.volume))
     local v2 = 0
     local vt, vol = self.v:to_table(), self.volume:to_table()
-    for i = 1, self.n do
+    for i = 1, self.owned do
       local s = 0
       for c = 1, self.dim do s = s + vt[i][c] ^ 2 end
       v2 = v2 + s * vol[i]
@@ -497,6 +568,7 @@ function body_mt:energy()
     kinetic = 0.5 * self.material.rho * v2
   end
   if self.law then strain = 0 / 0 end
+  if self.plan then strain, kinetic = table.unpack(cl.comm.sum { strain, kinetic }) end
   return strain, kinetic
 end
 
@@ -564,6 +636,7 @@ pd.body_mt = body_mt
 function body_mt:reaction(args)
   local fn = "body:reaction"
   cl.check_args(fn, args, { where = true, params = true, name = true })
+  single_rank_only(self, fn, 2)
   if self.has_run then
     error(fn .. ": define reactions before the body's run (cl.explicit) is made: the run records those it found", 2)
   end
@@ -646,6 +719,7 @@ local function step_pipeline(body, dt)
     end
   end
   for _, stage in ipairs(body:load_stages()) do add(stage) end
+  if body.plan then add(body:halo(body.u)) end -- the ghosts' displacements, for the owned points' bonds
   add(body:force_stage())
   if body.reactions then add(body:reaction_stage()) end -- before the constraints zero a
   body.has_run = true -- a reaction made later would not be in this pipeline: body:reaction refuses it
@@ -670,9 +744,14 @@ function cl.explicit(args)
   cl.check_args(fn, args, cl.explicit_run.keys)
   local body = args[1] or args.body
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
+  local out = args.output or {}
+  if out.vtu or out.png or out.checkpoint then
+    single_rank_only(body, fn .. ": output " .. (out.vtu and "vtu" or out.png and "png" or "checkpoint"), 2)
+  end
   local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.8, "this body (Silling & Askari)")
   run.pipeline = step_pipeline(body, run.dt)
   body:set_loads(0)
+  if body.plan then body:halo(body.u):run() end
   body:force_stage():run() -- accelerations of the initial state, for the first kick
   return run
 end
@@ -692,6 +771,7 @@ end
 --- the same body and dt.
 function run_mt:save(path, step)
   local b = self.body
+  single_rank_only(b, "run:save", 2)
   local _, fields = state_fields(b)
   fields.bonds = b.bonds:state()
   cl.io.save_checkpoint { path = path, fields = fields,
@@ -699,8 +779,9 @@ function run_mt:save(path, step)
 end
 
 function run_mt:restore(path)
-  local fields, values = cl.io.load_checkpoint(path)
   local b = self.body
+  single_rank_only(b, "run:restore", 2)
+  local fields, values = cl.io.load_checkpoint(path)
   if values.n ~= b.n or values.bonds ~= b.bonds.entries or values.dt ~= self.dt then
     error(string.format("run:restore: checkpoint '%s' was written for %s points, %s bond entries, dt = %s; this run has %d, %d, %g",
       path, tostring(values.n), tostring(values.bonds), tostring(values.dt), b.n, b.bonds.entries, self.dt), 2)
@@ -726,10 +807,14 @@ function run_mt:write(step, t)
   if out.csv then
     local columns = { "step", "t", "strain_energy", "kinetic_energy", "total_energy", "broken_bonds", "max_damage" }
     for _, c in ipairs(cl.explicit_run.reaction_columns(b)) do columns[#columns + 1] = c end
-    self.history = self.history or cl.io.csv { path = out.csv, columns = columns }
+    -- every rank takes part in the reductions; rank 0 writes the file
     local strain, kinetic = b:energy()
-    self.history:row(cl.explicit_run.reaction_values(b,
-      { step, t, strain, kinetic, strain + kinetic, b.bonds:broken(), b.damage:max() }))
+    local values = cl.explicit_run.reaction_values(b,
+      { step, t, strain, kinetic, strain + kinetic, b:broken_bonds(), b:max_damage() })
+    if cl.comm.rank() == 0 then
+      self.history = self.history or cl.io.csv { path = out.csv, columns = columns }
+      self.history:row(values)
+    end
   end
 end
 
@@ -867,6 +952,7 @@ end
 --- points: how many were fitted.
 function pd.crack_angles(body, tips, opts)
   opts = opts or {}
+  single_rank_only(body, "cleave.pd.crack_angles", 2)
   local threshold, from, to = opts.threshold or 0.4, opts.from or 3 * body.delta, opts.to or 40 * body.delta
   local xs, damage = body.x:to_table(), body.damage:to_table()
   local result = {}
@@ -901,6 +987,7 @@ function pd.relax(args)
   cl.check_args(fn, args, { [1] = true, body = true, steps = true, tolerance = true, check = true })
   local body = args[1] or args.body
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
+  single_rank_only(body, fn, 2)
   local steps = args.steps and cl.positive_integer(fn, args, "steps", 1) or 20000
   local tolerance = args.tolerance and cl.positive_number(fn, args, "tolerance") or 1e-5
   local check = args.check and cl.positive_integer(fn, args, "check", 1) or 100
