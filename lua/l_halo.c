@@ -121,7 +121,7 @@ typedef struct halo_stage {
   cl_field *field;
   plan_ud *plan;
   cl_field *packed;          /* the rows to send, peer by peer, each peer's k components in turn */
-  unsigned char *out, *in;   /* host buffers of what is sent and received (same layout) */
+  unsigned char *out, *in;   /* host buffers of what is sent and received (same layout): pinned on cuda */
   void **send, **recv;       /* per peer: pointers into out and in */
   size_t *send_bytes, *recv_bytes;
   int *peers;
@@ -153,6 +153,16 @@ static cl_status run_halo(void *data, long step, double t, cl_error *err) {
   }
   cl_field_touch(f);
   return CL_OK;
+}
+
+static int halo_gc(lua_State *L) {
+  halo_stage *s = luaL_checkudata(L, 1, HALO_STAGE_MT);
+  if (s->field) {
+    cl_device *d = &s->field->device->dev; /* the field, kept by the stage's arguments, outlives it */
+    d->host_release(d, s->out), d->host_release(d, s->in);
+  }
+  s->out = s->in = NULL;
+  return 0;
 }
 
 static void *stage_buffer(lua_State *L, int stage, const char *name, size_t bytes) {
@@ -196,8 +206,10 @@ static int stage_halo(lua_State *L) {
   lua_insert(L, -2);
   lua_setfield(L, -2, "packed");
   lua_pop(L, 1);
-  s->out = stage_buffer(L, stage, "out", h->nsend * row);
-  s->in = stage_buffer(L, stage, "in", ghosts * row);
+  cl_device *d = &f->device->dev;
+  if (d->host_alloc(d, (void **)&s->out, h->nsend * row, &err) != CL_OK ||
+      d->host_alloc(d, (void **)&s->in, ghosts * row, &err) != CL_OK)
+    cl_lua_fail(L, &err); /* __gc releases what was allocated */
   int np = h->npeers ? h->npeers : 1;
   s->send = stage_buffer(L, stage, "send", np * sizeof *s->send);
   s->recv = stage_buffer(L, stage, "recv", np * sizeof *s->recv);
@@ -222,6 +234,7 @@ void cl_lua_open_halo(lua_State *L) {
   lua_pushcfunction(L, plan_tostring), lua_setfield(L, -2, "__tostring");
   lua_pop(L, 1);
   cl_lua_stage_metatable(L, HALO_STAGE_MT);
+  lua_pushcfunction(L, halo_gc), lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
   lua_pushcfunction(L, partition);
   lua_setfield(L, -2, "partition");

@@ -1,12 +1,14 @@
 /* The communicator over MPI (Debian's Open MPI). MPI starts only under a launcher: without
  * one the job is a single rank and MPI is never initialised (a plain run pays nothing). */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
 
 #include "comm.h"
+#include "embedded.h"
 
 static int started, rank, size = 1;
 static char engine[MPI_MAX_LIBRARY_VERSION_STRING + 32];
@@ -35,6 +37,26 @@ static cl_status mpi_failed(cl_error *err, const char *what, int code) {
     if (mpi_rc_ != MPI_SUCCESS) return mpi_failed(err, what, mpi_rc_); \
   } while (0)
 
+static uint64_t fnv(uint64_t h, const char *bytes, size_t n) {
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)bytes[i]) * 1099511628211ull;
+  return h;
+}
+
+/* The ranks must run one cleave: a model partitioned over builds that differ (kernels, defaults)
+ * would not be one model. A 52-bit hash (FNV-1a) of the version, the build time and the kernel
+ * headers (the physics), its max and -min over the ranks. */
+static cl_status check_same_build(cl_error *err) {
+  const char *build = CLEAVE_VERSION " " __DATE__ " " __TIME__;
+  uint64_t h = fnv(1469598103934665603ull, build, strlen(build));
+  for (const cl_embedded_file *e = cl_jit_headers; e->name; e++) h = fnv(h, e->source, e->size);
+  double mine[2] = {(double)(h >> 12), -(double)(h >> 12)};
+  MPI_TRY("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  if (mine[0] != -mine[1])
+    return cl_error_set(err, CL_ERR_UNAVAILABLE, "the %d ranks run different cleave builds (this one: cleave %s): "
+                        "install the same build on every host of the job", size, build);
+  return CL_OK;
+}
+
 cl_status cl_comm_init(cl_error *err) {
   if (started) return CL_OK;
   started = 1;
@@ -55,7 +77,7 @@ cl_status cl_comm_init(cl_error *err) {
   MPI_TRY("MPI_Comm_set_errhandler", MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   MPI_TRY("MPI_Comm_rank", MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   MPI_TRY("MPI_Comm_size", MPI_Comm_size(MPI_COMM_WORLD, &size));
-  return CL_OK;
+  return check_same_build(err);
 }
 
 int cl_comm_rank(void) { return rank; }
@@ -94,7 +116,7 @@ cl_status cl_comm_gather(const double *send, size_t count, double *recv, int roo
 
 cl_status cl_comm_exchange(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
                            void *const *recv, const size_t *recv_bytes, cl_error *err) {
-  if (npeers == 0) return CL_OK;
+  if (npeers <= 0) return CL_OK;
   for (int p = 0; p < npeers; p++)
     if (send_bytes[p] > INT_MAX || recv_bytes[p] > INT_MAX)
       return cl_error_set(err, CL_ERR_ARG, "cl_comm_exchange: a message of more than %d bytes with rank %d", INT_MAX, peers[p]);

@@ -1,10 +1,17 @@
 /* The communicator of a build without MPI: one rank; collectives are copies. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "comm.h"
 
+/* Under mpirun this build would run the whole model once per rank, each believing it is alone. */
 cl_status cl_comm_init(cl_error *err) {
-  (void)err;
+  const char *ranks = getenv("OMPI_COMM_WORLD_SIZE");
+  if (!ranks) ranks = getenv("PMI_SIZE");
+  if (ranks && atoi(ranks) > 1)
+    return cl_error_set(err, CL_ERR_UNAVAILABLE, "this cleave was built without MPI but runs under mpirun with %s "
+                        "ranks: rebuild it with Open MPI (scripts/setup.sh installs libopenmpi-dev; CLEAVE_MPI=ON) "
+                        "or run it without mpirun", ranks);
   return CL_OK;
 }
 int cl_comm_rank(void) { return 0; }

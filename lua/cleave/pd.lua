@@ -614,9 +614,9 @@ function body_mt:force_density()
   return self.force_density_field
 end
 
---- A mesh table for output: the points as VTK vertices.
+--- A mesh table for output: the points as VTK vertices (a partitioned body's owned points).
 function body_mt:mesh()
-  local coords = self.x
+  local coords = owned_rows(self, self.x)
   if self.precision ~= "f64" then coords = coords:convert("f64") end
   return { x = coords }
 end
@@ -745,8 +745,8 @@ function cl.explicit(args)
   local body = args[1] or args.body
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
   local out = args.output or {}
-  if out.vtu or out.png or out.checkpoint then
-    single_rank_only(body, fn .. ": output " .. (out.vtu and "vtu" or out.png and "png" or "checkpoint"), 2)
+  if out.png or out.checkpoint then
+    single_rank_only(body, fn .. ": output " .. (out.png and "png" or "checkpoint"), 2)
   end
   local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.8, "this body (Silling & Askari)")
   run.pipeline = step_pipeline(body, run.dt)
@@ -802,7 +802,9 @@ function run_mt:write(step, t)
     for _, name in ipairs(b.law and b.law.state_names or {}) do
       data["law_" .. name .. "_max"] = b.bonds:point_max(b.law_state[name]) -- per bond: each point's largest
     end
-    self.series:write { time = t, mesh = self.mesh, point_data = data }
+    -- a partitioned body: each rank its owned points as a piece of a .pvtu (rank 0 writes the .pvtu and .pvd)
+    for name, field in pairs(data) do data[name] = owned_rows(b, field) end
+    self.series:write { time = t, mesh = self.mesh, point_data = data, pieces = b.plan ~= nil }
   end
   if out.csv then
     local columns = { "step", "t", "strain_energy", "kinetic_energy", "total_energy", "broken_bonds", "max_damage" }

@@ -23,7 +23,9 @@ end
 local steps = 400
 local ref, part = plate(false), plate(true)
 local ref_run = cl.explicit { ref, steps = steps, progress = false }
-local run = cl.explicit { part, steps = steps, progress = false, dt = ref_run.dt }
+local out = (os.getenv("CLEAVE_TEST_OUT") or "out/test_mpi_pd") .. "/plate"
+local run = cl.explicit { part, steps = steps, progress = false, dt = ref_run.dt,
+  output = { every = steps / 2, vtu = out, csv = out .. ".csv" } }
 local precracked = ref:broken_bonds()
 ref_run:go()
 run:go()
@@ -62,6 +64,39 @@ if not (dd <= 1e-12) then error(string.format("damage differs from one rank's by
 for _, e in ipairs { { strain, strain_ref, "strain" }, { kinetic, kinetic_ref, "kinetic" } } do
   if not (math.abs(e[1] - e[2]) <= 1e-12 * math.abs(e[2])) then
     error(string.format("%s energy %.17g, one rank %.17g", e[3], e[1], e[2]))
+  end
+end
+
+-- output: the .pvd lists steps 0, 200, 400; on several ranks each is a .pvtu naming a piece per
+-- rank whose points add up to the body's; the CSV's last row holds the reduced broken bonds
+if rank == 0 then
+  local function read(path)
+    local f = assert(io.open(path, "rb"))
+    local text = f:read("a")
+    f:close()
+    return text
+  end
+  local pvd = read(out .. ".pvd")
+  local files = {}
+  for file in pvd:gmatch('file="([^"]+)"') do files[#files + 1] = file end
+  if #files ~= 3 then error(string.format("%s.pvd lists %d data sets, expected 3", out, #files)) end
+  if size > 1 then
+    local dir = out:match("^(.*)/") or "."
+    local pvtu = read(dir .. "/" .. files[3])
+    local points, pieces = 0, 0
+    for piece in pvtu:gmatch('<Piece Source="([^"]+)"') do
+      pieces = pieces + 1
+      points = points + tonumber(read(dir .. "/" .. piece):match('NumberOfPoints="(%d+)"'))
+    end
+    if pieces ~= size or points ~= ref.n then
+      error(string.format("%s: %d pieces of %d points in all; expected %d pieces of %d", files[3], pieces, points, size, ref.n))
+    end
+  end
+  local last = read(out .. ".csv"):match("([^\n]+)\n?$")
+  local columns = {}
+  for v in last:gmatch("[^,]+") do columns[#columns + 1] = tonumber(v) end
+  if columns[1] ~= steps or columns[6] ~= broken_ref then
+    error(string.format("the CSV's last row is step %s with %s broken bonds; expected %d, %d", columns[1], columns[6], steps, broken_ref))
   end
 end
 print("test_mpi_pd: passed")
