@@ -88,6 +88,7 @@ static int plan_index(lua_State *L) {
   else if (strcmp(key, "rank") == 0) lua_pushinteger(L, h->rank);
   else if (strcmp(key, "parts") == 0) lua_pushinteger(L, h->parts);
   else if (strcmp(key, "sent") == 0) lua_pushinteger(L, (lua_Integer)h->nsend);
+  else if (strcmp(key, "points") == 0) lua_pushinteger(L, (lua_Integer)h->points);
   else if (strcmp(key, "global") == 0) {
     cl_field *f;
     cl_error err;
@@ -103,7 +104,7 @@ static int plan_index(lua_State *L) {
       lua_pushinteger(L, (lua_Integer)h->peers[k].send_count), lua_setfield(L, -2, "send");
       lua_rawseti(L, -2, k + 1);
     }
-  } else return luaL_error(L, "halo plan has no field '%s' (owned, n, ghosts, rank, parts, sent, global, peers)", key);
+  } else return luaL_error(L, "halo plan has no field '%s' (owned, n, ghosts, points, rank, parts, sent, global, peers)", key);
   return 1;
 }
 
@@ -111,6 +112,61 @@ static int plan_tostring(lua_State *L) {
   const cl_halo_plan *h = &check_plan(L, 1)->plan;
   lua_pushfstring(L, "halo_plan<rank %d of %d: %I owned, %I ghosts, %d peers>", h->rank, h->parts,
                   (LUAI_UACINT)h->owned, (LUAI_UACINT)(h->local - h->owned), h->npeers);
+  return 1;
+}
+
+/* ---- gathering a body's rows to rank 0 ---------------------------------------- */
+
+/* cl.comm.gather_rows(field, plan [, k]) -> on rank 0 a new field of every point of the partition
+ * (plan's global rows) x k, each row from the rank owning it; nil on the others. The field holds a
+ * row per local point, read as local points x k entries (k defaults to its components: a state of
+ * k words per point stored as one column is read as k per point). Every rank must call it. */
+static int gather_rows(lua_State *L) {
+  const char *fn = "cleave.comm.gather_rows";
+  cl_field *f = cl_lua_check_field(L, 1);
+  plan_ud *p = check_plan(L, 2);
+  const cl_halo_plan *h = &p->plan;
+  lua_Integer k = luaL_optinteger(L, 3, f->k);
+  size_t entries = f->n * (size_t)f->k;
+  if (k < 1 || entries % (size_t)k || entries / (size_t)k != h->local)
+    return luaL_error(L, "%s: the field has %I entries, not %I local points x %I", fn, (LUAI_UACINT)entries,
+                      (LUAI_UACINT)h->local, (LUAI_UACINT)k);
+  size_t elem = cl_dtype_size(f->dtype), owned = h->owned, row = (size_t)k * elem;
+  const char *host;
+  cl_error err;
+  if (cl_field_host(f, (const void **)&host, &err) != CL_OK) return cl_lua_fail(L, &err);
+  char *send = lua_newuserdatauv(L, owned * row + 1, 0);
+  for (lua_Integer c = 0; c < k; c++) memcpy(send + (size_t)c * owned * elem, host + (size_t)c * h->local * elem, owned * elem);
+  int size = cl_comm_size(), rank = cl_comm_rank();
+  double mine = (double)owned, *rows = lua_newuserdatauv(L, (size_t)size * sizeof *rows, 0);
+  if (cl_comm_gather(&mine, 1, rows, 0, &err) != CL_OK) return cl_lua_fail(L, &err);
+  size_t *id_bytes = NULL, *value_bytes = NULL;
+  uint32_t *ids = NULL;
+  char *values = NULL;
+  if (rank == 0) {
+    id_bytes = lua_newuserdatauv(L, 2 * (size_t)size * sizeof *id_bytes, 0), value_bytes = id_bytes + size;
+    for (int r = 0; r < size; r++) id_bytes[r] = (size_t)rows[r] * sizeof *ids, value_bytes[r] = (size_t)rows[r] * row;
+    ids = lua_newuserdatauv(L, h->points * sizeof *ids + 1, 0);
+    values = lua_newuserdatauv(L, h->points * row + 1, 0);
+  }
+  if (cl_comm_gatherv(h->global, owned * sizeof *ids, ids, id_bytes, 0, &err) != CL_OK ||
+      cl_comm_gatherv(send, owned * row, values, value_bytes, 0, &err) != CL_OK)
+    return cl_lua_fail(L, &err);
+  if (rank != 0) return 0;
+  char *out = lua_newuserdatauv(L, h->points * row + 1, 0);
+  size_t at = 0; /* rows of the ranks before r */
+  for (int r = 0; r < size; r++) {
+    size_t n = (size_t)rows[r];
+    const char *from = values + at * row;
+    for (size_t i = 0; i < n; i++)
+      for (lua_Integer c = 0; c < k; c++)
+        memcpy(out + ((size_t)c * h->points + ids[at + i]) * elem, from + ((size_t)c * n + i) * elem, elem);
+    at += n;
+  }
+  cl_field *g;
+  if (cl_field_create(f->device, f->dtype, h->points, (int)k, &g, &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_lua_push_field(L, g);
+  if (h->points && cl_field_upload(g, out, &err) != CL_OK) return cl_lua_fail(L, &err);
   return 1;
 }
 
@@ -238,6 +294,8 @@ void cl_lua_open_halo(lua_State *L) {
   lua_pop(L, 1);
   lua_pushcfunction(L, partition);
   lua_setfield(L, -2, "partition");
+  lua_pushcfunction(L, gather_rows);
+  lua_setfield(L, -2, "gather_rows");
   lua_getfield(L, -2, "stage");
   lua_pushcfunction(L, stage_halo);
   lua_setfield(L, -2, "halo");

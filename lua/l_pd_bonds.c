@@ -239,7 +239,8 @@ static int bonds_counts(lua_State *L) {
 }
 
 /* bonds:state() -> u32 field copy of the bond state (list: entries with their broken flags;
- * lattice: the bits), for checkpoints; bonds:set_state(field) puts such a copy back. */
+ * lattice: the bits), for checkpoints; bonds:set_state(field) puts such a copy back (a lattice's
+ * also as n x words-per-point). */
 static int bonds_state(lua_State *L) {
   cl_lua_bonds *b = cl_lua_check_bonds(L, 1);
   cl_field *f;
@@ -257,7 +258,9 @@ static int bonds_set_state(lua_State *L) {
   cl_lua_bonds *b = cl_lua_check_bonds(L, 1);
   cl_field *f = cl_lua_check_field(L, 2);
   size_t words = state_words(b);
-  if (f->dtype != CL_U32 || f->k != 1 || f->n != words)
+  /* one column as bonds:state() gives it, or rows of the words of each point (a partitioned
+   * body's checkpoint, cl.comm.gather_rows): the same entries in the same order */
+  if (f->dtype != CL_U32 || f->n * (size_t)f->k != words || (f->k != 1 && !b->lattice))
     return luaL_error(L, "bonds:set_state: needs a u32 field of %I entries (got %s, %I x %d): was it saved "
                          "from this body?", (LUAI_UACINT)words, cl_dtype_name(f->dtype), (LUAI_UACINT)f->n, f->k);
   const void *h;
@@ -459,10 +462,11 @@ static int bonds_index(lua_State *L) {
   else if (strcmp(key, "bytes") == 0) lua_pushinteger(L, (lua_Integer)bonds_bytes(b));
   else if (strcmp(key, "layout") == 0) lua_pushstring(L, b->lattice ? "lattice" : "list");
   else if (strcmp(key, "stencil") == 0) b->lattice ? lua_pushinteger(L, (lua_Integer)b->l.nstencil) : lua_pushnil(L);
+  else if (strcmp(key, "words") == 0) b->lattice ? lua_pushinteger(L, (lua_Integer)b->l.words) : lua_pushnil(L);
   else {
     luaL_getmetatable(L, BONDS_MT);
     if (lua_getfield(L, -1, "methods") != LUA_TTABLE || lua_getfield(L, -1, key) == LUA_TNIL)
-      return luaL_error(L, "bonds have no field '%s' (count, entries, n, delta, bytes, layout, stencil, cut, broken, counts, "
+      return luaL_error(L, "bonds have no field '%s' (count, entries, n, delta, bytes, layout, stencil, words, cut, broken, counts, "
                            "stiffness, state, set_state, point_max)", key);
   }
   return 1;

@@ -29,6 +29,9 @@ cl_status cl_comm_barrier(cl_error *err);
 cl_status cl_comm_allreduce(double *values, size_t count, cl_comm_op op, cl_error *err);
 /* recv[r*count + i] := rank r's send[i] on rank `root` (recv may be NULL elsewhere). */
 cl_status cl_comm_gather(const double *send, size_t count, double *recv, int root, cl_error *err);
+/* Bytes of every rank to `root`: rank r's `bytes` land at recv + sum of counts[0..r) there
+ * (counts: every rank's bytes, needed on root only; recv and counts may be NULL elsewhere). */
+cl_status cl_comm_gatherv(const void *send, size_t bytes, void *recv, const size_t *counts, int root, cl_error *err);
 /* Point-to-point exchange with `npeers` ranks: send[p] (send_bytes[p]) goes to peers[p],
  * recv[p] (recv_bytes[p]) comes from it; returns when all have arrived. Host memory. */
 cl_status cl_comm_exchange(int npeers, const int *peers, void *const *send, const size_t *send_bytes,

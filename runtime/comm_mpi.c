@@ -114,6 +114,33 @@ cl_status cl_comm_gather(const double *send, size_t count, double *recv, int roo
   return CL_OK;
 }
 
+cl_status cl_comm_gatherv(const void *send, size_t bytes, void *recv, const size_t *counts, int root, cl_error *err) {
+  if (root < 0 || root >= size) return cl_error_set(err, CL_ERR_ARG, "cl_comm_gatherv: root %d is not a rank (0..%d)", root, size - 1);
+  if (size == 1) {
+    if (bytes) memcpy(recv, send, bytes);
+    return CL_OK;
+  }
+  if (bytes > INT_MAX) return cl_error_set(err, CL_ERR_ARG, "cl_comm_gatherv: %zu bytes from one rank (at most %d)", bytes, INT_MAX);
+  int *ints = NULL, *displs = NULL;
+  if (rank == root) {
+    ints = malloc(2 * (size_t)size * sizeof *ints);
+    if (!ints) return cl_error_set(err, CL_ERR_OOM, "cl_comm_gatherv: no memory for %d counts", size);
+    displs = ints + size;
+    size_t at = 0;
+    for (int r = 0; r < size; r++) {
+      if (counts[r] > INT_MAX || at > INT_MAX) {
+        free(ints);
+        return cl_error_set(err, CL_ERR_ARG, "cl_comm_gatherv: more than %d bytes gathered (MPI's int counts)", INT_MAX);
+      }
+      ints[r] = (int)counts[r], displs[r] = (int)at, at += counts[r];
+    }
+  }
+  int rc = MPI_Gatherv(send, (int)bytes, MPI_BYTE, recv, ints, displs, MPI_BYTE, root, MPI_COMM_WORLD);
+  free(ints);
+  if (rc != MPI_SUCCESS) return mpi_failed(err, "MPI_Gatherv", rc);
+  return CL_OK;
+}
+
 cl_status cl_comm_exchange(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
                            void *const *recv, const size_t *recv_bytes, cl_error *err) {
   if (npeers <= 0) return CL_OK;

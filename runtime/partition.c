@@ -86,7 +86,7 @@ void cl_halo_plan_free(cl_halo_plan *plan) {
 cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner, int parts, int rank,
                             double reach, cl_halo_plan *plan, cl_error *err) {
   memset(plan, 0, sizeof *plan);
-  plan->rank = rank, plan->parts = parts;
+  plan->rank = rank, plan->parts = parts, plan->points = n;
   double *lo = malloc((size_t)parts * 3 * sizeof *lo), *hi = malloc((size_t)parts * 3 * sizeof *hi);
   size_t *recv = calloc((size_t)parts, sizeof *recv), *send = calloc((size_t)parts, sizeof *send);
   uint32_t *local_of = malloc((n ? n : 1) * sizeof *local_of); /* global -> local row of an owned point */

@@ -32,6 +32,7 @@ typedef struct cl_halo_peer {
  * grouped by owning rank (ascending), each group in ascending global index. */
 typedef struct cl_halo_plan {
   int rank, parts;
+  size_t points;         /* all points (of every rank) */
   size_t owned, local;   /* owned rows, owned + ghost rows */
   uint32_t *global;      /* local row -> global index (local entries) */
   uint32_t *send_rows;   /* local rows of owned points, peer by peer, in the order the peer keeps them */

@@ -736,6 +736,24 @@ run_mt.__tostring = function(r)
   return string.format("explicit<%s, dt = %g, step %d of %d, t = %g>", tostring(r.body), r.dt, r.step, r.steps, r.t)
 end
 
+-- A partitioned body's checkpoint is the one-rank checkpoint of the whole body (rows in global
+-- order, gathered to rank 0), so that it restores on any number of ranks, one included. Its bond
+-- state needs the lattice layout, whose state is the same words per point on every rank (a list's
+-- entries name local rows).
+local function check_partitioned_checkpoint(b, fn)
+  if b.plan and b.bonds.layout ~= "lattice" then
+    error(string.format("%s: a checkpoint of a body partitioned over %d ranks needs the lattice layout (a list's " ..
+      "bond entries name each rank's own rows); give layout = \"lattice\" or run on one rank", fn, b.plan.parts), 3)
+  end
+end
+
+-- The bond entries of the whole body (each bond at both ends), over all ranks.
+local function global_entries(b)
+  if not b.plan then return b.bonds.entries end
+  b.entries_global = b.entries_global or math.tointeger(cl.comm.sum(owned_rows(b, b.bonds:counts():convert("f64")):sum()))
+  return b.entries_global
+end
+
 --- cleave.explicit{ body, dt = "auto" | number, steps =, output = { every =, vtu =, csv =,
 ---   png = path or { path =, field = "damage" }, checkpoint = path }, progress = true } -> run; run:go()
 --- With output.checkpoint the state is saved every `every` steps and when Ctrl-C stops the run.
@@ -745,9 +763,8 @@ function cl.explicit(args)
   local body = args[1] or args.body
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
   local out = args.output or {}
-  if out.png or out.checkpoint then
-    single_rank_only(body, fn .. ": output " .. (out.png and "png" or "checkpoint"), 2)
-  end
+  if out.png then single_rank_only(body, fn .. ": output png", 2) end
+  if out.checkpoint then check_partitioned_checkpoint(body, fn .. ": output checkpoint") end
   local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.8, "this body (Silling & Askari)")
   run.pipeline = step_pipeline(body, run.dt)
   body:set_loads(0)
@@ -768,27 +785,42 @@ end
 
 --- run:save(path [, step]): a checkpoint of the body's state (u, v, a, damage, bond states, a
 --- law's state variables) and the run's step; run:restore(path) continues from one written for
---- the same body and dt.
+--- the same body and dt, on any number of ranks.
 function run_mt:save(path, step)
   local b = self.body
-  single_rank_only(b, "run:save", 2)
-  local _, fields = state_fields(b)
+  check_partitioned_checkpoint(b, "run:save")
+  local names, fields = state_fields(b)
   fields.bonds = b.bonds:state()
-  cl.io.save_checkpoint { path = path, fields = fields,
-    values = { step = step or self.step, dt = self.dt, n = b.n, bonds = b.bonds.entries } } -- entries, as always: old checkpoints restore
+  local values = { step = step or self.step, dt = self.dt, n = b.global_n, bonds = global_entries(b) } -- entries, as always: old checkpoints restore
+  if b.plan then
+    -- in the same order on every rank (a gather is collective; pairs' order differs between ranks)
+    for _, name in ipairs(names) do fields[name] = cl.comm.gather_rows(fields[name], b.plan) end -- rank 0: global rows
+    fields.bonds = cl.comm.gather_rows(fields.bonds, b.plan, b.bonds.words)
+    if cl.comm.rank() ~= 0 then return end
+  end
+  cl.io.save_checkpoint { path = path, fields = fields, values = values }
 end
 
 function run_mt:restore(path)
   local b = self.body
-  single_rank_only(b, "run:restore", 2)
+  check_partitioned_checkpoint(b, "run:restore")
   local fields, values = cl.io.load_checkpoint(path)
-  if values.n ~= b.n or values.bonds ~= b.bonds.entries or values.dt ~= self.dt then
+  local entries = global_entries(b)
+  if values.n ~= b.global_n or values.bonds ~= entries or values.dt ~= self.dt then
     error(string.format("run:restore: checkpoint '%s' was written for %s points, %s bond entries, dt = %s; this run has %d, %d, %g",
-      path, tostring(values.n), tostring(values.bonds), tostring(values.dt), b.n, b.bonds.entries, self.dt), 2)
+      path, tostring(values.n), tostring(values.bonds), tostring(values.dt), b.global_n, entries, self.dt), 2)
   end
   local names, mine = state_fields(b)
+  local bonds = fields.bonds
+  if b.plan then -- this rank's rows (owned and ghosts) of the whole body's
+    local global = b.plan.global
+    for _, name in ipairs(names) do
+      if fields[name] then fields[name] = pd.gather(fields[name], global) end
+    end
+    if bonds then bonds = pd.gather(bonds, global, b.bonds.words) end
+  end
   cl.explicit_run.restore_fields(self, path, fields, values, mine, names)
-  b.bonds:set_state(fields.bonds:copy(b.x.device))
+  b.bonds:set_state(bonds:copy(b.x.device))
 end
 
 -- Writes the outputs due at this step.
