@@ -195,8 +195,8 @@ static cl_status run_halo(void *data, long step, double t, cl_error *err) {
   for (int p = 0; p < h->npeers; p++) {
     const cl_halo_peer *peer = &h->peers[p];
     if (peer->send_count)
-      CL_TRY(cl_pd_gather_rows(d, f->dtype, f->n, peer->send_count, f->k, f->data, rows + peer->send_offset,
-                               packed + peer->send_offset * k * elem, err));
+      CL_TRY(cl_pd_gather_rows_trusted(d, f->dtype, f->n, peer->send_count, f->k, f->data, rows + peer->send_offset,
+                                       packed + peer->send_offset * k * elem, err)); /* rows < owned: the plan's */
   }
   if (h->nsend) CL_TRY(d->to_host(d, s->out, packed, h->nsend * k * elem, err));
   CL_TRY(cl_comm_exchange(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err));
