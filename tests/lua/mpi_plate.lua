@@ -1,15 +1,15 @@
 -- The model of the MPI tests (test_mpi_pd.lua, test_mpi_restart.lua): a notched plate pulled
 -- apart at 5 m/s on its top and bottom edges, 80 x 40 points, whose notch tip breaks within the
 -- steps run (breaking starts near step 150). partition = false builds the whole body on every rank
--- (the one-rank reference).
+-- (the one-rank reference); layout: the bonds' ("lattice", the default, or "list").
 local cl = require "cleave"
 
 local M = { dx = 0.5e-3, L = 0.04, H = 0.02 }
 
-function M.plate(partition)
+function M.plate(partition, layout)
   local dx, L, H = M.dx, M.L, M.H
   local b = cl.pd.body { shape = cl.geom.rect { 0, L, 0, H }, dx = dx, precision = "f64", thickness = 1e-3,
-    material = cl.pd.pmb { E = 192e9, rho = 8000, G0 = 500 }, partition = partition }
+    material = cl.pd.pmb { E = 192e9, rho = 8000, G0 = 500 }, partition = partition, layout = layout }
   b:precrack { { 0, H / 2 }, { L / 2, H / 2 } }
   b:velocity { where = function(_, y) return y > H - 3 * dx end, vy = 5 }
   b:velocity { where = function(_, y) return y < 3 * dx end, vy = -5 }
