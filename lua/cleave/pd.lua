@@ -363,6 +363,20 @@ end
 --- body:max_damage() -> the largest damage of the whole body (over all ranks)
 function body_mt:max_damage() return over_ranks(self, "max", owned_rows(self, self.damage):max()) end
 
+--- body:owned(field) -> the rows of a field (one per local point) of the points this rank owns: a
+--- copy on a partitioned body, the field itself otherwise
+function body_mt:owned(field) return owned_rows(self, field) end
+
+--- body:min(field [, c]), body:max, body:sum, body:norm: the field's reduction (as f:min(c) ...) over
+--- the whole body, on every rank: a partitioned body's owned rows, combined over the ranks
+function body_mt:min(field, c) return over_ranks(self, "min", owned_rows(self, field):min(c)) end
+function body_mt:max(field, c) return over_ranks(self, "max", owned_rows(self, field):max(c)) end
+function body_mt:sum(field, c) return over_ranks(self, "sum", owned_rows(self, field):sum(c)) end
+function body_mt:norm(field, c)
+  if not self.plan then return field:norm(c) end
+  return math.sqrt(cl.comm.sum(owned_rows(self, field):norm(c) ^ 2))
+end
+
 -- Refuses what a partitioned body cannot do yet (docs/scale-out.md), naming it.
 local function single_rank_only(self, what, level)
   if self.plan then

@@ -25,6 +25,14 @@ local diff = model.compare(part, ref)
 local du, dd = diff.u, diff.damage
 local owned = cl.comm.sum(part.owned)
 local broken_ref, broken = ref:broken_bonds(), part:broken_bonds()
+-- reductions of any field over the whole body (max, min, sum: the same values; norm: round-off)
+local reduced = { part:max(part.u, 2), part:min(part.u, 2), part:sum(part.damage), part:norm(part.v) }
+local expected = { ref.u:max(2), ref.u:min(2), ref.damage:sum(), ref.v:norm() }
+for k, what in ipairs { "max u_y", "min u_y", "sum of damage", "norm of v" } do
+  if not (math.abs(reduced[k] - expected[k]) <= 1e-12 * math.abs(expected[k])) then
+    error(string.format("body reduction %s: %.17g, one rank %.17g", what, reduced[k], expected[k]))
+  end
+end
 local strain_ref, kinetic_ref = ref:energy()
 local strain, kinetic = part:energy()
 
