@@ -777,7 +777,6 @@ function cl.explicit(args)
   local body = args[1] or args.body
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
   local out = args.output or {}
-  if out.png then single_rank_only(body, fn .. ": output png", 2) end
   if out.checkpoint then check_partitioned_checkpoint(body, fn .. ": output checkpoint") end
   local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.8, "this body (Silling & Askari)")
   run.pipeline = step_pipeline(body, run.dt)
@@ -895,8 +894,17 @@ end
 function run_mt:png(spec)
   local path, field = spec, "damage"
   if type(spec) == "table" then path, field = spec.path, spec.field or "damage" end
-  cl.io.png { path = path, mesh = self.body:mesh(), field = self.body[field], title = field,
-    component = self.body[field].k > 1 and "magnitude" or 1 }
+  local b = self.body
+  local mesh, values = nil, b[field]
+  if b.plan then -- one picture of the whole body, drawn by rank 0 from every rank's own points
+    local x = cl.comm.gather_rows(b.x, b.plan)
+    values = cl.comm.gather_rows(values, b.plan)
+    if cl.comm.rank() ~= 0 then return end
+    mesh = { x = b.precision == "f64" and x or x:convert("f64") }
+  else
+    mesh = b:mesh()
+  end
+  cl.io.png { path = path, mesh = mesh, field = values, title = field, component = values.k > 1 and "magnitude" or 1 }
 end
 
 -- The damaged points (damage >= threshold) on a tip's side, in the tip's frame with the side turned

@@ -16,7 +16,7 @@ local ref, part = plate(false), plate(true)
 local ref_run = cl.explicit { ref, steps = steps, progress = false }
 local out = (os.getenv("CLEAVE_TEST_OUT") or "out/test_mpi_pd") .. "/plate"
 local run = cl.explicit { part, steps = steps, progress = false, dt = ref_run.dt,
-  output = { every = steps / 2, vtu = out, csv = out .. ".csv" } }
+  output = { every = steps / 2, vtu = out, csv = out .. ".csv", png = out .. ".png" } }
 local precracked = ref:broken_bonds()
 ref_run:go()
 run:go()
@@ -82,6 +82,8 @@ if rank == 0 then
       error(string.format("%s: %d pieces of %d points in all; expected %d pieces of %d", files[3], pieces, points, size, ref.n))
     end
   end
+  -- the picture of the whole body, drawn by rank 0 (PNG signature)
+  if read(out .. ".png"):sub(1, 8) ~= "\137PNG\r\n\26\n" then error(out .. ".png is not a PNG file") end
   local last = read(out .. ".csv"):match("([^\n]+)\n?$")
   local columns = {}
   for v in last:gmatch("[^,]+") do columns[#columns + 1] = tonumber(v) end
