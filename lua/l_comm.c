@@ -75,6 +75,16 @@ static int comm_sum(lua_State *L) { return reduce(L, CL_COMM_SUM, "cleave.comm.s
 static int comm_min(lua_State *L) { return reduce(L, CL_COMM_MIN, "cleave.comm.min"); }
 static int comm_max(lua_State *L) { return reduce(L, CL_COMM_MAX, "cleave.comm.max"); }
 
+/* cl.comm.broadcast(x) -> rank 0's x (a number, or an array of as many numbers on every rank) */
+static int comm_broadcast(lua_State *L) {
+  size_t count;
+  double *v = numbers(L, "cleave.comm.broadcast", &count);
+  cl_error err;
+  if (cl_comm_broadcast(v, count, 0, &err) != CL_OK) return cl_lua_fail(L, &err);
+  push_numbers(L, v, count);
+  return 1;
+}
+
 /* cl.comm.gather(x) -> on rank 0 an array with every rank's number x (rank r at r + 1); nil elsewhere */
 static int comm_gather(lua_State *L) {
   double x = luaL_checknumber(L, 1);
@@ -99,7 +109,7 @@ int cl_lua_open_comm(lua_State *L) {
   if (cl_comm_init(&err) != CL_OK) return cl_lua_fail(L, &err);
   const luaL_Reg comm[] = {{"rank", comm_rank}, {"size", comm_size}, {"engine", comm_engine},
                            {"barrier", comm_barrier}, {"sum", comm_sum}, {"min", comm_min},
-                           {"max", comm_max}, {"gather", comm_gather}, {NULL, NULL}};
+                           {"max", comm_max}, {"gather", comm_gather}, {"broadcast", comm_broadcast}, {NULL, NULL}};
   luaL_newlib(L, comm);
   cl_lua_open_halo(L);
   lua_setfield(L, -2, "comm");

@@ -27,6 +27,8 @@ cl_status cl_comm_barrier(cl_error *err);
 /* values[0..count) := op over every rank's values, in place, on every rank. Sums of doubles
  * are added in rank order by MPI; a sum of counts below 2^53 is exact. */
 cl_status cl_comm_allreduce(double *values, size_t count, cl_comm_op op, cl_error *err);
+/* values[0..count) := root's, on every rank. */
+cl_status cl_comm_broadcast(double *values, size_t count, int root, cl_error *err);
 /* recv[r*count + i] := rank r's send[i] on rank `root` (recv may be NULL elsewhere). */
 cl_status cl_comm_gather(const double *send, size_t count, double *recv, int root, cl_error *err);
 /* Bytes of every rank to `root`: rank r's `bytes` land at recv + sum of counts[0..r) there

@@ -103,6 +103,14 @@ cl_status cl_comm_allreduce(double *values, size_t count, cl_comm_op op, cl_erro
   return CL_OK;
 }
 
+cl_status cl_comm_broadcast(double *values, size_t count, int root, cl_error *err) {
+  if (root < 0 || root >= size) return cl_error_set(err, CL_ERR_ARG, "cl_comm_broadcast: root %d is not a rank (0..%d)", root, size - 1);
+  if (size == 1 || count == 0) return CL_OK;
+  CL_TRY(check_count(count, "cl_comm_broadcast", err));
+  MPI_TRY("MPI_Bcast", MPI_Bcast(values, (int)count, MPI_DOUBLE, root, MPI_COMM_WORLD));
+  return CL_OK;
+}
+
 cl_status cl_comm_gather(const double *send, size_t count, double *recv, int root, cl_error *err) {
   if (root < 0 || root >= size) return cl_error_set(err, CL_ERR_ARG, "cl_comm_gather: root %d is not a rank (0..%d)", root, size - 1);
   if (size == 1) {

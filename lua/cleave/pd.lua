@@ -875,8 +875,10 @@ function run_mt:checked_fields()
 end
 
 function run_mt:statistics(steps, seconds)
+  -- a partitioned body: the whole body's bond updates in the slowest rank's time
+  if self.body.plan and seconds then seconds = cl.comm.max(seconds) end
   return { steps = steps, seconds = seconds,
-    bond_updates_per_second = seconds and seconds > 0 and steps * self.body.bonds.entries / seconds or nil }
+    bond_updates_per_second = seconds and seconds > 0 and steps * global_entries(self.body) / seconds or nil }
 end
 
 -- The fields output.png may show (those of the body with a row per point) and its keys.
@@ -1008,9 +1010,12 @@ end
 --- points: how many were fitted.
 function pd.crack_angles(body, tips, opts)
   opts = opts or {}
-  single_rank_only(body, "cleave.pd.crack_angles", 2)
   local threshold, from, to = opts.threshold or 0.4, opts.from or 3 * body.delta, opts.to or 40 * body.delta
-  local xs, damage = body.x:to_table(), body.damage:to_table()
+  local xs, damage = body.x, body.damage
+  if body.plan then -- the whole body's points, on rank 0 (the others measure nothing and take rank 0's result)
+    xs, damage = cl.comm.gather_rows(xs, body.plan), cl.comm.gather_rows(damage, body.plan)
+  end
+  xs, damage = xs and xs:to_table() or {}, damage and damage:to_table() or {}
   local result = {}
   for k, tip in ipairs(tips) do
     local sxx, sxy, syy, count = 0, 0, 0, 0
@@ -1028,6 +1033,12 @@ function pd.crack_angles(body, tips, opts)
       if uy < 0 then ux, uy = -ux, -uy end
       result[k] = { angle = math.deg(math.atan(uy, ux)), points = count }
     end
+  end
+  if body.plan then
+    local flat = {}
+    for k = 1, #tips do flat[2 * k - 1], flat[2 * k] = result[k].angle, result[k].points end
+    flat = cl.comm.broadcast(flat)
+    for k = 1, #tips do result[k] = { angle = flat[2 * k - 1], points = math.tointeger(flat[2 * k]) } end
   end
   return result
 end

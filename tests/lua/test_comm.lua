@@ -13,6 +13,7 @@ T.case("one rank: rank 0 of 1, reductions return their input, gather a table of 
   T.eq(cl.comm.sum(2.5), 2.5, "sum")
   T.eq(cl.comm.max { 1, 3 }[2], 3, "max of an array")
   T.eq(cl.comm.gather(7)[1], 7, "gather")
+  T.eq(cl.comm.broadcast { 4, 5 }[2], 5, "broadcast")
   T.raises(function() cl.comm.sum("x") end, { "cleave.comm.sum", "number or an array" })
 end)
 

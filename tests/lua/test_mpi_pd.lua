@@ -33,6 +33,15 @@ for k, what in ipairs { "max u_y", "min u_y", "sum of damage", "norm of v" } do
     error(string.format("body reduction %s: %.17g, one rank %.17g", what, reduced[k], expected[k]))
   end
 end
+-- the crack measured from the notch tip: rank 0 measures the gathered body, every rank gets it
+local tips = { { model.L / 2, model.H / 2, 1 }, { model.L / 2, model.H / 2, -1 } }
+local angles_ref, angles = cl.pd.crack_angles(ref, tips, { threshold = 0.3 }), cl.pd.crack_angles(part, tips, { threshold = 0.3 })
+for k = 1, #tips do
+  if angles[k].points ~= angles_ref[k].points or angles[k].points < 3 or angles[k].angle ~= angles_ref[k].angle then
+    error(string.format("crack angle %d: %s degrees from %s points, one rank %s from %s", k, angles[k].angle, angles[k].points,
+      angles_ref[k].angle, angles_ref[k].points))
+  end
+end
 local strain_ref, kinetic_ref = ref:energy()
 local strain, kinetic = part:energy()
 
