@@ -650,22 +650,35 @@ pd.body_mt = body_mt
 function body_mt:reaction(args)
   local fn = "body:reaction"
   cl.check_args(fn, args, { where = true, params = true, name = true })
-  single_rank_only(self, fn, 2)
   if self.has_run then
     error(fn .. ": define reactions before the body's run (cl.explicit) is made: the run records those it found", 2)
   end
   local rows = self:select(args.where, args.params, fn, 3):to_table()
+  if self.plan then -- a partitioned body: each point's reaction is recorded by its owner
+    local mine = {}
+    for _, i in ipairs(rows) do if i <= self.owned then mine[#mine + 1] = i end end
+    rows = mine
+  end
+  local count = over_ranks(self, "sum", #rows)
   local dim, body = self.dim, self
   local record = { force = {}, work = 0, last = {} } -- last[i][c] = { force, u } of the last step
   for c = 1, dim do record.force[c] = 0 end
-  local r = cl.explicit_run.reaction(fn, self, args, #rows, "points", dim, function()
+  local r = cl.explicit_run.reaction(fn, self, args, count, "points", dim, function()
     local u, mean = body.u, {}
     for c = 1, dim do mean[c] = 0 end
     for _, i in ipairs(rows) do
       local ui = u[i]
-      for c = 1, dim do mean[c] = mean[c] + ui[c] / #rows end
+      for c = 1, dim do mean[c] = mean[c] + ui[c] / count end
     end
-    return { table.unpack(record.force) }, record.work, mean
+    local force, work = { table.unpack(record.force) }, record.work
+    if body.plan then -- summed over the ranks: every rank asks at once (as a run's CSV rows do)
+      local all = { work }
+      for c = 1, dim do all[1 + c], all[1 + dim + c] = force[c], mean[c] end
+      all = cl.comm.sum(all)
+      work = all[1]
+      for c = 1, dim do force[c], mean[c] = all[1 + c], all[1 + dim + c] end
+    end
+    return force, work, mean
   end)
   r.rows, r.record = rows, record
   return r
@@ -710,7 +723,7 @@ end
 function body_mt:reaction_work()
   local w = 0
   for _, r in ipairs(self.reactions or {}) do w = w + r.record.work end
-  return w
+  return over_ranks(self, "sum", w) -- every rank of a partitioned body asks at once
 end
 
 -- The velocity-Verlet time step of a body as a pipeline (see docs/methods/peridynamics.md):

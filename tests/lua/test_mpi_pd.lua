@@ -13,6 +13,9 @@ local function plate(partition) return model.plate(partition, layout) end
 
 local steps = 400
 local ref, part = plate(false), plate(true)
+-- the reaction of the pulled top edge: each point's recorded by its owner, summed over the ranks
+local top = function(_, y) return y > model.H - 3 * model.dx end
+local reaction_ref, reaction = ref:reaction { where = top, name = "top" }, part:reaction { where = top, name = "top" }
 local ref_run = cl.explicit { ref, steps = steps, progress = false }
 local out = (os.getenv("CLEAVE_TEST_OUT") or "out/test_mpi_pd") .. "/plate"
 local run = cl.explicit { part, steps = steps, progress = false, dt = ref_run.dt,
@@ -40,6 +43,13 @@ for k = 1, #tips do
   if angles[k].points ~= angles_ref[k].points or angles[k].points < 3 or angles[k].angle ~= angles_ref[k].angle then
     error(string.format("crack angle %d: %s degrees from %s points, one rank %s from %s", k, angles[k].angle, angles[k].points,
       angles_ref[k].angle, angles_ref[k].points))
+  end
+end
+local fy, fy_ref, work, work_ref = reaction:force()[2], reaction_ref:force()[2], reaction:work(), reaction_ref:work()
+local uy, uy_ref = reaction:displacement()[2], reaction_ref:displacement()[2]
+for _, e in ipairs { { fy, fy_ref, "reaction force" }, { work, work_ref, "reaction work" }, { uy, uy_ref, "mean displacement" } } do
+  if not (e[2] ~= 0 and math.abs(e[1] - e[2]) <= 1e-12 * math.abs(e[2])) then
+    error(string.format("%s of the top edge: %.17g, one rank %.17g", e[3], e[1], e[2]))
   end
 end
 local strain_ref, kinetic_ref = ref:energy()
