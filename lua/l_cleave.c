@@ -23,6 +23,7 @@ int luaopen_cleave(lua_State *L) {
   cl_lua_open_device(L);
   cl_lua_open_field(L);
   cl_lua_open_pipeline(L);
+  cl_lua_open_comm(L);
   cl_lua_open_io(L);
   cl_lua_open_geom(L);
   cl_lua_open_pd(L);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../runtime/comm.h"
 #include "../runtime/io/checkpoint.h"
 #include "../runtime/io/csv.h"
 #include "../runtime/io/png.h"
@@ -165,11 +166,12 @@ typedef struct pvd_ud {
   cl_pvd *pvd;
   char base[1024]; /* path of the .pvd without the extension */
   long count;
+  int follower;    /* a rank other than 0 of a job of several: rank 0 writes the .pvd */
 } pvd_ud;
 
 static pvd_ud *check_pvd(lua_State *L) {
   pvd_ud *p = luaL_checkudata(L, 1, PVD_MT);
-  if (!p->pvd) luaL_error(L, "time series is closed");
+  if (!p->pvd && !p->follower) luaL_error(L, "time series is closed");
   return p;
 }
 
@@ -183,18 +185,58 @@ static int io_pvd(lua_State *L) {
   memset(p, 0, sizeof *p);
   luaL_setmetatable(L, PVD_MT);
   cl_error err;
-  if (cl_pvd_open(&p->pvd, path, &err) != CL_OK) return cl_lua_fail(L, &err);
+  p->follower = cl_comm_rank() > 0;
+  if (!p->follower && cl_pvd_open(&p->pvd, path, &err) != CL_OK) return cl_lua_fail(L, &err);
   memcpy(p->base, path, len - 4);
   return 1;
 }
 
-static const char *const pvd_write_args[] = {"time", "mesh", "point_data", "cell_data", "encoding", NULL};
+static const char *const pvd_write_args[] = {"time", "mesh", "point_data", "cell_data", "encoding", "pieces", NULL};
 
+/* series:write{ ..., pieces = true } in a job of several ranks: every rank writes its part of the
+ * data set as <base>_<step>_<rank>.vtu; when all have, rank 0 writes <base>_<step>.pvtu naming
+ * them and adds it to the series. Every rank must call it. */
+static int pvd_write_pieces(lua_State *L, pvd_ud *p, const char *fn, double time) {
+  int size = cl_comm_size(), rank = cl_comm_rank();
+  char path[1100];
+  snprintf(path, sizeof path, "%s_%06ld_%d.vtu", p->base, p->count, rank);
+  write_vtu(L, 2, fn, path);
+  cl_error err;
+  if (cl_comm_barrier(&err) != CL_OK) return cl_lua_fail(L, &err); /* every piece is complete */
+  snprintf(path, sizeof path, "%s_%06ld.pvtu", p->base, p->count);
+  p->count++;
+  lua_pushstring(L, path);
+  if (rank != 0) return 1;
+  const char *slash = strrchr(p->base, '/');
+  const char *name = slash ? slash + 1 : p->base;
+  char **pieces = scratch(L, (size_t)size * sizeof *pieces);
+  for (int r = 0; r < size; r++) {
+    size_t len = strlen(name) + 32;
+    pieces[r] = scratch(L, len);
+    snprintf(pieces[r], len, "%s_%06ld_%d.vtu", name, p->count - 1, r);
+  }
+  cl_mesh_view m;
+  read_mesh(L, 2, fn, &m);
+  cl_array_view *pa, *ca;
+  m.npoint_arrays = read_arrays(L, 2, fn, "point_data", m.npoints, &pa), m.point_arrays = pa;
+  m.ncell_arrays = read_arrays(L, 2, fn, "cell_data", m.ncells, &ca), m.cell_arrays = ca;
+  if (cl_pvtu_write(path, &m, (const char *const *)pieces, size, &err) != CL_OK) return cl_lua_fail(L, &err);
+  slash = strrchr(path, '/');
+  if (cl_pvd_add(p->pvd, time, slash ? slash + 1 : path, &err) != CL_OK) return cl_lua_fail(L, &err);
+  lua_pushstring(L, path);
+  return 1;
+}
+
+/* series:write{ time =, mesh =, point_data =, cell_data =, encoding =, pieces = false }: in a job of
+ * several ranks a whole data set is written by rank 0 only (the others return nil), a piece per
+ * rank with pieces = true */
 static int pvd_write(lua_State *L) {
   const char *fn = "series:write";
   pvd_ud *p = check_pvd(L);
   cl_lua_check_args(L, 2, fn, pvd_write_args);
   double time = cl_lua_req_number(L, 2, fn, "time");
+  if (cl_lua_opt_boolean(L, 2, fn, "pieces", 0) && cl_comm_size() > 1) return pvd_write_pieces(L, p, fn, time);
+  if (p->follower) return 0;
   char path[1100];
   snprintf(path, sizeof path, "%s_%06ld.vtu", p->base, p->count);
   write_vtu(L, 2, fn, path);

@@ -258,16 +258,22 @@ static int morton_order(lua_State *L) {
   return 1;
 }
 
-/* cleave.pd.gather(field, order) -> new field with rows taken in `order` (0-based u32) */
+/* cleave.pd.gather(field, order [, k]) -> new field of #order rows x k, row i taken from row
+ * order[i] of field (0-based u32: a permutation, or a subset such as a rank's points); with k the
+ * field's entries are read as rows of k (a per-point state of k words stored as one column) */
 static int gather(lua_State *L) {
   cl_field *f = cl_lua_check_field(L, 1), *order = cl_lua_check_field(L, 2);
-  if (order->dtype != CL_U32 || order->n != f->n || order->k != 1)
-    return luaL_error(L, "cleave.pd.gather: the order must be a u32 field of %I rows", (LUAI_UACINT)f->n);
+  lua_Integer k = luaL_optinteger(L, 3, f->k);
+  size_t entries = f->n * (size_t)f->k;
+  if (k < 1 || entries % (size_t)k) return luaL_error(L, "cleave.pd.gather: %I entries are not rows of %I", (LUAI_UACINT)entries, (LUAI_UACINT)k);
+  size_t rows = entries / (size_t)k;
+  if (order->dtype != CL_U32 || order->k != 1)
+    return luaL_error(L, "cleave.pd.gather: the order must be a u32 field of row indices (0-based, below %I)", (LUAI_UACINT)rows);
   cl_field *g;
   cl_error err;
-  if (cl_field_create(f->device, f->dtype, f->n, f->k, &g, &err) != CL_OK) return cl_lua_fail(L, &err);
+  if (cl_field_create(f->device, f->dtype, order->n, (int)k, &g, &err) != CL_OK) return cl_lua_fail(L, &err);
   cl_lua_push_field(L, g);
-  if (cl_pd_gather(&f->device->dev, f->dtype, f->n, f->k, f->data, order->data, g->data, &err) != CL_OK)
+  if (cl_pd_gather_rows(&f->device->dev, f->dtype, rows, order->n, (int)k, f->data, order->data, g->data, &err) != CL_OK)
     return cl_lua_fail(L, &err);
   cl_field_touch(g);
   return 1;

@@ -181,21 +181,33 @@ static void view_store(lua_State *L, bond_view *v) {
 
 /* bonds:broken() -> number of broken bonds, each counted once (half the broken entries). A lattice
  * sets bits only for bonds between points, so it counts its state bits: 4 B per point to copy
- * instead of the whole view (this runs at every history row of a run). */
+ * instead of the whole view (this runs at every history row of a run).
+ * bonds:broken(rows) -> the broken entries of the first `rows` points (a partitioned body's owned
+ * points: every bond's entry of each end is counted, so a sum over the ranks counts each bond twice). */
 static int bonds_broken(lua_State *L) {
   cl_lua_bonds *b = cl_lua_check_bonds(L, 1);
+  int whole = lua_isnoneornil(L, 2);
+  lua_Integer rows = whole ? (lua_Integer)b->n : luaL_checkinteger(L, 2);
+  if (rows < 0 || (size_t)rows > b->n)
+    return luaL_error(L, "bonds:broken: 'rows' must be between 0 and %I (the points), got %I", (LUAI_UACINT)b->n, (LUAI_UACINT)rows);
+  size_t broken = 0;
   if (!b->lattice) {
     bond_view v;
     view_open(L, b, &v);
-    lua_pushinteger(L, (lua_Integer)(view_each(&v, NULL, NULL) / 2));
-    return 1;
-  }
-  size_t words = state_words(b), broken = 0;
-  uint32_t *state = host_buffer(L, words, sizeof *state);
-  download(L, &b->device->dev, state, b->l.broken, words * sizeof *state);
+    if (whole) {
+      broken = view_each(&v, NULL, NULL);
+    } else {
+      for (size_t k = 0; k < v.offsets[rows]; k++) broken += (v.entries[k] & CL_PD_BROKEN) != 0;
+    }
+  } else {
+    size_t words = state_words(b);
+    uint32_t *state = host_buffer(L, words, sizeof *state);
+    download(L, &b->device->dev, state, b->l.broken, words * sizeof *state);
+    /* word plane w holds bits w*32.. of every point: point i's word is state[w*n + i] */
 #pragma omp parallel for reduction(+ : broken)
-  for (size_t k = 0; k < words; k++) broken += (size_t)__builtin_popcount(state[k]);
-  lua_pushinteger(L, (lua_Integer)(broken / 2));
+    for (size_t k = 0; k < words; k++) broken += (k % b->n < (size_t)rows) * (size_t)__builtin_popcount(state[k]);
+  }
+  lua_pushinteger(L, (lua_Integer)(whole ? broken / 2 : broken));
   return 1;
 }
 
@@ -227,7 +239,8 @@ static int bonds_counts(lua_State *L) {
 }
 
 /* bonds:state() -> u32 field copy of the bond state (list: entries with their broken flags;
- * lattice: the bits), for checkpoints; bonds:set_state(field) puts such a copy back. */
+ * lattice: the bits), for checkpoints; bonds:set_state(field) puts such a copy back (a lattice's
+ * also as n x words-per-point). */
 static int bonds_state(lua_State *L) {
   cl_lua_bonds *b = cl_lua_check_bonds(L, 1);
   cl_field *f;
@@ -245,7 +258,9 @@ static int bonds_set_state(lua_State *L) {
   cl_lua_bonds *b = cl_lua_check_bonds(L, 1);
   cl_field *f = cl_lua_check_field(L, 2);
   size_t words = state_words(b);
-  if (f->dtype != CL_U32 || f->k != 1 || f->n != words)
+  /* one column as bonds:state() gives it, or rows of the words of each point (a partitioned
+   * body's checkpoint, cl.comm.gather_rows): the same entries in the same order */
+  if (f->dtype != CL_U32 || f->n * (size_t)f->k != words || (f->k != 1 && !b->lattice))
     return luaL_error(L, "bonds:set_state: needs a u32 field of %I entries (got %s, %I x %d): was it saved "
                          "from this body?", (LUAI_UACINT)words, cl_dtype_name(f->dtype), (LUAI_UACINT)f->n, f->k);
   const void *h;
@@ -447,10 +462,11 @@ static int bonds_index(lua_State *L) {
   else if (strcmp(key, "bytes") == 0) lua_pushinteger(L, (lua_Integer)bonds_bytes(b));
   else if (strcmp(key, "layout") == 0) lua_pushstring(L, b->lattice ? "lattice" : "list");
   else if (strcmp(key, "stencil") == 0) b->lattice ? lua_pushinteger(L, (lua_Integer)b->l.nstencil) : lua_pushnil(L);
+  else if (strcmp(key, "words") == 0) b->lattice ? lua_pushinteger(L, (lua_Integer)b->l.words) : lua_pushnil(L);
   else {
     luaL_getmetatable(L, BONDS_MT);
     if (lua_getfield(L, -1, "methods") != LUA_TTABLE || lua_getfield(L, -1, key) == LUA_TNIL)
-      return luaL_error(L, "bonds have no field '%s' (count, entries, n, delta, bytes, layout, stencil, cut, broken, counts, "
+      return luaL_error(L, "bonds have no field '%s' (count, entries, n, delta, bytes, layout, stencil, words, cut, broken, counts, "
                            "stiffness, state, set_state, point_max)", key);
   }
   return 1;

@@ -75,6 +75,7 @@ int cl_lua_open_io(lua_State *L);       /* cl.io */
 int cl_lua_open_device(lua_State *L);   /* cl.device, cl.info */
 int cl_lua_open_geom(lua_State *L);     /* cl.geom */
 int cl_lua_open_pd(lua_State *L);       /* cl.pd (C part), cl.stage.pd_force */
+int cl_lua_open_comm(lua_State *L);     /* cl.comm: the ranks of an MPI job */
 int cl_lua_open_czm(lua_State *L);      /* cl.czm (C part): meshes, the device model, its stages */
 int cl_lua_open_dda(lua_State *L);      /* cl.dda (C part): the DDA model */
 int cl_lua_open_fpm(lua_State *L);      /* cl.fpm (C part): the stages of the finite particle method */

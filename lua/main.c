@@ -8,6 +8,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "../runtime/comm.h"
 #include "cleave_lua.h"
 #include "repl.h"
 
@@ -29,6 +30,18 @@ static const char usage[] =
     "  CLEAVE_HISTORY           REPL history file (default ~/.cleave_history)\n"
     "  XDG_CACHE_HOME           parent of the JIT cache folder (default ~/.cache)\n";
 
+/* Reports a script's error. In a job of several ranks it names the rank and ends every rank
+ * (the others may be waiting for this one in a collective and would hang). */
+static int report(const char *msg) {
+  if (cl_comm_size() > 1) {
+    fprintf(stderr, "cleave: rank %d of %d: %s\n", cl_comm_rank(), cl_comm_size(), msg);
+    fflush(stderr);
+    cl_comm_abort(1);
+  }
+  fprintf(stderr, "cleave: %s\n", msg);
+  return 1;
+}
+
 /* Runs the chunk on top of the stack; prints a trimmed traceback on error. */
 static int run_chunk(lua_State *L, int nargs) {
   int base = lua_gettop(L) - nargs;
@@ -39,7 +52,7 @@ static int run_chunk(lua_State *L, int nargs) {
   cl_lua_interrupt_remove();
   lua_remove(L, base);
   if (rc != LUA_OK) {
-    fprintf(stderr, "cleave: %s\n", lua_tostring(L, -1));
+    report(lua_tostring(L, -1));
     lua_pop(L, 1);
     return 1;
   }
@@ -47,7 +60,7 @@ static int run_chunk(lua_State *L, int nargs) {
 }
 
 static int load_failed(lua_State *L) {
-  fprintf(stderr, "cleave: %s\n", lua_tostring(L, -1));
+  report(lua_tostring(L, -1));
   lua_pop(L, 1);
   return 1;
 }
@@ -63,6 +76,11 @@ static int run_string(lua_State *L, const char *code, int argc, char **argv) {
   if (luaL_loadbufferx(L, code, strlen(code), "=(command line)", "t") != LUA_OK) return load_failed(L);
   for (int i = 0; i < argc; i++) lua_pushstring(L, argv[i]);
   return run_chunk(L, argc);
+}
+
+static int print_nothing(lua_State *L) {
+  (void)L;
+  return 0;
 }
 
 /* `cleave info` is written in Lua (lua/cleave/describe.lua) on top of cleave.info(). */
@@ -97,12 +115,16 @@ int main(int argc, char **argv) {
     return 0;
   }
   cl_error err;
+  if (cl_comm_init(&err) != CL_OK) return report(err.msg);
   lua_State *L = cl_lua_new_state(device, &err);
-  if (!L) {
-    fprintf(stderr, "cleave: %s\n", err.msg);
-    return 1;
+  if (!L) return report(err.msg);
+  /* cleave.warn's messages (Lua's warn) reach the user's terminal, and like print only from rank 0:
+   * every rank runs the same script */
+  lua_warning(L, cl_comm_rank() == 0 ? "@on" : "@off", 0);
+  if (cl_comm_rank() > 0) {
+    lua_pushcfunction(L, print_nothing);
+    lua_setglobal(L, "print");
   }
-  lua_warning(L, "@on", 0); /* cleave.warn's messages (Lua's warn) reach the user's terminal */
   int rc;
   if (i == argc) {
     rc = isatty(STDIN_FILENO) ? cl_repl(L) : run_file(L, NULL, 0, NULL);

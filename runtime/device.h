@@ -33,6 +33,10 @@ typedef struct cl_device {
   cl_status (*to_device)(struct cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err);
   cl_status (*to_host)(struct cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err);
   cl_status (*copy)(struct cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err);
+  /* Host memory that to_device/to_host move at full speed: pinned (page-locked) on cuda, plain on
+   * the cpu. For staging buffers that are copied every step (halo exchanges through MPI). */
+  cl_status (*host_alloc)(struct cl_device *d, void **ptr, size_t bytes, cl_error *err);
+  void (*host_release)(struct cl_device *d, void *ptr);
   cl_status (*synchronize)(struct cl_device *d, cl_error *err);
   cl_status (*info)(struct cl_device *d, cl_device_info *info, cl_error *err);
   /* Replay of a fixed sequence of launches (cuda; NULL on the cpu): graph_capture records what

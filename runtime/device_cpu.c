@@ -80,6 +80,8 @@ cl_status cl_device_cpu_open(cl_device *dev, cl_error *err) {
   dev->name = "cpu";
   dev->alloc = cpu_alloc;
   dev->release = cpu_release;
+  dev->host_alloc = cpu_alloc; /* device memory is host memory */
+  dev->host_release = cpu_release;
   dev->to_device = cpu_copy;
   dev->to_host = cpu_copy;
   dev->copy = cpu_copy;

@@ -26,6 +26,19 @@ static void cuda_release(cl_device *d, void *ptr) {
   if (ptr) cudaFree(ptr);
 }
 
+static cl_status cuda_host_alloc(cl_device *d, void **ptr, size_t bytes, cl_error *err) {
+  (void)d;
+  *ptr = NULL;
+  if (bytes == 0) return CL_OK;
+  CL_CUDA_TRY(err, cudaMallocHost(ptr, bytes));
+  return CL_OK;
+}
+
+static void cuda_host_release(cl_device *d, void *ptr) {
+  (void)d;
+  if (ptr) cudaFreeHost(ptr);
+}
+
 static cl_status cuda_to_device(cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err) {
   (void)d;
   if (bytes) CL_CUDA_TRY(err, cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
@@ -123,6 +136,8 @@ cl_status cl_device_cuda_open(cl_device *dev, int ordinal, cl_error *err) {
   dev->ordinal = ordinal;
   dev->alloc = cuda_alloc;
   dev->release = cuda_release;
+  dev->host_alloc = cuda_host_alloc;
+  dev->host_release = cuda_host_release;
   dev->to_device = cuda_to_device;
   dev->to_host = cuda_to_host;
   dev->copy = cuda_copy;

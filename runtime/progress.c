@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, fileno, isatty */
 #endif
 
+#include "comm.h"
 #include "progress.h"
 
 #include <math.h>
@@ -38,7 +39,8 @@ void cl_progress_format_duration(double seconds, char *buf, size_t len) {
 }
 
 void cl_progress_start(cl_progress *p, FILE *stream, long start_step, long total) {
-  p->out = stream && isatty(fileno(stream)) ? stream : NULL;
+  /* one bar per job: rank 0 draws it */
+  p->out = stream && isatty(fileno(stream)) && cl_comm_rank() == 0 ? stream : NULL;
   p->total = total;
   p->start_step = start_step;
   p->t0 = cl_monotonic_seconds();

@@ -2,12 +2,13 @@
 # Installs the Debian packages cleave needs (when missing) and builds it in
 # build/ (or $CLEAVE_BUILD). The CUDA backend is built when a CUDA toolkit
 # is found (nvcc on PATH or in /usr/local/cuda); set CLEAVE_CUDA=OFF to skip.
+# Open MPI is used when found (CLEAVE_MPI=AUTO); CLEAVE_MPI=OFF builds one-rank only.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CLEAVE_BUILD:-$root/build}
 
 packages="build-essential cmake pkg-config liblua5.4-dev lua5.4 lua-lpeg-dev libcriterion-dev
-libcairo2-dev libreadline-dev tmux python3"
+libcairo2-dev libreadline-dev tmux python3 libopenmpi-dev openmpi-bin"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -26,7 +27,7 @@ if [ "$cuda" != "OFF" ] && ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p "$build"
-cmake -S "$root" -B "$build" -DCLEAVE_CUDA="$cuda" ${CLEAVE_CMAKE_ARGS:-} >"$build/configure.log" 2>&1 ||
+cmake -S "$root" -B "$build" -DCLEAVE_CUDA="$cuda" -DCLEAVE_MPI="${CLEAVE_MPI:-AUTO}" ${CLEAVE_CMAKE_ARGS:-} >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" -j "$jobs" >"$build/build.log" 2>&1 || { tail -50 "$build/build.log"; exit 1; }
 if grep -q "CUDA backend ON" "$build/configure.log"; then

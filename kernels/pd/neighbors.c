@@ -124,24 +124,24 @@ cl_status cl_pd_morton_order(cl_device *d, cl_dtype real, int dim, size_t n, con
 /* ---- gather ------------------------------------------------------------- */
 
 /* The backend's gather, for arguments already checked. */
-static cl_status gather_rows(cl_device *d, size_t elem, size_t n, int k, const void *src,
+static cl_status gather_rows(cl_device *d, size_t elem, size_t n_src, size_t n, int k, const void *src,
                              const uint32_t *order, void *dst, cl_error *err) {
-  if (d->kind == CL_BACKEND_CPU) return cl_pd_gather_cpu(elem, n, k, src, order, dst, err);
+  if (d->kind == CL_BACKEND_CPU) return cl_pd_gather_cpu(elem, n_src, n, k, src, order, dst, err);
 #ifdef CLEAVE_HAVE_CUDA
-  return cl_pd_gather_cuda(elem, n, k, src, order, dst, err);
+  return cl_pd_gather_cuda(elem, n_src, n, k, src, order, dst, err);
 #else
   return cl_error_set(err, CL_ERR_UNAVAILABLE, "cl_pd_gather: this build has no cuda backend");
 #endif
 }
 
-cl_status cl_pd_gather(cl_device *d, cl_dtype t, size_t n, int k, const void *src,
-                       const uint32_t *order, void *dst, cl_error *err) {
+cl_status cl_pd_gather_rows(cl_device *d, cl_dtype t, size_t n_src, size_t n, int k, const void *src,
+                            const uint32_t *order, void *dst, cl_error *err) {
   const char *fn = "cl_pd_gather";
   if ((unsigned)t >= CL_DTYPE_COUNT)
     return cl_error_set(err, CL_ERR_ARG, "%s: unknown element type %d", fn, (int)t);
   if (k < 1) return cl_error_set(err, CL_ERR_ARG, "%s: k (components) must be >= 1 (got %d)", fn, k);
-  if (n > UINT32_MAX)
-    return cl_error_set(err, CL_ERR_ARG, "%s: %zu rows; order is u32, so at most 4294967295", fn, n);
+  if (n > UINT32_MAX || n_src > UINT32_MAX)
+    return cl_error_set(err, CL_ERR_ARG, "%s: %zu rows; order is u32, so at most 4294967295", fn, n > n_src ? n : n_src);
   if (n == 0) return CL_OK;
   if (!src || !dst || !order)
     return cl_error_set(err, CL_ERR_ARG, "%s: src, order and dst must not be NULL", fn);
@@ -150,10 +150,21 @@ cl_status cl_pd_gather(cl_device *d, cl_dtype t, size_t n, int k, const void *sr
   /* an index past the end would read outside src: one reduction rules it out */
   double top;
   CL_TRY(cl_k_reduce(d, CL_U32, order, n, CL_REDUCE_MAX, &top, err));
-  if (top >= (double)n)
+  if (top >= (double)n_src)
     return cl_error_set(err, CL_ERR_ARG, "%s: order holds the index %.0f, but there are %zu rows",
-                        fn, top, n);
-  return gather_rows(d, cl_dtype_size(t), n, k, src, order, dst, err);
+                        fn, top, n_src);
+  return gather_rows(d, cl_dtype_size(t), n_src, n, k, src, order, dst, err);
+}
+
+cl_status cl_pd_gather_rows_trusted(cl_device *d, cl_dtype t, size_t n_src, size_t n, int k, const void *src,
+                                    const uint32_t *order, void *dst, cl_error *err) {
+  if (n == 0) return CL_OK;
+  return gather_rows(d, cl_dtype_size(t), n_src, n, k, src, order, dst, err);
+}
+
+cl_status cl_pd_gather(cl_device *d, cl_dtype t, size_t n, int k, const void *src,
+                       const uint32_t *order, void *dst, cl_error *err) {
+  return cl_pd_gather_rows(d, t, n, n, k, src, order, dst, err);
 }
 
 /* ---- bonds --------------------------------------------------------------- */
@@ -231,7 +242,7 @@ static cl_status find_bonds(cl_device *d, cl_dtype real, int dim, size_t n, cons
   CL_TRY(cell_list_alloc(d, w, n, cells, (size_t)dim * n * cl_dtype_size(real), err));
   CL_TRY(BACKEND_CALL(d, real, cl_pd_bin_points,
                       (&g, n, x, bit_width(cells - 1), w->sorted, w->start, w->end, err)));
-  CL_TRY(gather_rows(d, cl_dtype_size(real), n, dim, x, w->sorted, w->xs, err));
+  CL_TRY(gather_rows(d, cl_dtype_size(real), n, n, dim, x, w->sorted, w->xs, err));
   cl_pd_cells list = {g, delta * delta, w->sorted, w->xs, w->start, w->end};
   CL_TRY(BACKEND_CALL(d, real, cl_pd_count_bonds, (&list, n, x, w->counts, out->offsets, err)));
   /* summed in double, exact far beyond 2^32: the u32 offsets may have wrapped */

@@ -28,6 +28,14 @@ cl_status cl_pd_morton_order(cl_device *d, cl_dtype real, int dim, size_t n, con
  * (any dtype; src and dst distinct device arrays of n rows). */
 cl_status cl_pd_gather(cl_device *d, cl_dtype t, size_t n, int k, const void *src,
                        const uint32_t *order, void *dst, cl_error *err);
+/* The same from a source of n_src rows into n rows: dst[c*n + i] = src[c*n_src + order[i]]
+ * (a subset of the rows, or rows repeated; order's entries below n_src). */
+cl_status cl_pd_gather_rows(cl_device *d, cl_dtype t, size_t n_src, size_t n, int k, const void *src,
+                            const uint32_t *order, void *dst, cl_error *err);
+/* The same without checking order's entries against n_src (one device reduction each call): for
+ * orders checked once and used every step (a halo plan's rows). */
+cl_status cl_pd_gather_rows_trusted(cl_device *d, cl_dtype t, size_t n_src, size_t n, int k, const void *src,
+                                    const uint32_t *order, void *dst, cl_error *err);
 
 /* Bond list in CSR form on the device: row i is neighbors[offsets[i] ..
  * offsets[i+1]) (u32, n+1 and nbonds entries), point i itself excluded,

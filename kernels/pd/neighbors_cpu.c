@@ -180,11 +180,11 @@ cl_status CL_PREC(cl_pd_write_bonds_cpu)(const cl_pd_cells *cells, size_t n, con
     T *o = dst;                                                               \
     for (size_t c = 0; c < (size_t)k; c++) {                                  \
       _Pragma("omp parallel for schedule(static)")                            \
-      for (size_t i = 0; i < n; i++) o[c * n + i] = s[c * n + order[i]];     \
+      for (size_t i = 0; i < n; i++) o[c * n + i] = s[c * n_src + order[i]]; \
     }                                                                         \
   } while (0)
 
-cl_status cl_pd_gather_cpu(size_t elem_size, size_t n, int k, const void *src,
+cl_status cl_pd_gather_cpu(size_t elem_size, size_t n_src, size_t n, int k, const void *src,
                            const uint32_t *order, void *dst, cl_error *err) {
   switch (elem_size) {
     case 1: GATHER_LOOP(uint8_t); return CL_OK;

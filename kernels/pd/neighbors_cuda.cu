@@ -231,29 +231,29 @@ extern "C" cl_status CL_PREC(cl_pd_write_bonds_cuda)(const cl_pd_cells *cells, s
 #ifndef CL_PRECISION_F32
 
 template <typename T>
-static __global__ void gather_kernel(size_t n, size_t k, const T *src, const uint32_t *order,
+static __global__ void gather_kernel(size_t n_src, size_t n, size_t k, const T *src, const uint32_t *order,
                                      T *dst) {
   CL_GRID_STRIDE(e, n * k) {
     size_t c = e / n, i = e - c * n;
-    dst[e] = src[c * n + order[i]];
+    dst[e] = src[c * n_src + order[i]];
   }
 }
 
 template <typename T>
-static cl_status launch_gather(size_t n, int k, const void *src, const uint32_t *order, void *dst,
+static cl_status launch_gather(size_t n_src, size_t n, int k, const void *src, const uint32_t *order, void *dst,
                                cl_error *err) {
   if (n == 0 || k == 0) return CL_OK;
-  gather_kernel<T><<<cl_grid_1d(n * k), CL_THREADS>>>(n, (size_t)k, (const T *)src, order,
+  gather_kernel<T><<<cl_grid_1d(n * k), CL_THREADS>>>(n_src, n, (size_t)k, (const T *)src, order,
                                                        (T *)dst);
   return check_launch("pd_gather", err);
 }
 
-extern "C" cl_status cl_pd_gather_cuda(size_t elem_size, size_t n, int k, const void *src,
+extern "C" cl_status cl_pd_gather_cuda(size_t elem_size, size_t n_src, size_t n, int k, const void *src,
                                        const uint32_t *order, void *dst, cl_error *err) {
   switch (elem_size) {
-    case 1: return launch_gather<uint8_t>(n, k, src, order, dst, err);
-    case 4: return launch_gather<uint32_t>(n, k, src, order, dst, err);
-    case 8: return launch_gather<uint64_t>(n, k, src, order, dst, err);
+    case 1: return launch_gather<uint8_t>(n_src, n, k, src, order, dst, err);
+    case 4: return launch_gather<uint32_t>(n_src, n, k, src, order, dst, err);
+    case 8: return launch_gather<uint64_t>(n_src, n, k, src, order, dst, err);
     default:
       return cl_error_set(err, CL_ERR_INTERNAL,
                           "cl_pd_gather: no cuda gather for %zu-byte elements", elem_size);

@@ -328,11 +328,11 @@ extern "C" {
 CL_PD_BACKEND(cpu)
 CL_PD_BACKEND(cuda)
 
-/* dst[c*n + i] = src[c*n + order[i]] for elements of elem_size bytes (1, 4
+/* dst[c*n + i] = src[c*n_src + order[i]] for elements of elem_size bytes (1, 4
  * or 8); element-type generic, so built in the f64 copy of each file only. */
-cl_status cl_pd_gather_cpu(size_t elem_size, size_t n, int k, const void *src,
+cl_status cl_pd_gather_cpu(size_t elem_size, size_t n_src, size_t n, int k, const void *src,
                            const uint32_t *order, void *dst, cl_error *err);
-cl_status cl_pd_gather_cuda(size_t elem_size, size_t n, int k, const void *src,
+cl_status cl_pd_gather_cuda(size_t elem_size, size_t n_src, size_t n, int k, const void *src,
                             const uint32_t *order, void *dst, cl_error *err);
 
 #ifdef __cplusplus

@@ -169,6 +169,10 @@ function explicit.continue_history(run)
     end
   end
   f:close()
+  -- in a job of several ranks each needs run.written (they decide together what to write), and
+  -- rank 0 alone rewrites the file and writes to it, once all have read it
+  cl.comm.barrier()
+  if cl.comm.rank() ~= 0 then return end
   f = assert(io.open(path, "w"))
   f:write(table.concat(kept, "\n"), "\n")
   f:close()

@@ -162,14 +162,31 @@ end
 local body_mt = {}
 body_mt.__index = body_mt
 body_mt.__tostring = function(b)
-  return string.format("pd.body<%dD%s, %d points, %d bonds, dx = %g, delta = %g (%.3f dx), %s on %s>",
+  local part = b.plan and string.format(", rank %d of %d: %d owned + %d ghost points of %d", b.plan.rank,
+    b.plan.parts, b.owned, b.n - b.owned, b.global_n) or ""
+  return string.format("pd.body<%dD%s, %d points, %d bonds, dx = %g, delta = %g (%.3f dx), %s on %s%s>",
     b.dim, b.dim == 2 and (" plane " .. b.plane) or "", b.n, b.bonds.count, b.dx, b.delta, b.delta / b.dx,
-    b.precision, b.x.device)
+    b.precision, b.x.device, part)
 end
 
 local body_keys = { shape = true, points = true, dx = true, horizon = true, delta = true, dim = true,
   plane = true, thickness = true, precision = true, material = true, partial_volume = true,
-  surface_correction = true, kernel = true, reorder = true, layout = true, law = true }
+  surface_correction = true, kernel = true, reorder = true, layout = true, law = true, partition = true }
+
+-- Under mpirun with several ranks a body is partitioned (docs/scale-out.md): this rank keeps the
+-- points it owns (recursive coordinate bisection balanced by bonds) and, as ghosts, those of other
+-- ranks within a horizon of them. Local rows: owned points in the global (Morton) order, then the
+-- ghosts. Each rank computes the forces of its own points from their whole family (owner
+-- computes: no force is summed across ranks); a halo stage refreshes the ghosts' displacements
+-- before every force evaluation. Returns the local x (and volume) and the plan.
+local function partition(x, volume, delta, dx, layout)
+  local counts = pd.bonds { x = x, delta = delta, layout = layout, dx = dx }:counts():convert("f64")
+  local plan = cl.comm.partition { x = x, weights = counts, reach = delta }
+  counts = nil
+  local global = plan.global
+  if type(volume) ~= "number" then volume = pd.gather(volume, global) end
+  return pd.gather(x, global), volume, plan
+end
 
 --- cleave.pd.body{ shape = | points = "file", dx =, horizon = 3.015 (in dx) | delta = (metres),
 ---   dim = 2, plane = "stress", thickness = 1, precision = "f64", material = cleave.pd.pmb{...},
@@ -252,6 +269,8 @@ function pd.body(args)
     x = pd.gather(x, order)
     if type(volume) ~= "number" then volume = pd.gather(volume, order) end
   end
+  local global_n, plan = x.n, nil
+  if cl.comm.size() > 1 and args.partition ~= false then x, volume, plan = partition(x, volume, delta, dx, layout) end
   collectgarbage() -- the reordering's temporaries hold device memory the body needs
   local n = x.n
   local b = setmetatable({
@@ -265,6 +284,7 @@ function pd.body(args)
     s0 = material.s0 or (material.G0 and critical_stretch(dim, plane, material.E, material.G0, delta)) or 0,
     partial_volume = args.partial_volume ~= false, law = args.law,
     constraints = {}, body_load = nil,
+    plan = plan, owned = plan and plan.owned or n, global_n = global_n,
   }, body_mt)
   b.bonds = pd.bonds { x = x, delta = delta, layout = layout, dx = dx }
   if b.law then b:allocate_law_state() end
@@ -308,7 +328,61 @@ function body_mt:surface_factors()
   end)
   self.u:fill(0)
   self.a:fill(0)
+  -- a ghost misses part of its family here: its factors (which its bonds with owned points use) come from its owner
+  if self.plan then self:halo(factors):run() end
   return factors
+end
+
+--- body:halo(field) -> the stage that copies the ghost rows of a field of a partitioned body
+--- from their owners (cl.stage.halo)
+function body_mt:halo(field) return cl.stage.halo { field = field, plan = self.plan } end
+
+-- The rows of the points this rank owns (all of them when the body is not partitioned).
+local function owned_rows(self, field)
+  if not self.plan then return field end
+  self.owned_order = self.owned_order or cl.field { data = (function()
+    local t = {}
+    for i = 1, self.owned do t[i] = i - 1 end
+    return t
+  end)(), dtype = "u32" }
+  return pd.gather(field, self.owned_order)
+end
+
+-- value combined over the ranks of a partitioned body (op: "sum", "min", "max")
+local function over_ranks(self, op, value)
+  if not self.plan then return value end
+  return cl.comm[op](value)
+end
+
+--- body:broken_bonds() -> the number of broken bonds of the whole body (over all ranks)
+function body_mt:broken_bonds()
+  if not self.plan then return self.bonds:broken() end
+  return math.tointeger(cl.comm.sum(self.bonds:broken(self.owned)) // 2)
+end
+
+--- body:max_damage() -> the largest damage of the whole body (over all ranks)
+function body_mt:max_damage() return over_ranks(self, "max", owned_rows(self, self.damage):max()) end
+
+--- body:owned(field) -> the rows of a field (one per local point) of the points this rank owns: a
+--- copy on a partitioned body, the field itself otherwise
+function body_mt:owned(field) return owned_rows(self, field) end
+
+--- body:min(field [, c]), body:max, body:sum, body:norm: the field's reduction (as f:min(c) ...) over
+--- the whole body, on every rank: a partitioned body's owned rows, combined over the ranks
+function body_mt:min(field, c) return over_ranks(self, "min", owned_rows(self, field):min(c)) end
+function body_mt:max(field, c) return over_ranks(self, "max", owned_rows(self, field):max(c)) end
+function body_mt:sum(field, c) return over_ranks(self, "sum", owned_rows(self, field):sum(c)) end
+function body_mt:norm(field, c)
+  if not self.plan then return field:norm(c) end
+  return math.sqrt(cl.comm.sum(owned_rows(self, field):norm(c) ^ 2))
+end
+
+-- Refuses what a partitioned body cannot do yet (docs/scale-out.md), naming it.
+local function single_rank_only(self, what, level)
+  if self.plan then
+    error(string.format("%s: not yet available for a body partitioned over %d ranks; run on one rank " ..
+      "(without mpirun) or give cleave.pd.body{ partition = false }", what, self.plan.parts), level + 1)
+  end
 end
 
 --- body:select(where [, params]) -> u32 field of the 1-based rows of the points in the region
@@ -328,7 +402,7 @@ function body_mt:select(where, params, fn, level)
       if flag ~= 0 then rows[#rows + 1] = i end
     end
   end
-  if #rows == 0 then
+  if over_ranks(self, "sum", #rows) == 0 then
     error(string.format("%s: the region %s holds no points of the body", fn,
       type(where) == "string" and ("'" .. where .. "'") or "(function)"), level)
   end
@@ -340,7 +414,9 @@ end
 function body_mt:precrack(geometry)
   if type(geometry) ~= "table" then error("body:precrack: give a segment {{x1, y1}, {x2, y2}} or a rectangle", 2) end
   local lo, hi = {}, {}
-  for c = 1, self.dim do lo[c], hi[c] = self.x:min(c) - self.delta, self.x:max(c) + self.delta end
+  for c = 1, self.dim do
+    lo[c], hi[c] = over_ranks(self, "min", self.x:min(c)) - self.delta, over_ranks(self, "max", self.x:max(c)) + self.delta
+  end
   for _, p in ipairs(geometry) do
     for c = 1, self.dim do
       if type(p[c]) == "number" and self.dim == 2 and (p[c] < lo[c] or p[c] > hi[c]) then
@@ -349,7 +425,14 @@ function body_mt:precrack(geometry)
       end
     end
   end
-  local cut = self.bonds:cut(geometry)
+  local cut
+  if self.plan then
+    local before = self:broken_bonds()
+    self.bonds:cut(geometry)
+    cut = self:broken_bonds() - before
+  else
+    cut = self.bonds:cut(geometry)
+  end
   if cut == 0 then error("body:precrack: the crack crosses no bond of the body", 2) end
   return cut
 end
@@ -469,7 +552,8 @@ end
 
 --- Stable time step (Silling & Askari 2005): dt < sqrt(2 rho / (c max_i S_i)).
 function body_mt:stable_dt()
-  return math.sqrt(2 * self.material.rho / (self.c * self:stiffness():max()))
+  -- a ghost's sum misses bonds, so the largest local sum is an owned point's (or below the owner's)
+  return math.sqrt(2 * self.material.rho / (self.c * over_ranks(self, "max", self:stiffness():max())))
 end
 
 --- Strain and kinetic energy of the body (J; per unit thickness times thickness in 2D). With a
@@ -482,14 +566,15 @@ function body_mt:energy()
   self.energy_a = self.energy_a or cl.field { n = self.n, k = self.dim, dtype = self.precision }
   self:force_stage { energy = energy, break_bonds = false, a = self.energy_a }:run()
   local strain, kinetic
+  energy = owned_rows(self, energy) -- a ghost's energy is its owner's to count
   if type(self.volume) == "number" then
     strain = energy:sum() * self.volume
-    kinetic = 0.5 * self.material.rho * self.volume * self.v:norm() ^ 2
+    kinetic = 0.5 * self.material.rho * self.volume * owned_rows(self, self.v):norm() ^ 2
   else
-    strain = cl.dot(energy, self.volume)
+    strain = cl.dot(energy, owned_rows(self, self.volume))
     local v2 = 0
     local vt, vol = self.v:to_table(), self.volume:to_table()
-    for i = 1, self.n do
+    for i = 1, self.owned do
       local s = 0
       for c = 1, self.dim do s = s + vt[i][c] ^ 2 end
       v2 = v2 + s * vol[i]
@@ -497,6 +582,7 @@ function body_mt:energy()
     kinetic = 0.5 * self.material.rho * v2
   end
   if self.law then strain = 0 / 0 end
+  if self.plan then strain, kinetic = table.unpack(cl.comm.sum { strain, kinetic }) end
   return strain, kinetic
 end
 
@@ -542,9 +628,9 @@ function body_mt:force_density()
   return self.force_density_field
 end
 
---- A mesh table for output: the points as VTK vertices.
+--- A mesh table for output: the points as VTK vertices (a partitioned body's owned points).
 function body_mt:mesh()
-  local coords = self.x
+  local coords = owned_rows(self, self.x)
   if self.precision ~= "f64" then coords = coords:convert("f64") end
   return { x = coords }
 end
@@ -570,17 +656,31 @@ function body_mt:reaction(args)
     error(fn .. ": define reactions before the body's run (cl.explicit) is made: the run records those it found", 2)
   end
   local rows = self:select(args.where, args.params, fn, 3):to_table()
+  if self.plan then -- a partitioned body: each point's reaction is recorded by its owner
+    local mine = {}
+    for _, i in ipairs(rows) do if i <= self.owned then mine[#mine + 1] = i end end
+    rows = mine
+  end
+  local count = over_ranks(self, "sum", #rows)
   local dim, body = self.dim, self
   local record = { force = {}, work = 0, last = {} } -- last[i][c] = { force, u } of the last step
   for c = 1, dim do record.force[c] = 0 end
-  local r = cl.explicit_run.reaction(fn, self, args, #rows, "points", dim, function()
+  local r = cl.explicit_run.reaction(fn, self, args, count, "points", dim, function()
     local u, mean = body.u, {}
     for c = 1, dim do mean[c] = 0 end
     for _, i in ipairs(rows) do
       local ui = u[i]
-      for c = 1, dim do mean[c] = mean[c] + ui[c] / #rows end
+      for c = 1, dim do mean[c] = mean[c] + ui[c] / count end
     end
-    return { table.unpack(record.force) }, record.work, mean
+    local force, work = { table.unpack(record.force) }, record.work
+    if body.plan then -- summed over the ranks: every rank asks at once (as a run's CSV rows do)
+      local all = { work }
+      for c = 1, dim do all[1 + c], all[1 + dim + c] = force[c], mean[c] end
+      all = cl.comm.sum(all)
+      work = all[1]
+      for c = 1, dim do force[c], mean[c] = all[1 + c], all[1 + dim + c] end
+    end
+    return force, work, mean
   end)
   r.rows, r.record = rows, record
   return r
@@ -625,7 +725,7 @@ end
 function body_mt:reaction_work()
   local w = 0
   for _, r in ipairs(self.reactions or {}) do w = w + r.record.work end
-  return w
+  return over_ranks(self, "sum", w) -- every rank of a partitioned body asks at once
 end
 
 -- The velocity-Verlet time step of a body as a pipeline (see docs/methods/peridynamics.md):
@@ -648,6 +748,7 @@ local function step_pipeline(body, dt)
     end
   end
   for _, stage in ipairs(body:load_stages()) do add(stage) end
+  if body.plan then add(body:halo(body.u)) end -- the ghosts' displacements, for the owned points' bonds
   add(body:force_stage())
   if body.reactions then add(body:reaction_stage()) end -- before the constraints zero a
   body.has_run = true -- a reaction made later would not be in this pipeline: body:reaction refuses it
@@ -664,6 +765,24 @@ run_mt.__tostring = function(r)
   return string.format("explicit<%s, dt = %g, step %d of %d, t = %g>", tostring(r.body), r.dt, r.step, r.steps, r.t)
 end
 
+-- A partitioned body's checkpoint is the one-rank checkpoint of the whole body (rows in global
+-- order, gathered to rank 0), so that it restores on any number of ranks, one included. Its bond
+-- state needs the lattice layout, whose state is the same words per point on every rank (a list's
+-- entries name local rows).
+local function check_partitioned_checkpoint(b, fn)
+  if b.plan and b.bonds.layout ~= "lattice" then
+    error(string.format("%s: a checkpoint of a body partitioned over %d ranks needs the lattice layout (a list's " ..
+      "bond entries name each rank's own rows); give layout = \"lattice\" or run on one rank", fn, b.plan.parts), 3)
+  end
+end
+
+-- The bond entries of the whole body (each bond at both ends), over all ranks.
+local function global_entries(b)
+  if not b.plan then return b.bonds.entries end
+  b.entries_global = b.entries_global or math.tointeger(cl.comm.sum(owned_rows(b, b.bonds:counts():convert("f64")):sum()))
+  return b.entries_global
+end
+
 --- cleave.explicit{ body, dt = "auto" | number, steps =, output = { every =, vtu =, csv =,
 ---   png = path or { path =, field = "damage" }, checkpoint = path }, progress = true } -> run; run:go()
 --- With output.checkpoint the state is saved every `every` steps and when Ctrl-C stops the run.
@@ -672,9 +791,12 @@ function cl.explicit(args)
   cl.check_args(fn, args, cl.explicit_run.keys)
   local body = args[1] or args.body
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
+  local out = args.output or {}
+  if out.checkpoint then check_partitioned_checkpoint(body, fn .. ": output checkpoint") end
   local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.8, "this body (Silling & Askari)")
   run.pipeline = step_pipeline(body, run.dt)
   body:set_loads(0)
+  if body.plan then body:halo(body.u):run() end
   body:force_stage():run() -- accelerations of the initial state, for the first kick
   return run
 end
@@ -691,25 +813,42 @@ end
 
 --- run:save(path [, step]): a checkpoint of the body's state (u, v, a, damage, bond states, a
 --- law's state variables) and the run's step; run:restore(path) continues from one written for
---- the same body and dt.
+--- the same body and dt, on any number of ranks.
 function run_mt:save(path, step)
   local b = self.body
-  local _, fields = state_fields(b)
+  check_partitioned_checkpoint(b, "run:save")
+  local names, fields = state_fields(b)
   fields.bonds = b.bonds:state()
-  cl.io.save_checkpoint { path = path, fields = fields,
-    values = { step = step or self.step, dt = self.dt, n = b.n, bonds = b.bonds.entries } } -- entries, as always: old checkpoints restore
+  local values = { step = step or self.step, dt = self.dt, n = b.global_n, bonds = global_entries(b) } -- entries, as always: old checkpoints restore
+  if b.plan then
+    -- in the same order on every rank (a gather is collective; pairs' order differs between ranks)
+    for _, name in ipairs(names) do fields[name] = cl.comm.gather_rows(fields[name], b.plan) end -- rank 0: global rows
+    fields.bonds = cl.comm.gather_rows(fields.bonds, b.plan, b.bonds.words)
+    if cl.comm.rank() ~= 0 then return end
+  end
+  cl.io.save_checkpoint { path = path, fields = fields, values = values }
 end
 
 function run_mt:restore(path)
-  local fields, values = cl.io.load_checkpoint(path)
   local b = self.body
-  if values.n ~= b.n or values.bonds ~= b.bonds.entries or values.dt ~= self.dt then
+  check_partitioned_checkpoint(b, "run:restore")
+  local fields, values = cl.io.load_checkpoint(path)
+  local entries = global_entries(b)
+  if values.n ~= b.global_n or values.bonds ~= entries or values.dt ~= self.dt then
     error(string.format("run:restore: checkpoint '%s' was written for %s points, %s bond entries, dt = %s; this run has %d, %d, %g",
-      path, tostring(values.n), tostring(values.bonds), tostring(values.dt), b.n, b.bonds.entries, self.dt), 2)
+      path, tostring(values.n), tostring(values.bonds), tostring(values.dt), b.global_n, entries, self.dt), 2)
   end
   local names, mine = state_fields(b)
+  local bonds = fields.bonds
+  if b.plan then -- this rank's rows (owned and ghosts) of the whole body's
+    local global = b.plan.global
+    for _, name in ipairs(names) do
+      if fields[name] then fields[name] = pd.gather(fields[name], global) end
+    end
+    if bonds then bonds = pd.gather(bonds, global, b.bonds.words) end
+  end
   cl.explicit_run.restore_fields(self, path, fields, values, mine, names)
-  b.bonds:set_state(fields.bonds:copy(b.x.device))
+  b.bonds:set_state(bonds:copy(b.x.device))
 end
 
 -- Writes the outputs due at this step.
@@ -723,15 +862,21 @@ function run_mt:write(step, t)
     for _, name in ipairs(b.law and b.law.state_names or {}) do
       data["law_" .. name .. "_max"] = b.bonds:point_max(b.law_state[name]) -- per bond: each point's largest
     end
-    self.series:write { time = t, mesh = self.mesh, point_data = data }
+    -- a partitioned body: each rank its owned points as a piece of a .pvtu (rank 0 writes the .pvtu and .pvd)
+    for name, field in pairs(data) do data[name] = owned_rows(b, field) end
+    self.series:write { time = t, mesh = self.mesh, point_data = data, pieces = b.plan ~= nil }
   end
   if out.csv then
     local columns = { "step", "t", "strain_energy", "kinetic_energy", "total_energy", "broken_bonds", "max_damage" }
     for _, c in ipairs(cl.explicit_run.reaction_columns(b)) do columns[#columns + 1] = c end
-    self.history = self.history or cl.io.csv { path = out.csv, columns = columns }
+    -- every rank takes part in the reductions; rank 0 writes the file
     local strain, kinetic = b:energy()
-    self.history:row(cl.explicit_run.reaction_values(b,
-      { step, t, strain, kinetic, strain + kinetic, b.bonds:broken(), b.damage:max() }))
+    local values = cl.explicit_run.reaction_values(b,
+      { step, t, strain, kinetic, strain + kinetic, b:broken_bonds(), b:max_damage() })
+    if cl.comm.rank() == 0 then
+      self.history = self.history or cl.io.csv { path = out.csv, columns = columns }
+      self.history:row(values)
+    end
   end
 end
 
@@ -745,8 +890,10 @@ function run_mt:checked_fields()
 end
 
 function run_mt:statistics(steps, seconds)
+  -- a partitioned body: the whole body's bond updates in the slowest rank's time
+  if self.body.plan and seconds then seconds = cl.comm.max(seconds) end
   return { steps = steps, seconds = seconds,
-    bond_updates_per_second = seconds and seconds > 0 and steps * self.body.bonds.entries / seconds or nil }
+    bond_updates_per_second = seconds and seconds > 0 and steps * global_entries(self.body) / seconds or nil }
 end
 
 -- The fields output.png may show (those of the body with a row per point) and its keys.
@@ -764,8 +911,17 @@ end
 function run_mt:png(spec)
   local path, field = spec, "damage"
   if type(spec) == "table" then path, field = spec.path, spec.field or "damage" end
-  cl.io.png { path = path, mesh = self.body:mesh(), field = self.body[field], title = field,
-    component = self.body[field].k > 1 and "magnitude" or 1 }
+  local b = self.body
+  local mesh, values = nil, b[field]
+  if b.plan then -- one picture of the whole body, drawn by rank 0 from every rank's own points
+    local x = cl.comm.gather_rows(b.x, b.plan)
+    values = cl.comm.gather_rows(values, b.plan)
+    if cl.comm.rank() ~= 0 then return end
+    mesh = { x = b.precision == "f64" and x or x:convert("f64") }
+  else
+    mesh = b:mesh()
+  end
+  cl.io.png { path = path, mesh = mesh, field = values, title = field, component = values.k > 1 and "magnitude" or 1 }
 end
 
 -- The damaged points (damage >= threshold) on a tip's side, in the tip's frame with the side turned
@@ -870,7 +1026,11 @@ end
 function pd.crack_angles(body, tips, opts)
   opts = opts or {}
   local threshold, from, to = opts.threshold or 0.4, opts.from or 3 * body.delta, opts.to or 40 * body.delta
-  local xs, damage = body.x:to_table(), body.damage:to_table()
+  local xs, damage = body.x, body.damage
+  if body.plan then -- the whole body's points, on rank 0 (the others measure nothing and take rank 0's result)
+    xs, damage = cl.comm.gather_rows(xs, body.plan), cl.comm.gather_rows(damage, body.plan)
+  end
+  xs, damage = xs and xs:to_table() or {}, damage and damage:to_table() or {}
   local result = {}
   for k, tip in ipairs(tips) do
     local sxx, sxy, syy, count = 0, 0, 0, 0
@@ -889,6 +1049,12 @@ function pd.crack_angles(body, tips, opts)
       result[k] = { angle = math.deg(math.atan(uy, ux)), points = count }
     end
   end
+  if body.plan then
+    local flat = {}
+    for k = 1, #tips do flat[2 * k - 1], flat[2 * k] = result[k].angle, result[k].points end
+    flat = cl.comm.broadcast(flat)
+    for k = 1, #tips do result[k] = { angle = flat[2 * k - 1], points = math.tointeger(flat[2 * k]) } end
+  end
   return result
 end
 
@@ -903,6 +1069,7 @@ function pd.relax(args)
   cl.check_args(fn, args, { [1] = true, body = true, steps = true, tolerance = true, check = true })
   local body = args[1] or args.body
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
+  single_rank_only(body, fn, 2)
   local steps = args.steps and cl.positive_integer(fn, args, "steps", 1) or 20000
   local tolerance = args.tolerance and cl.positive_number(fn, args, "tolerance") or 1e-5
   local check = args.check and cl.positive_integer(fn, args, "check", 1) or 100

@@ -325,3 +325,39 @@ cl_status cl_vtu_write(const char *path, const cl_mesh_view *mesh, cl_vtu_encodi
   free_cells(&cells);
   return s;
 }
+
+/* ---- .pvtu: the pieces of one data set, written by several ranks ------------------------ */
+
+static void write_parallel_arrays(cl_atomic_file *f, const char *tag, const cl_array_view *v, size_t count) {
+  cl_atomic_file_printf(f, "    <%s>\n", tag);
+  for (size_t i = 0; i < count; i++) {
+    cl_atomic_file_printf(f, "      <PDataArray type=\"%s\" Name=\"", vtk_type_name(v[i].dtype));
+    cl_atomic_file_write_xml(f, v[i].name);
+    cl_atomic_file_printf(f, "\" NumberOfComponents=\"%d\"/>\n", written_ncomp(v[i].ncomp));
+  }
+  cl_atomic_file_printf(f, "    </%s>\n", tag);
+}
+
+cl_status cl_pvtu_write(const char *path, const cl_mesh_view *mesh, const char *const *pieces, int npieces,
+                        cl_error *err) {
+  if (npieces < 1) return cl_error_set(err, CL_ERR_ARG, "pvtu '%s': no pieces", path);
+  cl_atomic_file f;
+  CL_TRY(cl_atomic_file_open(&f, path, err));
+  cl_atomic_file_printf(&f,
+                        "<?xml version=\"1.0\"?>\n"
+                        "<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" byte_order=\"%s\" "
+                        "header_type=\"UInt64\">\n"
+                        "  <PUnstructuredGrid GhostLevel=\"0\">\n",
+                        host_byte_order());
+  write_parallel_arrays(&f, "PPointData", mesh->point_arrays, mesh->npoint_arrays);
+  write_parallel_arrays(&f, "PCellData", mesh->cell_arrays, mesh->ncell_arrays);
+  cl_atomic_file_printf(&f, "    <PPoints>\n      <PDataArray type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\"/>\n"
+                            "    </PPoints>\n");
+  for (int p = 0; p < npieces; p++) {
+    cl_atomic_file_printf(&f, "    <Piece Source=\"");
+    cl_atomic_file_write_xml(&f, pieces[p]);
+    cl_atomic_file_printf(&f, "\"/>\n");
+  }
+  cl_atomic_file_printf(&f, "  </PUnstructuredGrid>\n</VTKFile>\n");
+  return cl_atomic_file_commit(&f, err);
+}

@@ -14,6 +14,11 @@ typedef enum cl_vtu_encoding { CL_VTU_BASE64 = 0, CL_VTU_RAW } cl_vtu_encoding;
 cl_status cl_vtu_write(const char *path, const cl_mesh_view *mesh, cl_vtu_encoding enc,
                        cl_error *err);
 
+/* A .pvtu file naming the pieces (file names relative to it) of one data set, each written by
+ * cl_vtu_write with the arrays of `mesh` (their names, types and components are taken from it). */
+cl_status cl_pvtu_write(const char *path, const cl_mesh_view *mesh, const char *const *pieces, int npieces,
+                        cl_error *err);
+
 /* A .pvd collection: each entry is (time, file name relative to the .pvd). */
 typedef struct cl_pvd cl_pvd;
 

@@ -1,0 +1,303 @@
+/* cleave.comm.partition and cleave.stage.halo: a partition of points over the ranks with each
+ * rank's halo plan (runtime/partition.h), and the stage that refreshes a field's ghost rows
+ * from their owners. The stage packs the rows each peer needs on the device (a gather), copies
+ * them to host buffers, exchanges them through MPI (runtime/comm.h) and copies what arrives into
+ * the ghost rows. Debian's Open MPI is not CUDA-aware, hence the host buffers; an exchange between
+ * GPUs (NCCL) would replace the three middle steps of run_halo and nothing else. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/pd/neighbors.h"
+#include "../runtime/comm.h"
+#include "../runtime/partition.h"
+#include "l_util.h"
+
+#define PLAN_MT "cleave.halo_plan"
+#define HALO_STAGE_MT "cleave.stage.halo"
+
+typedef struct plan_ud {
+  cl_halo_plan plan;
+  cl_field *send_rows; /* plan.send_rows on the device of x (the plan's user value 1) */
+} plan_ud;
+
+static plan_ud *check_plan(lua_State *L, int idx) { return luaL_checkudata(L, idx, PLAN_MT); }
+
+static int plan_gc(lua_State *L) {
+  cl_halo_plan_free(&check_plan(L, 1)->plan);
+  return 0;
+}
+
+/* Host doubles of a field's entries (f32 or f64), in a userdata left on the stack. */
+static double *host_doubles(lua_State *L, const char *fn, const char *key, cl_field *f) {
+  const void *h;
+  cl_error err;
+  if (f->dtype != CL_F32 && f->dtype != CL_F64) luaL_error(L, "%s: '%s' must be an f32 or f64 field", fn, key);
+  if (cl_field_host(f, &h, &err) != CL_OK) cl_lua_fail(L, &err);
+  size_t count = f->n * (size_t)f->k;
+  double *v = lua_newuserdatauv(L, (count ? count : 1) * sizeof *v, 0);
+  for (size_t i = 0; i < count; i++) v[i] = cl_dtype_get(f->dtype, h, i);
+  return v;
+}
+
+static const char *const partition_args[] = {"x", "weights", "reach", "parts", "rank", NULL};
+
+/* cl.comm.partition{ x = points (n x dim), weights = per-point field (optional), reach = number,
+ *   parts = cl.comm.size(), rank = cl.comm.rank() } -> plan: the points this rank owns and the
+ * ghosts within `reach` of them (plan.global: u32 field of their 0-based global rows, owned
+ * first; plan.owned, plan.n, plan.peers). Every rank must give the same points. */
+static int partition(lua_State *L) {
+  const char *fn = "cleave.comm.partition";
+  cl_lua_check_args(L, 1, fn, partition_args);
+  cl_field *x = cl_lua_req_field(L, 1, fn, "x");
+  cl_field *w = cl_lua_opt_field(L, 1, fn, "weights");
+  double reach = cl_lua_req_number(L, 1, fn, "reach");
+  int parts = (int)cl_lua_opt_integer_min(L, 1, fn, "parts", cl_comm_size(), 1);
+  int rank = (int)cl_lua_opt_integer_min(L, 1, fn, "rank", cl_comm_rank(), 0);
+  if (rank >= parts) luaL_error(L, "%s: 'rank' %d must be below 'parts' (%d)", fn, rank, parts);
+  if (!(reach >= 0)) luaL_error(L, "%s: 'reach' must be a distance >= 0", fn);
+  if (x->k < 1 || x->k > 3) luaL_error(L, "%s: 'x' must hold 1 to 3 coordinates per row", fn);
+  if (w && (w->n != x->n || w->k != 1)) luaL_error(L, "%s: 'weights' must be one value per point (%I rows)", fn, (LUAI_UACINT)x->n);
+  const double *xs = host_doubles(L, fn, "x", x);
+  const double *ws = w ? host_doubles(L, fn, "weights", w) : NULL;
+  int *owner = lua_newuserdatauv(L, (x->n ? x->n : 1) * sizeof *owner, 0);
+  plan_ud *p = lua_newuserdatauv(L, sizeof *p, 1);
+  memset(p, 0, sizeof *p);
+  luaL_setmetatable(L, PLAN_MT);
+  cl_error err;
+  if (cl_partition_rcb(x->n, x->k, xs, ws, parts, owner, &err) != CL_OK) {
+    cl_lua_fail(L, &err);
+  }
+  if (cl_halo_plan_make(x->n, x->k, xs, owner, parts, rank, reach, &p->plan, &err) != CL_OK) cl_lua_fail(L, &err);
+  if (cl_field_create(x->device, CL_U32, p->plan.nsend ? p->plan.nsend : 1, 1, &p->send_rows, &err) != CL_OK)
+    cl_lua_fail(L, &err);
+  cl_lua_push_field(L, p->send_rows);
+  if (p->plan.nsend && cl_field_upload(p->send_rows, p->plan.send_rows, &err) != CL_OK) cl_lua_fail(L, &err);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+/* plan.owned, plan.n (owned + ghosts), plan.ghosts, plan.rank, plan.parts, plan.sent (rows sent per
+ * exchange), plan.global (u32 field, new at each read), plan.peers ({ rank, receive, send }...) */
+static int plan_index(lua_State *L) {
+  plan_ud *p = check_plan(L, 1);
+  const cl_halo_plan *h = &p->plan;
+  const char *key = luaL_checkstring(L, 2);
+  if (strcmp(key, "owned") == 0) lua_pushinteger(L, (lua_Integer)h->owned);
+  else if (strcmp(key, "n") == 0) lua_pushinteger(L, (lua_Integer)h->local);
+  else if (strcmp(key, "ghosts") == 0) lua_pushinteger(L, (lua_Integer)(h->local - h->owned));
+  else if (strcmp(key, "rank") == 0) lua_pushinteger(L, h->rank);
+  else if (strcmp(key, "parts") == 0) lua_pushinteger(L, h->parts);
+  else if (strcmp(key, "sent") == 0) lua_pushinteger(L, (lua_Integer)h->nsend);
+  else if (strcmp(key, "points") == 0) lua_pushinteger(L, (lua_Integer)h->points);
+  else if (strcmp(key, "global") == 0) {
+    cl_field *f;
+    cl_error err;
+    if (cl_field_create(p->send_rows->device, CL_U32, h->local, 1, &f, &err) != CL_OK) return cl_lua_fail(L, &err);
+    cl_lua_push_field(L, f);
+    if (h->local && cl_field_upload(f, h->global, &err) != CL_OK) return cl_lua_fail(L, &err);
+  } else if (strcmp(key, "peers") == 0) {
+    lua_createtable(L, h->npeers, 0);
+    for (int k = 0; k < h->npeers; k++) {
+      lua_createtable(L, 0, 3);
+      lua_pushinteger(L, h->peers[k].rank), lua_setfield(L, -2, "rank");
+      lua_pushinteger(L, (lua_Integer)h->peers[k].recv_count), lua_setfield(L, -2, "receive");
+      lua_pushinteger(L, (lua_Integer)h->peers[k].send_count), lua_setfield(L, -2, "send");
+      lua_rawseti(L, -2, k + 1);
+    }
+  } else return luaL_error(L, "halo plan has no field '%s' (owned, n, ghosts, points, rank, parts, sent, global, peers)", key);
+  return 1;
+}
+
+static int plan_tostring(lua_State *L) {
+  const cl_halo_plan *h = &check_plan(L, 1)->plan;
+  lua_pushfstring(L, "halo_plan<rank %d of %d: %I owned, %I ghosts, %d peers>", h->rank, h->parts,
+                  (LUAI_UACINT)h->owned, (LUAI_UACINT)(h->local - h->owned), h->npeers);
+  return 1;
+}
+
+/* ---- gathering a body's rows to rank 0 ---------------------------------------- */
+
+/* cl.comm.gather_rows(field, plan [, k]) -> on rank 0 a new field of every point of the partition
+ * (plan's global rows) x k, each row from the rank owning it; nil on the others. The field holds a
+ * row per local point, read as local points x k entries (k defaults to its components: a state of
+ * k words per point stored as one column is read as k per point). Every rank must call it. */
+static int gather_rows(lua_State *L) {
+  const char *fn = "cleave.comm.gather_rows";
+  cl_field *f = cl_lua_check_field(L, 1);
+  plan_ud *p = check_plan(L, 2);
+  const cl_halo_plan *h = &p->plan;
+  lua_Integer k = luaL_optinteger(L, 3, f->k);
+  size_t entries = f->n * (size_t)f->k;
+  if (k < 1 || entries % (size_t)k || entries / (size_t)k != h->local)
+    return luaL_error(L, "%s: the field has %I entries, not %I local points x %I", fn, (LUAI_UACINT)entries,
+                      (LUAI_UACINT)h->local, (LUAI_UACINT)k);
+  size_t elem = cl_dtype_size(f->dtype), owned = h->owned, row = (size_t)k * elem;
+  const char *host;
+  cl_error err;
+  if (cl_field_host(f, (const void **)&host, &err) != CL_OK) return cl_lua_fail(L, &err);
+  char *send = lua_newuserdatauv(L, owned * row + 1, 0);
+  for (lua_Integer c = 0; c < k; c++) memcpy(send + (size_t)c * owned * elem, host + (size_t)c * h->local * elem, owned * elem);
+  int size = cl_comm_size(), rank = cl_comm_rank();
+  double mine = (double)owned, *rows = lua_newuserdatauv(L, (size_t)size * sizeof *rows, 0);
+  if (cl_comm_gather(&mine, 1, rows, 0, &err) != CL_OK) return cl_lua_fail(L, &err);
+  size_t *id_bytes = NULL, *value_bytes = NULL;
+  uint32_t *ids = NULL;
+  char *values = NULL;
+  if (rank == 0) {
+    id_bytes = lua_newuserdatauv(L, 2 * (size_t)size * sizeof *id_bytes, 0), value_bytes = id_bytes + size;
+    for (int r = 0; r < size; r++) id_bytes[r] = (size_t)rows[r] * sizeof *ids, value_bytes[r] = (size_t)rows[r] * row;
+    ids = lua_newuserdatauv(L, h->points * sizeof *ids + 1, 0);
+    values = lua_newuserdatauv(L, h->points * row + 1, 0);
+  }
+  if (cl_comm_gatherv(h->global, owned * sizeof *ids, ids, id_bytes, 0, &err) != CL_OK ||
+      cl_comm_gatherv(send, owned * row, values, value_bytes, 0, &err) != CL_OK)
+    return cl_lua_fail(L, &err);
+  if (rank != 0) return 0;
+  char *out = lua_newuserdatauv(L, h->points * row + 1, 0);
+  size_t at = 0; /* rows of the ranks before r */
+  for (int r = 0; r < size; r++) {
+    size_t n = (size_t)rows[r];
+    const char *from = values + at * row;
+    for (size_t i = 0; i < n; i++)
+      for (lua_Integer c = 0; c < k; c++)
+        memcpy(out + ((size_t)c * h->points + ids[at + i]) * elem, from + ((size_t)c * n + i) * elem, elem);
+    at += n;
+  }
+  cl_field *g;
+  if (cl_field_create(f->device, f->dtype, h->points, (int)k, &g, &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_lua_push_field(L, g);
+  if (h->points && cl_field_upload(g, out, &err) != CL_OK) return cl_lua_fail(L, &err);
+  return 1;
+}
+
+/* ---- the stage ------------------------------------------------------------- */
+
+typedef struct halo_stage {
+  cl_stage stage;
+  cl_field *field;
+  plan_ud *plan;
+  cl_field *packed;          /* the rows to send, peer by peer, each peer's k components in turn */
+  unsigned char *out, *in;   /* host buffers of what is sent and received (same layout): pinned on cuda */
+  void **send, **recv;       /* per peer: pointers into out and in */
+  size_t *send_bytes, *recv_bytes;
+  int *peers;
+} halo_stage;
+
+static cl_status run_halo(void *data, long step, double t, cl_error *err) {
+  halo_stage *s = data;
+  (void)step, (void)t;
+  const cl_halo_plan *h = &s->plan->plan;
+  cl_field *f = s->field;
+  cl_device *d = &f->device->dev;
+  size_t elem = cl_dtype_size(f->dtype), k = (size_t)f->k;
+  char *packed = s->packed->data;
+  const uint32_t *rows = s->plan->send_rows->data;
+  for (int p = 0; p < h->npeers; p++) {
+    const cl_halo_peer *peer = &h->peers[p];
+    if (peer->send_count)
+      CL_TRY(cl_pd_gather_rows_trusted(d, f->dtype, f->n, peer->send_count, f->k, f->data, rows + peer->send_offset,
+                                       packed + peer->send_offset * k * elem, err)); /* rows < owned: the plan's */
+  }
+  if (h->nsend) CL_TRY(d->to_host(d, s->out, packed, h->nsend * k * elem, err));
+  CL_TRY(cl_comm_exchange(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err));
+  /* a peer's rows land in the ghost block it owns: rows owned + recv_offset.., per component */
+  for (int p = 0; p < h->npeers; p++) {
+    const cl_halo_peer *peer = &h->peers[p];
+    for (size_t c = 0; c < k && peer->recv_count; c++)
+      CL_TRY(d->to_device(d, (char *)f->data + (c * f->n + h->owned + peer->recv_offset) * elem,
+                          s->in + (peer->recv_offset * k + c * peer->recv_count) * elem, peer->recv_count * elem, err));
+  }
+  cl_field_touch(f);
+  return CL_OK;
+}
+
+static int halo_gc(lua_State *L) {
+  halo_stage *s = luaL_checkudata(L, 1, HALO_STAGE_MT);
+  if (s->field) {
+    cl_device *d = &s->field->device->dev; /* the field, kept by the stage's arguments, outlives it */
+    d->host_release(d, s->out), d->host_release(d, s->in);
+  }
+  s->out = s->in = NULL;
+  return 0;
+}
+
+static void *stage_buffer(lua_State *L, int stage, const char *name, size_t bytes) {
+  void *b = lua_newuserdatauv(L, bytes ? bytes : 1, 0);
+  lua_getiuservalue(L, stage, 1); /* the kept arguments: the buffer lives as long as the stage */
+  lua_insert(L, -2);
+  lua_setfield(L, -2, name);
+  lua_pop(L, 1);
+  return b;
+}
+
+static const char *const halo_args[] = {"field", "plan", NULL};
+
+/* cl.stage.halo{ field = f (a row per local point: plan.n rows), plan = cl.comm.partition{...} }:
+ * copies each ghost row of f from the rank that owns the point. Every rank runs it together. */
+static int stage_halo(lua_State *L) {
+  const char *fn = "cleave.stage.halo";
+  cl_lua_check_args(L, 1, fn, halo_args);
+  cl_field *f = cl_lua_req_field(L, 1, fn, "field");
+  lua_getfield(L, 1, "plan");
+  plan_ud *plan = check_plan(L, -1);
+  lua_pop(L, 1);
+  const cl_halo_plan *h = &plan->plan;
+  if (f->n != h->local)
+    luaL_error(L, "%s: 'field' has %I rows, the plan %I local points (owned + ghosts): give a field of the "
+                  "partitioned body", fn, (LUAI_UACINT)f->n, (LUAI_UACINT)h->local);
+  if (!cl_device_same(&f->device->dev, &plan->send_rows->device->dev))
+    luaL_error(L, "%s: 'field' lives on %s, the plan on %s", fn, f->device->dev.name, plan->send_rows->device->dev.name);
+  halo_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, HALO_STAGE_MT);
+  int stage = lua_gettop(L);
+  cl_lua_stage_init(L, &s->stage, "halo", run_halo, s, &f->device->dev);
+  s->field = f, s->plan = plan;
+  size_t row = cl_dtype_size(f->dtype) * (size_t)f->k, ghosts = h->local - h->owned;
+  cl_error err;
+  if (cl_field_create(f->device, CL_U8, h->nsend > 0 ? h->nsend * row : 1, 1, &s->packed, &err) != CL_OK)
+    cl_lua_fail(L, &err);
+  cl_lua_push_field(L, s->packed);
+  lua_getiuservalue(L, stage, 1);
+  lua_insert(L, -2);
+  lua_setfield(L, -2, "packed");
+  lua_pop(L, 1);
+  cl_device *d = &f->device->dev;
+  if (d->host_alloc(d, (void **)&s->out, h->nsend * row, &err) != CL_OK ||
+      d->host_alloc(d, (void **)&s->in, ghosts * row, &err) != CL_OK)
+    cl_lua_fail(L, &err); /* __gc releases what was allocated */
+  int np = h->npeers ? h->npeers : 1;
+  s->send = stage_buffer(L, stage, "send", np * sizeof *s->send);
+  s->recv = stage_buffer(L, stage, "recv", np * sizeof *s->recv);
+  s->send_bytes = stage_buffer(L, stage, "send_bytes", np * sizeof *s->send_bytes);
+  s->recv_bytes = stage_buffer(L, stage, "recv_bytes", np * sizeof *s->recv_bytes);
+  s->peers = stage_buffer(L, stage, "peers", np * sizeof *s->peers);
+  for (int p = 0; p < h->npeers; p++) {
+    const cl_halo_peer *peer = &h->peers[p];
+    s->peers[p] = peer->rank;
+    s->send[p] = s->out + peer->send_offset * row, s->send_bytes[p] = peer->send_count * row;
+    s->recv[p] = s->in + peer->recv_offset * row, s->recv_bytes[p] = peer->recv_count * row;
+  }
+  lua_settop(L, stage);
+  return 1;
+}
+
+/* Registers cl.comm.partition and cl.stage.halo; the stack holds the module, then cl.comm. */
+void cl_lua_open_halo(lua_State *L) {
+  luaL_newmetatable(L, PLAN_MT);
+  lua_pushcfunction(L, plan_gc), lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, plan_index), lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, plan_tostring), lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+  cl_lua_stage_metatable(L, HALO_STAGE_MT);
+  lua_pushcfunction(L, halo_gc), lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
+  lua_pushcfunction(L, partition);
+  lua_setfield(L, -2, "partition");
+  lua_pushcfunction(L, gather_rows);
+  lua_setfield(L, -2, "gather_rows");
+  lua_getfield(L, -2, "stage");
+  lua_pushcfunction(L, stage_halo);
+  lua_setfield(L, -2, "halo");
+  lua_pop(L, 1);
+}

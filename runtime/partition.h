@@ -1,0 +1,54 @@
+/* Partition of a cloud of points over ranks, and each rank's halo: which points it owns, which
+ * it keeps as ghosts (points of other ranks within a reach of its own), and the rows it sends
+ * to and receives from each other rank. Method-agnostic: a model gives coordinates, weights
+ * (its work per point) and its reach (a PD horizon, an element's size). Every rank computes the
+ * whole partition from the same global points, so the ranks agree without talking. */
+#ifndef CL_PARTITION_H
+#define CL_PARTITION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* owner[i] in 0..parts-1 by recursive coordinate bisection: the points are cut across the
+ * longest side of their box, at the weight fraction of the parts on each side (w = NULL: 1 per
+ * point); ties in a coordinate are broken by index, so the result is the same on every rank.
+ * x: n x dim, structure of arrays (x[c*n + i]), host memory. Refuses a part with no point. */
+cl_status cl_partition_rcb(size_t n, int dim, const double *x, const double *w, int parts, int *owner,
+                           cl_error *err);
+
+typedef struct cl_halo_peer {
+  int rank;
+  size_t recv_offset, recv_count; /* its points this rank keeps as ghosts: local rows owned + offset.. */
+  size_t send_offset, send_count; /* this rank's points it keeps as ghosts: send_rows[offset..] */
+} cl_halo_peer;
+
+/* One rank's view: local rows are its owned points (ascending global index), then its ghosts
+ * grouped by owning rank (ascending), each group in ascending global index. */
+typedef struct cl_halo_plan {
+  int rank, parts;
+  size_t points;         /* all points (of every rank) */
+  size_t owned, local;   /* owned rows, owned + ghost rows */
+  uint32_t *global;      /* local row -> global index (local entries) */
+  uint32_t *send_rows;   /* local rows of owned points, peer by peer, in the order the peer keeps them */
+  size_t nsend;
+  cl_halo_peer *peers;   /* ranks exchanged with (ascending) */
+  int npeers;
+} cl_halo_plan;
+
+/* The plan of `rank`: ghosts are the points of other ranks within `reach` of the box of its own
+ * (a superset of those within reach of one of its points). */
+cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner, int parts, int rank,
+                            double reach, cl_halo_plan *plan, cl_error *err);
+void cl_halo_plan_free(cl_halo_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
