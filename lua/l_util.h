@@ -76,5 +76,6 @@ int cl_lua_open_device(lua_State *L);   /* cl.device, cl.info */
 int cl_lua_open_geom(lua_State *L);     /* cl.geom */
 int cl_lua_open_pd(lua_State *L);       /* cl.pd (C part), cl.stage.pd_force */
 int cl_lua_open_czm(lua_State *L);      /* cl.czm (C part): meshes, the device model, its stages */
+int cl_lua_open_fe(lua_State *L);       /* cl.fe (C part): the quasi-static FE model */
 
 #endif

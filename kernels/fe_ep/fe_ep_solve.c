@@ -1,0 +1,202 @@
+/* The nonlinear solvers of the quasi-static FE over a load factor (paper 002, section 5):
+ * initial stiffness (IS: the elastic stiffness factored once), modified IS with the
+ * acceleration of Thomas (1984) / Sloan et al. (2000) (paper eqs. 35-37), and Newton with the
+ * consistent tangent; increments cut back when they fail. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fe_ep_model.h"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double dot(const double *a, const double *b, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+typedef struct solve_state {
+  cl_fe_ep_model *m;
+  cl_fe_ep_report *rep;
+  double *u, *fint, *fext, *r, *du, *du2, *kval, *f0, *u0;
+  double ref; /* |F_ext| of the increment, the residual's scale */
+} solve_state;
+
+static cl_status record(cl_fe_ep_model *m, int inc, int it, double lambda, double res, cl_error *err) {
+  if (m->nhistory == m->cap_history) {
+    const size_t cap = m->cap_history ? 2 * m->cap_history : 64;
+    cl_fe_ep_record *h = realloc(m->history, cap * sizeof *h);
+    if (!h) return cl_error_set(err, CL_ERR_OOM, "fe: out of memory for the history");
+    m->history = h, m->cap_history = cap;
+  }
+  m->history[m->nhistory++] = (cl_fe_ep_record){inc, it, lambda, res};
+  return CL_OK;
+}
+
+/* R = F_int(u) - F_ext on the free dofs (0 on the fixed), its relative norm in *res; with
+ * tangent, the consistent tangent into the device's kval too. */
+static cl_status residual(solve_state *S, const double *u, int tangent, double *res, cl_error *err) {
+  cl_fe_ep_model *m = S->m;
+  const double t0 = now();
+  CL_TRY(cl_field_upload(m->f[CL_FE_EP_F_U], u, err));
+  CL_TRY(cl_fe_ep_internal_force(m, tangent, S->fint, err));
+  double rr = 0;
+  for (size_t i = 0; i < m->ndof; i++) {
+    S->r[i] = m->fixed[i] ? 0 : S->fint[i] - S->fext[i];
+    rr += S->r[i] * S->r[i];
+  }
+  *res = sqrt(rr) / S->ref;
+  S->rep->residuals++;
+  *(tangent ? &S->rep->t_tangent : &S->rep->t_residual) += now() - t0;
+  return CL_OK;
+}
+
+/* The matrix on the device (kval) to the host, constrained rows and columns replaced by the
+ * identity, factored. A zero pivot names the node and component that nothing holds. */
+static cl_status factor(solve_state *S, cl_error *err) {
+  cl_fe_ep_model *m = S->m;
+  const double t0 = now();
+  CL_TRY(cl_field_download(m->f[CL_FE_EP_F_KVAL], S->kval, err));
+  for (size_t r = 0; r < m->ndof; r++)
+    for (uint64_t k = m->rowptr[r]; k < m->rowptr[r + 1]; k++)
+      if (m->fixed[r] || m->fixed[m->col[k]]) S->kval[k] = m->col[k] == r ? 1 : 0;
+  size_t bad = 0;
+  cl_error inner;
+  cl_status st = cl_fe_ep_linear_factor(m->solver, S->kval, &bad, &inner);
+  S->rep->t_factor += now() - t0;
+  S->rep->factorizations++;
+  if (st == CL_ERR_ARG) {
+    const size_t n = bad % m->A.nnodes;
+    return cl_error_set(err, CL_ERR_ARG, "the stiffness matrix is singular at node %zu (%c, at (%g, %g)): the "
+                        "constraints leave a rigid-body mode free; fix more displacements (model:fix{})", n + 1,
+                        bad < m->A.nnodes ? 'x' : 'y', m->x[2 * n], m->x[2 * n + 1]);
+  }
+  if (st != CL_OK) return cl_error_set(err, st, "%s", inner.msg);
+  return CL_OK;
+}
+
+/* du = -K^-1 r */
+static cl_status correction(solve_state *S, double *du, cl_error *err) {
+  const double t0 = now();
+  CL_TRY(cl_fe_ep_linear_solve(S->m->solver, S->r, du, err));
+  for (size_t i = 0; i < S->m->ndof; i++) du[i] = -du[i];
+  S->rep->t_solve += now() - t0;
+  return CL_OK;
+}
+
+/* One increment to load factor lambda from the converged state: *ok says whether it converged. */
+static cl_status increment(solve_state *S, const cl_fe_ep_solve_opts *o, int inc, double lambda, int *ok,
+                           cl_error *err) {
+  cl_fe_ep_model *m = S->m;
+  const size_t n = m->ndof;
+  for (size_t i = 0; i < n; i++) {
+    S->fext[i] = (1 - lambda) * S->f0[i] + lambda * m->f_ext[i];
+    if (m->fixed[i]) S->u[i] = (1 - lambda) * S->u0[i] + lambda * m->fixed_value[i];
+  }
+  S->ref = sqrt(dot(S->fext, S->fext, n));
+  if (!(S->ref > 0)) S->ref = 1; /* no load: the residual is taken in force units */
+  double res, omega = 0;
+  *ok = 0;
+  for (int it = 0;; it++) {
+    CL_TRY(residual(S, S->u, o->method == CL_FE_EP_NEWTON, &res, err));
+    CL_TRY(record(m, inc, it, lambda, res, err));
+    S->rep->residual = res;
+    if (res <= o->tol) break;
+    if (it >= o->max_iter || !isfinite(res)) return CL_OK;
+    S->rep->iterations++;
+    if (o->method == CL_FE_EP_NEWTON) CL_TRY(factor(S, err));
+    CL_TRY(correction(S, S->du, err));
+    for (size_t i = 0; i < n; i++) S->u[i] += S->du[i];
+    if (o->method != CL_FE_EP_MIS) continue;
+    /* eqs. 35-37: y = u + du (done), du* = -K^-1 R(y), u = y + omega du*, omega += du.du* / du.du */
+    CL_TRY(residual(S, S->u, 0, &res, err));
+    if (res <= o->tol) {
+      CL_TRY(record(m, inc, it + 1, lambda, res, err));
+      S->rep->residual = res;
+      break;
+    }
+    CL_TRY(correction(S, S->du2, err));
+    for (size_t i = 0; i < n; i++) S->u[i] += omega * S->du2[i];
+    omega += dot(S->du, S->du2, n) / dot(S->du, S->du, n);
+  }
+  *ok = 1;
+  return CL_OK;
+}
+
+/* the converged state becomes the start of the next increment (or the state goes back to it) */
+static cl_status commit(cl_fe_ep_model *m, int forward, cl_error *err) {
+  const cl_fe_ep_field_id pairs[3][2] = {{CL_FE_EP_F_U, CL_FE_EP_F_U_N}, {CL_FE_EP_F_SIG, CL_FE_EP_F_SIG_N},
+                                         {CL_FE_EP_F_EP, CL_FE_EP_F_EP_N}};
+  for (int i = 0; i < 3; i++) {
+    cl_field *from = m->f[pairs[i][forward ? 0 : 1]], *to = m->f[pairs[i][forward ? 1 : 0]];
+    const size_t bytes = cl_field_bytes(from);
+    CL_TRY(m->dev->copy(m->dev, cl_field_component(to, 0), cl_field_component(from, 0), bytes, err));
+    cl_field_touch(to);
+  }
+  return CL_OK;
+}
+
+cl_status cl_fe_ep_solve(cl_fe_ep_model *m, const cl_fe_ep_solve_opts *o, cl_fe_ep_report *rep, cl_error *err) {
+  cl_fe_ep_report local;
+  if (!rep) rep = &local;
+  memset(rep, 0, sizeof *rep);
+  if (o->increments < 1) return cl_error_set(err, CL_ERR_ARG, "increments must be >= 1 (got %d)", o->increments);
+  if (!(o->tol > 0 && o->tol < 1)) return cl_error_set(err, CL_ERR_ARG, "tol must lie in (0, 1) (got %g)", o->tol);
+  const size_t n = m->ndof;
+  solve_state S = {.m = m, .rep = rep};
+  double *block = malloc(sizeof(double) * (9 * n + m->rowptr[n]));
+  if (!block) return cl_error_set(err, CL_ERR_OOM, "fe: out of memory for the solver");
+  S.u = block, S.fint = S.u + n, S.fext = S.fint + n, S.r = S.fext + n, S.du = S.r + n, S.du2 = S.du + n;
+  S.f0 = S.du2 + n, S.u0 = S.f0 + n, S.kval = S.u0 + 2 * n;
+  m->nhistory = 0;
+  cl_status st;
+  /* the start: the converged state's own internal forces, so that lambda = 0 is in equilibrium */
+  double res;
+  if ((st = cl_fe_ep_get(m, CL_FE_EP_F_U_N, S.u0, err)) != CL_OK) goto done;
+  memcpy(S.u, S.u0, n * sizeof(double));
+  S.ref = 1;
+  memset(S.fext, 0, n * sizeof(double));
+  if ((st = residual(&S, S.u0, 0, &res, err)) != CL_OK) goto done;
+  memcpy(S.f0, S.fint, n * sizeof(double));
+  rep->residuals = 0, rep->t_residual = 0;
+  if (o->method != CL_FE_EP_NEWTON) {
+    const double t0 = now();
+    if ((st = cl_fe_ep_elastic_stiffness(m, err)) != CL_OK) goto done;
+    rep->t_tangent += now() - t0;
+    if ((st = factor(&S, err)) != CL_OK) goto done;
+  }
+  double lambda = 0, step = 1.0 / o->increments;
+  int inc = 0;
+  while (lambda < 1) {
+    const double target = fmin(1, lambda + step);
+    int ok;
+    if ((st = increment(&S, o, inc + 1, target, &ok, err)) != CL_OK) goto done;
+    if (ok) {
+      if ((st = commit(m, 1, err)) != CL_OK) goto done;
+      memcpy(S.u0, S.u, n * sizeof(double));
+      lambda = target, inc++;
+      continue;
+    }
+    if ((st = commit(m, 0, err)) != CL_OK) goto done; /* back to the last converged state */
+    if (rep->cutbacks == o->max_cutbacks) {
+      st = cl_error_set(err, CL_ERR_ARG, "the increment to load factor %.6g did not converge in %d iterations after "
+                        "%d cut-backs (relative residual %.3g, tolerance %.3g); the state stays at load factor "
+                        "%.6g: give more increments, a larger max_iter, or another method", target, o->max_iter,
+                        rep->cutbacks, rep->residual, o->tol, lambda);
+      goto done;
+    }
+    rep->cutbacks++;
+    step /= 2;
+    memcpy(S.u, S.u0, n * sizeof(double));
+  }
+  rep->increments = inc;
+done:
+  free(block);
+  return st;
+}
