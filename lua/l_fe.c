@@ -174,7 +174,8 @@ static int model_solve(lua_State *L) {
   return 2;
 }
 
-/* m:_get(name) -> array: "u" (2 nnodes, x then y), "sig" (6 G, component-major), "ep" (G), "xg" (2 G interleaved) */
+/* m:_get(name) -> array: "u" (2 nnodes, x then y), "sig" (6 G, component-major), "ep" (G), "w" (G: Gauss
+ * weight x det J x thickness), "xg" (2 G interleaved) */
 static int model_get(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
   const char *name = luaL_checkstring(L, 2);
@@ -185,8 +186,9 @@ static int model_get(lua_State *L) {
   if (strcmp(name, "u") == 0) id = CL_FE_EP_F_U_N, n = m->ndof;
   else if (strcmp(name, "sig") == 0) id = CL_FE_EP_F_SIG_N, n = 6 * G;
   else if (strcmp(name, "ep") == 0) id = CL_FE_EP_F_EP_N, n = G;
+  else if (strcmp(name, "w") == 0) id = CL_FE_EP_F_WDET, n = G;
   else if (strcmp(name, "xg") == 0) src = m->xg, n = 2 * G, id = CL_FE_EP_NFIELDS;
-  else return luaL_error(L, "model:get: no array '%s' (u, sig, ep, xg)", name);
+  else return luaL_error(L, "model:get: no array '%s' (u, sig, ep, w, xg)", name);
   double *buf = NULL;
   if (!src) {
     buf = malloc(sizeof *buf * n);

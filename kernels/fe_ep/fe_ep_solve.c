@@ -1,7 +1,15 @@
 /* The nonlinear solvers of the quasi-static FE over a load factor (paper 002, section 5):
  * initial stiffness (IS: the elastic stiffness factored once), modified IS with the
- * acceleration of Thomas (1984) / Sloan et al. (2000) (paper eqs. 35-37), and Newton with the
- * consistent tangent; increments cut back when they fail. */
+ * acceleration of Thomas (1984) / Sloan et al. (2000), and Newton with the consistent tangent;
+ * increments cut back when they fail.
+ *
+ * Modified IS: the paper's eqs. 35-37 take two solves per update and let omega accumulate
+ * du.du* / du.du over the iterations; taken literally (omega_0 = 0 or 1) that factor grows
+ * without bound, and on the plastic wellbore (docs/methods/elastoplastic-fe.md) every order
+ * diverged. Implemented instead is Thomas's scheme the paper cites: one solve per iteration,
+ * u += alpha du with alpha = alpha_prev du_prev.(du_prev - du) / |du - du_prev|^2 -- the secant
+ * estimate of 1 / (1 - rho) when each IS correction is rho times the last -- reset to 1 when
+ * it falls below 1 or is not finite (the corrections grew or turned). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +109,7 @@ static cl_status increment(solve_state *S, const cl_fe_ep_solve_opts *o, int inc
   }
   S->ref = sqrt(dot(S->fext, S->fext, n));
   if (!(S->ref > 0)) S->ref = 1; /* no load: the residual is taken in force units */
-  double res, omega = 0;
+  double res, alpha = 1;
   *ok = 0;
   for (int it = 0;; it++) {
     CL_TRY(residual(S, S->u, o->method == CL_FE_EP_NEWTON, &res, err));
@@ -112,18 +120,19 @@ static cl_status increment(solve_state *S, const cl_fe_ep_solve_opts *o, int inc
     S->rep->iterations++;
     if (o->method == CL_FE_EP_NEWTON) CL_TRY(factor(S, err));
     CL_TRY(correction(S, S->du, err));
-    for (size_t i = 0; i < n; i++) S->u[i] += S->du[i];
-    if (o->method != CL_FE_EP_MIS) continue;
-    /* eqs. 35-37: y = u + du (done), du* = -K^-1 R(y), u = y + omega du*, omega += du.du* / du.du */
-    CL_TRY(residual(S, S->u, 0, &res, err));
-    if (res <= o->tol) {
-      CL_TRY(record(m, inc, it + 1, lambda, res, err));
-      S->rep->residual = res;
-      break;
+    if (o->method == CL_FE_EP_MIS && it > 0) {
+      /* Thomas (1984): alpha = alpha_prev du_prev.(du_prev - du) / |du - du_prev|^2, the secant
+       * estimate of 1 / (1 - rho) for corrections shrinking by rho per iteration */
+      double dd = 0, dq = 0;
+      for (size_t i = 0; i < n; i++) {
+        const double q = S->du2[i] - S->du[i];
+        dd += S->du2[i] * q, dq += q * q;
+      }
+      alpha = dq > 0 ? alpha * dd / dq : 1;
+      if (!(alpha >= 1 && isfinite(alpha))) alpha = 1; /* corrections growing or turning: plain IS again */
     }
-    CL_TRY(correction(S, S->du2, err));
-    for (size_t i = 0; i < n; i++) S->u[i] += omega * S->du2[i];
-    omega += dot(S->du, S->du2, n) / dot(S->du, S->du, n);
+    for (size_t i = 0; i < n; i++) S->u[i] += alpha * S->du[i];
+    memcpy(S->du2, S->du, n * sizeof(double));
   }
   *ok = 1;
   return CL_OK;

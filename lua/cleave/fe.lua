@@ -301,12 +301,13 @@ function model_mt:displacements()
   return ux, uy
 end
 
---- model:gauss() -> { x = {}, y = {}, xx = {}, yy = {}, zz = {}, xy = {}, ep = {} }: the Gauss
---- points' positions, stresses and equivalent plastic strains (converged state).
+--- model:gauss() -> { x = {}, y = {}, w = {}, xx = {}, yy = {}, zz = {}, xy = {}, ep = {} }: the
+--- Gauss points' positions, integration weights (weight x det J x thickness: sum w f is the
+--- integral of f), stresses and equivalent plastic strains (converged state).
 function model_mt:gauss()
   local xg, s, ep = self.core:get("xg"), self.core:get("sig"), self.core:get("ep")
   local G = #ep
-  local r = { x = {}, y = {}, xx = {}, yy = {}, zz = {}, xy = {}, ep = ep }
+  local r = { x = {}, y = {}, w = self.core:get("w"), xx = {}, yy = {}, zz = {}, xy = {}, ep = ep }
   for g = 1, G do
     r.x[g], r.y[g] = xg[2 * g - 1], xg[2 * g]
     r.xx[g], r.yy[g], r.zz[g], r.xy[g] = s[g], s[G + g], s[2 * G + g], s[5 * G + g]
