@@ -89,6 +89,30 @@ static cl_status factor(solve_state *S, cl_error *err) {
   return CL_OK;
 }
 
+/* The constraints must hold the three rigid-body modes of the plane (translations in x and y, the
+ * rotation): the rotation about (xc, yc) is free when every fixed x lies at y = yc and every
+ * fixed y at x = xc, i.e. when the spread of those coordinates vanishes. Checked before any
+ * factorization, so that the error says what to fix rather than where a pivot vanished. */
+static cl_status check_rigid_modes(const cl_fe_ep_model *m, cl_error *err) {
+  const size_t nn = m->A.nnodes;
+  double cnt[2] = {0, 0}, sum[2] = {0, 0}, sq[2] = {0, 0}, lo = 0, hi = 0;
+  for (size_t i = 0; i < nn; i++) lo = fmin(lo, fmin(m->x[2 * i], m->x[2 * i + 1])), hi = fmax(hi, fmax(m->x[2 * i], m->x[2 * i + 1]));
+  for (int c = 0; c < 2; c++)
+    for (size_t i = 0; i < nn; i++)
+      if (m->fixed[c * nn + i]) {
+        const double v = m->x[2 * i + 1 - c]; /* fixed x: its y; fixed y: its x */
+        cnt[c] += 1, sum[c] += v, sq[c] += v * v;
+      }
+  const double spread = (cnt[0] ? sq[0] - sum[0] * sum[0] / cnt[0] : 0) + (cnt[1] ? sq[1] - sum[1] * sum[1] / cnt[1] : 0);
+  const int tx = cnt[0] == 0, ty = cnt[1] == 0, rot = !tx && !ty && spread <= 1e-20 * (hi - lo) * (hi - lo) * (cnt[0] + cnt[1]);
+  if (!tx && !ty && !rot) return CL_OK;
+  return cl_error_set(err, CL_ERR_ARG, "the stiffness matrix is singular: the constraints leave %s free; fix "
+                      "more displacements (model:fix{})",
+                      tx && ty ? "the translations in x and y and the rotation" : tx ? "the translation in x"
+                      : ty ? "the translation in y" : "the rotation (all fixed x on one line y = const and all fixed "
+                      "y on one line x = const)");
+}
+
 /* du = -K^-1 r */
 static cl_status correction(solve_state *S, double *du, cl_error *err) {
   const double t0 = now();
@@ -164,7 +188,8 @@ cl_status cl_fe_ep_solve(cl_fe_ep_model *m, const cl_fe_ep_solve_opts *o, cl_fe_
   S.u = block, S.fint = S.u + n, S.fext = S.fint + n, S.r = S.fext + n, S.du = S.r + n, S.du2 = S.du + n;
   S.f0 = S.du2 + n, S.u0 = S.f0 + n, S.kval = S.u0 + 2 * n;
   m->nhistory = 0;
-  cl_status st;
+  cl_status st = check_rigid_modes(m, err);
+  if (st != CL_OK) goto done;
   /* the start: the converged state's own internal forces, so that lambda = 0 is in equilibrium */
   double res;
   if ((st = cl_fe_ep_get(m, CL_FE_EP_F_U_N, S.u0, err)) != CL_OK) goto done;

@@ -288,7 +288,8 @@ function model_mt:solve(args)
       tail[#tail + 1] = string.format("increment %d iteration %d: %.3g", h.increment, h.iteration, h.residual)
     end
     self.history = failed
-    error(string.format("%s: %s (last residuals: %s)", fn, history, table.concat(tail, "; ")), 2)
+    error(string.format("%s: %s%s", fn, history, #tail > 0 and " (last residuals: " .. table.concat(tail, "; ") .. ")"
+      or ""), 2)
   end
   report.history = history
   return report
