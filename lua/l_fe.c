@@ -164,10 +164,12 @@ static int model_solve(lua_State *L) {
     return 3;
   }
   lua_createtable(L, 0, 12);
-  const struct { const char *k; double v; } f[] = {
-      {"increments", rep.increments}, {"iterations", rep.iterations}, {"residuals", rep.residuals},
-      {"factorizations", rep.factorizations}, {"cutbacks", rep.cutbacks}, {"residual", rep.residual},
-      {"t_residual", rep.t_residual}, {"t_tangent", rep.t_tangent}, {"t_factor", rep.t_factor}, {"t_solve", rep.t_solve}};
+  const struct { const char *k; int v; } counts[] = {{"increments", rep.increments}, {"iterations", rep.iterations},
+      {"residuals", rep.residuals}, {"factorizations", rep.factorizations}, {"cutbacks", rep.cutbacks}};
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+    lua_pushinteger(L, counts[i].v), lua_setfield(L, -2, counts[i].k);
+  const struct { const char *k; double v; } f[] = {{"residual", rep.residual}, {"t_residual", rep.t_residual},
+      {"t_tangent", rep.t_tangent}, {"t_factor", rep.t_factor}, {"t_solve", rep.t_solve}};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) lua_pushnumber(L, f[i].v), lua_setfield(L, -2, f[i].k);
   lua_pushstring(L, cl_fe_ep_linear_name()), lua_setfield(L, -2, "linear_solver");
   push_history(L, m);

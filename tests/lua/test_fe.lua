@@ -183,7 +183,7 @@ end
 
 -- The plastic radius from the solution: outside it the stress is elastic, where for the
 -- cavity in an infinite medium the yield function is f = alpha / r^2 + beta exactly (sigma_r,
--- sigma_theta = -P0 +- C / r^2, sigma_z = -P0). Fitted by least squares to the elastic Gauss
+-- sigma_theta = -P0 +- C / r^2, sigma_z = -P0 between them). Fitted by least squares to the elastic Gauss
 -- points within three times the innermost one, f = 0 at R = sqrt(-alpha / beta): a measure of
 -- the computed zone that does not depend on where the Gauss points happen to lie.
 local function plastic_radius(m)
@@ -223,6 +223,35 @@ T.case("plastic wellbore (case 3): plastic radius within 2% of the closed form, 
     end
   end
 end)
+
+-- The paper's nonlinear wellbore (Table 2; issue 14, case 2): in-situ stress -50, support
+-- pressure 40, outer stress 49.99375 (MPa), c = 5, phi = 20. (a) As total stresses the rock stays
+-- elastic. (b) As the paper's Fig. 4 reads it: the 10 MPa difference applied from a stress-free
+-- state as a cavity expansion (the outer 0.00625 is the infinite medium's radial stress at
+-- r = 4). Its plastic radius in closed form: in the zone sigma_theta = (k + sigma_r (1 - s)) /
+-- (1 + s) (k = 2 c cos phi, s = sin phi), equilibrium gives sigma_r + k / 2s ~ r^(-2s/(1+s)), and
+-- the elastic rest sigma_r = -k/2 (R/r)^2, so R = a ((2 s p + k) / (k (1 + s)))^((1 + s) / 2s)
+-- = 0.1642 m (the paper reads about 0.15 from its Fig. 4).
+T.case("paper's wellbore (case 2): (a) total stress stays elastic, (b) increment form's plastic radius within 2%",
+  function()
+    local mc = { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi }
+    local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 2, nr = 16, nt = 2 }
+    local m = quarter_wellbore(mesh, mc)
+    m:initial_stress { xx = -50, yy = -50, zz = -50 }
+    m:pressure { where = "outer", p = 49.99375 }
+    m:pressure { where = "inner", p = 40 }
+    m:solve { method = "newton", tol = 1e-10 }
+    for _, ep in ipairs(m:gauss().ep) do T.eq(ep, 0, "plastic strain in the total-stress case") end
+    local k = 2 * coh * math.cos(math.rad(phi))
+    local Rb = a * ((2 * sphi * 10 + k) / (k * (1 + sphi))) ^ ((1 + sphi) / (2 * sphi))
+    local mb = quarter_wellbore(cl.fe.wellbore { r_int = a, r_ext = b, order = 2, nr = 16, nt = 2 }, mc)
+    mb:pressure { where = "outer", p = 0.00625 }
+    mb:pressure { where = "inner", p = 10 }
+    mb:solve { method = "newton", increments = 4, tol = 1e-10 }
+    local R, last_plastic, first_elastic = plastic_radius(mb)
+    T.near(R, Rb, 0.02, "cavity expansion: fitted plastic radius")
+    T.ok(last_plastic < Rb * 1.02 and first_elastic > Rb * 0.98, "the yielded Gauss points end around R")
+  end)
 
 T.case("modified IS needs fewer iterations than IS at p = 1, 2, 3, to the same solution", function()
   for _, pn in ipairs { { 1, 24 }, { 2, 12 }, { 3, 8 } } do
