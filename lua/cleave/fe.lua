@@ -24,6 +24,14 @@ local function check_order(fn, order)
   end
 end
 
+-- "quad" (default) or "tri" (two triangles per cell, order 1 or 2)
+local function tri_shape(fn, args, order)
+  local shape = args.shape or "quad"
+  if shape ~= "quad" and shape ~= "tri" then error(fn .. ": 'shape' must be \"quad\" or \"tri\"", 3) end
+  if shape == "tri" and order == 3 then error(fn .. ": triangles are of order 1 (T3) or 2 (T6), not 3", 3) end
+  return shape == "tri"
+end
+
 local function positive_int(fn, args, key, default)
   local v = args[key] == nil and default or args[key]
   if math.type(v) ~= "integer" or v < 1 then
@@ -37,7 +45,7 @@ end
 -- first (a full ring). Node (i, j) has index 1 + i + (p nr + 1) j; element nodes in the
 -- lexicographic order of kernels/fe/quad.h. Boundary edge sets s0, s1 (s = 0, 1: columns of
 -- edges along t) and t0, t1 (t = 0, 1), node sets likewise.
-local function grid(p, nr, nc, wrap, place)
+local function grid(p, nr, nc, wrap, place, tri)
   local ni, nj = p * nr + 1, wrap and p * nc or p * nc + 1
   local x, elem = {}, {}
   for j = 0, nj - 1 do
@@ -48,10 +56,20 @@ local function grid(p, nr, nc, wrap, place)
     end
   end
   local function node(i, j) return 1 + i + ni * (j % (p * nc + (wrap and 0 or 1))) end
+  -- triangles (p <= 2): each cell cut along its diagonal (0,0)-(p,p), corners counter-clockwise,
+  -- then the mid-side nodes of edges 0-1, 1-2, 2-0 (kernels/fe/tri.h)
+  local halves = p == 1 and { { 0, 0, 1, 0, 1, 1 }, { 0, 0, 1, 1, 0, 1 } }
+    or { { 0, 0, 2, 0, 2, 2, 1, 0, 2, 1, 1, 1 }, { 0, 0, 2, 2, 0, 2, 1, 1, 1, 2, 0, 1 } }
   for cj = 0, nc - 1 do
     for ci = 0, nr - 1 do
-      for b = 0, p do
-        for a = 0, p do elem[#elem + 1] = node(ci * p + a, cj * p + b) end
+      if tri then
+        for _, h in ipairs(halves) do
+          for k = 1, #h, 2 do elem[#elem + 1] = node(ci * p + h[k], cj * p + h[k + 1]) end
+        end
+      else
+        for b = 0, p do
+          for a = 0, p do elem[#elem + 1] = node(ci * p + a, cj * p + b) end
+        end
       end
     end
   end
@@ -70,21 +88,23 @@ local function grid(p, nr, nc, wrap, place)
     for i = 0, ni - 1 do nodes.t0[#nodes.t0 + 1], nodes.t1[#nodes.t1 + 1] = node(i, 0), node(i, p * nc) end
   end
   for j = 0, nj - 1 do nodes.s0[#nodes.s0 + 1], nodes.s1[#nodes.s1 + 1] = node(0, j), node(ni - 1, j) end
-  return setmetatable({ shape = "quad", order = p, x = x, elem = elem, nnodes = #x // 2, nelems = nr * nc,
+  return setmetatable({ shape = tri and "tri" or "quad", order = p, x = x, elem = elem, nnodes = #x // 2,
+    nelems = (tri and 2 or 1) * nr * nc,
     nodes = nodes, edges = edges }, mesh_mt)
 end
 
 --- cl.fe.wellbore{ r_int =, r_ext =, quarter = true, order = 2, level = | nr =, nt =, grading =
----   "geometric" | number } -> a mesh of the annulus r_int..r_ext in Lagrange quadrilaterals:
+---   "geometric" | number, shape = "quad" | "tri" } -> a mesh of the annulus r_int..r_ext in Lagrange quadrilaterals:
 --- nr elements radially, nt around (the quarter 0..90 degrees, or the full ring). level l gives
 --- nr = nt = 2^(l+5) - 2, the element counts of the paper's Table 1 (3844 at l = 1). grading:
 --- "geometric" (radial size proportional to r: r = r_int (r_ext/r_int)^s, the default) or a
---- number g >= 1 (r = r_int + (r_ext - r_int) s^g, g = 1 uniform). Node and edge sets: inner,
+--- number g >= 1 (r = r_int + (r_ext - r_int) s^g, g = 1 uniform). shape = "tri": each cell cut into
+--- two triangles (T3 for order 1, T6 for order 2). Node and edge sets: inner,
 --- outer, and for the quarter xsym (on x = 0) and ysym (on y = 0).
 function fe.wellbore(args)
   local fn = "cleave.fe.wellbore"
   cl.check_args(fn, args, { r_int = true, r_ext = true, quarter = true, order = true, level = true, nr = true,
-    nt = true, grading = true })
+    nt = true, grading = true, shape = true })
   local a, b = args.r_int, args.r_ext
   if type(a) ~= "number" or type(b) ~= "number" or not (a > 0 and b > a) then
     error(fn .. ": give r_int > 0 and r_ext > r_int (radii of the hole and of the outer boundary)", 2)
@@ -113,18 +133,20 @@ function fe.wellbore(args)
     -- exact values on the axes: the symmetry planes must hold their nodes exactly
     if quarter and t == 1 then return 0, r end
     return r * math.cos(th), r * math.sin(th)
-  end)
+  end, tri_shape(fn, args, order))
   m.nodes.inner, m.nodes.outer, m.edges.inner, m.edges.outer = m.nodes.s0, m.nodes.s1, m.edges.s0, m.edges.s1
   if quarter then m.nodes.ysym, m.nodes.xsym = m.nodes.t0, m.nodes.t1 end
   m.r_int, m.r_ext = a, b
   return m
 end
 
---- cl.fe.rect{ x0 = 0, x1 =, y0 = 0, y1 =, nx =, ny =, order = 1 } -> a mesh of the rectangle in
---- nx x ny Lagrange quadrilaterals; node and edge sets left, right, bottom, top.
+--- cl.fe.rect{ x0 = 0, x1 =, y0 = 0, y1 =, nx =, ny =, order = 1, shape = "quad" | "tri" } -> a mesh of
+--- the rectangle in nx x ny Lagrange quadrilaterals (or twice as many triangles); node and edge
+--- sets left, right, bottom, top.
 function fe.rect(args)
   local fn = "cleave.fe.rect"
-  cl.check_args(fn, args, { x0 = true, x1 = true, y0 = true, y1 = true, nx = true, ny = true, order = true })
+  cl.check_args(fn, args, { x0 = true, x1 = true, y0 = true, y1 = true, nx = true, ny = true, order = true,
+    shape = true })
   local x0, x1, y0, y1 = args.x0 or 0, args.x1, args.y0 or 0, args.y1
   if type(x1) ~= "number" or type(y1) ~= "number" or not (x1 > x0 and y1 > y0) then
     error(fn .. ": give x1 > x0 and y1 > y0 (the corners)", 2)
@@ -132,7 +154,7 @@ function fe.rect(args)
   local order = args.order or 1
   check_order(fn, order)
   local m = grid(order, positive_int(fn, args, "nx", 4), positive_int(fn, args, "ny", 4), false,
-    function(s, t) return x0 + (x1 - x0) * s, y0 + (y1 - y0) * t end)
+    function(s, t) return x0 + (x1 - x0) * s, y0 + (y1 - y0) * t end, tri_shape(fn, args, order))
   for _, k in ipairs { "nodes", "edges" } do
     local t = m[k]
     t.left, t.right, t.bottom, t.top = t.s0, t.s1, t.t0, t.t1
@@ -316,14 +338,26 @@ function model_mt:gauss()
   return r
 end
 
---- model:vtu(path): the mesh (each element of order p cut into p^2 linear quadrilaterals) with
+--- model:vtu(path): the mesh (each element of order p cut into p^2 linear quadrilaterals, a T6 into
+--- four triangles) with
 --- the displacement u at the nodes, and per cell its element's mean stress (xx, yy, zz, xy),
 --- mean equivalent plastic strain ep and a plastic indicator (1 where a Gauss point yielded).
 function model_mt:vtu(path)
   local mesh, p = self.mesh, self.mesh.order
-  if mesh.shape ~= "quad" then error("model:vtu: only quadrilateral meshes are written for now", 2) end
   local g, ux, uy = self:gauss(), self:displacements()
-  local ngp = (p + 1) ^ 2 // 1
+  -- linear cells of each element: local node indices (0-based) and the VTK type
+  local sub, vtk = {}, 9
+  if mesh.shape == "quad" then
+    for j = 0, p - 1 do
+      for i = 0, p - 1 do
+        sub[#sub + 1] = { i + (p + 1) * j, i + 1 + (p + 1) * j, i + 1 + (p + 1) * (j + 1), i + (p + 1) * (j + 1) }
+      end
+    end
+  else
+    vtk = 5
+    sub = p == 1 and { { 0, 1, 2 } } or { { 0, 3, 5 }, { 3, 1, 4 }, { 5, 4, 2 }, { 3, 4, 5 } }
+  end
+  local nn, ngp = #mesh.elem // mesh.nelems, #g.ep // mesh.nelems
   local conn, offsets, types, cells = {}, { 0 }, {}, { sig = {}, ep = {}, plastic = {} }
   for e = 0, mesh.nelems - 1 do
     local mean, epm, plastic = { 0, 0, 0, 0 }, 0, 0
@@ -334,15 +368,10 @@ function model_mt:vtu(path)
       epm = epm + g.ep[q] / ngp
       if g.ep[q] > 0 then plastic = 1 end
     end
-    local base = e * ngp
-    for j = 0, p - 1 do
-      for i = 0, p - 1 do
-        for _, ab in ipairs { { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 1 } } do
-          conn[#conn + 1] = mesh.elem[base + 1 + (i + ab[1]) + (p + 1) * (j + ab[2])]
-        end
-        offsets[#offsets + 1], types[#types + 1] = #conn, 9
-        cells.sig[#cells.sig + 1], cells.ep[#cells.ep + 1], cells.plastic[#cells.plastic + 1] = mean, epm, plastic
-      end
+    for _, cell in ipairs(sub) do
+      for _, a in ipairs(cell) do conn[#conn + 1] = mesh.elem[e * nn + a + 1] end
+      offsets[#offsets + 1], types[#types + 1] = #conn, vtk
+      cells.sig[#cells.sig + 1], cells.ep[#cells.ep + 1], cells.plastic[#cells.plastic + 1] = mean, epm, plastic
     end
   end
   local xy = {}
