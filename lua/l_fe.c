@@ -143,7 +143,7 @@ static void push_history(lua_State *L, const cl_fe_ep_model *m) {
   }
 }
 
-/* m:_solve(method, increments, tol, max_iter, max_cutbacks) -> report, history (or nil,
+/* m:_solve(method, increments, tol, max_iter, max_cutbacks, linear) -> report, history (or nil,
  * message, history when it did not converge) */
 static int model_solve(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
@@ -152,7 +152,9 @@ static int model_solve(lua_State *L) {
                                      : strcmp(method, "is") == 0   ? CL_FE_EP_IS
                                                                    : CL_FE_EP_MIS,
                            .increments = (int)luaL_checkinteger(L, 3), .tol = luaL_checknumber(L, 4),
-                           .max_iter = (int)luaL_checkinteger(L, 5), .max_cutbacks = (int)luaL_checkinteger(L, 6)};
+                           .max_iter = (int)luaL_checkinteger(L, 5), .max_cutbacks = (int)luaL_checkinteger(L, 6),
+                           .linear = strcmp(luaL_optstring(L, 7, "factor"), "pcg") == 0 ? CL_FE_EP_LINEAR_PCG
+                                                                                      : CL_FE_EP_LINEAR_FACTOR};
   cl_fe_ep_report rep;
   cl_error err;
   cl_status st = cl_fe_ep_solve(m, &o, &rep, &err);
@@ -168,10 +170,12 @@ static int model_solve(lua_State *L) {
       {"residuals", rep.residuals}, {"factorizations", rep.factorizations}, {"cutbacks", rep.cutbacks}};
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
     lua_pushinteger(L, counts[i].v), lua_setfield(L, -2, counts[i].k);
+  lua_pushinteger(L, rep.cg_iterations), lua_setfield(L, -2, "cg_iterations");
   const struct { const char *k; double v; } f[] = {{"residual", rep.residual}, {"t_residual", rep.t_residual},
       {"t_tangent", rep.t_tangent}, {"t_factor", rep.t_factor}, {"t_solve", rep.t_solve}};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) lua_pushnumber(L, f[i].v), lua_setfield(L, -2, f[i].k);
-  lua_pushstring(L, cl_fe_ep_linear_name()), lua_setfield(L, -2, "linear_solver");
+  lua_pushstring(L, o.linear == CL_FE_EP_LINEAR_PCG ? "pcg" : cl_fe_ep_linear_name());
+  lua_setfield(L, -2, "linear_solver");
   push_history(L, m);
   return 2;
 }

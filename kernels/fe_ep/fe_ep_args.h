@@ -15,7 +15,9 @@
  *           the global vector is a gather without atomics, deterministic on both backends
  *   csr_start, csr_slot     per nonzero of the global matrix the element-matrix entries
  *           e (2nn)^2 + r 2nn + c that add into it
- *   R       2 x nnodes internal forces (SoA); kval nnz values of the global matrix */
+ *   R       2 x nnodes internal forces (SoA); kval nnz values of the global matrix
+ *   rowptr, col, fixed     the CSR pattern over the ndof dofs and the constrained dofs, and
+ *   cg_*    the vectors of the conjugate gradients on the device (fe_ep_pcg.c) */
 #ifndef CL_FE_EP_ARGS_H
 #define CL_FE_EP_ARGS_H
 
@@ -31,6 +33,11 @@ typedef enum cl_fe_ep_op {
   CL_FE_EP_ELASTIC_TANGENT = 2,/* ke with the elastic matrix (no stress update) */
   CL_FE_EP_GATHER_FORCES = 3,  /* R from fe */
   CL_FE_EP_GATHER_TANGENT = 4, /* kval from ke */
+  CL_FE_EP_CONSTRAIN = 5,      /* constrained rows and columns of kval to the identity; cg_dinv */
+  CL_FE_EP_SPMV = 6,           /* cg_q = K cg_p */
+  CL_FE_EP_CG_PRECONDITION = 7,/* cg_z = cg_dinv cg_r */
+  CL_FE_EP_CG_STEP = 8,        /* cg_x += alpha cg_p, cg_r -= alpha cg_q */
+  CL_FE_EP_CG_DIRECTION = 9,   /* cg_p = cg_z + beta cg_p */
 } cl_fe_ep_op;
 
 typedef struct cl_fe_ep_args {
@@ -43,6 +50,11 @@ typedef struct cl_fe_ep_args {
   void *sig, *ep, *fe, *ke, *R, *kval;
   const uint32_t *node_start, *node_slot;
   const uint32_t *csr_start, *csr_slot;
+  size_t ndof;
+  const uint32_t *rowptr, *col;
+  const uint8_t *fixed;
+  void *cg_x, *cg_r, *cg_z, *cg_p, *cg_q, *cg_dinv;
+  double cg_alpha, cg_beta;
 } cl_fe_ep_args;
 
 #endif

@@ -106,4 +106,34 @@ CL_HD static inline void cl_fe_ep_gather_nonzero(const cl_fe_ep_args *A, size_t 
   ((real *)A->kval)[j] = v;
 }
 
+/* ---- the conjugate gradients on the device (fe_ep_pcg.c drives them) ---- */
+
+/* Row i of kval: constrained rows and columns become the identity's; cg_dinv[i] = 1 / K_ii. */
+CL_HD static inline void cl_fe_ep_constrain_row(const cl_fe_ep_args *A, size_t i) {
+  real *val = (real *)A->kval, diag = 1;
+  for (uint32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+    const uint32_t j = A->col[k];
+    if (A->fixed[i] || A->fixed[j]) val[k] = j == i ? 1 : 0;
+    if (j == i) diag = val[k];
+  }
+  ((real *)A->cg_dinv)[i] = 1 / diag;
+}
+
+/* cg_q[i] = (K cg_p)[i] */
+CL_HD static inline void cl_fe_ep_spmv_row(const cl_fe_ep_args *A, size_t i) {
+  const real *val = (const real *)A->kval, *p = (const real *)A->cg_p;
+  real v = 0;
+  for (uint32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) v += val[k] * p[A->col[k]];
+  ((real *)A->cg_q)[i] = v;
+}
+
+/* the per-dof vector updates of one CG iteration */
+CL_HD static inline void cl_fe_ep_cg_vector(const cl_fe_ep_args *A, const int op, size_t i) {
+  real *x = (real *)A->cg_x, *r = (real *)A->cg_r, *z = (real *)A->cg_z, *p = (real *)A->cg_p;
+  const real *q = (const real *)A->cg_q, *dinv = (const real *)A->cg_dinv;
+  if (op == CL_FE_EP_CG_PRECONDITION) z[i] = dinv[i] * r[i];
+  else if (op == CL_FE_EP_CG_STEP) x[i] += (real)A->cg_alpha * p[i], r[i] -= (real)A->cg_alpha * q[i];
+  else p[i] = z[i] + (real)A->cg_beta * p[i];
+}
+
 #endif

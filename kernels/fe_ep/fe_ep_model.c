@@ -190,7 +190,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   m->x = malloc(sizeof *m->x * 2 * mesh->nnodes), m->xg = malloc(sizeof *m->xg * 2 * G);
   m->fixed = calloc(m->ndof, 1), m->fixed_value = calloc(m->ndof, sizeof(double));
   m->f_ext = calloc(m->ndof, sizeof(double));
-  uint32_t *ns = NULL, *nsl = NULL, *cs = NULL, *csl = NULL;
+  uint32_t *ns = NULL, *nsl = NULL, *cs = NULL, *csl = NULL, *rp = NULL;
   cl_status st = CL_OK;
   if (!grad || !wdet || !m->x || !m->xg || !m->fixed || !m->fixed_value || !m->f_ext) {
     st = cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
@@ -199,6 +199,12 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   memcpy(m->x, mesh->x, sizeof *m->x * 2 * mesh->nnodes);
   if ((st = geometry(m, mesh, grad, wdet, err)) != CL_OK) goto done;
   if ((st = tables(m, mesh->elem, &ns, &nsl, &cs, &csl, err)) != CL_OK) goto done;
+  /* the device's CSR rows in 32 bits (tables() checked nnz against it) */
+  if (!(rp = malloc(sizeof *rp * (m->ndof + 1)))) {
+    st = cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
+    goto done;
+  }
+  for (size_t r = 0; r <= m->ndof; r++) rp[r] = (uint32_t)m->rowptr[r];
   const struct { cl_fe_ep_field_id id; cl_dtype t; size_t n; const void *host; } fields[] = {
       {CL_FE_EP_F_ELEM, CL_U32, A->ne * nn, mesh->elem}, {CL_FE_EP_F_GRAD, CL_F64, G * nd, grad},
       {CL_FE_EP_F_WDET, CL_F64, G, wdet}, {CL_FE_EP_F_U, CL_F64, m->ndof, NULL},
@@ -207,7 +213,12 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
       {CL_FE_EP_F_FE, CL_F64, A->ne * nd, NULL}, {CL_FE_EP_F_KE, CL_F64, A->ne * nd * nd, NULL},
       {CL_FE_EP_F_R, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_KVAL, CL_F64, A->nnz, NULL},
       {CL_FE_EP_F_NODE_START, CL_U32, A->nnodes + 1, ns}, {CL_FE_EP_F_NODE_SLOT, CL_U32, A->ne * nn, nsl},
-      {CL_FE_EP_F_CSR_START, CL_U32, A->nnz + 1, cs}, {CL_FE_EP_F_CSR_SLOT, CL_U32, A->ne * nd * nd, csl}};
+      {CL_FE_EP_F_CSR_START, CL_U32, A->nnz + 1, cs}, {CL_FE_EP_F_CSR_SLOT, CL_U32, A->ne * nd * nd, csl},
+      {CL_FE_EP_F_ROWPTR, CL_U32, m->ndof + 1, rp}, {CL_FE_EP_F_COL, CL_U32, A->nnz, m->col},
+      {CL_FE_EP_F_FIXED, CL_U8, m->ndof, NULL}, {CL_FE_EP_F_CG_X, CL_F64, m->ndof, NULL},
+      {CL_FE_EP_F_CG_R, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_CG_Z, CL_F64, m->ndof, NULL},
+      {CL_FE_EP_F_CG_P, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_CG_Q, CL_F64, m->ndof, NULL},
+      {CL_FE_EP_F_CG_DINV, CL_F64, m->ndof, NULL}};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
     if ((st = new_field(m, fields[i].id, fields[i].t, fields[i].n, err)) != CL_OK) goto done;
     if (fields[i].host && (st = cl_field_upload(m->f[fields[i].id], fields[i].host, err)) != CL_OK) goto done;
@@ -220,9 +231,13 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   A->kval = dptr(m, CL_FE_EP_F_KVAL), A->node_start = dptr(m, CL_FE_EP_F_NODE_START);
   A->node_slot = dptr(m, CL_FE_EP_F_NODE_SLOT), A->csr_start = dptr(m, CL_FE_EP_F_CSR_START);
   A->csr_slot = dptr(m, CL_FE_EP_F_CSR_SLOT);
+  A->ndof = m->ndof, A->rowptr = dptr(m, CL_FE_EP_F_ROWPTR), A->col = dptr(m, CL_FE_EP_F_COL);
+  A->fixed = dptr(m, CL_FE_EP_F_FIXED);
+  A->cg_x = dptr(m, CL_FE_EP_F_CG_X), A->cg_r = dptr(m, CL_FE_EP_F_CG_R), A->cg_z = dptr(m, CL_FE_EP_F_CG_Z);
+  A->cg_p = dptr(m, CL_FE_EP_F_CG_P), A->cg_q = dptr(m, CL_FE_EP_F_CG_Q), A->cg_dinv = dptr(m, CL_FE_EP_F_CG_DINV);
   st = cl_fe_ep_linear_create(m->ndof, m->rowptr, m->col, &m->solver, err);
 done:
-  free(grad), free(wdet), free(ns), free(nsl), free(cs), free(csl);
+  free(grad), free(wdet), free(ns), free(nsl), free(cs), free(csl), free(rp);
   if (st != CL_OK) {
     cl_fe_ep_destroy(m);
     return st;

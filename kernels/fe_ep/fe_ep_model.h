@@ -29,12 +29,17 @@ typedef struct cl_fe_ep_material {
 
 typedef enum cl_fe_ep_method { CL_FE_EP_IS = 0, CL_FE_EP_MIS = 1, CL_FE_EP_NEWTON = 2 } cl_fe_ep_method;
 
+/* linear solves: a sparse Cholesky on the host (CHOLMOD, or CG when built without it: fe_ep_linear.c),
+ * or Jacobi-PCG on the model's device (fe_ep_pcg.c) */
+typedef enum cl_fe_ep_linear_kind { CL_FE_EP_LINEAR_FACTOR = 0, CL_FE_EP_LINEAR_PCG = 1 } cl_fe_ep_linear_kind;
+
 typedef struct cl_fe_ep_solve_opts {
   cl_fe_ep_method method;
   int increments;             /* equal load-factor increments from the last state to the loads set */
   double tol;                 /* relative residual |R_free| / |F_ext| */
   int max_iter;               /* iterations per increment before it is cut back */
   int max_cutbacks;           /* halvings of an increment before the solve gives up */
+  cl_fe_ep_linear_kind linear;
 } cl_fe_ep_solve_opts;
 
 /* One iteration of the history: increment (1-based), iteration in it (0 = the residual before
@@ -46,6 +51,7 @@ typedef struct cl_fe_ep_record {
 
 typedef struct cl_fe_ep_report {
   int increments, iterations, residuals, factorizations, cutbacks;
+  long cg_iterations;         /* of the device PCG, all solves together */
   double residual;            /* the last relative residual */
   double t_residual, t_tangent, t_factor, t_solve; /* seconds */
 } cl_fe_ep_report;
@@ -53,7 +59,9 @@ typedef struct cl_fe_ep_report {
 typedef enum cl_fe_ep_field_id {
   CL_FE_EP_F_ELEM, CL_FE_EP_F_GRAD, CL_FE_EP_F_WDET, CL_FE_EP_F_U, CL_FE_EP_F_U_N, CL_FE_EP_F_SIG,
   CL_FE_EP_F_SIG_N, CL_FE_EP_F_EP, CL_FE_EP_F_EP_N, CL_FE_EP_F_FE, CL_FE_EP_F_KE, CL_FE_EP_F_R, CL_FE_EP_F_KVAL,
-  CL_FE_EP_F_NODE_START, CL_FE_EP_F_NODE_SLOT, CL_FE_EP_F_CSR_START, CL_FE_EP_F_CSR_SLOT, CL_FE_EP_NFIELDS
+  CL_FE_EP_F_NODE_START, CL_FE_EP_F_NODE_SLOT, CL_FE_EP_F_CSR_START, CL_FE_EP_F_CSR_SLOT, CL_FE_EP_F_ROWPTR,
+  CL_FE_EP_F_COL, CL_FE_EP_F_FIXED, CL_FE_EP_F_CG_X, CL_FE_EP_F_CG_R, CL_FE_EP_F_CG_Z, CL_FE_EP_F_CG_P, CL_FE_EP_F_CG_Q,
+  CL_FE_EP_F_CG_DINV, CL_FE_EP_NFIELDS
 } cl_fe_ep_field_id;
 
 typedef struct cl_fe_ep_model {

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "fe_ep_model.h"
+#include "fe_ep_pcg.h"
 
 static double now(void) {
   struct timespec t;
@@ -65,11 +66,18 @@ static cl_status residual(solve_state *S, const double *u, int tangent, double *
   return CL_OK;
 }
 
-/* The matrix on the device (kval) to the host, constrained rows and columns replaced by the
- * identity, factored. A zero pivot names the node and component that nothing holds. */
-static cl_status factor(solve_state *S, cl_error *err) {
+/* The matrix on the device (kval), constrained rows and columns replaced by the identity, made
+ * ready to solve with: factored on the host, or prepared for the device PCG. A zero pivot names
+ * the node and component that nothing holds. */
+static cl_status factor(solve_state *S, const cl_fe_ep_solve_opts *o, cl_error *err) {
   cl_fe_ep_model *m = S->m;
   const double t0 = now();
+  S->rep->factorizations++;
+  if (o->linear == CL_FE_EP_LINEAR_PCG) {
+    cl_status st = cl_fe_ep_pcg_prepare(m, err);
+    S->rep->t_factor += now() - t0;
+    return st;
+  }
   CL_TRY(cl_field_download(m->f[CL_FE_EP_F_KVAL], S->kval, err));
   for (size_t r = 0; r < m->ndof; r++)
     for (uint64_t k = m->rowptr[r]; k < m->rowptr[r + 1]; k++)
@@ -78,7 +86,6 @@ static cl_status factor(solve_state *S, cl_error *err) {
   cl_error inner;
   cl_status st = cl_fe_ep_linear_factor(m->solver, S->kval, &bad, &inner);
   S->rep->t_factor += now() - t0;
-  S->rep->factorizations++;
   if (st == CL_ERR_ARG) {
     const size_t n = bad % m->A.nnodes;
     return cl_error_set(err, CL_ERR_ARG, "the stiffness matrix is singular at node %zu (%c, at (%g, %g)): the "
@@ -114,9 +121,10 @@ static cl_status check_rigid_modes(const cl_fe_ep_model *m, cl_error *err) {
 }
 
 /* du = -K^-1 r */
-static cl_status correction(solve_state *S, double *du, cl_error *err) {
+static cl_status correction(solve_state *S, const cl_fe_ep_solve_opts *o, double *du, cl_error *err) {
   const double t0 = now();
-  CL_TRY(cl_fe_ep_linear_solve(S->m->solver, S->r, du, err));
+  if (o->linear == CL_FE_EP_LINEAR_PCG) CL_TRY(cl_fe_ep_pcg_solve(S->m, S->r, du, &S->rep->cg_iterations, err));
+  else CL_TRY(cl_fe_ep_linear_solve(S->m->solver, S->r, du, err));
   for (size_t i = 0; i < S->m->ndof; i++) du[i] = -du[i];
   S->rep->t_solve += now() - t0;
   return CL_OK;
@@ -142,8 +150,8 @@ static cl_status increment(solve_state *S, const cl_fe_ep_solve_opts *o, int inc
     if (res <= o->tol) break;
     if (it >= o->max_iter || !isfinite(res)) return CL_OK;
     S->rep->iterations++;
-    if (o->method == CL_FE_EP_NEWTON) CL_TRY(factor(S, err));
-    CL_TRY(correction(S, S->du, err));
+    if (o->method == CL_FE_EP_NEWTON) CL_TRY(factor(S, o, err));
+    CL_TRY(correction(S, o, S->du, err));
     if (o->method == CL_FE_EP_MIS && it > 0) {
       /* Thomas (1984): alpha = alpha_prev du_prev.(du_prev - du) / |du - du_prev|^2, the secant
        * estimate of 1 / (1 - rho) for corrections shrinking by rho per iteration */
@@ -203,7 +211,7 @@ cl_status cl_fe_ep_solve(cl_fe_ep_model *m, const cl_fe_ep_solve_opts *o, cl_fe_
     const double t0 = now();
     if ((st = cl_fe_ep_elastic_stiffness(m, err)) != CL_OK) goto done;
     rep->t_tangent += now() - t0;
-    if ((st = factor(&S, err)) != CL_OK) goto done;
+    if ((st = factor(&S, o, err)) != CL_OK) goto done;
   }
   double lambda = 0, step = 1.0 / o->increments;
   int inc = 0;

@@ -284,15 +284,23 @@ end
 local METHODS = { mis = true, is = true, newton = true }
 
 --- model:solve{ method = "mis" | "is" | "newton", increments = 1, tol = 1e-8, max_iter = 200,
----   max_cutbacks = 4 } -> report { increments, iterations, residuals, factorizations, cutbacks,
---- residual, t_residual, t_tangent, t_factor, t_solve, linear_solver, history = { {increment,
+---   max_cutbacks = 4, linear = "factor" | "pcg" } -> report { increments, iterations, residuals,
+--- factorizations, cutbacks, cg_iterations, residual, t_residual, t_tangent, t_factor, t_solve,
+--- linear_solver, history = { {increment,
 --- iteration, lambda, residual}, ... } }. An increment that does not converge is halved; when
 --- the cut-backs run out, the error gives the history's last residuals and the state stays at
---- the last converged increment.
+--- the last converged increment. linear: "factor" (CHOLMOD's Cholesky on the host, factored once
+--- for IS and modified IS; CG on the host when built without CHOLMOD) or "pcg" (Jacobi-PCG on the
+--- model's device: the matrix never leaves it).
 function model_mt:solve(args)
   local fn = "model:solve"
   args = args or {}
-  cl.check_args(fn, args, { method = true, increments = true, tol = true, max_iter = true, max_cutbacks = true })
+  cl.check_args(fn, args, { method = true, increments = true, tol = true, max_iter = true, max_cutbacks = true,
+    linear = true })
+  local linear = args.linear or "factor"
+  if linear ~= "factor" and linear ~= "pcg" then
+    error(fn .. ": 'linear' must be \"factor\" (sparse Cholesky on the host) or \"pcg\" (conjugate gradients on the device)", 2)
+  end
   local method = args.method or "mis"
   if not METHODS[method] then error(fn .. ": 'method' must be \"mis\", \"is\" or \"newton\"", 2) end
   local tol = args.tol or 1e-8
@@ -301,7 +309,7 @@ function model_mt:solve(args)
   local max_iter = positive_int(fn, args, "max_iter", 200)
   local cut = args.max_cutbacks or 4
   if math.type(cut) ~= "integer" or cut < 0 then error(fn .. ": 'max_cutbacks' must be an integer >= 0", 2) end
-  local ok, report, history, failed = pcall(self.core.solve, self.core, method, increments, tol, max_iter, cut)
+  local ok, report, history, failed = pcall(self.core.solve, self.core, method, increments, tol, max_iter, cut, linear)
   if not ok then error(report, 2) end
   if report == nil then -- history is the message, failed the history: its last residuals go with it
     local tail = {}
