@@ -341,6 +341,35 @@ T.case("the built-in Mohr-Coulomb law runs through the run-time compiler as the 
   T.ok(step.state.ep > 0, "plastic strain recorded")
 end)
 
+-- Trial stresses exactly on both edges (also as repeated in-plane eigenvalues) and at the apex,
+-- and near them: the CPU and the GPU (the law compiled by NVRTC) pick the same region, so the
+-- returned stresses agree to round-off (1e-12 of the stress scale; a different region would differ
+-- by O(1) there) -- issue 14, verification 4.
+T.case("Mohr-Coulomb: CPU and CUDA choose the same return for stresses on edges and at the apex", function()
+  if not gpu then T.skip("no GPU") end
+  local law = cl.jit.stress_update { source = cl.jit.law_source "mohr_coulomb", params = { E = E, nu = nu, c = coh,
+    phi = phi }, state = { ep = 0 }, name = "mohr_coulomb" }
+  local apex = coh / math.tan(math.rad(phi))
+  local trials = { { 0, -40, -40, 0, 0, 0 }, { -40, -40, 0, 0, 0, 0 }, { -5, -60, -5, 0, 0, 0 }, { -5, -5, -60, 0, 0, 0 },
+    { 20, 20, 20, 0, 0, 0 }, { apex, apex, apex, 0, 0, 0 }, { -10, -40, -25, 0, 0, 3 }, { -10, -45, -44, 0, 0, 2 },
+    { -12, -60, -11, 0, 0, 1 }, { -40 * (1 + 1e-15), -40, 0, 0, 0, 0 } }
+  local function run(device)
+    return T.on_device(device, function()
+      local n = #trials
+      local input = cl.field { n = n, k = 6 }
+      local output = cl.field { n = n, k = 6, data = trials }
+      law:evaluate { input = input, output = output, state = { ep = cl.field { n = n } } }
+      local out = {}
+      for i = 1, n do out[i] = output[i] end
+      return out
+    end)
+  end
+  local c, g = run("cpu"), run("cuda")
+  for i = 1, #trials do
+    for k = 1, 6 do T.near(g[i][k], c[i][k], 1e-12, string.format("trial %d component %d", i, k), 60) end
+  end
+end)
+
 T.case("CPU and CUDA agree on the plastic wellbore (f64, 1e-10 on displacements)", function()
   if not gpu then T.skip("no GPU") end
   local function run(device)
