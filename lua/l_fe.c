@@ -28,14 +28,12 @@ static int model_gc(lua_State *L) {
   return 0;
 }
 
-/* the numbers of array t[key] (length n expected, 0: any), as a malloc'ed array */
+/* the numbers of the array t[key] (checked to be a table) as a malloc'ed array, NULL when out of memory */
 static double *number_array(lua_State *L, int t, const char *key, size_t *n) {
   lua_getfield(L, t, key);
-  if (!lua_istable(L, -1)) luaL_error(L, "cleave.fe: '%s' must be an array of numbers", key);
   const size_t len = lua_rawlen(L, -1);
   double *a = malloc(sizeof *a * (len ? len : 1));
-  if (!a) luaL_error(L, "cleave.fe: out of memory");
-  for (size_t i = 0; i < len; i++) {
+  for (size_t i = 0; a && i < len; i++) {
     lua_rawgeti(L, -1, (lua_Integer)i + 1);
     a[i] = lua_tonumber(L, -1);
     lua_pop(L, 1);
@@ -71,11 +69,19 @@ static int fe_model(lua_State *L) {
   lua_getfield(L, 1, "plane_strain");
   mat.plane_strain = lua_toboolean(L, -1);
   lua_pop(L, 1);
+  for (int i = 0; i < 2; i++) { /* both arrays checked before either is allocated: no leak on error */
+    lua_getfield(L, 1, i ? "elem" : "x");
+    if (!lua_istable(L, -1)) return luaL_error(L, "cleave.fe: '%s' must be an array of numbers", i ? "elem" : "x");
+    lua_pop(L, 1);
+  }
   size_t nx, ne;
   double *x = number_array(L, 1, "x", &nx);
   double *ed = number_array(L, 1, "elem", &ne);
   uint32_t *elem = malloc(sizeof *elem * (ne ? ne : 1));
-  if (!elem) { free(x), free(ed); return luaL_error(L, "cleave.fe: out of memory"); }
+  if (!x || !ed || !elem) {
+    free(x), free(ed), free(elem);
+    return luaL_error(L, "cleave.fe: out of memory");
+  }
   for (size_t i = 0; i < ne; i++) elem[i] = (uint32_t)(ed[i] - 1);
   free(ed);
   const int nn = cl_fe_nodes(mesh.shape, mesh.order);
@@ -209,6 +215,19 @@ static int model_get(lua_State *L) {
   return 1;
 }
 
+/* m:profile(reps) -> seconds per residual, seconds per tangent */
+static int model_profile(lua_State *L) {
+  cl_fe_ep_model *m = check_model(L, 1);
+  const lua_Integer reps = luaL_optinteger(L, 2, 10);
+  if (reps < 1) return luaL_error(L, "model:profile: reps must be >= 1");
+  double r, t;
+  cl_error err;
+  if (cl_fe_ep_profile(m, (int)reps, &r, &t, &err)) return luaL_error(L, "model:profile: %s", err.msg);
+  lua_pushnumber(L, r);
+  lua_pushnumber(L, t);
+  return 2;
+}
+
 static int model_info(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
   lua_createtable(L, 0, 8);
@@ -230,7 +249,7 @@ int cl_lua_open_fe(lua_State *L) {
   luaL_setfuncs(L, meta, 0);
   const luaL_Reg methods[] = {{"fix", model_fix}, {"pressure", model_pressure}, {"clear_loads", model_clear_loads},
                               {"initial_stress", model_initial_stress}, {"solve", model_solve}, {"get", model_get},
-                              {"info", model_info}, {NULL, NULL}};
+                              {"info", model_info}, {"profile", model_profile}, {NULL, NULL}};
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);

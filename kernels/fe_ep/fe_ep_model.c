@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../fe/element.h"
 #include "fe_ep.h"
@@ -334,6 +335,34 @@ cl_status cl_fe_ep_internal_force(cl_fe_ep_model *m, int tangent, double *fint, 
 cl_status cl_fe_ep_elastic_stiffness(cl_fe_ep_model *m, cl_error *err) {
   CL_TRY(cl_k_fe_ep(m->dev, CL_F64, &m->A, CL_FE_EP_ELASTIC_TANGENT, err));
   CL_TRY(cl_k_fe_ep(m->dev, CL_F64, &m->A, CL_FE_EP_GATHER_TANGENT, err));
+  cl_field_touch(m->f[CL_FE_EP_F_KVAL]);
+  return CL_OK;
+}
+
+static double seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+cl_status cl_fe_ep_profile(cl_fe_ep_model *m, int reps, double *residual, double *tangent, cl_error *err) {
+  const cl_fe_ep_op ops[2][2] = {{CL_FE_EP_FORCES, CL_FE_EP_GATHER_FORCES},
+                                 {CL_FE_EP_FORCES_TANGENT, CL_FE_EP_GATHER_TANGENT}};
+  double *out[2] = {residual, tangent};
+  for (int k = 0; k < 2; k++) {
+    double t0 = 0;
+    for (int r = 0; r <= reps; r++) {
+      if (r == 1) {
+        CL_TRY(m->dev->synchronize(m->dev, err));
+        t0 = seconds();
+      }
+      CL_TRY(cl_k_fe_ep(m->dev, CL_F64, &m->A, ops[k][0], err));
+      CL_TRY(cl_k_fe_ep(m->dev, CL_F64, &m->A, ops[k][1], err));
+    }
+    CL_TRY(m->dev->synchronize(m->dev, err));
+    *out[k] = (seconds() - t0) / reps;
+  }
+  cl_field_touch(m->f[CL_FE_EP_F_SIG]), cl_field_touch(m->f[CL_FE_EP_F_EP]), cl_field_touch(m->f[CL_FE_EP_F_R]);
   cl_field_touch(m->f[CL_FE_EP_F_KVAL]);
   return CL_OK;
 }

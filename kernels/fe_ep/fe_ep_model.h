@@ -115,6 +115,12 @@ cl_status cl_fe_ep_solve(cl_fe_ep_model *m, const cl_fe_ep_solve_opts *opts, cl_
 /* Host copies: u (2 nnodes, SoA), Gauss point stresses (6 G, SoA), ep (G). */
 cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_error *err);
 
+/* Seconds per evaluation, averaged over reps after one warm-up, of the residual (strain, return
+ * mapping, element forces, gather; the state is not committed) and of the tangent (the same with
+ * the element matrices and their gather into the CSR values), both on the device and synchronised,
+ * without host transfers. */
+cl_status cl_fe_ep_profile(cl_fe_ep_model *m, int reps, double *residual, double *tangent, cl_error *err);
+
 /* ---- internal: fe_ep_solve.c uses these ---- */
 /* internal forces of u into fint (host, ndof) [and the consistent tangent into kval] */
 cl_status cl_fe_ep_internal_force(cl_fe_ep_model *m, int tangent, double *fint, cl_error *err);
