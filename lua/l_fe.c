@@ -7,6 +7,7 @@
 
 #include "../kernels/fe/element.h"
 #include "../kernels/fe_ep/fe_ep_model.h"
+#include "../runtime/io/msh.h"
 #include "l_util.h"
 
 #define MODEL_MT "cleave.fe.model"
@@ -243,6 +244,44 @@ static int model_info(lua_State *L) {
   return 1;
 }
 
+/* cl.fe._read_msh(path) -> { order, x = {x1, y1, ...}, elem = {1-based, tri.h's order},
+ * edges = { group name = { {end, [mid,] end}, ... } } }: a Gmsh triangle mesh (runtime/io/msh.h)
+ * with its grouped boundary lines as edge sets, each edge's nodes in order along it. */
+static int fe_read_msh(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  cl_msh msh;
+  cl_error err;
+  if (cl_msh_read(path, &msh, &err) != CL_OK) return luaL_error(L, "cleave.fe.read: %s", err.msg);
+  const size_t nn = msh.order == 2 ? 6 : 3, ne_nodes = msh.order + 1;
+  lua_createtable(L, 0, 4);
+  lua_pushinteger(L, msh.order), lua_setfield(L, -2, "order");
+  lua_createtable(L, (int)(2 * msh.nnodes), 0);
+  for (size_t i = 0; i < 2 * msh.nnodes; i++) lua_pushnumber(L, msh.x[i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lua_setfield(L, -2, "x");
+  lua_createtable(L, (int)(nn * msh.nelems), 0);
+  for (size_t i = 0; i < nn * msh.nelems; i++) lua_pushinteger(L, msh.elem[i] + 1), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lua_setfield(L, -2, "elem");
+  lua_newtable(L);
+  for (size_t g = 0; g < msh.ngroups; g++) {
+    if (msh.groups[g].dim != 1) continue;
+    lua_createtable(L, 0, 0);
+    lua_Integer k = 0;
+    for (size_t e = 0; e < msh.nedges; e++) {
+      if (msh.edge_group[e] != msh.groups[g].tag) continue;
+      const uint32_t *en = msh.edge + e * ne_nodes; /* Gmsh: the two ends, then the midpoint */
+      lua_createtable(L, (int)ne_nodes, 0);
+      lua_pushinteger(L, en[0] + 1), lua_rawseti(L, -2, 1);
+      if (ne_nodes == 3) lua_pushinteger(L, en[2] + 1), lua_rawseti(L, -2, 2);
+      lua_pushinteger(L, en[1] + 1), lua_rawseti(L, -2, (lua_Integer)ne_nodes);
+      lua_rawseti(L, -2, ++k);
+    }
+    lua_setfield(L, -2, msh.groups[g].name);
+  }
+  lua_setfield(L, -2, "edges");
+  cl_msh_free(&msh);
+  return 1;
+}
+
 int cl_lua_open_fe(lua_State *L) {
   luaL_newmetatable(L, MODEL_MT);
   const luaL_Reg meta[] = {{"__gc", model_gc}, {NULL, NULL}};
@@ -254,7 +293,7 @@ int cl_lua_open_fe(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   lua_newtable(L);
-  const luaL_Reg fns[] = {{"_model", fe_model}, {NULL, NULL}};
+  const luaL_Reg fns[] = {{"_model", fe_model}, {"_read_msh", fe_read_msh}, {NULL, NULL}};
   luaL_setfuncs(L, fns, 0);
   lua_setfield(L, -2, "fe");
   return 0;

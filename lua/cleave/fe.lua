@@ -162,6 +162,28 @@ function fe.rect(args)
   return m
 end
 
+--- cl.fe.read(path) -> a mesh from a Gmsh file (.msh 2.2 or 4.1 ASCII) of 3- or 6-node triangles
+--- (the reader of runtime/io/msh.h); each physical group of lines becomes an edge set and a node
+--- set of the same name.
+function fe.read(path)
+  if type(path) ~= "string" then error("cleave.fe.read: give the path of a .msh file", 2) end
+  local ok, t = pcall(fe._read_msh, path)
+  if not ok then error(t, 2) end
+  local nodes = {}
+  for name, edges in pairs(t.edges) do
+    local seen, list = {}, {}
+    for _, e in ipairs(edges) do
+      for _, n in ipairs(e) do
+        if not seen[n] then seen[n], list[#list + 1] = true, n end
+      end
+    end
+    table.sort(list)
+    nodes[name] = list
+  end
+  return setmetatable({ shape = "tri", order = t.order, x = t.x, elem = t.elem, nnodes = #t.x // 2,
+    nelems = #t.elem // (t.order == 2 and 6 or 3), nodes = nodes, edges = t.edges }, mesh_mt)
+end
+
 -- ---- the model ---------------------------------------------------------------------
 
 local model_mt = {}
@@ -187,7 +209,9 @@ function fe.model(args)
   local fn = "cleave.fe.model"
   cl.check_args(fn, args, { mesh = true, material = true, plane = true, thickness = true })
   local mesh, mat = args.mesh, args.material
-  if getmetatable(mesh) ~= mesh_mt then error(fn .. ": 'mesh' must be a mesh of cleave.fe.wellbore or rect", 2) end
+  if getmetatable(mesh) ~= mesh_mt then
+    error(fn .. ": 'mesh' must be a mesh of cleave.fe.wellbore, rect or read", 2)
+  end
   if type(mat) ~= "table" then error(fn .. ": give 'material' = { law =, E =, nu =, ... }", 2) end
   cl.check_args(fn .. " material", mat, { law = true, E = true, nu = true, c = true, phi = true }, 3)
   local law = mat.law or "elastic"

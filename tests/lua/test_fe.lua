@@ -182,6 +182,68 @@ T.case("triangles T3 and T6: the wellbore's hole displacement converges", functi
   end
 end)
 
+-- A Gmsh square of 6-node triangles (four around a centre node), its sides as physical groups:
+-- stretched by a pressure of -1 on the right, held by symmetry on the left and the bottom, plane
+-- stress, E = 100, nu = 0.25: the uniform state u_x = x / 100, u_y = -0.25 y / 100, exact for T6.
+local SQUARE_T6 = [[
+$MeshFormat
+2.2 0 8
+$EndMeshFormat
+$PhysicalNames
+3
+1 1 "left"
+1 2 "right"
+1 3 "bottom"
+$EndPhysicalNames
+$Nodes
+13
+1 0 0 0
+2 1 0 0
+3 1 1 0
+4 0 1 0
+5 0.5 0.5 0
+6 0.5 0 0
+7 1 0.5 0
+8 0.5 1 0
+9 0 0.5 0
+10 0.25 0.25 0
+11 0.75 0.25 0
+12 0.75 0.75 0
+13 0.25 0.75 0
+$EndNodes
+$Elements
+7
+1 8 2 1 1 4 1 9
+2 8 2 2 2 2 3 7
+3 8 2 3 3 1 2 6
+4 9 2 4 4 1 2 5 6 11 10
+5 9 2 4 4 2 3 5 7 12 11
+6 9 2 4 4 3 4 5 8 13 12
+7 9 2 4 4 4 1 5 9 10 13
+$EndElements
+]]
+
+T.case("Gmsh T6 mesh: groups as node and edge sets, the uniform tension state exactly", function()
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(SQUARE_T6)
+  f:close()
+  local mesh = cl.fe.read(path)
+  os.remove(path)
+  T.eq(tostring(mesh), "fe.mesh<T6, 4 elements, 13 nodes>", "mesh")
+  local m = cl.fe.model { mesh = mesh, material = { E = 100, nu = 0.25 }, plane = "stress" }
+  m:fix { where = "left", x = 0 }
+  m:fix { where = "bottom", y = 0 }
+  m:pressure { where = "right", p = -1 }
+  m:solve {}
+  local ux, uy = m:displacements()
+  for n = 1, mesh.nnodes do
+    T.near(ux[n], mesh.x[2 * n - 1] / 100, 1e-12, "u_x", 1e-2)
+    T.near(uy[n], -0.25 * mesh.x[2 * n] / 100, 1e-12, "u_y", 1e-2)
+  end
+  T.raises(function() cl.fe.read("/nonexistent.msh") end, "cleave.fe.read")
+end)
+
 -- ---- the strongly plastic wellbore (issue 14, case 3) ---------------------------------------
 -- Far stress P0 = 50, support p_i = 10, c = 5, phi = 20 degrees, E = 2000, nu = 0.2 (MPa), a = 0.1,
 -- b = 4 m; the in-situ stress -P0 everywhere, the support lowered from P0 to p_i.
