@@ -113,8 +113,9 @@ cl_status cl_fe_ep_linear_factor(cl_fe_ep_linear *s, const double *val, size_t *
   return CL_OK;
 }
 
+/* in parallel only for large systems, as the FE's cpu loops (fe_ep_cpu.c) */
 static void spmv(const cl_fe_ep_linear *s, const double *x, double *y) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (s->n >= 65536)
   for (size_t r = 0; r < s->n; r++) {
     double v = 0;
     for (uint64_t k = s->rowptr[r]; k < s->rowptr[r + 1]; k++) v += s->val[k] * x[s->col[k]];

@@ -220,11 +220,25 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
       {CL_FE_EP_F_CG_R, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_CG_Z, CL_F64, m->ndof, NULL},
       {CL_FE_EP_F_CG_P, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_CG_Q, CL_F64, m->ndof, NULL},
       {CL_FE_EP_F_CG_DINV, CL_F64, m->ndof, NULL}};
-  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-    if ((st = new_field(m, fields[i].id, fields[i].t, fields[i].n, err)) != CL_OK) goto done;
-    if (fields[i].host && (st = cl_field_upload(m->f[fields[i].id], fields[i].host, err)) != CL_OK) goto done;
-    if (!fields[i].host && (st = cl_field_fill(m->f[fields[i].id], 0, err)) != CL_OK) goto done;
+  /* the state (u, sig, ep and their converged copies) starts at zero; the rest is written before it
+   * is read. Zeros are uploaded from one host buffer rather than filled: a fill is a parallel loop,
+   * and a few dozen of those per model cost more than the small models' whole solve on a loaded
+   * machine (see fe_ep_cpu.c) */
+  double *zeros = calloc(6 * G > m->ndof ? 6 * G : m->ndof, sizeof *zeros);
+  if (!zeros) {
+    st = cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
+    goto done;
   }
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    const cl_fe_ep_field_id id = fields[i].id;
+    const int state = id == CL_FE_EP_F_U || id == CL_FE_EP_F_U_N || id == CL_FE_EP_F_SIG || id == CL_FE_EP_F_SIG_N ||
+                      id == CL_FE_EP_F_EP || id == CL_FE_EP_F_EP_N;
+    if ((st = new_field(m, id, fields[i].t, fields[i].n, err)) != CL_OK) break;
+    const void *host = fields[i].host ? fields[i].host : state ? zeros : NULL;
+    if (host && (st = cl_field_upload(m->f[id], host, err)) != CL_OK) break;
+  }
+  free(zeros);
+  if (st != CL_OK) goto done;
   A->elem = dptr(m, CL_FE_EP_F_ELEM), A->grad = dptr(m, CL_FE_EP_F_GRAD), A->wdet = dptr(m, CL_FE_EP_F_WDET);
   A->u = dptr(m, CL_FE_EP_F_U), A->u_n = dptr(m, CL_FE_EP_F_U_N), A->sig = dptr(m, CL_FE_EP_F_SIG);
   A->sig_n = dptr(m, CL_FE_EP_F_SIG_N), A->ep = dptr(m, CL_FE_EP_F_EP), A->ep_n = dptr(m, CL_FE_EP_F_EP_N);

@@ -355,27 +355,26 @@ T.case("modified IS needs fewer iterations than IS at p = 1, 2, 3, to the same s
 end)
 
 -- The device's conjugate gradients (linear = "pcg": the matrix stays on the device) against the
--- host Cholesky: both solve each system to 1e-12 or better and the iteration stops at a residual of
--- 1e-10, so the displacements agree to 1e-8 of the largest.
-T.case("device PCG gives the host factorization's solution (Newton and modified IS)", function()
-  for _, method in ipairs { "newton", "mis" } do
-    local function run(linear)
-      local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 2, nr = 8, nt = 2 }
-      local m = quarter_wellbore(mesh, { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi })
-      m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
-      m:pressure { where = "outer", p = P0 }
-      m:pressure { where = "inner", p = p_i }
-      local r = m:solve { method = method, increments = 4, tol = 1e-10, max_iter = 1000, linear = linear }
-      return (m:displacements()), r
-    end
-    local uf = run("factor")
-    local up, rp = run("pcg")
-    T.eq(rp.linear_solver, "pcg", "solver used")
-    T.ok(rp.cg_iterations > 0, "CG iterations counted")
-    local scale = 0
-    for i = 1, #uf do scale = math.max(scale, math.abs(uf[i])) end
-    for i = 1, #uf do T.near(up[i], uf[i], 1e-8, method .. ": u_x", scale) end
+-- host Cholesky, Newton on the plastic wellbore: both solve each system to 1e-12 or better and the
+-- iteration stops at a residual of 1e-10, so the displacements agree to 1e-8 of the largest. (A small
+-- mesh: on the CPU backend every CG iteration is a handful of parallel loops.)
+T.case("device PCG gives the host factorization's solution", function()
+  local function run(linear)
+    local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 2, nr = 4, nt = 2 }
+    local m = quarter_wellbore(mesh, { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi })
+    m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+    m:pressure { where = "outer", p = P0 }
+    m:pressure { where = "inner", p = p_i }
+    local r = m:solve { method = "newton", increments = 2, tol = 1e-10, linear = linear }
+    return (m:displacements()), r
   end
+  local uf = run("factor")
+  local up, rp = run("pcg")
+  T.eq(rp.linear_solver, "pcg", "solver used")
+  T.ok(rp.cg_iterations > 0, "CG iterations counted")
+  local scale = 0
+  for i = 1, #uf do scale = math.max(scale, math.abs(uf[i])) end
+  for i = 1, #uf do T.near(up[i], uf[i], 1e-8, "u_x", scale) end
 end)
 
 -- Newton with the consistent tangent: once the residual is small the next one is of the order
