@@ -307,6 +307,12 @@ end
 
 local METHODS = { mis = true, is = true, newton = true }
 
+-- the convergence history as CSV: one row per residual evaluation the solver checked
+local function write_history(path, history)
+  local w <close> = cl.io.csv { path = path, columns = { "increment", "iteration", "lambda", "residual" } }
+  for _, h in ipairs(history) do w:row { h.increment, h.iteration, h.lambda, h.residual } end
+end
+
 --- model:solve{ method = "mis" | "is" | "newton", increments = 1, tol = 1e-8, max_iter = 200,
 ---   max_cutbacks = 4, linear = "factor" | "pcg" } -> report { increments, iterations, residuals,
 --- factorizations, cutbacks, cg_iterations, residual, t_residual, t_tangent, t_factor, t_solve,
@@ -315,12 +321,14 @@ local METHODS = { mis = true, is = true, newton = true }
 --- the cut-backs run out, the error gives the history's last residuals and the state stays at
 --- the last converged increment. linear: "factor" (CHOLMOD's Cholesky on the host, factored once
 --- for IS and modified IS; CG on the host when built without CHOLMOD) or "pcg" (Jacobi-PCG on the
---- model's device: the matrix never leaves it).
+--- model's device: the matrix never leaves it). csv: a path to write the history to (increment,
+--- iteration, lambda, residual), also when the solve fails.
 function model_mt:solve(args)
   local fn = "model:solve"
   args = args or {}
   cl.check_args(fn, args, { method = true, increments = true, tol = true, max_iter = true, max_cutbacks = true,
-    linear = true })
+    linear = true, csv = true })
+  if args.csv ~= nil and type(args.csv) ~= "string" then error(fn .. ": 'csv' must be a file path", 2) end
   local linear = args.linear or "factor"
   if linear ~= "factor" and linear ~= "pcg" then
     error(fn .. ": 'linear' must be \"factor\" (sparse Cholesky on the host) or \"pcg\" (conjugate gradients on the device)", 2)
@@ -342,10 +350,12 @@ function model_mt:solve(args)
       tail[#tail + 1] = string.format("increment %d iteration %d: %.3g", h.increment, h.iteration, h.residual)
     end
     self.history = failed
+    if args.csv then write_history(args.csv, failed) end
     error(string.format("%s: %s%s", fn, history, #tail > 0 and " (last residuals: " .. table.concat(tail, "; ") .. ")"
       or ""), 2)
   end
   report.history = history
+  if args.csv then write_history(args.csv, history) end
   return report
 end
 

@@ -381,6 +381,12 @@ end)
 -- of its square: r_{k+1} <= 10 r_k^2 / r_0 ... measured as log ratios close to 2.
 T.case("Newton converges quadratically near the solution", function()
   local m, r = plastic_wellbore(2, 12, "newton", 2)
+  local csv = T.outdir("fe") .. "/newton.csv"
+  m:solve { method = "newton", csv = csv } -- from the converged state: one row, residual at round-off
+  local f = assert(io.open(csv))
+  T.eq(f:read("l"), "increment,iteration,lambda,residual", "CSV header")
+  T.ok(f:read("l"):match("^1,0,1,"), "CSV row")
+  f:close()
   local best = 0
   local h = r.history
   for k = 2, #h - 1 do
