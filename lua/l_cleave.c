@@ -30,6 +30,7 @@ int luaopen_cleave(lua_State *L) {
   cl_lua_open_czm(L);
   cl_lua_open_dda(L);
   cl_lua_open_fpm(L);
+  cl_lua_open_fe(L);
   cl_lua_open_jit(L);
   /* visible to the embedded chunks through require as well */
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);

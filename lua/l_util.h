@@ -79,5 +79,6 @@ int cl_lua_open_comm(lua_State *L);     /* cl.comm: the ranks of an MPI job */
 int cl_lua_open_czm(lua_State *L);      /* cl.czm (C part): meshes, the device model, its stages */
 int cl_lua_open_dda(lua_State *L);      /* cl.dda (C part): the DDA model */
 int cl_lua_open_fpm(lua_State *L);      /* cl.fpm (C part): the stages of the finite particle method */
+int cl_lua_open_fe(lua_State *L);       /* cl.fe (C part): the quasi-static FE model */
 
 #endif

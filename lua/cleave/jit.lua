@@ -109,10 +109,11 @@ function jit.stress_update(args) return (new_law("stress_update", args)) end
 function jit.traction(args) return (new_law("traction", args)) end
 
 local BUILTIN = { pmb = "kernels/pd/laws/pmb.c", elastic = "kernels/fe/laws/elastic.c", j2 = "kernels/fe/laws/j2.c",
+  mohr_coulomb = "kernels/fe/laws/mohr_coulomb.c",
   linear_softening = "kernels/czm/laws/linear_softening.c", ppr = "kernels/czm/laws/ppr.c" }
 
 --- cleave.jit.law_source(name) -> the text of a built-in law, to copy and edit: "pmb" (bond_force),
---- "elastic", "j2" (stress_update), "linear_softening", "ppr" (traction; cleave.jit.ppr{} sets the
+--- "elastic", "j2", "mohr_coulomb" (stress_update), "linear_softening", "ppr" (traction; cleave.jit.ppr{} sets the
 --- latter's parameters).
 function jit.law_source(name)
   if not BUILTIN[name] then

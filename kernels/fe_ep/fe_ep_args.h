@@ -1,0 +1,60 @@
+/* The device data of the quasi-static elastoplastic FE (paper 002, Devloo et al.), shared by the
+ * cpu loops, the cuda launchers and the host model (fe_ep_model.c). Pointers are device
+ * pointers; real arrays are void * so that one struct serves both precisions.
+ *
+ * Layouts (g = e * ngp + k is Gauss point k of element e; G = ne * ngp):
+ *   elem    ne x nn node indices, element-major (elem[e nn + a])
+ *   grad    G x 2 nn physical shape-function gradients, the compact form of the paper's
+ *           scattered operator B-bar (its nonzeros): grad[g 2nn + 2a + c] = dN_a / dx_c
+ *   wdet    G weights w_k det J t (the paper's W)
+ *   u, u_n  2 x nnodes displacements now and at the last converged increment (SoA)
+ *   sig_n, ep_n   6 x G stresses (Voigt xx yy zz yz xz xy, SoA) and G equivalent plastic
+ *           strains at the last converged increment; sig, ep their updates for u
+ *   fe      ne x 2 nn element internal forces; ke ne x (2 nn)^2 element tangents (row-major)
+ *   node_start, node_slot   per node the element slots e nn + a that touch it (CSR), so that
+ *           the global vector is a gather without atomics, deterministic on both backends
+ *   csr_start, csr_slot     per nonzero of the global matrix the element-matrix entries
+ *           e (2nn)^2 + r 2nn + c that add into it
+ *   R       2 x nnodes internal forces (SoA); kval nnz values of the global matrix
+ *   rowptr, col, fixed     the CSR pattern over the ndof dofs and the constrained dofs, and
+ *   cg_*    the vectors of the conjugate gradients on the device (fe_ep_pcg.c) */
+#ifndef CL_FE_EP_ARGS_H
+#define CL_FE_EP_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { CL_FE_EP_ELASTIC = 0, CL_FE_EP_MOHR_COULOMB = 1 };
+
+/* operations: stresses and element forces [and tangents: consistent or elastic], gathers */
+typedef enum cl_fe_ep_op {
+  CL_FE_EP_FORCES = 0,         /* sig, ep and fe from u */
+  CL_FE_EP_FORCES_TANGENT = 1, /* ... and ke with the consistent tangent */
+  CL_FE_EP_ELASTIC_TANGENT = 2,/* ke with the elastic matrix (no stress update) */
+  CL_FE_EP_GATHER_FORCES = 3,  /* R from fe */
+  CL_FE_EP_GATHER_TANGENT = 4, /* kval from ke */
+  CL_FE_EP_CONSTRAIN = 5,      /* constrained rows and columns of kval to the identity; cg_dinv */
+  CL_FE_EP_SPMV = 6,           /* cg_q = K cg_p */
+  CL_FE_EP_CG_PRECONDITION = 7,/* cg_z = cg_dinv cg_r */
+  CL_FE_EP_CG_STEP = 8,        /* cg_x += alpha cg_p, cg_r -= alpha cg_q */
+  CL_FE_EP_CG_DIRECTION = 9,   /* cg_p = cg_z + beta cg_p */
+} cl_fe_ep_op;
+
+typedef struct cl_fe_ep_args {
+  int shape, order, nn, ngp;   /* element kind (kernels/fe/element.h), nodes and Gauss points per element */
+  int law, plane_strain;       /* CL_FE_EP_ELASTIC / CL_FE_EP_MOHR_COULOMB; 0: plane stress (elastic only) */
+  double E, nu, c, phi;        /* material: Young's modulus, Poisson's ratio, cohesion, friction angle (degrees) */
+  size_t ne, nnodes, nnz;
+  const uint32_t *elem;
+  const void *grad, *wdet, *u, *u_n, *sig_n, *ep_n;
+  void *sig, *ep, *fe, *ke, *R, *kval;
+  const uint32_t *node_start, *node_slot;
+  const uint32_t *csr_start, *csr_slot;
+  size_t ndof;
+  const uint32_t *rowptr, *col;
+  const uint8_t *fixed;
+  void *cg_x, *cg_r, *cg_z, *cg_p, *cg_q, *cg_dinv;
+  double cg_alpha, cg_beta;
+} cl_fe_ep_args;
+
+#endif

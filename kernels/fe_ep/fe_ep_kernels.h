@@ -1,0 +1,139 @@
+/* The physics of the quasi-static elastoplastic FE, once for both backends (paper 002, section
+ * 4, Algorithms 2-3): per element, the strain increment B (u - u_n) at each Gauss point, the
+ * stress update of the material law there, the internal force B^T W sigma and the tangent
+ * B^T W D B; per node and per matrix nonzero, the gathers of those into the global vector and
+ * the CSR matrix. */
+#ifndef CL_FE_EP_KERNELS_H
+#define CL_FE_EP_KERNELS_H
+
+#include "../fe/element.h"
+#include "../fe/elastic.h"
+#include "../fe/mohr_coulomb.h"
+#include "fe_ep_args.h"
+
+/* The 2D (xx, yy, xy) rows and columns of a 6 x 6 Voigt tangent */
+CL_HD static inline void cl_fe_ep_plane_tangent(const real *D6, real *D3) {
+  const int idx[3] = {0, 1, 5};
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) D3[3 * r + c] = D6[6 * idx[r] + idx[c]];
+}
+
+/* The stress update at Gauss point g for the in-plane strain increment deps3 (xx, yy, xy):
+ * sig (6, SoA over G) and ep from their converged values; D3 gets the 2D tangent. Plane
+ * strain runs the 3D law with deps_zz = 0; plane stress is elastic only (the host refuses a
+ * plastic law there), sigma_zz = 0. */
+CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const real *deps3, real *D3) {
+  const size_t G = A->ne * A->ngp;
+  const real *sig_n = (const real *)A->sig_n;
+  real sig[6], D6[36], ep = ((const real *)A->ep_n)[g];
+  for (int r = 0; r < 6; r++) sig[r] = sig_n[r * G + g];
+  if (!A->plane_strain) {
+    cl_tri_elasticity((real)A->E, (real)A->nu, 0, D3);
+    const real ds[3] = {D3[0] * deps3[0] + D3[1] * deps3[1], D3[3] * deps3[0] + D3[4] * deps3[1], D3[8] * deps3[2]};
+    sig[0] += ds[0], sig[1] += ds[1], sig[5] += ds[2];
+  } else {
+    const real deps[6] = {deps3[0], deps3[1], 0, 0, 0, deps3[2]};
+    if (A->law == CL_FE_EP_MOHR_COULOMB)
+      cl_fe_mohr_coulomb((real)A->E, (real)A->nu, (real)A->c, (real)A->phi, deps, sig, D6, &ep);
+    else
+      cl_fe_elastic((real)A->E, (real)A->nu, deps, sig, D6);
+    cl_fe_ep_plane_tangent(D6, D3);
+  }
+  real *out = (real *)A->sig;
+  for (int r = 0; r < 6; r++) out[r * G + g] = sig[r];
+  ((real *)A->ep)[g] = ep;
+}
+
+/* Element e: op CL_FE_EP_FORCES[_TANGENT] updates its Gauss points and writes fe (and ke);
+ * CL_FE_EP_ELASTIC_TANGENT writes ke with the elastic matrix. */
+CL_HD static inline void cl_fe_ep_element(const cl_fe_ep_args *A, const int op, size_t e) {
+  const int nn = A->nn, nd = 2 * nn;
+  const uint32_t *en = A->elem + e * nn;
+  const real *u = (const real *)A->u, *un = (const real *)A->u_n;
+  real du[CL_FE_MAX_DOFS], f[CL_FE_MAX_DOFS];
+  for (int a = 0; a < nn; a++) {
+    const size_t n = en[a];
+    du[2 * a] = u[n] - un[n];
+    du[2 * a + 1] = u[A->nnodes + n] - un[A->nnodes + n];
+  }
+  for (int i = 0; i < nd; i++) f[i] = 0;
+  real *ke = op == CL_FE_EP_FORCES ? (real *)0 : (real *)A->ke + e * nd * nd;
+  if (ke)
+    for (int i = 0; i < nd * nd; i++) ke[i] = 0;
+  for (int k = 0; k < A->ngp; k++) {
+    const size_t g = e * A->ngp + k;
+    const real *grad = (const real *)A->grad + g * nd, w = ((const real *)A->wdet)[g];
+    real D3[9];
+    if (op == CL_FE_EP_ELASTIC_TANGENT) {
+      real D6[36], sig[6] = {0, 0, 0, 0, 0, 0}, zero[6] = {0, 0, 0, 0, 0, 0};
+      if (A->plane_strain) cl_fe_elastic((real)A->E, (real)A->nu, zero, sig, D6), cl_fe_ep_plane_tangent(D6, D3);
+      else cl_tri_elasticity((real)A->E, (real)A->nu, 0, D3);
+    } else {
+      real eps[3];
+      cl_fe_strain(nn, grad, du, eps);
+      cl_fe_ep_update(A, g, eps, D3);
+      const size_t G = A->ne * A->ngp;
+      const real *sig = (const real *)A->sig;
+      const real s3[3] = {sig[g], sig[G + g], sig[5 * G + g]};
+      cl_fe_add_btsig(nn, grad, s3, w, f);
+    }
+    if (ke) cl_fe_add_btdb(nn, grad, D3, w, ke);
+  }
+  if (op != CL_FE_EP_ELASTIC_TANGENT) {
+    real *fe = (real *)A->fe + e * nd;
+    for (int i = 0; i < nd; i++) fe[i] = f[i];
+  }
+}
+
+/* Node n's internal force: the sum of its element slots' shares. */
+CL_HD static inline void cl_fe_ep_gather_node(const cl_fe_ep_args *A, size_t n) {
+  const real *fe = (const real *)A->fe;
+  real fx = 0, fy = 0;
+  for (uint32_t s = A->node_start[n]; s < A->node_start[n + 1]; s++) {
+    const uint32_t slot = A->node_slot[s], e = slot / A->nn, a = slot % A->nn;
+    fx += fe[(size_t)e * 2 * A->nn + 2 * a];
+    fy += fe[(size_t)e * 2 * A->nn + 2 * a + 1];
+  }
+  ((real *)A->R)[n] = fx;
+  ((real *)A->R)[A->nnodes + n] = fy;
+}
+
+/* Nonzero j of the global matrix: the sum of its element-matrix entries. */
+CL_HD static inline void cl_fe_ep_gather_nonzero(const cl_fe_ep_args *A, size_t j) {
+  const real *ke = (const real *)A->ke;
+  real v = 0;
+  for (uint32_t s = A->csr_start[j]; s < A->csr_start[j + 1]; s++) v += ke[A->csr_slot[s]];
+  ((real *)A->kval)[j] = v;
+}
+
+/* ---- the conjugate gradients on the device (fe_ep_pcg.c drives them) ---- */
+
+/* Row i of kval: constrained rows and columns become the identity's; cg_dinv[i] = 1 / K_ii. */
+CL_HD static inline void cl_fe_ep_constrain_row(const cl_fe_ep_args *A, size_t i) {
+  real *val = (real *)A->kval, diag = 1;
+  for (uint32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+    const uint32_t j = A->col[k];
+    if (A->fixed[i] || A->fixed[j]) val[k] = j == i ? 1 : 0;
+    if (j == i) diag = val[k];
+  }
+  ((real *)A->cg_dinv)[i] = 1 / diag;
+}
+
+/* cg_q[i] = (K cg_p)[i] */
+CL_HD static inline void cl_fe_ep_spmv_row(const cl_fe_ep_args *A, size_t i) {
+  const real *val = (const real *)A->kval, *p = (const real *)A->cg_p;
+  real v = 0;
+  for (uint32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) v += val[k] * p[A->col[k]];
+  ((real *)A->cg_q)[i] = v;
+}
+
+/* the per-dof vector updates of one CG iteration */
+CL_HD static inline void cl_fe_ep_cg_vector(const cl_fe_ep_args *A, const int op, size_t i) {
+  real *x = (real *)A->cg_x, *r = (real *)A->cg_r, *z = (real *)A->cg_z, *p = (real *)A->cg_p;
+  const real *q = (const real *)A->cg_q, *dinv = (const real *)A->cg_dinv;
+  if (op == CL_FE_EP_CG_PRECONDITION) z[i] = dinv[i] * r[i];
+  else if (op == CL_FE_EP_CG_STEP) x[i] += (real)A->cg_alpha * p[i], r[i] -= (real)A->cg_alpha * q[i];
+  else p[i] = z[i] + (real)A->cg_beta * p[i];
+}
+
+#endif

@@ -1,0 +1,130 @@
+/* The quasi-static elastoplastic FE model (paper 002, Devloo et al.; cleave.fe): a 2D mesh of
+ * triangles or Lagrange quadrilaterals on a device, the operator B-bar and weights W computed
+ * once, the CSR sparsity built once, Dirichlet constraints, edge pressures, an initial stress,
+ * and the nonlinear solvers (fe_ep_solve.c) over a load factor.
+ *
+ * Degrees of freedom are numbered as the fields store them: dof c nnodes + n is component c
+ * (0: x, 1: y) of node n. Precision f64. */
+#ifndef CL_FE_EP_MODEL_H
+#define CL_FE_EP_MODEL_H
+
+#include "../../runtime/field.h"
+#include "../../runtime/runtime.h"
+#include "fe_ep_args.h"
+#include "fe_ep_linear.h"
+
+typedef struct cl_fe_ep_mesh {
+  int shape, order;           /* CL_FE_TRI (order 1, 2) or CL_FE_QUAD (1, 2, 3): kernels/fe/element.h */
+  size_t nnodes, nelems;
+  const double *x;            /* 2 nnodes, interleaved (x0, y0, x1, ...) */
+  const uint32_t *elem;       /* nelems x nodes per element, in element.h's node order */
+} cl_fe_ep_mesh;
+
+typedef struct cl_fe_ep_material {
+  int law;                    /* CL_FE_EP_ELASTIC or CL_FE_EP_MOHR_COULOMB */
+  int plane_strain;           /* 1: plane strain; 0: plane stress (elastic only) */
+  double E, nu, c, phi;       /* phi in degrees */
+  double thickness;
+} cl_fe_ep_material;
+
+typedef enum cl_fe_ep_method { CL_FE_EP_IS = 0, CL_FE_EP_MIS = 1, CL_FE_EP_NEWTON = 2 } cl_fe_ep_method;
+
+/* linear solves: a sparse Cholesky on the host (CHOLMOD, or CG when built without it: fe_ep_linear.c),
+ * or Jacobi-PCG on the model's device (fe_ep_pcg.c) */
+typedef enum cl_fe_ep_linear_kind { CL_FE_EP_LINEAR_FACTOR = 0, CL_FE_EP_LINEAR_PCG = 1 } cl_fe_ep_linear_kind;
+
+typedef struct cl_fe_ep_solve_opts {
+  cl_fe_ep_method method;
+  int increments;             /* equal load-factor increments from the last state to the loads set */
+  double tol;                 /* relative residual |R_free| / |F_ext| */
+  int max_iter;               /* iterations per increment before it is cut back */
+  int max_cutbacks;           /* halvings of an increment before the solve gives up */
+  cl_fe_ep_linear_kind linear;
+} cl_fe_ep_solve_opts;
+
+/* One iteration of the history: increment (1-based), iteration in it (0 = the residual before
+ * the first correction), load factor, relative residual. */
+typedef struct cl_fe_ep_record {
+  int increment, iteration;
+  double lambda, residual;
+} cl_fe_ep_record;
+
+typedef struct cl_fe_ep_report {
+  int increments, iterations, residuals, factorizations, cutbacks;
+  long cg_iterations;         /* of the device PCG, all solves together */
+  double residual;            /* the last relative residual */
+  double t_residual, t_tangent, t_factor, t_solve; /* seconds */
+} cl_fe_ep_report;
+
+typedef enum cl_fe_ep_field_id {
+  CL_FE_EP_F_ELEM, CL_FE_EP_F_GRAD, CL_FE_EP_F_WDET, CL_FE_EP_F_U, CL_FE_EP_F_U_N, CL_FE_EP_F_SIG,
+  CL_FE_EP_F_SIG_N, CL_FE_EP_F_EP, CL_FE_EP_F_EP_N, CL_FE_EP_F_FE, CL_FE_EP_F_KE, CL_FE_EP_F_R, CL_FE_EP_F_KVAL,
+  CL_FE_EP_F_NODE_START, CL_FE_EP_F_NODE_SLOT, CL_FE_EP_F_CSR_START, CL_FE_EP_F_CSR_SLOT, CL_FE_EP_F_ROWPTR,
+  CL_FE_EP_F_COL, CL_FE_EP_F_FIXED, CL_FE_EP_F_CG_X, CL_FE_EP_F_CG_R, CL_FE_EP_F_CG_Z, CL_FE_EP_F_CG_P, CL_FE_EP_F_CG_Q,
+  CL_FE_EP_F_CG_DINV, CL_FE_EP_NFIELDS
+} cl_fe_ep_field_id;
+
+typedef struct cl_fe_ep_model {
+  cl_fe_ep_args A;            /* device pointers and sizes */
+  cl_device_ref *ref;
+  cl_device *dev;
+  cl_fe_ep_material mat;
+  cl_field *f[CL_FE_EP_NFIELDS];
+  size_t ndof;
+  double *x;                  /* host: node coordinates (interleaved), Gauss point coordinates (2 G) */
+  double *xg;
+  uint64_t *rowptr;           /* host: CSR pattern over the dofs */
+  uint32_t *col;
+  uint8_t *fixed;             /* per dof: constrained */
+  double *fixed_value;        /* per dof: its prescribed value */
+  double *f_ext;              /* per dof: the external forces the next solve reaches */
+  cl_fe_ep_linear *solver;
+  cl_fe_ep_record *history;   /* of the last solve */
+  size_t nhistory, cap_history;
+} cl_fe_ep_model;
+
+/* Builds the model: checks the material (named parameter and the fix) and every element's
+ * Jacobian at its Gauss points (an inverted or degenerate element is named), computes B-bar and
+ * W, the gather tables and the CSR sparsity, and allocates the state on dev (zero displacement
+ * and stress). */
+cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const cl_fe_ep_material *mat,
+                          cl_fe_ep_model **out, cl_error *err);
+void cl_fe_ep_destroy(cl_fe_ep_model *m);
+
+/* Prescribes component c (0 x, 1 y) of node n to value (reached by the next solve). */
+cl_status cl_fe_ep_fix(cl_fe_ep_model *m, size_t node, int c, double value, cl_error *err);
+
+/* Adds the consistent nodal forces of a normal pressure p (positive: pushing into the body) on
+ * one element edge, given by its order + 1 nodes in order along it (corners at the ends). The
+ * edge must belong to an element; the outward side is found from it. */
+cl_status cl_fe_ep_edge_pressure(cl_fe_ep_model *m, const uint32_t *nodes, double p, cl_error *err);
+
+/* Clears the external forces (before setting new loads). */
+void cl_fe_ep_clear_loads(cl_fe_ep_model *m);
+
+/* Sets the stress of every Gauss point (xx, yy, zz, xy; tension positive) as the converged
+ * state: an in-situ stress. Must lie inside the yield surface of a plastic law. */
+cl_status cl_fe_ep_initial_stress(cl_fe_ep_model *m, const double s[4], cl_error *err);
+
+/* Takes the model from its converged state to the loads and prescribed values set now, in
+ * opts->increments increments of the load factor. An increment that does not converge is
+ * halved (at most max_cutbacks times over the solve); when that fails, the error reports the
+ * history and the state stays at the last converged increment. rep may be NULL. */
+cl_status cl_fe_ep_solve(cl_fe_ep_model *m, const cl_fe_ep_solve_opts *opts, cl_fe_ep_report *rep, cl_error *err);
+
+/* Host copies: u (2 nnodes, SoA), Gauss point stresses (6 G, SoA), ep (G). */
+cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_error *err);
+
+/* Seconds per evaluation, averaged over reps after one warm-up, of the residual (strain, return
+ * mapping, element forces, gather; the state is not committed) and of the tangent (the same with
+ * the element matrices and their gather into the CSR values), both on the device and synchronised,
+ * without host transfers. */
+cl_status cl_fe_ep_profile(cl_fe_ep_model *m, int reps, double *residual, double *tangent, cl_error *err);
+
+/* ---- internal: fe_ep_solve.c uses these ---- */
+/* internal forces of u into fint (host, ndof) [and the consistent tangent into kval] */
+cl_status cl_fe_ep_internal_force(cl_fe_ep_model *m, int tangent, double *fint, cl_error *err);
+/* the elastic stiffness into kval (device) */
+cl_status cl_fe_ep_elastic_stiffness(cl_fe_ep_model *m, cl_error *err);
+
+#endif

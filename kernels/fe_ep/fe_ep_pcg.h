@@ -1,0 +1,13 @@
+/* Jacobi-preconditioned conjugate gradients on the model's device (fe_ep_pcg.c). */
+#ifndef CL_FE_EP_PCG_H
+#define CL_FE_EP_PCG_H
+
+#include "fe_ep_model.h"
+
+/* After the matrix is assembled on the device (kval): its constrained rows and columns set to the
+ * identity's, the Jacobi preconditioner taken. */
+cl_status cl_fe_ep_pcg_prepare(cl_fe_ep_model *m, cl_error *err);
+/* x = K^-1 b (host vectors of ndof); adds the CG iterations to *iterations. */
+cl_status cl_fe_ep_pcg_solve(cl_fe_ep_model *m, const double *b, double *x, long *iterations, cl_error *err);
+
+#endif
