@@ -136,7 +136,12 @@ CL_HD static inline void cl_czm_cohesive_gauss(const cl_czm_args *A, const int o
   const real law_work = scale * cl_czm_work(tn, tt, hl[0] * pnx + hl[gs] * pny, hl[0] * ptx + hl[gs] * pty, dn, dtan,
                                             qn, qt, &jumped);
   const real stored = scale / 2 * (tn * dn + tt * dtan), before = h[CL_CZM_H_LAW_STORED * gs];
-  jumped *= scale;
+  /* the extrinsic laws' round-off bands (no shear traction below 1e-9 delta_t, PPR) let a traction
+   * appear at a tiny non-zero opening: allowed as before, by the change of the global traction
+   * times the global step (which their normal motion dominates) */
+  const real change[2] = {law[0] - hl[0], law[1] - hl[gs]}, step[2] = {J[0] - hj[0], J[1] - hj[gs]};
+  jumped = scale * (jumped + sqrt((change[0] * change[0] + change[1] * change[1]) *
+                                  (step[0] * step[0] + step[1] * step[1])) / 2);
   const real tol = jumped + (real)A->dissipation_tol * (fabs(law_work) + fabs(stored) + fabs(before) + jumped);
   if (A->negative_dissipation && law_work - (stored - before) < -tol) cl_record_first(A->negative_dissipation, c);
   h[CL_CZM_H_LAW_WORK * gs] += law_work;

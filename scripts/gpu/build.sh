@@ -7,13 +7,16 @@
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/.gpu
-CLEAVE_BUILD=$out/build CLEAVE_CUDA=ON CLEAVE_CMAKE_ARGS="-DCLEAVE_CUDA_ARCHITECTURES=90 ${CLEAVE_CMAKE_ARGS:-}" \
+# without MPI and CHOLMOD: their libraries (Open MPI, hwloc, SuiteSparse, BLAS) would not fit the
+# 64 MiB the device tool carries; cleave.fe there solves with PCG on the device
+CLEAVE_BUILD=$out/build CLEAVE_CUDA=ON \
+  CLEAVE_CMAKE_ARGS="-DCLEAVE_CUDA_ARCHITECTURES=90 -DCLEAVE_MPI=OFF -DCLEAVE_CHOLMOD=OFF ${CLEAVE_CMAKE_ARGS:-}" \
   "$root/scripts/setup.sh"
 mkdir -p "$out/lib" "$out/bin"
 cp "$(command -v lua5.4)" "$(command -v tmux)" "$out/bin/"
 cp /usr/lib/x86_64-linux-gnu/liblua5.4-lpeg.so* "$out/lib/" 2>/dev/null || true
 # everything the binaries load except the C runtime, which the host has (newer)
-skip='linux-vdso|ld-linux|libresolv|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libgcc_s|libstdc\+\+|libcuda\.so|libnvrtc'
+skip='libcleave|linux-vdso|ld-linux|libresolv|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libgcc_s|libstdc\+\+|libcuda\.so|libnvrtc'
 for exe in "$out/build/cleave" "$out/build/cleave.so" "$out/build/libcleave.so" "$out/build/embed_host" \
            "$out/build/tests/"test_* "$out/bin/"*; do
   ldd "$exe" 2>/dev/null | awk '/=> \// { print $3 }'
@@ -23,7 +26,9 @@ mkdir -p "$out/lua/5.4"
 cp -L /usr/lib/x86_64-linux-gnu/lua/5.4/lpeg.so "$out/lua/5.4/" 2>/dev/null || true
 find "$out/build" -name '*.o' -delete
 # not needed to run the tests there, and the bundle must stay under the 64 MiB the device tool carries
-rm -rf "$out/build/CMakeFiles/"*/CompilerIdCUDA "$out/build/libcleave_core.a"
+rm -rf "$out/build/CMakeFiles/"*/CompilerIdCUDA "$out/build/CMakeFiles/"*/CMakeDetermineCompilerABI_*.bin \
+  "$out/build/libcleave_core.a" "$out/build/libcleave_lua.a" "$out/build/embedded_lua.c" "$out/build/jit_headers.c" \
+  "$out/build/bench_pd_neighbors"
 # debug info would not fit the 64 MiB the device tool carries; symbols stay for backtraces
 find "$out/build" "$out/lib" -type f \( -perm -u+x -o -name '*.so*' \) -exec strip --strip-debug {} + 2>/dev/null || true
 du -sh "$out"

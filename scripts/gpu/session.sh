@@ -9,14 +9,16 @@ tests=$?
 cd "$root/.gpu/build" || exit 1
 export LD_LIBRARY_PATH="$root/.gpu/lib:${LD_LIBRARY_PATH:-}" CLEAVE_DEVICE=cuda LUA_PATH="$root/tests/lua/?.lua;;" CLEAVE_SOURCE="$root"
 san=0
-for t in test_parity test_field test_pipeline test_jit test_laws test_czm; do
+for t in test_parity test_field test_pipeline test_jit test_laws test_czm test_fe test_fpm test_dda; do
   CLEAVE_TEST_OUT=/tmp/san_$t compute-sanitizer --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 \
     ./cleave run "$root/tests/lua/$t.lua" >"$out/sanitizer_$t.txt" 2>&1 || san=$((san + 1))
 done
+# CLEAVE_BENCH: benchmark files, each with its arguments after colons (bench_czm.lua:plate), 240 s each
 for b in ${CLEAVE_BENCH:-}; do
-  ./cleave run "$root/scripts/bench/$b" >"$out/bench_${b%.lua}.txt" 2>&1
+  file=${b%%:*} args=$(echo "$b" | cut -s -d: -f2- | tr ':' ' ')
+  timeout 240 ./cleave run "$root/scripts/bench/$file" $args >"$out/bench_$(echo "$b" | tr ':' '_' | sed 's/\.lua//').txt" 2>&1
 done
 echo "== tests (exit $tests)"; grep -E "tests passed|Failed|\*\*\*" "$out/tests.txt"
-echo "== compute-sanitizer: $san of 6 runs reported errors"; grep -h "ERROR SUMMARY" "$out"/sanitizer_*.txt
+echo "== compute-sanitizer: $san of 9 runs reported errors"; grep -h "ERROR SUMMARY" "$out"/sanitizer_*.txt
 for f in "$out"/bench_*.txt; do [ -e "$f" ] && echo "== $f" && cat "$f"; done
 exit $tests
