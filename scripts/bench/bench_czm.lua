@@ -1,7 +1,7 @@
 -- Cohesive FEM benchmarks against paper 000 (GTX 480, f64): insertion at every facet (Table V,
 -- Table A.2), the notched plate (Tables VI-VII) and the ring (Tables VIII-IX), and the bulk force
 -- kernel variants (matrix-free / stored K, colour / atomic scatter). Usage:
---   cleave run scripts/bench/bench_czm.lua [insertion|forces|plate|ring|ring_costs|ring_sweep|all] [scale]
+--   cleave run scripts/bench/bench_czm.lua [insertion|forces|plate|plate_fine|ring|ring_costs|ring_sweep|all] [scale]
 --   [ring sigma_max]
 -- Every timed run prints its energy balance and reports no time when the balance is off by more
 -- than 1% or went non-finite (balance.lua); insertion reports none unless the topology is Table V's.
@@ -119,6 +119,7 @@ if what == "plate" or what == "all" then
   plate(384, 96, 0.5e-9, math.floor(40000 * scale))
   plate(192, 48, 2e-9, math.floor(10000 * scale), { sigma_max = 324e6 }) -- the paper's strength
 end
+if what == "plate_fine" then plate(384, 96, 0.5e-9, math.floor(40000 * scale)) end -- the 147 456-element plate alone
 if what == "ring_sweep" then
   for _, sigma in ipairs { 900e6, 1000e6, 1100e6, 1200e6, 1300e6, 1400e6 } do ring(20, 160, 27000, { sigma_max = sigma }) end
 end
