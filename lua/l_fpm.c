@@ -25,6 +25,22 @@ static cl_field *field_of(lua_State *L, const char *fn, const char *key, int req
 
 static void *data_of(cl_field *f) { return f ? f->data : NULL; }
 
+/* A zeroed stage userdata of `size` bytes with the stages' metatable, on the stack. */
+static void *new_stage(lua_State *L, size_t size) {
+  void *s = lua_newuserdatauv(L, size, 1);
+  memset(s, 0, size);
+  luaL_setmetatable(L, FPM_STAGE_MT);
+  return s;
+}
+
+/* The reference positions 'x0': f32 or f64, 3 components; they fix the device, size and precision. */
+static cl_field *positions(lua_State *L, const char *fn) {
+  cl_field *x0 = cl_lua_req_field(L, 1, fn, "x0");
+  if ((x0->dtype != CL_F32 && x0->dtype != CL_F64) || x0->k != 3)
+    luaL_error(L, "%s: 'x0' must be f32 or f64 positions of 3 components", fn);
+  return x0;
+}
+
 /* ---- the particle update ---------------------------------------------------------------- */
 
 typedef struct particle_stage {
@@ -53,9 +69,7 @@ static const char *const particle_args[] = {"half", "dt", "xi", "mass", "inertia
 static int stage_particles(lua_State *L) {
   const char *fn = "cleave.stage.fpm_particles";
   cl_lua_check_args(L, 1, fn, particle_args);
-  particle_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
-  memset(s, 0, sizeof *s);
-  luaL_setmetatable(L, FPM_STAGE_MT);
+  particle_stage *s = new_stage(L, sizeof *s);
   const char *half = cl_lua_opt_string(L, 1, fn, "half", NULL);
   if (!half || (strcmp(half, "predict") != 0 && strcmp(half, "apply") != 0))
     return luaL_error(L, "%s: 'half' must be \"predict\" or \"apply\"", fn);
@@ -92,12 +106,38 @@ static int stage_particles(lua_State *L) {
   return 1;
 }
 
+/* ---- beams and shells: the same inputs and outputs --------------------------------------------- */
+
+/* What a beam or shell stage reads and writes: d, q of the particles; f, m (scatter) or fe, me per
+ * element corner (gather); the elements' strain energy (optional). `writes` holds the fields the run
+ * marks changed. */
+typedef struct rotational_io {
+  cl_field *d, *q, *f, *m, *fe, *me, *energy;
+  cl_field *writes[3];
+} rotational_io;
+
+static void rotational_fields(lua_State *L, const char *fn, cl_dtype t, size_t n, size_t ne, int corners,
+                              const cl_device *dev, rotational_io *io) {
+  io->d = field_of(L, fn, "d", 1, t, n, 3, dev);
+  io->q = field_of(L, fn, "q", 1, t, n, 4, dev);
+  io->f = field_of(L, fn, "f", 1, t, n, 3, dev), io->m = field_of(L, fn, "m", 1, t, n, 3, dev);
+  io->fe = field_of(L, fn, "fe", 0, t, corners * ne, 3, dev), io->me = field_of(L, fn, "me", 0, t, corners * ne, 3, dev);
+  if (!io->fe != !io->me) luaL_error(L, "%s: give both 'fe' and 'me' (gather assembly) or neither", fn);
+  io->energy = field_of(L, fn, "energy", 0, t, ne, 1, dev);
+  io->writes[0] = io->fe ? io->fe : io->f, io->writes[1] = io->me ? io->me : io->m, io->writes[2] = io->energy;
+}
+
+static void rotational_touch(const rotational_io *io) {
+  for (int k = 0; k < 3; k++)
+    if (io->writes[k]) cl_field_touch(io->writes[k]);
+}
+
 /* ---- beams ------------------------------------------------------------------------------ */
 
 typedef struct beam_stage {
   cl_stage stage;
   cl_fpm_beam_args a;
-  cl_field *f, *m, *energy; /* what it writes: f, m or the element buffers */
+  rotational_io io;
   cl_dtype dtype;
 } beam_stage;
 
@@ -105,8 +145,7 @@ static cl_status run_beams(void *data, long step, double t, cl_error *err) {
   beam_stage *s = data;
   (void)step, (void)t;
   CL_TRY(cl_k_fpm_beam(s->stage.device, s->dtype, &s->a, err));
-  cl_field_touch(s->f), cl_field_touch(s->m);
-  if (s->energy) cl_field_touch(s->energy);
+  rotational_touch(&s->io);
   return CL_OK;
 }
 
@@ -133,12 +172,8 @@ static const char *const beam_args[] = {"conn", "orient", "EA", "EIy", "EIz", "G
 static int stage_beam(lua_State *L) {
   const char *fn = "cleave.stage.fpm_beam";
   cl_lua_check_args(L, 1, fn, beam_args);
-  beam_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
-  memset(s, 0, sizeof *s);
-  luaL_setmetatable(L, FPM_STAGE_MT);
-  cl_field *x0 = cl_lua_req_field(L, 1, fn, "x0");
-  if ((x0->dtype != CL_F32 && x0->dtype != CL_F64) || x0->k != 3)
-    return luaL_error(L, "%s: 'x0' must be f32 or f64 positions of 3 components", fn);
+  beam_stage *s = new_stage(L, sizeof *s);
+  cl_field *x0 = positions(L, fn);
   const cl_device *dev = &x0->device->dev;
   const size_t n = x0->n;
   const cl_dtype t = s->dtype = x0->dtype;
@@ -146,14 +181,10 @@ static int stage_beam(lua_State *L) {
   cl_fpm_beam_args *a = &s->a;
   a->ne = conn->n, a->n = n, a->conn = conn->data, a->x0 = x0->data;
   a->orient = field_of(L, fn, "orient", 1, t, a->ne, 3, dev)->data;
-  a->d = field_of(L, fn, "d", 1, t, n, 3, dev)->data;
-  a->q = field_of(L, fn, "q", 1, t, n, 4, dev)->data;
-  cl_field *f = field_of(L, fn, "f", 1, t, n, 3, dev), *m = field_of(L, fn, "m", 1, t, n, 3, dev);
-  cl_field *fe = field_of(L, fn, "fe", 0, t, 2 * a->ne, 3, dev), *me = field_of(L, fn, "me", 0, t, 2 * a->ne, 3, dev);
-  if (!fe != !me) return luaL_error(L, "%s: give both 'fe' and 'me' (gather assembly) or neither", fn);
-  s->f = fe ? fe : f, s->m = me ? me : m;
-  s->energy = field_of(L, fn, "energy", 0, t, a->ne, 1, dev);
-  a->f = f->data, a->m = m->data, a->fe = data_of(fe), a->me = data_of(me), a->energy = data_of(s->energy);
+  rotational_io *io = &s->io;
+  rotational_fields(L, fn, t, n, a->ne, 2, dev, io);
+  a->d = io->d->data, a->q = io->q->data, a->f = io->f->data, a->m = io->m->data;
+  a->fe = data_of(io->fe), a->me = data_of(io->me), a->energy = data_of(io->energy);
   a->EA = cl_lua_req_number(L, 1, fn, "EA"), a->EIy = cl_lua_req_number(L, 1, fn, "EIy");
   a->EIz = cl_lua_req_number(L, 1, fn, "EIz"), a->GJ = cl_lua_req_number(L, 1, fn, "GJ");
   if (!(a->EA > 0 && a->EIy > 0 && a->EIz > 0 && a->GJ > 0))
@@ -167,7 +198,7 @@ static int stage_beam(lua_State *L) {
 typedef struct shell_stage {
   cl_stage stage;
   cl_fpm_shell_args a;
-  cl_field *f, *m, *energy; /* what it writes: f, m or the element buffers */
+  rotational_io io;
   cl_dtype dtype;
 } shell_stage;
 
@@ -175,8 +206,7 @@ static cl_status run_shells(void *data, long step, double t, cl_error *err) {
   shell_stage *s = data;
   (void)step, (void)t;
   CL_TRY(cl_k_fpm_shell(s->stage.device, s->dtype, &s->a, err));
-  cl_field_touch(s->f), cl_field_touch(s->m);
-  if (s->energy) cl_field_touch(s->energy);
+  rotational_touch(&s->io);
   return CL_OK;
 }
 
@@ -188,26 +218,18 @@ static const char *const shell_args[] = {"conn", "thickness", "E", "nu", "x0", "
 static int stage_shell(lua_State *L) {
   const char *fn = "cleave.stage.fpm_shell";
   cl_lua_check_args(L, 1, fn, shell_args);
-  shell_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
-  memset(s, 0, sizeof *s);
-  luaL_setmetatable(L, FPM_STAGE_MT);
-  cl_field *x0 = cl_lua_req_field(L, 1, fn, "x0");
-  if ((x0->dtype != CL_F32 && x0->dtype != CL_F64) || x0->k != 3)
-    return luaL_error(L, "%s: 'x0' must be f32 or f64 positions of 3 components", fn);
+  shell_stage *s = new_stage(L, sizeof *s);
+  cl_field *x0 = positions(L, fn);
   const cl_device *dev = &x0->device->dev;
   const size_t n = x0->n;
   const cl_dtype t = s->dtype = x0->dtype;
   cl_field *conn = connectivity(L, fn, "conn", 3, n, dev);
   cl_fpm_shell_args *a = &s->a;
   a->ne = conn->n, a->n = n, a->conn = conn->data, a->x0 = x0->data;
-  a->d = field_of(L, fn, "d", 1, t, n, 3, dev)->data;
-  a->q = field_of(L, fn, "q", 1, t, n, 4, dev)->data;
-  cl_field *f = field_of(L, fn, "f", 1, t, n, 3, dev), *m = field_of(L, fn, "m", 1, t, n, 3, dev);
-  cl_field *fe = field_of(L, fn, "fe", 0, t, 3 * a->ne, 3, dev), *me = field_of(L, fn, "me", 0, t, 3 * a->ne, 3, dev);
-  if (!fe != !me) return luaL_error(L, "%s: give both 'fe' and 'me' (gather assembly) or neither", fn);
-  s->f = fe ? fe : f, s->m = me ? me : m;
-  s->energy = field_of(L, fn, "energy", 0, t, a->ne, 1, dev);
-  a->f = f->data, a->m = m->data, a->fe = data_of(fe), a->me = data_of(me), a->energy = data_of(s->energy);
+  rotational_io *io = &s->io;
+  rotational_fields(L, fn, t, n, a->ne, 3, dev, io);
+  a->d = io->d->data, a->q = io->q->data, a->f = io->f->data, a->m = io->m->data;
+  a->fe = data_of(io->fe), a->me = data_of(io->me), a->energy = data_of(io->energy);
   a->thickness = cl_lua_req_number(L, 1, fn, "thickness"), a->E = cl_lua_req_number(L, 1, fn, "E");
   a->nu = cl_lua_opt_number(L, 1, fn, "nu", 0);
   if (!(a->thickness > 0 && a->E > 0 && a->nu >= 0 && a->nu < 0.5))
@@ -240,12 +262,8 @@ static const char *const pressure_args[] = {"rows", "conn", "x0", "d", "p", "fex
 static int stage_pressure(lua_State *L) {
   const char *fn = "cleave.stage.fpm_pressure";
   cl_lua_check_args(L, 1, fn, pressure_args);
-  pressure_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
-  memset(s, 0, sizeof *s);
-  luaL_setmetatable(L, FPM_STAGE_MT);
-  cl_field *x0 = cl_lua_req_field(L, 1, fn, "x0");
-  if ((x0->dtype != CL_F32 && x0->dtype != CL_F64) || x0->k != 3)
-    return luaL_error(L, "%s: 'x0' must be f32 or f64 positions of 3 components", fn);
+  pressure_stage *s = new_stage(L, sizeof *s);
+  cl_field *x0 = positions(L, fn);
   const cl_device *dev = &x0->device->dev;
   const size_t n = x0->n;
   cl_field *conn = connectivity(L, fn, "conn", 3, n, dev);
@@ -292,12 +310,8 @@ static const char *const hex_args[] = {"conn", "x0", "d", "f", "fe", "sig", "eps
 static int stage_hex(lua_State *L) {
   const char *fn = "cleave.stage.fpm_hex";
   cl_lua_check_args(L, 1, fn, hex_args);
-  hex_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
-  memset(s, 0, sizeof *s);
-  luaL_setmetatable(L, FPM_STAGE_MT);
-  cl_field *x0 = cl_lua_req_field(L, 1, fn, "x0");
-  if ((x0->dtype != CL_F32 && x0->dtype != CL_F64) || x0->k != 3)
-    return luaL_error(L, "%s: 'x0' must be f32 or f64 positions of 3 components", fn);
+  hex_stage *s = new_stage(L, sizeof *s);
+  cl_field *x0 = positions(L, fn);
   const cl_device *dev = &x0->device->dev;
   const size_t n = x0->n;
   const cl_dtype t = x0->dtype;
@@ -363,9 +377,7 @@ static const char *const gather_args[] = {"offsets", "slots", "fe", "f", NULL};
 static int stage_gather(lua_State *L) {
   const char *fn = "cleave.stage.fpm_gather";
   cl_lua_check_args(L, 1, fn, gather_args);
-  gather_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
-  memset(s, 0, sizeof *s);
-  luaL_setmetatable(L, FPM_STAGE_MT);
+  gather_stage *s = new_stage(L, sizeof *s);
   cl_field *f = cl_lua_req_field(L, 1, fn, "f"), *fe = cl_lua_req_field(L, 1, fn, "fe");
   if ((f->dtype != CL_F32 && f->dtype != CL_F64) || f->k != 3) return luaL_error(L, "%s: 'f' must be f32 or f64, n x 3", fn);
   const cl_device *dev = &f->device->dev;
