@@ -611,16 +611,66 @@ function body_mt:fragments(args)
   return list
 end
 
+-- Calls visit(c, a, b, free, points) for each cohesive element c (1-based, insertion order):
+-- a, b the 1-based nodes of side 0's facet corners, free whether it is a traction-free crack
+-- (a precrack), points its Gauss points' history rows (kernels/czm/czm_args.h's columns).
+local function each_cohesive(body, visit)
+  local m = body.model
+  local info = m:info()
+  local ng = info.order == 2 and 3 or 2
+  local coh, elem, hist = m:field("coh"), m:field("elem"), m:field("hist")
+  for c = 1, info.cohesive do
+    local r = coh[c]
+    local e = elem[r[1] + 1]
+    local k0 = r[2] & 3
+    local points = {}
+    for g = 1, ng do points[g] = hist[(c - 1) * ng + g] end
+    visit(c, e[k0 + 1] + 1, e[(k0 + 1) % 3 + 1] + 1, r[2] & 4 ~= 0, points)
+  end
+end
+
+-- The law's dissipated work (J) summed over a cohesive element's Gauss points: work - stored.
+local function dissipated_of(points)
+  local w = 0
+  for _, h in ipairs(points) do w = w + h[5] - h[6] end
+  return w
+end
+
+--- body:cracks{ csv = path } -> list of { x, y, tx, ty, length, dissipated, broken, free }, one
+--- per cohesive element in insertion order: its facet's midpoint, unit tangent and length on the
+--- reference mesh, the energy its law has dissipated (J), broken when every Gauss point has failed
+--- completely, free for a traction-free crack (a precrack). With csv also written there.
+function body_mt:cracks(args)
+  local fn = "body:cracks"
+  args = args or {}
+  cl.check_args(fn, args, { csv = true })
+  if args.csv ~= nil and type(args.csv) ~= "string" then error(fn .. ": 'csv' must be a path", 2) end
+  local x, list = self.x, {}
+  each_cohesive(self, function(_, a, b, free, points)
+    local pa, pb = x[a], x[b]
+    local broken = true
+    for _, h in ipairs(points) do broken = broken and h[11] ~= 0 end
+    local length = math.sqrt((pb[1] - pa[1]) ^ 2 + (pb[2] - pa[2]) ^ 2)
+    list[#list + 1] = { x = (pa[1] + pb[1]) / 2, y = (pa[2] + pb[2]) / 2, tx = (pb[1] - pa[1]) / length,
+      ty = (pb[2] - pa[2]) / length, length = length, dissipated = dissipated_of(points), broken = free or broken,
+      free = free }
+  end)
+  if args.csv then
+    local w <close> = cl.io.csv { path = args.csv, columns = { "cohesive", "x", "y", "tx", "ty", "length", "dissipated",
+      "broken", "free" } }
+    for k, c in ipairs(list) do w:row { k, c.x, c.y, c.tx, c.ty, c.length, c.dissipated, c.broken and 1 or 0, c.free and 1 or 0 } end
+  end
+  return list
+end
+
 -- Crack faces for VTU: one line cell per cohesive element between its side-0 corners (reference
 -- positions, with that side's displacement), and per cell the mean jump and traction over its
 -- Gauss points, the work dissipated per unit area and, when the law's fracture energy is known,
 -- damage = that / G (at most 1). Nil while there are no cohesive elements.
 local function crack_data(body)
-  local m = body.model
-  local info = m:info()
-  local n, ng = info.cohesive, info.order == 2 and 3 or 2
+  local n = body.model:info().cohesive
   if n == 0 then return nil end
-  local coh, elem, hist, x, u = m:field("coh"), m:field("elem"), m:field("hist"), body.x, body.u
+  local x, u = body.x, body.u
   local dtype, G = x.dtype, body.fracture_energy
   local px = cl.field { n = 2 * n, k = 2, dtype = dtype }
   local pu = cl.field { n = 2 * n, k = 2, dtype = dtype }
@@ -631,26 +681,21 @@ local function crack_data(body)
   local dissipated = cl.field { n = n, dtype = dtype }
   local damage = G and cl.field { n = n, dtype = dtype }
   local thickness = body.thickness
-  for c = 1, n do
-    local r = coh[c]
-    local e = elem[r[1] + 1]
-    local k0 = r[2] & 3
-    local a, b = e[k0 + 1] + 1, e[(k0 + 1) % 3 + 1] + 1
+  each_cohesive(body, function(c, a, b, _, points)
     px[2 * c - 1], px[2 * c] = x[a], x[b]
     pu[2 * c - 1], pu[2 * c] = u[a], u[b]
     offsets[c] = 2 * (c - 1)
     conn[2 * c - 1], conn[2 * c] = 2 * c - 1, 2 * c
-    local j, tr, w = { 0, 0 }, { 0, 0 }, 0
-    for g = 1, ng do
-      local h = hist[(c - 1) * ng + g]
+    local j, tr, ng = { 0, 0 }, { 0, 0 }, #points
+    for _, h in ipairs(points) do
       j[1], j[2], tr[1], tr[2] = j[1] + h[1] / ng, j[2] + h[2] / ng, tr[1] + h[3] / ng, tr[2] + h[4] / ng
-      w = w + h[5] - h[6]
     end
     local pa, pb = x[a], x[b]
     local area = math.sqrt((pb[1] - pa[1]) ^ 2 + (pb[2] - pa[2]) ^ 2) * thickness
+    local w = dissipated_of(points)
     opening[c], traction[c], dissipated[c] = j, tr, w / area
     if damage then damage[c] = math.min(1, w / area / G) end
-  end
+  end)
   offsets[n + 1] = 2 * n
   return { x = px, cells = { types = types, offsets = offsets, connectivity = conn } }, { u = pu },
     { opening = opening, traction = traction, dissipated_per_area = dissipated, damage = damage }

@@ -73,6 +73,21 @@ local function plate(nx, ny, dt, steps, opts)
   print(string.format("%s (%s, %s, sigma_max %g): %d steps of %g s in %s, new nodes %d, cohesive %d (incl. %d notch), fragments %d",
     label, opts.stiffness or "matrix_free", opts.scatter or "auto", opts.sigma_max or 129.6e6, steps, dt,
     balance.time(s.seconds, "%.3f s"), inf.nodes - nodes0, inf.cohesive, mesh:info().cracks, #b:fragments()))
+  -- the crack as tests/lua/test_czm.lua measures it on the coarse meshes: the tip (furthest
+  -- cohesive element), the band (furthest from the mid-plane) and the law's dissipation per
+  -- unit area of the broken mid-plane facets (mode I) and of the other broken ones
+  local tip, band, mid, off = 2e-3, 0, { 0, 0 }, { 0, 0 }
+  for _, c in ipairs(b:cracks()) do
+    if not c.free then
+      tip, band = math.max(tip, c.x), math.max(band, math.abs(c.y))
+      local sum = c.y == 0 and c.ty == 0 and mid or off
+      if c.broken then sum[1], sum[2] = sum[1] + c.length * 1e-3, sum[2] + c.dissipated end
+    end
+  end
+  local function per_area(sum) return sum[1] > 0 and sum[2] / sum[1] or 0 end
+  print(string.format("  crack: tip %.2f mm, band |y| <= %.3f mm (%.1f cells); broken mid-plane %.2f mm^2 at %.1f J/m^2, other broken %.2f mm^2 at %.1f J/m^2 (G_I 352.3); dissipated %.4e J",
+    tip * 1e3, band * 1e3, band / (4e-3 / ny), mid[1] * 1e6, per_area(mid), off[1] * 1e6, per_area(off),
+    b:energies().cohesive_dissipated))
   if not s.seconds then s.element_steps_per_second = nil end
   return s
 end

@@ -261,54 +261,79 @@ T.case("reaction: a driven run's balance within 1% counts the reaction's work", 
   T.near(r:displacement()[1], -run.t, 1e-9, "mean displacement: the drive's")
 end)
 
--- Midpoint and tangent (reference) of cohesive element c (1-based), side 0.
-local function facet_of(m, x, c)
-  local r = m:field("coh")[c]
-  local e = m:field("elem")[r[1] + 1]
-  local k0 = r[2] & 3
-  local a, b = e[k0 + 1] + 1, e[(k0 + 1) % 3 + 1] + 1
-  local pa, pb = x[a], x[b]
-  return (pa[1] + pb[1]) / 2, (pa[2] + pb[2]) / 2, pb[1] - pa[1], pb[2] - pa[2], r[2] & 4 ~= 0
-end
-
--- Paper 7.2.1 on a coarser mesh (96 x 24 cells, T6): PMMA strip 16 x 4 mm, 2 mm notch, initial
--- strain 0.015 held at the top and bottom edges. With the paper's sigma_max = 324 MPa no facet
--- reaches the strength on meshes this size or the paper's (docs/methods/cohesive-fem.md); 129.6
--- MPa is the strength of Zhang, Paulino & Celes (2007) for this PMMA test.
-T.case("notched plate (paper 7.2.1): the crack runs from the notch along the mid-plane below the Rayleigh speed", function()
-  local mesh = cl.czm.rect { x0 = 0, x1 = 16e-3, y0 = -2e-3, y1 = 2e-3, nx = 96, ny = 24, order = 2 }
+-- Paper 7.2.1 on two coarse meshes (96 x 24 and 128 x 32 cells, T6; the paper's 192 x 48 and
+-- 384 x 96 run on the GPU machine, scripts/bench/bench_czm.lua plate): PMMA strip 16 x 4 mm, a
+-- 2 mm notch, initial strain 0.015 held at the top and bottom edges, 12 us at 0.9 of the stable
+-- step. With the paper's sigma_max = 324 MPa no facet reaches the strength on meshes this size or
+-- the paper's (docs/methods/cohesive-fem.md); 129.6 MPa is the strength of Zhang, Paulino & Celes
+-- (2007) for this PMMA test. At both resolutions: the crack runs from the notch below the Rayleigh
+-- speed, every cohesive element lies within two cells of the mid-plane (the band), and the law's
+-- dissipation per unit area of the broken mid-plane facets (mode I by the load's symmetry) is G_I
+-- within 6%: measured 4.0% (96 x 24) and 2.5% (128 x 32) below, shrinking with the cell as the
+-- first step of a new element's trapezoid does (it starts from zero traction: the element did not
+-- exist) and loses sigma_max times half its first opening. Broken diagonal facets open in mixed
+-- mode and dissipate less (281 J/m^2 at 128 x 32): PPR's work of separation depends on the path.
+-- Where the tip is at 12 us depends on the mesh (the notch-tip stress reaches sigma_max later on
+-- coarser cells; 64 x 16 arrests after two facets), so it is reported, not compared.
+local function notched_plate(nx, ny)
+  local mesh = cl.czm.rect { x0 = 0, x1 = 16e-3, y0 = -2e-3, y1 = 2e-3, nx = nx, ny = ny, order = 2 }
   mesh:precrack { from = { 0, 0 }, to = { 2e-3, 0 } }
-  local E, nu, rho = 3.24e9, 0.35, 1190
-  local law = cl.jit.ppr { G_I = 352.3, G_II = 352.3, sigma_max = 129.6e6, tau_max = 129.6e6 }
-  local b = cl.czm.body { mesh = mesh, E = E, nu = nu, rho = rho, thickness = 1e-3, plane = "stress", law = law }
+  local E, nu, rho, G, thickness = 3.24e9, 0.35, 1190, 352.3, 1e-3
+  local law = cl.jit.ppr { G_I = G, G_II = G, sigma_max = 129.6e6, tau_max = 129.6e6 }
+  local b = cl.czm.body { mesh = mesh, E = E, nu = nu, rho = rho, thickness = thickness, plane = "stress", law = law }
   local eps = 0.015
   b:initial_displacement(function(_, y) return 0, eps * y end)
   b:displacement { where = function(_, y) return y > 2e-3 - 1e-9 end, y = eps * 2e-3 }
   b:displacement { where = function(_, y) return y < -2e-3 + 1e-9 end, y = -eps * 2e-3 }
-  local run = cl.czm.explicit { b, dt = 4e-9, steps = 2500, progress = false }
+  local chunks = 12
+  local per = math.ceil(12e-6 / (0.9 * b:stable_dt()) / chunks)
+  local run = cl.czm.explicit { b, dt = 12e-6 / (per * chunks), steps = per * chunks, progress = false }
+  local e0 = b:energies()
   local cs = math.sqrt(E / (2 * (1 + nu)) / rho)
   local cR = cs * (0.862 + 1.14 * nu) / (1 + nu) -- Viktorov's approximation
-  local tips, times = {}, {}
-  local worst_y = 0
-  for k = 1, 10 do
-    run:go { steps = 250 }
+  local tips, times, band = {}, {}, 0
+  for k = 1, chunks do
+    run:go { steps = per }
     local tip = 2e-3
-    for c = 1, b.model:info().cohesive do
-      local mx, my, _, _, notch = facet_of(b.model, b.x, c)
-      if not notch then tip, worst_y = math.max(tip, mx), math.max(worst_y, math.abs(my)) end
+    for _, c in ipairs(b:cracks()) do
+      if not c.free then tip, band = math.max(tip, c.x), math.max(band, math.abs(c.y)) end
     end
     tips[k], times[k] = tip, run.t
   end
-  T.ok(tips[10] > 6e-3, string.format("the tip ran from the notch (2 mm) to %.2f mm", tips[10] * 1e3))
-  T.ok(worst_y <= 2e-3 / 12 + 1e-12, string.format("cracks within two cells of the mid-plane (|y| <= %.3f mm)", worst_y * 1e3))
+  local label = string.format("%d x %d", nx, ny)
+  T.ok(tips[chunks] > 5e-3, string.format("%s: the tip ran from the notch (2 mm) to %.2f mm", label, tips[chunks] * 1e3))
+  T.ok(band <= 2 * 4e-3 / ny + 1e-12, string.format("%s: cohesive elements within two cells of the mid-plane (|y| <= %.3f mm)",
+    label, band * 1e3))
   local first = 1
-  while tips[first] <= 2e-3 and first < 10 do first = first + 1 end
-  local speed = (tips[10] - tips[first]) / (times[10] - times[first])
-  T.ok(speed > 0 and speed < cR, string.format("mean tip speed %.0f m/s below the Rayleigh speed %.0f m/s", speed, cR))
-  for k = first + 2, 10 do
+  while tips[first] <= 2e-3 and first < chunks do first = first + 1 end
+  for k = first + 2, chunks do
     local v = (tips[k] - tips[k - 2]) / (times[k] - times[k - 2])
-    T.ok(v < cR, string.format("tip speed %.0f m/s over 2 us at %.1f us below c_R", v, times[k] * 1e6))
+    T.ok(v < cR, string.format("%s: tip speed %.0f m/s over %.1f us at %.1f us below c_R %.0f m/s", label, v,
+      (times[k] - times[k - 2]) * 1e6, times[k] * 1e6, cR))
   end
+  local area, work = 0, 0
+  for _, c in ipairs(b:cracks()) do
+    if c.broken and not c.free and c.y == 0 and c.ty == 0 then area, work = area + c.length * thickness, work + c.dissipated end
+  end
+  T.ok(area > 0, label .. ": mid-plane facets broke")
+  T.near(work / area, G, 0.06, label .. ": dissipated energy per broken mid-plane area = G_I", G)
+  local e = b:energies()
+  T.near(e.balance, 0, 1e-4, label .. ": energy balance (the integrator's own, measured 2e-6)", e0.kinetic + e0.strain)
+  local path = os.tmpname()
+  local list = b:cracks { csv = path }
+  local rows = 0
+  for _ in io.lines(path) do rows = rows + 1 end
+  os.remove(path)
+  T.eq(rows, #list + 1, label .. ": the cracks' CSV has a header and a row per cohesive element")
+  T.raises(function() b:cracks { cvs = path } end, { "body:cracks", "'cvs'" })
+  return tips[chunks], work / area
+end
+
+T.case("notched plate (paper 7.2.1) at two resolutions: crack band, speed and dissipation per area", function()
+  local front1, G1 = notched_plate(96, 24)
+  local front2, G2 = notched_plate(128, 32)
+  print(string.format("  tip at 12 us %.2f / %.2f mm, dissipation per broken mid-plane area %.1f / %.1f J/m^2 (G_I 352.3)",
+    front1 * 1e3, front2 * 1e3, G1, G2))
 end)
 
 -- Paper 7.2.2 on a coarse ring (10 x 80 cells, perturbed as the paper): 400 MPa inside, 81 us.
@@ -324,11 +349,10 @@ T.case("ring (paper 7.2.2): radial fragmentation under internal pressure", funct
   b:pressure { where = "x^2 + y^2 < 0.081^2", value = "4e8 * min(t / 2e-5, 1)" }
   local run = cl.czm.explicit { b, steps = math.ceil(81e-6 / (0.9 * b:stable_dt())), progress = false }
   run:go()
-  local n = b.model:info().cohesive
-  local radial = 0
-  for c = 1, n do
-    local mx, my, tx, ty = facet_of(b.model, b.x, c)
-    if math.abs(tx * mx + ty * my) > math.cos(math.rad(30)) * math.sqrt((tx * tx + ty * ty) * (mx * mx + my * my)) then
+  local cracks = b:cracks()
+  local n, radial = #cracks, 0
+  for _, c in ipairs(cracks) do
+    if math.abs(c.tx * c.x + c.ty * c.y) > math.cos(math.rad(30)) * math.sqrt(c.x * c.x + c.y * c.y) then
       radial = radial + 1
     end
   end
