@@ -305,6 +305,47 @@ function model_mt:initial_stress(args)
   return self
 end
 
+--- model:wellbore_loads{ in_situ =, support =, form = "total" | "increment" }: the loads of the
+--- paper's wellbore (Table 2; issue 14, case 2) on a mesh of cleave.fe.wellbore, pressures
+--- compression positive. The outer boundary r_ext carries the radial stress an infinite medium has
+--- there. form = "total" (default): the isotropic in-situ stress -in_situ is the starting state, the
+--- hole's pressure goes from in_situ to support and the yield check sees the total stress.
+--- form = "increment": the model starts stress-free and the difference |in_situ - support| is
+--- applied as a cavity expansion (a pressure pushing into the rock at the hole), the yield check
+--- seeing only that increment: the reading that gives the paper's Fig. 4 plastic zone. Replaces the
+--- pressures on "inner" and "outer"; reached by the next solve.
+function model_mt:wellbore_loads(args)
+  local fn = "model:wellbore_loads"
+  cl.check_args(fn, args, { in_situ = true, support = true, form = true })
+  local mesh = self.mesh
+  if not (mesh.r_int and mesh.edges.inner and mesh.edges.outer) then
+    error(fn .. ": the model's mesh must come from cleave.fe.wellbore (it needs r_int, r_ext and the inner and " ..
+      "outer edges)", 2)
+  end
+  for _, key in ipairs { "in_situ", "support" } do
+    local v = args[key]
+    if type(v) ~= "number" or v ~= v or math.abs(v) == math.huge then
+      error(fn .. ": '" .. key .. "' must be a finite number (a pressure, compression positive)", 2)
+    end
+  end
+  local form = args.form or "total"
+  local decay = (mesh.r_int / mesh.r_ext) ^ 2 -- the cavity's radial stress falls as 1/r^2
+  local P0, ps = args.in_situ, args.support
+  if form == "total" then
+    self:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+    self:pressure { where = "inner", p = ps }
+    self:pressure { where = "outer", p = P0 - (P0 - ps) * decay }
+  elseif form == "increment" then
+    local dp = math.abs(P0 - ps)
+    self:pressure { where = "inner", p = dp }
+    self:pressure { where = "outer", p = dp * decay }
+  else
+    error(fn .. ": 'form' must be \"total\" (in-situ stress plus the support) or \"increment\" (the difference " ..
+      "as a cavity expansion from rest)", 2)
+  end
+  return self
+end
+
 local METHODS = { mis = true, is = true, newton = true }
 
 -- the convergence history as CSV: one row per residual evaluation the solver checked
