@@ -8,6 +8,7 @@
 #include "../kernels/fe/element.h"
 #include "../kernels/fe_ep/fe_ep_model.h"
 #include "../runtime/io/msh.h"
+#include "l_jit.h"
 #include "l_util.h"
 
 #define MODEL_MT "cleave.fe.model"
@@ -45,7 +46,9 @@ static double *number_array(lua_State *L, int t, const char *key, size_t *n) {
 }
 
 /* cl.fe._model{ shape = "quad" | "tri", order, x = {x1, y1, ...}, elem = {1-based nodes},
- *   law = "elastic" | "mohr_coulomb", E, nu, c, phi, plane_strain, thickness } */
+ *   law = "elastic" | "mohr_coulomb" | "jit", E, nu, c, phi, plane_strain, thickness; for "jit":
+ *   module = law:fe_module(field) on the current device, state0 = {initial values, the law's
+ *   order}, ep_index = 1-based index of its state "ep" (0: none) } */
 static int fe_model(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   cl_fe_ep_mesh mesh = {0};
@@ -58,8 +61,32 @@ static int fe_model(lua_State *L) {
   lua_pop(L, 1);
   cl_fe_ep_material mat = {0};
   lua_getfield(L, 1, "law");
-  mat.law = strcmp(luaL_checkstring(L, -1), "mohr_coulomb") == 0 ? CL_FE_EP_MOHR_COULOMB : CL_FE_EP_ELASTIC;
+  const char *law = luaL_checkstring(L, -1);
+  mat.law = strcmp(law, "mohr_coulomb") == 0 ? CL_FE_EP_MOHR_COULOMB : strcmp(law, "jit") == 0 ? CL_FE_EP_JIT
+                                                                                             : CL_FE_EP_ELASTIC;
   lua_pop(L, 1);
+  if (mat.law == CL_FE_EP_JIT) {
+    lua_getfield(L, 1, "module");
+    const cl_lua_jit_module *jm = cl_lua_check_jit_module(L, -1);
+    if (!cl_device_same(&jm->device->dev, &cl_lua_runtime(L)->device->dev))
+      return luaL_error(L, "cleave.fe.model: the law was compiled for %s, the model is on %s", jm->device->dev.name,
+                        cl_lua_runtime(L)->device->dev.name);
+    mat.law_entry[0] = jm->module->symbols[0], mat.law_entry[1] = jm->module->symbols[1];
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "state0");
+    luaL_checktype(L, -1, LUA_TTABLE);
+    mat.law_nstate = (int)lua_rawlen(L, -1);
+    if (mat.law_nstate > CL_MP_STATE_MAX) return luaL_error(L, "cleave.fe.model: at most %d law state variables", CL_MP_STATE_MAX);
+    for (int k = 0; k < mat.law_nstate; k++) {
+      lua_rawgeti(L, -1, k + 1);
+      mat.law_state0[k] = luaL_checknumber(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "ep_index"); /* 1-based, 0: none */
+    mat.law_ep = (int)luaL_optinteger(L, -1, 0) - 1;
+    lua_pop(L, 1);
+  }
   const char *keys[] = {"E", "nu", "c", "phi", "thickness"};
   double *vals[] = {&mat.E, &mat.nu, &mat.c, &mat.phi, &mat.thickness};
   for (int i = 0; i < 5; i++) {

@@ -21,10 +21,16 @@ typedef struct cl_fe_ep_mesh {
 } cl_fe_ep_mesh;
 
 typedef struct cl_fe_ep_material {
-  int law;                    /* CL_FE_EP_ELASTIC or CL_FE_EP_MOHR_COULOMB */
+  int law;                    /* CL_FE_EP_ELASTIC, CL_FE_EP_MOHR_COULOMB or CL_FE_EP_JIT */
   int plane_strain;           /* 1: plane strain; 0: plane stress (elastic only) */
-  double E, nu, c, phi;       /* phi in degrees */
+  double E, nu, c, phi;       /* phi in degrees; for CL_FE_EP_JIT, E and nu give the initial stiffness */
   double thickness;
+  /* CL_FE_EP_JIT: the entry points of the law's element kernels (forces; forces and tangent) compiled
+   * for the model's device in f64 (jit.lua law:fe_module), its state variables' count and initial
+   * values, and the index of the one named "ep" (-1: none) */
+  void *law_entry[2];
+  int law_nstate, law_ep;
+  double law_state0[CL_MP_STATE_MAX];
 } cl_fe_ep_material;
 
 typedef enum cl_fe_ep_method { CL_FE_EP_IS = 0, CL_FE_EP_MIS = 1, CL_FE_EP_NEWTON = 2 } cl_fe_ep_method;
@@ -70,6 +76,7 @@ typedef struct cl_fe_ep_model {
   cl_device *dev;
   cl_fe_ep_material mat;
   cl_field *f[CL_FE_EP_NFIELDS];
+  cl_field *law_state[2][CL_MP_STATE_MAX]; /* CL_FE_EP_JIT: the law's state for u [0] and converged [1] */
   size_t ndof;
   double *x;                  /* host: node coordinates (interleaved), Gauss point coordinates (2 G) */
   double *xg;

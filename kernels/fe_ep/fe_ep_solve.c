@@ -174,8 +174,10 @@ static cl_status increment(solve_state *S, const cl_fe_ep_solve_opts *o, int inc
 static cl_status commit(cl_fe_ep_model *m, int forward, cl_error *err) {
   const cl_fe_ep_field_id pairs[3][2] = {{CL_FE_EP_F_U, CL_FE_EP_F_U_N}, {CL_FE_EP_F_SIG, CL_FE_EP_F_SIG_N},
                                          {CL_FE_EP_F_EP, CL_FE_EP_F_EP_N}};
-  for (int i = 0; i < 3; i++) {
-    cl_field *from = m->f[pairs[i][forward ? 0 : 1]], *to = m->f[pairs[i][forward ? 1 : 0]];
+  for (int i = 0; i < 3 + m->A.law_nstate; i++) { /* then a run-time compiled law's state variables */
+    cl_field *now = i < 3 ? m->f[pairs[i][0]] : m->law_state[0][i - 3];
+    cl_field *converged = i < 3 ? m->f[pairs[i][1]] : m->law_state[1][i - 3];
+    cl_field *from = forward ? now : converged, *to = forward ? converged : now;
     const size_t bytes = cl_field_bytes(from);
     CL_TRY(m->dev->copy(m->dev, cl_field_component(to, 0), cl_field_component(from, 0), bytes, err));
     cl_field_touch(to);

@@ -202,9 +202,13 @@ local function check_number(fn, t, key, ok, what)
   return v
 end
 
---- cl.fe.model{ mesh =, material = { law = "elastic" | "mohr_coulomb", E =, nu =, c =, phi = },
----   plane = "strain" | "stress", thickness = 1 } -> a model at rest (zero displacement and
---- stress) on the current device, precision f64. phi in degrees.
+--- cl.fe.model{ mesh =, material = { law = "elastic" | "mohr_coulomb" | "j2" | a law, E =, nu =, c =, phi =,
+---   sy =, H = }, plane = "strain" | "stress", thickness = 1 } -> a model at rest (zero displacement and
+--- stress) on the current device, precision f64. phi in degrees. "elastic" and "mohr_coulomb" are
+--- compiled into the element kernels; "j2" (yield stress sy, hardening modulus H = 0) and a law made
+--- by cleave.jit.stress_update{...} run as run-time compiled element kernels (law:fe_module), E and
+--- nu then being the initial stiffness of the IS solvers. A law's state "ep" is the plastic strain
+--- that gauss() and vtu() report.
 function fe.model(args)
   local fn = "cleave.fe.model"
   cl.check_args(fn, args, { mesh = true, material = true, plane = true, thickness = true })
@@ -213,10 +217,15 @@ function fe.model(args)
     error(fn .. ": 'mesh' must be a mesh of cleave.fe.wellbore, rect or read", 2)
   end
   if type(mat) ~= "table" then error(fn .. ": give 'material' = { law =, E =, nu =, ... }", 2) end
-  cl.check_args(fn .. " material", mat, { law = true, E = true, nu = true, c = true, phi = true }, 3)
+  cl.check_args(fn .. " material", mat, { law = true, E = true, nu = true, c = true, phi = true, sy = true, H = true }, 3)
   local law = mat.law or "elastic"
-  if law ~= "elastic" and law ~= "mohr_coulomb" then
-    error(fn .. ": material.law must be \"elastic\" or \"mohr_coulomb\" (got " .. tostring(law) .. ")", 2)
+  local user = getmetatable(law) == cl.jit.law_mt
+  if user and law.kind ~= "stress_update" then
+    error(fn .. ": material.law must be a stress_update law (got a " .. law.kind .. " law)", 2)
+  end
+  if not user and law ~= "elastic" and law ~= "mohr_coulomb" and law ~= "j2" then
+    error(fn .. ": material.law must be \"elastic\", \"mohr_coulomb\", \"j2\" or a law of cleave.jit.stress_update " ..
+      "(got " .. tostring(law) .. ")", 2)
   end
   check_number(fn, mat, "E", function(v) return v > 0 end, "(Young's modulus) must be > 0")
   local plane = args.plane or "strain"
@@ -227,17 +236,34 @@ function fe.model(args)
     check_number(fn, mat, "c", function(v) return v >= 0 end, "(cohesion) must be >= 0")
     check_number(fn, mat, "phi", function(v) return v >= 0 and v < 90 end,
       "(friction angle) must lie in [0, 90) degrees")
-    if plane ~= "strain" then
-      error(fn .. ": Mohr-Coulomb needs plane = \"strain\" (plane stress is elastic only here)", 2)
-    end
+  end
+  if law == "j2" then
+    check_number(fn, mat, "sy", function(v) return v > 0 end, "(yield stress) must be > 0")
+    if mat.H ~= nil then check_number(fn, mat, "H", function(v) return v >= 0 end, "(hardening modulus) must be >= 0") end
+    law = cl.jit.stress_update { name = "j2", source = cl.jit.law_source "j2",
+      params = { E = mat.E, nu = mat.nu, sy = mat.sy, H = mat.H or 0 }, state = { ep = 0 } }
+    user = true
+  end
+  if law ~= "elastic" and plane ~= "strain" then
+    error(fn .. ": a plastic law needs plane = \"strain\" (plane stress is elastic only here)", 2)
   end
   local thickness = args.thickness or 1
   if type(thickness) ~= "number" or not (thickness > 0) then error(fn .. ": 'thickness' must be > 0", 2) end
-  local ok, core = pcall(fe._model, { shape = mesh.shape, order = mesh.order, x = mesh.x, elem = mesh.elem, law = law,
+  local core_args = { shape = mesh.shape, order = mesh.order, x = mesh.x, elem = mesh.elem, law = user and "jit" or law,
     E = mat.E, nu = mat.nu, c = mat.c or 0, phi = mat.phi or 0, plane_strain = plane == "strain",
-    thickness = thickness })
+    thickness = thickness }
+  if user then
+    local ok, module = pcall(law.fe_module, law, cl.field { n = 1 })
+    if not ok then error(module, 2) end
+    core_args.module, core_args.state0, core_args.ep_index = module, {}, 0
+    for k, name in ipairs(law.state_names) do
+      core_args.state0[k] = law.state[name]
+      if name == "ep" then core_args.ep_index = k end
+    end
+  end
+  local ok, core = pcall(fe._model, core_args)
   if not ok then error(core, 2) end
-  return setmetatable({ core = core, mesh = mesh, law = law, fixed = 0, pressures = {} }, model_mt)
+  return setmetatable({ core = core, mesh = mesh, law = user and law.name or law, fixed = 0, pressures = {} }, model_mt)
 end
 
 local function node_list(fn, mesh, where, kind)

@@ -430,6 +430,120 @@ T.case("Newton converges quadratically near the solution", function()
   T.ok(r.iterations <= 20, "Newton took " .. r.iterations .. " iterations")
 end)
 
+-- ---- run-time compiled stress_update laws inside the element kernels (law:fe_module) -----------
+
+-- The built-in Mohr-Coulomb snippet given as a user law runs through the run-time compiled element
+-- kernels; the compiled-in law through the built-in ones: the same source, so the same displacements
+-- up to the compilers' rounding (1e-12 of the largest: Newton stops at 1e-10, and each iteration's
+-- round-off differences stay at 1e-16 relative).
+T.case("a user stress_update law (the Mohr-Coulomb snippet) gives the compiled-in law's displacements to 1e-12",
+  function()
+    local user = cl.jit.stress_update { name = "my_mohr_coulomb", source = cl.jit.law_source "mohr_coulomb",
+      params = { E = E, nu = nu, c = coh, phi = phi }, state = { ep = 0 } }
+    local function run(law)
+      local m = quarter_wellbore(cl.fe.wellbore { r_int = a, r_ext = b, order = 2, nr = 8, nt = 2 },
+        { law = law, E = E, nu = nu, c = coh, phi = phi })
+      m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+      m:pressure { where = "outer", p = P0 }
+      m:pressure { where = "inner", p = p_i }
+      m:solve { method = "newton", increments = 2, tol = 1e-10 }
+      return m
+    end
+    local mb, mu = run("mohr_coulomb"), run(user)
+    T.eq(mu.law, "my_mohr_coulomb", "the model's law")
+    local ub, uu = mb:displacements(), mu:displacements()
+    local scale = 0
+    for i = 1, #ub do scale = math.max(scale, math.abs(ub[i])) end
+    for i = 1, #ub do T.near(uu[i], ub[i], 1e-12, "u_x", scale) end
+    local eb, eu, plastic = mb:gauss().ep, mu:gauss().ep, 0
+    for k = 1, #eb do
+      T.near(eu[k], eb[k], 1e-12, "ep (the law's state)", 1e-3)
+      if eb[k] > 0 then plastic = plastic + 1 end
+    end
+    T.ok(plastic > 0, "the wellbore yields")
+  end)
+
+-- A square of 2 x 2 quadratic elements with every boundary node held to u = (gamma y, 0): simple
+-- shear, the same strain (engineering gamma_xy = gamma) at every Gauss point, so the stresses have
+-- closed forms for a law that returns exactly along this proportional path.
+local function shear_patch(material, gamma, method)
+  local mesh = cl.fe.rect { x1 = 1, y1 = 1, nx = 2, ny = 2, order = 2 }
+  local m = cl.fe.model { mesh = mesh, material = material }
+  local seen = {}
+  for _, set in ipairs { "left", "right", "bottom", "top" } do
+    for _, n in ipairs(mesh.nodes[set]) do
+      if not seen[n] then
+        seen[n] = true
+        m:fix { where = { n }, x = gamma * mesh.x[2 * n], y = 0 }
+      end
+    end
+  end
+  m:solve { method = method, increments = 3, tol = 1e-12 }
+  return m:gauss()
+end
+
+-- j2 (built-in snippet, kernels/fe/laws/j2.c) inside the element kernels, Newton with its consistent
+-- tangent: tau = G (gamma - gamma_p), sqrt(3) tau = sy + H ep, ep = gamma_p / sqrt(3), so
+-- gamma_p = (sqrt(3) G gamma - sy) / (sqrt(3) G + H / sqrt(3)); normal stresses stay 0. 1e-10 of sy:
+-- the state is homogeneous, the return exact for linear hardening.
+T.case("j2 in the element kernels: simple shear with hardening against the closed form", function()
+  local sy, H, G = 1, 200, E / (2 * (1 + nu))
+  local gamma = 3 * sy / (math.sqrt(3) * G)
+  local g = shear_patch({ law = "j2", E = E, nu = nu, sy = sy, H = H }, gamma, "newton")
+  local gp = (math.sqrt(3) * G * gamma - sy) / (math.sqrt(3) * G + H / math.sqrt(3))
+  for k = 1, #g.ep do
+    T.near(g.xy[k], G * (gamma - gp), 1e-10, "tau", sy)
+    T.near(g.ep[k], gp / math.sqrt(3), 1e-10, "ep", gp)
+    for _, c in ipairs { "xx", "yy", "zz" } do T.near(g[c][k], 0, 1e-10, c, sy) end
+  end
+end)
+
+-- A Drucker-Prager law written here as a user snippet (associative, perfectly plastic, the smooth
+-- cone f = sqrt(J2) + eta p - k, p = tr sigma / 3, tension positive; de Souza Neto et al. box 8.9
+-- without the apex), run with modified IS. In simple shear past gamma_y = k / G the associative flow
+-- dilates against the held boundary: tau = k + (gamma - gamma_y) G K eta^2 / (G + K eta^2) and every
+-- normal stress is -(gamma - gamma_y) K eta G / (G + K eta^2). 1e-10 of k.
+local DRUCKER_PRAGER = [[
+const real G = E / (2 * (1 + nu)), K = E / (3 * (1 - 2 * nu));
+const real dv = deps[0] + deps[1] + deps[2];
+real t[6];
+for (int r = 0; r < 3; r++) t[r] = sig[r] + 2 * G * deps[r] + (K - 2 * G / 3) * dv;
+for (int r = 3; r < 6; r++) t[r] = sig[r] + G * deps[r];
+real p = (t[0] + t[1] + t[2]) / 3, s[6];
+for (int r = 0; r < 6; r++) s[r] = t[r] - (r < 3 ? p : 0);
+const real q = sqrt((s[0] * s[0] + s[1] * s[1] + s[2] * s[2]) / 2 + s[3] * s[3] + s[4] * s[4] + s[5] * s[5]);
+const real f = q + eta * p - k;
+if (f > 0) {
+  const real dg = f / (G + K * eta * eta);
+  for (int r = 0; r < 6; r++) s[r] *= 1 - G * dg / q;
+  p -= K * eta * dg;
+  ep += dg;
+}
+for (int r = 0; r < 6; r++) sig[r] = s[r] + (r < 3 ? p : 0);
+/* the elastic matrix as tangent: modified IS needs no other */
+for (int r = 0; r < 36; r++) D[r] = 0;
+for (int r = 0; r < 3; r++) {
+  for (int c = 0; c < 3; c++) D[6 * r + c] = K - 2 * G / 3;
+  D[7 * r] = K + 4 * G / 3;
+  D[7 * (r + 3)] = G;
+}
+]]
+
+T.case("a user Drucker-Prager snippet in the element kernels: simple shear against the closed form", function()
+  local eta, k = 0.3, 1
+  local law = cl.jit.stress_update { name = "drucker_prager", source = DRUCKER_PRAGER,
+    params = { E = E, nu = nu, eta = eta, k = k }, state = { ep = 0 } }
+  local G, K = E / (2 * (1 + nu)), E / (3 * (1 - 2 * nu))
+  local gamma = 3 * k / G
+  local g = shear_patch({ law = law, E = E, nu = nu }, gamma, "mis")
+  local d = (gamma - k / G) * G / (G + K * eta * eta)
+  for q = 1, #g.ep do
+    T.near(g.xy[q], k + d * K * eta * eta, 1e-10, "tau", k)
+    for _, c in ipairs { "xx", "yy", "zz" } do T.near(g[c][q], -d * K * eta, 1e-10, c, k) end
+    T.ok(g.ep[q] > 0, "plastic")
+  end
+end)
+
 T.case("the built-in Mohr-Coulomb law runs through the run-time compiler as the FE's kernels do", function()
   local law = cl.jit.stress_update { source = cl.jit.law_source "mohr_coulomb", params = { E = E, nu = nu, c = coh,
     phi = phi }, state = { ep = 0 }, name = "mohr_coulomb" }
@@ -509,7 +623,7 @@ T.case("bad input: material, order, mesh, constraints, non-convergence", functio
   T.raises(function() model { law = "mohr_coulomb", E = 1, nu = 0.2, c = 1, phi = 90 } end, { "'phi'", "[0, 90)" })
   T.raises(function() model { law = "mohr_coulomb", E = 1, nu = 0.2, c = -1, phi = 10 } end, { "'c'", ">= 0" })
   T.raises(function() model({ law = "mohr_coulomb", E = 1, nu = 0.2, c = 1, phi = 10 }, { plane = "stress" }) end,
-    "Mohr-Coulomb needs plane = \"strain\"")
+    "a plastic law needs plane = \"strain\"")
   T.raises(function() model { law = "drucker", E = 1, nu = 0.2 } end, "material.law")
   T.raises(function() model { E = 1, nu = 0.2, cohesion = 1 } end, "unknown argument 'cohesion'")
   T.raises(function() cl.fe.rect { x1 = 1, y1 = 1, order = 4 } end, { "'order'", "1, 2 or 3" })
