@@ -208,7 +208,7 @@ static int model_solve(lua_State *L) {
   const struct { const char *k; double v; } f[] = {{"residual", rep.residual}, {"t_residual", rep.t_residual},
       {"t_tangent", rep.t_tangent}, {"t_factor", rep.t_factor}, {"t_solve", rep.t_solve}};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) lua_pushnumber(L, f[i].v), lua_setfield(L, -2, f[i].k);
-  lua_pushstring(L, o.linear == CL_FE_EP_LINEAR_PCG ? "pcg" : cl_fe_ep_linear_name());
+  lua_pushstring(L, cl_fe_ep_solver_name(m, o.linear));
   lua_setfield(L, -2, "linear_solver");
   push_history(L, m);
   return 2;
@@ -267,7 +267,7 @@ static int model_info(lua_State *L) {
   lua_pushinteger(L, m->A.order), lua_setfield(L, -2, "order");
   lua_pushstring(L, m->A.shape == CL_FE_QUAD ? "quad" : "tri"), lua_setfield(L, -2, "shape");
   lua_pushstring(L, m->dev->name), lua_setfield(L, -2, "device");
-  lua_pushstring(L, cl_fe_ep_linear_name()), lua_setfield(L, -2, "linear_solver");
+  lua_pushstring(L, cl_fe_ep_solver_name(m, CL_FE_EP_LINEAR_FACTOR)), lua_setfield(L, -2, "linear_solver");
   return 1;
 }
 

@@ -18,6 +18,8 @@
  *   R       2 x nnodes internal forces (SoA); kval nnz values of the global matrix
  *   rowptr, col, fixed     the CSR pattern over the ndof dofs and the constrained dofs, and
  *   cg_*    the vectors of the conjugate gradients on the device (fe_ep_pcg.c)
+ *   perm_map, perm_val   per nonzero of the fill-reducing reordered matrix its entry in kval, and
+ *           its value (the device Cholesky, fe_ep_cusolver.c)
  *   law_args, law_state_n   a run-time compiled stress_update law (law == CL_FE_EP_JIT): its state
  *           variables for u (law_args.state[k], G each) and at the last converged increment; law_ep the
  *           index of its state "ep" (copied into ep for output), -1 when it has none */
@@ -42,6 +44,7 @@ typedef enum cl_fe_ep_op {
   CL_FE_EP_CG_PRECONDITION = 7,/* cg_z = cg_dinv cg_r */
   CL_FE_EP_CG_STEP = 8,        /* cg_x += alpha cg_p, cg_r -= alpha cg_q */
   CL_FE_EP_CG_DIRECTION = 9,   /* cg_p = cg_z + beta cg_p */
+  CL_FE_EP_PERMUTE = 10,       /* perm_val[k] = kval[perm_map[k]]: the values of the reordered matrix */
 } cl_fe_ep_op;
 
 typedef struct cl_fe_ep_args {
@@ -59,6 +62,8 @@ typedef struct cl_fe_ep_args {
   const uint8_t *fixed;
   void *cg_x, *cg_r, *cg_z, *cg_p, *cg_q, *cg_dinv;
   double cg_alpha, cg_beta;
+  const int32_t *perm_map;     /* the device factorization's reordered pattern (fe_ep_cusolver.c) */
+  void *perm_val;
   cl_mp_args law_args;
   const void *law_state_n[CL_MP_STATE_MAX];
   int law_nstate, law_ep;

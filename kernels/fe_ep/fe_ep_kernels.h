@@ -144,6 +144,11 @@ CL_HD static inline void cl_fe_ep_spmv_row(const cl_fe_ep_args *A, size_t i) {
   ((real *)A->cg_q)[i] = v;
 }
 
+/* entry k of the reordered matrix (nnz entries) */
+CL_HD static inline void cl_fe_ep_permute_value(const cl_fe_ep_args *A, size_t k) {
+  ((real *)A->perm_val)[k] = ((const real *)A->kval)[A->perm_map[k]];
+}
+
 /* the per-dof vector updates of one CG iteration */
 CL_HD static inline void cl_fe_ep_cg_vector(const cl_fe_ep_args *A, const int op, size_t i) {
   real *x = (real *)A->cg_x, *r = (real *)A->cg_r, *z = (real *)A->cg_z, *p = (real *)A->cg_p;

@@ -10,6 +10,7 @@
 #include "../../jit/jit.h"
 #include "../fe/element.h"
 #include "fe_ep.h"
+#include "fe_ep_cusolver.h"
 
 static cl_status check_material(const cl_fe_ep_material *m, cl_error *err) {
   if (!(m->E > 0)) return cl_error_set(err, CL_ERR_ARG, "E must be > 0 (got %g): give Young's modulus", m->E);
@@ -294,6 +295,7 @@ void cl_fe_ep_destroy(cl_fe_ep_model *m) {
   for (int i = 0; i < CL_FE_EP_NFIELDS; i++) cl_field_destroy(m->f[i]);
   for (int k = 0; k < CL_MP_STATE_MAX; k++) cl_field_destroy(m->law_state[0][k]), cl_field_destroy(m->law_state[1][k]);
   cl_fe_ep_linear_free(m->solver);
+  cl_fe_ep_cusolver_free(m->device_solver);
   free(m->x), free(m->xg), free(m->rowptr), free(m->col), free(m->fixed), free(m->fixed_value), free(m->f_ext);
   free(m->history);
   if (m->ref) cl_device_ref_release(m->ref);

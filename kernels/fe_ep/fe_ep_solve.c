@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fe_ep_cusolver.h"
 #include "fe_ep_model.h"
 #include "fe_ep_pcg.h"
 
@@ -66,9 +67,19 @@ static cl_status residual(solve_state *S, const double *u, int tangent, double *
   return CL_OK;
 }
 
+/* linear = "factor" on a CUDA device factors there (cuSOLVER), elsewhere on the host (CHOLMOD) */
+static int on_device(const cl_fe_ep_model *m, const cl_fe_ep_solve_opts *o) {
+  return o->linear == CL_FE_EP_LINEAR_FACTOR && m->dev->kind == CL_BACKEND_CUDA;
+}
+
+const char *cl_fe_ep_solver_name(const cl_fe_ep_model *m, cl_fe_ep_linear_kind linear) {
+  if (linear == CL_FE_EP_LINEAR_PCG) return "pcg";
+  return m->dev->kind == CL_BACKEND_CUDA ? "cusolver" : cl_fe_ep_linear_name();
+}
+
 /* The matrix on the device (kval), constrained rows and columns replaced by the identity, made
- * ready to solve with: factored on the host, or prepared for the device PCG. A zero pivot names
- * the node and component that nothing holds. */
+ * ready to solve with: factored on the device (CUDA) or the host, or prepared for the device PCG.
+ * A zero pivot names the node and component that nothing holds. */
 static cl_status factor(solve_state *S, const cl_fe_ep_solve_opts *o, cl_error *err) {
   cl_fe_ep_model *m = S->m;
   const double t0 = now();
@@ -78,13 +89,18 @@ static cl_status factor(solve_state *S, const cl_fe_ep_solve_opts *o, cl_error *
     S->rep->t_factor += now() - t0;
     return st;
   }
-  CL_TRY(cl_field_download(m->f[CL_FE_EP_F_KVAL], S->kval, err));
-  for (size_t r = 0; r < m->ndof; r++)
-    for (uint64_t k = m->rowptr[r]; k < m->rowptr[r + 1]; k++)
-      if (m->fixed[r] || m->fixed[m->col[k]]) S->kval[k] = m->col[k] == r ? 1 : 0;
   size_t bad = 0;
   cl_error inner;
-  cl_status st = cl_fe_ep_linear_factor(m->solver, S->kval, &bad, &inner);
+  cl_status st;
+  if (on_device(m, o)) {
+    st = cl_fe_ep_cusolver_factor(m, &bad, &inner);
+  } else {
+    CL_TRY(cl_field_download(m->f[CL_FE_EP_F_KVAL], S->kval, err));
+    for (size_t r = 0; r < m->ndof; r++)
+      for (uint64_t k = m->rowptr[r]; k < m->rowptr[r + 1]; k++)
+        if (m->fixed[r] || m->fixed[m->col[k]]) S->kval[k] = m->col[k] == r ? 1 : 0;
+    st = cl_fe_ep_linear_factor(m->solver, S->kval, &bad, &inner);
+  }
   S->rep->t_factor += now() - t0;
   if (st == CL_ERR_ARG) {
     const size_t n = bad % m->A.nnodes;
@@ -124,6 +140,7 @@ static cl_status check_rigid_modes(const cl_fe_ep_model *m, cl_error *err) {
 static cl_status correction(solve_state *S, const cl_fe_ep_solve_opts *o, double *du, cl_error *err) {
   const double t0 = now();
   if (o->linear == CL_FE_EP_LINEAR_PCG) CL_TRY(cl_fe_ep_pcg_solve(S->m, S->r, du, &S->rep->cg_iterations, err));
+  else if (on_device(S->m, o)) CL_TRY(cl_fe_ep_cusolver_solve(S->m, S->r, du, err));
   else CL_TRY(cl_fe_ep_linear_solve(S->m->solver, S->r, du, err));
   for (size_t i = 0; i < S->m->ndof; i++) du[i] = -du[i];
   S->rep->t_solve += now() - t0;

@@ -596,6 +596,28 @@ T.case("CPU and CUDA agree on the plastic wellbore (f64, 1e-10 on displacements)
   for i = 1, #c do T.near(g[i], c[i], 1e-10, "u_x", scale) end
 end)
 
+-- linear = "factor" on the GPU factors there (cuSOLVER's csrchol after a symamd ordering); on the CPU
+-- with CHOLMOD: both direct, the residual stops at 1e-10, so the displacements agree to 1e-10 of the
+-- largest. IS factors once for the whole solve, Newton every iteration.
+T.case("the device's sparse Cholesky (cuSOLVER) gives the host factorization's solution", function()
+  if not gpu then T.skip("no GPU") end
+  for _, method in ipairs { "is", "newton" } do
+    local function run(device)
+      return T.on_device(device, function()
+        local m, r = plastic_wellbore(2, 8, method)
+        return (m:displacements()), r
+      end)
+    end
+    local c = run("cpu")
+    local g, rg = run("cuda")
+    T.eq(rg.linear_solver, "cusolver", "solver used on the GPU")
+    if method == "is" then T.eq(rg.factorizations, 1, "IS factors once") end
+    local scale = 0
+    for i = 1, #c do scale = math.max(scale, math.abs(c[i])) end
+    for i = 1, #c do T.near(g[i], c[i], 1e-10, method .. ": u_x", scale) end
+  end
+end)
+
 T.case("VTU output holds displacement, stress, plastic strain (quadrilaterals and T6)", function()
   local dir = T.outdir("fe")
   local t6 = quarter_wellbore(cl.fe.wellbore { r_int = 1, r_ext = 2, order = 2, nr = 2, nt = 2, shape = "tri" })
