@@ -110,6 +110,18 @@ void cl_fe_ep_cusolver_free(cl_fe_ep_cusolver *s) {
   free(s);
 }
 
+/* each row's columns in increasing order (with their map entries), as csrchol reads them; csrperm
+ * does not promise that */
+static void sort_rows(int n, const int *row, int *col, int *map) {
+  for (int r = 0; r < n; r++)
+    for (int k = row[r] + 1; k < row[r + 1]; k++) {
+      const int c = col[k], v = map[k];
+      int j = k - 1;
+      for (; j >= row[r] && col[j] > c; j--) col[j + 1] = col[j], map[j + 1] = map[j];
+      col[j + 1] = c, map[j + 1] = v;
+    }
+}
+
 /* The ordering, the reordered pattern on the device, the analysis and the workspace. */
 static cl_status setup(cl_fe_ep_model *m, cl_fe_ep_cusolver *s, cl_error *err) {
   const size_t n = m->ndof, nnz = m->rowptr[n];
@@ -145,6 +157,7 @@ static cl_status setup(cl_fe_ep_model *m, cl_fe_ep_cusolver *s, cl_error *err) {
   if ((st = check(s->f.perm(s->h, s->n, s->n, s->nnz, s->descr, row, col, s->perm, s->perm, map, buf),
                   "cusolverSpXcsrpermHost", err)))
     goto done;
+  sort_rows(s->n, row, col, map);
   const struct { cl_field **f; cl_dtype t; size_t len; const void *host; } fields[] = {
       {&s->row, CL_I32, n + 1, row}, {&s->col, CL_I32, nnz, col}, {&s->map, CL_I32, nnz, map},
       {&s->val, CL_F64, nnz, NULL}, {&s->b, CL_F64, n, NULL}, {&s->x, CL_F64, n, NULL}};

@@ -386,9 +386,9 @@ end
 --- linear_solver, history = { {increment,
 --- iteration, lambda, residual}, ... } }. An increment that does not converge is halved; when
 --- the cut-backs run out, the error gives the history's last residuals and the state stays at
---- the last converged increment. linear: "factor" (CHOLMOD's Cholesky on the host, factored once
---- for IS and modified IS; CG on the host when built without CHOLMOD) or "pcg" (Jacobi-PCG on the
---- model's device: the matrix never leaves it). csv: a path to write the history to (increment,
+--- the last converged increment. linear: "factor" (a sparse Cholesky, factored once for IS and
+--- modified IS: cuSOLVER's on a GPU, the matrix staying there; CHOLMOD's on the host for the CPU, CG
+--- there when built without CHOLMOD) or "pcg" (Jacobi-PCG on the model's device). csv: a path to write the history to (increment,
 --- iteration, lambda, residual), also when the solve fails.
 function model_mt:solve(args)
   local fn = "model:solve"
@@ -398,7 +398,7 @@ function model_mt:solve(args)
   if args.csv ~= nil and type(args.csv) ~= "string" then error(fn .. ": 'csv' must be a file path", 2) end
   local linear = args.linear or "factor"
   if linear ~= "factor" and linear ~= "pcg" then
-    error(fn .. ": 'linear' must be \"factor\" (sparse Cholesky on the host) or \"pcg\" (conjugate gradients on the device)", 2)
+    error(fn .. ": 'linear' must be \"factor\" (sparse Cholesky) or \"pcg\" (conjugate gradients on the device)", 2)
   end
   local method = args.method or "mis"
   if not METHODS[method] then error(fn .. ": 'method' must be \"mis\", \"is\" or \"newton\"", 2) end
