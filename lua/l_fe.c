@@ -150,6 +150,15 @@ static int model_pressure(lua_State *L) {
   return 0;
 }
 
+/* m:body_force(bx, by) */
+static int model_body_force(lua_State *L) {
+  cl_fe_ep_model *m = check_model(L, 1);
+  cl_error err;
+  if (cl_fe_ep_body_force(m, luaL_checknumber(L, 2), luaL_checknumber(L, 3), &err))
+    return luaL_error(L, "model:gravity: %s", err.msg);
+  return 0;
+}
+
 static int model_clear_loads(lua_State *L) {
   cl_fe_ep_clear_loads(check_model(L, 1));
   return 0;
@@ -313,7 +322,8 @@ int cl_lua_open_fe(lua_State *L) {
   luaL_newmetatable(L, MODEL_MT);
   const luaL_Reg meta[] = {{"__gc", model_gc}, {NULL, NULL}};
   luaL_setfuncs(L, meta, 0);
-  const luaL_Reg methods[] = {{"fix", model_fix}, {"pressure", model_pressure}, {"clear_loads", model_clear_loads},
+  const luaL_Reg methods[] = {{"fix", model_fix}, {"pressure", model_pressure}, {"body_force", model_body_force},
+                              {"clear_loads", model_clear_loads},
                               {"initial_stress", model_initial_stress}, {"solve", model_solve}, {"get", model_get},
                               {"info", model_info}, {"profile", model_profile}, {NULL, NULL}};
   luaL_newlib(L, methods);

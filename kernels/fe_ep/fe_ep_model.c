@@ -351,6 +351,29 @@ cl_status cl_fe_ep_edge_pressure(cl_fe_ep_model *m, const uint32_t *nodes, doubl
   return CL_OK;
 }
 
+cl_status cl_fe_ep_body_force(cl_fe_ep_model *m, double bx, double by, cl_error *err) {
+  if (!isfinite(bx) || !isfinite(by)) return cl_error_set(err, CL_ERR_ARG, "the body force must be finite");
+  const void *he;
+  CL_TRY(cl_field_host(m->f[CL_FE_EP_F_ELEM], &he, err));
+  const uint32_t *elem = he;
+  const int nn = m->A.nn, shape = m->A.shape, order = m->A.order;
+  for (size_t e = 0; e < m->A.ne; e++) {
+    double xe[CL_FE_MAX_DOFS];
+    for (int a = 0; a < nn; a++) xe[2 * a] = m->x[2 * elem[e * nn + a]], xe[2 * a + 1] = m->x[2 * elem[e * nn + a] + 1];
+    for (int k = 0; k < m->A.ngp; k++) {
+      double xi, eta, w, N[CL_FE_MAX_NODES], dN[CL_FE_MAX_DOFS], grad[CL_FE_MAX_DOFS];
+      cl_fe_gauss(shape, order, k, &xi, &eta, &w);
+      const double dv = w * cl_fe_gradients(shape, order, xe, xi, eta, grad) * m->mat.thickness;
+      cl_fe_shape(shape, order, xi, eta, N, dN);
+      for (int a = 0; a < nn; a++) {
+        m->f_ext[elem[e * nn + a]] += N[a] * bx * dv;
+        m->f_ext[m->A.nnodes + elem[e * nn + a]] += N[a] * by * dv;
+      }
+    }
+  }
+  return CL_OK;
+}
+
 cl_status cl_fe_ep_initial_stress(cl_fe_ep_model *m, const double s[4], cl_error *err) {
   const size_t G = m->A.ne * m->A.ngp;
   double *sig = malloc(sizeof *sig * 6 * G);

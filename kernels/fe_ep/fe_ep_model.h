@@ -110,6 +110,9 @@ cl_status cl_fe_ep_fix(cl_fe_ep_model *m, size_t node, int c, double value, cl_e
  * edge must belong to an element; the outward side is found from it. */
 cl_status cl_fe_ep_edge_pressure(cl_fe_ep_model *m, const uint32_t *nodes, double p, cl_error *err);
 
+/* Adds the consistent nodal forces of a body force (bx, by) per unit volume (gravity: rho g). */
+cl_status cl_fe_ep_body_force(cl_fe_ep_model *m, double bx, double by, cl_error *err);
+
 /* Clears the external forces (before setting new loads). */
 void cl_fe_ep_clear_loads(cl_fe_ep_model *m);
 

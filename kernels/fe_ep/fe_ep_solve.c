@@ -36,6 +36,7 @@ typedef struct solve_state {
   cl_fe_ep_report *rep;
   double *u, *fint, *fext, *r, *du, *du2, *kval, *f0, *u0;
   double ref; /* |F_ext| of the increment, the residual's scale */
+  int nonfinite_inc, nonfinite_it; /* where the last failed attempt's residual went non-finite (0: it did not) */
 } solve_state;
 
 static cl_status record(cl_fe_ep_model *m, int inc, int it, double lambda, double res, cl_error *err) {
@@ -165,6 +166,7 @@ static cl_status increment(solve_state *S, const cl_fe_ep_solve_opts *o, int inc
     CL_TRY(record(m, inc, it, lambda, res, err));
     S->rep->residual = res;
     if (res <= o->tol) break;
+    S->nonfinite_inc = isfinite(res) ? 0 : inc, S->nonfinite_it = it;
     if (it >= o->max_iter || !isfinite(res)) return CL_OK;
     S->rep->iterations++;
     if (o->method == CL_FE_EP_NEWTON) CL_TRY(factor(S, o, err));
@@ -245,6 +247,13 @@ cl_status cl_fe_ep_solve(cl_fe_ep_model *m, const cl_fe_ep_solve_opts *o, cl_fe_
       continue;
     }
     if ((st = commit(m, 0, err)) != CL_OK) goto done; /* back to the last converged state */
+    if (rep->cutbacks == o->max_cutbacks && S.nonfinite_inc) {
+      st = cl_error_set(err, CL_ERR_ARG, "the residual went non-finite at increment %d, iteration %d (load factor "
+                        "%.6g) after %d cut-backs: a stress or force the law returned is NaN or infinite; the state "
+                        "stays at load factor %.6g: check the law and the loads", S.nonfinite_inc, S.nonfinite_it,
+                        target, rep->cutbacks, lambda);
+      goto done;
+    }
     if (rep->cutbacks == o->max_cutbacks) {
       st = cl_error_set(err, CL_ERR_ARG, "the increment to load factor %.6g did not converge in %d iterations after "
                         "%d cut-backs (relative residual %.3g, tolerance %.3g); the state stays at load factor "

@@ -263,7 +263,20 @@ function fe.model(args)
   end
   local ok, core = pcall(fe._model, core_args)
   if not ok then error(core, 2) end
-  return setmetatable({ core = core, mesh = mesh, law = user and law.name or law, fixed = 0, pressures = {} }, model_mt)
+  return setmetatable({ core = core, mesh = mesh, law = user and law.name or law, fixed = 0, pressures = {},
+    timed_fixes = {} }, model_mt)
+end
+
+-- A prescribed value: a finite number, or a string parsed as an expression of the pseudo-time t
+-- (cleave.jit.value: a syntax error points at its column), or nil when not given.
+local function timed_value(fn, key, v)
+  if v == nil or type(v) == "number" and v == v and math.abs(v) ~= math.huge then return v end
+  if type(v) ~= "string" then
+    error(string.format("%s: '%s' must be a finite number or an expression of the pseudo-time t (a string)", fn, key), 3)
+  end
+  local ok, value = pcall(cl.jit.value, v, { what = fn .. " " .. key })
+  if not ok then error(value, 3) end
+  return value
 end
 
 local function node_list(fn, mesh, where, kind)
@@ -283,19 +296,21 @@ local function node_list(fn, mesh, where, kind)
 end
 
 --- model:fix{ where = set name | {nodes}, x =, y = }: prescribes the x and/or y displacement of
---- the nodes (reached by the next solve, in its increments).
+--- the nodes (reached by the next solve, in its increments): a number, or an expression of the
+--- pseudo-time t (a string, "0.01 * sin(pi * t)"): t runs from 0 to 1 over the next solve, increment k
+--- of n reaching the value at t = k / n.
 function model_mt:fix(args)
   local fn = "model:fix"
   cl.check_args(fn, args, { where = true, x = true, y = true })
   if args.x == nil and args.y == nil then error(fn .. ": give x and/or y (the prescribed displacement)", 2) end
   local nodes = node_list(fn, self.mesh, args.where, "nodes")
   for c, key in ipairs { "x", "y" } do
-    local v = args[key]
+    local v = timed_value(fn, key, args[key])
     if v ~= nil then
-      if type(v) ~= "number" or v ~= v or math.abs(v) == math.huge then
-        error(fn .. ": '" .. key .. "' must be a finite number", 2)
+      for _, n in ipairs(nodes) do
+        self.timed_fixes[n * 2 + c - 1] = type(v) ~= "number" and { n, c - 1, v } or nil
+        self.core:fix(n, c - 1, type(v) == "number" and v or v(1))
       end
-      for _, n in ipairs(nodes) do self.core:fix(n, c - 1, v) end
     end
   end
   return self
@@ -303,17 +318,41 @@ end
 
 --- model:pressure{ where = edge set name | { {nodes of an edge}, ... }, p = }: a normal pressure
 --- on the edges (positive pushes into the body), replacing the one given before on the same set;
---- reached by the next solve.
+--- reached by the next solve. p: a number, or an expression of the pseudo-time t as in model:fix.
 function model_mt:pressure(args)
   local fn = "model:pressure"
   cl.check_args(fn, args, { where = true, p = true })
-  local p = args.p
-  if type(p) ~= "number" or p ~= p or math.abs(p) == math.huge then error(fn .. ": 'p' must be a finite number", 2) end
+  local p = timed_value(fn, "p", args.p)
+  if p == nil then error(fn .. ": give 'p' (the pressure: a number or an expression of the pseudo-time t)", 2) end
   self.pressures[args.where] = { edges = node_list(fn, self.mesh, args.where, "edges"), p = p }
+  self:_reload(1)
+  return self
+end
+
+-- the external forces again from the loads set, at pseudo-time t: the pressures and the body force
+function model_mt:_reload(t)
   self.core:clear_loads()
   for _, load in pairs(self.pressures) do
-    for _, e in ipairs(load.edges) do self.core:pressure(e, load.p) end
+    local p = type(load.p) == "number" and load.p or load.p(t)
+    for _, e in ipairs(load.edges) do self.core:pressure(e, p) end
   end
+  if self.body then self.core:body_force(self.body[1], self.body[2]) end
+end
+
+--- model:gravity{ rho =, g = { gx, gy } }: the body force rho g per unit volume (g = { 0, -9.81 } by
+--- default, in the model's units), replacing the one given before; reached by the next solve.
+function model_mt:gravity(args)
+  local fn = "model:gravity"
+  cl.check_args(fn, args, { rho = true, g = true })
+  check_number(fn, args, "rho", function(v) return v >= 0 and math.abs(v) < math.huge end,
+    "(density) must be a finite number >= 0")
+  local g = args.g or { 0, -9.81 }
+  if type(g) ~= "table" or #g ~= 2 or type(g[1]) ~= "number" or type(g[2]) ~= "number" or g[1] ~= g[1] or
+    g[2] ~= g[2] or math.abs(g[1]) == math.huge or math.abs(g[2]) == math.huge then
+    error(fn .. ": 'g' must be { gx, gy }, two finite numbers (the acceleration of gravity)", 2)
+  end
+  self.body = { args.rho * g[1], args.rho * g[2] }
+  self:_reload(1)
   return self
 end
 
@@ -408,18 +447,42 @@ function model_mt:solve(args)
   local max_iter = positive_int(fn, args, "max_iter", 200)
   local cut = args.max_cutbacks or 4
   if math.type(cut) ~= "integer" or cut < 0 then error(fn .. ": 'max_cutbacks' must be an integer >= 0", 2) end
-  local ok, report, history, failed = pcall(self.core.solve, self.core, method, increments, tol, max_iter, cut, linear)
-  if not ok then error(report, 2) end
-  if report == nil then -- history is the message, failed the history: its last residuals go with it
-    local tail = {}
-    for i = math.max(1, #failed - 2), #failed do
-      local h = failed[i]
-      tail[#tail + 1] = string.format("increment %d iteration %d: %.3g", h.increment, h.iteration, h.residual)
+  -- values that are expressions of the pseudo-time: one increment at a time, each reaching them at t = k / n
+  local timed = next(self.timed_fixes) ~= nil
+  for _, load in pairs(self.pressures) do timed = timed or type(load.p) ~= "number" end
+  local steps = timed and increments or 1
+  local report, history = nil, {}
+  for k = 1, steps do
+    if timed then
+      local t = k / steps
+      for _, f in pairs(self.timed_fixes) do self.core:fix(f[1], f[2], f[3](t)) end
+      self:_reload(t)
     end
-    self.history = failed
-    if args.csv then write_history(args.csv, failed) end
-    error(string.format("%s: %s%s", fn, history, #tail > 0 and " (last residuals: " .. table.concat(tail, "; ") .. ")"
-      or ""), 2)
+    local ok, rep, hist, failed = pcall(self.core.solve, self.core, method, timed and 1 or increments, tol, max_iter,
+      cut, linear)
+    if not ok then error(rep, 2) end
+    for _, h in ipairs(rep and hist or failed) do
+      if timed then h.increment, h.lambda = k, k / steps end
+      history[#history + 1] = h
+    end
+    if rep == nil then -- hist is the message: the history's last residuals go with it
+      local tail = {}
+      for i = math.max(1, #history - 2), #history do
+        local h = history[i]
+        tail[#tail + 1] = string.format("increment %d iteration %d: %.3g", h.increment, h.iteration, h.residual)
+      end
+      self.history = history
+      if args.csv then write_history(args.csv, history) end
+      error(string.format("%s: %s%s%s", fn, timed and string.format("increment %d of %d (t = %g): ", k, steps, k / steps)
+        or "", hist, #tail > 0 and " (last residuals: " .. table.concat(tail, "; ") .. ")" or ""), 2)
+    end
+    if report then -- the sums over the increments
+      for _, key in ipairs { "iterations", "residuals", "factorizations", "cutbacks", "cg_iterations", "t_residual",
+        "t_tangent", "t_factor", "t_solve" } do report[key] = report[key] + rep[key] end
+      report.increments, report.residual = report.increments + rep.increments, rep.residual
+    else
+      report = rep
+    end
   end
   report.history = history
   if args.csv then write_history(args.csv, history) end

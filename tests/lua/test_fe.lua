@@ -632,6 +632,79 @@ T.case("VTU output holds displacement, stress, plastic strain (quadrilaterals an
   end
 end)
 
+-- A column 1 wide and 2 high under its own weight, held laterally (x = 0 on both sides) and at the
+-- bottom: sigma_yy = -rho g (H - y), sigma_xx = sigma_zz = nu / (1 - nu) sigma_yy (plane strain). The
+-- displacement is quadratic in y, so quadratic elements reproduce it: 1e-10 of rho g H.
+T.case("gravity: a column under its own weight matches the closed form (p = 2)", function()
+  local H, rho = 2, 3
+  local mesh = cl.fe.rect { x1 = 1, y1 = H, nx = 2, ny = 4, order = 2 }
+  local m = cl.fe.model { mesh = mesh, material = { E = E, nu = nu } }
+  m:fix { where = "left", x = 0 }
+  m:fix { where = "right", x = 0 }
+  m:fix { where = "bottom", x = 0, y = 0 }
+  m:gravity { rho = rho }
+  m:solve { method = "is" }
+  local g, scale = m:gauss(), rho * 9.81 * H
+  for k = 1, #g.ep do
+    local syy = -rho * 9.81 * (H - g.y[k])
+    T.near(g.yy[k], syy, 1e-10, "sigma_yy", scale)
+    T.near(g.xx[k], nu / (1 - nu) * syy, 1e-10, "sigma_xx", scale)
+    T.near(g.zz[k], nu / (1 - nu) * syy, 1e-10, "sigma_zz", scale)
+  end
+  T.raises(function() m:gravity { rho = -1 } end, { "'rho'", ">= 0" })
+  T.raises(function() m:gravity { rho = 1, g = { 0 } } end, "'g' must be { gx, gy }")
+end)
+
+-- A law that returns NaN once its accumulated strain passes a limit (reached in the second of two
+-- increments, and in every cut-back of it): the solve names where the residual went non-finite and
+-- the state stays at the first increment.
+T.case("a non-finite residual is named with its increment and iteration; the state stays converged", function()
+  local trap = cl.jit.stress_update { name = "nan_trap", params = { E = 1, lim = 0.6 }, state = { e = 0 }, source = [[
+e += deps[0];
+for (int r = 0; r < 6; r++) sig[r] += (r < 3 ? E : E / 2) * deps[r]; /* nu = 0 */
+for (int r = 0; r < 36; r++) D[r] = r % 7 == 0 ? (r < 18 ? E : E / 2) : 0;
+if (e < -lim) sig[0] = sqrt((real)-1);
+]] }
+  local mesh = cl.fe.rect { x1 = 1, y1 = 1, nx = 1, ny = 1 }
+  local m = cl.fe.model { mesh = mesh, material = { law = trap, E = 1, nu = 0 } }
+  m:fix { where = "left", x = 0 }
+  m:fix { where = "bottom", y = 0 }
+  m:pressure { where = "right", p = 0.5 }
+  m:solve { method = "is" }
+  local half = m:displacements()
+  m:pressure { where = "right", p = 1 }
+  T.raises(function() m:solve { method = "is", increments = 1, max_cutbacks = 2 } end,
+    { "residual went non-finite at increment 1, iteration 1", "after 2 cut-backs", "stays at load factor 0" })
+  local after = m:displacements()
+  for i = 1, #half do T.eq(after[i], half[i], "u after the failed solve") end
+end)
+
+-- Values as expressions of the pseudo-time t: the hole's pressure of the plastic wellbore goes from
+-- P0 down to p_i and back ("P0 - (P0 - p_i) sin(pi t)", t = k / 6 for increment k): the loads end
+-- where they began, yet the rock yielded on the way and keeps a plastic zone and a permanent
+-- displacement -- which a solve to the same numbers (nothing changes) cannot give. A fixed value
+-- given as "0 * t" leaves the result equal; the history numbers the increments 1..6 with t.
+T.case("fix and pressure values as expressions of the pseudo-time t: load and unload within one solve", function()
+  local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 2, nr = 8, nt = 2 }
+  local m = quarter_wellbore(mesh, { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi })
+  m:fix { where = "xsym", x = "0 * t" }
+  m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+  m:pressure { where = "outer", p = P0 }
+  m:pressure { where = "inner", p = string.format("%g - %g * sin(pi * t)", P0, P0 - p_i) }
+  local r = m:solve { method = "newton", increments = 6, tol = 1e-10 }
+  T.eq(r.increments, 6, "increments")
+  T.eq(r.history[#r.history].increment, 6, "last increment in the history")
+  T.near(r.history[#r.history].lambda, 1, 1e-15, "t at the end")
+  local plastic = 0
+  for _, ep in ipairs(m:gauss().ep) do if ep > 0 then plastic = plastic + 1 end end
+  T.ok(plastic > 0, "the rock yielded on the way")
+  local ux = m:displacements()
+  local hole = mesh.nodes.ysym[1] -- (a, 0)
+  T.ok(ux[hole] < -1e-6, "a permanent inward displacement at the hole: " .. ux[hole])
+  T.raises(function() m:pressure { where = "inner", p = "10 * (t" } end, "model:pressure")
+  T.raises(function() m:fix { where = "xsym", x = true } end, { "'x'", "expression of the pseudo-time t" })
+end)
+
 -- ---- bad input ------------------------------------------------------------------------------
 T.case("bad input: material, order, mesh, constraints, non-convergence", function()
   local mesh = cl.fe.rect { x1 = 1, y1 = 1, nx = 2, ny = 2 }
