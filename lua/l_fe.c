@@ -280,39 +280,60 @@ static int model_info(lua_State *L) {
   return 1;
 }
 
-/* cl.fe._read_msh(path) -> { order, x = {x1, y1, ...}, elem = {1-based, tri.h's order},
- * edges = { group name = { {end, [mid,] end}, ... } } }: a Gmsh triangle mesh (runtime/io/msh.h)
- * with its grouped boundary lines as edge sets, each edge's nodes in order along it. */
+/* Gmsh's quadrangle node order (4 corners counter-clockwise, the edge nodes of edges 01, 12, 23, 30,
+ * then the interior as a smaller quadrangle) to kernels/fe/quad.h's lexicographic one: entry
+ * i + (p + 1) j is the Gmsh index of the node at (i, j). */
+static const uint8_t gmsh_q4[4] = {0, 1, 3, 2};
+static const uint8_t gmsh_q9[9] = {0, 4, 1, 7, 8, 5, 3, 6, 2};
+static const uint8_t gmsh_q16[16] = {0, 4, 5, 1, 11, 12, 13, 6, 10, 15, 14, 7, 3, 9, 8, 2};
+
+/* cl.fe._read_msh(path) -> { shape = "tri" | "quad", order, x = {x1, y1, ...}, elem = {1-based, in
+ * tri.h's or quad.h's node order}, edges = { group name = { {nodes along the edge}, ... } },
+ * regions = { group name = {1-based elements} } }: a Gmsh mesh of triangles or quadrangles
+ * (runtime/io/msh.h) with its grouped boundary lines as edge sets, its grouped cells as regions. */
 static int fe_read_msh(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   cl_msh msh;
   cl_error err;
-  if (cl_msh_read(path, &msh, &err) != CL_OK) return luaL_error(L, "cleave.fe.read: %s", err.msg);
-  const size_t nn = msh.order == 2 ? 6 : 3, ne_nodes = msh.order + 1;
-  lua_createtable(L, 0, 4);
+  if (cl_msh_read_cells(path, &msh, &err) != CL_OK) return luaL_error(L, "cleave.fe.read: %s", err.msg);
+  const size_t p = (size_t)msh.order, nn = msh.quad ? (p + 1) * (p + 1) : p == 2 ? 6 : 3, ne_nodes = p + 1;
+  const uint8_t *order = !msh.quad ? NULL : p == 1 ? gmsh_q4 : p == 2 ? gmsh_q9 : gmsh_q16;
+  lua_createtable(L, 0, 6);
+  lua_pushstring(L, msh.quad ? "quad" : "tri"), lua_setfield(L, -2, "shape");
   lua_pushinteger(L, msh.order), lua_setfield(L, -2, "order");
   lua_createtable(L, (int)(2 * msh.nnodes), 0);
   for (size_t i = 0; i < 2 * msh.nnodes; i++) lua_pushnumber(L, msh.x[i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
   lua_setfield(L, -2, "x");
   lua_createtable(L, (int)(nn * msh.nelems), 0);
-  for (size_t i = 0; i < nn * msh.nelems; i++) lua_pushinteger(L, msh.elem[i] + 1), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  for (size_t e = 0; e < msh.nelems; e++)
+    for (size_t a = 0; a < nn; a++)
+      lua_pushinteger(L, msh.elem[e * nn + (order ? order[a] : a)] + 1), lua_rawseti(L, -2, (lua_Integer)(e * nn + a) + 1);
   lua_setfield(L, -2, "elem");
-  lua_newtable(L);
+  lua_newtable(L); /* edges */
+  lua_newtable(L); /* regions */
   for (size_t g = 0; g < msh.ngroups; g++) {
-    if (msh.groups[g].dim != 1) continue;
+    const int dim = msh.groups[g].dim;
+    if (dim != 1 && dim != 2) continue;
     lua_createtable(L, 0, 0);
     lua_Integer k = 0;
+    if (dim == 2) {
+      for (size_t e = 0; e < msh.nelems; e++)
+        if (msh.elem_group[e] == msh.groups[g].tag) lua_pushinteger(L, (lua_Integer)e + 1), lua_rawseti(L, -2, ++k);
+      lua_setfield(L, -2, msh.groups[g].name);
+      continue;
+    }
     for (size_t e = 0; e < msh.nedges; e++) {
       if (msh.edge_group[e] != msh.groups[g].tag) continue;
-      const uint32_t *en = msh.edge + e * ne_nodes; /* Gmsh: the two ends, then the midpoint */
+      const uint32_t *en = msh.edge + e * ne_nodes; /* Gmsh: the two ends, then the interior nodes in order */
       lua_createtable(L, (int)ne_nodes, 0);
       lua_pushinteger(L, en[0] + 1), lua_rawseti(L, -2, 1);
-      if (ne_nodes == 3) lua_pushinteger(L, en[2] + 1), lua_rawseti(L, -2, 2);
+      for (size_t a = 2; a < ne_nodes; a++) lua_pushinteger(L, en[a] + 1), lua_rawseti(L, -2, (lua_Integer)a);
       lua_pushinteger(L, en[1] + 1), lua_rawseti(L, -2, (lua_Integer)ne_nodes);
       lua_rawseti(L, -2, ++k);
     }
-    lua_setfield(L, -2, msh.groups[g].name);
+    lua_setfield(L, -3, msh.groups[g].name);
   }
+  lua_setfield(L, -3, "regions");
   lua_setfield(L, -2, "edges");
   cl_msh_free(&msh);
   return 1;

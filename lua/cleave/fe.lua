@@ -162,9 +162,10 @@ function fe.rect(args)
   return m
 end
 
---- cl.fe.read(path) -> a mesh from a Gmsh file (.msh 2.2 or 4.1 ASCII) of 3- or 6-node triangles
---- (the reader of runtime/io/msh.h); each physical group of lines becomes an edge set and a node
---- set of the same name.
+--- cl.fe.read(path) -> a mesh from a Gmsh file (.msh 2.2 or 4.1 ASCII) of 3- or 6-node triangles or
+--- 4-, 9- or 16-node quadrangles (the reader of runtime/io/msh.h); each physical group of lines
+--- becomes an edge set and a node set of the same name, each physical group of surfaces a region
+--- (mesh.regions[name]: its 1-based elements).
 function fe.read(path)
   if type(path) ~= "string" then error("cleave.fe.read: give the path of a .msh file", 2) end
   local ok, t = pcall(fe._read_msh, path)
@@ -180,8 +181,9 @@ function fe.read(path)
     table.sort(list)
     nodes[name] = list
   end
-  return setmetatable({ shape = "tri", order = t.order, x = t.x, elem = t.elem, nnodes = #t.x // 2,
-    nelems = #t.elem // (t.order == 2 and 6 or 3), nodes = nodes, edges = t.edges }, mesh_mt)
+  local nn = t.shape == "quad" and (t.order + 1) ^ 2 // 1 or (t.order == 2 and 6 or 3)
+  return setmetatable({ shape = t.shape, order = t.order, x = t.x, elem = t.elem, nnodes = #t.x // 2,
+    nelems = #t.elem // nn, nodes = nodes, edges = t.edges, regions = t.regions }, mesh_mt)
 end
 
 -- ---- the model ---------------------------------------------------------------------

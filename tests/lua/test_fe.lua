@@ -244,6 +244,80 @@ T.case("Gmsh T6 mesh: groups as node and edge sets, the uniform tension state ex
   T.raises(function() cl.fe.read("/nonexistent.msh") end, "cleave.fe.read")
 end)
 
+-- A Gmsh (2.2) square of 2 x 2 quadrangles of order p (types 3, 10, 36) on unequal columns and rows
+-- (edges at 0, 0.4, 1), nodes in Gmsh's order (corners, edge nodes, interior), its sides as groups
+-- of lines (types 1, 8, 26) and the whole as the surface group "rock".
+local GMSH_QUAD = { [1] = { 3, 1, { 0, 1, 3, 2 } }, [2] = { 10, 8, { 0, 4, 1, 7, 8, 5, 3, 6, 2 } },
+  [3] = { 36, 26, { 0, 4, 5, 1, 11, 12, 13, 6, 10, 15, 14, 7, 3, 9, 8, 2 } } }
+local function square_quads(p)
+  local qtype, ltype, lex_to_gmsh = table.unpack(GMSH_QUAD[p])
+  local edges, G = { 0, 0.4, 1 }, 2 * p + 1
+  local function coord(i) -- the i-th of G coordinates: p equal steps inside each of the 2 elements
+    local c, a = i // p, i % p
+    if c == 2 then return 1 end
+    return edges[c + 1] + (edges[c + 2] - edges[c + 1]) * a / p
+  end
+  local function tag(i, j) return 1 + i + G * j end
+  local lines = { "$MeshFormat", "2.2 0 8", "$EndMeshFormat", "$PhysicalNames", "4", '1 1 "left"', '1 2 "right"',
+    '1 3 "bottom"', '2 4 "rock"', "$EndPhysicalNames", "$Nodes", tostring(G * G) }
+  for j = 0, G - 1 do
+    for i = 0, G - 1 do lines[#lines + 1] = string.format("%d %.17g %.17g 0", tag(i, j), coord(i), coord(j)) end
+  end
+  lines[#lines + 1] = "$EndNodes"
+  local elements = {}
+  local function side(group, node) -- the 2 edges of one side; node(s) gives the node s along it
+    for c = 0, 1 do
+      local list = { node(c * p), node(c * p + p) }
+      for a = 1, p - 1 do list[#list + 1] = node(c * p + a) end
+      elements[#elements + 1] = string.format("%d 2 %d %d %s", ltype, group, group, table.concat(list, " "))
+    end
+  end
+  side(1, function(s) return tag(0, s) end)
+  side(2, function(s) return tag(G - 1, s) end)
+  side(3, function(s) return tag(s, 0) end)
+  for cj = 0, 1 do
+    for ci = 0, 1 do
+      local gm = {}
+      for b = 0, p do
+        for a = 0, p do gm[lex_to_gmsh[a + (p + 1) * b + 1] + 1] = tag(ci * p + a, cj * p + b) end
+      end
+      elements[#elements + 1] = string.format("%d 2 4 4 %s", qtype, table.concat(gm, " "))
+    end
+  end
+  lines[#lines + 1] = "$Elements"
+  lines[#lines + 1] = tostring(#elements)
+  for k, e in ipairs(elements) do lines[#lines + 1] = k .. " " .. e end
+  lines[#lines + 1] = "$EndElements"
+  return table.concat(lines, "\n") .. "\n"
+end
+
+-- Read back and stretched as the T6 square: the uniform state is exact for every order, and every
+-- element's Jacobian is positive only if the node order came across right.
+T.case("Gmsh 4-, 9- and 16-node quadrangles: groups as sets and a region, the uniform tension state exactly",
+  function()
+    for p = 1, 3 do
+      local path = os.tmpname()
+      local f = assert(io.open(path, "w"))
+      f:write(square_quads(p))
+      f:close()
+      local mesh = cl.fe.read(path)
+      os.remove(path)
+      T.eq(tostring(mesh), string.format("fe.mesh<Q%d, 4 elements, %d nodes>", (p + 1) ^ 2 // 1, (2 * p + 1) ^ 2), "mesh")
+      T.eq(#mesh.regions.rock, 4, "the surface group as a region")
+      T.eq(#mesh.edges.right, 2, "edges of the right side")
+      local m = cl.fe.model { mesh = mesh, material = { E = 100, nu = 0.25 }, plane = "stress" }
+      m:fix { where = "left", x = 0 }
+      m:fix { where = "bottom", y = 0 }
+      m:pressure { where = "right", p = -1 }
+      m:solve {}
+      local ux, uy = m:displacements()
+      for n = 1, mesh.nnodes do
+        T.near(ux[n], mesh.x[2 * n - 1] / 100, 1e-12, "p = " .. p .. ": u_x", 1e-2)
+        T.near(uy[n], -0.25 * mesh.x[2 * n] / 100, 1e-12, "p = " .. p .. ": u_y", 1e-2)
+      end
+    end
+  end)
+
 -- ---- the strongly plastic wellbore (issue 14, case 3) ---------------------------------------
 -- Far stress P0 = 50, support p_i = 10, c = 5, phi = 20 degrees, E = 2000, nu = 0.2 (MPa), a = 0.1,
 -- b = 4 m; the in-situ stress -P0 everywhere, the support lowered from P0 to p_i.
