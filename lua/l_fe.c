@@ -7,6 +7,7 @@
 
 #include "../kernels/fe/element.h"
 #include "../kernels/fe_ep/fe_ep_model.h"
+#include "../runtime/io/inp.h"
 #include "../runtime/io/msh.h"
 #include "l_jit.h"
 #include "l_util.h"
@@ -339,6 +340,54 @@ static int fe_read_msh(lua_State *L) {
   return 1;
 }
 
+/* cl.fe._read_inp(path) -> { shape, order, x, elem (1-based, tri.h's or quad.h's order), node_sets =
+ * { name = {1-based nodes} }, regions = { name = {1-based elements} }, type }: an Abaqus mesh
+ * (runtime/io/inp.h). CPE8's serendipity quadrilaterals become 9-node Lagrange ones, the centre node
+ * added (after the file's nodes) where the 8-node element maps the natural origin. */
+static int fe_read_inp(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  cl_inp inp;
+  cl_error err;
+  if (cl_inp_read(path, &inp, &err) != CL_OK) return luaL_error(L, "cleave.fe.read: %s", err.msg);
+  const int k = inp.nodes_per_elem, quad = k == 4 || k == 8, serendipity = k == 8;
+  const int nn = serendipity ? 9 : k;
+  const uint8_t *order = !quad ? NULL : k == 4 ? gmsh_q4 : gmsh_q9; /* Abaqus numbers quadrilaterals as Gmsh */
+  lua_createtable(L, 0, 7);
+  lua_pushstring(L, quad ? "quad" : "tri"), lua_setfield(L, -2, "shape");
+  lua_pushinteger(L, k == 3 || k == 4 ? 1 : 2), lua_setfield(L, -2, "order");
+  lua_pushstring(L, inp.type), lua_setfield(L, -2, "type");
+  lua_createtable(L, (int)(2 * (inp.nnodes + (serendipity ? inp.nelems : 0))), 0);
+  for (size_t i = 0; i < 2 * inp.nnodes; i++) lua_pushnumber(L, inp.x[i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lua_Integer next = (lua_Integer)inp.nnodes; /* 0-based index of the next added centre node */
+  for (size_t e = 0; serendipity && e < inp.nelems; e++)
+    for (int c = 0; c < 2; c++) { /* the 8-node shape functions at the origin: -1/4 at corners, 1/2 mid-side */
+      double v = 0;
+      for (int a = 0; a < 8; a++) v += (a < 4 ? -0.25 : 0.5) * inp.x[2 * inp.elem[e * 8 + a] + c];
+      lua_pushnumber(L, v), lua_rawseti(L, -2, 2 * (next + (lua_Integer)e) + c + 1);
+    }
+  lua_setfield(L, -2, "x");
+  lua_createtable(L, (int)(nn * inp.nelems), 0);
+  for (size_t e = 0; e < inp.nelems; e++)
+    for (int a = 0; a < nn; a++) {
+      const int src = order ? order[a] : a;
+      const lua_Integer node = src < k ? (lua_Integer)inp.elem[e * (size_t)k + src] : next + (lua_Integer)e;
+      lua_pushinteger(L, node + 1), lua_rawseti(L, -2, (lua_Integer)(e * (size_t)nn) + a + 1);
+    }
+  lua_setfield(L, -2, "elem");
+  lua_newtable(L); /* node sets */
+  lua_newtable(L); /* regions */
+  for (size_t i = 0; i < inp.nsets; i++) {
+    const cl_inp_set *set = &inp.sets[i];
+    lua_createtable(L, (int)set->n, 0);
+    for (size_t j = 0; j < set->n; j++) lua_pushinteger(L, set->items[j] + 1), lua_rawseti(L, -2, (lua_Integer)j + 1);
+    lua_setfield(L, set->elements ? -2 : -3, set->name);
+  }
+  lua_setfield(L, -3, "regions");
+  lua_setfield(L, -2, "node_sets");
+  cl_inp_free(&inp);
+  return 1;
+}
+
 int cl_lua_open_fe(lua_State *L) {
   luaL_newmetatable(L, MODEL_MT);
   const luaL_Reg meta[] = {{"__gc", model_gc}, {NULL, NULL}};
@@ -351,7 +400,8 @@ int cl_lua_open_fe(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   lua_newtable(L);
-  const luaL_Reg fns[] = {{"_model", fe_model}, {"_read_msh", fe_read_msh}, {NULL, NULL}};
+  const luaL_Reg fns[] = {{"_model", fe_model}, {"_read_msh", fe_read_msh}, {"_read_inp", fe_read_inp},
+                          {NULL, NULL}};
   luaL_setfuncs(L, fns, 0);
   lua_setfield(L, -2, "fe");
   return 0;

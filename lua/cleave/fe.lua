@@ -162,15 +162,65 @@ function fe.rect(args)
   return m
 end
 
+-- The element edges (their nodes in order along them) of element e of a mesh: quadrilaterals in
+-- quad.h's lexicographic order, triangles in tri.h's.
+local function element_edges(shape, order, elem, e)
+  local p, nn = order, shape == "quad" and (order + 1) ^ 2 // 1 or (order == 2 and 6 or 3)
+  local function node(k) return elem[e * nn + k + 1] end
+  if shape ~= "quad" then
+    return p == 1 and { { node(0), node(1) }, { node(1), node(2) }, { node(2), node(0) } }
+      or { { node(0), node(3), node(1) }, { node(1), node(4), node(2) }, { node(2), node(5), node(0) } }
+  end
+  local sides = { {}, {}, {}, {} }
+  for s = 0, p do
+    sides[1][s + 1] = node(s)                       -- j = 0
+    sides[2][s + 1] = node(p + (p + 1) * s)         -- i = p
+    sides[3][s + 1] = node(p - s + (p + 1) * p)     -- j = p
+    sides[4][s + 1] = node((p + 1) * (p - s))       -- i = 0
+  end
+  return sides
+end
+
+-- Edge sets from node sets: every element edge whose nodes all lie in the set (Abaqus meshes name
+-- boundaries by node sets).
+local function edges_of_node_sets(mesh)
+  local edges = {}
+  for name, list in pairs(mesh.nodes) do
+    local inside, found = {}, {}
+    for _, n in ipairs(list) do inside[n] = true end
+    for e = 0, mesh.nelems - 1 do
+      for _, edge in ipairs(element_edges(mesh.shape, mesh.order, mesh.elem, e)) do
+        local all = true
+        for _, n in ipairs(edge) do all = all and inside[n] == true end
+        if all then found[#found + 1] = edge end
+      end
+    end
+    edges[name] = found
+  end
+  return edges
+end
+
 --- cl.fe.read(path) -> a mesh from a Gmsh file (.msh 2.2 or 4.1 ASCII) of 3- or 6-node triangles or
 --- 4-, 9- or 16-node quadrangles (the reader of runtime/io/msh.h); each physical group of lines
 --- becomes an edge set and a node set of the same name, each physical group of surfaces a region
---- (mesh.regions[name]: its 1-based elements).
+--- (mesh.regions[name]: its 1-based elements). A path ending in .inp is read as Abaqus input
+--- (runtime/io/inp.h: CPE3/CPE6 triangles, CPE4/CPS4 and CPE8 quadrilaterals, the last as 9-node
+--- Lagrange elements with their centre node added): each *NSET becomes a node set and an edge set (the
+--- element edges lying in it), each *ELSET (and *ELEMENT, ELSET=) a region.
 function fe.read(path)
-  if type(path) ~= "string" then error("cleave.fe.read: give the path of a .msh file", 2) end
-  local ok, t = pcall(fe._read_msh, path)
+  if type(path) ~= "string" then error("cleave.fe.read: give the path of a .msh or .inp file", 2) end
+  local abaqus = path:lower():match("%.inp$") ~= nil
+  local ok, t = pcall(abaqus and fe._read_inp or fe._read_msh, path)
   if not ok then error(t, 2) end
-  local nodes = {}
+  local nn = t.shape == "quad" and (t.order + 1) ^ 2 // 1 or (t.order == 2 and 6 or 3)
+  local mesh = setmetatable({ shape = t.shape, order = t.order, x = t.x, elem = t.elem, nnodes = #t.x // 2,
+    nelems = #t.elem // nn, regions = t.regions }, mesh_mt)
+  if abaqus then
+    mesh.nodes = t.node_sets
+    mesh.edges = edges_of_node_sets(mesh)
+    return mesh
+  end
+  mesh.nodes, mesh.edges = {}, t.edges
   for name, edges in pairs(t.edges) do
     local seen, list = {}, {}
     for _, e in ipairs(edges) do
@@ -179,11 +229,9 @@ function fe.read(path)
       end
     end
     table.sort(list)
-    nodes[name] = list
+    mesh.nodes[name] = list
   end
-  local nn = t.shape == "quad" and (t.order + 1) ^ 2 // 1 or (t.order == 2 and 6 or 3)
-  return setmetatable({ shape = t.shape, order = t.order, x = t.x, elem = t.elem, nnodes = #t.x // 2,
-    nelems = #t.elem // nn, nodes = nodes, edges = t.edges, regions = t.regions }, mesh_mt)
+  return mesh
 end
 
 -- ---- the model ---------------------------------------------------------------------

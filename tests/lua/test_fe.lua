@@ -318,6 +318,88 @@ T.case("Gmsh 4-, 9- and 16-node quadrangles: groups as sets and a region, the un
     end
   end)
 
+-- An Abaqus input of the same 2 x 2 square (edges at 0, 0.4, 1) in CPE4 or CPE8 elements (the latter
+-- read as 9-node Lagrange elements, the centre node added), node ids from 101, element ids from 11,
+-- the sides as *NSET (one with GENERATE, one continued over two lines), the elements as an ELSET.
+local function square_inp(kind)
+  local p, G, c = kind == "CPE8" and 2 or 1, kind == "CPE8" and 5 or 3, { 0, 0.4, 1 }
+  local function coord(i) return p == 1 and c[i + 1] or (i % 2 == 0 and c[i // 2 + 1] or (c[i // 2 + 1] + c[i // 2 + 2]) / 2) end
+  local function id(i, j) return 101 + i + G * j end
+  local L = { "** a square of " .. kind, "*Heading", "*NODE" }
+  for j = 0, G - 1 do
+    for i = 0, G - 1 do -- CPE8 has no centre nodes (odd i and j)
+      if p == 1 or i % 2 == 0 or j % 2 == 0 then
+        L[#L + 1] = string.format("%d, %.17g, %.17g", id(i, j), coord(i), coord(j))
+      end
+    end
+  end
+  L[#L + 1] = "*Element, type=" .. kind .. ", elset=rock"
+  local e = 11
+  for cj = 0, 1 do
+    for ci = 0, 1 do
+      local i0, j0 = ci * p, cj * p
+      local n = { id(i0, j0), id(i0 + p, j0), id(i0 + p, j0 + p), id(i0, j0 + p) }
+      if p == 2 then
+        n[5], n[6], n[7], n[8] = id(i0 + 1, j0), id(i0 + 2, j0 + 1), id(i0 + 1, j0 + 2), id(i0, j0 + 1)
+      end
+      L[#L + 1] = e .. ", " .. table.concat(n, ", ")
+      e = e + 1
+    end
+  end
+  local left, right = {}, {}
+  for j = 0, G - 1 do left[#left + 1], right[#right + 1] = id(0, j), id(G - 1, j) end
+  L[#L + 1] = "*Nset, nset=left"
+  L[#L + 1] = table.concat(left, ", ", 1, 2) .. ","
+  L[#L + 1] = table.concat(left, ", ", 3)
+  L[#L + 1] = "*NSET, NSET=right"
+  L[#L + 1] = table.concat(right, ", ")
+  L[#L + 1] = "*Nset, nset=bottom, generate"
+  L[#L + 1] = string.format("%d, %d, 1", id(0, 0), id(G - 1, 0))
+  L[#L + 1] = "*Material, name=rock"
+  L[#L + 1] = "*Elastic"
+  L[#L + 1] = "100., 0.25"
+  return table.concat(L, "\n") .. "\n"
+end
+
+local function write_temp(text, suffix)
+  local path = os.tmpname() .. suffix
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+T.case("Abaqus .inp (CPE4, CPE8): node sets as node and edge sets, an element set as region, uniform tension exactly",
+  function()
+    for _, kind in ipairs { "CPE4", "CPE8" } do
+      local path = write_temp(square_inp(kind), ".inp")
+      local mesh = cl.fe.read(path)
+      os.remove(path)
+      local p = kind == "CPE8" and 2 or 1
+      T.eq(tostring(mesh), string.format("fe.mesh<Q%d, 4 elements, %d nodes>", (p + 1) ^ 2 // 1, (2 * p + 1) ^ 2),
+        kind .. " mesh (CPE8: 21 nodes and 4 centres)")
+      T.eq(#mesh.regions.rock, 4, "the element set")
+      T.eq(#mesh.edges.right, 2, "edges found on the right node set")
+      T.eq(#mesh.nodes.bottom, 2 * p + 1, "GENERATE")
+      local m = cl.fe.model { mesh = mesh, material = { E = 100, nu = 0.25 }, plane = "stress" }
+      m:fix { where = "left", x = 0 }
+      m:fix { where = "bottom", y = 0 }
+      m:pressure { where = "right", p = -1 }
+      m:solve {}
+      local ux, uy = m:displacements()
+      for n = 1, mesh.nnodes do
+        T.near(ux[n], mesh.x[2 * n - 1] / 100, 1e-12, kind .. ": u_x", 1e-2)
+        T.near(uy[n], -0.25 * mesh.x[2 * n] / 100, 1e-12, kind .. ": u_y", 1e-2)
+      end
+    end
+    local bad = write_temp("*NODE\n1, 0, 0\n2, 1, 0\n3, 1, 1\n*ELEMENT, TYPE=C3D8\n1, 1, 2, 3\n", ".inp")
+    T.raises(function() cl.fe.read(bad) end, { "element type 'C3D8' is not read", "CPE4" })
+    os.remove(bad)
+    bad = write_temp("*NODE\n1, 0, 0\n2, 1, 0\n3, 1, 1\n*ELEMENT, TYPE=CPE3\n1, 1, 2, 4\n", ".inp")
+    T.raises(function() cl.fe.read(bad) end, "element 1 refers to node 4")
+    os.remove(bad)
+  end)
+
 -- ---- the strongly plastic wellbore (issue 14, case 3) ---------------------------------------
 -- Far stress P0 = 50, support p_i = 10, c = 5, phi = 20 degrees, E = 2000, nu = 0.2 (MPa), a = 0.1,
 -- b = 4 m; the in-situ stress -P0 everywhere, the support lowered from P0 to p_i.
