@@ -8,8 +8,10 @@
  * arbitrary positive numbers; indices follow the file order.
  *
  * Refused, with "path:line: what was expected": a non-number where a number is expected, a node
- * with z != 0, a node id defined twice, an element type not listed above or a second type, an element
- * or a set naming an undefined node or element, a file without elements. */
+ * with z != 0, an element type not listed above or a second type, an element with too few or too
+ * many node ids; with "path: ..." naming the ids (found once the whole file is read): a node or
+ * element id defined twice, an element or a set naming an undefined node or element, a file without
+ * elements. */
 #ifndef CL_INP_H
 #define CL_INP_H
 
