@@ -7,7 +7,9 @@
 
 #include "../kernels/fe/element.h"
 #include "../kernels/fe_ep/fe_ep_model.h"
+#include "../runtime/io/inp.h"
 #include "../runtime/io/msh.h"
+#include "l_jit.h"
 #include "l_util.h"
 
 #define MODEL_MT "cleave.fe.model"
@@ -45,7 +47,9 @@ static double *number_array(lua_State *L, int t, const char *key, size_t *n) {
 }
 
 /* cl.fe._model{ shape = "quad" | "tri", order, x = {x1, y1, ...}, elem = {1-based nodes},
- *   law = "elastic" | "mohr_coulomb", E, nu, c, phi, plane_strain, thickness } */
+ *   law = "elastic" | "mohr_coulomb" | "jit", E, nu, c, phi, plane_strain, thickness; for "jit":
+ *   module = law:fe_module(field) on the current device, state0 = {initial values, the law's
+ *   order}, ep_index = 1-based index of its state "ep" (0: none) } */
 static int fe_model(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   cl_fe_ep_mesh mesh = {0};
@@ -58,8 +62,32 @@ static int fe_model(lua_State *L) {
   lua_pop(L, 1);
   cl_fe_ep_material mat = {0};
   lua_getfield(L, 1, "law");
-  mat.law = strcmp(luaL_checkstring(L, -1), "mohr_coulomb") == 0 ? CL_FE_EP_MOHR_COULOMB : CL_FE_EP_ELASTIC;
+  const char *law = luaL_checkstring(L, -1);
+  mat.law = strcmp(law, "mohr_coulomb") == 0 ? CL_FE_EP_MOHR_COULOMB : strcmp(law, "jit") == 0 ? CL_FE_EP_JIT
+                                                                                             : CL_FE_EP_ELASTIC;
   lua_pop(L, 1);
+  if (mat.law == CL_FE_EP_JIT) {
+    lua_getfield(L, 1, "module");
+    const cl_lua_jit_module *jm = cl_lua_check_jit_module(L, -1);
+    if (!cl_device_same(&jm->device->dev, &cl_lua_runtime(L)->device->dev))
+      return luaL_error(L, "cleave.fe.model: the law was compiled for %s, the model is on %s", jm->device->dev.name,
+                        cl_lua_runtime(L)->device->dev.name);
+    mat.law_entry[0] = jm->module->symbols[0], mat.law_entry[1] = jm->module->symbols[1];
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "state0");
+    luaL_checktype(L, -1, LUA_TTABLE);
+    mat.law_nstate = (int)lua_rawlen(L, -1);
+    if (mat.law_nstate > CL_MP_STATE_MAX) return luaL_error(L, "cleave.fe.model: at most %d law state variables", CL_MP_STATE_MAX);
+    for (int k = 0; k < mat.law_nstate; k++) {
+      lua_rawgeti(L, -1, k + 1);
+      mat.law_state0[k] = luaL_checknumber(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "ep_index"); /* 1-based, 0: none */
+    mat.law_ep = (int)luaL_optinteger(L, -1, 0) - 1;
+    lua_pop(L, 1);
+  }
   const char *keys[] = {"E", "nu", "c", "phi", "thickness"};
   double *vals[] = {&mat.E, &mat.nu, &mat.c, &mat.phi, &mat.thickness};
   for (int i = 0; i < 5; i++) {
@@ -123,6 +151,15 @@ static int model_pressure(lua_State *L) {
   return 0;
 }
 
+/* m:body_force(bx, by) */
+static int model_body_force(lua_State *L) {
+  cl_fe_ep_model *m = check_model(L, 1);
+  cl_error err;
+  if (cl_fe_ep_body_force(m, luaL_checknumber(L, 2), luaL_checknumber(L, 3), &err))
+    return luaL_error(L, "model:gravity: %s", err.msg);
+  return 0;
+}
+
 static int model_clear_loads(lua_State *L) {
   cl_fe_ep_clear_loads(check_model(L, 1));
   return 0;
@@ -181,7 +218,7 @@ static int model_solve(lua_State *L) {
   const struct { const char *k; double v; } f[] = {{"residual", rep.residual}, {"t_residual", rep.t_residual},
       {"t_tangent", rep.t_tangent}, {"t_factor", rep.t_factor}, {"t_solve", rep.t_solve}};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) lua_pushnumber(L, f[i].v), lua_setfield(L, -2, f[i].k);
-  lua_pushstring(L, o.linear == CL_FE_EP_LINEAR_PCG ? "pcg" : cl_fe_ep_linear_name());
+  lua_pushstring(L, cl_fe_ep_solver_name(m, o.linear));
   lua_setfield(L, -2, "linear_solver");
   push_history(L, m);
   return 2;
@@ -240,45 +277,114 @@ static int model_info(lua_State *L) {
   lua_pushinteger(L, m->A.order), lua_setfield(L, -2, "order");
   lua_pushstring(L, m->A.shape == CL_FE_QUAD ? "quad" : "tri"), lua_setfield(L, -2, "shape");
   lua_pushstring(L, m->dev->name), lua_setfield(L, -2, "device");
-  lua_pushstring(L, cl_fe_ep_linear_name()), lua_setfield(L, -2, "linear_solver");
+  lua_pushstring(L, cl_fe_ep_solver_name(m, CL_FE_EP_LINEAR_FACTOR)), lua_setfield(L, -2, "linear_solver");
   return 1;
 }
 
-/* cl.fe._read_msh(path) -> { order, x = {x1, y1, ...}, elem = {1-based, tri.h's order},
- * edges = { group name = { {end, [mid,] end}, ... } } }: a Gmsh triangle mesh (runtime/io/msh.h)
- * with its grouped boundary lines as edge sets, each edge's nodes in order along it. */
+/* Gmsh's quadrangle node order (4 corners counter-clockwise, the edge nodes of edges 01, 12, 23, 30,
+ * then the interior as a smaller quadrangle) to kernels/fe/quad.h's lexicographic one: entry
+ * i + (p + 1) j is the Gmsh index of the node at (i, j). */
+static const uint8_t gmsh_q4[4] = {0, 1, 3, 2};
+static const uint8_t gmsh_q9[9] = {0, 4, 1, 7, 8, 5, 3, 6, 2};
+static const uint8_t gmsh_q16[16] = {0, 4, 5, 1, 11, 12, 13, 6, 10, 15, 14, 7, 3, 9, 8, 2};
+
+/* cl.fe._read_msh(path) -> { shape = "tri" | "quad", order, x = {x1, y1, ...}, elem = {1-based, in
+ * tri.h's or quad.h's node order}, edges = { group name = { {nodes along the edge}, ... } },
+ * regions = { group name = {1-based elements} } }: a Gmsh mesh of triangles or quadrangles
+ * (runtime/io/msh.h) with its grouped boundary lines as edge sets, its grouped cells as regions. */
 static int fe_read_msh(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   cl_msh msh;
   cl_error err;
-  if (cl_msh_read(path, &msh, &err) != CL_OK) return luaL_error(L, "cleave.fe.read: %s", err.msg);
-  const size_t nn = msh.order == 2 ? 6 : 3, ne_nodes = msh.order + 1;
-  lua_createtable(L, 0, 4);
+  if (cl_msh_read_cells(path, &msh, &err) != CL_OK) return luaL_error(L, "cleave.fe.read: %s", err.msg);
+  const size_t p = (size_t)msh.order, nn = msh.quad ? (p + 1) * (p + 1) : p == 2 ? 6 : 3, ne_nodes = p + 1;
+  const uint8_t *order = !msh.quad ? NULL : p == 1 ? gmsh_q4 : p == 2 ? gmsh_q9 : gmsh_q16;
+  lua_createtable(L, 0, 6);
+  lua_pushstring(L, msh.quad ? "quad" : "tri"), lua_setfield(L, -2, "shape");
   lua_pushinteger(L, msh.order), lua_setfield(L, -2, "order");
   lua_createtable(L, (int)(2 * msh.nnodes), 0);
   for (size_t i = 0; i < 2 * msh.nnodes; i++) lua_pushnumber(L, msh.x[i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
   lua_setfield(L, -2, "x");
   lua_createtable(L, (int)(nn * msh.nelems), 0);
-  for (size_t i = 0; i < nn * msh.nelems; i++) lua_pushinteger(L, msh.elem[i] + 1), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  for (size_t e = 0; e < msh.nelems; e++)
+    for (size_t a = 0; a < nn; a++)
+      lua_pushinteger(L, msh.elem[e * nn + (order ? order[a] : a)] + 1), lua_rawseti(L, -2, (lua_Integer)(e * nn + a) + 1);
   lua_setfield(L, -2, "elem");
-  lua_newtable(L);
+  lua_newtable(L); /* edges */
+  lua_newtable(L); /* regions */
   for (size_t g = 0; g < msh.ngroups; g++) {
-    if (msh.groups[g].dim != 1) continue;
+    const int dim = msh.groups[g].dim;
+    if (dim != 1 && dim != 2) continue;
     lua_createtable(L, 0, 0);
     lua_Integer k = 0;
+    if (dim == 2) {
+      for (size_t e = 0; e < msh.nelems; e++)
+        if (msh.elem_group[e] == msh.groups[g].tag) lua_pushinteger(L, (lua_Integer)e + 1), lua_rawseti(L, -2, ++k);
+      lua_setfield(L, -2, msh.groups[g].name);
+      continue;
+    }
     for (size_t e = 0; e < msh.nedges; e++) {
       if (msh.edge_group[e] != msh.groups[g].tag) continue;
-      const uint32_t *en = msh.edge + e * ne_nodes; /* Gmsh: the two ends, then the midpoint */
+      const uint32_t *en = msh.edge + e * ne_nodes; /* Gmsh: the two ends, then the interior nodes in order */
       lua_createtable(L, (int)ne_nodes, 0);
       lua_pushinteger(L, en[0] + 1), lua_rawseti(L, -2, 1);
-      if (ne_nodes == 3) lua_pushinteger(L, en[2] + 1), lua_rawseti(L, -2, 2);
+      for (size_t a = 2; a < ne_nodes; a++) lua_pushinteger(L, en[a] + 1), lua_rawseti(L, -2, (lua_Integer)a);
       lua_pushinteger(L, en[1] + 1), lua_rawseti(L, -2, (lua_Integer)ne_nodes);
       lua_rawseti(L, -2, ++k);
     }
-    lua_setfield(L, -2, msh.groups[g].name);
+    lua_setfield(L, -3, msh.groups[g].name);
   }
+  lua_setfield(L, -3, "regions");
   lua_setfield(L, -2, "edges");
   cl_msh_free(&msh);
+  return 1;
+}
+
+/* cl.fe._read_inp(path) -> { shape, order, x, elem (1-based, tri.h's or quad.h's order), node_sets =
+ * { name = {1-based nodes} }, regions = { name = {1-based elements} }, type }: an Abaqus mesh
+ * (runtime/io/inp.h). CPE8's serendipity quadrilaterals become 9-node Lagrange ones, the centre node
+ * added (after the file's nodes) where the 8-node element maps the natural origin. */
+static int fe_read_inp(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  cl_inp inp;
+  cl_error err;
+  if (cl_inp_read(path, &inp, &err) != CL_OK) return luaL_error(L, "cleave.fe.read: %s", err.msg);
+  const int k = inp.nodes_per_elem, quad = k == 4 || k == 8, serendipity = k == 8;
+  const int nn = serendipity ? 9 : k;
+  const uint8_t *order = !quad ? NULL : k == 4 ? gmsh_q4 : gmsh_q9; /* Abaqus numbers quadrilaterals as Gmsh */
+  lua_createtable(L, 0, 7);
+  lua_pushstring(L, quad ? "quad" : "tri"), lua_setfield(L, -2, "shape");
+  lua_pushinteger(L, k == 3 || k == 4 ? 1 : 2), lua_setfield(L, -2, "order");
+  lua_pushstring(L, inp.type), lua_setfield(L, -2, "type");
+  lua_createtable(L, (int)(2 * (inp.nnodes + (serendipity ? inp.nelems : 0))), 0);
+  for (size_t i = 0; i < 2 * inp.nnodes; i++) lua_pushnumber(L, inp.x[i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lua_Integer next = (lua_Integer)inp.nnodes; /* 0-based index of the next added centre node */
+  for (size_t e = 0; serendipity && e < inp.nelems; e++)
+    for (int c = 0; c < 2; c++) { /* the 8-node shape functions at the origin: -1/4 at corners, 1/2 mid-side */
+      double v = 0;
+      for (int a = 0; a < 8; a++) v += (a < 4 ? -0.25 : 0.5) * inp.x[2 * inp.elem[e * 8 + a] + c];
+      lua_pushnumber(L, v), lua_rawseti(L, -2, 2 * (next + (lua_Integer)e) + c + 1);
+    }
+  lua_setfield(L, -2, "x");
+  lua_createtable(L, (int)(nn * inp.nelems), 0);
+  for (size_t e = 0; e < inp.nelems; e++)
+    for (int a = 0; a < nn; a++) {
+      const int src = order ? order[a] : a;
+      const lua_Integer node = src < k ? (lua_Integer)inp.elem[e * (size_t)k + src] : next + (lua_Integer)e;
+      lua_pushinteger(L, node + 1), lua_rawseti(L, -2, (lua_Integer)(e * (size_t)nn) + a + 1);
+    }
+  lua_setfield(L, -2, "elem");
+  lua_newtable(L); /* node sets */
+  lua_newtable(L); /* regions */
+  for (size_t i = 0; i < inp.nsets; i++) {
+    const cl_inp_set *set = &inp.sets[i];
+    lua_createtable(L, (int)set->n, 0);
+    for (size_t j = 0; j < set->n; j++) lua_pushinteger(L, set->items[j] + 1), lua_rawseti(L, -2, (lua_Integer)j + 1);
+    lua_setfield(L, set->elements ? -2 : -3, set->name);
+  }
+  lua_setfield(L, -3, "regions");
+  lua_setfield(L, -2, "node_sets");
+  cl_inp_free(&inp);
   return 1;
 }
 
@@ -286,14 +392,16 @@ int cl_lua_open_fe(lua_State *L) {
   luaL_newmetatable(L, MODEL_MT);
   const luaL_Reg meta[] = {{"__gc", model_gc}, {NULL, NULL}};
   luaL_setfuncs(L, meta, 0);
-  const luaL_Reg methods[] = {{"fix", model_fix}, {"pressure", model_pressure}, {"clear_loads", model_clear_loads},
+  const luaL_Reg methods[] = {{"fix", model_fix}, {"pressure", model_pressure}, {"body_force", model_body_force},
+                              {"clear_loads", model_clear_loads},
                               {"initial_stress", model_initial_stress}, {"solve", model_solve}, {"get", model_get},
                               {"info", model_info}, {"profile", model_profile}, {NULL, NULL}};
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   lua_newtable(L);
-  const luaL_Reg fns[] = {{"_model", fe_model}, {"_read_msh", fe_read_msh}, {NULL, NULL}};
+  const luaL_Reg fns[] = {{"_model", fe_model}, {"_read_msh", fe_read_msh}, {"_read_inp", fe_read_inp},
+                          {NULL, NULL}};
   luaL_setfuncs(L, fns, 0);
   lua_setfield(L, -2, "fe");
   return 0;

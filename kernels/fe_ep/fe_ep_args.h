@@ -17,14 +17,20 @@
  *           e (2nn)^2 + r 2nn + c that add into it
  *   R       2 x nnodes internal forces (SoA); kval nnz values of the global matrix
  *   rowptr, col, fixed     the CSR pattern over the ndof dofs and the constrained dofs, and
- *   cg_*    the vectors of the conjugate gradients on the device (fe_ep_pcg.c) */
+ *   cg_*    the vectors of the conjugate gradients on the device (fe_ep_pcg.c)
+ *   perm_map, perm_val   per nonzero of the fill-reducing reordered matrix its entry in kval, and
+ *           its value (the device Cholesky, fe_ep_cusolver.c)
+ *   law_args, law_state_n   a run-time compiled stress_update law (law == CL_FE_EP_JIT): its state
+ *           variables for u (law_args.state[k], G each) and at the last converged increment; law_ep the
+ *           index of its state "ep" (copied into ep for output), -1 when it has none */
 #ifndef CL_FE_EP_ARGS_H
 #define CL_FE_EP_ARGS_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "../common/material_point.h"
 
-enum { CL_FE_EP_ELASTIC = 0, CL_FE_EP_MOHR_COULOMB = 1 };
+/* the built-in laws compiled into the element kernels, or a run-time compiled one (lua/cleave/jit.lua
+ * law:fe_module: the same kernels with CL_FE_EP_LAW defined as the law) */
+enum { CL_FE_EP_ELASTIC = 0, CL_FE_EP_MOHR_COULOMB = 1, CL_FE_EP_JIT = 2 };
 
 /* operations: stresses and element forces [and tangents: consistent or elastic], gathers */
 typedef enum cl_fe_ep_op {
@@ -38,11 +44,12 @@ typedef enum cl_fe_ep_op {
   CL_FE_EP_CG_PRECONDITION = 7,/* cg_z = cg_dinv cg_r */
   CL_FE_EP_CG_STEP = 8,        /* cg_x += alpha cg_p, cg_r -= alpha cg_q */
   CL_FE_EP_CG_DIRECTION = 9,   /* cg_p = cg_z + beta cg_p */
+  CL_FE_EP_PERMUTE = 10,       /* perm_val[k] = kval[perm_map[k]]: the values of the reordered matrix */
 } cl_fe_ep_op;
 
 typedef struct cl_fe_ep_args {
   int shape, order, nn, ngp;   /* element kind (kernels/fe/element.h), nodes and Gauss points per element */
-  int law, plane_strain;       /* CL_FE_EP_ELASTIC / CL_FE_EP_MOHR_COULOMB; 0: plane stress (elastic only) */
+  int law, plane_strain;       /* CL_FE_EP_ELASTIC / _MOHR_COULOMB / _JIT; 0: plane stress (elastic only) */
   double E, nu, c, phi;        /* material: Young's modulus, Poisson's ratio, cohesion, friction angle (degrees) */
   size_t ne, nnodes, nnz;
   const uint32_t *elem;
@@ -55,6 +62,11 @@ typedef struct cl_fe_ep_args {
   const uint8_t *fixed;
   void *cg_x, *cg_r, *cg_z, *cg_p, *cg_q, *cg_dinv;
   double cg_alpha, cg_beta;
+  const int32_t *perm_map;     /* the device factorization's reordered pattern (fe_ep_cusolver.c) */
+  void *perm_val;
+  cl_mp_args law_args;
+  const void *law_state_n[CL_MP_STATE_MAX];
+  int law_nstate, law_ep;
 } cl_fe_ep_args;
 
 #endif

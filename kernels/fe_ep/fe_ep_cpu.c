@@ -19,6 +19,10 @@ void CL_PREC(cl_fe_ep_run_cpu)(const cl_fe_ep_args *A, int op) {
 #pragma omp parallel for schedule(static) if (A->nnz >= PARALLEL_MIN)
       for (size_t j = 0; j < A->nnz; j++) cl_fe_ep_gather_nonzero(A, j);
       break;
+    case CL_FE_EP_PERMUTE:
+#pragma omp parallel for schedule(static) if (A->nnz >= PARALLEL_MIN)
+      for (size_t k = 0; k < A->nnz; k++) cl_fe_ep_permute_value(A, k);
+      break;
     case CL_FE_EP_CONSTRAIN:
 #pragma omp parallel for schedule(static) if (rows_parallel)
       for (size_t i = 0; i < A->ndof; i++) cl_fe_ep_constrain_row(A, i);

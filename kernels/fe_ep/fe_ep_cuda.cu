@@ -17,6 +17,10 @@ __global__ void CL_PREC(fe_ep_nonzero_kernel)(cl_fe_ep_args A) {
   CL_GRID_STRIDE(j, A.nnz) cl_fe_ep_gather_nonzero(&A, j);
 }
 
+__global__ void CL_PREC(fe_ep_permute_kernel)(cl_fe_ep_args A) {
+  CL_GRID_STRIDE(k, A.nnz) cl_fe_ep_permute_value(&A, k);
+}
+
 __global__ void CL_PREC(fe_ep_row_kernel)(cl_fe_ep_args A, int op) {
   CL_GRID_STRIDE(i, A.ndof) {
     if (op == CL_FE_EP_CONSTRAIN) cl_fe_ep_constrain_row(&A, i);
@@ -39,6 +43,9 @@ extern "C" int CL_PREC(cl_fe_ep_run_cuda)(const cl_fe_ep_args *A, int op) {
     case CL_FE_EP_FORCES_TANGENT:
       if (A->ne)
         CL_PREC(fe_ep_element_kernel)<CL_FE_EP_FORCES_TANGENT><<<cl_grid_1d(A->ne), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
+      break;
+    case CL_FE_EP_PERMUTE:
+      if (A->nnz) CL_PREC(fe_ep_permute_kernel)<<<cl_grid_1d(A->nnz), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
       break;
     case CL_FE_EP_CONSTRAIN:
     case CL_FE_EP_SPMV:

@@ -2,7 +2,8 @@
  * 4, Algorithms 2-3): per element, the strain increment B (u - u_n) at each Gauss point, the
  * stress update of the material law there, the internal force B^T W sigma and the tangent
  * B^T W D B; per node and per matrix nonzero, the gathers of those into the global vector and
- * the CSR matrix. */
+ * the CSR matrix. The law is elastic or Mohr-Coulomb (compiled in), or, in a unit that defines
+ * CL_FE_EP_LAW before including this header, a run-time compiled stress_update law (jit.lua). */
 #ifndef CL_FE_EP_KERNELS_H
 #define CL_FE_EP_KERNELS_H
 
@@ -33,10 +34,18 @@ CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const
     sig[0] += ds[0], sig[1] += ds[1], sig[5] += ds[2];
   } else {
     const real deps[6] = {deps3[0], deps3[1], 0, 0, 0, deps3[2]};
+#ifdef CL_FE_EP_LAW
+    /* the run-time compiled law updates its state in place: start it from the converged values */
+    for (int k = 0; k < A->law_nstate; k++) ((real *)A->law_args.state[k])[g] = ((const real *)A->law_state_n[k])[g];
+    for (int r = 0; r < 36; r++) D6[r] = 0;
+    CL_FE_EP_LAW(deps, sig, D6, &A->law_args, g);
+    if (A->law_ep >= 0) ep = ((const real *)A->law_args.state[A->law_ep])[g];
+#else
     if (A->law == CL_FE_EP_MOHR_COULOMB)
       cl_fe_mohr_coulomb((real)A->E, (real)A->nu, (real)A->c, (real)A->phi, deps, sig, D6, &ep);
     else
       cl_fe_elastic((real)A->E, (real)A->nu, deps, sig, D6);
+#endif
     cl_fe_ep_plane_tangent(D6, D3);
   }
   real *out = (real *)A->sig;
@@ -85,6 +94,14 @@ CL_HD static inline void cl_fe_ep_element(const cl_fe_ep_args *A, const int op, 
   }
 }
 
+#ifdef CL_FE_EP_LAW
+/* the entry points of a unit built around a run-time compiled law (lua/cleave/jit.lua) */
+CL_HD static inline void cl_fe_ep_law_forces(const cl_fe_ep_args *A, size_t e) { cl_fe_ep_element(A, CL_FE_EP_FORCES, e); }
+CL_HD static inline void cl_fe_ep_law_forces_tangent(const cl_fe_ep_args *A, size_t e) {
+  cl_fe_ep_element(A, CL_FE_EP_FORCES_TANGENT, e);
+}
+#endif
+
 /* Node n's internal force: the sum of its element slots' shares. */
 CL_HD static inline void cl_fe_ep_gather_node(const cl_fe_ep_args *A, size_t n) {
   const real *fe = (const real *)A->fe;
@@ -125,6 +142,11 @@ CL_HD static inline void cl_fe_ep_spmv_row(const cl_fe_ep_args *A, size_t i) {
   real v = 0;
   for (uint32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) v += val[k] * p[A->col[k]];
   ((real *)A->cg_q)[i] = v;
+}
+
+/* entry k of the reordered matrix (nnz entries) */
+CL_HD static inline void cl_fe_ep_permute_value(const cl_fe_ep_args *A, size_t k) {
+  ((real *)A->perm_val)[k] = ((const real *)A->kval)[A->perm_map[k]];
 }
 
 /* the per-dof vector updates of one CG iteration */

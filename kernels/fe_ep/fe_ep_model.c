@@ -7,8 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../jit/jit.h"
 #include "../fe/element.h"
 #include "fe_ep.h"
+#include "fe_ep_cusolver.h"
 
 static cl_status check_material(const cl_fe_ep_material *m, cl_error *err) {
   if (!(m->E > 0)) return cl_error_set(err, CL_ERR_ARG, "E must be > 0 (got %g): give Young's modulus", m->E);
@@ -16,6 +18,13 @@ static cl_status check_material(const cl_fe_ep_material *m, cl_error *err) {
     return cl_error_set(err, CL_ERR_ARG, "nu must lie in (-1, 0.5) (got %g): 0.5 is incompressible, which "
                         "displacement elements lock on", m->nu);
   if (!(m->thickness > 0)) return cl_error_set(err, CL_ERR_ARG, "thickness must be > 0 (got %g)", m->thickness);
+  if (m->law == CL_FE_EP_JIT) {
+    if (!m->plane_strain)
+      return cl_error_set(err, CL_ERR_ARG, "a stress_update law needs plane strain (plane stress is elastic only here)");
+    if (m->law_nstate < 0 || m->law_nstate > CL_MP_STATE_MAX || !m->law_entry[0] || !m->law_entry[1])
+      return cl_error_set(err, CL_ERR_ARG, "the law's element kernels are missing or it has more than %d state "
+                          "variables", CL_MP_STATE_MAX);
+  }
   if (m->law == CL_FE_EP_MOHR_COULOMB) {
     if (!(m->c >= 0)) return cl_error_set(err, CL_ERR_ARG, "c (cohesion) must be >= 0 (got %g)", m->c);
     if (!(m->phi >= 0 && m->phi < 90))
@@ -163,6 +172,25 @@ oom:
   return cl_error_set(err, CL_ERR_OOM, "fe: out of memory for the assembly tables");
 }
 
+/* A run-time compiled law's state variables, now and converged, at their initial values. */
+static cl_status law_state(cl_fe_ep_model *m, size_t G, cl_error *err) {
+  cl_fe_ep_args *A = &m->A;
+  double *init = malloc(sizeof *init * G);
+  if (!init) return cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
+  cl_status st = CL_OK;
+  A->law_args.n = G, A->law_nstate = m->mat.law_nstate, A->law_ep = m->mat.law_ep;
+  for (int k = 0; k < A->law_nstate && st == CL_OK; k++) {
+    for (size_t g = 0; g < G; g++) init[g] = m->mat.law_state0[k];
+    for (int c = 0; c < 2 && st == CL_OK; c++)
+      if ((st = cl_field_create(m->ref, CL_F64, G, 1, &m->law_state[c][k], err)) == CL_OK)
+        st = cl_field_upload(m->law_state[c][k], init, err);
+    if (st == CL_OK)
+      A->law_args.state[k] = cl_field_component(m->law_state[0][k], 0), A->law_state_n[k] = cl_field_component(m->law_state[1][k], 0);
+  }
+  free(init);
+  return st;
+}
+
 cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const cl_fe_ep_material *mat,
                           cl_fe_ep_model **out, cl_error *err) {
   *out = NULL;
@@ -250,6 +278,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   A->fixed = dptr(m, CL_FE_EP_F_FIXED);
   A->cg_x = dptr(m, CL_FE_EP_F_CG_X), A->cg_r = dptr(m, CL_FE_EP_F_CG_R), A->cg_z = dptr(m, CL_FE_EP_F_CG_Z);
   A->cg_p = dptr(m, CL_FE_EP_F_CG_P), A->cg_q = dptr(m, CL_FE_EP_F_CG_Q), A->cg_dinv = dptr(m, CL_FE_EP_F_CG_DINV);
+  if (mat->law == CL_FE_EP_JIT && (st = law_state(m, G, err)) != CL_OK) goto done;
   st = cl_fe_ep_linear_create(m->ndof, m->rowptr, m->col, &m->solver, err);
 done:
   free(grad), free(wdet), free(ns), free(nsl), free(cs), free(csl), free(rp);
@@ -264,7 +293,9 @@ done:
 void cl_fe_ep_destroy(cl_fe_ep_model *m) {
   if (!m) return;
   for (int i = 0; i < CL_FE_EP_NFIELDS; i++) cl_field_destroy(m->f[i]);
+  for (int k = 0; k < CL_MP_STATE_MAX; k++) cl_field_destroy(m->law_state[0][k]), cl_field_destroy(m->law_state[1][k]);
   cl_fe_ep_linear_free(m->solver);
+  cl_fe_ep_cusolver_free(m->device_solver);
   free(m->x), free(m->xg), free(m->rowptr), free(m->col), free(m->fixed), free(m->fixed_value), free(m->f_ext);
   free(m->history);
   if (m->ref) cl_device_ref_release(m->ref);
@@ -320,6 +351,29 @@ cl_status cl_fe_ep_edge_pressure(cl_fe_ep_model *m, const uint32_t *nodes, doubl
   return CL_OK;
 }
 
+cl_status cl_fe_ep_body_force(cl_fe_ep_model *m, double bx, double by, cl_error *err) {
+  if (!isfinite(bx) || !isfinite(by)) return cl_error_set(err, CL_ERR_ARG, "the body force must be finite");
+  const void *he;
+  CL_TRY(cl_field_host(m->f[CL_FE_EP_F_ELEM], &he, err));
+  const uint32_t *elem = he;
+  const int nn = m->A.nn, shape = m->A.shape, order = m->A.order;
+  for (size_t e = 0; e < m->A.ne; e++) {
+    double xe[CL_FE_MAX_DOFS];
+    for (int a = 0; a < nn; a++) xe[2 * a] = m->x[2 * elem[e * nn + a]], xe[2 * a + 1] = m->x[2 * elem[e * nn + a] + 1];
+    for (int k = 0; k < m->A.ngp; k++) {
+      double xi, eta, w, N[CL_FE_MAX_NODES], dN[CL_FE_MAX_DOFS], grad[CL_FE_MAX_DOFS];
+      cl_fe_gauss(shape, order, k, &xi, &eta, &w);
+      const double dv = w * cl_fe_gradients(shape, order, xe, xi, eta, grad) * m->mat.thickness;
+      cl_fe_shape(shape, order, xi, eta, N, dN);
+      for (int a = 0; a < nn; a++) {
+        m->f_ext[elem[e * nn + a]] += N[a] * bx * dv;
+        m->f_ext[m->A.nnodes + elem[e * nn + a]] += N[a] * by * dv;
+      }
+    }
+  }
+  return CL_OK;
+}
+
 cl_status cl_fe_ep_initial_stress(cl_fe_ep_model *m, const double s[4], cl_error *err) {
   const size_t G = m->A.ne * m->A.ngp;
   double *sig = malloc(sizeof *sig * 6 * G);
@@ -337,11 +391,23 @@ cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_
   return cl_field_download(m->f[id], out, err);
 }
 
+/* An operation on the device: the element forces [and tangent] of a run-time compiled law through its
+ * own kernels, everything else through the built-in ones. */
+static cl_status run(cl_fe_ep_model *m, cl_fe_ep_op op, cl_error *err) {
+  if (m->A.law == CL_FE_EP_JIT && (op == CL_FE_EP_FORCES || op == CL_FE_EP_FORCES_TANGENT)) {
+    cl_status st = cl_jit_launch(m->dev, m->mat.law_entry[op == CL_FE_EP_FORCES_TANGENT], &m->A, m->A.ne,
+                                 "fe elements (stress_update law)", err);
+    for (int k = 0; k < m->A.law_nstate; k++) cl_field_touch(m->law_state[0][k]);
+    return st;
+  }
+  return cl_k_fe_ep(m->dev, CL_F64, &m->A, op, err);
+}
+
 cl_status cl_fe_ep_internal_force(cl_fe_ep_model *m, int tangent, double *fint, cl_error *err) {
-  CL_TRY(cl_k_fe_ep(m->dev, CL_F64, &m->A, tangent ? CL_FE_EP_FORCES_TANGENT : CL_FE_EP_FORCES, err));
+  CL_TRY(run(m, tangent ? CL_FE_EP_FORCES_TANGENT : CL_FE_EP_FORCES, err));
   cl_field_touch(m->f[CL_FE_EP_F_SIG]), cl_field_touch(m->f[CL_FE_EP_F_EP]);
-  CL_TRY(cl_k_fe_ep(m->dev, CL_F64, &m->A, CL_FE_EP_GATHER_FORCES, err));
-  if (tangent) CL_TRY(cl_k_fe_ep(m->dev, CL_F64, &m->A, CL_FE_EP_GATHER_TANGENT, err));
+  CL_TRY(run(m, CL_FE_EP_GATHER_FORCES, err));
+  if (tangent) CL_TRY(run(m, CL_FE_EP_GATHER_TANGENT, err));
   cl_field_touch(m->f[CL_FE_EP_F_R]), cl_field_touch(m->f[CL_FE_EP_F_KVAL]);
   return cl_field_download(m->f[CL_FE_EP_F_R], fint, err);
 }
@@ -370,8 +436,8 @@ cl_status cl_fe_ep_profile(cl_fe_ep_model *m, int reps, double *residual, double
         CL_TRY(m->dev->synchronize(m->dev, err));
         t0 = seconds();
       }
-      CL_TRY(cl_k_fe_ep(m->dev, CL_F64, &m->A, ops[k][0], err));
-      CL_TRY(cl_k_fe_ep(m->dev, CL_F64, &m->A, ops[k][1], err));
+      CL_TRY(run(m, ops[k][0], err));
+      CL_TRY(run(m, ops[k][1], err));
     }
     CL_TRY(m->dev->synchronize(m->dev, err));
     *out[k] = (seconds() - t0) / reps;

@@ -21,16 +21,23 @@ typedef struct cl_fe_ep_mesh {
 } cl_fe_ep_mesh;
 
 typedef struct cl_fe_ep_material {
-  int law;                    /* CL_FE_EP_ELASTIC or CL_FE_EP_MOHR_COULOMB */
+  int law;                    /* CL_FE_EP_ELASTIC, CL_FE_EP_MOHR_COULOMB or CL_FE_EP_JIT */
   int plane_strain;           /* 1: plane strain; 0: plane stress (elastic only) */
-  double E, nu, c, phi;       /* phi in degrees */
+  double E, nu, c, phi;       /* phi in degrees; for CL_FE_EP_JIT, E and nu give the initial stiffness */
   double thickness;
+  /* CL_FE_EP_JIT: the entry points of the law's element kernels (forces; forces and tangent) compiled
+   * for the model's device in f64 (jit.lua law:fe_module), its state variables' count and initial
+   * values, and the index of the one named "ep" (-1: none) */
+  void *law_entry[2];
+  int law_nstate, law_ep;
+  double law_state0[CL_MP_STATE_MAX];
 } cl_fe_ep_material;
 
 typedef enum cl_fe_ep_method { CL_FE_EP_IS = 0, CL_FE_EP_MIS = 1, CL_FE_EP_NEWTON = 2 } cl_fe_ep_method;
 
-/* linear solves: a sparse Cholesky on the host (CHOLMOD, or CG when built without it: fe_ep_linear.c),
- * or Jacobi-PCG on the model's device (fe_ep_pcg.c) */
+/* linear solves: a sparse Cholesky on a CUDA model's device (cuSOLVER: fe_ep_cusolver.c) or on the
+ * host (CHOLMOD, or CG when built without it: fe_ep_linear.c), or Jacobi-PCG on the model's device
+ * (fe_ep_pcg.c) */
 typedef enum cl_fe_ep_linear_kind { CL_FE_EP_LINEAR_FACTOR = 0, CL_FE_EP_LINEAR_PCG = 1 } cl_fe_ep_linear_kind;
 
 typedef struct cl_fe_ep_solve_opts {
@@ -64,12 +71,15 @@ typedef enum cl_fe_ep_field_id {
   CL_FE_EP_F_CG_DINV, CL_FE_EP_NFIELDS
 } cl_fe_ep_field_id;
 
+typedef struct cl_fe_ep_cusolver cl_fe_ep_cusolver; /* fe_ep_cusolver.c */
+
 typedef struct cl_fe_ep_model {
   cl_fe_ep_args A;            /* device pointers and sizes */
   cl_device_ref *ref;
   cl_device *dev;
   cl_fe_ep_material mat;
   cl_field *f[CL_FE_EP_NFIELDS];
+  cl_field *law_state[2][CL_MP_STATE_MAX]; /* CL_FE_EP_JIT: the law's state for u [0] and converged [1] */
   size_t ndof;
   double *x;                  /* host: node coordinates (interleaved), Gauss point coordinates (2 G) */
   double *xg;
@@ -79,6 +89,7 @@ typedef struct cl_fe_ep_model {
   double *fixed_value;        /* per dof: its prescribed value */
   double *f_ext;              /* per dof: the external forces the next solve reaches */
   cl_fe_ep_linear *solver;
+  cl_fe_ep_cusolver *device_solver; /* linear = "factor" on a CUDA device, made at its first factorization */
   cl_fe_ep_record *history;   /* of the last solve */
   size_t nhistory, cap_history;
 } cl_fe_ep_model;
@@ -99,6 +110,9 @@ cl_status cl_fe_ep_fix(cl_fe_ep_model *m, size_t node, int c, double value, cl_e
  * edge must belong to an element; the outward side is found from it. */
 cl_status cl_fe_ep_edge_pressure(cl_fe_ep_model *m, const uint32_t *nodes, double p, cl_error *err);
 
+/* Adds the consistent nodal forces of a body force (bx, by) per unit volume (gravity: rho g). */
+cl_status cl_fe_ep_body_force(cl_fe_ep_model *m, double bx, double by, cl_error *err);
+
 /* Clears the external forces (before setting new loads). */
 void cl_fe_ep_clear_loads(cl_fe_ep_model *m);
 
@@ -111,6 +125,10 @@ cl_status cl_fe_ep_initial_stress(cl_fe_ep_model *m, const double s[4], cl_error
  * halved (at most max_cutbacks times over the solve); when that fails, the error reports the
  * history and the state stays at the last converged increment. rep may be NULL. */
 cl_status cl_fe_ep_solve(cl_fe_ep_model *m, const cl_fe_ep_solve_opts *opts, cl_fe_ep_report *rep, cl_error *err);
+
+/* The linear solver a solve with `linear` uses on this model's device: "pcg", "cusolver" (CUDA),
+ * "cholmod" or "cg" (the host's, fe_ep_linear.h). */
+const char *cl_fe_ep_solver_name(const cl_fe_ep_model *m, cl_fe_ep_linear_kind linear);
 
 /* Host copies: u (2 nnodes, SoA), Gauss point stresses (6 G, SoA), ep (G). */
 cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_error *err);

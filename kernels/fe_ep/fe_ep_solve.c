@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fe_ep_cusolver.h"
 #include "fe_ep_model.h"
 #include "fe_ep_pcg.h"
 
@@ -35,6 +36,7 @@ typedef struct solve_state {
   cl_fe_ep_report *rep;
   double *u, *fint, *fext, *r, *du, *du2, *kval, *f0, *u0;
   double ref; /* |F_ext| of the increment, the residual's scale */
+  int nonfinite_inc, nonfinite_it; /* where the last failed attempt's residual went non-finite (0: it did not) */
 } solve_state;
 
 static cl_status record(cl_fe_ep_model *m, int inc, int it, double lambda, double res, cl_error *err) {
@@ -66,9 +68,19 @@ static cl_status residual(solve_state *S, const double *u, int tangent, double *
   return CL_OK;
 }
 
+/* linear = "factor" on a CUDA device factors there (cuSOLVER), elsewhere on the host (CHOLMOD) */
+static int on_device(const cl_fe_ep_model *m, const cl_fe_ep_solve_opts *o) {
+  return o->linear == CL_FE_EP_LINEAR_FACTOR && m->dev->kind == CL_BACKEND_CUDA;
+}
+
+const char *cl_fe_ep_solver_name(const cl_fe_ep_model *m, cl_fe_ep_linear_kind linear) {
+  if (linear == CL_FE_EP_LINEAR_PCG) return "pcg";
+  return m->dev->kind == CL_BACKEND_CUDA ? "cusolver" : cl_fe_ep_linear_name();
+}
+
 /* The matrix on the device (kval), constrained rows and columns replaced by the identity, made
- * ready to solve with: factored on the host, or prepared for the device PCG. A zero pivot names
- * the node and component that nothing holds. */
+ * ready to solve with: factored on the device (CUDA) or the host, or prepared for the device PCG.
+ * A zero pivot names the node and component that nothing holds. */
 static cl_status factor(solve_state *S, const cl_fe_ep_solve_opts *o, cl_error *err) {
   cl_fe_ep_model *m = S->m;
   const double t0 = now();
@@ -78,13 +90,18 @@ static cl_status factor(solve_state *S, const cl_fe_ep_solve_opts *o, cl_error *
     S->rep->t_factor += now() - t0;
     return st;
   }
-  CL_TRY(cl_field_download(m->f[CL_FE_EP_F_KVAL], S->kval, err));
-  for (size_t r = 0; r < m->ndof; r++)
-    for (uint64_t k = m->rowptr[r]; k < m->rowptr[r + 1]; k++)
-      if (m->fixed[r] || m->fixed[m->col[k]]) S->kval[k] = m->col[k] == r ? 1 : 0;
   size_t bad = 0;
   cl_error inner;
-  cl_status st = cl_fe_ep_linear_factor(m->solver, S->kval, &bad, &inner);
+  cl_status st;
+  if (on_device(m, o)) {
+    st = cl_fe_ep_cusolver_factor(m, &bad, &inner);
+  } else {
+    CL_TRY(cl_field_download(m->f[CL_FE_EP_F_KVAL], S->kval, err));
+    for (size_t r = 0; r < m->ndof; r++)
+      for (uint64_t k = m->rowptr[r]; k < m->rowptr[r + 1]; k++)
+        if (m->fixed[r] || m->fixed[m->col[k]]) S->kval[k] = m->col[k] == r ? 1 : 0;
+    st = cl_fe_ep_linear_factor(m->solver, S->kval, &bad, &inner);
+  }
   S->rep->t_factor += now() - t0;
   if (st == CL_ERR_ARG) {
     const size_t n = bad % m->A.nnodes;
@@ -124,6 +141,7 @@ static cl_status check_rigid_modes(const cl_fe_ep_model *m, cl_error *err) {
 static cl_status correction(solve_state *S, const cl_fe_ep_solve_opts *o, double *du, cl_error *err) {
   const double t0 = now();
   if (o->linear == CL_FE_EP_LINEAR_PCG) CL_TRY(cl_fe_ep_pcg_solve(S->m, S->r, du, &S->rep->cg_iterations, err));
+  else if (on_device(S->m, o)) CL_TRY(cl_fe_ep_cusolver_solve(S->m, S->r, du, err));
   else CL_TRY(cl_fe_ep_linear_solve(S->m->solver, S->r, du, err));
   for (size_t i = 0; i < S->m->ndof; i++) du[i] = -du[i];
   S->rep->t_solve += now() - t0;
@@ -148,6 +166,7 @@ static cl_status increment(solve_state *S, const cl_fe_ep_solve_opts *o, int inc
     CL_TRY(record(m, inc, it, lambda, res, err));
     S->rep->residual = res;
     if (res <= o->tol) break;
+    S->nonfinite_inc = isfinite(res) ? 0 : inc, S->nonfinite_it = it;
     if (it >= o->max_iter || !isfinite(res)) return CL_OK;
     S->rep->iterations++;
     if (o->method == CL_FE_EP_NEWTON) CL_TRY(factor(S, o, err));
@@ -174,8 +193,10 @@ static cl_status increment(solve_state *S, const cl_fe_ep_solve_opts *o, int inc
 static cl_status commit(cl_fe_ep_model *m, int forward, cl_error *err) {
   const cl_fe_ep_field_id pairs[3][2] = {{CL_FE_EP_F_U, CL_FE_EP_F_U_N}, {CL_FE_EP_F_SIG, CL_FE_EP_F_SIG_N},
                                          {CL_FE_EP_F_EP, CL_FE_EP_F_EP_N}};
-  for (int i = 0; i < 3; i++) {
-    cl_field *from = m->f[pairs[i][forward ? 0 : 1]], *to = m->f[pairs[i][forward ? 1 : 0]];
+  for (int i = 0; i < 3 + m->A.law_nstate; i++) { /* then a run-time compiled law's state variables */
+    cl_field *now = i < 3 ? m->f[pairs[i][0]] : m->law_state[0][i - 3];
+    cl_field *converged = i < 3 ? m->f[pairs[i][1]] : m->law_state[1][i - 3];
+    cl_field *from = forward ? now : converged, *to = forward ? converged : now;
     const size_t bytes = cl_field_bytes(from);
     CL_TRY(m->dev->copy(m->dev, cl_field_component(to, 0), cl_field_component(from, 0), bytes, err));
     cl_field_touch(to);
@@ -226,6 +247,13 @@ cl_status cl_fe_ep_solve(cl_fe_ep_model *m, const cl_fe_ep_solve_opts *o, cl_fe_
       continue;
     }
     if ((st = commit(m, 0, err)) != CL_OK) goto done; /* back to the last converged state */
+    if (rep->cutbacks == o->max_cutbacks && S.nonfinite_inc) {
+      st = cl_error_set(err, CL_ERR_ARG, "the residual went non-finite at increment %d, iteration %d (load factor "
+                        "%.6g) after %d cut-backs: a stress or force the law returned is NaN or infinite; the state "
+                        "stays at load factor %.6g: check the law and the loads", S.nonfinite_inc, S.nonfinite_it,
+                        target, rep->cutbacks, lambda);
+      goto done;
+    }
     if (rep->cutbacks == o->max_cutbacks) {
       st = cl_error_set(err, CL_ERR_ARG, "the increment to load factor %.6g did not converge in %d iterations after "
                         "%d cut-backs (relative residual %.3g, tolerance %.3g); the state stays at load factor "

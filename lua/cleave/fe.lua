@@ -162,14 +162,65 @@ function fe.rect(args)
   return m
 end
 
---- cl.fe.read(path) -> a mesh from a Gmsh file (.msh 2.2 or 4.1 ASCII) of 3- or 6-node triangles
---- (the reader of runtime/io/msh.h); each physical group of lines becomes an edge set and a node
---- set of the same name.
+-- The element edges (their nodes in order along them) of element e of a mesh: quadrilaterals in
+-- quad.h's lexicographic order, triangles in tri.h's.
+local function element_edges(shape, order, elem, e)
+  local p, nn = order, shape == "quad" and (order + 1) ^ 2 // 1 or (order == 2 and 6 or 3)
+  local function node(k) return elem[e * nn + k + 1] end
+  if shape ~= "quad" then
+    return p == 1 and { { node(0), node(1) }, { node(1), node(2) }, { node(2), node(0) } }
+      or { { node(0), node(3), node(1) }, { node(1), node(4), node(2) }, { node(2), node(5), node(0) } }
+  end
+  local sides = { {}, {}, {}, {} }
+  for s = 0, p do
+    sides[1][s + 1] = node(s)                       -- j = 0
+    sides[2][s + 1] = node(p + (p + 1) * s)         -- i = p
+    sides[3][s + 1] = node(p - s + (p + 1) * p)     -- j = p
+    sides[4][s + 1] = node((p + 1) * (p - s))       -- i = 0
+  end
+  return sides
+end
+
+-- Edge sets from node sets: every element edge whose nodes all lie in the set (Abaqus meshes name
+-- boundaries by node sets).
+local function edges_of_node_sets(mesh)
+  local edges = {}
+  for name, list in pairs(mesh.nodes) do
+    local inside, found = {}, {}
+    for _, n in ipairs(list) do inside[n] = true end
+    for e = 0, mesh.nelems - 1 do
+      for _, edge in ipairs(element_edges(mesh.shape, mesh.order, mesh.elem, e)) do
+        local all = true
+        for _, n in ipairs(edge) do all = all and inside[n] == true end
+        if all then found[#found + 1] = edge end
+      end
+    end
+    edges[name] = found
+  end
+  return edges
+end
+
+--- cl.fe.read(path) -> a mesh from a Gmsh file (.msh 2.2 or 4.1 ASCII) of 3- or 6-node triangles or
+--- 4-, 9- or 16-node quadrangles (the reader of runtime/io/msh.h); each physical group of lines
+--- becomes an edge set and a node set of the same name, each physical group of surfaces a region
+--- (mesh.regions[name]: its 1-based elements). A path ending in .inp is read as Abaqus input
+--- (runtime/io/inp.h: CPE3/CPE6 triangles, CPE4/CPS4 and CPE8 quadrilaterals, the last as 9-node
+--- Lagrange elements with their centre node added): each *NSET becomes a node set and an edge set (the
+--- element edges lying in it), each *ELSET (and *ELEMENT, ELSET=) a region.
 function fe.read(path)
-  if type(path) ~= "string" then error("cleave.fe.read: give the path of a .msh file", 2) end
-  local ok, t = pcall(fe._read_msh, path)
+  if type(path) ~= "string" then error("cleave.fe.read: give the path of a .msh or .inp file", 2) end
+  local abaqus = path:lower():match("%.inp$") ~= nil
+  local ok, t = pcall(abaqus and fe._read_inp or fe._read_msh, path)
   if not ok then error(t, 2) end
-  local nodes = {}
+  local nn = t.shape == "quad" and (t.order + 1) ^ 2 // 1 or (t.order == 2 and 6 or 3)
+  local mesh = setmetatable({ shape = t.shape, order = t.order, x = t.x, elem = t.elem, nnodes = #t.x // 2,
+    nelems = #t.elem // nn, regions = t.regions }, mesh_mt)
+  if abaqus then
+    mesh.nodes = t.node_sets
+    mesh.edges = edges_of_node_sets(mesh)
+    return mesh
+  end
+  mesh.nodes, mesh.edges = {}, t.edges
   for name, edges in pairs(t.edges) do
     local seen, list = {}, {}
     for _, e in ipairs(edges) do
@@ -178,10 +229,9 @@ function fe.read(path)
       end
     end
     table.sort(list)
-    nodes[name] = list
+    mesh.nodes[name] = list
   end
-  return setmetatable({ shape = "tri", order = t.order, x = t.x, elem = t.elem, nnodes = #t.x // 2,
-    nelems = #t.elem // (t.order == 2 and 6 or 3), nodes = nodes, edges = t.edges }, mesh_mt)
+  return mesh
 end
 
 -- ---- the model ---------------------------------------------------------------------
@@ -202,9 +252,13 @@ local function check_number(fn, t, key, ok, what)
   return v
 end
 
---- cl.fe.model{ mesh =, material = { law = "elastic" | "mohr_coulomb", E =, nu =, c =, phi = },
----   plane = "strain" | "stress", thickness = 1 } -> a model at rest (zero displacement and
---- stress) on the current device, precision f64. phi in degrees.
+--- cl.fe.model{ mesh =, material = { law = "elastic" | "mohr_coulomb" | "j2" | a law, E =, nu =, c =, phi =,
+---   sy =, H = }, plane = "strain" | "stress", thickness = 1 } -> a model at rest (zero displacement and
+--- stress) on the current device, precision f64. phi in degrees. "elastic" and "mohr_coulomb" are
+--- compiled into the element kernels; "j2" (yield stress sy, hardening modulus H = 0) and a law made
+--- by cleave.jit.stress_update{...} run as run-time compiled element kernels (law:fe_module), E and
+--- nu then being the initial stiffness of the IS solvers. A law's state "ep" is the plastic strain
+--- that gauss() and vtu() report.
 function fe.model(args)
   local fn = "cleave.fe.model"
   cl.check_args(fn, args, { mesh = true, material = true, plane = true, thickness = true })
@@ -213,10 +267,15 @@ function fe.model(args)
     error(fn .. ": 'mesh' must be a mesh of cleave.fe.wellbore, rect or read", 2)
   end
   if type(mat) ~= "table" then error(fn .. ": give 'material' = { law =, E =, nu =, ... }", 2) end
-  cl.check_args(fn .. " material", mat, { law = true, E = true, nu = true, c = true, phi = true }, 3)
+  cl.check_args(fn .. " material", mat, { law = true, E = true, nu = true, c = true, phi = true, sy = true, H = true }, 3)
   local law = mat.law or "elastic"
-  if law ~= "elastic" and law ~= "mohr_coulomb" then
-    error(fn .. ": material.law must be \"elastic\" or \"mohr_coulomb\" (got " .. tostring(law) .. ")", 2)
+  local user = getmetatable(law) == cl.jit.law_mt
+  if user and law.kind ~= "stress_update" then
+    error(fn .. ": material.law must be a stress_update law (got a " .. law.kind .. " law)", 2)
+  end
+  if not user and law ~= "elastic" and law ~= "mohr_coulomb" and law ~= "j2" then
+    error(fn .. ": material.law must be \"elastic\", \"mohr_coulomb\", \"j2\" or a law of cleave.jit.stress_update " ..
+      "(got " .. tostring(law) .. ")", 2)
   end
   check_number(fn, mat, "E", function(v) return v > 0 end, "(Young's modulus) must be > 0")
   local plane = args.plane or "strain"
@@ -227,17 +286,47 @@ function fe.model(args)
     check_number(fn, mat, "c", function(v) return v >= 0 end, "(cohesion) must be >= 0")
     check_number(fn, mat, "phi", function(v) return v >= 0 and v < 90 end,
       "(friction angle) must lie in [0, 90) degrees")
-    if plane ~= "strain" then
-      error(fn .. ": Mohr-Coulomb needs plane = \"strain\" (plane stress is elastic only here)", 2)
-    end
+  end
+  if law == "j2" then
+    check_number(fn, mat, "sy", function(v) return v > 0 end, "(yield stress) must be > 0")
+    if mat.H ~= nil then check_number(fn, mat, "H", function(v) return v >= 0 end, "(hardening modulus) must be >= 0") end
+    law = cl.jit.stress_update { name = "j2", source = cl.jit.law_source "j2",
+      params = { E = mat.E, nu = mat.nu, sy = mat.sy, H = mat.H or 0 }, state = { ep = 0 } }
+    user = true
+  end
+  if law ~= "elastic" and plane ~= "strain" then
+    error(fn .. ": a plastic law needs plane = \"strain\" (plane stress is elastic only here)", 2)
   end
   local thickness = args.thickness or 1
   if type(thickness) ~= "number" or not (thickness > 0) then error(fn .. ": 'thickness' must be > 0", 2) end
-  local ok, core = pcall(fe._model, { shape = mesh.shape, order = mesh.order, x = mesh.x, elem = mesh.elem, law = law,
+  local core_args = { shape = mesh.shape, order = mesh.order, x = mesh.x, elem = mesh.elem, law = user and "jit" or law,
     E = mat.E, nu = mat.nu, c = mat.c or 0, phi = mat.phi or 0, plane_strain = plane == "strain",
-    thickness = thickness })
+    thickness = thickness }
+  if user then
+    local ok, module = pcall(law.fe_module, law, cl.field { n = 1 })
+    if not ok then error(module, 2) end
+    core_args.module, core_args.state0, core_args.ep_index = module, {}, 0
+    for k, name in ipairs(law.state_names) do
+      core_args.state0[k] = law.state[name]
+      if name == "ep" then core_args.ep_index = k end
+    end
+  end
+  local ok, core = pcall(fe._model, core_args)
   if not ok then error(core, 2) end
-  return setmetatable({ core = core, mesh = mesh, law = law, fixed = 0, pressures = {} }, model_mt)
+  return setmetatable({ core = core, mesh = mesh, law = user and law.name or law, fixed = 0, pressures = {},
+    timed_fixes = {} }, model_mt)
+end
+
+-- A prescribed value: a finite number, or a string parsed as an expression of the pseudo-time t
+-- (cleave.jit.value: a syntax error points at its column), or nil when not given.
+local function timed_value(fn, key, v)
+  if v == nil or type(v) == "number" and v == v and math.abs(v) ~= math.huge then return v end
+  if type(v) ~= "string" then
+    error(string.format("%s: '%s' must be a finite number or an expression of the pseudo-time t (a string)", fn, key), 3)
+  end
+  local ok, value = pcall(cl.jit.value, v, { what = fn .. " " .. key })
+  if not ok then error(value, 3) end
+  return value
 end
 
 local function node_list(fn, mesh, where, kind)
@@ -257,19 +346,21 @@ local function node_list(fn, mesh, where, kind)
 end
 
 --- model:fix{ where = set name | {nodes}, x =, y = }: prescribes the x and/or y displacement of
---- the nodes (reached by the next solve, in its increments).
+--- the nodes (reached by the next solve, in its increments): a number, or an expression of the
+--- pseudo-time t (a string, "0.01 * sin(pi * t)"): t runs from 0 to 1 over the next solve, increment k
+--- of n reaching the value at t = k / n.
 function model_mt:fix(args)
   local fn = "model:fix"
   cl.check_args(fn, args, { where = true, x = true, y = true })
   if args.x == nil and args.y == nil then error(fn .. ": give x and/or y (the prescribed displacement)", 2) end
   local nodes = node_list(fn, self.mesh, args.where, "nodes")
   for c, key in ipairs { "x", "y" } do
-    local v = args[key]
+    local v = timed_value(fn, key, args[key])
     if v ~= nil then
-      if type(v) ~= "number" or v ~= v or math.abs(v) == math.huge then
-        error(fn .. ": '" .. key .. "' must be a finite number", 2)
+      for _, n in ipairs(nodes) do
+        self.timed_fixes[n * 2 + c - 1] = type(v) ~= "number" and { n, c - 1, v } or nil
+        self.core:fix(n, c - 1, type(v) == "number" and v or v(1))
       end
-      for _, n in ipairs(nodes) do self.core:fix(n, c - 1, v) end
     end
   end
   return self
@@ -277,17 +368,41 @@ end
 
 --- model:pressure{ where = edge set name | { {nodes of an edge}, ... }, p = }: a normal pressure
 --- on the edges (positive pushes into the body), replacing the one given before on the same set;
---- reached by the next solve.
+--- reached by the next solve. p: a number, or an expression of the pseudo-time t as in model:fix.
 function model_mt:pressure(args)
   local fn = "model:pressure"
   cl.check_args(fn, args, { where = true, p = true })
-  local p = args.p
-  if type(p) ~= "number" or p ~= p or math.abs(p) == math.huge then error(fn .. ": 'p' must be a finite number", 2) end
+  local p = timed_value(fn, "p", args.p)
+  if p == nil then error(fn .. ": give 'p' (the pressure: a number or an expression of the pseudo-time t)", 2) end
   self.pressures[args.where] = { edges = node_list(fn, self.mesh, args.where, "edges"), p = p }
+  self:_reload(1)
+  return self
+end
+
+-- the external forces again from the loads set, at pseudo-time t: the pressures and the body force
+function model_mt:_reload(t)
   self.core:clear_loads()
   for _, load in pairs(self.pressures) do
-    for _, e in ipairs(load.edges) do self.core:pressure(e, load.p) end
+    local p = type(load.p) == "number" and load.p or load.p(t)
+    for _, e in ipairs(load.edges) do self.core:pressure(e, p) end
   end
+  if self.body then self.core:body_force(self.body[1], self.body[2]) end
+end
+
+--- model:gravity{ rho =, g = { gx, gy } }: the body force rho g per unit volume (g = { 0, -9.81 } by
+--- default, in the model's units), replacing the one given before; reached by the next solve.
+function model_mt:gravity(args)
+  local fn = "model:gravity"
+  cl.check_args(fn, args, { rho = true, g = true })
+  check_number(fn, args, "rho", function(v) return v >= 0 and math.abs(v) < math.huge end,
+    "(density) must be a finite number >= 0")
+  local g = args.g or { 0, -9.81 }
+  if type(g) ~= "table" or #g ~= 2 or type(g[1]) ~= "number" or type(g[2]) ~= "number" or g[1] ~= g[1] or
+    g[2] ~= g[2] or math.abs(g[1]) == math.huge or math.abs(g[2]) == math.huge then
+    error(fn .. ": 'g' must be { gx, gy }, two finite numbers (the acceleration of gravity)", 2)
+  end
+  self.body = { args.rho * g[1], args.rho * g[2] }
+  self:_reload(1)
   return self
 end
 
@@ -305,6 +420,47 @@ function model_mt:initial_stress(args)
   return self
 end
 
+--- model:wellbore_loads{ in_situ =, support =, form = "total" | "increment" }: the loads of the
+--- paper's wellbore (Table 2; issue 14, case 2) on a mesh of cleave.fe.wellbore, pressures
+--- compression positive. The outer boundary r_ext carries the radial stress an infinite medium has
+--- there. form = "total" (default): the isotropic in-situ stress -in_situ is the starting state, the
+--- hole's pressure goes from in_situ to support and the yield check sees the total stress.
+--- form = "increment": the model starts stress-free and the difference |in_situ - support| is
+--- applied as a cavity expansion (a pressure pushing into the rock at the hole), the yield check
+--- seeing only that increment: the reading that gives the paper's Fig. 4 plastic zone. Replaces the
+--- pressures on "inner" and "outer"; reached by the next solve.
+function model_mt:wellbore_loads(args)
+  local fn = "model:wellbore_loads"
+  cl.check_args(fn, args, { in_situ = true, support = true, form = true })
+  local mesh = self.mesh
+  if not (mesh.r_int and mesh.edges.inner and mesh.edges.outer) then
+    error(fn .. ": the model's mesh must come from cleave.fe.wellbore (it needs r_int, r_ext and the inner and " ..
+      "outer edges)", 2)
+  end
+  for _, key in ipairs { "in_situ", "support" } do
+    local v = args[key]
+    if type(v) ~= "number" or v ~= v or math.abs(v) == math.huge then
+      error(fn .. ": '" .. key .. "' must be a finite number (a pressure, compression positive)", 2)
+    end
+  end
+  local form = args.form or "total"
+  local decay = (mesh.r_int / mesh.r_ext) ^ 2 -- the cavity's radial stress falls as 1/r^2
+  local P0, ps = args.in_situ, args.support
+  if form == "total" then
+    self:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+    self:pressure { where = "inner", p = ps }
+    self:pressure { where = "outer", p = P0 - (P0 - ps) * decay }
+  elseif form == "increment" then
+    local dp = math.abs(P0 - ps)
+    self:pressure { where = "inner", p = dp }
+    self:pressure { where = "outer", p = dp * decay }
+  else
+    error(fn .. ": 'form' must be \"total\" (in-situ stress plus the support) or \"increment\" (the difference " ..
+      "as a cavity expansion from rest)", 2)
+  end
+  return self
+end
+
 local METHODS = { mis = true, is = true, newton = true }
 
 -- the convergence history as CSV: one row per residual evaluation the solver checked
@@ -319,9 +475,9 @@ end
 --- linear_solver, history = { {increment,
 --- iteration, lambda, residual}, ... } }. An increment that does not converge is halved; when
 --- the cut-backs run out, the error gives the history's last residuals and the state stays at
---- the last converged increment. linear: "factor" (CHOLMOD's Cholesky on the host, factored once
---- for IS and modified IS; CG on the host when built without CHOLMOD) or "pcg" (Jacobi-PCG on the
---- model's device: the matrix never leaves it). csv: a path to write the history to (increment,
+--- the last converged increment. linear: "factor" (a sparse Cholesky, factored once for IS and
+--- modified IS: cuSOLVER's on a GPU, the matrix staying there; CHOLMOD's on the host for the CPU, CG
+--- there when built without CHOLMOD) or "pcg" (Jacobi-PCG on the model's device). csv: a path to write the history to (increment,
 --- iteration, lambda, residual), also when the solve fails.
 function model_mt:solve(args)
   local fn = "model:solve"
@@ -331,7 +487,7 @@ function model_mt:solve(args)
   if args.csv ~= nil and type(args.csv) ~= "string" then error(fn .. ": 'csv' must be a file path", 2) end
   local linear = args.linear or "factor"
   if linear ~= "factor" and linear ~= "pcg" then
-    error(fn .. ": 'linear' must be \"factor\" (sparse Cholesky on the host) or \"pcg\" (conjugate gradients on the device)", 2)
+    error(fn .. ": 'linear' must be \"factor\" (sparse Cholesky) or \"pcg\" (conjugate gradients on the device)", 2)
   end
   local method = args.method or "mis"
   if not METHODS[method] then error(fn .. ": 'method' must be \"mis\", \"is\" or \"newton\"", 2) end
@@ -341,18 +497,42 @@ function model_mt:solve(args)
   local max_iter = positive_int(fn, args, "max_iter", 200)
   local cut = args.max_cutbacks or 4
   if math.type(cut) ~= "integer" or cut < 0 then error(fn .. ": 'max_cutbacks' must be an integer >= 0", 2) end
-  local ok, report, history, failed = pcall(self.core.solve, self.core, method, increments, tol, max_iter, cut, linear)
-  if not ok then error(report, 2) end
-  if report == nil then -- history is the message, failed the history: its last residuals go with it
-    local tail = {}
-    for i = math.max(1, #failed - 2), #failed do
-      local h = failed[i]
-      tail[#tail + 1] = string.format("increment %d iteration %d: %.3g", h.increment, h.iteration, h.residual)
+  -- values that are expressions of the pseudo-time: one increment at a time, each reaching them at t = k / n
+  local timed = next(self.timed_fixes) ~= nil
+  for _, load in pairs(self.pressures) do timed = timed or type(load.p) ~= "number" end
+  local steps = timed and increments or 1
+  local report, history = nil, {}
+  for k = 1, steps do
+    if timed then
+      local t = k / steps
+      for _, f in pairs(self.timed_fixes) do self.core:fix(f[1], f[2], f[3](t)) end
+      self:_reload(t)
     end
-    self.history = failed
-    if args.csv then write_history(args.csv, failed) end
-    error(string.format("%s: %s%s", fn, history, #tail > 0 and " (last residuals: " .. table.concat(tail, "; ") .. ")"
-      or ""), 2)
+    local ok, rep, hist, failed = pcall(self.core.solve, self.core, method, timed and 1 or increments, tol, max_iter,
+      cut, linear)
+    if not ok then error(rep, 2) end
+    for _, h in ipairs(rep and hist or failed) do
+      if timed then h.increment, h.lambda = k, k / steps end
+      history[#history + 1] = h
+    end
+    if rep == nil then -- hist is the message: the history's last residuals go with it
+      local tail = {}
+      for i = math.max(1, #history - 2), #history do
+        local h = history[i]
+        tail[#tail + 1] = string.format("increment %d iteration %d: %.3g", h.increment, h.iteration, h.residual)
+      end
+      self.history = history
+      if args.csv then write_history(args.csv, history) end
+      error(string.format("%s: %s%s%s", fn, timed and string.format("increment %d of %d (t = %g): ", k, steps, k / steps)
+        or "", hist, #tail > 0 and " (last residuals: " .. table.concat(tail, "; ") .. ")" or ""), 2)
+    end
+    if report then -- the sums over the increments
+      for _, key in ipairs { "iterations", "residuals", "factorizations", "cutbacks", "cg_iterations", "t_residual",
+        "t_tangent", "t_factor", "t_solve" } do report[key] = report[key] + rep[key] end
+      report.increments, report.residual = report.increments + rep.increments, rep.residual
+    else
+      report = rep
+    end
   end
   report.history = history
   if args.csv then write_history(args.csv, history) end

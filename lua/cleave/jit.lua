@@ -437,6 +437,24 @@ function law_mt:fpm_hex_module(field)
   end, "cl_jit_fpm_hex", self.fast_math)
 end
 
+--- law:fe_module(field) -> the quasi-static FE's element kernels around this stress_update law
+--- (kernels/fe_ep/fe_ep_kernels.h with CL_FE_EP_LAW), for the device and precision of field: the
+--- entry points of the element forces and of forces and consistent tangent.
+function law_mt:fe_module(field)
+  if self.kind ~= "stress_update" then error("law:fe_module: needs a stress_update law (got " .. self.kind .. ")", 2) end
+  local symbols = { "cl_jit_fe_forces", "cl_jit_fe_forces_tangent" }
+  return module_of(self, field, "fe_ep", function()
+    local lines = point_law(self, field.dtype)
+    lines[#lines + 1] = "#define CL_FE_EP_LAW cl_jit_law"
+    lines[#lines + 1] = '#include "kernels/fe_ep/fe_ep_kernels.h"'
+    -- one CPU thread below 512 elements, as the built-in loops (kernels/fe_ep/fe_ep_cpu.c): forking the
+    -- team costs more than a small mesh's work
+    lines[#lines + 1] = entry_loop(field.device, symbols[1], "cl_fe_ep_args", "ne", "cl_fe_ep_law_forces", 512)
+    lines[#lines + 1] = entry_loop(field.device, symbols[2], "cl_fe_ep_args", "ne", "cl_fe_ep_law_forces_tangent", 512)
+    return table.concat(lines, "\n")
+  end, symbols, self.fast_math)
+end
+
 function law_mt:point_module(field)
   return module_of(self, field, "", function() return point_unit(self, field.dtype, field.device) end,
     "cl_jit_points", self.fast_math)

@@ -41,6 +41,7 @@ typedef struct build {
   size_t key_cap;
   entity *ents;
   size_t nents, ent_cap;
+  int quads;               /* cl_msh_read_cells: quadrangles are cells too */
   int tri_type, edge_type; /* the first kept of each, 0 before */
   size_t tri_line, edge_line;
   int seen[4]; /* by section, in the order of sections[] */
@@ -363,7 +364,8 @@ static cl_status read_nodes(build *b, cl_error *err) {
   return index_nodes(b, err);
 }
 
-/* The element types kept: lines and triangles of order 1 and 2. */
+/* The element types kept: lines and triangles of order 1 and 2; for cl_msh_read_cells also
+ * quadrangles of order 1 to 3 and the 4-node lines that bound the cubic ones. */
 typedef struct kept_type {
   int type;
   size_t nodes;
@@ -373,14 +375,25 @@ typedef struct kept_type {
 static const kept_type kept_types[] = {{1, 2, "2-node lines (type 1)"},
                                        {2, 3, "3-node triangles (type 2)"},
                                        {8, 3, "3-node lines (type 8)"},
-                                       {9, 6, "6-node triangles (type 9)"}};
+                                       {9, 6, "6-node triangles (type 9)"},
+                                       {3, 4, "4-node quadrangles (type 3)"},
+                                       {10, 9, "9-node quadrangles (type 10)"},
+                                       {36, 16, "16-node quadrangles (type 36)"},
+                                       {26, 4, "4-node lines (type 26)"}};
+#define CL_MSH_TRIANGLE_TYPES 4 /* the first entries: what cl_msh_read keeps */
+
+static int is_quad(int type) { return type == 3 || type == 10 || type == 36; }
+static int is_cell(int type) { return type == 2 || type == 9 || is_quad(type); }
 
 /* The entry of type, or NULL for a type that is skipped. */
-static const kept_type *kept(int type) {
-  for (size_t i = 0; i < sizeof kept_types / sizeof *kept_types; i++)
+static const kept_type *kept_by(int quads, int type) {
+  const size_t n = quads ? sizeof kept_types / sizeof *kept_types : CL_MSH_TRIANGLE_TYPES;
+  for (size_t i = 0; i < n; i++)
     if (kept_types[i].type == type) return &kept_types[i];
   return NULL;
 }
+
+static const kept_type *kept(int type) { return kept_by(1, type); }
 
 /* All triangles, and all edges, must have one order. */
 static cl_status check_type(build *b, int *first, size_t *first_line, int type, cl_error *err) {
@@ -420,11 +433,11 @@ static cl_status append(build *b, int triangle, const uint32_t *nodes, size_t n,
 
 /* An element of a kept type whose node tags start at token k. */
 static cl_status add_element(build *b, const kept_type *t, int group, size_t k, cl_error *err) {
-  int triangle = t->type == 2 || t->type == 9;
+  int triangle = is_cell(t->type); /* a cell: a triangle or (cl_msh_read_cells) a quadrangle */
   if (!triangle && group < 0) return b->m.nskipped++, CL_OK;
   CL_TRY(triangle ? check_type(b, &b->tri_type, &b->tri_line, t->type, err)
                   : check_type(b, &b->edge_type, &b->edge_line, t->type, err));
-  uint32_t nodes[6];
+  uint32_t nodes[16];
   for (size_t j = 0; j < t->nodes; j++) CL_TRY(node_index(b, k + j, &nodes[j], err));
   return append(b, triangle, nodes, t->nodes, group, err);
 }
@@ -437,7 +450,7 @@ static cl_status read_element22(build *b, cl_error *err) {
   CL_TRY(get_size(rd, 0, "an element tag", &(size_t){0}, err));
   CL_TRY(get_int(rd, 1, "an element type", &type, err));
   CL_TRY(get_size(rd, 2, "the number of tags", &ntags, err));
-  const kept_type *t = kept(type);
+  const kept_type *t = kept_by(b->quads, type);
   if (!t) return b->m.nskipped++, CL_OK;
   if (ntags > rd->ntok) return expected(rd, 2, "the number of tags", err);
   CL_TRY(expect_tokens(rd, 3 + ntags + t->nodes, "an element: tag type ntags tags... nodes...", err));
@@ -475,7 +488,7 @@ static cl_status read_element_block(build *b, size_t *count, cl_error *err) {
   CL_TRY(get_int(rd, 2, "an element type", &type, err));
   CL_TRY(get_size(rd, 3, "the number of elements in the block", &n, err));
   int group = entity_group(b, dim, tag);
-  const kept_type *t = kept(type);
+  const kept_type *t = kept_by(b->quads, type);
   for (size_t i = 0; i < n; i++, (*count)++) {
     CL_TRY(expect_line(rd, "an element: tag node...", err));
     CL_TRY(get_size(rd, 0, "an element tag", &(size_t){0}, err));
@@ -536,10 +549,11 @@ static cl_status read_section(build *b, cl_error *err) {
 static cl_status check_mesh(build *b, cl_error *err) {
   const char *path = b->rd.path;
   if (!b->m.nelems)
-    return cl_error_set(err, CL_ERR_ARG, "%s: no triangles (element type 2 or 9) in the file; %zu other elements", path,
-                        b->m.nskipped + b->m.nedges);
-  b->m.order = b->tri_type == 2 ? 1 : 2;
-  if (b->edge_type && b->edge_type != (b->m.order == 1 ? 1 : 8))
+    return cl_error_set(err, CL_ERR_ARG, "%s: no triangles (element type 2 or 9)%s in the file; %zu other elements",
+                        path, b->quads ? " or quadrangles (3, 10, 36)" : "", b->m.nskipped + b->m.nedges);
+  b->m.quad = is_quad(b->tri_type);
+  b->m.order = b->tri_type == 2 || b->tri_type == 3 ? 1 : b->tri_type == 36 ? 3 : 2;
+  if (b->edge_type && b->edge_type != (b->m.order == 1 ? 1 : b->m.order == 2 ? 8 : 26))
     return cl_error_set(err, CL_ERR_ARG, "%s:%zu: %s with %s (line %zu): a file of one order is expected", path,
                         b->edge_line, kept(b->edge_type)->name, kept(b->tri_type)->name, b->tri_line);
   return CL_OK;
@@ -561,9 +575,9 @@ void cl_msh_free(cl_msh *m) {
   *m = (cl_msh){0};
 }
 
-cl_status cl_msh_read(const char *path, cl_msh *out, cl_error *err) {
+static cl_status read_msh(const char *path, int quads, cl_msh *out, cl_error *err) {
   *out = (cl_msh){0};
-  build b = {.rd = {.path = path}};
+  build b = {.rd = {.path = path}, .quads = quads};
   b.rd.f = fopen(path, "r");
   if (!b.rd.f) return cl_error_set(err, CL_ERR_IO, "%s: %s", path, strerror(errno));
   cl_status s = read_file(&b, err);
@@ -575,6 +589,10 @@ cl_status cl_msh_read(const char *path, cl_msh *out, cl_error *err) {
     cl_msh_free(&b.m);
   return s;
 }
+
+cl_status cl_msh_read(const char *path, cl_msh *out, cl_error *err) { return read_msh(path, 0, out, err); }
+
+cl_status cl_msh_read_cells(const char *path, cl_msh *out, cl_error *err) { return read_msh(path, 1, out, err); }
 
 cl_status cl_msh_group(const cl_msh *m, const char *name, int *dim, int *tag, cl_error *err) {
   for (size_t i = 0; i < m->ngroups; i++)

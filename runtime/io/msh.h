@@ -1,4 +1,4 @@
-/* 2D triangle meshes from Gmsh .msh files, ASCII format 2.2 or 4.1.
+/* 2D triangle (and, cl_msh_read_cells, quadrangle) meshes from Gmsh .msh files, ASCII format 2.2 or 4.1.
  *
  * Read: $MeshFormat (must come first), $PhysicalNames, $Entities (4.1: gives
  * each element block its physical group), $Nodes, $Elements; other sections
@@ -40,14 +40,18 @@ typedef struct cl_msh {
   size_t nnodes;
   double *x; /* nnodes * 2: x, y of node i at x[2i], x[2i+1] */
 
-  int order; /* 1: 3-node triangles (type 2); 2: 6-node triangles (type 9) */
+  int order; /* 1: 3-node triangles (type 2); 2: 6-node triangles (type 9); with quad, 1, 2, 3:
+              * 4-, 9-, 16-node quadrangles (types 3, 10, 36) */
+  int quad;  /* cl_msh_read_cells only: the cells are quadrangles */
   size_t nelems;
-  uint32_t *elem;      /* nelems * 3 * order node indices, in Gmsh's node order
-                        * (3 corners, then the midpoints of edges 01, 12, 20) */
+  uint32_t *elem;      /* nelems * 3 * order node indices (quadrangles: (order + 1)^2), in Gmsh's node order
+                        * (3 corners, then the midpoints of edges 01, 12, 20; quadrangles: 4 corners, the
+                        * edge nodes of edges 01, 12, 23, 30, then the interior ones as a smaller quadrangle) */
   int32_t *elem_group; /* physical tag of each triangle, or -1 */
 
   size_t nedges;       /* lines that carry a physical group */
-  uint32_t *edge;      /* nedges * (order + 1): 2 ends, then the midpoint for order 2 */
+  uint32_t *edge;      /* nedges * (order + 1): 2 ends, then the midpoint for order 2 (the 2 interior
+                        * nodes, from the first end, for order 3) */
   int32_t *edge_group; /* physical tag of each edge (never -1) */
 
   size_t ngroups;
@@ -62,6 +66,10 @@ typedef struct cl_msh {
  * (-1 without one). An unreadable file is CL_ERR_IO, anything wrong in it
  * CL_ERR_ARG; on error *out stays zeroed. */
 cl_status cl_msh_read(const char *path, cl_msh *out, cl_error *err);
+
+/* As cl_msh_read, also keeping quadrangles (4-, 9-, 16-node: types 3, 10, 36; one type per file, not
+ * mixed with triangles) and the 4-node lines (type 26) that bound the 16-node ones. */
+cl_status cl_msh_read_cells(const char *path, cl_msh *out, cl_error *err);
 
 /* Frees the arrays of m and zeroes it; m may be zeroed already. */
 void cl_msh_free(cl_msh *m);
