@@ -9,8 +9,8 @@
 #include "../../runtime/io/vtu.h"
 #include "block.h"
 #include "block_kernels.h"
-#include "bsr.h"
 #include "contacts.h"
+#include "pcg.h"
 #include "polygon.h"
 
 #define PI 3.14159265358979323846
@@ -46,7 +46,8 @@ struct cl_dda_model {
   size_t npairs_cap, ncand;
   int32_t *closed_pairs;
   size_t closed_cap;
-  cl_dda_bsr a;
+  cl_dda_bsr a;                 /* assembled on the host */
+  cl_dda_solver solver;         /* a on the device, and PCG */
   cl_dda_stats stats;
 };
 
@@ -144,6 +145,8 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
   if (in->preconditioner != CL_DDA_BLOCK_JACOBI && in->preconditioner != CL_DDA_SSOR_AI)
     return cl_error_set(err, CL_ERR_ARG, "preconditioner %d is not one of block Jacobi (0) and SSOR-AI (1)",
                         (int)in->preconditioner);
+  if (in->spmv_format != CL_DDA_HSBCSR && in->spmv_format != CL_DDA_BSR)
+    return cl_error_set(err, CL_ERR_ARG, "spmv_format %d is not one of HSBCSR (0) and BSR (1)", (int)in->spmv_format);
   if (in->pcg_max_iterations < 1 || in->open_close_max < 1)
     return cl_error_set(err, CL_ERR_ARG, "pcg_max_iterations and open_close_max must be >= 1");
   if (!isfinite(in->gx) || !isfinite(in->gy)) return cl_error_set(err, CL_ERR_ARG, "gravity must be finite");
@@ -269,6 +272,7 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   cl_dda_model *m = calloc(1, sizeof *m);
   if (!m) return oom(err);
   m->dev = d, m->p = *in;
+  cl_dda_solver_init(&m->solver, d, in->spmv_format);
   size_t n = m->n = in->nblocks;
   m->nv = (size_t)in->vstart[n], m->nf = in->nfixed, m->nl = in->nloads;
   m->vstart = alloc_zero(n + 1, sizeof(int32_t)), m->fstart = alloc_zero(n + 1, sizeof(int32_t));
@@ -329,6 +333,7 @@ void cl_dda_model_destroy(cl_dda_model *m) {
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->trial), cl_dda_contact_list_free(&m->start);
   cl_dda_bsr_free(&m->a);
+  cl_dda_solver_free(&m->solver);
   free(m);
 }
 
@@ -554,7 +559,8 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     for (oc = 1; oc <= m->p.open_close_max; oc++) {
       CL_TRY(assemble(m, err));
       cl_dda_pcg_result r;
-      CL_TRY(cl_dda_pcg(&m->a, m->b, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, &r,
+      CL_TRY(cl_dda_solver_load(&m->solver, &m->a, err));
+      CL_TRY(cl_dda_pcg(&m->solver, m->b, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, &r,
                         err));
       pcg += r.iterations, last_residual = r.residual;
       if (!r.converged) break;

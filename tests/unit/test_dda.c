@@ -1,14 +1,14 @@
 /* DDA math (kernels/dda/): the block integrals against quadrature, polygon triangulation, the
- * contact gaps' linearisation, the open-close rule, and PCG with both preconditioners on random
- * block-sparse SPD matrices against a dense solve. */
+ * contact gaps' linearisation, the open-close rule, and the device solver on random block-sparse
+ * SPD matrices: the HSBCSR and BSR products against a dense one, PCG with both preconditioners. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../kernels/dda/block.h"
-#include "../../kernels/dda/bsr.h"
 #include "../../kernels/dda/contact.h"
+#include "../../kernels/dda/pcg.h"
 #include "../../kernels/dda/polygon.h"
 #include "lcg.h"
 
@@ -133,16 +133,62 @@ static void random_matrix(cl_dda_bsr *a, size_t n, size_t extra) {
   free(pi), free(pj);
 }
 
-static void solve_and_check(cl_dda_preconditioner kind, int *iterations) {
+/* The solver of a on a cpu device in the given format (dev: opened here, closed by the caller). */
+static void load_solver(cl_device *dev, cl_dda_solver *s, const cl_dda_bsr *a, cl_dda_spmv_format format) {
+  cl_error err;
+  cr_assert_eq(cl_device_open(dev, "cpu", &err), CL_OK, "%s", err.msg);
+  cl_dda_solver_init(s, dev, format);
+  cr_assert_eq(cl_dda_solver_load(s, a, &err), CL_OK, "%s", err.msg);
+}
+
+Test(dda, spmv_hsbcsr_and_bsr_match_dense) {
+  lcg_seed(7);
+  size_t n = 50, m = 6 * n;
+  cl_dda_bsr a = {0};
+  random_matrix(&a, n, 120);
+  double *dense = calloc(m * m, sizeof *dense), *x = malloc(m * sizeof *x), *ref = calloc(m, sizeof *ref);
+  double *y = malloc(m * sizeof *y);
+  for (size_t i = 0; i < n; i++)
+    for (int32_t p = a.rowptr[i]; p < a.rowptr[i + 1]; p++)
+      for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++) dense[(6 * i + r) * m + 6 * (size_t)a.col[p] + c] = a.val[36 * (size_t)p + 6 * r + c];
+  for (size_t k = 0; k < m; k++) x[k] = lcg_uniform(-1, 1);
+  double scale = 0; /* |A| |x| row by row: the size of the round-off of any order of the sums */
+  for (size_t r = 0; r < m; r++) {
+    double abs_sum = 0;
+    for (size_t c = 0; c < m; c++) ref[r] += dense[r * m + c] * x[c], abs_sum += fabs(dense[r * m + c] * x[c]);
+    scale = fmax(scale, abs_sum);
+  }
+  const cl_dda_spmv_format formats[] = {CL_DDA_HSBCSR, CL_DDA_BSR};
+  for (int f = 0; f < 2; f++) {
+    cl_device dev;
+    cl_dda_solver s;
+    cl_error err;
+    load_solver(&dev, &s, &a, formats[f]);
+    cr_assert_eq(cl_dda_solver_spmv(&s, x, y, &err), CL_OK, "%s", err.msg);
+    for (size_t r = 0; r < m; r++)
+      cr_assert(fabs(y[r] - ref[r]) <= 1e-14 * scale, "format %d, row %zu: %.17g against dense %.17g", f, r, y[r],
+                ref[r]);
+    cl_dda_solver_free(&s);
+    cl_device_close(&dev);
+  }
+  free(dense), free(x), free(ref), free(y);
+  cl_dda_bsr_free(&a);
+}
+
+static void solve_and_check(cl_dda_preconditioner kind, cl_dda_spmv_format format, int *iterations) {
   lcg_seed(42);
   size_t n = 40;
   cl_dda_bsr a = {0};
   random_matrix(&a, n, 60);
   double *b = malloc(6 * n * sizeof *b), *x = calloc(6 * n, sizeof *x), *r = malloc(6 * n * sizeof *r);
   for (size_t k = 0; k < 6 * n; k++) b[k] = lcg_uniform(-1, 1);
+  cl_device dev;
+  cl_dda_solver s;
+  load_solver(&dev, &s, &a, format);
   cl_dda_pcg_result res;
   cl_error err;
-  cr_assert_eq(cl_dda_pcg(&a, b, x, kind, 1e-12, 1000, &res, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_dda_pcg(&s, b, x, kind, 1e-12, 1000, &res, &err), CL_OK, "%s", err.msg);
   cr_assert(res.converged, "PCG converged (%d iterations, residual %.3g)", res.iterations, res.residual);
   /* the true residual, computed here block by block */
   double rn = 0, bn = 0;
@@ -155,13 +201,39 @@ static void solve_and_check(cl_dda_preconditioner kind, int *iterations) {
     }
   cr_assert(sqrt(rn / bn) < 1e-11, "true relative residual %.3g", sqrt(rn / bn));
   *iterations = res.iterations;
+  /* warm start: from the solution, no iteration is needed */
+  cr_assert_eq(cl_dda_pcg(&s, b, x, kind, 1e-10, 1000, &res, &err), CL_OK, "%s", err.msg);
+  cr_assert(res.converged && res.iterations == 0, "warm start: %d iterations", res.iterations);
   free(b), free(x), free(r);
+  cl_dda_solver_free(&s);
+  cl_device_close(&dev);
   cl_dda_bsr_free(&a);
 }
 
-Test(dda, pcg_both_preconditioners_solve) {
-  int jacobi, ssor;
-  solve_and_check(CL_DDA_BLOCK_JACOBI, &jacobi);
-  solve_and_check(CL_DDA_SSOR_AI, &ssor);
-  cr_assert(ssor < jacobi, "SSOR-AI %d iterations, block Jacobi %d", ssor, jacobi);
+Test(dda, pcg_both_preconditioners_solve_in_both_formats) {
+  for (int f = 0; f < 2; f++) {
+    int jacobi, ssor;
+    solve_and_check(CL_DDA_BLOCK_JACOBI, (cl_dda_spmv_format)f, &jacobi);
+    solve_and_check(CL_DDA_SSOR_AI, (cl_dda_spmv_format)f, &ssor);
+    cr_assert(ssor < jacobi, "format %d: SSOR-AI %d iterations, block Jacobi %d", f, ssor, jacobi);
+  }
+}
+
+Test(dda, solver_names_a_block_that_is_not_positive_definite) {
+  lcg_seed(3);
+  cl_dda_bsr a = {0};
+  random_matrix(&a, 10, 10);
+  cl_dda_bsr_block(&a, 6, 6)[6 * 2 + 2] = -1; /* block 7, diagonal entry (2, 2) */
+  for (int f = 0; f < 2; f++) {
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK);
+    cl_dda_solver s;
+    cl_dda_solver_init(&s, &dev, (cl_dda_spmv_format)f);
+    cr_assert_eq(cl_dda_solver_load(&s, &a, &err), CL_ERR_ARG);
+    cr_assert(strstr(err.msg, "block 7 is not positive definite"), "%s", err.msg);
+    cl_dda_solver_free(&s);
+    cl_device_close(&dev);
+  }
+  cl_dda_bsr_free(&a);
 }
