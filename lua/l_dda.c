@@ -134,7 +134,8 @@ static void set_number(lua_State *L, const char *key, double v) {
   lua_setfield(L, -2, key);
 }
 
-/* model:stats() -> {steps, t, dt, open_close, pcg, reductions, contacts, closed, kinetic, ...} */
+/* model:stats() -> {steps, t, dt, open_close, pcg, reductions, contacts, closed, kinetic, ..., seconds = {detection,
+ * diagonal, assembly, solve, open_close, update}} */
 static int model_stats(lua_State *L) {
   const cl_dda_stats *s = cl_dda_stats_of(check_model(L)->m);
   lua_createtable(L, 0, 12);
@@ -147,6 +148,10 @@ static int model_stats(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)s->closed), lua_setfield(L, -2, "closed");
   set_number(L, "kinetic", s->kinetic), set_number(L, "gravity_work", s->gravity_work);
   set_number(L, "load_work", s->load_work), set_number(L, "friction_work", s->friction_work);
+  static const char *const modules[] = {"detection", "diagonal", "assembly", "solve", "open_close", "update"};
+  lua_createtable(L, 0, 6);
+  for (int k = 0; k < 6; k++) set_number(L, modules[k], s->seconds[k]);
+  lua_setfield(L, -2, "seconds");
   return 1;
 }
 

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../runtime/io/png.h"
 #include "../../runtime/io/vtu.h"
@@ -533,12 +534,38 @@ static cl_status copy_list(cl_dda_contact_list *dst, const cl_dda_contact_list *
   return CL_OK;
 }
 
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Charges the time since *mark to module k and moves the mark. Every module ends in a host read
+ * of its results (or a dot's scalar), so no device work is left running across a mark. */
+static void charge(cl_dda_model *m, int k, double *mark) {
+  double now = seconds_now();
+  m->stats.seconds[k] += now - *mark;
+  *mark = now;
+}
+
+/* The matrix of the contacts' current states, loaded on the device and solved from m->x. */
+static cl_status solve(cl_dda_model *m, cl_dda_pcg_result *r, double *mark, cl_error *err) {
+  CL_TRY(assemble(m, err));
+  CL_TRY(cl_dda_solver_load(&m->solver, &m->a, err));
+  charge(m, CL_DDA_ASSEMBLY, mark);
+  CL_TRY(cl_dda_pcg(&m->solver, m->b, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, r,
+                    err));
+  charge(m, CL_DDA_SOLVE, mark);
+  return CL_OK;
+}
+
 cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   if (!(dt > 0) || !isfinite(dt)) return cl_error_set(err, CL_ERR_ARG, "dt = %g must be a number > 0", dt);
-  double d0 = 2.5 * m->p.max_displacement, dt0 = dt;
+  double d0 = 2.5 * m->p.max_displacement, dt0 = dt, mark = seconds_now();
   cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
   CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
   CL_TRY(cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, m->stats.steps == 0, &m->start, err));
+  charge(m, CL_DDA_DETECTION, &mark);
   int reductions = 0, pcg = 0, oc = 0;
   const char *why = NULL;
   double last_residual = 0, last_disp = 0;
@@ -550,21 +577,22 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
                           "or check the stiffnesses", m->stats.steps + 1, MAX_REDUCTIONS, dt0, dt, why,
                           last_residual, last_disp, 2 * m->p.max_displacement, m->stats.steps);
     CL_TRY(diagonal(m, dt, err));
+    charge(m, CL_DDA_DIAGONAL, &mark);
     CL_TRY(copy_list(&m->trial, &m->start, err));
     for (size_t k = 0; k < m->trial.count; k++) contact_geometry(m, &m->trial.c[k]);
+    charge(m, CL_DDA_DETECTION, &mark);
     /* PCG starts from the previous step's solution */
     for (size_t k = 0; k < 6 * m->n; k++) m->x[k] = m->D[(k % 6) * m->n + k / 6];
     int settled = 0;
     pcg = 0;
     for (oc = 1; oc <= m->p.open_close_max; oc++) {
-      CL_TRY(assemble(m, err));
       cl_dda_pcg_result r;
-      CL_TRY(cl_dda_solver_load(&m->solver, &m->a, err));
-      CL_TRY(cl_dda_pcg(&m->solver, m->b, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, &r,
-                        err));
+      CL_TRY(solve(m, &r, &mark, err));
       pcg += r.iterations, last_residual = r.residual;
       if (!r.converged) break;
-      if (update_states(m) == 0) {
+      int changed = update_states(m);
+      charge(m, CL_DDA_OPEN_CLOSE, &mark);
+      if (changed == 0) {
         settled = 1;
         break;
       }
@@ -575,6 +603,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       continue;
     }
     last_disp = max_vertex_displacement(m);
+    charge(m, CL_DDA_OPEN_CLOSE, &mark);
     if (last_disp > 2 * m->p.max_displacement) {
       why = "blocks moved more than twice the allowed displacement";
       dt *= fmin(0.5, m->p.max_displacement / last_disp);
@@ -591,6 +620,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
   m->stats.contacts = m->contacts.count, m->stats.closed = 0;
   for (size_t k = 0; k < m->contacts.count; k++) m->stats.closed += m->contacts.c[k].state != CL_DDA_OPEN;
+  charge(m, CL_DDA_UPDATE, &mark);
   return CL_OK;
 }
 

@@ -72,7 +72,19 @@ typedef struct cl_dda_stats {
   double gravity_work;     /* work of gravity since the start */
   double load_work;        /* work of the loading points since the start */
   double friction_work;    /* energy dissipated by sliding contacts since the start */
+  double seconds[6];       /* wall time since the start in each module (cl_dda_module), the paper's
+                              Tables II-III; redone steps included */
 } cl_dda_stats;
+
+/* The modules of a step, as the paper's tables name them. */
+typedef enum cl_dda_module {
+  CL_DDA_DETECTION,   /* broad and narrow phase, transfer */
+  CL_DDA_DIAGONAL,    /* the per-block submatrices and right-hand sides */
+  CL_DDA_ASSEMBLY,    /* contact springs into the matrix, loading it on the device */
+  CL_DDA_SOLVE,       /* PCG */
+  CL_DDA_OPEN_CLOSE,  /* the open-close rule and the displacement check ("interpenetration checking") */
+  CL_DDA_UPDATE       /* energies, the block update, contact bookkeeping ("data updating") */
+} cl_dda_module;
 
 /* Validates everything (polygons, overlaps, materials, joints, points) and builds the model on
  * device d (cpu or cuda). Errors name the block / parameter and the fix. */

@@ -77,11 +77,12 @@ CL_HD static inline void cl_dda_pcg_block(const cl_dda_pcg_args *A, int op, size
   }
 }
 
-/* Row `row` of out = A_parts in, row = r n + i (component r of block i: neighbouring threads take
- * neighbouring blocks, so the sliced HSBCSR arrays are read coalesced). */
-CL_HD static inline void cl_dda_spmv_row(const cl_dda_pcg_args *A, size_t row) {
-  const size_t n = A->n, i = row % n;
-  const int r = (int)(row / n), parts = A->parts;
+/* One row of out = A_parts in: component r of block row i. The k-th thread takes, in HSBCSR,
+ * r = k / n, i = k % n (neighbouring threads read neighbouring words of a slice) and, in BSR,
+ * i = k / 6, r = k % 6 (the six rows of a block row read its blocks' consecutive rows). */
+CL_HD static inline void cl_dda_spmv_row(const cl_dda_pcg_args *A, size_t k) {
+  const size_t n = A->n, i = A->format == CL_DDA_BSR ? k / 6 : k % n;
+  const int r = (int)(A->format == CL_DDA_BSR ? k % 6 : k / n), parts = A->parts;
   const real *x = (const real *)A->in;
   real s = 0;
   if (A->format == CL_DDA_BSR) {
@@ -110,7 +111,7 @@ CL_HD static inline void cl_dda_spmv_row(const cl_dda_pcg_args *A, size_t row) {
         for (int c = 0; c < 6; c++) s += up[(6 * c + r) * nup + k] * x[c * n + j]; /* (U_k^T)(r, c) */
       }
   }
-  ((real *)A->out)[row] = s;
+  ((real *)A->out)[(size_t)r * n + i] = s;
 }
 
 /* The per-entry vector updates. */

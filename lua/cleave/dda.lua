@@ -372,7 +372,9 @@ function dda.model(args)
     fail(fn, "argument 'preconditioner' must be \"block_jacobi\" or \"ssor\" (SSOR's approximate inverse)", 2)
   end
   t.ssor = pc == "ssor" and 1 or 0
-  local spmv = args.spmv or "hsbcsr"
+  -- the faster product by measurement (scripts/bench/dda_spmv.c, docs/benchmarks.md): on the CPU the
+  -- full BSR's row-major blocks; on the GPU the paper's HSBCSR (its coalesced slices)
+  local spmv = args.spmv or (cl.device() == "cuda" and "hsbcsr" or "bsr")
   if spmv ~= "hsbcsr" and spmv ~= "bsr" then
     fail(fn, "argument 'spmv' must be \"hsbcsr\" (upper blocks only) or \"bsr\" (both triangles)", 2)
   end

@@ -4,8 +4,9 @@
  * major 6x6 blocks) on the BSR arrays. The matrix is a jointed mass's: blocks on a square grid,
  * each in contact with its right, upper and two upper-diagonal neighbours (4 upper blocks a row,
  * as the paper's case 1: 18 731 off-diagonal blocks on 4 361 rows), random SPD values, f64.
- * Each form: the median of `runs` products after a warm-up (CUDA events on the gpu; host clock
- * on the cpu); the results are checked against HSBCSR's (exit status 1 when they differ by more
+ * Each form: the median of `runs` products after a warm-up (CUDA events on the gpu; on the cpu the
+ * process's CPU time, all threads together, which a machine shared with other jobs does not
+ * inflate as it does the wall clock: run with OMP_NUM_THREADS=1 for a single core's time); the results are checked against HSBCSR's (exit status 1 when they differ by more
  * than 1e-12 of |A| |x|).
  *
  * The bandwidth floor is the time to move the bytes each form cannot avoid -- its matrix values
@@ -70,9 +71,9 @@ static cl_status make_matrix(cl_dda_bsr *a, size_t n, cl_error *err) {
   return CL_OK;
 }
 
-static double now_ms(void) {
+static double cpu_ms(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
@@ -105,9 +106,9 @@ static cl_status time_median(cl_device *d, product_fn f, void *data, int runs, d
       continue;
     }
 #endif
-    double t0 = now_ms();
+    double t0 = cpu_ms();
     st = f(data, err);
-    t[k] = now_ms() - t0;
+    t[k] = cpu_ms() - t0;
   }
   qsort(t, (size_t)runs, sizeof *t, by_value);
   *ms = t[runs / 2];
