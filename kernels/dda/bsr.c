@@ -49,14 +49,19 @@ cl_status cl_dda_bsr_pattern(cl_dda_bsr *a, size_t n, size_t npairs, const int32
   return CL_OK;
 }
 
-double *cl_dda_bsr_block(const cl_dda_bsr *a, int32_t i, int32_t j) {
+int32_t cl_dda_bsr_position(const cl_dda_bsr *a, int32_t i, int32_t j) {
   int32_t lo = a->rowptr[i], hi = a->rowptr[i + 1];
   while (lo < hi) {
     int32_t mid = (lo + hi) / 2;
     if (a->col[mid] < j) lo = mid + 1;
     else hi = mid;
   }
-  return lo < a->rowptr[i + 1] && a->col[lo] == j ? a->val + 36 * (size_t)lo : NULL;
+  return lo < a->rowptr[i + 1] && a->col[lo] == j ? lo : -1;
+}
+
+double *cl_dda_bsr_block(const cl_dda_bsr *a, int32_t i, int32_t j) {
+  int32_t p = cl_dda_bsr_position(a, i, j);
+  return p < 0 ? NULL : a->val + 36 * (size_t)p;
 }
 
 void cl_dda_bsr_free(cl_dda_bsr *a) {

@@ -21,7 +21,8 @@ typedef struct cl_dda_bsr {
  * values zeroed. */
 cl_status cl_dda_bsr_pattern(cl_dda_bsr *a, size_t n, size_t npairs, const int32_t *pi, const int32_t *pj,
                              cl_error *err);
-/* The block (i, j) of the pattern (NULL when absent). */
+/* The position of block (i, j) in the pattern (-1 when absent), and the block itself (NULL). */
+int32_t cl_dda_bsr_position(const cl_dda_bsr *a, int32_t i, int32_t j);
 double *cl_dda_bsr_block(const cl_dda_bsr *a, int32_t i, int32_t j);
 void cl_dda_bsr_free(cl_dda_bsr *a);
 

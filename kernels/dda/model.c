@@ -36,7 +36,7 @@ struct cl_dda_model {
   double *x_start, *y_start, *rotation; /* centroids at the start, rotation accumulated */
   void *host[A_COUNT], *device[A_COUNT];
   size_t bytes[A_COUNT];
-  double *x, *b;                /* the solver's unknowns and right-hand side, block-major */
+  double *x;                    /* the solver's unknowns, block-major */
   cl_dda_joint *joints;
   size_t njoints, npairs;
   int64_t *pair_keys;           /* sorted (min block) n + max block */
@@ -45,7 +45,8 @@ struct cl_dda_model {
   cl_dda_contact_list contacts, trial, start;
   int32_t *pairs;
   size_t npairs_cap, ncand;
-  int32_t *closed_pairs;
+  int32_t *closed_pairs;        /* the closed contacts' blocks and states (3 x closed_cap) */
+  double *closed_real;          /* their geometry and friction forces (27 x closed_cap) */
   size_t closed_cap;
   cl_dda_bsr a;                 /* assembled on the host */
   cl_dda_solver solver;         /* a on the device, and PCG */
@@ -281,9 +282,9 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   m->material = alloc_zero(n, sizeof(int32_t)), m->edge_joint = alloc_zero(m->nv, sizeof(int32_t));
   double **reals[] = {&m->vx, &m->vy, &m->rho, &m->E, &m->nu, &m->stress, &m->vel, &m->fx, &m->fy, &m->ftx,
                       &m->fty, &m->lx, &m->ly, &m->lpx, &m->lpy, &m->K, &m->F, &m->moments, &m->D,
-                      &m->x_start, &m->y_start, &m->rotation, &m->x, &m->b};
+                      &m->x_start, &m->y_start, &m->rotation, &m->x};
   size_t counts[] = {m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf, m->nf, m->nl, m->nl, m->nl, m->nl,
-                     36 * n, 6 * n, 6 * n, 6 * n, n, n, n, 6 * n, 6 * n};
+                     36 * n, 6 * n, 6 * n, 6 * n, n, n, n, 6 * n};
   int ok = m->vstart && m->fstart && m->lstart && m->load_slot && m->material && m->edge_joint;
   for (size_t k = 0; k < sizeof reals / sizeof *reals; k++) ok = (*reals[k] = alloc_zero(counts[k], sizeof(double))) && ok;
   cl_status st = ok ? CL_OK : oom(err);
@@ -329,8 +330,8 @@ void cl_dda_model_destroy(cl_dda_model *m) {
       if (m->device[k]) m->dev->release(m->dev, m->device[k]);
   void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
                    m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
-                   m->F, m->moments, m->D, m->x_start, m->y_start, m->rotation, m->x, m->b, m->joints,
-                   m->pair_keys, m->pair_joint, m->pairs, m->closed_pairs};
+                   m->F, m->moments, m->D, m->x_start, m->y_start, m->rotation, m->x, m->joints,
+                   m->pair_keys, m->pair_joint, m->pairs, m->closed_pairs, m->closed_real};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->trial), cl_dda_contact_list_free(&m->start);
   cl_dda_bsr_free(&m->a);
@@ -362,9 +363,7 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
   CL_TRY(to_device(m, A_LPY, err));
   cl_dda_block_args a = block_args(m, dt);
   CL_TRY(cl_k_dda_diagonal(m->dev, CL_F64, &a, err));
-  CL_TRY(to_host(m, A_K, err));
-  CL_TRY(to_host(m, A_F, err));
-  return to_host(m, A_MOMENTS, err);
+  return to_host(m, A_MOMENTS, err); /* K and F stay there for the assembly */
 }
 
 static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
@@ -392,46 +391,42 @@ static double friction_force(const cl_dda_model *m, const cl_dda_contact *c) {
   return tan(joint_of(m, c)->friction_angle * PI / 180) * fmax(c->N, 0);
 }
 
-static void add_block(cl_dda_bsr *a, int32_t i, int32_t j, const double *blk, int transpose) {
-  double *dst = cl_dda_bsr_block(a, i, j);
-  for (int r = 0; r < 6; r++)
-    for (int c = 0; c < 6; c++) dst[6 * r + c] += transpose ? blk[6 * c + r] : blk[6 * r + c];
-}
-
-/* The global matrix and right-hand side of the contacts' current states. */
+/* The global matrix and right-hand side of the contacts' current states, on the device: the
+ * pattern of the closed contacts' pairs (sorted unique pairs, bsr.c) and their springs, assembled
+ * there with the diagonal submatrices (pcg.h). */
 static cl_status assemble(cl_dda_model *m, cl_error *err) {
-  size_t n = m->n, nc = 0;
-  cl_dda_contact_list *l = &m->trial;
-  if (2 * l->count > m->closed_cap) {
-    int32_t *p = realloc(m->closed_pairs, 2 * l->count * sizeof *p);
-    if (!p) return oom(err);
-    m->closed_pairs = p, m->closed_cap = 2 * l->count;
+  size_t nc = 0, count = m->trial.count;
+  if (count > m->closed_cap) {
+    int32_t *p = realloc(m->closed_pairs, 3 * count * sizeof *p);
+    if (p) m->closed_pairs = p;
+    double *r = realloc(m->closed_real, 27 * count * sizeof *r);
+    if (r) m->closed_real = r;
+    if (!p || !r) return oom(err);
+    m->closed_cap = count;
   }
-  for (size_t k = 0; k < l->count; k++)
-    if (l->c[k].state != CL_DDA_OPEN) m->closed_pairs[nc] = l->c[k].bi, m->closed_pairs[l->count + nc++] = l->c[k].bj;
-  CL_TRY(cl_dda_bsr_pattern(&m->a, n, nc, m->closed_pairs, m->closed_pairs + l->count, err));
-  for (size_t i = 0; i < n; i++) {
-    memcpy(cl_dda_bsr_block(&m->a, (int32_t)i, (int32_t)i), m->K + 36 * i, 36 * sizeof(double));
-    for (int k = 0; k < 6; k++) m->b[6 * i + k] = m->F[k * n + i];
-  }
-  for (size_t k = 0; k < l->count; k++) {
-    const cl_dda_contact *c = &l->c[k];
+  int32_t *bi = m->closed_pairs, *bj = bi + count, *state = bj + count;
+  for (size_t k = 0; k < count; k++) {
+    const cl_dda_contact *c = &m->trial.c[k];
     if (c->state == CL_DDA_OPEN) continue;
-    double Kii[36] = {0}, Kjj[36] = {0}, Kij[36] = {0};
-    double *Fi = m->b + 6 * c->bi, *Fj = m->b + 6 * c->bj;
-    cl_dda_spring(m->p.normal_stiffness, c->g.gn0, c->g.en, c->g.fn, Kii, Kjj, Kij, Fi, Fj);
-    if (c->state == CL_DDA_LOCK) {
-      cl_dda_spring(m->p.shear_stiffness, c->g.gs0, c->g.es, c->g.fs, Kii, Kjj, Kij, Fi, Fj);
-    } else {
-      double f = friction_force(m, c) * c->sgn;
-      for (int r = 0; r < 6; r++) Fi[r] -= f * c->g.es[r], Fj[r] += f * c->g.fs[r];
-    }
-    add_block(&m->a, c->bi, c->bi, Kii, 0);
-    add_block(&m->a, c->bj, c->bj, Kjj, 0);
-    add_block(&m->a, c->bi, c->bj, Kij, 0);
-    add_block(&m->a, c->bj, c->bi, Kij, 1);
+    bi[nc] = c->bi, bj[nc] = c->bj, state[nc] = c->state;
+    nc++;
   }
-  return CL_OK;
+  /* geometry SoA over the closed contacts: en, fn, es, fs, gn0, gs0, then the friction forces */
+  double *geo = m->closed_real, *fric = geo + 26 * nc;
+  for (size_t k = 0, q = 0; k < count; k++) {
+    const cl_dda_contact *c = &m->trial.c[k];
+    if (c->state == CL_DDA_OPEN) continue;
+    for (int r = 0; r < 6; r++) {
+      geo[r * nc + q] = c->g.en[r], geo[(6 + r) * nc + q] = c->g.fn[r];
+      geo[(12 + r) * nc + q] = c->g.es[r], geo[(18 + r) * nc + q] = c->g.fs[r];
+    }
+    geo[24 * nc + q] = c->g.gn0, geo[25 * nc + q] = c->g.gs0;
+    fric[q] = c->state == CL_DDA_SLIDE ? friction_force(m, c) * c->sgn : 0;
+    q++;
+  }
+  CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, nc, bi, bj, err));
+  cl_dda_closed_contacts cc = {nc, bi, bj, state, geo, fric, m->p.normal_stiffness, m->p.shear_stiffness};
+  return cl_dda_solver_assemble(&m->solver, &m->a, &cc, m->device[A_K], m->device[A_F], err);
 }
 
 /* The open-close rule (cl_dda_open_close) on the solution; returns the number of contacts whose
@@ -548,12 +543,11 @@ static void charge(cl_dda_model *m, int k, double *mark) {
   *mark = now;
 }
 
-/* The matrix of the contacts' current states, loaded on the device and solved from m->x. */
+/* The matrix of the contacts' current states, assembled on the device and solved from m->x. */
 static cl_status solve(cl_dda_model *m, cl_dda_pcg_result *r, double *mark, cl_error *err) {
   CL_TRY(assemble(m, err));
-  CL_TRY(cl_dda_solver_load(&m->solver, &m->a, err));
   charge(m, CL_DDA_ASSEMBLY, mark);
-  CL_TRY(cl_dda_pcg(&m->solver, m->b, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, r,
+  CL_TRY(cl_dda_pcg(&m->solver, NULL, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, r,
                     err));
   charge(m, CL_DDA_SOLVE, mark);
   return CL_OK;

@@ -237,3 +237,86 @@ Test(dda, solver_names_a_block_that_is_not_positive_definite) {
   }
   cl_dda_bsr_free(&a);
 }
+
+/* The device assembly against the same sums taken here densely: n blocks with random SPD diagonal
+ * submatrices, nc random closed contacts (locked: both springs; sliding: normal spring and
+ * friction), in both formats; the product A x and the solution of A x = b compared. */
+Test(dda, device_assembly_matches_dense_sums) {
+  lcg_seed(11);
+  const size_t n = 30, nc = 90, m = 6 * n;
+  const double kn = 50, ks = 20;
+  double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
+  double *fric = malloc(nc * sizeof *fric), *dense = calloc(m * m, sizeof *dense), *b = calloc(m, sizeof *b);
+  int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      F[r * n + i] = lcg_uniform(-1, 1);
+      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 30 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
+    }
+  for (size_t k = 0; k < nc; k++) {
+    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
+    state[k] = lcg_below(2) ? CL_DDA_LOCK : CL_DDA_SLIDE;
+    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    fric[k] = state[k] == CL_DDA_SLIDE ? lcg_uniform(-2, 2) : 0;
+  }
+  /* the dense reference */
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      b[6 * i + r] = F[r * n + i];
+      for (int c = 0; c < 6; c++) dense[(6 * i + r) * m + 6 * i + c] = K[36 * i + 6 * r + c];
+    }
+  for (size_t k = 0; k < nc; k++) {
+    double a[4][6], Kii[36] = {0}, Kjj[36] = {0}, Kij[36] = {0}, Fi[6] = {0}, Fj[6] = {0};
+    for (int q = 0; q < 4; q++)
+      for (int c = 0; c < 6; c++) a[q][c] = geo[(6 * q + c) * nc + k];
+    cl_dda_spring(kn, geo[24 * nc + k], a[0], a[1], Kii, Kjj, Kij, Fi, Fj);
+    if (state[k] == CL_DDA_LOCK) cl_dda_spring(ks, geo[25 * nc + k], a[2], a[3], Kii, Kjj, Kij, Fi, Fj);
+    else
+      for (int r = 0; r < 6; r++) Fi[r] -= fric[k] * a[2][r], Fj[r] += fric[k] * a[3][r];
+    size_t I = 6 * (size_t)bi[k], J = 6 * (size_t)bj[k];
+    for (int r = 0; r < 6; r++) {
+      b[I + r] += Fi[r], b[J + r] += Fj[r];
+      for (int c = 0; c < 6; c++) {
+        dense[(I + r) * m + I + c] += Kii[6 * r + c], dense[(J + r) * m + J + c] += Kjj[6 * r + c];
+        dense[(I + r) * m + J + c] += Kij[6 * r + c], dense[(J + c) * m + I + r] += Kij[6 * r + c];
+      }
+    }
+  }
+  double *x = malloc(m * sizeof *x), *y = malloc(m * sizeof *y), *ref = calloc(m, sizeof *ref), scale = 0;
+  for (size_t k = 0; k < m; k++) x[k] = lcg_uniform(-1, 1);
+  for (size_t r = 0; r < m; r++) {
+    double abs_sum = 0;
+    for (size_t c = 0; c < m; c++) ref[r] += dense[r * m + c] * x[c], abs_sum += fabs(dense[r * m + c] * x[c]);
+    scale = fmax(scale, abs_sum);
+  }
+  for (int f = 0; f < 2; f++) {
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK);
+    cl_dda_bsr a = {0};
+    cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+    cl_dda_solver s;
+    cl_dda_solver_init(&s, &dev, (cl_dda_spmv_format)f);
+    cl_dda_closed_contacts cc = {nc, bi, bj, state, geo, fric, kn, ks};
+    cr_assert_eq(cl_dda_solver_assemble(&s, &a, &cc, K, F, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_spmv(&s, x, y, &err), CL_OK, "%s", err.msg);
+    for (size_t r = 0; r < m; r++)
+      cr_assert(fabs(y[r] - ref[r]) <= 1e-14 * scale, "format %d, row %zu: %.17g against dense %.17g", f, r, y[r], ref[r]);
+    /* the right-hand side: the solution of the device's A x = b satisfies the dense system */
+    double *u = calloc(m, sizeof *u), rn = 0, bn = 0;
+    cl_dda_pcg_result res;
+    cr_assert_eq(cl_dda_pcg(&s, NULL, u, CL_DDA_BLOCK_JACOBI, 1e-13, 5000, &res, &err), CL_OK, "%s", err.msg);
+    cr_assert(res.converged, "PCG: %d iterations, residual %.3g", res.iterations, res.residual);
+    for (size_t r = 0; r < m; r++) {
+      double s_r = b[r];
+      for (size_t c = 0; c < m; c++) s_r -= dense[r * m + c] * u[c];
+      rn += s_r * s_r, bn += b[r] * b[r];
+    }
+    cr_assert(sqrt(rn / bn) < 1e-11, "format %d: dense residual of the device solution %.3g", f, sqrt(rn / bn));
+    free(u);
+    cl_dda_solver_free(&s);
+    cl_dda_bsr_free(&a);
+    cl_device_close(&dev);
+  }
+  free(K), free(F), free(geo), free(fric), free(dense), free(b), free(bi), free(bj), free(state), free(x), free(y), free(ref);
+}
