@@ -2,6 +2,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -458,6 +459,20 @@ static int update_states(cl_dda_model *m) {
   return changed;
 }
 
+/* The first block whose area the step's solution would change by more than a factor 2 (the
+ * determinant of its strain's deformation, (1 + ex)(1 + ey) - gxy^2 / 4, outside [1/2, 2]; the
+ * rotation moves it rigidly), or -1. The first-order displacement is a small-strain one: a block
+ * that loses half its area in one step -- a sliver squeezed by contact springs far stiffer than
+ * itself -- would next be turned inside out, and its mass matrix would no longer be definite. */
+static int32_t collapsing_block(const cl_dda_model *m) {
+  for (size_t i = 0; i < m->n; i++) {
+    const double *d = m->x + 6 * i;
+    double J = (1 + d[3]) * (1 + d[4]) - d[5] * d[5] / 4;
+    if (!(J >= 0.5 && J <= 2)) return (int32_t)i;
+  }
+  return -1;
+}
+
 /* Largest displacement of a vertex in the step's solution. */
 static double max_vertex_displacement(const cl_dda_model *m) {
   double dmax = 0;
@@ -562,6 +577,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   charge(m, CL_DDA_DETECTION, &mark);
   int reductions = 0, pcg = 0, oc = 0;
   const char *why = NULL;
+  char why_block[160];
   double last_residual = 0, last_disp = 0;
   for (;; reductions++) {
     if (reductions > MAX_REDUCTIONS)
@@ -597,10 +613,18 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       continue;
     }
     last_disp = max_vertex_displacement(m);
+    int32_t collapsing = collapsing_block(m);
     charge(m, CL_DDA_OPEN_CLOSE, &mark);
     if (last_disp > 2 * m->p.max_displacement) {
       why = "blocks moved more than twice the allowed displacement";
       dt *= fmin(0.5, m->p.max_displacement / last_disp);
+      continue;
+    }
+    if (collapsing >= 0) {
+      snprintf(why_block, sizeof why_block, "area of block %d would change by more than a factor 2 in one step "
+               "(a sliver crushed by stiffer contacts? remove it, or lower normal_stiffness)", collapsing + 1);
+      why = why_block;
+      dt /= 2;
       continue;
     }
     break;
