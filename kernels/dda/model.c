@@ -397,13 +397,14 @@ static double friction_force(const cl_dda_model *m, const cl_dda_contact *c) {
  * there with the diagonal submatrices (pcg.h). */
 static cl_status assemble(cl_dda_model *m, cl_error *err) {
   size_t nc = 0, count = m->trial.count;
-  if (count > m->closed_cap) {
-    int32_t *p = realloc(m->closed_pairs, 3 * count * sizeof *p);
+  if (count > m->closed_cap || !m->closed_pairs) {
+    size_t cap = count ? count : 1;
+    int32_t *p = realloc(m->closed_pairs, 3 * cap * sizeof *p);
     if (p) m->closed_pairs = p;
-    double *r = realloc(m->closed_real, 27 * count * sizeof *r);
+    double *r = realloc(m->closed_real, 27 * cap * sizeof *r);
     if (r) m->closed_real = r;
     if (!p || !r) return oom(err);
-    m->closed_cap = count;
+    m->closed_cap = cap;
   }
   int32_t *bi = m->closed_pairs, *bj = bi + count, *state = bj + count;
   for (size_t k = 0; k < count; k++) {

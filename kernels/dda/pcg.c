@@ -150,7 +150,7 @@ cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *er
     st = upload(s, B_VAL, a->val, 36 * a->nnzb * sizeof(double), err);
   } else if (st == CL_OK) {
     size_t nup = ntarget - n;
-    double *d = staging(s, 36 * ntarget * sizeof *d), *up = d + 36 * n;
+    double *d = staging(s, 36 * ntarget * sizeof *d), *up = d ? d + 36 * n : NULL;
     if (!d) st = oom(err);
     for (size_t p = 0; st == CL_OK && p < a->nnzb; p++)
       for (int e = 0; e < 36 && target[p] >= 0; e++) {
