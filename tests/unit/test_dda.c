@@ -8,6 +8,7 @@
 
 #include "../../kernels/dda/block.h"
 #include "../../kernels/dda/contact.h"
+#include "../../kernels/dda/contacts.h"
 #include "../../kernels/dda/pcg.h"
 #include "../../kernels/dda/polygon.h"
 #include "lcg.h"
@@ -319,4 +320,45 @@ Test(dda, device_assembly_matches_dense_sums) {
     cl_device_close(&dev);
   }
   free(K), free(F), free(geo), free(fric), free(dense), free(b), free(bi), free(bj), free(state), free(x), free(y), free(ref);
+}
+
+/* The broad phase's candidate pairs against every pair's box test: random small squares over a
+ * base as wide as the domain (the case where cells as wide as the largest box made every pair a
+ * candidate), grown by d0. */
+Test(dda, broad_phase_finds_exactly_the_overlapping_boxes) {
+  lcg_seed(5);
+  const size_t n = 400;
+  int32_t *vstart = malloc((n + 1) * sizeof *vstart);
+  double *vx = malloc(4 * n * sizeof *vx), *vy = malloc(4 * n * sizeof *vy);
+  for (size_t i = 0; i < n; i++) {
+    double x = lcg_uniform(0, 100), y = lcg_uniform(0, 30), s = lcg_uniform(0.5, 3);
+    double w = i == 0 ? 110 : s, hgt = i == 0 ? 2 : s;
+    if (i == 0) x = -5, y = -2;
+    const double X[4] = {x, x + w, x + w, x}, Y[4] = {y, y, y + hgt, y + hgt};
+    vstart[i] = (int32_t)(4 * i);
+    for (int k = 0; k < 4; k++) vx[4 * i + (size_t)k] = X[k], vy[4 * i + (size_t)k] = Y[k];
+  }
+  vstart[n] = (int32_t)(4 * n);
+  cl_dda_geometry g = {n, vstart, vx, vy};
+  const double d0 = 0.3;
+  int32_t *pairs = NULL;
+  size_t np = 0, cap = 0;
+  cl_error err;
+  cr_assert_eq(cl_dda_broad_phase(&g, d0, &pairs, &np, &cap, &err), CL_OK, "%s", err.msg);
+  size_t expected = 0, q = 0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++) {
+      double ax0 = vx[4 * i] - d0 / 2, ax1 = vx[4 * i + 1] + d0 / 2, ay0 = vy[4 * i] - d0 / 2, ay1 = vy[4 * i + 2] + d0 / 2;
+      double bx0 = vx[4 * j] - d0 / 2, bx1 = vx[4 * j + 1] + d0 / 2, by0 = vy[4 * j] - d0 / 2, by1 = vy[4 * j + 2] + d0 / 2;
+      if (ax0 > bx1 || bx0 > ax1 || ay0 > by1 || by0 > ay1) continue;
+      expected++;
+      /* the list is sorted: the pairs come in this loop's order */
+      cr_assert(q < np && pairs[2 * q] == (int32_t)i && pairs[2 * q + 1] == (int32_t)j,
+                "pair %zu: expected (%zu, %zu), got (%d, %d)", q, i, j, q < np ? pairs[2 * q] : -1,
+                q < np ? pairs[2 * q + 1] : -1);
+      q++;
+    }
+  cr_assert_eq(np, expected, "%zu candidate pairs, %zu overlapping boxes", np, expected);
+  cr_assert(expected > n / 2, "the test has overlaps to find (%zu)", expected);
+  free(pairs), free(vstart), free(vx), free(vy);
 }
