@@ -35,8 +35,10 @@ typedef struct cl_dda_solver {
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format);
 void cl_dda_solver_free(cl_dda_solver *s);
 
-/* Loads a (symmetric; its upper triangle is what HSBCSR keeps) and factors its diagonal blocks.
- * CL_ERR_ARG naming the block when a diagonal block is not positive definite. */
+/* Loads a with its host values (symmetric; its upper triangle is what HSBCSR keeps) and factors
+ * its diagonal blocks -- for tests and benchmarks: the model assembles on the device
+ * (cl_dda_solver_assemble). CL_ERR_ARG naming the block when a diagonal block is not positive
+ * definite. */
 cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *err);
 
 /* The closed contacts of an open-close iteration, in the order their shares are summed. */
