@@ -37,66 +37,98 @@ static int push_pair(int32_t **pairs, size_t *npairs, size_t *cap, int32_t i, in
   return 1;
 }
 
+static int double_cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int pair_cmp(const void *a, const void *b) {
+  const int32_t *x = a, *y = b;
+  return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+/* The cells box b covers: [*x0, *x1] x [*y0, *y1]. */
+static void cell_range(box b, box all, double h, size_t nx, size_t ny, size_t *x0, size_t *x1, size_t *y0,
+                       size_t *y1) {
+  double fx0 = (b.x0 - all.x0) / h, fx1 = (b.x1 - all.x0) / h, fy0 = (b.y0 - all.y0) / h, fy1 = (b.y1 - all.y0) / h;
+  *x0 = (size_t)fx0 < nx ? (size_t)fx0 : nx - 1, *x1 = (size_t)fx1 < nx ? (size_t)fx1 : nx - 1;
+  *y0 = (size_t)fy0 < ny ? (size_t)fy0 : ny - 1, *y1 = (size_t)fy1 < ny ? (size_t)fy1 : ny - 1;
+}
+
 cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pairs, size_t *npairs, size_t *cap,
                              cl_error *err) {
   size_t n = g->n;
   *npairs = 0;
   if (n < 2) return CL_OK;
   box *boxes = malloc(n * sizeof *boxes);
-  size_t *cell_of = malloc(n * sizeof *cell_of);
-  if (!boxes || !cell_of) {
-    free(boxes), free(cell_of);
+  double *size = malloc(n * sizeof *size);
+  if (!boxes || !size) {
+    free(boxes), free(size);
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu blocks", n);
   }
   box all = {INFINITY, INFINITY, -INFINITY, -INFINITY};
-  double h = 0;
   for (size_t i = 0; i < n; i++) {
     box b = boxes[i] = block_box(g, i, d0 / 2);
     all.x0 = fmin(all.x0, b.x0), all.y0 = fmin(all.y0, b.y0), all.x1 = fmax(all.x1, b.x1), all.y1 = fmax(all.y1, b.y1);
-    h = fmax(h, fmax(b.x1 - b.x0, b.y1 - b.y0));
+    size[i] = fmax(b.x1 - b.x0, b.y1 - b.y0);
   }
-  /* cells at least as wide as any box: two overlapping boxes have their centres in the same or
-   * neighbouring cells; never more cells than blocks (memory O(n)) */
+  /* cells as wide as the median box: a typical block covers at most four, and a block as wide as
+   * the domain (a base) covers a row of them instead of making every pair a candidate; never more
+   * cells than 4 n (memory O(n)) */
+  qsort(size, n, sizeof *size, double_cmp);
+  double h = size[n / 2];
+  free(size);
   size_t nx, ny;
   for (;;) {
     nx = (size_t)((all.x1 - all.x0) / h) + 1, ny = (size_t)((all.y1 - all.y0) / h) + 1;
     if (nx * ny <= 4 * n) break;
     h *= 1.5;
   }
-  size_t ncells = nx * ny;
-  size_t *start = calloc(ncells + 1, sizeof *start), *order = malloc(n * sizeof *order);
-  if (!start || !order) {
-    free(boxes), free(cell_of), free(start), free(order);
+  size_t ncells = nx * ny, entries = 0;
+  size_t *start = calloc(ncells + 1, sizeof *start);
+  if (!start) {
+    free(boxes);
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu cells", ncells);
   }
   for (size_t i = 0; i < n; i++) {
-    size_t cx = (size_t)(((boxes[i].x0 + boxes[i].x1) / 2 - all.x0) / h);
-    size_t cy = (size_t)(((boxes[i].y0 + boxes[i].y1) / 2 - all.y0) / h);
-    cell_of[i] = (cy < ny ? cy : ny - 1) * nx + (cx < nx ? cx : nx - 1);
-    start[cell_of[i] + 1]++;
+    size_t x0, x1, y0, y1;
+    cell_range(boxes[i], all, h, nx, ny, &x0, &x1, &y0, &y1);
+    for (size_t y = y0; y <= y1; y++)
+      for (size_t x = x0; x <= x1; x++) start[y * nx + x + 1]++, entries++;
   }
   for (size_t c = 0; c < ncells; c++) start[c + 1] += start[c];
-  for (size_t i = 0; i < n; i++) order[start[cell_of[i]]++] = i; /* counting sort; start shifts by one cell */
+  int32_t *in_cell = malloc((entries ? entries : 1) * sizeof *in_cell);
+  if (!in_cell) {
+    free(boxes), free(start);
+    return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu cell entries", entries);
+  }
+  for (size_t i = 0; i < n; i++) { /* counting sort; start shifts by one cell */
+    size_t x0, x1, y0, y1;
+    cell_range(boxes[i], all, h, nx, ny, &x0, &x1, &y0, &y1);
+    for (size_t y = y0; y <= y1; y++)
+      for (size_t x = x0; x <= x1; x++) in_cell[start[y * nx + x]++] = (int32_t)i;
+  }
   memmove(start + 1, start, ncells * sizeof *start);
   start[0] = 0;
+  /* a pair whose boxes overlap is reported by the one cell that holds the lower-left corner of
+   * their overlap */
   cl_status st = CL_OK;
-  for (size_t i = 0; i < n && st == CL_OK; i++) {
-    long cx = (long)(cell_of[i] % nx), cy = (long)(cell_of[i] / nx);
-    for (long y = cy - 1; y <= cy + 1; y++)
-      for (long x = cx - 1; x <= cx + 1; x++) {
-        if (x < 0 || y < 0 || x >= (long)nx || y >= (long)ny) continue;
-        size_t c = (size_t)y * nx + (size_t)x;
-        for (size_t k = start[c]; k < start[c + 1]; k++) {
-          size_t j = order[k];
-          if (j <= i) continue;
-          box a = boxes[i], b = boxes[j];
-          if (a.x0 > b.x1 || b.x0 > a.x1 || a.y0 > b.y1 || b.y0 > a.y1) continue;
-          if (!push_pair(pairs, npairs, cap, (int32_t)i, (int32_t)j))
-            st = cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for the candidate pairs");
-        }
+  for (size_t c = 0; c < ncells && st == CL_OK; c++)
+    for (size_t p = start[c]; p < start[c + 1]; p++)
+      for (size_t q = p + 1; q < start[c + 1]; q++) {
+        int32_t i = in_cell[p], j = in_cell[q];
+        box a = boxes[i], b = boxes[j];
+        if (a.x0 > b.x1 || b.x0 > a.x1 || a.y0 > b.y1 || b.y0 > a.y1) continue;
+        box corner = {fmax(a.x0, b.x0), fmax(a.y0, b.y0), fmax(a.x0, b.x0), fmax(a.y0, b.y0)};
+        size_t x0, x1, y0, y1;
+        cell_range(corner, all, h, nx, ny, &x0, &x1, &y0, &y1);
+        if (y0 * nx + x0 != c) continue;
+        if (!push_pair(pairs, npairs, cap, i < j ? i : j, i < j ? j : i))
+          st = cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for the candidate pairs");
       }
-  }
-  free(boxes), free(cell_of), free(start), free(order);
+  /* in the order of the blocks: the same list whatever the cells */
+  if (st == CL_OK && *npairs) qsort(*pairs, *npairs, 2 * sizeof **pairs, pair_cmp);
+  free(boxes), free(start), free(in_cell);
   return st;
 }
 

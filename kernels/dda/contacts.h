@@ -41,8 +41,10 @@ typedef struct cl_dda_geometry {
   const double *vx, *vy;
 } cl_dda_geometry;
 
-/* The candidate pairs (i < j) whose bounding boxes, grown by d0, overlap: a uniform grid of
- * cells as wide as the largest box; *pairs (2 per pair) is reallocated. */
+/* The candidate pairs (i < j) whose bounding boxes, grown by d0, overlap, sorted: a uniform grid
+ * of cells as wide as the median box, each block in every cell its box covers, each pair found in
+ * the cell of its overlap's lower-left corner -- O(n + pairs) for blocks of bounded size, a base as
+ * wide as the domain included; *pairs (2 per pair) is reallocated. */
 cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pairs, size_t *npairs, size_t *cap,
                              cl_error *err);
 

@@ -2,15 +2,17 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../runtime/io/png.h"
 #include "../../runtime/io/vtu.h"
 #include "block.h"
 #include "block_kernels.h"
-#include "bsr.h"
 #include "contacts.h"
+#include "pcg.h"
 #include "polygon.h"
 
 #define PI 3.14159265358979323846
@@ -35,7 +37,7 @@ struct cl_dda_model {
   double *x_start, *y_start, *rotation; /* centroids at the start, rotation accumulated */
   void *host[A_COUNT], *device[A_COUNT];
   size_t bytes[A_COUNT];
-  double *x, *b;                /* the solver's unknowns and right-hand side, block-major */
+  double *x;                    /* the solver's unknowns, block-major */
   cl_dda_joint *joints;
   size_t njoints, npairs;
   int64_t *pair_keys;           /* sorted (min block) n + max block */
@@ -44,9 +46,11 @@ struct cl_dda_model {
   cl_dda_contact_list contacts, trial, start;
   int32_t *pairs;
   size_t npairs_cap, ncand;
-  int32_t *closed_pairs;
+  int32_t *closed_pairs;        /* the closed contacts' blocks and states (3 x closed_cap) */
+  double *closed_real;          /* their geometry and friction forces (27 x closed_cap) */
   size_t closed_cap;
-  cl_dda_bsr a;
+  cl_dda_bsr a;                 /* assembled on the host */
+  cl_dda_solver solver;         /* a on the device, and PCG */
   cl_dda_stats stats;
 };
 
@@ -144,6 +148,8 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
   if (in->preconditioner != CL_DDA_BLOCK_JACOBI && in->preconditioner != CL_DDA_SSOR_AI)
     return cl_error_set(err, CL_ERR_ARG, "preconditioner %d is not one of block Jacobi (0) and SSOR-AI (1)",
                         (int)in->preconditioner);
+  if (in->spmv_format != CL_DDA_HSBCSR && in->spmv_format != CL_DDA_BSR)
+    return cl_error_set(err, CL_ERR_ARG, "spmv_format %d is not one of HSBCSR (0) and BSR (1)", (int)in->spmv_format);
   if (in->pcg_max_iterations < 1 || in->open_close_max < 1)
     return cl_error_set(err, CL_ERR_ARG, "pcg_max_iterations and open_close_max must be >= 1");
   if (!isfinite(in->gx) || !isfinite(in->gy)) return cl_error_set(err, CL_ERR_ARG, "gravity must be finite");
@@ -269,6 +275,7 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   cl_dda_model *m = calloc(1, sizeof *m);
   if (!m) return oom(err);
   m->dev = d, m->p = *in;
+  cl_dda_solver_init(&m->solver, d, in->spmv_format);
   size_t n = m->n = in->nblocks;
   m->nv = (size_t)in->vstart[n], m->nf = in->nfixed, m->nl = in->nloads;
   m->vstart = alloc_zero(n + 1, sizeof(int32_t)), m->fstart = alloc_zero(n + 1, sizeof(int32_t));
@@ -276,9 +283,9 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   m->material = alloc_zero(n, sizeof(int32_t)), m->edge_joint = alloc_zero(m->nv, sizeof(int32_t));
   double **reals[] = {&m->vx, &m->vy, &m->rho, &m->E, &m->nu, &m->stress, &m->vel, &m->fx, &m->fy, &m->ftx,
                       &m->fty, &m->lx, &m->ly, &m->lpx, &m->lpy, &m->K, &m->F, &m->moments, &m->D,
-                      &m->x_start, &m->y_start, &m->rotation, &m->x, &m->b};
+                      &m->x_start, &m->y_start, &m->rotation, &m->x};
   size_t counts[] = {m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf, m->nf, m->nl, m->nl, m->nl, m->nl,
-                     36 * n, 6 * n, 6 * n, 6 * n, n, n, n, 6 * n, 6 * n};
+                     36 * n, 6 * n, 6 * n, 6 * n, n, n, n, 6 * n};
   int ok = m->vstart && m->fstart && m->lstart && m->load_slot && m->material && m->edge_joint;
   for (size_t k = 0; k < sizeof reals / sizeof *reals; k++) ok = (*reals[k] = alloc_zero(counts[k], sizeof(double))) && ok;
   cl_status st = ok ? CL_OK : oom(err);
@@ -324,11 +331,12 @@ void cl_dda_model_destroy(cl_dda_model *m) {
       if (m->device[k]) m->dev->release(m->dev, m->device[k]);
   void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
                    m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
-                   m->F, m->moments, m->D, m->x_start, m->y_start, m->rotation, m->x, m->b, m->joints,
-                   m->pair_keys, m->pair_joint, m->pairs, m->closed_pairs};
+                   m->F, m->moments, m->D, m->x_start, m->y_start, m->rotation, m->x, m->joints,
+                   m->pair_keys, m->pair_joint, m->pairs, m->closed_pairs, m->closed_real};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->trial), cl_dda_contact_list_free(&m->start);
   cl_dda_bsr_free(&m->a);
+  cl_dda_solver_free(&m->solver);
   free(m);
 }
 
@@ -356,9 +364,7 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
   CL_TRY(to_device(m, A_LPY, err));
   cl_dda_block_args a = block_args(m, dt);
   CL_TRY(cl_k_dda_diagonal(m->dev, CL_F64, &a, err));
-  CL_TRY(to_host(m, A_K, err));
-  CL_TRY(to_host(m, A_F, err));
-  return to_host(m, A_MOMENTS, err);
+  return to_host(m, A_MOMENTS, err); /* K and F stay there for the assembly */
 }
 
 static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
@@ -386,46 +392,43 @@ static double friction_force(const cl_dda_model *m, const cl_dda_contact *c) {
   return tan(joint_of(m, c)->friction_angle * PI / 180) * fmax(c->N, 0);
 }
 
-static void add_block(cl_dda_bsr *a, int32_t i, int32_t j, const double *blk, int transpose) {
-  double *dst = cl_dda_bsr_block(a, i, j);
-  for (int r = 0; r < 6; r++)
-    for (int c = 0; c < 6; c++) dst[6 * r + c] += transpose ? blk[6 * c + r] : blk[6 * r + c];
-}
-
-/* The global matrix and right-hand side of the contacts' current states. */
+/* The global matrix and right-hand side of the contacts' current states, on the device: the
+ * pattern of the closed contacts' pairs (sorted unique pairs, bsr.c) and their springs, assembled
+ * there with the diagonal submatrices (pcg.h). */
 static cl_status assemble(cl_dda_model *m, cl_error *err) {
-  size_t n = m->n, nc = 0;
-  cl_dda_contact_list *l = &m->trial;
-  if (2 * l->count > m->closed_cap) {
-    int32_t *p = realloc(m->closed_pairs, 2 * l->count * sizeof *p);
-    if (!p) return oom(err);
-    m->closed_pairs = p, m->closed_cap = 2 * l->count;
+  size_t nc = 0, count = m->trial.count;
+  if (count > m->closed_cap || !m->closed_pairs) {
+    size_t cap = count ? count : 1;
+    int32_t *p = realloc(m->closed_pairs, 3 * cap * sizeof *p);
+    if (p) m->closed_pairs = p;
+    double *r = realloc(m->closed_real, 27 * cap * sizeof *r);
+    if (r) m->closed_real = r;
+    if (!p || !r) return oom(err);
+    m->closed_cap = cap;
   }
-  for (size_t k = 0; k < l->count; k++)
-    if (l->c[k].state != CL_DDA_OPEN) m->closed_pairs[nc] = l->c[k].bi, m->closed_pairs[l->count + nc++] = l->c[k].bj;
-  CL_TRY(cl_dda_bsr_pattern(&m->a, n, nc, m->closed_pairs, m->closed_pairs + l->count, err));
-  for (size_t i = 0; i < n; i++) {
-    memcpy(cl_dda_bsr_block(&m->a, (int32_t)i, (int32_t)i), m->K + 36 * i, 36 * sizeof(double));
-    for (int k = 0; k < 6; k++) m->b[6 * i + k] = m->F[k * n + i];
-  }
-  for (size_t k = 0; k < l->count; k++) {
-    const cl_dda_contact *c = &l->c[k];
+  int32_t *bi = m->closed_pairs, *bj = bi + count, *state = bj + count;
+  for (size_t k = 0; k < count; k++) {
+    const cl_dda_contact *c = &m->trial.c[k];
     if (c->state == CL_DDA_OPEN) continue;
-    double Kii[36] = {0}, Kjj[36] = {0}, Kij[36] = {0};
-    double *Fi = m->b + 6 * c->bi, *Fj = m->b + 6 * c->bj;
-    cl_dda_spring(m->p.normal_stiffness, c->g.gn0, c->g.en, c->g.fn, Kii, Kjj, Kij, Fi, Fj);
-    if (c->state == CL_DDA_LOCK) {
-      cl_dda_spring(m->p.shear_stiffness, c->g.gs0, c->g.es, c->g.fs, Kii, Kjj, Kij, Fi, Fj);
-    } else {
-      double f = friction_force(m, c) * c->sgn;
-      for (int r = 0; r < 6; r++) Fi[r] -= f * c->g.es[r], Fj[r] += f * c->g.fs[r];
-    }
-    add_block(&m->a, c->bi, c->bi, Kii, 0);
-    add_block(&m->a, c->bj, c->bj, Kjj, 0);
-    add_block(&m->a, c->bi, c->bj, Kij, 0);
-    add_block(&m->a, c->bj, c->bi, Kij, 1);
+    bi[nc] = c->bi, bj[nc] = c->bj, state[nc] = c->state;
+    nc++;
   }
-  return CL_OK;
+  /* geometry SoA over the closed contacts: en, fn, es, fs, gn0, gs0, then the friction forces */
+  double *geo = m->closed_real, *fric = geo + 26 * nc;
+  for (size_t k = 0, q = 0; k < count; k++) {
+    const cl_dda_contact *c = &m->trial.c[k];
+    if (c->state == CL_DDA_OPEN) continue;
+    for (int r = 0; r < 6; r++) {
+      geo[r * nc + q] = c->g.en[r], geo[(6 + r) * nc + q] = c->g.fn[r];
+      geo[(12 + r) * nc + q] = c->g.es[r], geo[(18 + r) * nc + q] = c->g.fs[r];
+    }
+    geo[24 * nc + q] = c->g.gn0, geo[25 * nc + q] = c->g.gs0;
+    fric[q] = c->state == CL_DDA_SLIDE ? friction_force(m, c) * c->sgn : 0;
+    q++;
+  }
+  CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, nc, bi, bj, err));
+  cl_dda_closed_contacts cc = {nc, bi, bj, state, geo, fric, m->p.normal_stiffness, m->p.shear_stiffness};
+  return cl_dda_solver_assemble(&m->solver, &m->a, &cc, m->device[A_K], m->device[A_F], err);
 }
 
 /* The open-close rule (cl_dda_open_close) on the solution; returns the number of contacts whose
@@ -455,6 +458,20 @@ static int update_states(cl_dda_model *m) {
     c->N = state == CL_DDA_OPEN ? 0 : N;
   }
   return changed;
+}
+
+/* The first block whose area the step's solution would change by more than a factor 2 (the
+ * determinant of its strain's deformation, (1 + ex)(1 + ey) - gxy^2 / 4, outside [1/2, 2]; the
+ * rotation moves it rigidly), or -1. The first-order displacement is a small-strain one: a block
+ * that loses half its area in one step -- a sliver squeezed by contact springs far stiffer than
+ * itself -- would next be turned inside out, and its mass matrix would no longer be definite. */
+static int32_t collapsing_block(const cl_dda_model *m) {
+  for (size_t i = 0; i < m->n; i++) {
+    const double *d = m->x + 6 * i;
+    double J = (1 + d[3]) * (1 + d[4]) - d[5] * d[5] / 4;
+    if (!(J >= 0.5 && J <= 2)) return (int32_t)i;
+  }
+  return -1;
 }
 
 /* Largest displacement of a vertex in the step's solution. */
@@ -528,14 +545,40 @@ static cl_status copy_list(cl_dda_contact_list *dst, const cl_dda_contact_list *
   return CL_OK;
 }
 
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Charges the time since *mark to module k and moves the mark. Every module ends in a host read
+ * of its results (or a dot's scalar), so no device work is left running across a mark. */
+static void charge(cl_dda_model *m, int k, double *mark) {
+  double now = seconds_now();
+  m->stats.seconds[k] += now - *mark;
+  *mark = now;
+}
+
+/* The matrix of the contacts' current states, assembled on the device and solved from m->x. */
+static cl_status solve(cl_dda_model *m, cl_dda_pcg_result *r, double *mark, cl_error *err) {
+  CL_TRY(assemble(m, err));
+  charge(m, CL_DDA_ASSEMBLY, mark);
+  CL_TRY(cl_dda_pcg(&m->solver, NULL, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, r,
+                    err));
+  charge(m, CL_DDA_SOLVE, mark);
+  return CL_OK;
+}
+
 cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   if (!(dt > 0) || !isfinite(dt)) return cl_error_set(err, CL_ERR_ARG, "dt = %g must be a number > 0", dt);
-  double d0 = 2.5 * m->p.max_displacement, dt0 = dt;
+  double d0 = 2.5 * m->p.max_displacement, dt0 = dt, mark = seconds_now();
   cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
   CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
   CL_TRY(cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, m->stats.steps == 0, &m->start, err));
+  charge(m, CL_DDA_DETECTION, &mark);
   int reductions = 0, pcg = 0, oc = 0;
   const char *why = NULL;
+  char why_block[160];
   double last_residual = 0, last_disp = 0;
   for (;; reductions++) {
     if (reductions > MAX_REDUCTIONS)
@@ -545,20 +588,22 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
                           "or check the stiffnesses", m->stats.steps + 1, MAX_REDUCTIONS, dt0, dt, why,
                           last_residual, last_disp, 2 * m->p.max_displacement, m->stats.steps);
     CL_TRY(diagonal(m, dt, err));
+    charge(m, CL_DDA_DIAGONAL, &mark);
     CL_TRY(copy_list(&m->trial, &m->start, err));
     for (size_t k = 0; k < m->trial.count; k++) contact_geometry(m, &m->trial.c[k]);
+    charge(m, CL_DDA_DETECTION, &mark);
     /* PCG starts from the previous step's solution */
     for (size_t k = 0; k < 6 * m->n; k++) m->x[k] = m->D[(k % 6) * m->n + k / 6];
     int settled = 0;
     pcg = 0;
     for (oc = 1; oc <= m->p.open_close_max; oc++) {
-      CL_TRY(assemble(m, err));
       cl_dda_pcg_result r;
-      CL_TRY(cl_dda_pcg(&m->a, m->b, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, &r,
-                        err));
+      CL_TRY(solve(m, &r, &mark, err));
       pcg += r.iterations, last_residual = r.residual;
       if (!r.converged) break;
-      if (update_states(m) == 0) {
+      int changed = update_states(m);
+      charge(m, CL_DDA_OPEN_CLOSE, &mark);
+      if (changed == 0) {
         settled = 1;
         break;
       }
@@ -569,9 +614,18 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       continue;
     }
     last_disp = max_vertex_displacement(m);
+    int32_t collapsing = collapsing_block(m);
+    charge(m, CL_DDA_OPEN_CLOSE, &mark);
     if (last_disp > 2 * m->p.max_displacement) {
       why = "blocks moved more than twice the allowed displacement";
       dt *= fmin(0.5, m->p.max_displacement / last_disp);
+      continue;
+    }
+    if (collapsing >= 0) {
+      snprintf(why_block, sizeof why_block, "area of block %d would change by more than a factor 2 in one step "
+               "(a sliver crushed by stiffer contacts? remove it, or lower normal_stiffness)", collapsing + 1);
+      why = why_block;
+      dt /= 2;
       continue;
     }
     break;
@@ -585,6 +639,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
   m->stats.contacts = m->contacts.count, m->stats.closed = 0;
   for (size_t k = 0; k < m->contacts.count; k++) m->stats.closed += m->contacts.c[k].state != CL_DDA_OPEN;
+  charge(m, CL_DDA_UPDATE, &mark);
   return CL_OK;
 }
 

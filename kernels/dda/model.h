@@ -3,7 +3,7 @@
  *   per-block diagonal submatrices (block_kernels.h, on the model's device)
  *   -> contact detection and transfer (contacts.h)
  *   -> open-close iteration: contact springs and friction into the block-sparse
- *      matrix, PCG (bsr.h), contact states updated until none changes
+ *      matrix (bsr.h), PCG on the device (pcg.h), contact states updated until none changes
  *   -> maximum-displacement control -> the update of the accepted step.
  * The time step shrinks (and the step is redone from its start) when PCG does
  * not converge, the open-close iteration does not settle, or a block moves more
@@ -17,7 +17,7 @@
 
 #include "../../runtime/device.h"
 #include "../../runtime/status.h"
-#include "bsr.h"
+#include "pcg.h"
 
 typedef struct cl_dda_material {
   double rho, E, nu;
@@ -54,6 +54,7 @@ typedef struct cl_dda_input {
   double max_displacement;     /* allowed displacement per step (length); 0: 1% of half the domain's size */
   double pcg_tolerance;
   cl_dda_preconditioner preconditioner;
+  cl_dda_spmv_format spmv_format; /* the device matrix's: HSBCSR (upper blocks) or full BSR */
   int pcg_max_iterations, open_close_max;
 } cl_dda_input;
 
@@ -71,7 +72,19 @@ typedef struct cl_dda_stats {
   double gravity_work;     /* work of gravity since the start */
   double load_work;        /* work of the loading points since the start */
   double friction_work;    /* energy dissipated by sliding contacts since the start */
+  double seconds[6];       /* wall time since the start in each module (cl_dda_module), the paper's
+                              Tables II-III; redone steps included */
 } cl_dda_stats;
+
+/* The modules of a step, as the paper's tables name them. */
+typedef enum cl_dda_module {
+  CL_DDA_DETECTION,   /* broad and narrow phase, transfer */
+  CL_DDA_DIAGONAL,    /* the per-block submatrices and right-hand sides */
+  CL_DDA_ASSEMBLY,    /* contact springs into the matrix, loading it on the device */
+  CL_DDA_SOLVE,       /* PCG */
+  CL_DDA_OPEN_CLOSE,  /* the open-close rule and the displacement check ("interpenetration checking") */
+  CL_DDA_UPDATE       /* energies, the block update, contact bookkeeping ("data updating") */
+} cl_dda_module;
 
 /* Validates everything (polygons, overlaps, materials, joints, points) and builds the model on
  * device d (cpu or cuda). Errors name the block / parameter and the fix. */

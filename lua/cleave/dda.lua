@@ -271,7 +271,7 @@ local model_keys = {
   blocks = true, materials = true, joints = true, joint_pairs = true, fixed = true, loads = true, gravity = true,
   velocity = true, analysis = true, plane = true, normal_stiffness = true, shear_stiffness = true,
   fixed_stiffness = true, max_displacement = true, pcg_tolerance = true, pcg_max_iterations = true,
-  open_close_max = true, preconditioner = true,
+  open_close_max = true, preconditioner = true, spmv = true,
 }
 
 --- cl.dda.model{ blocks = {set, ...}, materials = {...}, joints = {...}, fixed = {...}, loads = {...},
@@ -372,6 +372,13 @@ function dda.model(args)
     fail(fn, "argument 'preconditioner' must be \"block_jacobi\" or \"ssor\" (SSOR's approximate inverse)", 2)
   end
   t.ssor = pc == "ssor" and 1 or 0
+  -- the faster product by measurement (scripts/bench/dda_spmv.c, docs/benchmarks.md): on the CPU the
+  -- full BSR's row-major blocks; on the GPU the paper's HSBCSR (its coalesced slices)
+  local spmv = args.spmv or (cl.device() == "cuda" and "hsbcsr" or "bsr")
+  if spmv ~= "hsbcsr" and spmv ~= "bsr" then
+    fail(fn, "argument 'spmv' must be \"hsbcsr\" (upper blocks only) or \"bsr\" (both triangles)", 2)
+  end
+  t.bsr = spmv == "bsr" and 1 or 0
   t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 1000, 0, 2)
   t.open_close_max = number_arg(fn, args, "open_close_max", 20, 0, 2)
   local ok, core = pcall(dda._model, t)

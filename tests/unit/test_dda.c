@@ -1,14 +1,15 @@
 /* DDA math (kernels/dda/): the block integrals against quadrature, polygon triangulation, the
- * contact gaps' linearisation, the open-close rule, and PCG with both preconditioners on random
- * block-sparse SPD matrices against a dense solve. */
+ * contact gaps' linearisation, the open-close rule, and the device solver on random block-sparse
+ * SPD matrices: the HSBCSR and BSR products against a dense one, PCG with both preconditioners. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../kernels/dda/block.h"
-#include "../../kernels/dda/bsr.h"
 #include "../../kernels/dda/contact.h"
+#include "../../kernels/dda/contacts.h"
+#include "../../kernels/dda/pcg.h"
 #include "../../kernels/dda/polygon.h"
 #include "lcg.h"
 
@@ -133,16 +134,62 @@ static void random_matrix(cl_dda_bsr *a, size_t n, size_t extra) {
   free(pi), free(pj);
 }
 
-static void solve_and_check(cl_dda_preconditioner kind, int *iterations) {
+/* The solver of a on a cpu device in the given format (dev: opened here, closed by the caller). */
+static void load_solver(cl_device *dev, cl_dda_solver *s, const cl_dda_bsr *a, cl_dda_spmv_format format) {
+  cl_error err;
+  cr_assert_eq(cl_device_open(dev, "cpu", &err), CL_OK, "%s", err.msg);
+  cl_dda_solver_init(s, dev, format);
+  cr_assert_eq(cl_dda_solver_load(s, a, &err), CL_OK, "%s", err.msg);
+}
+
+Test(dda, spmv_hsbcsr_and_bsr_match_dense) {
+  lcg_seed(7);
+  size_t n = 50, m = 6 * n;
+  cl_dda_bsr a = {0};
+  random_matrix(&a, n, 120);
+  double *dense = calloc(m * m, sizeof *dense), *x = malloc(m * sizeof *x), *ref = calloc(m, sizeof *ref);
+  double *y = malloc(m * sizeof *y);
+  for (size_t i = 0; i < n; i++)
+    for (int32_t p = a.rowptr[i]; p < a.rowptr[i + 1]; p++)
+      for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++) dense[(6 * i + r) * m + 6 * (size_t)a.col[p] + c] = a.val[36 * (size_t)p + 6 * r + c];
+  for (size_t k = 0; k < m; k++) x[k] = lcg_uniform(-1, 1);
+  double scale = 0; /* |A| |x| row by row: the size of the round-off of any order of the sums */
+  for (size_t r = 0; r < m; r++) {
+    double abs_sum = 0;
+    for (size_t c = 0; c < m; c++) ref[r] += dense[r * m + c] * x[c], abs_sum += fabs(dense[r * m + c] * x[c]);
+    scale = fmax(scale, abs_sum);
+  }
+  const cl_dda_spmv_format formats[] = {CL_DDA_HSBCSR, CL_DDA_BSR};
+  for (int f = 0; f < 2; f++) {
+    cl_device dev;
+    cl_dda_solver s;
+    cl_error err;
+    load_solver(&dev, &s, &a, formats[f]);
+    cr_assert_eq(cl_dda_solver_spmv(&s, x, y, &err), CL_OK, "%s", err.msg);
+    for (size_t r = 0; r < m; r++)
+      cr_assert(fabs(y[r] - ref[r]) <= 1e-14 * scale, "format %d, row %zu: %.17g against dense %.17g", f, r, y[r],
+                ref[r]);
+    cl_dda_solver_free(&s);
+    cl_device_close(&dev);
+  }
+  free(dense), free(x), free(ref), free(y);
+  cl_dda_bsr_free(&a);
+}
+
+static void solve_and_check(cl_dda_preconditioner kind, cl_dda_spmv_format format, int *iterations) {
   lcg_seed(42);
   size_t n = 40;
   cl_dda_bsr a = {0};
   random_matrix(&a, n, 60);
   double *b = malloc(6 * n * sizeof *b), *x = calloc(6 * n, sizeof *x), *r = malloc(6 * n * sizeof *r);
   for (size_t k = 0; k < 6 * n; k++) b[k] = lcg_uniform(-1, 1);
+  cl_device dev;
+  cl_dda_solver s;
+  load_solver(&dev, &s, &a, format);
   cl_dda_pcg_result res;
   cl_error err;
-  cr_assert_eq(cl_dda_pcg(&a, b, x, kind, 1e-12, 1000, &res, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_dda_pcg(&s, b, x, kind, 1e-12, 1000, &res, &err), CL_OK, "%s", err.msg);
   cr_assert(res.converged, "PCG converged (%d iterations, residual %.3g)", res.iterations, res.residual);
   /* the true residual, computed here block by block */
   double rn = 0, bn = 0;
@@ -155,13 +202,163 @@ static void solve_and_check(cl_dda_preconditioner kind, int *iterations) {
     }
   cr_assert(sqrt(rn / bn) < 1e-11, "true relative residual %.3g", sqrt(rn / bn));
   *iterations = res.iterations;
+  /* warm start: from the solution, no iteration is needed */
+  cr_assert_eq(cl_dda_pcg(&s, b, x, kind, 1e-10, 1000, &res, &err), CL_OK, "%s", err.msg);
+  cr_assert(res.converged && res.iterations == 0, "warm start: %d iterations", res.iterations);
   free(b), free(x), free(r);
+  cl_dda_solver_free(&s);
+  cl_device_close(&dev);
   cl_dda_bsr_free(&a);
 }
 
-Test(dda, pcg_both_preconditioners_solve) {
-  int jacobi, ssor;
-  solve_and_check(CL_DDA_BLOCK_JACOBI, &jacobi);
-  solve_and_check(CL_DDA_SSOR_AI, &ssor);
-  cr_assert(ssor < jacobi, "SSOR-AI %d iterations, block Jacobi %d", ssor, jacobi);
+Test(dda, pcg_both_preconditioners_solve_in_both_formats) {
+  for (int f = 0; f < 2; f++) {
+    int jacobi, ssor;
+    solve_and_check(CL_DDA_BLOCK_JACOBI, (cl_dda_spmv_format)f, &jacobi);
+    solve_and_check(CL_DDA_SSOR_AI, (cl_dda_spmv_format)f, &ssor);
+    cr_assert(ssor < jacobi, "format %d: SSOR-AI %d iterations, block Jacobi %d", f, ssor, jacobi);
+  }
+}
+
+Test(dda, solver_names_a_block_that_is_not_positive_definite) {
+  lcg_seed(3);
+  cl_dda_bsr a = {0};
+  random_matrix(&a, 10, 10);
+  cl_dda_bsr_block(&a, 6, 6)[6 * 2 + 2] = -1; /* block 7, diagonal entry (2, 2) */
+  for (int f = 0; f < 2; f++) {
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK);
+    cl_dda_solver s;
+    cl_dda_solver_init(&s, &dev, (cl_dda_spmv_format)f);
+    cr_assert_eq(cl_dda_solver_load(&s, &a, &err), CL_ERR_ARG);
+    cr_assert(strstr(err.msg, "block 7 is not positive definite"), "%s", err.msg);
+    cl_dda_solver_free(&s);
+    cl_device_close(&dev);
+  }
+  cl_dda_bsr_free(&a);
+}
+
+/* The device assembly against the same sums taken here densely: n blocks with random SPD diagonal
+ * submatrices, nc random closed contacts (locked: both springs; sliding: normal spring and
+ * friction), in both formats; the product A x and the solution of A x = b compared. */
+Test(dda, device_assembly_matches_dense_sums) {
+  lcg_seed(11);
+  const size_t n = 30, nc = 90, m = 6 * n;
+  const double kn = 50, ks = 20;
+  double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
+  double *fric = malloc(nc * sizeof *fric), *dense = calloc(m * m, sizeof *dense), *b = calloc(m, sizeof *b);
+  int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      F[r * n + i] = lcg_uniform(-1, 1);
+      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 30 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
+    }
+  for (size_t k = 0; k < nc; k++) {
+    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
+    state[k] = lcg_below(2) ? CL_DDA_LOCK : CL_DDA_SLIDE;
+    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    fric[k] = state[k] == CL_DDA_SLIDE ? lcg_uniform(-2, 2) : 0;
+  }
+  /* the dense reference */
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      b[6 * i + r] = F[r * n + i];
+      for (int c = 0; c < 6; c++) dense[(6 * i + r) * m + 6 * i + c] = K[36 * i + 6 * r + c];
+    }
+  for (size_t k = 0; k < nc; k++) {
+    double a[4][6], Kii[36] = {0}, Kjj[36] = {0}, Kij[36] = {0}, Fi[6] = {0}, Fj[6] = {0};
+    for (int q = 0; q < 4; q++)
+      for (int c = 0; c < 6; c++) a[q][c] = geo[(6 * q + c) * nc + k];
+    cl_dda_spring(kn, geo[24 * nc + k], a[0], a[1], Kii, Kjj, Kij, Fi, Fj);
+    if (state[k] == CL_DDA_LOCK) cl_dda_spring(ks, geo[25 * nc + k], a[2], a[3], Kii, Kjj, Kij, Fi, Fj);
+    else
+      for (int r = 0; r < 6; r++) Fi[r] -= fric[k] * a[2][r], Fj[r] += fric[k] * a[3][r];
+    size_t I = 6 * (size_t)bi[k], J = 6 * (size_t)bj[k];
+    for (int r = 0; r < 6; r++) {
+      b[I + r] += Fi[r], b[J + r] += Fj[r];
+      for (int c = 0; c < 6; c++) {
+        dense[(I + r) * m + I + c] += Kii[6 * r + c], dense[(J + r) * m + J + c] += Kjj[6 * r + c];
+        dense[(I + r) * m + J + c] += Kij[6 * r + c], dense[(J + c) * m + I + r] += Kij[6 * r + c];
+      }
+    }
+  }
+  double *x = malloc(m * sizeof *x), *y = malloc(m * sizeof *y), *ref = calloc(m, sizeof *ref), scale = 0;
+  for (size_t k = 0; k < m; k++) x[k] = lcg_uniform(-1, 1);
+  for (size_t r = 0; r < m; r++) {
+    double abs_sum = 0;
+    for (size_t c = 0; c < m; c++) ref[r] += dense[r * m + c] * x[c], abs_sum += fabs(dense[r * m + c] * x[c]);
+    scale = fmax(scale, abs_sum);
+  }
+  for (int f = 0; f < 2; f++) {
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK);
+    cl_dda_bsr a = {0};
+    cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+    cl_dda_solver s;
+    cl_dda_solver_init(&s, &dev, (cl_dda_spmv_format)f);
+    cl_dda_closed_contacts cc = {nc, bi, bj, state, geo, fric, kn, ks};
+    cr_assert_eq(cl_dda_solver_assemble(&s, &a, &cc, K, F, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_spmv(&s, x, y, &err), CL_OK, "%s", err.msg);
+    for (size_t r = 0; r < m; r++)
+      cr_assert(fabs(y[r] - ref[r]) <= 1e-14 * scale, "format %d, row %zu: %.17g against dense %.17g", f, r, y[r], ref[r]);
+    /* the right-hand side: the solution of the device's A x = b satisfies the dense system */
+    double *u = calloc(m, sizeof *u), rn = 0, bn = 0;
+    cl_dda_pcg_result res;
+    cr_assert_eq(cl_dda_pcg(&s, NULL, u, CL_DDA_BLOCK_JACOBI, 1e-13, 5000, &res, &err), CL_OK, "%s", err.msg);
+    cr_assert(res.converged, "PCG: %d iterations, residual %.3g", res.iterations, res.residual);
+    for (size_t r = 0; r < m; r++) {
+      double s_r = b[r];
+      for (size_t c = 0; c < m; c++) s_r -= dense[r * m + c] * u[c];
+      rn += s_r * s_r, bn += b[r] * b[r];
+    }
+    cr_assert(sqrt(rn / bn) < 1e-11, "format %d: dense residual of the device solution %.3g", f, sqrt(rn / bn));
+    free(u);
+    cl_dda_solver_free(&s);
+    cl_dda_bsr_free(&a);
+    cl_device_close(&dev);
+  }
+  free(K), free(F), free(geo), free(fric), free(dense), free(b), free(bi), free(bj), free(state), free(x), free(y), free(ref);
+}
+
+/* The broad phase's candidate pairs against every pair's box test: random small squares over a
+ * base as wide as the domain (the case where cells as wide as the largest box made every pair a
+ * candidate), grown by d0. */
+Test(dda, broad_phase_finds_exactly_the_overlapping_boxes) {
+  lcg_seed(5);
+  const size_t n = 400;
+  int32_t *vstart = malloc((n + 1) * sizeof *vstart);
+  double *vx = malloc(4 * n * sizeof *vx), *vy = malloc(4 * n * sizeof *vy);
+  for (size_t i = 0; i < n; i++) {
+    double x = lcg_uniform(0, 100), y = lcg_uniform(0, 30), s = lcg_uniform(0.5, 3);
+    double w = i == 0 ? 110 : s, hgt = i == 0 ? 2 : s;
+    if (i == 0) x = -5, y = -2;
+    const double X[4] = {x, x + w, x + w, x}, Y[4] = {y, y, y + hgt, y + hgt};
+    vstart[i] = (int32_t)(4 * i);
+    for (int k = 0; k < 4; k++) vx[4 * i + (size_t)k] = X[k], vy[4 * i + (size_t)k] = Y[k];
+  }
+  vstart[n] = (int32_t)(4 * n);
+  cl_dda_geometry g = {n, vstart, vx, vy};
+  const double d0 = 0.3;
+  int32_t *pairs = NULL;
+  size_t np = 0, cap = 0;
+  cl_error err;
+  cr_assert_eq(cl_dda_broad_phase(&g, d0, &pairs, &np, &cap, &err), CL_OK, "%s", err.msg);
+  size_t expected = 0, q = 0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++) {
+      double ax0 = vx[4 * i] - d0 / 2, ax1 = vx[4 * i + 1] + d0 / 2, ay0 = vy[4 * i] - d0 / 2, ay1 = vy[4 * i + 2] + d0 / 2;
+      double bx0 = vx[4 * j] - d0 / 2, bx1 = vx[4 * j + 1] + d0 / 2, by0 = vy[4 * j] - d0 / 2, by1 = vy[4 * j + 2] + d0 / 2;
+      if (ax0 > bx1 || bx0 > ax1 || ay0 > by1 || by0 > ay1) continue;
+      expected++;
+      /* the list is sorted: the pairs come in this loop's order */
+      cr_assert(q < np && pairs[2 * q] == (int32_t)i && pairs[2 * q + 1] == (int32_t)j,
+                "pair %zu: expected (%zu, %zu), got (%d, %d)", q, i, j, q < np ? pairs[2 * q] : -1,
+                q < np ? pairs[2 * q + 1] : -1);
+      q++;
+    }
+  cr_assert_eq(np, expected, "%zu candidate pairs, %zu overlapping boxes", np, expected);
+  cr_assert(expected > n / 2, "the test has overlaps to find (%zu)", expected);
+  free(pairs), free(vstart), free(vx), free(vy);
 }

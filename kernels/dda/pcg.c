@@ -1,0 +1,337 @@
+/* The DDA solver on the model's device (pcg.h): buffers, the HSBCSR layout built from the host
+ * BSR's pattern, the indices of the device assembly (assembly_ops.h), and the PCG iteration
+ * driving the kernels of pcg_ops.h. */
+#include "pcg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../dispatch.h"
+#include "pcg_kernels.h"
+
+enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
+       B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
+       B_CBI, B_CBJ, B_CSTATE, B_CGEO, B_CFRIC, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_COUNT };
+_Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
+
+void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
+  memset(s, 0, sizeof *s);
+  s->dev = d, s->format = format;
+}
+
+void cl_dda_solver_free(cl_dda_solver *s) {
+  for (int k = 0; k < B_COUNT; k++)
+    if (s->buf[k]) s->dev->release(s->dev, s->buf[k]);
+  free(s->stage);
+  memset(s, 0, sizeof *s);
+}
+
+/* Device buffer k of at least `bytes`, grown by half again when too small. */
+static cl_status ensure(cl_dda_solver *s, int k, size_t bytes, cl_error *err) {
+  if (bytes <= s->cap[k] && s->buf[k]) return CL_OK;
+  if (s->buf[k]) s->dev->release(s->dev, s->buf[k]);
+  s->buf[k] = NULL, s->cap[k] = 0;
+  size_t want = bytes + bytes / 2 + 64;
+  CL_TRY(s->dev->alloc(s->dev, &s->buf[k], want, err));
+  s->cap[k] = want;
+  return CL_OK;
+}
+
+static cl_status upload(cl_dda_solver *s, int k, const void *src, size_t bytes, cl_error *err) {
+  CL_TRY(ensure(s, k, bytes, err));
+  return bytes ? s->dev->to_device(s->dev, s->buf[k], src, bytes, err) : CL_OK;
+}
+
+static void *staging(cl_dda_solver *s, size_t bytes) {
+  if (bytes > s->stage_cap) {
+    void *p = realloc(s->stage, bytes + bytes / 2);
+    if (!p) return NULL;
+    s->stage = p, s->stage_cap = bytes + bytes / 2;
+  }
+  return s->stage;
+}
+
+static cl_status oom(cl_error *err) { return cl_error_set(err, CL_ERR_OOM, "DDA solver: out of memory"); }
+
+/* The format's structure of pattern a on the device, and where each block of a goes: target[p]
+ * is the matrix block of a's block p (BSR: p; HSBCSR: the diagonal block i, or n + the upper
+ * block's index; -1 for a lower block, which HSBCSR keeps as its transpose). Returns the blocks. */
+static cl_status load_structure(cl_dda_solver *s, const cl_dda_bsr *a, int32_t *target, size_t *ntarget,
+                                cl_error *err) {
+  size_t n = a->n, nup = 0;
+  s->A.nup = 0;
+  if (s->format == CL_DDA_BSR) {
+    for (size_t p = 0; p < a->nnzb; p++) target[p] = (int32_t)p;
+    *ntarget = a->nnzb;
+    CL_TRY(upload(s, B_ROWPTR, a->rowptr, (n + 1) * sizeof(int32_t), err));
+    return upload(s, B_COL, a->col, a->nnzb * sizeof(int32_t), err);
+  }
+  for (size_t i = 0; i < n; i++)
+    for (int32_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) nup += (size_t)a->col[p] > i;
+  int32_t *uptr = staging(s, (3 * (n + 1) + 3 * nup) * sizeof(int32_t));
+  if (!uptr) return oom(err);
+  int32_t *ucol = uptr + n + 1, *urow = ucol + nup, *lptr = urow + nup, *lslot = lptr + n + 1, *fill = lslot + nup;
+  memset(lptr, 0, (n + 1) * sizeof *lptr);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    uptr[i] = (int32_t)k;
+    for (int32_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+      size_t j = (size_t)a->col[p];
+      target[p] = j == i ? (int32_t)i : j > i ? (int32_t)(n + k) : -1;
+      if (j <= i) continue;
+      ucol[k] = (int32_t)j, urow[k] = (int32_t)i, lptr[j + 1]++;
+      k++;
+    }
+  }
+  uptr[n] = (int32_t)k;
+  for (size_t i = 0; i < n; i++) lptr[i + 1] += lptr[i];
+  /* the up blocks of each column, in the order of their rows (rows are visited in order) */
+  memcpy(fill, lptr, (n + 1) * sizeof *fill);
+  for (size_t q = 0; q < nup; q++) lslot[fill[ucol[q]]++] = (int32_t)q;
+  CL_TRY(upload(s, B_UPTR, uptr, (n + 1) * sizeof(int32_t), err));
+  CL_TRY(upload(s, B_UCOL, ucol, nup * sizeof(int32_t), err));
+  CL_TRY(upload(s, B_UROW, urow, nup * sizeof(int32_t), err));
+  CL_TRY(upload(s, B_LPTR, lptr, (n + 1) * sizeof(int32_t), err));
+  CL_TRY(upload(s, B_LSLOT, lslot, nup * sizeof(int32_t), err));
+  s->A.nup = nup;
+  *ntarget = n + nup;
+  return CL_OK;
+}
+
+/* The value buffers of the format and the vectors, and every pointer of s->A. */
+static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *err) {
+  if (s->format == CL_DDA_BSR) {
+    CL_TRY(ensure(s, B_VAL, 36 * ntarget * sizeof(double), err));
+  } else {
+    CL_TRY(ensure(s, B_DIAG, 36 * n * sizeof(double), err));
+    CL_TRY(ensure(s, B_UP, 36 * (ntarget - n) * sizeof(double), err));
+  }
+  CL_TRY(ensure(s, B_CHOL, 36 * n * sizeof(double), err));
+  for (int k = B_B; k <= B_T; k++) CL_TRY(ensure(s, k, 6 * n * sizeof(double), err));
+  void **b = s->buf;
+  cl_dda_pcg_args A = {.n = n, .format = s->format, .rowptr = b[B_ROWPTR], .col = b[B_COL], .val = b[B_VAL],
+                       .nup = s->A.nup, .diag = b[B_DIAG], .up = b[B_UP], .uptr = b[B_UPTR], .ucol = b[B_UCOL],
+                       .urow = b[B_UROW], .lptr = b[B_LPTR], .lslot = b[B_LSLOT], .ntarget = ntarget,
+                       .chol = b[B_CHOL], .b = b[B_B], .x = b[B_X], .r = b[B_R], .z = b[B_Z], .p = b[B_P],
+                       .q = b[B_Q], .t = b[B_T]};
+  s->A = A;
+  return CL_OK;
+}
+
+static cl_status run(cl_dda_solver *s, int op, cl_error *err) { return cl_k_dda_pcg(s->dev, CL_F64, &s->A, op, err); }
+
+static cl_status not_positive_definite(cl_dda_solver *s, cl_error *err) {
+  size_t n = s->A.n, i = 0;
+  double *first = staging(s, n * sizeof *first);
+  if (!first) return oom(err);
+  CL_TRY(s->dev->to_host(s->dev, first, s->buf[B_CHOL], n * sizeof *first, err));
+  while (i + 1 < n && isfinite(first[i])) i++;
+  return cl_error_set(err, CL_ERR_ARG, "DDA solver: the diagonal submatrix of block %zu is not positive definite "
+                      "(check its material: E > 0, 0 <= nu < 0.5, density > 0)", i + 1);
+}
+
+static cl_status factor(cl_dda_solver *s, cl_error *err) {
+  CL_TRY(run(s, CL_DDA_OP_FACTOR, err));
+  /* a failed factorisation leaves NaN in its block's first entry: the sum of their squares is
+   * finite exactly when every block was factored; only then is the slice looked at on the host */
+  double sum;
+  CL_TRY(cl_k_dda_dot(s->dev, CL_F64, s->A.n, s->buf[B_CHOL], s->buf[B_CHOL], &sum, err));
+  return isfinite(sum) ? CL_OK : not_positive_definite(s, err);
+}
+
+cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *err) {
+  size_t n = a->n, ntarget;
+  int32_t *target = malloc((a->nnzb + 1) * sizeof *target);
+  if (!target) return oom(err);
+  cl_status st = load_structure(s, a, target, &ntarget, err);
+  if (st == CL_OK) st = set_args(s, n, ntarget, err);
+  if (st == CL_OK && s->format == CL_DDA_BSR) {
+    st = upload(s, B_VAL, a->val, 36 * a->nnzb * sizeof(double), err);
+  } else if (st == CL_OK) {
+    size_t nup = ntarget - n;
+    double *d = staging(s, 36 * ntarget * sizeof *d), *up = d ? d + 36 * n : NULL;
+    if (!d) st = oom(err);
+    for (size_t p = 0; st == CL_OK && p < a->nnzb; p++)
+      for (int e = 0; e < 36 && target[p] >= 0; e++) {
+        size_t t = (size_t)target[p];
+        if (t < n) d[e * n + t] = a->val[36 * p + (size_t)e];
+        else up[e * nup + t - n] = a->val[36 * p + (size_t)e];
+      }
+    if (st == CL_OK) st = upload(s, B_DIAG, d, 36 * n * sizeof *d, err);
+    if (st == CL_OK) st = upload(s, B_UP, up, 36 * nup * sizeof *d, err);
+  }
+  free(target);
+  return st == CL_OK ? factor(s, err) : st;
+}
+
+/* Counting sort of (key, item) pairs into CSR: start (nkeys + 1) and items in the order given. */
+static void bucket(size_t nkeys, size_t nitems, const int32_t *key, const int32_t *item, int32_t *start,
+                   int32_t *out) {
+  memset(start, 0, (nkeys + 1) * sizeof *start);
+  for (size_t q = 0; q < nitems; q++) start[key[q] + 1]++;
+  for (size_t t = 0; t < nkeys; t++) start[t + 1] += start[t];
+  for (size_t q = 0; q < nitems; q++) out[start[key[q]]++] = item[q];
+  for (size_t t = nkeys; t > 0; t--) start[t] = start[t - 1];
+  start[0] = 0;
+}
+
+cl_status cl_dda_solver_assemble(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_closed_contacts *c,
+                                 const void *Kdiag, const void *Fdiag, cl_error *err) {
+  size_t n = a->n, nc = c->count, ntarget, nitems = 0;
+  size_t ints = a->nnzb + 1 + 2 * (4 * nc) + 2 * (2 * nc) + 2 * (a->nnzb + n + 2) + n;
+  int32_t *target = malloc(ints * sizeof *target);
+  if (!target) return oom(err);
+  int32_t *gkey = target + a->nnzb + 1, *gval = gkey + 4 * nc, *rkey = gval + 4 * nc, *rval = rkey + 2 * nc;
+  int32_t *tdiag = rval + 2 * nc, *gstart = tdiag + a->nnzb + n, *rstart = gstart + a->nnzb + n + 2;
+  cl_status st = load_structure(s, a, target, &ntarget, err);
+  if (st == CL_OK) st = set_args(s, n, ntarget, err);
+  if (st != CL_OK) return free(target), st;
+  for (size_t t = 0; t < ntarget; t++) tdiag[t] = -1;
+  for (size_t i = 0; i < n; i++) tdiag[target[cl_dda_bsr_position(a, (int32_t)i, (int32_t)i)]] = (int32_t)i;
+  /* each contact's four shares, in contact order; HSBCSR drops the lower one (its transpose is kept) */
+  for (size_t k = 0; k < nc; k++) {
+    const int32_t i = c->bi[k], j = c->bj[k];
+    const int32_t pos[4] = {cl_dda_bsr_position(a, i, i), cl_dda_bsr_position(a, j, j), cl_dda_bsr_position(a, i, j),
+                            cl_dda_bsr_position(a, j, i)};
+    for (int role = 0; role < 4; role++) {
+      if (pos[role] < 0) {
+        free(target);
+        return cl_error_set(err, CL_ERR_ARG, "DDA assembly: blocks %d and %d are not in the matrix's pattern",
+                            i + 1, j + 1);
+      }
+      if (target[pos[role]] < 0) continue;
+      gkey[nitems] = target[pos[role]], gval[nitems++] = (int32_t)(4 * k) + role;
+    }
+    rkey[2 * k] = i, rval[2 * k] = (int32_t)(2 * k);
+    rkey[2 * k + 1] = j, rval[2 * k + 1] = (int32_t)(2 * k + 1);
+  }
+  int32_t *sorted = malloc((nitems + 2 * nc + 1) * sizeof *sorted);
+  if (!sorted) return free(target), oom(err);
+  bucket(ntarget, nitems, gkey, gval, gstart, sorted);
+  bucket(n, 2 * nc, rkey, rval, rstart, sorted + nitems);
+  st = upload(s, B_CBI, c->bi, nc * sizeof(int32_t), err);
+  if (st == CL_OK) st = upload(s, B_CBJ, c->bj, nc * sizeof(int32_t), err);
+  if (st == CL_OK) st = upload(s, B_CSTATE, c->state, nc * sizeof(int32_t), err);
+  if (st == CL_OK) st = upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err);
+  if (st == CL_OK) st = upload(s, B_CFRIC, c->friction, nc * sizeof(double), err);
+  if (st == CL_OK) st = ensure(s, B_CK, 108 * nc * sizeof(double), err);
+  if (st == CL_OK) st = ensure(s, B_CF, 12 * nc * sizeof(double), err);
+  if (st == CL_OK) st = upload(s, B_GSTART, gstart, (ntarget + 1) * sizeof(int32_t), err);
+  if (st == CL_OK) st = upload(s, B_GITEM, sorted, nitems * sizeof(int32_t), err);
+  if (st == CL_OK) st = upload(s, B_TDIAG, tdiag, ntarget * sizeof(int32_t), err);
+  if (st == CL_OK) st = upload(s, B_RSTART, rstart, (n + 1) * sizeof(int32_t), err);
+  if (st == CL_OK) st = upload(s, B_RITEM, sorted + nitems, 2 * nc * sizeof(int32_t), err);
+  free(target), free(sorted);
+  if (st != CL_OK) return st;
+  void **b = s->buf;
+  s->A.nc = nc, s->A.cbi = b[B_CBI], s->A.cbj = b[B_CBJ], s->A.cstate = b[B_CSTATE], s->A.cgeo = b[B_CGEO];
+  s->A.cfric = b[B_CFRIC], s->A.kn = c->kn, s->A.ks = c->ks, s->A.cK = b[B_CK], s->A.cF = b[B_CF];
+  s->A.gstart = b[B_GSTART], s->A.gitem = b[B_GITEM], s->A.tdiag = b[B_TDIAG], s->A.rstart = b[B_RSTART];
+  s->A.ritem = b[B_RITEM], s->A.Kdiag = Kdiag, s->A.Fdiag = Fdiag;
+  CL_TRY(run(s, CL_DDA_OP_SPRINGS, err));
+  CL_TRY(run(s, CL_DDA_OP_GATHER, err));
+  CL_TRY(run(s, CL_DDA_OP_GATHER_RHS, err));
+  return factor(s, err);
+}
+
+/* Host vector v (block-major) to device buffer k (SoA), or back. */
+static cl_status vector_up(cl_dda_solver *s, int k, const double *v, cl_error *err) {
+  size_t n = s->A.n;
+  double *w = staging(s, 6 * n * sizeof *w);
+  if (!w) return oom(err);
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) w[c * n + i] = v[6 * i + c];
+  return s->dev->to_device(s->dev, s->buf[k], w, 6 * n * sizeof *w, err);
+}
+
+static cl_status vector_down(cl_dda_solver *s, int k, double *v, cl_error *err) {
+  size_t n = s->A.n;
+  double *w = staging(s, 6 * n * sizeof *w);
+  if (!w) return oom(err);
+  CL_TRY(s->dev->to_host(s->dev, w, s->buf[k], 6 * n * sizeof *w, err));
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) v[6 * i + c] = w[c * n + i];
+  return CL_OK;
+}
+
+static cl_status product(cl_dda_solver *s, int parts, int in, int out, cl_error *err) {
+  s->A.parts = parts, s->A.in = s->buf[in], s->A.out = s->buf[out];
+  return run(s, CL_DDA_OP_SPMV, err);
+}
+
+cl_status cl_dda_solver_spmv(cl_dda_solver *s, const double *x, double *y, cl_error *err) {
+  if (s->A.n == 0) return CL_OK;
+  CL_TRY(vector_up(s, B_P, x, err));
+  CL_TRY(product(s, CL_DDA_WHOLE, B_P, B_Q, err));
+  return vector_down(s, B_Q, y, err);
+}
+
+static cl_status block_solve(cl_dda_solver *s, int in, int out, cl_error *err) {
+  s->A.in = s->buf[in], s->A.out = s->buf[out];
+  return run(s, CL_DDA_OP_BLOCK_SOLVE, err);
+}
+
+/* z = M^-1 r. Block Jacobi: M = D. SSOR approximate inverse (Helfenstein & Koko, the paper's
+ * SSOR-AI): with A = L + D + L^T, M^-1 = (I - D^-1 L^T) D^-1 (I - L D^-1), the first terms of
+ * the Neumann series of SSOR's inverse; symmetric positive definite, and applied with two triangle
+ * products and three diagonal solves (t: a work vector). */
+static cl_status precondition(cl_dda_solver *s, cl_dda_preconditioner kind, cl_error *err) {
+  if (kind == CL_DDA_BLOCK_JACOBI) return block_solve(s, B_R, B_Z, err);
+  CL_TRY(block_solve(s, B_R, B_T, err));                /* t = D^-1 r */
+  CL_TRY(product(s, CL_DDA_LOWER, B_T, B_Z, err));      /* z = L D^-1 r */
+  s->A.in = s->buf[B_R], s->A.out = s->buf[B_Z];
+  CL_TRY(run(s, CL_DDA_OP_SUBTRACT, err));              /* z = (I - L D^-1) r */
+  CL_TRY(block_solve(s, B_Z, B_T, err));                /* t = D^-1 z */
+  CL_TRY(product(s, CL_DDA_UPPER, B_T, B_Z, err));      /* z = L^T t */
+  return run(s, CL_DDA_OP_SSOR_FINISH, err);            /* z = t - D^-1 L^T t */
+}
+
+static cl_status dot(cl_dda_solver *s, int x, int y, double *out, cl_error *err) {
+  return cl_k_dda_dot(s->dev, CL_F64, 6 * s->A.n, s->buf[x], s->buf[y], out, err);
+}
+
+cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, double *x, cl_dda_preconditioner kind, double tol,
+                     int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
+  size_t m = 6 * s->A.n;
+  res->iterations = 0, res->converged = 1, res->residual = 0;
+  if (m == 0) return CL_OK;
+  if (b) CL_TRY(vector_up(s, B_B, b, err));
+  double bb;
+  CL_TRY(dot(s, B_B, B_B, &bb, err));
+  if (bb == 0) {
+    memset(x, 0, m * sizeof *x);
+    return CL_OK;
+  }
+  CL_TRY(vector_up(s, B_X, x, err));
+  CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));
+  CL_TRY(run(s, CL_DDA_OP_RESIDUAL, err)); /* r = b - A x */
+  CL_TRY(precondition(s, kind, err));
+  CL_TRY(s->dev->copy(s->dev, s->buf[B_P], s->buf[B_Z], m * sizeof(double), err));
+  double rz, rr;
+  CL_TRY(dot(s, B_R, B_Z, &rz, err));
+  CL_TRY(dot(s, B_R, B_R, &rr, err));
+  double bnorm = sqrt(bb), rnorm = sqrt(rr);
+  int it = 0;
+  while (rnorm > tol * bnorm && it < max_iterations) {
+    double pq;
+    CL_TRY(product(s, CL_DDA_WHOLE, B_P, B_Q, err));
+    CL_TRY(dot(s, B_P, B_Q, &pq, err));
+    if (!(pq > 0)) break; /* not positive definite (or not finite): reported as not converged */
+    s->A.alpha = rz / pq;
+    CL_TRY(run(s, CL_DDA_OP_STEP, err));
+    CL_TRY(precondition(s, kind, err));
+    double rz_new;
+    CL_TRY(dot(s, B_R, B_Z, &rz_new, err));
+    CL_TRY(dot(s, B_R, B_R, &rr, err));
+    s->A.beta = rz_new / rz;
+    rz = rz_new;
+    CL_TRY(run(s, CL_DDA_OP_DIRECTION, err));
+    rnorm = sqrt(rr);
+    it++;
+  }
+  res->iterations = it;
+  res->residual = rnorm / bnorm;
+  res->converged = rnorm <= tol * bnorm;
+  return vector_down(s, B_X, x, err);
+}

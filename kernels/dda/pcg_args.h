@@ -1,0 +1,68 @@
+/* The arguments of the DDA solver kernels (assembly_ops.h, pcg_ops.h): the contacts' springs,
+ * the global matrix in one of two formats, the Cholesky factors of its diagonal blocks and the
+ * PCG vectors, all arrays on the kernel's device in its precision (real). Vectors are SoA: component c of block i at
+ * [c n + i], so that neighbouring threads (neighbouring blocks) read neighbouring entries. */
+#ifndef CL_DDA_PCG_ARGS_H
+#define CL_DDA_PCG_ARGS_H
+
+#include "../common/portable.h"
+
+typedef enum cl_dda_spmv_format { CL_DDA_HSBCSR = 0, CL_DDA_BSR = 1 } cl_dda_spmv_format;
+
+/* which parts of A a product uses: the diagonal blocks, the strict upper and lower block triangles */
+enum { CL_DDA_DIAG = 1, CL_DDA_UPPER = 2, CL_DDA_LOWER = 4, CL_DDA_WHOLE = 7 };
+
+typedef enum cl_dda_pcg_op {
+  CL_DDA_OP_SPRINGS,     /* per closed contact: its submatrices and right-hand sides into cK, cF */
+  CL_DDA_OP_GATHER,      /* per matrix block: the diagonal submatrix (if any) plus its contacts' shares */
+  CL_DDA_OP_GATHER_RHS,  /* per block row: b = the per-block right-hand side plus its contacts' shares */
+  CL_DDA_OP_FACTOR,      /* per block: chol = the Cholesky factor of the diagonal block (NaN if not SPD) */
+  CL_DDA_OP_SPMV,        /* per row: out = A_parts in */
+  CL_DDA_OP_BLOCK_SOLVE, /* per block: out = D^-1 in */
+  CL_DDA_OP_SSOR_FINISH, /* per block: z = t - D^-1 z */
+  CL_DDA_OP_RESIDUAL,    /* per entry: r = b - q */
+  CL_DDA_OP_SUBTRACT,    /* per entry: out = in - out */
+  CL_DDA_OP_STEP,        /* per entry: x += alpha p, r -= alpha q */
+  CL_DDA_OP_DIRECTION    /* per entry: p = z + beta p */
+} cl_dda_pcg_op;
+
+typedef struct cl_dda_pcg_args {
+  size_t n;   /* block rows */
+  int format; /* cl_dda_spmv_format */
+  /* BSR: every block of both triangles, rows sorted by column, row-major inside a block
+   * (entry (r, c) of block k at [36 k + 6 r + c], cuSPARSE's row-major BSR) */
+  const int32_t *rowptr, *col;
+  const void *val;
+  /* HSBCSR (the paper's half slice block CSR): the diagonal blocks (diag) and the strictly upper
+   * ones (up, nup of them, by row then column) in slices: entry (r, c) of block k at
+   * [(6 r + c) n + k] (diag) or [(6 r + c) nup + k] (up); the upper row i is uptr[i] .. uptr[i+1]
+   * (columns ucol); the lower row i is gathered transposed from the up blocks lslot[lptr[i] ..
+   * lptr[i+1]] of column i, whose rows are urow */
+  size_t nup;
+  const void *diag, *up;
+  const int32_t *uptr, *ucol, *urow, *lptr, *lslot;
+  /* assembly: nc closed contacts, their blocks (cbi: the vertex's, cbj: the edge's), states and
+   * geometry (26 x nc: en, fn, es, fs, gn0, gs0, contact.h), friction force times the sliding
+   * direction (sliding ones), spring stiffnesses; cK (108 x nc: Kii, Kjj, Kij) and cF (12 x nc:
+   * Fi, Fj) their shares. Matrix block t (ntarget of them: BSR's blocks, or HSBCSR's diagonal
+   * then upper ones) is tdiag's diagonal submatrix (Kdiag, 36 per block, row-major; tdiag -1: none)
+   * plus the shares gitem[gstart[t] .. gstart[t+1]] (4 k + 0: Kii, 1: Kjj, 2: Kij, 3: Kij^T of
+   * contact k); block row i of b is Fdiag's (SoA) plus ritem[rstart[i] .. rstart[i+1]] (2 k + 0:
+   * Fi, 1: Fj). Items are in the order of their contacts: the sums are deterministic. */
+  size_t nc, ntarget;
+  const int32_t *cbi, *cbj, *cstate;
+  const void *cgeo, *cfric;
+  double kn, ks;
+  void *cK, *cF;
+  const int32_t *gstart, *gitem, *tdiag, *rstart, *ritem;
+  const void *Kdiag, *Fdiag;
+  void *chol; /* the diagonal blocks' lower Cholesky factors, sliced as diag */
+  int parts;  /* CL_DDA_OP_SPMV: CL_DDA_DIAG | CL_DDA_UPPER | CL_DDA_LOWER */
+  const void *in;
+  void *out;
+  void *b;
+  void *x, *r, *z, *p, *q, *t;
+  double alpha, beta;
+} cl_dda_pcg_args;
+
+#endif

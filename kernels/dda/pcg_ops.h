@@ -1,0 +1,127 @@
+/* The operations of the DDA step's preconditioned conjugate gradients, written once for both
+ * backends (pcg_cpu.c, pcg_cuda.cu; pcg.c drives them): the block-sparse product in BSR or in
+ * HSBCSR (upper blocks only, the lower triangle applied as the transposes of the upper blocks in
+ * the same pass), the Cholesky factors of the diagonal blocks (block Jacobi, and the diagonal
+ * solves of SSOR's approximate inverse) and the vector updates. Every output entry is written by
+ * one thread from a fixed order of terms: no atomics, and the CPU and CUDA results agree to the
+ * rounding of fused multiply-adds. */
+#ifndef CL_DDA_PCG_OPS_H
+#define CL_DDA_PCG_OPS_H
+
+#include "../common/real.h"
+#include "pcg_args.h"
+
+/* Entry (r, c) of diagonal block i. */
+CL_HD static inline real cl_dda_diag_entry(const cl_dda_pcg_args *A, size_t i, int r, int c) {
+  if (A->format == CL_DDA_HSBCSR) return ((const real *)A->diag)[(6 * r + c) * A->n + i];
+  int32_t p = A->rowptr[i];
+  while (A->col[p] != (int32_t)i) p++; /* every row holds its diagonal block */
+  return ((const real *)A->val)[36 * (size_t)p + 6 * r + c];
+}
+
+/* Block i's lower Cholesky factor into chol (sliced); a block that is not positive definite gets
+ * NaN in its first entry, which the host finds with a reduction. */
+CL_HD static inline void cl_dda_factor_block(const cl_dda_pcg_args *A, size_t i) {
+  const size_t n = A->n;
+  real *L = (real *)A->chol;
+  for (int j = 0; j < 6; j++) {
+    real d = cl_dda_diag_entry(A, i, j, j);
+    for (int k = 0; k < j; k++) d -= L[(6 * j + k) * n + i] * L[(6 * j + k) * n + i];
+    if (!(d > 0)) {
+      L[i] = (real)NAN;
+      return;
+    }
+    L[(6 * j + j) * n + i] = sqrt(d);
+    for (int r = j + 1; r < 6; r++) {
+      real s = cl_dda_diag_entry(A, i, r, j);
+      for (int k = 0; k < j; k++) s -= L[(6 * r + k) * n + i] * L[(6 * j + k) * n + i];
+      L[(6 * r + j) * n + i] = s / L[(6 * j + j) * n + i];
+    }
+    for (int c = j + 1; c < 6; c++) L[(6 * j + c) * n + i] = 0;
+  }
+}
+
+/* z = (L L^T)^-1 v for block i (v, z: 6 entries). */
+CL_HD static inline void cl_dda_block_solve(const cl_dda_pcg_args *A, size_t i, const real *v, real *z) {
+  const size_t n = A->n;
+  const real *L = (const real *)A->chol;
+  real y[6];
+  for (int r = 0; r < 6; r++) {
+    real s = v[r];
+    for (int k = 0; k < r; k++) s -= L[(6 * r + k) * n + i] * y[k];
+    y[r] = s / L[(6 * r + r) * n + i];
+  }
+  for (int r = 5; r >= 0; r--) {
+    real s = y[r];
+    for (int k = r + 1; k < 6; k++) s -= L[(6 * k + r) * n + i] * z[k];
+    z[r] = s / L[(6 * r + r) * n + i];
+  }
+}
+
+/* The per-block operations: CL_DDA_OP_FACTOR, CL_DDA_OP_BLOCK_SOLVE, CL_DDA_OP_SSOR_FINISH. */
+CL_HD static inline void cl_dda_pcg_block(const cl_dda_pcg_args *A, int op, size_t i) {
+  const size_t n = A->n;
+  if (op == CL_DDA_OP_FACTOR) {
+    cl_dda_factor_block(A, i);
+    return;
+  }
+  const real *in = (const real *)(op == CL_DDA_OP_BLOCK_SOLVE ? A->in : A->z);
+  real v[6], w[6];
+  for (int c = 0; c < 6; c++) v[c] = in[c * n + i];
+  cl_dda_block_solve(A, i, v, w);
+  if (op == CL_DDA_OP_BLOCK_SOLVE) {
+    for (int c = 0; c < 6; c++) ((real *)A->out)[c * n + i] = w[c];
+  } else {
+    const real *t = (const real *)A->t;
+    for (int c = 0; c < 6; c++) ((real *)A->z)[c * n + i] = t[c * n + i] - w[c];
+  }
+}
+
+/* One row of out = A_parts in: component r of block row i. The k-th thread takes, in HSBCSR,
+ * r = k / n, i = k % n (neighbouring threads read neighbouring words of a slice) and, in BSR,
+ * i = k / 6, r = k % 6 (the six rows of a block row read its blocks' consecutive rows). */
+CL_HD static inline void cl_dda_spmv_row(const cl_dda_pcg_args *A, size_t k) {
+  const size_t n = A->n, i = A->format == CL_DDA_BSR ? k / 6 : k % n;
+  const int r = (int)(A->format == CL_DDA_BSR ? k % 6 : k / n), parts = A->parts;
+  const real *x = (const real *)A->in;
+  real s = 0;
+  if (A->format == CL_DDA_BSR) {
+    const real *val = (const real *)A->val;
+    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+      const size_t j = (size_t)A->col[p];
+      const int part = j == i ? CL_DDA_DIAG : j > i ? CL_DDA_UPPER : CL_DDA_LOWER;
+      if (!(parts & part)) continue;
+      for (int c = 0; c < 6; c++) s += val[36 * (size_t)p + 6 * r + c] * x[c * n + j];
+    }
+  } else {
+    const size_t nup = A->nup;
+    const real *up = (const real *)A->up;
+    if (parts & CL_DDA_DIAG) {
+      const real *d = (const real *)A->diag;
+      for (int c = 0; c < 6; c++) s += d[(6 * r + c) * n + i] * x[c * n + i];
+    }
+    if (parts & CL_DDA_UPPER)
+      for (int32_t k = A->uptr[i]; k < A->uptr[i + 1]; k++) {
+        const size_t j = (size_t)A->ucol[k];
+        for (int c = 0; c < 6; c++) s += up[(6 * r + c) * nup + (size_t)k] * x[c * n + j];
+      }
+    if (parts & CL_DDA_LOWER)
+      for (int32_t q = A->lptr[i]; q < A->lptr[i + 1]; q++) {
+        const size_t k = (size_t)A->lslot[q], j = (size_t)A->urow[k];
+        for (int c = 0; c < 6; c++) s += up[(6 * c + r) * nup + k] * x[c * n + j]; /* (U_k^T)(r, c) */
+      }
+  }
+  ((real *)A->out)[(size_t)r * n + i] = s;
+}
+
+/* The per-entry vector updates. */
+CL_HD static inline void cl_dda_pcg_entry(const cl_dda_pcg_args *A, int op, size_t e) {
+  real *x = (real *)A->x, *r = (real *)A->r, *z = (real *)A->z, *p = (real *)A->p;
+  const real *q = (const real *)A->q;
+  if (op == CL_DDA_OP_RESIDUAL) r[e] = ((const real *)A->b)[e] - q[e];
+  else if (op == CL_DDA_OP_SUBTRACT) ((real *)A->out)[e] = ((const real *)A->in)[e] - ((real *)A->out)[e];
+  else if (op == CL_DDA_OP_STEP) x[e] += (real)A->alpha * p[e], r[e] -= (real)A->alpha * q[e];
+  else p[e] = z[e] + (real)A->beta * p[e];
+}
+
+#endif
