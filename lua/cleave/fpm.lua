@@ -572,12 +572,93 @@ function fpm.spherical_cap(args)
     precision = args.precision, assembly = args.assembly }
 end
 
+local CYLINDER_PARTS = { full = { 360, 1 }, half = { 180, 1 }, quarter = { 90, 1 }, octant = { 90, 0.5 } }
+
+--- cleave.fpm.cylinder{ radius =, length =, thickness =, part = "full" | "half" | "quarter" | "octant",
+---   around =, along =, material =, precision =, assembly = } -> a shell cylinder about the z axis,
+--- particles at (radius cos a, radius sin a, z): "full" a = 0..360 degrees, z = 0..length; "half"
+--- a = 0..180; "quarter" a = 0..90; "octant" a = 0..90 and z = 0..length/2 (the eighth of the
+--- classic pinched cylinder). around x along cells, 2 triangles each (alternating diagonals),
+--- normals pointing away from the axis. Named particle groups (where = { group = "name" }): "z0"
+--- and "zL" (the ends z = 0 and z = length; the octant has "zmid" at z = length/2 instead),
+--- "y0" (the cut edges on the plane y = 0: a = 0 and, for "half", a = 180) and "x0" (the cut
+--- edge on the plane x = 0, a = 90, of "quarter" and "octant"). For symmetry use body:symmetry.
+function fpm.cylinder(args)
+  local fn = "cleave.fpm.cylinder"
+  cl.check_args(fn, args, { radius = true, length = true, thickness = true, part = true, around = true, along = true,
+    material = true, precision = true, assembly = true })
+  local R, L = cl.positive_number(fn, args, "radius"), cl.positive_number(fn, args, "length")
+  local part = args.part or "full"
+  local shape = CYLINDER_PARTS[part]
+  if not shape then error(fn .. ": argument 'part' must be \"full\", \"half\", \"quarter\" or \"octant\"", 2) end
+  local na, nz = cells(fn, args, "around"), cells(fn, args, "along")
+  local closed = part == "full"
+  if closed and na < 3 then error(fn .. ": argument 'around' must be >= 3 for the full cylinder", 2) end
+  local arc, length = math.rad(shape[1]), L * shape[2]
+  local columns = closed and na or na + 1 -- particles around: the full ring closes on itself
+  local points, shells = {}, {}
+  local function id(i, j) return 1 + i % columns + columns * j end
+  for j = 0, nz do
+    for i = 0, columns - 1 do
+      local a = arc * i / na
+      local x, y = R * math.cos(a), R * math.sin(a)
+      -- exact zeros on the cut planes (cos 90 degrees is 6e-17), so that regions find them
+      if math.abs(x) < 1e-12 * R then x = 0 end
+      if math.abs(y) < 1e-12 * R then y = 0 end
+      points[id(i, j)] = { x, y, length * j / nz }
+    end
+  end
+  for j = 0, nz - 1 do
+    for i = 0, na - 1 do
+      -- counter-clockwise seen from outside (a increasing, then z): normals point away from the axis
+      local a, b, c, d = id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)
+      if (i + j) % 2 == 0 then
+        shells[#shells + 1], shells[#shells + 2] = { a, b, c }, { a, c, d }
+      else
+        shells[#shells + 1], shells[#shells + 2] = { a, b, d }, { b, c, d }
+      end
+    end
+  end
+  local body = fpm.body { points = points, shells = shells, thickness = args.thickness, material = args.material,
+    precision = args.precision, assembly = args.assembly }
+  local groups = { z0 = {}, [part == "octant" and "zmid" or "zL"] = {} }
+  if not closed then groups.y0 = {} end
+  if shape[1] == 90 then groups.x0 = {} end
+  local top = part == "octant" and "zmid" or "zL"
+  for i = 0, columns - 1 do
+    table.insert(groups.z0, id(i, 0))
+    table.insert(groups[top], id(i, nz))
+  end
+  for j = 0, nz do
+    if groups.y0 then
+      table.insert(groups.y0, id(0, j))
+      if shape[1] == 180 then table.insert(groups.y0, id(na, j)) end
+    end
+    if groups.x0 then table.insert(groups.x0, id(na, j)) end
+  end
+  body.groups = groups
+  return body
+end
+
 -- ---- regions, constraints, loads -----------------------------------------------------------------
 
 --- body:select(where [, params]) -> u32 field of the 1-based rows of the particles in the region
---- (a function(x, y, z) or an expression in x, y, z; dx there is 0); an empty region is an error.
+--- (a function(x, y, z), an expression in x, y, z (dx there is 0) or { group = "name" }, a particle
+--- group of a generator such as cleave.fpm.cylinder); an empty region is an error.
 function body_mt:select(where, params, fn, level)
   fn, level = fn or "body:select", level or 2
+  if type(where) == "table" then
+    local name = where.group
+    local rows = self.groups and self.groups[name]
+    if not rows then
+      local names = {}
+      for k in pairs(self.groups or {}) do names[#names + 1] = k end
+      table.sort(names)
+      error(string.format("%s: 'where' = { group = %s } names no particle group of this body (groups: %s)", fn,
+        tostring(name), #names > 0 and table.concat(names, ", ") or "none"), level)
+    end
+    return cl.field { data = rows, dtype = "u32" }
+  end
   local inside = pd.region(fn, where, params, level + 1)
   local rows = {}
   if type(inside) == "function" then
@@ -657,6 +738,22 @@ function body_mt:fix(args)
     error(fn .. ": 'dofs' must be \"all\", \"xyz\" or a list such as { \"x\", \"rz\" }", 2)
   end
   for _, dof in ipairs(list) do self.constraints[#self.constraints + 1] = { rows = rows, dof = dof, value = 0 } end
+end
+
+local AXIS = { x = 1, y = 2, z = 3 }
+
+--- body:symmetry{ where =, params =, normal = "x" | "y" | "z" }: the particles of the region lie on a
+--- plane of symmetry whose normal is that global axis: their translation along it is held at zero and,
+--- on beams and shells, their rotations about the two axes in the plane.
+function body_mt:symmetry(args)
+  local fn = "body:symmetry"
+  cl.check_args(fn, args, { where = true, params = true, normal = true })
+  local axis = AXIS[args.normal]
+  if not axis then error(fn .. ": argument 'normal' must be \"x\", \"y\" or \"z\" (the plane's normal axis)", 2) end
+  local rows = self:select(args.where, args.params, fn, 3)
+  local dofs = { axis }
+  if self.rotates then dofs[2], dofs[3] = 3 + axis % 3 + 1, 3 + (axis + 1) % 3 + 1 end
+  for _, dof in ipairs(dofs) do self.constraints[#self.constraints + 1] = { rows = rows, dof = dof, value = 0 } end
 end
 
 local VELOCITY = named("v", "w")
@@ -815,15 +912,18 @@ local function mask_field(b)
   return cl.field { data = mask, dtype = "u32" }
 end
 
--- The constant loads into fext0 / mext0 (once), the varying ones kept for their stages.
-local function constant_loads(b)
+-- The constant loads into fext0 / mext0 (once), the varying ones kept for their stages; with a time
+-- t (quasi-static levels, where the loads stay at their values of t while the body settles) every
+-- load is evaluated at t on the host and none varies.
+local function constant_loads(b, t)
   b.fext0:fill(0)
   if b.mext0 then b.mext0:fill(0) end
   local varying = {}
   for _, l in ipairs(b.loads) do
     local target, c = load_target(b, l.dof, true)
-    if type(l.value) == "number" then
-      cl.stage.set_rows { field = target, rows = l.rows, component = c, value = l.value * l.scale, add = true }:run()
+    if type(l.value) == "number" or t then
+      local value = type(l.value) == "number" and l.value or l.value(t)
+      cl.stage.set_rows { field = target, rows = l.rows, component = c, value = value * l.scale, add = true }:run()
     else
       varying[#varying + 1] = l
     end
@@ -835,10 +935,11 @@ end
 -- Fint at the displacements of t_n, the increments of eqs. 3-4 (zero on constrained DOFs: fixed
 -- ones need no stage), those of prescribed velocities set, applied.
 -- A stage's time is that of the step's end, t_n + dt: loads take it back by dt, velocities by dt/2.
-local function step_pipeline(b, dt, xi)
+-- static: the loads are those of fext0 and mext0, which static:settle(t) fills (constant_loads).
+local function step_pipeline(b, dt, xi, static)
   local stages = {}
   local function add(stage) stages[#stages + 1] = stage end
-  local varying = constant_loads(b)
+  local varying = constant_loads(b, static and 0)
   local pressures = b.pressures or {}
   -- constant loads: fext0 is all there is (one copy per step less); pressures and loads varying in
   -- time are added each step to a copy of it
@@ -954,6 +1055,98 @@ function fpm.explicit(args)
 end
 
 run_mt.go = cl.explicit_run.go
+
+-- ---- quasi-static analysis by damped dynamics --------------------------------------------------------
+
+local static_mt = {}
+static_mt.__index = static_mt
+static_mt.__tostring = function(s)
+  return string.format("fpm.static<%s, dt = %g, xi = %g, %s <= %g>", tostring(s.body), s.dt, s.xi, s.criterion, s.tol)
+end
+
+--- cleave.fpm.static{ body, xi =, dt = "auto", criterion = "residual" | "kinetic", tol = 1e-4, every = 100,
+---   max_steps = 1e6 } -> s; s:settle(t) -> { t, steps, seconds, residual, kinetic_ratio }
+--- Equilibrium under the loads at the value t of their parameter (loads given as functions or
+--- expressions of t are evaluated at t, which does not advance while settling; pressures are
+--- numbers), found by damped
+--- dynamics (central differences with mass damping xi, 1/s) from the present state. Every `every`
+--- steps the criterion is checked: "residual", |F_ext - F_int| over the free translational degrees of
+--- freedom <= tol times the larger of |F_ext| and |F_int| over them; "kinetic", the kinetic energy <=
+--- tol times its largest value since this settle began. Successive settles follow a load path; more
+--- than max_steps steps in one settle is an error naming them.
+function fpm.static(args)
+  local fn = "cleave.fpm.static"
+  cl.check_args(fn, args, { [1] = true, body = true, xi = true, dt = true, criterion = true, tol = true, every = true,
+    max_steps = true })
+  local body = args[1] or args.body
+  if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.fpm.body{...})", 2) end
+  if body.has_run then error(fn .. ": this body has a run already; make a new body for another analysis", 2) end
+  local xi = cl.positive_number(fn, args, "xi")
+  local criterion = args.criterion or "residual"
+  if criterion ~= "residual" and criterion ~= "kinetic" then
+    error(fn .. ": argument 'criterion' must be \"residual\" (out-of-balance force) or \"kinetic\" (kinetic-energy ratio)", 2)
+  end
+  local tol = args.tol == nil and 1e-4 or cl.positive_number(fn, args, "tol")
+  for _, k in ipairs(body.constraints) do
+    if k.value ~= 0 then
+      error(fn .. ": the body has a prescribed velocity (body:velocity), which a static analysis cannot hold; " ..
+        "use body:fix and loads", 2)
+    end
+  end
+  local limit = body:stable_dt()
+  local dt = args.dt or "auto"
+  if dt == "auto" then
+    dt = 0.9 * limit
+  elseif type(dt) ~= "number" or not (dt > 0) or dt > limit then
+    error(string.format("%s: argument 'dt' must be \"auto\" or a positive number up to the stable step %g s", fn, limit), 2)
+  end
+  local s = setmetatable({ body = body, xi = xi, dt = dt, criterion = criterion, tol = tol,
+    every = args.every == nil and 100 or cl.positive_integer(fn, args, "every", 1),
+    max_steps = args.max_steps == nil and 1000000 or cl.positive_integer(fn, args, "max_steps", 1),
+    pipeline = step_pipeline(body, dt, xi, true), steps = 0 }, static_mt)
+  body.has_run = true
+  -- the free parts of F (= F_ext - F_int) and of F_ext: copies with the constrained rows zeroed
+  s.residual, s.external = field(body, 3), field(body, 3)
+  local stages = { cl.stage.copy { dst = s.residual, src = body.f }, cl.stage.copy { dst = s.external, src = body.fext } }
+  for _, k in ipairs(body.constraints) do
+    if k.dof <= 3 then
+      for _, target in ipairs { s.residual, s.external } do
+        stages[#stages + 1] = cl.stage.set_rows { field = target, rows = k.rows, component = k.dof, value = 0 }
+      end
+    end
+  end
+  s.free = stages
+  return s
+end
+
+function static_mt:settle(t)
+  if type(t) ~= "number" or t ~= t then error("static:settle: argument 't' (the loads' parameter) must be a number", 2) end
+  local b, steps, peak, seconds = self.body, 0, 0, 0
+  constant_loads(b, t)
+  while true do
+    local ran = cl.run { pipeline = self.pipeline, steps = self.every, dt = 0, t0 = t, step0 = self.steps, progress = false }
+    steps, self.steps, seconds = steps + self.every, self.steps + self.every, seconds + ran.seconds
+    local kinetic = b.work:sum(5)
+    peak = math.max(peak, kinetic)
+    run_all(self.free)
+    local r = self.residual:norm()
+    local fext = self.external:norm()
+    cl.stage.axpy { y = self.external, x = self.residual, a = -1 }:run() -- the free internal forces
+    local scale = math.max(fext, self.external:norm())
+    local out = { t = t, steps = steps, seconds = seconds, residual = scale > 0 and r / scale or 0,
+      kinetic_ratio = peak > 0 and kinetic / peak or 0 }
+    if not (out.residual == out.residual) then
+      error(string.format("static:settle: the forces became NaN at t = %g after %d steps (is dt too large?)", t, steps), 2)
+    end
+    local value = self.criterion == "residual" and out.residual or out.kinetic_ratio
+    if value <= self.tol then return out end
+    if steps >= self.max_steps then
+      error(string.format("static:settle: no equilibrium at t = %g within max_steps = %d steps (%s %g > tol %g); " ..
+        "raise max_steps, or set xi near 2 omega_1 of the structure (now %g 1/s)", t, self.max_steps,
+        self.criterion, value, self.tol, self.xi), 2)
+    end
+  end
+end
 
 -- The names and fields a checkpoint holds: the particles' state, the hexahedra's stress, strain and
 -- law state.

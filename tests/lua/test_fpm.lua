@@ -392,6 +392,53 @@ T.case("spherical cap under a 600 psi step pressure (elastic): the apex's first 
   T.ok(at >= 0.33e-3 and at <= 0.41e-3, "peak time in 0.33-0.41 ms")
 end)
 
+T.case("cylinder generator: the four parts, their groups on their planes, normals away from the axis", function()
+  local R, L = 1.016, 3.048
+  local cases = { full = { 12, 360, L, { "z0", "zL" } }, half = { 6, 180, L, { "y0", "z0", "zL" } },
+    quarter = { 3, 90, L, { "x0", "y0", "z0", "zL" } }, octant = { 3, 90, L / 2, { "x0", "y0", "z0", "zmid" } } }
+  for part, c in pairs(cases) do
+    local around, along = c[1], 4
+    local body = cl.fpm.cylinder { radius = R, length = L, thickness = 0.03, part = part, around = around,
+      along = along, material = elastic() }
+    local columns = part == "full" and around or around + 1
+    T.eq(body.n, columns * (along + 1), part .. ": particles")
+    T.eq(body.ne, 2 * around * along, part .. ": triangles")
+    local names = {}
+    for name in pairs(body.groups) do names[#names + 1] = name end
+    table.sort(names)
+    T.eq(table.concat(names, " "), table.concat(c[4], " "), part .. ": groups")
+    local plane = { x0 = function(p) return p[1] == 0 end, y0 = function(p) return p[2] == 0 end,
+      z0 = function(p) return p[3] == 0 end, zL = function(p) return p[3] == L end,
+      zmid = function(p) return p[3] == L / 2 end }
+    for _, name in ipairs(c[4]) do
+      local rows = body:select { group = name }:to_table()
+      local on = 0
+      for _, i in ipairs(body.points) do if plane[name](i) then on = on + 1 end end
+      T.eq(#rows, on, part .. ": group " .. name .. " holds every particle on its plane")
+      for _, i in ipairs(rows) do T.ok(plane[name](body.points[i]), part .. ": group " .. name .. " on its plane") end
+    end
+    -- every triangle's normal points away from the axis; the mass is rho t times the facets' area
+    local area = 0
+    for _, tri in ipairs(body.conn:to_table()) do
+      local a, b, q = body.points[tri[1] + 1], body.points[tri[2] + 1], body.points[tri[3] + 1]
+      local u, v = { b[1] - a[1], b[2] - a[2], b[3] - a[3] }, { q[1] - a[1], q[2] - a[2], q[3] - a[3] }
+      local n = { u[2] * v[3] - u[3] * v[2], u[3] * v[1] - u[1] * v[3], u[1] * v[2] - u[2] * v[1] }
+      T.ok(n[1] * (a[1] + b[1] + q[1]) + n[2] * (a[2] + b[2] + q[2]) > 0, part .. ": normal away from the axis")
+      area = area + math.sqrt(n[1] ^ 2 + n[2] ^ 2 + n[3] ^ 2) / 2
+    end
+    local chord = 2 * R * math.sin(math.rad(c[2]) / around / 2) * around -- the facets' polygon
+    T.near(area, chord * c[3], 1e-12, part .. ": area of the facets")
+    T.near(body.mass:sum(), steel.rho * 0.03 * area, 1e-12, part .. ": mass")
+  end
+  local body = cl.fpm.cylinder { radius = 1, length = 1, thickness = 0.01, around = 3, along = 1, material = elastic() }
+  T.raises(function() body:fix { where = { group = "x0" } } end, { "group = x0", "groups: z0, zL" })
+  T.raises(function() cl.fpm.cylinder { radius = 1, length = 1, thickness = 0.01, part = "third", around = 3, along = 1,
+    material = elastic() } end, { "'part'" })
+  T.raises(function() cl.fpm.cylinder { radius = 1, length = 1, thickness = 0.01, around = 0, along = 1,
+    material = elastic() } end, { "'around'" })
+  T.raises(function() body:symmetry { where = { group = "z0" }, normal = "w" } end, { "'normal'" })
+end)
+
 T.case("output: VTU series, CSV energies, checkpoint and restore", function()
   local dir = T.outdir("fpm_output")
   local function make()
