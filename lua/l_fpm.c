@@ -113,7 +113,7 @@ static int stage_particles(lua_State *L) {
  * marks changed. */
 typedef struct rotational_io {
   cl_field *d, *q, *f, *m, *fe, *me, *energy;
-  cl_field *writes[3];
+  cl_field *writes[4]; /* the fourth: a shell's plastic state, or NULL */
 } rotational_io;
 
 static void rotational_fields(lua_State *L, const char *fn, cl_dtype t, size_t n, size_t ne, int corners,
@@ -125,10 +125,11 @@ static void rotational_fields(lua_State *L, const char *fn, cl_dtype t, size_t n
   if (!io->fe != !io->me) luaL_error(L, "%s: give both 'fe' and 'me' (gather assembly) or neither", fn);
   io->energy = field_of(L, fn, "energy", 0, t, ne, 1, dev);
   io->writes[0] = io->fe ? io->fe : io->f, io->writes[1] = io->me ? io->me : io->m, io->writes[2] = io->energy;
+  io->writes[3] = NULL;
 }
 
 static void rotational_touch(const rotational_io *io) {
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; k < 4; k++)
     if (io->writes[k]) cl_field_touch(io->writes[k]);
 }
 
@@ -211,10 +212,11 @@ static cl_status run_shells(void *data, long step, double t, cl_error *err) {
 }
 
 static const char *const shell_args[] = {"conn", "thickness", "E", "nu", "x0", "d", "q", "f", "m", "fe", "me",
-                                         "energy", NULL};
+                                         "energy", "sy", "H", "layers", "plastic", NULL};
 
 /* cleave.stage.fpm_shell{ conn = u32 ne x 3, thickness =, E =, nu =, x0 =, d =, q =, f =, m =, energy = ne
- *   (optional), fe =, me = (3 ne x 3, gather assembly) }: as fpm_beam, for triangular shells (shell.h) */
+ *   (optional), fe =, me = (3 ne x 3, gather assembly), J2 plasticity: sy =, H = 0, layers = 5 (odd),
+ *   plastic = 3 layers ne x 4 }: as fpm_beam, for triangular shells (shell.h) */
 static int stage_shell(lua_State *L) {
   const char *fn = "cleave.stage.fpm_shell";
   cl_lua_check_args(L, 1, fn, shell_args);
@@ -234,6 +236,14 @@ static int stage_shell(lua_State *L) {
   a->nu = cl_lua_opt_number(L, 1, fn, "nu", 0);
   if (!(a->thickness > 0 && a->E > 0 && a->nu >= 0 && a->nu < 0.5))
     return luaL_error(L, "%s: 'thickness' and 'E' must be positive, 'nu' in [0, 0.5)", fn);
+  a->layers = (int)cl_lua_opt_number(L, 1, fn, "layers", 5);
+  if (!(a->layers >= 3 && a->layers % 2 == 1))
+    return luaL_error(L, "%s: 'layers' (Simpson points through the thickness) must be odd and >= 3", fn);
+  cl_field *plastic = field_of(L, fn, "plastic", 0, t, (size_t)3 * a->layers * a->ne, 4, dev);
+  a->plastic = data_of(plastic), s->io.writes[3] = plastic;
+  a->sy = cl_lua_opt_number(L, 1, fn, "sy", 0), a->H = cl_lua_opt_number(L, 1, fn, "H", 0);
+  if (plastic && !(a->sy > 0 && a->H >= 0))
+    return luaL_error(L, "%s: 'sy' (yield stress) must be positive and 'H' (hardening modulus) >= 0", fn);
   cl_lua_stage_init(L, &s->stage, "fpm_shell", run_shells, s, &x0->device->dev);
   return 1;
 }

@@ -200,7 +200,7 @@ local function connectivity(fn, key, list, k, n)
 end
 
 local body_keys = { points = true, beams = true, shells = true, hexes = true, material = true, section = true,
-  orient = true, thickness = true, precision = true, assembly = true }
+  orient = true, thickness = true, layers = true, precision = true, assembly = true }
 
 -- Particles per element of each kind.
 local CORNERS_OF = { beam = 2, shell = 3, hex = 8 }
@@ -339,8 +339,14 @@ function fpm.body(args)
     b.element_dt = dts
     b.G = m.E / (2 * (1 + m.nu))
   elseif b.kind == "shell" then
-    if not m.elastic then error(fn .. ": shells take cleave.fpm.elastic{...} (their section is elastic)", 2) end
+    if not (m.elastic or m.sy) then
+      error(fn .. ": shells take cleave.fpm.elastic{...} or cleave.fpm.j2{...} (their laws are built in)", 2)
+    end
     b.thickness = cl.positive_number(fn, args, "thickness")
+    b.layers = args.layers == nil and 5 or math.tointeger(args.layers)
+    if not (b.layers and b.layers >= 3 and b.layers % 2 == 1) then
+      error(fn .. ": argument 'layers' (Simpson points through a shell's thickness) must be an odd integer >= 3", 2)
+    end
     b.conn = connectivity(fn, "shells", args.shells, 3, n)
     b.ne = b.conn.n
     local inertia, dts = {}, {}
@@ -374,6 +380,7 @@ function fpm.body(args)
     end
     b.inertia = cl.field { data = inertia, dtype = precision }
     b.element_dt = dts
+    if m.sy then b.plastic = cl.field { n = 3 * b.layers * b.ne, k = 4, dtype = precision } end
   else
     b.conn = connectivity(fn, "hexes", args.hexes, 8, n)
     b.ne = b.conn.n
@@ -858,7 +865,8 @@ function body_mt:element_stages(f, m, energy)
   if self.kind == "shell" then
     local mat = self.material
     stages = { cl.stage.fpm_shell { conn = self.conn, thickness = self.thickness, E = mat.E, nu = mat.nu, x0 = self.x0,
-      d = self.d, q = self.q, f = f, m = m, fe = self.fe, me = self.me, energy = energy } }
+      d = self.d, q = self.q, f = f, m = m, fe = self.fe, me = self.me, energy = energy, sy = mat.sy, H = mat.H,
+      layers = self.layers, plastic = self.plastic } }
   elseif self.kind == "beam" then
     local s, mat = self.section, self.material
     stages = { cl.stage.fpm_beam { conn = self.conn, orient = self.orient, EA = mat.E * s.A, EIy = mat.E * s.Iy,
@@ -1159,6 +1167,10 @@ local function state_fields(b)
   end
   local fields = {}
   for _, k in ipairs(names) do fields[k] = b[k] end
+  if b.plastic then
+    names[#names + 1] = "plastic"
+    fields.plastic = b.plastic
+  end
   for k, f in ipairs(b.law_state or {}) do
     names[#names + 1] = "law_" .. k
     fields["law_" .. k] = f
