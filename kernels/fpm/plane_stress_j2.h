@@ -24,18 +24,17 @@ CL_HD static inline void cl_fpm_j2_plane_stress(real E, real nu, real sy, real H
   const real R0 = sy + H * *alpha;
   if ((A1 + A2) / 2 <= R0 * R0 / 3) return; /* elastic */
   const real c1 = E / (3 * (1 - nu)), c2 = 2 * G, root23 = (real)0.816496580927726; /* sqrt(2/3) */
-  const real tol = sizeof(real) == 4 ? (real)1e-6 : (real)1e-13;
+  const real tol = sizeof(real) == 4 ? (real)1e-5 : (real)1e-12; /* of the yield stress squared */
   real g = 0, d1 = 1, d2 = 1, f2 = A1 + A2;
   for (int it = 0; it < 50; it++) {
     const real f = sqrt(f2), R = sy + H * (*alpha + root23 * g * f);
     const real residual = f2 / 2 - R * R / 3;
+    if (fabs(residual) <= tol * R * R) break;
     const real df2 = -2 * c1 * A1 / (d1 * d1 * d1) - 2 * c2 * A2 / (d2 * d2 * d2);
     const real dR = H * root23 * (f + g * df2 / (2 * f));
-    const real step = residual / (df2 / 2 - 2 * R * dR / 3);
-    g -= step;
+    g -= residual / (df2 / 2 - 2 * R * dR / 3);
     d1 = 1 + c1 * g, d2 = 1 + c2 * g;
     f2 = A1 / (d1 * d1) + A2 / (d2 * d2);
-    if (fabs(step) <= tol * g) break;
   }
   const real s = sum / d1, d = diff / d2;
   sig[0] = (s - d) / 2, sig[1] = (s + d) / 2, sig[2] = shear / d2;

@@ -485,7 +485,7 @@ function fpm.cantilever(args)
   local fn = "cleave.fpm.cantilever"
   cl.check_args(fn, args, { kind = true, length = true, elements = true, material = true, precision = true,
     section = true, orient = true, width = true, height = true, ny = true, nz = true, assembly = true,
-    thickness = true })
+    thickness = true, layers = true })
   local L = cl.positive_number(fn, args, "length")
   local ne = cells(fn, args, "elements")
   if args.kind == "beam" then
@@ -512,8 +512,8 @@ function fpm.cantilever(args)
         end
       end
     end
-    return fpm.body { points = points, shells = shells, thickness = args.thickness, material = args.material,
-      precision = args.precision, assembly = args.assembly }
+    return fpm.body { points = points, shells = shells, thickness = args.thickness, layers = args.layers,
+      material = args.material, precision = args.precision, assembly = args.assembly }
   elseif args.kind == "hex" then
     local w, h = cl.positive_number(fn, args, "width"), cl.positive_number(fn, args, "height")
     local points, hexes = hex_grid(0, L, -w / 2, w / 2, -h / 2, h / 2, ne, cells(fn, args, "ny", 1),
@@ -531,7 +531,7 @@ end
 --- p > 0 pushes inwards). The rim is z = radius cos(angle).
 function fpm.spherical_cap(args)
   local fn = "cleave.fpm.spherical_cap"
-  cl.check_args(fn, args, { radius = true, angle = true, rings = true, thickness = true, material = true,
+  cl.check_args(fn, args, { radius = true, angle = true, rings = true, thickness = true, layers = true, material = true,
     precision = true, assembly = true })
   local R, angle = cl.positive_number(fn, args, "radius"), cl.positive_number(fn, args, "angle")
   if not (angle < 90) then error(fn .. ": argument 'angle' (the half-angle, degrees) must be below 90", 2) end
@@ -575,8 +575,8 @@ function fpm.spherical_cap(args)
       end
     end
   end
-  return fpm.body { points = points, shells = shells, thickness = args.thickness, material = args.material,
-    precision = args.precision, assembly = args.assembly }
+  return fpm.body { points = points, shells = shells, thickness = args.thickness, layers = args.layers,
+    material = args.material, precision = args.precision, assembly = args.assembly }
 end
 
 local CYLINDER_PARTS = { full = { 360, 1 }, half = { 180, 1 }, quarter = { 90, 1 }, octant = { 90, 0.5 } }
@@ -592,8 +592,8 @@ local CYLINDER_PARTS = { full = { 360, 1 }, half = { 180, 1 }, quarter = { 90, 1
 --- edge on the plane x = 0, a = 90, of "quarter" and "octant"). For symmetry use body:symmetry.
 function fpm.cylinder(args)
   local fn = "cleave.fpm.cylinder"
-  cl.check_args(fn, args, { radius = true, length = true, thickness = true, part = true, around = true, along = true,
-    material = true, precision = true, assembly = true })
+  cl.check_args(fn, args, { radius = true, length = true, thickness = true, layers = true, part = true, around = true,
+    along = true, material = true, precision = true, assembly = true })
   local R, L = cl.positive_number(fn, args, "radius"), cl.positive_number(fn, args, "length")
   local part = args.part or "full"
   local shape = CYLINDER_PARTS[part]
@@ -626,8 +626,8 @@ function fpm.cylinder(args)
       end
     end
   end
-  local body = fpm.body { points = points, shells = shells, thickness = args.thickness, material = args.material,
-    precision = args.precision, assembly = args.assembly }
+  local body = fpm.body { points = points, shells = shells, thickness = args.thickness, layers = args.layers,
+    material = args.material, precision = args.precision, assembly = args.assembly }
   local groups = { z0 = {}, [part == "octant" and "zmid" or "zL"] = {} }
   if not closed then groups.y0 = {} end
   if shape[1] == 90 then groups.x0 = {} end
@@ -1078,8 +1078,9 @@ end
 --- expressions of t are evaluated at t, which does not advance while settling; pressures are
 --- numbers), found by damped
 --- dynamics (central differences with mass damping xi, 1/s) from the present state. Every `every`
---- steps the criterion is checked: "residual", |F_ext - F_int| over the free translational degrees of
---- freedom <= tol times the larger of |F_ext| and |F_int| over them; "kinetic", the kinetic energy <=
+--- steps the criterion is checked: "residual", |F_ext - F_int| over the free degrees of freedom <= tol
+--- times the larger of |F_ext| and |F_int| over them (moments, on beams and shells, divided by the
+--- diagonal of the body's box count as forces); "kinetic", the kinetic energy <=
 --- tol times its largest value since this settle began. Successive settles follow a load path; more
 --- than max_steps steps in one settle is an error naming them.
 function fpm.static(args)
@@ -1113,18 +1114,49 @@ function fpm.static(args)
     max_steps = args.max_steps == nil and 1000000 or cl.positive_integer(fn, args, "max_steps", 1),
     pipeline = step_pipeline(body, dt, xi, true), steps = 0 }, static_mt)
   body.has_run = true
-  -- the free parts of F (= F_ext - F_int) and of F_ext: copies with the constrained rows zeroed
-  s.residual, s.external = field(body, 3), field(body, 3)
-  local stages = { cl.stage.copy { dst = s.residual, src = body.f }, cl.stage.copy { dst = s.external, src = body.fext } }
-  for _, k in ipairs(body.constraints) do
-    if k.dof <= 3 then
-      for _, target in ipairs { s.residual, s.external } do
-        stages[#stages + 1] = cl.stage.set_rows { field = target, rows = k.rows, component = k.dof, value = 0 }
+  -- the free parts of F (= F_ext - F_int) and of F_ext, and of the moments M and M_ext on beams and
+  -- shells: copies with the constrained rows zeroed
+  s.parts = { { residual = field(body, 3), external = field(body, 3), f = body.f, fext = body.fext, first = 1 } }
+  if body.rotates then
+    s.parts[2] = { residual = field(body, 3), external = field(body, 3), f = body.m, fext = body.mext, first = 4 }
+    -- moments count as forces at the body's size (the diagonal of its box): one norm of both
+    local low, high = { math.huge, math.huge, math.huge }, { -math.huge, -math.huge, -math.huge }
+    for _, p in ipairs(body.points) do
+      for c = 1, 3 do low[c], high[c] = math.min(low[c], p[c]), math.max(high[c], p[c]) end
+    end
+    s.parts[2].scale = 1 / norm(sub(high, low))
+  end
+  local stages = {}
+  for _, part in ipairs(s.parts) do
+    stages[#stages + 1] = cl.stage.copy { dst = part.residual, src = part.f }
+    stages[#stages + 1] = cl.stage.copy { dst = part.external, src = part.fext }
+    for _, k in ipairs(body.constraints) do
+      local c = k.dof - part.first + 1
+      if c >= 1 and c <= 3 then
+        for _, target in ipairs { part.residual, part.external } do
+          stages[#stages + 1] = cl.stage.set_rows { field = target, rows = k.rows, component = c, value = 0 }
+        end
       end
     end
   end
   s.free = stages
   return s
+end
+
+-- |F_ext - F_int| over the free degrees of freedom, relative to the larger of |F_ext| and |F_int| over
+-- them (moments over the body's size counted with the forces).
+function static_mt:residual()
+  run_all(self.free)
+  local r2, ext2, int2 = 0, 0, 0
+  for _, part in ipairs(self.parts) do
+    local scale = part.scale or 1
+    r2 = r2 + (scale * part.residual:norm()) ^ 2
+    ext2 = ext2 + (scale * part.external:norm()) ^ 2
+    cl.stage.axpy { y = part.external, x = part.residual, a = -1 }:run() -- the free internal forces
+    int2 = int2 + (scale * part.external:norm()) ^ 2
+  end
+  local largest = math.sqrt(math.max(ext2, int2))
+  return largest > 0 and math.sqrt(r2) / largest or 0
 end
 
 function static_mt:settle(t)
@@ -1136,12 +1168,7 @@ function static_mt:settle(t)
     steps, self.steps, seconds = steps + self.every, self.steps + self.every, seconds + ran.seconds
     local kinetic = b.work:sum(5)
     peak = math.max(peak, kinetic)
-    run_all(self.free)
-    local r = self.residual:norm()
-    local fext = self.external:norm()
-    cl.stage.axpy { y = self.external, x = self.residual, a = -1 }:run() -- the free internal forces
-    local scale = math.max(fext, self.external:norm())
-    local out = { t = t, steps = steps, seconds = seconds, residual = scale > 0 and r / scale or 0,
+    local out = { t = t, steps = steps, seconds = seconds, residual = self:residual(),
       kinetic_ratio = peak > 0 and kinetic / peak or 0 }
     if not (out.residual == out.residual) then
       error(string.format("static:settle: the forces became NaN at t = %g after %d steps (is dt too large?)", t, steps), 2)
