@@ -614,7 +614,8 @@ T.case("bad input is named", function()
   T.raises(function() cl.fpm.body { points = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 } }, shells = { { 1, 2, 3 } },
     thickness = 0, material = m } end, { "'thickness'" })
   T.raises(function() cl.fpm.body { points = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 } }, shells = { { 1, 2, 3 } },
-    thickness = 0.01, material = cl.fpm.j2 { E = 1e9, rho = 1, sy = 1e6 } } end, { "shells take cleave.fpm.elastic" })
+    thickness = 0.01, material = cl.fpm.material { law = cl.fpm.j2 { E = 1e9, rho = 1, sy = 1e6 }.law, E = 1e9, rho = 1 } }
+  end, { "shells take cleave.fpm.elastic{...} or cleave.fpm.j2{...}" })
   local cube = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 0, 1, 0 }, { 0, 0, 1 }, { 1, 0, 1 }, { 1, 1, 1 }, { 0, 1, 1 } }
   T.raises(function() cl.fpm.body { points = cube, hexes = { { 5, 6, 7, 8, 1, 2, 3, 4 } }, material = m } end,
     { "hexahedron 1", "inverted", "VTK order" })
@@ -635,6 +636,14 @@ T.case("bad input is named", function()
   T.raises(function() cl.fpm.explicit { body, steps = 1, xi = -1 } end, { "'xi'" })
   T.raises(function() cl.fpm.explicit { body, steps = 1, spets = 1 } end, { "spets" })
   T.raises(function() cl.fpm.cantilever { kind = "plate", length = 1, elements = 1, material = m } end, { "'kind'" })
+  local moving = cl.fpm.box { x = { 0, 1 }, y = { 0, 1 }, z = { 0, 1 }, nx = 1, ny = 1, nz = 1, material = m }
+  moving:velocity { where = "x > 0.5", vx = 1 }
+  T.raises(function() cl.fpm.static { moving, xi = 1 } end, { "prescribed velocity", "body:fix" })
+  T.raises(function() cl.fpm.static { body, xi = 1, criterion = "energy" } end, { "'criterion'" })
+  T.raises(function() cl.fpm.static { body, xi = 1, dt = 10 * body:stable_dt() } end, { "'dt'", "stable step" })
+  T.raises(function() cl.fpm.static { body } end, { "'xi'" })
+  T.raises(function() cl.fpm.cantilever { kind = "shell", length = 1, elements = 1, width = 1, thickness = 0.01,
+    layers = 4, material = m } end, { "'layers'", "odd" })
   T.raises(function() cl.fpm.box { x = { 0, 1 }, y = { 0, 1 }, z = { 0, 1 }, nx = 1, ny = 1, nz = 1, material = m,
     assembly = "atomic" } end, { "'assembly'" })
 end)
