@@ -647,6 +647,60 @@ function fpm.cylinder(args)
   return body
 end
 
+--- cleave.fpm.annulus{ inner =, outer =, thickness =, part = "full" | "quarter", around =, radial =, axial = 1,
+---   material =, precision =, assembly = } -> a ring of hexahedra about the z axis, radii inner..outer,
+--- z = 0..thickness: "full" a = 0..360 degrees, "quarter" a = 0..90; around x radial x axial cells.
+--- Particle groups: "inner", "outer" (the cylindrical faces), "z0", "zT" (the flat ones) and, for the
+--- quarter, "x0" and "y0" (the cut faces on the planes x = 0 and y = 0, symmetry planes of the ring).
+function fpm.annulus(args)
+  local fn = "cleave.fpm.annulus"
+  cl.check_args(fn, args, { inner = true, outer = true, thickness = true, part = true, around = true, radial = true,
+    axial = true, material = true, precision = true, assembly = true })
+  local a, b, T = cl.positive_number(fn, args, "inner"), cl.positive_number(fn, args, "outer"),
+    cl.positive_number(fn, args, "thickness")
+  if not (b > a) then error(string.format("%s: argument 'outer' (%g) must exceed 'inner' (%g)", fn, b, a), 2) end
+  local part = args.part or "full"
+  if part ~= "full" and part ~= "quarter" then error(fn .. ": argument 'part' must be \"full\" or \"quarter\"", 2) end
+  local na, nr, nz = cells(fn, args, "around"), cells(fn, args, "radial"), cells(fn, args, "axial", 1)
+  if part == "full" and na < 3 then error(fn .. ": argument 'around' must be >= 3 for the full ring", 2) end
+  local arc, columns = part == "full" and 2 * math.pi or math.pi / 2, part == "full" and na or na + 1
+  local points, hexes = {}, {}
+  local function id(i, j, k) return 1 + i % columns + columns * (j + (nr + 1) * k) end
+  local groups = { inner = {}, outer = {}, z0 = {}, zT = {} }
+  if part == "quarter" then groups.x0, groups.y0 = {}, {} end
+  for k = 0, nz do
+    for j = 0, nr do
+      for i = 0, columns - 1 do
+        local r, angle = a + (b - a) * j / nr, arc * i / na
+        local x, y = r * math.cos(angle), r * math.sin(angle)
+        if math.abs(x) < 1e-12 * b then x = 0 end -- exact zeros on the cut planes
+        if math.abs(y) < 1e-12 * b then y = 0 end
+        local p = id(i, j, k)
+        points[p] = { x, y, T * k / nz }
+        if j == 0 then table.insert(groups.inner, p) end
+        if j == nr then table.insert(groups.outer, p) end
+        if k == 0 then table.insert(groups.z0, p) end
+        if k == nz then table.insert(groups.zT, p) end
+        if groups.y0 and i == 0 then table.insert(groups.y0, p) end
+        if groups.x0 and i == na then table.insert(groups.x0, p) end
+      end
+    end
+  end
+  for k = 0, nz - 1 do
+    for j = 0, nr - 1 do
+      for i = 0, na - 1 do
+        -- VTK order: the bottom face counter-clockwise seen from +z (r, then a), then the top
+        hexes[#hexes + 1] = { id(i, j, k), id(i, j + 1, k), id(i + 1, j + 1, k), id(i + 1, j, k),
+          id(i, j, k + 1), id(i, j + 1, k + 1), id(i + 1, j + 1, k + 1), id(i + 1, j, k + 1) }
+      end
+    end
+  end
+  local body = fpm.body { points = points, hexes = hexes, material = args.material, precision = args.precision,
+    assembly = args.assembly }
+  body.groups = groups
+  return body
+end
+
 -- ---- regions, constraints, loads -----------------------------------------------------------------
 
 --- body:select(where [, params]) -> u32 field of the 1-based rows of the particles in the region
@@ -808,32 +862,83 @@ function body_mt:body_force(args)
   end
 end
 
---- body:pressure{ where = (all), params =, p =, follower = true }: a pressure p (Pa) on the shell
---- triangles whose three corners lie in the region: each loads its corners with -p A n / 3, n its
---- unit normal by the right-hand rule of its corners (so p > 0 pushes against n), on the current
---- triangle (follower) or on the reference one (fixed direction). p is a number.
+--- body:pressure{ where = (all), params =, p =, follower = (shells) true }: a pressure p (Pa: a number,
+--- a function of t or an expression in t) on the faces whose corners all lie in the region: shell
+--- triangles, each loading its corners with -p A n / 3, n its unit normal by the right-hand rule of
+--- its corners (p > 0 pushes against n), on the current triangle (follower) or the reference one; or
+--- the hexahedra's boundary faces, n pointing out of the body (p > 0 pushes in), in a fixed direction
+--- (the reference face): each quadrilateral loads as the mean of its two triangulations, p A / 4 per
+--- corner of a parallelogram, as the bilinear face's consistent load.
 function body_mt:pressure(args)
   local fn = "body:pressure"
   cl.check_args(fn, args, { where = true, params = true, p = true, follower = true })
-  if self.kind ~= "shell" then
-    error(string.format("%s: pressure acts on shell faces; this body has %s (use body:load for forces)", fn,
-      self.kind == "beam" and "beams" or "hexahedra"), 2)
+  if self.kind == "beam" then
+    error(fn .. ": pressure acts on shell and hexahedron faces; this body has beams (use body:load for forces)", 2)
   end
-  if type(args.p) ~= "number" or args.p ~= args.p or math.abs(args.p) == math.huge then
-    error(fn .. ": argument 'p' (the pressure, Pa) must be a finite number", 2)
+  if self.kind == "hex" and args.follower then
+    error(fn .. ": a follower pressure acts on shells; on hexahedra the pressure keeps the reference faces' " ..
+      "direction: leave out 'follower' or set it false", 2)
   end
+  local p = pd.time_function(fn, "p", args.p, args.params, 3)
+  if p == nil then error(fn .. ": argument 'p' (the pressure, Pa) is required", 2) end
   local inside = {}
   for _, i in ipairs(self:select(args.where or function() return true end, args.params, fn, 3):to_table()) do
     inside[i] = true
   end
+  local pressure = { p = p, follower = self.kind == "shell" and args.follower ~= false }
   local rows = {}
-  for e, tri in ipairs(self.conn:to_table()) do
-    if inside[tri[1] + 1] and inside[tri[2] + 1] and inside[tri[3] + 1] then rows[#rows + 1] = e - 1 end
+  if self.kind == "shell" then
+    for e, tri in ipairs(self.conn:to_table()) do
+      if inside[tri[1] + 1] and inside[tri[2] + 1] and inside[tri[3] + 1] then rows[#rows + 1] = e - 1 end
+    end
+    if #rows == 0 then error(fn .. ": no shell triangle has all three corners in the region", 2) end
+  else
+    pressure.conn, pressure.scale = self:boundary_triangles(inside), 0.5
+    for r = 1, pressure.conn.n do rows[r] = r - 1 end
+    if #rows == 0 then error(fn .. ": no boundary face of the hexahedra has all four corners in the region", 2) end
   end
-  if #rows == 0 then error(fn .. ": no shell triangle has all three corners in the region", 2) end
+  pressure.rows = cl.field { data = rows, dtype = "u32" }
   self.pressures = self.pressures or {}
-  table.insert(self.pressures, { rows = cl.field { data = rows, dtype = "u32" }, p = args.p,
-    follower = args.follower ~= false })
+  table.insert(self.pressures, pressure)
+end
+
+-- The hexahedra's boundary faces (in one element only) whose corners are all inside (a set of 1-based
+-- particles), each as the 4 triangles of its two triangulations, ordered so that their normals point
+-- out of the element: a u32 field of 0-based particle triples.
+function body_mt:boundary_triangles(inside)
+  local count, faces = {}, {}
+  local hexes = self.conn:to_table()
+  for _, h in ipairs(hexes) do
+    for _, f in ipairs(FACES) do
+      local key = {}
+      for k = 1, 4 do key[k] = h[f[k]] end
+      table.sort(key)
+      key = table.concat(key, " ")
+      count[key] = (count[key] or 0) + 1
+    end
+  end
+  for _, h in ipairs(hexes) do
+    local centre = { 0, 0, 0 }
+    for a = 1, 8 do
+      for c = 1, 3 do centre[c] = centre[c] + self.points[h[a] + 1][c] / 8 end
+    end
+    for _, f in ipairs(FACES) do
+      local q, key = {}, {}
+      for k = 1, 4 do q[k], key[k] = h[f[k]], h[f[k]] end
+      table.sort(key)
+      local all = inside[q[1] + 1] and inside[q[2] + 1] and inside[q[3] + 1] and inside[q[4] + 1]
+      if all and count[table.concat(key, " ")] == 1 then
+        local P = {}
+        for k = 1, 4 do P[k] = self.points[q[k] + 1] end
+        local normal = cross(sub(P[3], P[1]), sub(P[4], P[2]))
+        if dot(normal, sub(P[1], centre)) < 0 then q[2], q[4] = q[4], q[2] end
+        for _, t in ipairs { { 1, 2, 3 }, { 1, 3, 4 }, { 1, 2, 4 }, { 2, 3, 4 } } do
+          faces[#faces + 1] = { q[t[1]], q[t[2]], q[t[3]] }
+        end
+      end
+    end
+  end
+  return cl.field { data = faces, k = 3, dtype = "u32" }
 end
 
 -- The field and component of a degree of freedom's load (fext0/fext, mext0/mext) or increment.
@@ -964,8 +1069,16 @@ local function step_pipeline(b, dt, xi, static)
       value = pd.stage_value(l.value, target, l.scale) })
   end
   for _, pr in ipairs(pressures) do
-    add(cl.stage.fpm_pressure { rows = pr.rows, conn = b.conn, x0 = b.x0, d = pr.follower and b.d or nil, p = pr.p,
-      fext = b.fext })
+    -- at t_n: the stage's time less dt (quasi-static levels: t itself)
+    local value, scale, offset = pr.p, pr.scale or 1, static and 0 or dt
+    if type(value) ~= "number" then
+      local f = value
+      value = function(t) return f(t - offset) * scale end
+    else
+      value = value * scale
+    end
+    add(cl.stage.fpm_pressure { rows = pr.rows, conn = pr.conn or b.conn, x0 = b.x0, d = pr.follower and b.d or nil,
+      p = value, fext = b.fext })
   end
   add(cl.stage.copy { dst = b.f, src = b.fext })
   if b.m then add(cl.stage.copy { dst = b.m, src = b.mext }) end
