@@ -1139,6 +1139,69 @@ function body_mt:mesh()
     dtype = "i32" }, connectivity = cl.field { data = conn, dtype = "i32" } } }
 end
 
+local PNG_FIELDS = { displacement = 0, dx = 1, dy = 2, dz = 3 }
+
+--- body:png{ path =, field = "displacement" | "dx" | "dy" | "dz", view = {0, 0, 1}, up =, scale = 1,
+---   title = } : a picture of the deformed body (displacements times scale) seen along -view (from the
+--- side view points to), coloured by the field (|d| or one component, per particle): shells as their
+--- triangles, hexahedra as their boundary faces, drawn far to near (painter's order); beams as points.
+--- up: the picture's vertical (default: the axis least along view, made normal to it).
+function body_mt:png(args)
+  local fn = "body:png"
+  cl.check_args(fn, args, { path = true, field = true, view = true, up = true, scale = true, title = true })
+  local which = args.field or "displacement"
+  local component = PNG_FIELDS[which]
+  if not component then error(fn .. ": 'field' must be \"displacement\", \"dx\", \"dy\" or \"dz\"", 2) end
+  local function vector(key, default)
+    local v = args[key] or default
+    if type(v) ~= "table" or type(v[1]) ~= "number" or type(v[2]) ~= "number" or type(v[3]) ~= "number" or norm(v) == 0 then
+      error(string.format("%s: '%s' must be a non-zero vector {x, y, z}", fn, key), 3)
+    end
+    local len = norm(v)
+    return { v[1] / len, v[2] / len, v[3] / len }
+  end
+  local view = vector("view", { 0, 0, 1 })
+  local least, up = math.huge, nil
+  for _, axis in ipairs { { 0, 1, 0 }, { 0, 0, 1 }, { 1, 0, 0 } } do
+    if math.abs(dot(axis, view)) < least then least, up = math.abs(dot(axis, view)), axis end
+  end
+  up = vector("up", up)
+  local along = dot(up, view)
+  up = { up[1] - along * view[1], up[2] - along * view[2], up[3] - along * view[3] }
+  if norm(up) < 1e-9 then error(fn .. ": 'up' must not lie along 'view'", 2) end
+  local len = norm(up)
+  up = { up[1] / len, up[2] / len, up[3] / len }
+  local right = cross(up, view)
+  local scale = args.scale == nil and 1 or cl.finite_number(fn, "scale", args.scale)
+  local d = self.d:to_table()
+  local pos, value, depth = {}, {}, {}
+  for i, p in ipairs(self.points) do
+    local x = { p[1] + scale * d[i][1], p[2] + scale * d[i][2], p[3] + scale * d[i][3] }
+    pos[i] = { dot(x, right), dot(x, up) }
+    depth[i] = dot(x, view)
+    value[i] = component == 0 and norm(d[i]) or d[i][component]
+  end
+  local mesh = { x = cl.field { data = pos, k = 2, dtype = "f64" } }
+  if self.kind ~= "beam" then
+    local triangles = {}
+    if self.kind == "shell" then
+      for _, t in ipairs(self.conn:to_table()) do triangles[#triangles + 1] = { t[1] + 1, t[2] + 1, t[3] + 1 } end
+    else
+      local all = {}
+      for i = 1, self.n do all[i] = true end
+      local faces = self:boundary_triangles(all):to_table()
+      for k = 1, #faces, 4 do -- one triangulation of each face (its first two triangles)
+        for j = k, k + 1 do triangles[#triangles + 1] = { faces[j][1] + 1, faces[j][2] + 1, faces[j][3] + 1 } end
+      end
+    end
+    local function far(t) return depth[t[1]] + depth[t[2]] + depth[t[3]] end
+    table.sort(triangles, function(a, b) return far(a) < far(b) end)
+    mesh.triangles = cl.field { data = triangles, k = 3, dtype = "u32" }
+  end
+  cl.io.png { path = args.path, mesh = mesh, field = cl.field { data = value, dtype = "f64" },
+    title = args.title or which }
+end
+
 fpm.body_mt = body_mt
 
 -- ---- runs -------------------------------------------------------------------------------------------
@@ -1163,9 +1226,6 @@ function fpm.explicit(args)
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.fpm.body{...})", 2) end
   local xi = cl.optional_number(fn, args, "xi", 0)
   if not (xi >= 0) then error(fn .. ": argument 'xi' (the mass-damping coefficient, 1/s) must be >= 0", 2) end
-  if args.output and args.output.png ~= nil then
-    error(fn .. ": output.png is not available for finite particle bodies yet; use output.vtu (ParaView)", 2)
-  end
   if body.has_run then error(fn .. ": this body has a run already; make a new body for another run", 2) end
   local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.9,
     "this body (eq. 5: the smallest element length over its wave speed)")
@@ -1176,6 +1236,14 @@ function fpm.explicit(args)
 end
 
 run_mt.go = cl.explicit_run.go
+
+-- What output.png may show (body:png's fields) and the keys it takes.
+function run_mt.png_fields()
+  return { "displacement", "dx", "dy", "dz" }, { path = true, field = true, view = true, up = true, scale = true,
+    title = true }
+end
+
+function run_mt:png(spec) self.body:png(type(spec) == "table" and spec or { path = spec }) end
 
 -- ---- quasi-static analysis by damped dynamics --------------------------------------------------------
 

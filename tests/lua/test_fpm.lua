@@ -587,6 +587,28 @@ T.case("pressure on hexahedra: the boundary faces' consistent load; a follower o
   T.near(sum, -8, 1e-12, "total = p A")
 end)
 
+T.case("PNG of the deformed shape: shells, hexahedra and beams from a view direction", function()
+  local dir = T.outdir("fpm_png")
+  local shell = cl.fpm.cylinder { radius = 1, length = 2, thickness = 0.01, part = "half", around = 8, along = 4,
+    material = elastic() }
+  shell.d:assign(function(i) local p = shell.points[i] return 0, -0.1 * p[3] * p[2], 0 end)
+  shell:png { path = dir .. "/cylinder.png", field = "dy", view = { 1, 1, 1 } }
+  local ring = cl.fpm.annulus { inner = 1, outer = 1.5, thickness = 0.2, part = "quarter", around = 6, radial = 2,
+    material = elastic() }
+  ring:png { path = dir .. "/annulus.png", view = { 0, 0, 1 } }
+  local beam = cl.fpm.cantilever { kind = "beam", length = 1, elements = 4, material = elastic(),
+    section = { b = 0.1, h = 0.1 } }
+  local run = cl.fpm.explicit { beam, steps = 2, progress = false, output = { png = { path = dir .. "/beam.png",
+    view = { 0, 1, 0 } } } }
+  run:go()
+  for _, name in ipairs { "cylinder", "annulus", "beam" } do
+    T.eq(T.read(dir .. "/" .. name .. ".png"):sub(2, 4), "PNG", name .. ".png is a PNG file")
+  end
+  T.raises(function() ring:png { path = dir .. "/x.png", field = "stress" } end, { "'field'" })
+  T.raises(function() ring:png { path = dir .. "/x.png", view = { 0, 0, 0 } } end, { "'view'" })
+  T.raises(function() ring:png { path = dir .. "/x.png", view = { 0, 0, 1 }, up = { 0, 0, 2 } } end, { "'up'" })
+end)
+
 T.case("output: VTU series, CSV energies, checkpoint and restore", function()
   local dir = T.outdir("fpm_output")
   local function make()
