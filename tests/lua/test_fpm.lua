@@ -192,6 +192,27 @@ T.case("beam cantilever: tip deflection PL^3/3EI within 1%", function()
   T.near(-w, expected, 0.01, "tip deflection")
 end)
 
+T.case("cl.fpm.static: both criteria settle a beam cantilever at PL^3/3EI, levels of a load in t", function()
+  local L, P, b, h = 1, 50, 0.02, 0.03
+  local I = b * h ^ 3 / 12
+  local omega = 3.516 * math.sqrt(steel.E * I / (steel.rho * b * h * L ^ 4))
+  for _, criterion in ipairs { "residual", "kinetic" } do
+    local body = cl.fpm.cantilever { kind = "beam", length = L, elements = 10, material = elastic(),
+      section = { b = b, h = h } }
+    body:fix { where = "x < 1e-9" }
+    body:load { where = "x > " .. L .. " - 1e-9", fz = function(t) return -t end }
+    local static = cl.fpm.static { body, xi = 2 * omega, criterion = criterion, tol = 1e-6, every = 50 }
+    for _, load in ipairs { P / 2, P } do
+      local r = static:settle(load)
+      local expected = load * L ^ 3 / (3 * steel.E * I)
+      local w = -body.d[body.n][3]
+      print(string.format("    static (%s): P = %g: tip %.6g, PL^3/3EI %.6g, %d steps, residual %.2g", criterion, load, w,
+        expected, r.steps, r.residual))
+      T.near(w, expected, 1e-3, criterion .. ": tip deflection")
+    end
+  end
+end)
+
 T.case("shell cantilever strip: tip deflection PL^3/3EI within 1% (nu = 0)", function()
   local L, P, b, t = 0.25, 20, 0.05, 0.01
   local body = cl.fpm.cantilever { kind = "shell", length = L, elements = 8, width = b, ny = 2, thickness = t,
