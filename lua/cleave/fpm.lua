@@ -628,10 +628,10 @@ function fpm.cylinder(args)
   end
   local body = fpm.body { points = points, shells = shells, thickness = args.thickness, layers = args.layers,
     material = args.material, precision = args.precision, assembly = args.assembly }
-  local groups = { z0 = {}, [part == "octant" and "zmid" or "zL"] = {} }
+  local top = part == "octant" and "zmid" or "zL" -- the octant ends at its symmetry plane z = length/2
+  local groups = { z0 = {}, [top] = {} }
   if not closed then groups.y0 = {} end
   if shape[1] == 90 then groups.x0 = {} end
-  local top = part == "octant" and "zmid" or "zL"
   for i = 0, columns - 1 do
     table.insert(groups.z0, id(i, 0))
     table.insert(groups[top], id(i, nz))
