@@ -113,7 +113,7 @@ static int stage_particles(lua_State *L) {
  * marks changed. */
 typedef struct rotational_io {
   cl_field *d, *q, *f, *m, *fe, *me, *energy;
-  cl_field *writes[3];
+  cl_field *writes[4]; /* the fourth: a shell's plastic state, or NULL */
 } rotational_io;
 
 static void rotational_fields(lua_State *L, const char *fn, cl_dtype t, size_t n, size_t ne, int corners,
@@ -125,10 +125,11 @@ static void rotational_fields(lua_State *L, const char *fn, cl_dtype t, size_t n
   if (!io->fe != !io->me) luaL_error(L, "%s: give both 'fe' and 'me' (gather assembly) or neither", fn);
   io->energy = field_of(L, fn, "energy", 0, t, ne, 1, dev);
   io->writes[0] = io->fe ? io->fe : io->f, io->writes[1] = io->me ? io->me : io->m, io->writes[2] = io->energy;
+  io->writes[3] = NULL;
 }
 
 static void rotational_touch(const rotational_io *io) {
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; k < 4; k++)
     if (io->writes[k]) cl_field_touch(io->writes[k]);
 }
 
@@ -211,10 +212,11 @@ static cl_status run_shells(void *data, long step, double t, cl_error *err) {
 }
 
 static const char *const shell_args[] = {"conn", "thickness", "E", "nu", "x0", "d", "q", "f", "m", "fe", "me",
-                                         "energy", NULL};
+                                         "energy", "sy", "H", "layers", "plastic", NULL};
 
 /* cleave.stage.fpm_shell{ conn = u32 ne x 3, thickness =, E =, nu =, x0 =, d =, q =, f =, m =, energy = ne
- *   (optional), fe =, me = (3 ne x 3, gather assembly) }: as fpm_beam, for triangular shells (shell.h) */
+ *   (optional), fe =, me = (3 ne x 3, gather assembly), J2 plasticity: sy =, H = 0, layers = 5 (odd),
+ *   plastic = 3 layers ne x 4 }: as fpm_beam, for triangular shells (shell.h) */
 static int stage_shell(lua_State *L) {
   const char *fn = "cleave.stage.fpm_shell";
   cl_lua_check_args(L, 1, fn, shell_args);
@@ -234,6 +236,14 @@ static int stage_shell(lua_State *L) {
   a->nu = cl_lua_opt_number(L, 1, fn, "nu", 0);
   if (!(a->thickness > 0 && a->E > 0 && a->nu >= 0 && a->nu < 0.5))
     return luaL_error(L, "%s: 'thickness' and 'E' must be positive, 'nu' in [0, 0.5)", fn);
+  a->layers = (int)cl_lua_opt_number(L, 1, fn, "layers", 5);
+  if (!(a->layers >= 3 && a->layers % 2 == 1))
+    return luaL_error(L, "%s: 'layers' (Simpson points through the thickness) must be odd and >= 3", fn);
+  cl_field *plastic = field_of(L, fn, "plastic", 0, t, (size_t)3 * a->layers * a->ne, 4, dev);
+  a->plastic = data_of(plastic), s->io.writes[3] = plastic;
+  a->sy = cl_lua_opt_number(L, 1, fn, "sy", 0), a->H = cl_lua_opt_number(L, 1, fn, "H", 0);
+  if (plastic && !(a->sy > 0 && a->H >= 0))
+    return luaL_error(L, "%s: 'sy' (yield stress) must be positive and 'H' (hardening modulus) >= 0", fn);
   cl_lua_stage_init(L, &s->stage, "fpm_shell", run_shells, s, &x0->device->dev);
   return 1;
 }
@@ -245,11 +255,27 @@ typedef struct pressure_stage {
   cl_fpm_pressure_args a;
   cl_field *fext;
   cl_dtype dtype;
+  lua_State *L;
+  int callback; /* registry ref of p as a function of the stage's time, or LUA_NOREF (p a number) */
 } pressure_stage;
+
+#define FPM_PRESSURE_MT "cleave.fpm.pressure_stage"
 
 static cl_status run_pressure(void *data, long step, double t, cl_error *err) {
   pressure_stage *s = data;
-  (void)step, (void)t;
+  if (s->callback != LUA_NOREF) {
+    lua_State *L = s->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->callback);
+    lua_pushnumber(L, t);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_isnumber(L, -1)) {
+      cl_error_set(err, CL_ERR_SCRIPT, "pressure function at step %ld: %s", step,
+                   lua_isstring(L, -1) ? lua_tostring(L, -1) : "did not return a number");
+      lua_pop(L, 1);
+      return CL_ERR_SCRIPT;
+    }
+    s->a.p = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
   CL_TRY(cl_k_fpm_pressure(s->stage.device, s->dtype, &s->a, err));
   cl_field_touch(s->fext);
   return CL_OK;
@@ -257,12 +283,22 @@ static cl_status run_pressure(void *data, long step, double t, cl_error *err) {
 
 static const char *const pressure_args[] = {"rows", "conn", "x0", "d", "p", "fext", NULL};
 
+static int pressure_gc(lua_State *L) {
+  pressure_stage *s = luaL_checkudata(L, 1, FPM_PRESSURE_MT);
+  if (s->callback != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->callback);
+  s->callback = LUA_NOREF;
+  return 0;
+}
+
 /* cleave.stage.fpm_pressure{ rows = u32 (0-based triangles), conn = u32 ne x 3, x0 =, d = (follower; absent:
- *   the reference normal), p =, fext = }: adds -p A n / 3 to each corner of each listed triangle */
+ *   the reference normal), p = number or function(t) of the stage's time, fext = }: adds -p A n / 3 to each
+ *   corner of each listed triangle */
 static int stage_pressure(lua_State *L) {
   const char *fn = "cleave.stage.fpm_pressure";
   cl_lua_check_args(L, 1, fn, pressure_args);
   pressure_stage *s = new_stage(L, sizeof *s);
+  luaL_setmetatable(L, FPM_PRESSURE_MT);
+  s->callback = LUA_NOREF;
   cl_field *x0 = positions(L, fn);
   const cl_device *dev = &x0->device->dev;
   const size_t n = x0->n;
@@ -278,8 +314,14 @@ static int stage_pressure(lua_State *L) {
   s->fext = field_of(L, fn, "fext", 1, x0->dtype, n, 3, dev);
   cl_field *d = field_of(L, fn, "d", 0, x0->dtype, n, 3, dev);
   s->a = (cl_fpm_pressure_args){.count = rows->n, .ne = conn->n, .n = n, .rows = rows->data, .conn = conn->data,
-                                .x0 = x0->data, .d = data_of(d), .p = cl_lua_req_number(L, 1, fn, "p"),
-                                .fext = s->fext->data};
+                                .x0 = x0->data, .d = data_of(d), .fext = s->fext->data};
+  lua_getfield(L, 1, "p");
+  if (lua_isfunction(L, -1)) {
+    s->L = L, s->callback = luaL_ref(L, LUA_REGISTRYINDEX);
+  } else {
+    lua_pop(L, 1);
+    s->a.p = cl_lua_req_number(L, 1, fn, "p");
+  }
   cl_lua_stage_init(L, &s->stage, "fpm_pressure", run_pressure, s, &x0->device->dev);
   return 1;
 }
@@ -403,6 +445,10 @@ static int stage_gather(lua_State *L) {
 
 int cl_lua_open_fpm(lua_State *L) {
   cl_lua_stage_metatable(L, FPM_STAGE_MT);
+  lua_pop(L, 1);
+  cl_lua_stage_metatable(L, FPM_PRESSURE_MT);
+  lua_pushcfunction(L, pressure_gc);
+  lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
   lua_newtable(L);
   lua_setfield(L, -2, "fpm");

@@ -49,11 +49,17 @@ typedef struct cl_fpm_beam_args {
   void *energy;              /* ne: elastic strain energy of each element, or NULL */
 } cl_fpm_beam_args;
 
-/* 3-particle triangular shells (shell.h), elastic section of thickness `thickness`. */
+/* 3-particle triangular shells (shell.h) of thickness `thickness`: an elastic section (plastic NULL),
+ * or J2 plasticity (plane_stress_j2.h) at `layers` Simpson points through the thickness under each of
+ * the 3 in-plane points. */
 typedef struct cl_fpm_shell_args {
   size_t ne, n;
   const uint32_t *conn;      /* ne x 3 */
   double thickness, E, nu;
+  double sy, H;              /* J2: yield stress, hardening modulus */
+  int layers;                /* points through the thickness (odd, >= 3) */
+  void *plastic;             /* 3 layers ne x 4 (row (g layers + l) ne + e): plastic strain xx, yy, xy
+                                (engineering) and the equivalent plastic strain; NULL: elastic */
   const void *x0, *d, *q;    /* n x 3, n x 3, n x 4 */
   void *f, *m;               /* n x 3: internal forces and moments are subtracted from these */
   void *fe, *me;             /* 3 ne x 3: the gather assembly's (as beams'), or NULL */

@@ -11,6 +11,7 @@
 #define CL_FPM_SHELL_H
 
 #include "fpm.h"
+#include "plane_stress_j2.h"
 #include "rotation.h"
 
 /* The frame of a triangle (rows e1, e2, e3 of E) and the in-plane coordinates of its corners
@@ -73,6 +74,41 @@ CL_HD static inline void cl_fpm_dkt_b(const real *xy, real s, real t, real *B) {
   }
 }
 
+/* The section's resultants at in-plane point g of element e: membrane forces N and moments M (per
+ * unit width) of the membrane strain eps and the curvature kappa; returns the elastic energy per unit
+ * area. Elastic: N = t D eps, M = t^3/12 D kappa. J2: the strain eps + z kappa at `layers` Simpson
+ * points z through the thickness (exact for the elastic section, and for a fully plastic one, whose
+ * stress is constant on each half), each returned to the yield surface with its stored state. */
+CL_HD static inline real cl_fpm_shell_section(const cl_fpm_shell_args *A, size_t e, int g, const real *eps,
+                                              const real *kappa, real *N, real *M) {
+  const real h = (real)A->thickness, Ey = (real)A->E, nu = (real)A->nu, k0 = Ey / (1 - nu * nu);
+  if (!A->plastic) {
+    const real D[3] = {k0, k0 * nu, k0 * (1 - nu) / 2}, Db = h * h / 12;
+    N[0] = h * (D[0] * eps[0] + D[1] * eps[1]), N[1] = h * (D[1] * eps[0] + D[0] * eps[1]), N[2] = h * D[2] * eps[2];
+    M[0] = h * Db * (D[0] * kappa[0] + D[1] * kappa[1]), M[1] = h * Db * (D[1] * kappa[0] + D[0] * kappa[1]);
+    M[2] = h * Db * D[2] * kappa[2];
+    return (N[0] * eps[0] + N[1] * eps[1] + N[2] * eps[2] + M[0] * kappa[0] + M[1] * kappa[1] + M[2] * kappa[2]) / 2;
+  }
+  const int layers = A->layers;
+  const size_t rows = (size_t)3 * layers * A->ne;
+  real *state = (real *)A->plastic, energy = 0;
+  for (int c = 0; c < 3; c++) N[c] = 0, M[c] = 0;
+  for (int l = 0; l < layers; l++) {
+    const real z = h * ((real)l / (layers - 1) - (real)0.5);
+    const real w = h / (3 * (layers - 1)) * (l == 0 || l == layers - 1 ? 1 : (l % 2 ? 4 : 2)); /* Simpson */
+    const size_t r = ((size_t)g * layers + l) * A->ne + e;
+    real ep[3] = {state[r], state[rows + r], state[2 * rows + r]}, alpha = state[3 * rows + r], sig[3];
+    const real strain[3] = {eps[0] + z * kappa[0], eps[1] + z * kappa[1], eps[2] + z * kappa[2]};
+    cl_fpm_j2_plane_stress(Ey, nu, (real)A->sy, (real)A->H, strain, ep, &alpha, sig);
+    state[r] = ep[0], state[rows + r] = ep[1], state[2 * rows + r] = ep[2], state[3 * rows + r] = alpha;
+    for (int c = 0; c < 3; c++) {
+      N[c] += w * sig[c], M[c] += w * z * sig[c];
+      energy += w * sig[c] * (strain[c] - ep[c]) / 2;
+    }
+  }
+  return energy;
+}
+
 CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
   const size_t n = A->n, ne = A->ne;
   const real *x0 = (const real *)A->x0, *d = (const real *)A->d, *q = (const real *)A->q;
@@ -85,7 +121,7 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
   real E0[9], E[9], XY[6], xy[6];
   const real area2 = cl_fpm_tri_frame(X[0], X[1], X[2], E0, XY);
   cl_fpm_tri_frame(x[0], x[1], x[2], E, xy);
-  const real area = area2 / 2, h = (real)A->thickness, Ey = (real)A->E, nu = (real)A->nu;
+  const real area = area2 / 2, h = (real)A->thickness, Ey = (real)A->E;
   /* membrane: the constant-strain triangle on the reference corners */
   real u[6];
   for (int k = 0; k < 6; k++) u[k] = xy[k] - XY[k];
@@ -97,15 +133,8 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
     eps[1] += c[k] * u[2 * k + 1] / area2;
     eps[2] += (c[k] * u[2 * k] + b[k] * u[2 * k + 1]) / area2;
   }
-  const real k0 = Ey / (1 - nu * nu);
-  const real N[3] = {k0 * (eps[0] + nu * eps[1]), k0 * (nu * eps[0] + eps[1]), k0 * (1 - nu) / 2 * eps[2]};
-  real fl[3][3], ml[3][3];
-  for (int k = 0; k < 3; k++) {
-    fl[k][0] = h * (b[k] * N[0] + c[k] * N[2]) / 2;
-    fl[k][1] = h * (c[k] * N[1] + b[k] * N[2]) / 2;
-    fl[k][2] = 0, ml[k][0] = ml[k][1] = ml[k][2] = 0;
-  }
-  real energy = h * area * (N[0] * eps[0] + N[1] * eps[1] + N[2] * eps[2]) / 2;
+  real fl[3][3], ml[3][3], energy = 0;
+  for (int k = 0; k < 3; k++) fl[k][0] = fl[k][1] = fl[k][2] = 0, ml[k][0] = ml[k][1] = ml[k][2] = 0;
   /* bending: each corner's normal (the reference normal turned by the particle's rotation) in the
    * DCS gives its rotations about e1 and e2; the rotation about the normal (drilling) has no part in
    * them, so a drilling rotation, which nothing resists, cannot leak into the bending */
@@ -136,17 +165,21 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
     }
     energy += Mz * (drill[k] - spin) / 2;
   }
-  const real Db = Ey * h * h * h / (12 * (1 - nu * nu));
+  /* membrane and bending at the DKT's 3 points (exact for its quadratic bending energy); the
+   * membrane strain is constant, its forces f = area B^T N with B = (b, c) / area2 */
   const real gauss[3][2] = {{(real)1 / 6, (real)1 / 6}, {(real)2 / 3, (real)1 / 6}, {(real)1 / 6, (real)2 / 3}};
   real fb[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (int g = 0; g < 3; g++) {
-    real B[27], kappa[3] = {0, 0, 0};
+    real B[27], kappa[3] = {0, 0, 0}, N[3], M[3];
     cl_fpm_dkt_b(XY, gauss[g][0], gauss[g][1], B);
     for (int r = 0; r < 3; r++)
       for (int j = 0; j < 9; j++) kappa[r] += B[9 * r + j] * U[j];
-    const real M[3] = {Db * (kappa[0] + nu * kappa[1]), Db * (nu * kappa[0] + kappa[1]), Db * (1 - nu) / 2 * kappa[2]};
+    energy += cl_fpm_shell_section(A, e, g, eps, kappa, N, M) * area / 3;
     for (int j = 0; j < 9; j++) fb[j] += (B[j] * M[0] + B[9 + j] * M[1] + B[18 + j] * M[2]) * area / 3;
-    energy += (M[0] * kappa[0] + M[1] * kappa[1] + M[2] * kappa[2]) * area / 6;
+    for (int k = 0; k < 3; k++) {
+      fl[k][0] += (b[k] * N[0] + c[k] * N[2]) / 6;
+      fl[k][1] += (c[k] * N[1] + b[k] * N[2]) / 6;
+    }
   }
   for (int k = 0; k < 3; k++) fl[k][2] = fb[3 * k], ml[k][0] = fb[3 * k + 1], ml[k][1] = fb[3 * k + 2];
   for (int k = 0; k < 3; k++)

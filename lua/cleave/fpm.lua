@@ -200,7 +200,7 @@ local function connectivity(fn, key, list, k, n)
 end
 
 local body_keys = { points = true, beams = true, shells = true, hexes = true, material = true, section = true,
-  orient = true, thickness = true, precision = true, assembly = true }
+  orient = true, thickness = true, layers = true, precision = true, assembly = true }
 
 -- Particles per element of each kind.
 local CORNERS_OF = { beam = 2, shell = 3, hex = 8 }
@@ -339,8 +339,14 @@ function fpm.body(args)
     b.element_dt = dts
     b.G = m.E / (2 * (1 + m.nu))
   elseif b.kind == "shell" then
-    if not m.elastic then error(fn .. ": shells take cleave.fpm.elastic{...} (their section is elastic)", 2) end
+    if not (m.elastic or m.sy) then
+      error(fn .. ": shells take cleave.fpm.elastic{...} or cleave.fpm.j2{...} (their laws are built in)", 2)
+    end
     b.thickness = cl.positive_number(fn, args, "thickness")
+    b.layers = args.layers == nil and 5 or math.tointeger(args.layers)
+    if not (b.layers and b.layers >= 3 and b.layers % 2 == 1) then
+      error(fn .. ": argument 'layers' (Simpson points through a shell's thickness) must be an odd integer >= 3", 2)
+    end
     b.conn = connectivity(fn, "shells", args.shells, 3, n)
     b.ne = b.conn.n
     local inertia, dts = {}, {}
@@ -374,6 +380,7 @@ function fpm.body(args)
     end
     b.inertia = cl.field { data = inertia, dtype = precision }
     b.element_dt = dts
+    if m.sy then b.plastic = cl.field { n = 3 * b.layers * b.ne, k = 4, dtype = precision } end
   else
     b.conn = connectivity(fn, "hexes", args.hexes, 8, n)
     b.ne = b.conn.n
@@ -478,7 +485,7 @@ function fpm.cantilever(args)
   local fn = "cleave.fpm.cantilever"
   cl.check_args(fn, args, { kind = true, length = true, elements = true, material = true, precision = true,
     section = true, orient = true, width = true, height = true, ny = true, nz = true, assembly = true,
-    thickness = true })
+    thickness = true, layers = true })
   local L = cl.positive_number(fn, args, "length")
   local ne = cells(fn, args, "elements")
   if args.kind == "beam" then
@@ -505,8 +512,8 @@ function fpm.cantilever(args)
         end
       end
     end
-    return fpm.body { points = points, shells = shells, thickness = args.thickness, material = args.material,
-      precision = args.precision, assembly = args.assembly }
+    return fpm.body { points = points, shells = shells, thickness = args.thickness, layers = args.layers,
+      material = args.material, precision = args.precision, assembly = args.assembly }
   elseif args.kind == "hex" then
     local w, h = cl.positive_number(fn, args, "width"), cl.positive_number(fn, args, "height")
     local points, hexes = hex_grid(0, L, -w / 2, w / 2, -h / 2, h / 2, ne, cells(fn, args, "ny", 1),
@@ -524,7 +531,7 @@ end
 --- p > 0 pushes inwards). The rim is z = radius cos(angle).
 function fpm.spherical_cap(args)
   local fn = "cleave.fpm.spherical_cap"
-  cl.check_args(fn, args, { radius = true, angle = true, rings = true, thickness = true, material = true,
+  cl.check_args(fn, args, { radius = true, angle = true, rings = true, thickness = true, layers = true, material = true,
     precision = true, assembly = true })
   local R, angle = cl.positive_number(fn, args, "radius"), cl.positive_number(fn, args, "angle")
   if not (angle < 90) then error(fn .. ": argument 'angle' (the half-angle, degrees) must be below 90", 2) end
@@ -568,16 +575,151 @@ function fpm.spherical_cap(args)
       end
     end
   end
-  return fpm.body { points = points, shells = shells, thickness = args.thickness, material = args.material,
-    precision = args.precision, assembly = args.assembly }
+  return fpm.body { points = points, shells = shells, thickness = args.thickness, layers = args.layers,
+    material = args.material, precision = args.precision, assembly = args.assembly }
+end
+
+local CYLINDER_PARTS = { full = { 360, 1 }, half = { 180, 1 }, quarter = { 90, 1 }, octant = { 90, 0.5 } }
+
+--- cleave.fpm.cylinder{ radius =, length =, thickness =, part = "full" | "half" | "quarter" | "octant",
+---   around =, along =, material =, precision =, assembly = } -> a shell cylinder about the z axis,
+--- particles at (radius cos a, radius sin a, z): "full" a = 0..360 degrees, z = 0..length; "half"
+--- a = 0..180; "quarter" a = 0..90; "octant" a = 0..90 and z = 0..length/2 (the eighth of the
+--- classic pinched cylinder). around x along cells, 2 triangles each (alternating diagonals),
+--- normals pointing away from the axis. Named particle groups (where = { group = "name" }): "z0"
+--- and "zL" (the ends z = 0 and z = length; the octant has "zmid" at z = length/2 instead),
+--- "y0" (the cut edges on the plane y = 0: a = 0 and, for "half", a = 180) and "x0" (the cut
+--- edge on the plane x = 0, a = 90, of "quarter" and "octant"). For symmetry use body:symmetry.
+function fpm.cylinder(args)
+  local fn = "cleave.fpm.cylinder"
+  cl.check_args(fn, args, { radius = true, length = true, thickness = true, layers = true, part = true, around = true,
+    along = true, material = true, precision = true, assembly = true })
+  local R, L = cl.positive_number(fn, args, "radius"), cl.positive_number(fn, args, "length")
+  local part = args.part or "full"
+  local shape = CYLINDER_PARTS[part]
+  if not shape then error(fn .. ": argument 'part' must be \"full\", \"half\", \"quarter\" or \"octant\"", 2) end
+  local na, nz = cells(fn, args, "around"), cells(fn, args, "along")
+  local closed = part == "full"
+  if closed and na < 3 then error(fn .. ": argument 'around' must be >= 3 for the full cylinder", 2) end
+  local arc, length = math.rad(shape[1]), L * shape[2]
+  local columns = closed and na or na + 1 -- particles around: the full ring closes on itself
+  local points, shells = {}, {}
+  local function id(i, j) return 1 + i % columns + columns * j end
+  for j = 0, nz do
+    for i = 0, columns - 1 do
+      local a = arc * i / na
+      local x, y = R * math.cos(a), R * math.sin(a)
+      -- exact zeros on the cut planes (cos 90 degrees is 6e-17), so that regions find them
+      if math.abs(x) < 1e-12 * R then x = 0 end
+      if math.abs(y) < 1e-12 * R then y = 0 end
+      points[id(i, j)] = { x, y, length * j / nz }
+    end
+  end
+  for j = 0, nz - 1 do
+    for i = 0, na - 1 do
+      -- counter-clockwise seen from outside (a increasing, then z): normals point away from the axis
+      local a, b, c, d = id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)
+      if (i + j) % 2 == 0 then
+        shells[#shells + 1], shells[#shells + 2] = { a, b, c }, { a, c, d }
+      else
+        shells[#shells + 1], shells[#shells + 2] = { a, b, d }, { b, c, d }
+      end
+    end
+  end
+  local body = fpm.body { points = points, shells = shells, thickness = args.thickness, layers = args.layers,
+    material = args.material, precision = args.precision, assembly = args.assembly }
+  local top = part == "octant" and "zmid" or "zL" -- the octant ends at its symmetry plane z = length/2
+  local groups = { z0 = {}, [top] = {} }
+  if not closed then groups.y0 = {} end
+  if shape[1] == 90 then groups.x0 = {} end
+  for i = 0, columns - 1 do
+    table.insert(groups.z0, id(i, 0))
+    table.insert(groups[top], id(i, nz))
+  end
+  for j = 0, nz do
+    if groups.y0 then
+      table.insert(groups.y0, id(0, j))
+      if shape[1] == 180 then table.insert(groups.y0, id(na, j)) end
+    end
+    if groups.x0 then table.insert(groups.x0, id(na, j)) end
+  end
+  body.groups = groups
+  return body
+end
+
+--- cleave.fpm.annulus{ inner =, outer =, thickness =, part = "full" | "quarter", around =, radial =, axial = 1,
+---   material =, precision =, assembly = } -> a ring of hexahedra about the z axis, radii inner..outer,
+--- z = 0..thickness: "full" a = 0..360 degrees, "quarter" a = 0..90; around x radial x axial cells.
+--- Particle groups: "inner", "outer" (the cylindrical faces), "z0", "zT" (the flat ones) and, for the
+--- quarter, "x0" and "y0" (the cut faces on the planes x = 0 and y = 0, symmetry planes of the ring).
+function fpm.annulus(args)
+  local fn = "cleave.fpm.annulus"
+  cl.check_args(fn, args, { inner = true, outer = true, thickness = true, part = true, around = true, radial = true,
+    axial = true, material = true, precision = true, assembly = true })
+  local a, b, T = cl.positive_number(fn, args, "inner"), cl.positive_number(fn, args, "outer"),
+    cl.positive_number(fn, args, "thickness")
+  if not (b > a) then error(string.format("%s: argument 'outer' (%g) must exceed 'inner' (%g)", fn, b, a), 2) end
+  local part = args.part or "full"
+  if part ~= "full" and part ~= "quarter" then error(fn .. ": argument 'part' must be \"full\" or \"quarter\"", 2) end
+  local na, nr, nz = cells(fn, args, "around"), cells(fn, args, "radial"), cells(fn, args, "axial", 1)
+  if part == "full" and na < 3 then error(fn .. ": argument 'around' must be >= 3 for the full ring", 2) end
+  local arc, columns = part == "full" and 2 * math.pi or math.pi / 2, part == "full" and na or na + 1
+  local points, hexes = {}, {}
+  local function id(i, j, k) return 1 + i % columns + columns * (j + (nr + 1) * k) end
+  local groups = { inner = {}, outer = {}, z0 = {}, zT = {} }
+  if part == "quarter" then groups.x0, groups.y0 = {}, {} end
+  for k = 0, nz do
+    for j = 0, nr do
+      for i = 0, columns - 1 do
+        local r, angle = a + (b - a) * j / nr, arc * i / na
+        local x, y = r * math.cos(angle), r * math.sin(angle)
+        if math.abs(x) < 1e-12 * b then x = 0 end -- exact zeros on the cut planes
+        if math.abs(y) < 1e-12 * b then y = 0 end
+        local p = id(i, j, k)
+        points[p] = { x, y, T * k / nz }
+        if j == 0 then table.insert(groups.inner, p) end
+        if j == nr then table.insert(groups.outer, p) end
+        if k == 0 then table.insert(groups.z0, p) end
+        if k == nz then table.insert(groups.zT, p) end
+        if groups.y0 and i == 0 then table.insert(groups.y0, p) end
+        if groups.x0 and i == na then table.insert(groups.x0, p) end
+      end
+    end
+  end
+  for k = 0, nz - 1 do
+    for j = 0, nr - 1 do
+      for i = 0, na - 1 do
+        -- VTK order: the bottom face counter-clockwise seen from +z (r, then a), then the top
+        hexes[#hexes + 1] = { id(i, j, k), id(i, j + 1, k), id(i + 1, j + 1, k), id(i + 1, j, k),
+          id(i, j, k + 1), id(i, j + 1, k + 1), id(i + 1, j + 1, k + 1), id(i + 1, j, k + 1) }
+      end
+    end
+  end
+  local body = fpm.body { points = points, hexes = hexes, material = args.material, precision = args.precision,
+    assembly = args.assembly }
+  body.groups = groups
+  return body
 end
 
 -- ---- regions, constraints, loads -----------------------------------------------------------------
 
 --- body:select(where [, params]) -> u32 field of the 1-based rows of the particles in the region
---- (a function(x, y, z) or an expression in x, y, z; dx there is 0); an empty region is an error.
+--- (a function(x, y, z), an expression in x, y, z (dx there is 0) or { group = "name" }, a particle
+--- group of a generator such as cleave.fpm.cylinder); an empty region is an error.
 function body_mt:select(where, params, fn, level)
   fn, level = fn or "body:select", level or 2
+  if type(where) == "table" then
+    local name = where.group
+    local rows = self.groups and self.groups[name]
+    if not rows then
+      local names = {}
+      for k in pairs(self.groups or {}) do names[#names + 1] = k end
+      table.sort(names)
+      error(string.format("%s: 'where' = { group = %s } names no particle group of this body (groups: %s)", fn,
+        tostring(name), #names > 0 and table.concat(names, ", ") or "none"), level)
+    end
+    return cl.field { data = rows, dtype = "u32" }
+  end
   local inside = pd.region(fn, where, params, level + 1)
   local rows = {}
   if type(inside) == "function" then
@@ -659,6 +801,22 @@ function body_mt:fix(args)
   for _, dof in ipairs(list) do self.constraints[#self.constraints + 1] = { rows = rows, dof = dof, value = 0 } end
 end
 
+local AXIS = { x = 1, y = 2, z = 3 }
+
+--- body:symmetry{ where =, params =, normal = "x" | "y" | "z" }: the particles of the region lie on a
+--- plane of symmetry whose normal is that global axis: their translation along it is held at zero and,
+--- on beams and shells, their rotations about the two axes in the plane.
+function body_mt:symmetry(args)
+  local fn = "body:symmetry"
+  cl.check_args(fn, args, { where = true, params = true, normal = true })
+  local axis = AXIS[args.normal]
+  if not axis then error(fn .. ": argument 'normal' must be \"x\", \"y\" or \"z\" (the plane's normal axis)", 2) end
+  local rows = self:select(args.where, args.params, fn, 3)
+  local dofs = { axis }
+  if self.rotates then dofs[2], dofs[3] = 3 + axis % 3 + 1, 3 + (axis + 1) % 3 + 1 end
+  for _, dof in ipairs(dofs) do self.constraints[#self.constraints + 1] = { rows = rows, dof = dof, value = 0 } end
+end
+
 local VELOCITY = named("v", "w")
 
 --- body:velocity{ where =, params =, vx =, vy =, vz =, (beams) wx =, wy =, wz = }: prescribed
@@ -704,32 +862,83 @@ function body_mt:body_force(args)
   end
 end
 
---- body:pressure{ where = (all), params =, p =, follower = true }: a pressure p (Pa) on the shell
---- triangles whose three corners lie in the region: each loads its corners with -p A n / 3, n its
---- unit normal by the right-hand rule of its corners (so p > 0 pushes against n), on the current
---- triangle (follower) or on the reference one (fixed direction). p is a number.
+--- body:pressure{ where = (all), params =, p =, follower = (shells) true }: a pressure p (Pa: a number,
+--- a function of t or an expression in t) on the faces whose corners all lie in the region: shell
+--- triangles, each loading its corners with -p A n / 3, n its unit normal by the right-hand rule of
+--- its corners (p > 0 pushes against n), on the current triangle (follower) or the reference one; or
+--- the hexahedra's boundary faces, n pointing out of the body (p > 0 pushes in), in a fixed direction
+--- (the reference face): each quadrilateral loads as the mean of its two triangulations, p A / 4 per
+--- corner of a parallelogram, as the bilinear face's consistent load.
 function body_mt:pressure(args)
   local fn = "body:pressure"
   cl.check_args(fn, args, { where = true, params = true, p = true, follower = true })
-  if self.kind ~= "shell" then
-    error(string.format("%s: pressure acts on shell faces; this body has %s (use body:load for forces)", fn,
-      self.kind == "beam" and "beams" or "hexahedra"), 2)
+  if self.kind == "beam" then
+    error(fn .. ": pressure acts on shell and hexahedron faces; this body has beams (use body:load for forces)", 2)
   end
-  if type(args.p) ~= "number" or args.p ~= args.p or math.abs(args.p) == math.huge then
-    error(fn .. ": argument 'p' (the pressure, Pa) must be a finite number", 2)
+  if self.kind == "hex" and args.follower then
+    error(fn .. ": a follower pressure acts on shells; on hexahedra the pressure keeps the reference faces' " ..
+      "direction: leave out 'follower' or set it false", 2)
   end
+  local p = pd.time_function(fn, "p", args.p, args.params, 3)
+  if p == nil then error(fn .. ": argument 'p' (the pressure, Pa) is required", 2) end
   local inside = {}
   for _, i in ipairs(self:select(args.where or function() return true end, args.params, fn, 3):to_table()) do
     inside[i] = true
   end
+  local pressure = { p = p, follower = self.kind == "shell" and args.follower ~= false }
   local rows = {}
-  for e, tri in ipairs(self.conn:to_table()) do
-    if inside[tri[1] + 1] and inside[tri[2] + 1] and inside[tri[3] + 1] then rows[#rows + 1] = e - 1 end
+  if self.kind == "shell" then
+    for e, tri in ipairs(self.conn:to_table()) do
+      if inside[tri[1] + 1] and inside[tri[2] + 1] and inside[tri[3] + 1] then rows[#rows + 1] = e - 1 end
+    end
+    if #rows == 0 then error(fn .. ": no shell triangle has all three corners in the region", 2) end
+  else
+    pressure.conn, pressure.scale = self:boundary_triangles(inside), 0.5
+    for r = 1, pressure.conn.n do rows[r] = r - 1 end
+    if #rows == 0 then error(fn .. ": no boundary face of the hexahedra has all four corners in the region", 2) end
   end
-  if #rows == 0 then error(fn .. ": no shell triangle has all three corners in the region", 2) end
+  pressure.rows = cl.field { data = rows, dtype = "u32" }
   self.pressures = self.pressures or {}
-  table.insert(self.pressures, { rows = cl.field { data = rows, dtype = "u32" }, p = args.p,
-    follower = args.follower ~= false })
+  table.insert(self.pressures, pressure)
+end
+
+-- The hexahedra's boundary faces (in one element only) whose corners are all inside (a set of 1-based
+-- particles), each as the 4 triangles of its two triangulations, ordered so that their normals point
+-- out of the element: a u32 field of 0-based particle triples.
+function body_mt:boundary_triangles(inside)
+  local count, faces = {}, {}
+  local hexes = self.conn:to_table()
+  for _, h in ipairs(hexes) do
+    for _, f in ipairs(FACES) do
+      local key = {}
+      for k = 1, 4 do key[k] = h[f[k]] end
+      table.sort(key)
+      key = table.concat(key, " ")
+      count[key] = (count[key] or 0) + 1
+    end
+  end
+  for _, h in ipairs(hexes) do
+    local centre = { 0, 0, 0 }
+    for a = 1, 8 do
+      for c = 1, 3 do centre[c] = centre[c] + self.points[h[a] + 1][c] / 8 end
+    end
+    for _, f in ipairs(FACES) do
+      local q, key = {}, {}
+      for k = 1, 4 do q[k], key[k] = h[f[k]], h[f[k]] end
+      table.sort(key)
+      local all = inside[q[1] + 1] and inside[q[2] + 1] and inside[q[3] + 1] and inside[q[4] + 1]
+      if all and count[table.concat(key, " ")] == 1 then
+        local P = {}
+        for k = 1, 4 do P[k] = self.points[q[k] + 1] end
+        local normal = cross(sub(P[3], P[1]), sub(P[4], P[2]))
+        if dot(normal, sub(P[1], centre)) < 0 then q[2], q[4] = q[4], q[2] end
+        for _, t in ipairs { { 1, 2, 3 }, { 1, 3, 4 }, { 1, 2, 4 }, { 2, 3, 4 } } do
+          faces[#faces + 1] = { q[t[1]], q[t[2]], q[t[3]] }
+        end
+      end
+    end
+  end
+  return cl.field { data = faces, k = 3, dtype = "u32" }
 end
 
 -- The field and component of a degree of freedom's load (fext0/fext, mext0/mext) or increment.
@@ -761,7 +970,8 @@ function body_mt:element_stages(f, m, energy)
   if self.kind == "shell" then
     local mat = self.material
     stages = { cl.stage.fpm_shell { conn = self.conn, thickness = self.thickness, E = mat.E, nu = mat.nu, x0 = self.x0,
-      d = self.d, q = self.q, f = f, m = m, fe = self.fe, me = self.me, energy = energy } }
+      d = self.d, q = self.q, f = f, m = m, fe = self.fe, me = self.me, energy = energy, sy = mat.sy, H = mat.H,
+      layers = self.layers, plastic = self.plastic } }
   elseif self.kind == "beam" then
     local s, mat = self.section, self.material
     stages = { cl.stage.fpm_beam { conn = self.conn, orient = self.orient, EA = mat.E * s.A, EIy = mat.E * s.Iy,
@@ -815,15 +1025,18 @@ local function mask_field(b)
   return cl.field { data = mask, dtype = "u32" }
 end
 
--- The constant loads into fext0 / mext0 (once), the varying ones kept for their stages.
-local function constant_loads(b)
+-- The constant loads into fext0 / mext0 (once), the varying ones kept for their stages; with a time
+-- t (quasi-static levels, where the loads stay at their values of t while the body settles) every
+-- load is evaluated at t on the host and none varies.
+local function constant_loads(b, t)
   b.fext0:fill(0)
   if b.mext0 then b.mext0:fill(0) end
   local varying = {}
   for _, l in ipairs(b.loads) do
     local target, c = load_target(b, l.dof, true)
-    if type(l.value) == "number" then
-      cl.stage.set_rows { field = target, rows = l.rows, component = c, value = l.value * l.scale, add = true }:run()
+    if type(l.value) == "number" or t then
+      local value = type(l.value) == "number" and l.value or l.value(t)
+      cl.stage.set_rows { field = target, rows = l.rows, component = c, value = value * l.scale, add = true }:run()
     else
       varying[#varying + 1] = l
     end
@@ -835,10 +1048,11 @@ end
 -- Fint at the displacements of t_n, the increments of eqs. 3-4 (zero on constrained DOFs: fixed
 -- ones need no stage), those of prescribed velocities set, applied.
 -- A stage's time is that of the step's end, t_n + dt: loads take it back by dt, velocities by dt/2.
-local function step_pipeline(b, dt, xi)
+-- static: the loads are those of fext0 and mext0, which static:settle(t) fills (constant_loads).
+local function step_pipeline(b, dt, xi, static)
   local stages = {}
   local function add(stage) stages[#stages + 1] = stage end
-  local varying = constant_loads(b)
+  local varying = constant_loads(b, static and 0)
   local pressures = b.pressures or {}
   -- constant loads: fext0 is all there is (one copy per step less); pressures and loads varying in
   -- time are added each step to a copy of it
@@ -855,8 +1069,16 @@ local function step_pipeline(b, dt, xi)
       value = pd.stage_value(l.value, target, l.scale) })
   end
   for _, pr in ipairs(pressures) do
-    add(cl.stage.fpm_pressure { rows = pr.rows, conn = b.conn, x0 = b.x0, d = pr.follower and b.d or nil, p = pr.p,
-      fext = b.fext })
+    -- at t_n: the stage's time less dt (quasi-static levels: t itself)
+    local value, scale, offset = pr.p, pr.scale or 1, static and 0 or dt
+    if type(value) ~= "number" then
+      local f = value
+      value = function(t) return f(t - offset) * scale end
+    else
+      value = value * scale
+    end
+    add(cl.stage.fpm_pressure { rows = pr.rows, conn = pr.conn or b.conn, x0 = b.x0, d = pr.follower and b.d or nil,
+      p = value, fext = b.fext })
   end
   add(cl.stage.copy { dst = b.f, src = b.fext })
   if b.m then add(cl.stage.copy { dst = b.m, src = b.mext }) end
@@ -917,6 +1139,69 @@ function body_mt:mesh()
     dtype = "i32" }, connectivity = cl.field { data = conn, dtype = "i32" } } }
 end
 
+local PNG_FIELDS = { displacement = 0, dx = 1, dy = 2, dz = 3 }
+
+--- body:png{ path =, field = "displacement" | "dx" | "dy" | "dz", view = {0, 0, 1}, up =, scale = 1,
+---   title = } : a picture of the deformed body (displacements times scale) seen along -view (from the
+--- side view points to), coloured by the field (|d| or one component, per particle): shells as their
+--- triangles, hexahedra as their boundary faces, drawn far to near (painter's order); beams as points.
+--- up: the picture's vertical (default: the axis least along view, made normal to it).
+function body_mt:png(args)
+  local fn = "body:png"
+  cl.check_args(fn, args, { path = true, field = true, view = true, up = true, scale = true, title = true })
+  local which = args.field or "displacement"
+  local component = PNG_FIELDS[which]
+  if not component then error(fn .. ": 'field' must be \"displacement\", \"dx\", \"dy\" or \"dz\"", 2) end
+  local function vector(key, default)
+    local v = args[key] or default
+    if type(v) ~= "table" or type(v[1]) ~= "number" or type(v[2]) ~= "number" or type(v[3]) ~= "number" or norm(v) == 0 then
+      error(string.format("%s: '%s' must be a non-zero vector {x, y, z}", fn, key), 3)
+    end
+    local len = norm(v)
+    return { v[1] / len, v[2] / len, v[3] / len }
+  end
+  local view = vector("view", { 0, 0, 1 })
+  local least, up = math.huge, nil
+  for _, axis in ipairs { { 0, 1, 0 }, { 0, 0, 1 }, { 1, 0, 0 } } do
+    if math.abs(dot(axis, view)) < least then least, up = math.abs(dot(axis, view)), axis end
+  end
+  up = vector("up", up)
+  local along = dot(up, view)
+  up = { up[1] - along * view[1], up[2] - along * view[2], up[3] - along * view[3] }
+  if norm(up) < 1e-9 then error(fn .. ": 'up' must not lie along 'view'", 2) end
+  local len = norm(up)
+  up = { up[1] / len, up[2] / len, up[3] / len }
+  local right = cross(up, view)
+  local scale = args.scale == nil and 1 or cl.finite_number(fn, "scale", args.scale)
+  local d = self.d:to_table()
+  local pos, value, depth = {}, {}, {}
+  for i, p in ipairs(self.points) do
+    local x = { p[1] + scale * d[i][1], p[2] + scale * d[i][2], p[3] + scale * d[i][3] }
+    pos[i] = { dot(x, right), dot(x, up) }
+    depth[i] = dot(x, view)
+    value[i] = component == 0 and norm(d[i]) or d[i][component]
+  end
+  local mesh = { x = cl.field { data = pos, k = 2, dtype = "f64" } }
+  if self.kind ~= "beam" then
+    local triangles = {}
+    if self.kind == "shell" then
+      for _, t in ipairs(self.conn:to_table()) do triangles[#triangles + 1] = { t[1] + 1, t[2] + 1, t[3] + 1 } end
+    else
+      local all = {}
+      for i = 1, self.n do all[i] = true end
+      local faces = self:boundary_triangles(all):to_table()
+      for k = 1, #faces, 4 do -- one triangulation of each face (its first two triangles)
+        for j = k, k + 1 do triangles[#triangles + 1] = { faces[j][1] + 1, faces[j][2] + 1, faces[j][3] + 1 } end
+      end
+    end
+    local function far(t) return depth[t[1]] + depth[t[2]] + depth[t[3]] end
+    table.sort(triangles, function(a, b) return far(a) < far(b) end)
+    mesh.triangles = cl.field { data = triangles, k = 3, dtype = "u32" }
+  end
+  cl.io.png { path = args.path, mesh = mesh, field = cl.field { data = value, dtype = "f64" },
+    title = args.title or which }
+end
+
 fpm.body_mt = body_mt
 
 -- ---- runs -------------------------------------------------------------------------------------------
@@ -941,9 +1226,6 @@ function fpm.explicit(args)
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.fpm.body{...})", 2) end
   local xi = cl.optional_number(fn, args, "xi", 0)
   if not (xi >= 0) then error(fn .. ": argument 'xi' (the mass-damping coefficient, 1/s) must be >= 0", 2) end
-  if args.output and args.output.png ~= nil then
-    error(fn .. ": output.png is not available for finite particle bodies yet; use output.vtu (ParaView)", 2)
-  end
   if body.has_run then error(fn .. ": this body has a run already; make a new body for another run", 2) end
   local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.9,
     "this body (eq. 5: the smallest element length over its wave speed)")
@@ -954,6 +1236,133 @@ function fpm.explicit(args)
 end
 
 run_mt.go = cl.explicit_run.go
+
+-- What output.png may show (body:png's fields) and the keys it takes.
+function run_mt.png_fields()
+  return { "displacement", "dx", "dy", "dz" }, { path = true, field = true, view = true, up = true, scale = true,
+    title = true }
+end
+
+function run_mt:png(spec) self.body:png(type(spec) == "table" and spec or { path = spec }) end
+
+-- ---- quasi-static analysis by damped dynamics --------------------------------------------------------
+
+local static_mt = {}
+static_mt.__index = static_mt
+static_mt.__tostring = function(s)
+  return string.format("fpm.static<%s, dt = %g, xi = %g, %s <= %g>", tostring(s.body), s.dt, s.xi, s.criterion, s.tol)
+end
+
+--- cleave.fpm.static{ body, xi =, dt = "auto", criterion = "residual" | "kinetic", tol = 1e-4, every = 100,
+---   max_steps = 1e6 } -> s; s:settle(t) -> { t, steps, seconds, residual, kinetic_ratio }
+--- Equilibrium under the loads at the value t of their parameter (loads given as functions or
+--- expressions of t are evaluated at t, which does not advance while settling; pressures are
+--- numbers), found by damped
+--- dynamics (central differences with mass damping xi, 1/s) from the present state. Every `every`
+--- steps the criterion is checked: "residual", |F_ext - F_int| over the free degrees of freedom <= tol
+--- times the larger of |F_ext| and |F_int| over them (moments, on beams and shells, divided by the
+--- diagonal of the body's box count as forces); "kinetic", the kinetic energy <=
+--- tol times its largest value since this settle began. Successive settles follow a load path; more
+--- than max_steps steps in one settle is an error naming them.
+function fpm.static(args)
+  local fn = "cleave.fpm.static"
+  cl.check_args(fn, args, { [1] = true, body = true, xi = true, dt = true, criterion = true, tol = true, every = true,
+    max_steps = true })
+  local body = args[1] or args.body
+  if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.fpm.body{...})", 2) end
+  if body.has_run then error(fn .. ": this body has a run already; make a new body for another analysis", 2) end
+  local xi = cl.positive_number(fn, args, "xi")
+  local criterion = args.criterion or "residual"
+  if criterion ~= "residual" and criterion ~= "kinetic" then
+    error(fn .. ": argument 'criterion' must be \"residual\" (out-of-balance force) or \"kinetic\" (kinetic-energy ratio)", 2)
+  end
+  local tol = args.tol == nil and 1e-4 or cl.positive_number(fn, args, "tol")
+  for _, k in ipairs(body.constraints) do
+    if k.value ~= 0 then
+      error(fn .. ": the body has a prescribed velocity (body:velocity), which a static analysis cannot hold; " ..
+        "use body:fix and loads", 2)
+    end
+  end
+  local limit = body:stable_dt()
+  local dt = args.dt or "auto"
+  if dt == "auto" then
+    dt = 0.9 * limit
+  elseif type(dt) ~= "number" or not (dt > 0) or dt > limit then
+    error(string.format("%s: argument 'dt' must be \"auto\" or a positive number up to the stable step %g s", fn, limit), 2)
+  end
+  local s = setmetatable({ body = body, xi = xi, dt = dt, criterion = criterion, tol = tol,
+    every = args.every == nil and 100 or cl.positive_integer(fn, args, "every", 1),
+    max_steps = args.max_steps == nil and 1000000 or cl.positive_integer(fn, args, "max_steps", 1),
+    pipeline = step_pipeline(body, dt, xi, true), steps = 0 }, static_mt)
+  body.has_run = true
+  -- the free parts of F (= F_ext - F_int) and of F_ext, and of the moments M and M_ext on beams and
+  -- shells: copies with the constrained rows zeroed
+  s.parts = { { residual = field(body, 3), external = field(body, 3), f = body.f, fext = body.fext, first = 1 } }
+  if body.rotates then
+    s.parts[2] = { residual = field(body, 3), external = field(body, 3), f = body.m, fext = body.mext, first = 4 }
+    -- moments count as forces at the body's size (the diagonal of its box): one norm of both
+    local low, high = { math.huge, math.huge, math.huge }, { -math.huge, -math.huge, -math.huge }
+    for _, p in ipairs(body.points) do
+      for c = 1, 3 do low[c], high[c] = math.min(low[c], p[c]), math.max(high[c], p[c]) end
+    end
+    s.parts[2].scale = 1 / norm(sub(high, low))
+  end
+  local stages = {}
+  for _, part in ipairs(s.parts) do
+    stages[#stages + 1] = cl.stage.copy { dst = part.residual, src = part.f }
+    stages[#stages + 1] = cl.stage.copy { dst = part.external, src = part.fext }
+    for _, k in ipairs(body.constraints) do
+      local c = k.dof - part.first + 1
+      if c >= 1 and c <= 3 then
+        for _, target in ipairs { part.residual, part.external } do
+          stages[#stages + 1] = cl.stage.set_rows { field = target, rows = k.rows, component = c, value = 0 }
+        end
+      end
+    end
+  end
+  s.free = stages
+  return s
+end
+
+-- |F_ext - F_int| over the free degrees of freedom, relative to the larger of |F_ext| and |F_int| over
+-- them (moments over the body's size counted with the forces).
+function static_mt:residual()
+  run_all(self.free)
+  local r2, ext2, int2 = 0, 0, 0
+  for _, part in ipairs(self.parts) do
+    local scale = part.scale or 1
+    r2 = r2 + (scale * part.residual:norm()) ^ 2
+    ext2 = ext2 + (scale * part.external:norm()) ^ 2
+    cl.stage.axpy { y = part.external, x = part.residual, a = -1 }:run() -- the free internal forces
+    int2 = int2 + (scale * part.external:norm()) ^ 2
+  end
+  local largest = math.sqrt(math.max(ext2, int2))
+  return largest > 0 and math.sqrt(r2) / largest or 0
+end
+
+function static_mt:settle(t)
+  if type(t) ~= "number" or t ~= t then error("static:settle: argument 't' (the loads' parameter) must be a number", 2) end
+  local b, steps, peak, seconds = self.body, 0, 0, 0
+  constant_loads(b, t)
+  while true do
+    local ran = cl.run { pipeline = self.pipeline, steps = self.every, dt = 0, t0 = t, step0 = self.steps, progress = false }
+    steps, self.steps, seconds = steps + self.every, self.steps + self.every, seconds + ran.seconds
+    local kinetic = b.work:sum(5)
+    peak = math.max(peak, kinetic)
+    local out = { t = t, steps = steps, seconds = seconds, residual = self:residual(),
+      kinetic_ratio = peak > 0 and kinetic / peak or 0 }
+    if not (out.residual == out.residual) then
+      error(string.format("static:settle: the forces became NaN at t = %g after %d steps (is dt too large?)", t, steps), 2)
+    end
+    local value = self.criterion == "residual" and out.residual or out.kinetic_ratio
+    if value <= self.tol then return out end
+    if steps >= self.max_steps then
+      error(string.format("static:settle: no equilibrium at t = %g within max_steps = %d steps (%s %g > tol %g); " ..
+        "raise max_steps, or set xi near 2 omega_1 of the structure (now %g 1/s)", t, self.max_steps,
+        self.criterion, value, self.tol, self.xi), 2)
+    end
+  end
+end
 
 -- The names and fields a checkpoint holds: the particles' state, the hexahedra's stress, strain and
 -- law state.
@@ -966,6 +1375,10 @@ local function state_fields(b)
   end
   local fields = {}
   for _, k in ipairs(names) do fields[k] = b[k] end
+  if b.plastic then
+    names[#names + 1] = "plastic"
+    fields.plastic = b.plastic
+  end
   for k, f in ipairs(b.law_state or {}) do
     names[#names + 1] = "law_" .. k
     fields["law_" .. k] = f
