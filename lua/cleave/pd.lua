@@ -786,6 +786,7 @@ function cl.explicit(args)
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
   local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.8, "this body (Silling & Askari)")
   run.pipeline = step_pipeline(body, run.dt)
+  run.collective = body.plan ~= nil -- the ranks step together: Ctrl-C stops them at one step
   body:set_loads(0)
   if body.plan then body:halo(body.u):run() end
   body:force_stage():run() -- accelerations of the initial state, for the first kick
@@ -816,9 +817,10 @@ function run_mt:save(path, step)
     -- in the same order on every rank (a gather is collective; pairs' order differs between ranks)
     for _, name in ipairs(names) do fields[name] = cl.comm.gather_rows(fields[name], b.plan) end -- rank 0: global rows
     fields.bonds = cl.comm.gather_rows(fields.bonds, b.plan, words)
-    if cl.comm.rank() ~= 0 then return end
   end
-  cl.io.save_checkpoint { path = path, fields = fields, values = values }
+  if cl.comm.rank() == 0 or not b.plan then cl.io.save_checkpoint { path = path, fields = fields, values = values } end
+  -- written when any rank returns (after Ctrl-C each then stops the job: rank 0 must have finished)
+  if b.plan then cl.comm.barrier() end
 end
 
 function run_mt:restore(path)
@@ -1105,7 +1107,7 @@ function pd.relax(args)
   local done, residual = 0, math.huge
   while done < steps do
     local chunk = math.min(check, steps - done)
-    cl.run { pipeline = pipeline, steps = chunk, progress = false }
+    cl.run { pipeline = pipeline, steps = chunk, progress = false, collective = body.plan ~= nil }
     done = done + chunk
     residual = body:norm(f) / load
     if residual < tolerance then break end
