@@ -17,6 +17,12 @@ local function plate(partition)
   return b
 end
 
+-- the ranks of this one host (a GPU is picked as local_rank mod GPUs): all of them, in rank order
+if cl.comm.local_size() ~= cl.comm.size() or cl.comm.local_rank() ~= cl.comm.rank() then
+  error(string.format("rank %d of %d is local rank %d of %d on one host", cl.comm.rank(), cl.comm.size(),
+    cl.comm.local_rank(), cl.comm.local_size()))
+end
+
 local steps = 600 -- a tolerance below reach: both run every iteration
 local ref, part = plate(false), plate(true)
 local r_ref = cl.pd.relax { ref, steps = steps, tolerance = 1e-30 }
