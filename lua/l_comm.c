@@ -16,6 +16,18 @@ static int comm_size(lua_State *L) {
   return 1;
 }
 
+/* cl.comm.local_rank(), cl.comm.local_size(): this rank among the ranks of its host, their number
+ * (a rank takes GPU local_rank mod GPUs) */
+static int comm_local_rank(lua_State *L) {
+  lua_pushinteger(L, cl_comm_local_rank());
+  return 1;
+}
+
+static int comm_local_size(lua_State *L) {
+  lua_pushinteger(L, cl_comm_local_size());
+  return 1;
+}
+
 static int comm_engine(lua_State *L) {
   lua_pushstring(L, cl_comm_engine());
   return 1;
@@ -107,7 +119,8 @@ void cl_lua_open_halo(lua_State *L); /* l_halo.c */
 int cl_lua_open_comm(lua_State *L) {
   cl_error err;
   if (cl_comm_init(&err) != CL_OK) return cl_lua_fail(L, &err);
-  const luaL_Reg comm[] = {{"rank", comm_rank}, {"size", comm_size}, {"engine", comm_engine},
+  const luaL_Reg comm[] = {{"rank", comm_rank}, {"size", comm_size}, {"local_rank", comm_local_rank},
+                           {"local_size", comm_local_size}, {"engine", comm_engine},
                            {"barrier", comm_barrier}, {"sum", comm_sum}, {"min", comm_min},
                            {"max", comm_max}, {"gather", comm_gather}, {"broadcast", comm_broadcast}, {NULL, NULL}};
   luaL_newlib(L, comm);

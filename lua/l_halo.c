@@ -9,6 +9,7 @@
 
 #include "../kernels/pd/neighbors.h"
 #include "../runtime/comm.h"
+#include "../runtime/halo_nccl.h"
 #include "../runtime/partition.h"
 #include "l_util.h"
 
@@ -177,6 +178,8 @@ typedef struct halo_stage {
   cl_field *field;
   plan_ud *plan;
   cl_field *packed;          /* the rows to send, peer by peer, each peer's k components in turn */
+  cl_field *arrived;         /* NCCL: the rows received, on the device (the layout of `in`) */
+  int nccl;                  /* the exchange goes GPU to GPU through NCCL, else through MPI and `out`, `in` */
   unsigned char *out, *in;   /* host buffers of what is sent and received (same layout): pinned on cuda */
   void **send, **recv;       /* per peer: pointers into out and in */
   size_t *send_bytes, *recv_bytes;
@@ -198,14 +201,21 @@ static cl_status run_halo(void *data, long step, double t, cl_error *err) {
       CL_TRY(cl_pd_gather_rows_trusted(d, f->dtype, f->n, peer->send_count, f->k, f->data, rows + peer->send_offset,
                                        packed + peer->send_offset * k * elem, err)); /* rows < owned: the plan's */
   }
-  if (h->nsend) CL_TRY(d->to_host(d, s->out, packed, h->nsend * k * elem, err));
-  CL_TRY(cl_comm_exchange(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err));
+  if (s->nccl) {
+    CL_TRY(cl_nccl_exchange(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err));
+  } else {
+    if (h->nsend) CL_TRY(d->to_host(d, s->out, packed, h->nsend * k * elem, err));
+    CL_TRY(cl_comm_exchange(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err));
+  }
   /* a peer's rows land in the ghost block it owns: rows owned + recv_offset.., per component */
   for (int p = 0; p < h->npeers; p++) {
     const cl_halo_peer *peer = &h->peers[p];
-    for (size_t c = 0; c < k && peer->recv_count; c++)
-      CL_TRY(d->to_device(d, (char *)f->data + (c * f->n + h->owned + peer->recv_offset) * elem,
-                          s->in + (peer->recv_offset * k + c * peer->recv_count) * elem, peer->recv_count * elem, err));
+    for (size_t c = 0; c < k && peer->recv_count; c++) {
+      char *dst = (char *)f->data + (c * f->n + h->owned + peer->recv_offset) * elem;
+      size_t at = (peer->recv_offset * k + c * peer->recv_count) * elem, bytes = peer->recv_count * elem;
+      if (s->nccl) CL_TRY(d->copy(d, dst, (char *)s->arrived->data + at, bytes, err));
+      else CL_TRY(d->to_device(d, dst, s->in + at, bytes, err));
+    }
   }
   cl_field_touch(f);
   return CL_OK;
@@ -230,10 +240,30 @@ static void *stage_buffer(lua_State *L, int stage, const char *name, size_t byte
   return b;
 }
 
-static const char *const halo_args[] = {"field", "plan", NULL};
+static const char *const halo_args[] = {"field", "plan", "transport", NULL};
 
-/* cl.stage.halo{ field = f (a row per local point: plan.n rows), plan = cl.comm.partition{...} }:
- * copies each ghost row of f from the rank that owns the point. Every rank runs it together. */
+/* Whether the stage's exchange goes through NCCL (collective: every rank decides alike). "auto":
+ * when the field is on a GPU and every rank has its own; "nccl": that or an error saying why. */
+static int choose_nccl(lua_State *L, const char *fn, const char *transport, const cl_field *f) {
+  int want = strcmp(transport, "nccl") == 0;
+  if (!want && strcmp(transport, "auto") != 0) {
+    if (strcmp(transport, "mpi") == 0) return 0;
+    luaL_error(L, "%s: argument 'transport' must be \"auto\", \"mpi\" or \"nccl\", got \"%s\"", fn, transport);
+  }
+  if (want && f->device->dev.kind != CL_BACKEND_CUDA)
+    luaL_error(L, "%s: transport = \"nccl\" moves GPU memory, but 'field' lives on %s: use cl.device \"cuda\" "
+                  "or transport = \"mpi\"", fn, f->device->dev.name);
+  if (cl_comm_size() == 1 || f->device->dev.kind != CL_BACKEND_CUDA) return 0; /* no exchange, or not on a GPU */
+  cl_error why;
+  if (cl_nccl_usable(cl_device_cuda_count(), &why)) return 1;
+  if (want) luaL_error(L, "%s: transport = \"nccl\": %s", fn, why.msg);
+  return 0;
+}
+
+/* cl.stage.halo{ field = f (a row per local point: plan.n rows), plan = cl.comm.partition{...},
+ *   transport = "auto" | "mpi" | "nccl" }: copies each ghost row of f from the rank that owns the
+ * point. Every rank runs it together. NCCL moves GPU memory directly ("auto": when the field is on
+ * a GPU and every rank has its own); MPI goes through (pinned) host buffers. */
 static int stage_halo(lua_State *L) {
   const char *fn = "cleave.stage.halo";
   cl_lua_check_args(L, 1, fn, halo_args);
@@ -247,6 +277,7 @@ static int stage_halo(lua_State *L) {
                   "partitioned body", fn, (LUAI_UACINT)f->n, (LUAI_UACINT)h->local);
   if (!cl_device_same(&f->device->dev, &plan->send_rows->device->dev))
     luaL_error(L, "%s: 'field' lives on %s, the plan on %s", fn, f->device->dev.name, plan->send_rows->device->dev.name);
+  int nccl = choose_nccl(L, fn, cl_lua_opt_string(L, 1, fn, "transport", "auto"), f);
   halo_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
   memset(s, 0, sizeof *s);
   luaL_setmetatable(L, HALO_STAGE_MT);
@@ -263,9 +294,20 @@ static int stage_halo(lua_State *L) {
   lua_setfield(L, -2, "packed");
   lua_pop(L, 1);
   cl_device *d = &f->device->dev;
-  if (d->host_alloc(d, (void **)&s->out, h->nsend * row, &err) != CL_OK ||
-      d->host_alloc(d, (void **)&s->in, ghosts * row, &err) != CL_OK)
+  s->nccl = nccl;
+  if (nccl) { /* received on the device, then copied into the ghost rows */
+    if (cl_field_create(f->device, CL_U8, ghosts > 0 ? ghosts * row : 1, 1, &s->arrived, &err) != CL_OK) cl_lua_fail(L, &err);
+    cl_lua_push_field(L, s->arrived);
+    lua_getiuservalue(L, stage, 1);
+    lua_insert(L, -2);
+    lua_setfield(L, -2, "arrived");
+    lua_pop(L, 1);
+  } else if (d->host_alloc(d, (void **)&s->out, h->nsend * row, &err) != CL_OK ||
+             d->host_alloc(d, (void **)&s->in, ghosts * row, &err) != CL_OK) {
     cl_lua_fail(L, &err); /* __gc releases what was allocated */
+  }
+  unsigned char *out = nccl ? (unsigned char *)s->packed->data : s->out;
+  unsigned char *in = nccl ? (unsigned char *)s->arrived->data : s->in;
   int np = h->npeers ? h->npeers : 1;
   s->send = stage_buffer(L, stage, "send", np * sizeof *s->send);
   s->recv = stage_buffer(L, stage, "recv", np * sizeof *s->recv);
@@ -275,8 +317,8 @@ static int stage_halo(lua_State *L) {
   for (int p = 0; p < h->npeers; p++) {
     const cl_halo_peer *peer = &h->peers[p];
     s->peers[p] = peer->rank;
-    s->send[p] = s->out + peer->send_offset * row, s->send_bytes[p] = peer->send_count * row;
-    s->recv[p] = s->in + peer->recv_offset * row, s->recv_bytes[p] = peer->recv_count * row;
+    s->send[p] = out + peer->send_offset * row, s->send_bytes[p] = peer->send_count * row;
+    s->recv[p] = in + peer->recv_offset * row, s->recv_bytes[p] = peer->recv_count * row;
   }
   lua_settop(L, stage);
   return 1;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../runtime/pipeline.h"
+#include "../kernels/pd/relax.h"
 #include "l_jit.h"
 #include "l_pd_bonds.h"
 
@@ -196,6 +197,8 @@ static int pd_stage_tostring(lua_State *L) {
 typedef struct adr_stage {
   cl_stage stage;
   cl_field *u, *v, *f, *f_prev, *lambda;
+  size_t owned;   /* the rows whose entries the damping sums: a partitioned body's own points */
+  int over_ranks; /* the sums run over every rank's owned rows (a collective step) */
   int first;
   double damping;
 } adr_stage;
@@ -203,17 +206,19 @@ typedef struct adr_stage {
 static cl_status run_adr(void *data, long step, double t, cl_error *err) {
   adr_stage *s = data;
   (void)step, (void)t;
-  CL_TRY(cl_k_pd_adr(&s->u->device->dev, s->u->dtype, s->u->n, s->u->k, s->u->data, s->v->data, s->f->data,
-                     s->f_prev->data, s->lambda->data, s->first, &s->damping, err));
+  CL_TRY(cl_k_pd_adr(&s->u->device->dev, s->u->dtype, s->u->n, s->owned, s->u->k, s->u->data, s->v->data,
+                     s->f->data, s->f_prev->data, s->lambda->data, s->first, s->over_ranks, &s->damping, err));
   s->first = 0;
   cl_field_touch(s->u), cl_field_touch(s->v), cl_field_touch(s->f_prev);
   return CL_OK;
 }
 
-static const char *const adr_args[] = {"u", "v", "f", "f_prev", "lambda", NULL};
+static const char *const adr_args[] = {"u", "v", "f", "f_prev", "lambda", "owned", "over_ranks", NULL};
 
-/* cleave.stage.pd_adr{ u =, v =, f = (force density of u), f_prev =, lambda = (per point) }:
- * one adaptive dynamic relaxation step (kernels/pd/adr.h); stage.damping is the last c_n. */
+/* cleave.stage.pd_adr{ u =, v =, f = (force density of u), f_prev =, lambda = (per point),
+ *   owned = u.n, over_ranks = false }: one adaptive dynamic relaxation step (kernels/pd/adr.h,
+ * relax.h); the damping sums the first `owned` rows, over every rank with over_ranks (then every
+ * rank runs the stage together); stage.damping is the last c_n. */
 static int stage_pd_adr(lua_State *L) {
   const char *fn = "cleave.stage.pd_adr";
   cl_lua_check_args(L, 1, fn, adr_args);
@@ -226,6 +231,12 @@ static int stage_pd_adr(lua_State *L) {
   s->f_prev = cl_lua_req_field(L, 1, fn, "f_prev"), s->lambda = cl_lua_req_field(L, 1, fn, "lambda");
   check_same(L, fn, "v", s->v, s->u, s->u->k), check_same(L, fn, "f", s->f, s->u, s->u->k);
   check_same(L, fn, "f_prev", s->f_prev, s->u, s->u->k), check_same(L, fn, "lambda", s->lambda, s->u, 1);
+  lua_Integer owned = cl_lua_opt_integer(L, 1, fn, "owned", (lua_Integer)s->u->n);
+  if (owned < 0 || (size_t)owned > s->u->n)
+    return luaL_error(L, "%s: argument 'owned' must be a row count from 0 to u's %I rows, got %I", fn,
+                      (LUAI_UACINT)s->u->n, (LUAI_UACINT)owned);
+  s->owned = (size_t)owned;
+  s->over_ranks = cl_lua_opt_boolean(L, 1, fn, "over_ranks", 0);
   s->first = 1;
   cl_lua_stage_init(L, &s->stage, "pd_adr", run_adr, s, &s->u->device->dev);
   return 1;

@@ -279,6 +279,110 @@ static int bonds_set_state(lua_State *L) {
   return 0;
 }
 
+/* A list's bond state that does not depend on the rows' local order (a checkpoint of a body
+ * partitioned over any number of ranks): the broken flags of each point's bonds in the order of
+ * their neighbours' global indices, bit k of a point's flags in word plane k / 32 (as a lattice's
+ * state: point i's word w at w*n + i). global: u32 field of each local row's global index (nil:
+ * the rows are the global indices). */
+typedef struct sorted_entry {
+  uint32_t global, k; /* the neighbour's global index, the entry */
+} sorted_entry;
+
+static const uint32_t *global_indices(lua_State *L, const cl_lua_bonds *b, int idx, const char *fn) {
+  if (lua_isnoneornil(L, idx)) return NULL;
+  cl_field *g = cl_lua_check_field(L, idx);
+  if (g->dtype != CL_U32 || g->n != b->n || g->k != 1)
+    luaL_error(L, "%s: 'global' must be a u32 field of the %I points' global indices", fn, (LUAI_UACINT)b->n);
+  const void *h;
+  cl_error err;
+  if (cl_field_host(g, &h, &err) != CL_OK) cl_lua_fail(L, &err);
+  return h;
+}
+
+/* Row i's entries sorted by their neighbours' global index into e (insertion sort: a family is
+ * tens of entries); returns their number. */
+static uint32_t sorted_row(const bond_view *v, const uint32_t *global, size_t i, sorted_entry *e) {
+  uint32_t count = 0;
+  for (uint32_t k = v->offsets[i]; k < v->offsets[i + 1]; k++) {
+    uint32_t j = v->entries[k] & CL_PD_INDEX, g = global ? global[j] : j, p = count++;
+    for (; p > 0 && e[p - 1].global > g; p--) e[p] = e[p - 1];
+    e[p] = (sorted_entry){g, k};
+  }
+  return count;
+}
+
+static uint32_t max_family(const bond_view *v, size_t n) {
+  uint32_t most = 0;
+  for (size_t i = 0; i < n; i++) most = v->offsets[i + 1] - v->offsets[i] > most ? v->offsets[i + 1] - v->offsets[i] : most;
+  return most;
+}
+
+/* bonds:sorted_state(words [, global]) -> u32 field (words planes of n) of a list's state in global
+ * neighbour order; words (at least the largest family / 32, the same on every rank) */
+static int bonds_sorted_state(lua_State *L) {
+  const char *fn = "bonds:sorted_state";
+  cl_lua_bonds *b = cl_lua_check_bonds(L, 1);
+  if (b->lattice) return luaL_error(L, "%s: for the list layout (a lattice's state is bonds:state())", fn);
+  lua_Integer words = luaL_checkinteger(L, 2);
+  const uint32_t *global = global_indices(L, b, 3, fn);
+  bond_view v;
+  view_open(L, b, &v);
+  uint32_t most = max_family(&v, b->n);
+  if (words < 1 || (lua_Integer)most > 32 * words)
+    return luaL_error(L, "%s: 'words' (%I) holds fewer than the %d bonds of the largest family", fn, (LUAI_UACINT)words, (int)most);
+  size_t nbits = (size_t)words * b->n;
+  uint32_t *bits = host_buffer(L, nbits, sizeof *bits);
+  sorted_entry *e = host_buffer(L, most, sizeof *e);
+  if (nbits) memset(bits, 0, nbits * sizeof *bits);
+  for (size_t i = 0; i < b->n; i++) {
+    uint32_t count = sorted_row(&v, global, i, e);
+    for (uint32_t p = 0; p < count; p++)
+      if (v.entries[e[p].k] & CL_PD_BROKEN) bits[(size_t)(p / 32) * b->n + i] |= 1u << (p % 32);
+  }
+  cl_field *f;
+  cl_error err;
+  if (cl_field_create(b->device, CL_U32, nbits, 1, &f, &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_lua_push_field(L, f);
+  if (cl_field_upload(f, bits, &err) != CL_OK) return cl_lua_fail(L, &err);
+  return 1;
+}
+
+/* bonds:set_sorted_state(field, rows [, global]): the flags of the first `rows` points (a
+ * partitioned body's own points, whose families are whole) from bonds:sorted_state's words of the
+ * same global points (field: n x words or words planes of n); the other rows keep theirs. */
+static int bonds_set_sorted_state(lua_State *L) {
+  const char *fn = "bonds:set_sorted_state";
+  cl_lua_bonds *b = cl_lua_check_bonds(L, 1);
+  if (b->lattice) return luaL_error(L, "%s: for the list layout (a lattice's state is bonds:set_state())", fn);
+  cl_field *f = cl_lua_check_field(L, 2);
+  lua_Integer rows = luaL_checkinteger(L, 3);
+  const uint32_t *global = global_indices(L, b, 4, fn);
+  size_t total = f->n * (size_t)f->k, words = b->n ? total / b->n : 0;
+  if (f->dtype != CL_U32 || rows < 0 || (size_t)rows > b->n || words * b->n != total)
+    return luaL_error(L, "%s: needs a u32 field of words for each of the %I points and 'rows' up to %I: was it saved "
+                         "from this body?", fn, (LUAI_UACINT)b->n, (LUAI_UACINT)b->n);
+  const void *h;
+  cl_error err;
+  if (cl_field_host(f, &h, &err) != CL_OK) return cl_lua_fail(L, &err);
+  const uint32_t *bits = h;
+  bond_view v;
+  view_open(L, b, &v);
+  uint32_t most = max_family(&v, (size_t)rows);
+  if (most > 32 * words)
+    return luaL_error(L, "%s: a point has %d bonds, more than the state's %d flags: the state belongs to another body",
+                      fn, (int)most, (int)(32 * words));
+  sorted_entry *e = host_buffer(L, most, sizeof *e);
+  for (size_t i = 0; i < (size_t)rows; i++) {
+    uint32_t count = sorted_row(&v, global, i, e);
+    for (uint32_t p = 0; p < count; p++) {
+      int broken = (bits[(size_t)(p / 32) * b->n + i] >> (p % 32)) & 1u;
+      v.entries[e[p].k] = (v.entries[e[p].k] & CL_PD_INDEX) | (broken ? CL_PD_BROKEN : 0);
+    }
+  }
+  view_store(L, &v);
+  return 0;
+}
+
 /* ---- pre-cracks ---------------------------------------------------------------- */
 
 /* Whether segments p-q and a-b cross (proper intersection or touching). */
@@ -467,7 +571,7 @@ static int bonds_index(lua_State *L) {
     luaL_getmetatable(L, BONDS_MT);
     if (lua_getfield(L, -1, "methods") != LUA_TTABLE || lua_getfield(L, -1, key) == LUA_TNIL)
       return luaL_error(L, "bonds have no field '%s' (count, entries, n, delta, bytes, layout, stencil, words, cut, broken, counts, "
-                           "stiffness, state, set_state, point_max)", key);
+                           "stiffness, state, set_state, sorted_state, set_sorted_state, point_max)", key);
   }
   return 1;
 }
@@ -489,7 +593,8 @@ void cl_lua_open_pd_bonds(lua_State *L) {
   luaL_setfuncs(L, meta, 0);
   const luaL_Reg methods[] = {{"cut", bonds_cut},     {"broken", bonds_broken},       {"counts", bonds_counts},
                               {"stiffness", bonds_stiffness}, {"state", bonds_state}, {"set_state", bonds_set_state},
-                              {"point_max", bonds_point_max},
+                              {"point_max", bonds_point_max}, {"sorted_state", bonds_sorted_state},
+                              {"set_sorted_state", bonds_set_sorted_state},
                               {NULL, NULL}};
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "methods");

@@ -412,10 +412,12 @@ static cl_status synchronize_pipeline(cl_pipeline *p, cl_error *err) {
   return CL_OK;
 }
 
-static const char *const run_args[] = {"pipeline", "steps", "dt", "t0", "step0", "every", "on_output", "progress", NULL};
+static const char *const run_args[] = {"pipeline", "steps", "dt", "t0", "step0", "every", "on_output", "progress",
+                                       "collective", NULL};
 
 /* cleave.run{ pipeline = , steps = , dt = 0, t0 = 0, step0 = 0, every = 0,
- *             on_output = function(step, t) end, progress = true }
+ *             on_output = function(step, t) end, progress = true, collective = false }
+ * collective: every rank runs it together (a partitioned model): Ctrl-C stops all at one step.
  * Returns { steps = , t = , seconds = , steps_per_second = }. */
 static int run(lua_State *L) {
   const char *fn = "cleave.run";
@@ -433,6 +435,7 @@ static int run(lua_State *L) {
   opt.step0 = (long)cl_lua_opt_integer(L, 1, fn, "step0", 0);
   opt.every = (long)cl_lua_opt_integer(L, 1, fn, "every", 0);
   opt.progress = cl_lua_opt_boolean(L, 1, fn, "progress", 1);
+  opt.collective = cl_lua_opt_boolean(L, 1, fn, "collective", 0);
   output_cb cb = {L, 0};
   int t = lua_getfield(L, 1, "on_output");
   if (t != LUA_TNIL) {

@@ -5,6 +5,7 @@
 
 #include <lualib.h>
 
+#include "../runtime/comm.h"
 #include "../runtime/pipeline.h"
 #include "cleave_lua.h"
 #include "l_util.h"
@@ -66,7 +67,8 @@ int cl_lua_load_script(lua_State *L, const char *path, int argc, const char *con
 }
 
 static lua_State *interrupt_state;
-static struct sigaction previous_sigint;
+static struct sigaction previous_sigint, previous_sigterm;
+static int sigterm_taken;
 
 static volatile sig_atomic_t interrupt_forced;
 
@@ -90,6 +92,19 @@ static void on_sigint(int sig) {
     lua_sethook(interrupt_state, interrupt_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
 
+/* SIGTERM in a job of several ranks: a stop at a step boundary while a run steps (Ctrl-C of mpirun
+ * reaches the ranks as SIGTERM, SIGKILL following after odls_base_sigkill_timeout), so that the
+ * ranks stop at a step they agree on and save; anywhere else, or a second time, it ends the
+ * process as usual (MPI_Abort of another rank sends it: this rank must not wait for SIGKILL). */
+static void on_sigterm(int sig) {
+  if (cl_run_active() && !cl_interrupt_flag) {
+    on_sigint(sig);
+    return;
+  }
+  sigaction(SIGTERM, &previous_sigterm, NULL);
+  raise(sig); /* delivered when this handler returns */
+}
+
 void cl_lua_interrupt_install(lua_State *L) {
   interrupt_state = L;
   cl_interrupt_take();
@@ -99,11 +114,15 @@ void cl_lua_interrupt_install(lua_State *L) {
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &previous_sigint);
+  sa.sa_handler = on_sigterm;
+  sigterm_taken = cl_comm_size() > 1 && sigaction(SIGTERM, &sa, &previous_sigterm) == 0;
   cl_run_sigint_owned(1);
 }
 
 void cl_lua_interrupt_remove(void) {
   sigaction(SIGINT, &previous_sigint, NULL);
+  if (sigterm_taken) sigaction(SIGTERM, &previous_sigterm, NULL);
+  sigterm_taken = 0;
   cl_run_sigint_owned(0);
   if (interrupt_state) lua_sethook(interrupt_state, NULL, 0, 0);
   interrupt_state = NULL;

@@ -9,6 +9,7 @@
 #include <lualib.h>
 
 #include "../runtime/comm.h"
+#include "../runtime/pipeline.h"
 #include "cleave_lua.h"
 #include "repl.h"
 
@@ -33,6 +34,10 @@ static const char usage[] =
 /* Reports a script's error. In a job of several ranks it names the rank and ends every rank
  * (the others may be waiting for this one in a collective and would hang). */
 static int report(const char *msg) {
+  if (cl_comm_size() > 1 && cl_run_stopped_together()) { /* Ctrl-C: every rank stopped at one step, saved, ends */
+    if (cl_comm_rank() == 0) fprintf(stderr, "cleave: %d ranks: %s\n", cl_comm_size(), msg);
+    return 1;
+  }
   if (cl_comm_size() > 1) {
     fprintf(stderr, "cleave: rank %d of %d: %s\n", cl_comm_rank(), cl_comm_size(), msg);
     fflush(stderr);

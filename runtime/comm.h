@@ -20,6 +20,10 @@ typedef enum cl_comm_op { CL_COMM_SUM = 0, CL_COMM_MIN = 1, CL_COMM_MAX = 2 } cl
 cl_status cl_comm_init(cl_error *err);
 int cl_comm_rank(void); /* 0-based; 0 before cl_comm_init */
 int cl_comm_size(void); /* 1 before cl_comm_init or without MPI */
+/* The ranks on this host (MPI_Comm_split_type, shared memory): this rank's index among them and
+ * their number; 0 and 1 before cl_comm_init or without MPI. A rank takes GPU local_rank mod GPUs. */
+int cl_comm_local_rank(void);
+int cl_comm_local_size(void);
 /* "Open MPI v4.1.4 ..." (the library's version string) or "none (one rank)". */
 const char *cl_comm_engine(void);
 

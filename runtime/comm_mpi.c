@@ -10,7 +10,7 @@
 #include "comm.h"
 #include "embedded.h"
 
-static int started, rank, size = 1;
+static int started, rank, size = 1, local_rank, local_size = 1; /* local: the ranks of this host */
 static char engine[MPI_MAX_LIBRARY_VERSION_STRING + 32];
 
 /* Open MPI's mpirun, and PMI/PMIx launchers (srun, hydra), leave these in every rank. */
@@ -77,11 +77,18 @@ cl_status cl_comm_init(cl_error *err) {
   MPI_TRY("MPI_Comm_set_errhandler", MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   MPI_TRY("MPI_Comm_rank", MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   MPI_TRY("MPI_Comm_size", MPI_Comm_size(MPI_COMM_WORLD, &size));
+  MPI_Comm host;
+  MPI_TRY("MPI_Comm_split_type", MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host));
+  MPI_TRY("MPI_Comm_rank", MPI_Comm_rank(host, &local_rank));
+  MPI_TRY("MPI_Comm_size", MPI_Comm_size(host, &local_size));
+  MPI_Comm_free(&host);
   return check_same_build(err);
 }
 
 int cl_comm_rank(void) { return rank; }
 int cl_comm_size(void) { return size; }
+int cl_comm_local_rank(void) { return local_rank; }
+int cl_comm_local_size(void) { return local_size; }
 const char *cl_comm_engine(void) { return started ? engine : "MPI (not started)"; }
 
 cl_status cl_comm_barrier(cl_error *err) {

@@ -16,6 +16,8 @@ cl_status cl_comm_init(cl_error *err) {
 }
 int cl_comm_rank(void) { return 0; }
 int cl_comm_size(void) { return 1; }
+int cl_comm_local_rank(void) { return 0; }
+int cl_comm_local_size(void) { return 1; }
 const char *cl_comm_engine(void) { return "none (built without MPI: one rank)"; }
 
 cl_status cl_comm_barrier(cl_error *err) {

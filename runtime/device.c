@@ -3,12 +3,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
+
+/* Under mpirun the ranks of a host spread over its GPUs: rank on the host mod GPUs (one rank per
+ * GPU when there are as many; ranks share GPUs when there are more). */
+static int rank_gpu(void) {
+  int n = cl_device_cuda_count();
+  return n > 0 ? cl_comm_local_rank() % n : 0;
+}
+
 cl_status cl_device_open(cl_device *dev, const char *name, cl_error *err) {
   memset(dev, 0, sizeof *dev);
   if (strcmp(name, "cpu") == 0) return cl_device_cpu_open(dev, err);
-  if (strcmp(name, "cuda") == 0) return cl_device_cuda_open(dev, 0, err);
+  if (strcmp(name, "cuda") == 0) return cl_device_cuda_open(dev, rank_gpu(), err);
   if (strcmp(name, "auto") == 0) {
-    if (cl_device_cuda_count() > 0 && cl_device_cuda_open(dev, 0, NULL) == CL_OK) return CL_OK;
+    if (cl_device_cuda_count() > 0 && cl_device_cuda_open(dev, rank_gpu(), NULL) == CL_OK) return CL_OK;
     return cl_device_cpu_open(dev, err);
   }
   return cl_error_set(err, CL_ERR_ARG,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
 #include "progress.h"
 #include "runtime.h"
 
@@ -100,8 +101,34 @@ static int sigint_install(void) {
   return sigaction(SIGINT, &sa, &host_sigint) == 0;
 }
 
+/* Whether the run stops after `step` (reached from `before`). One rank takes the interrupt flag at
+ * every step. The ranks of a collective run must stop at the same step (the next one's collectives
+ * would wait for the stopped ones) though a signal reaches each at its own time, or only one: every
+ * CL_RUN_STOP_POLL steps they agree (a max over the flags) whether any was asked to stop. */
+#define CL_RUN_STOP_POLL 16
+
+static int stopped_together; /* the last collective run stopped at a step all ranks agreed on */
+
+int cl_run_stopped_together(void) { return stopped_together; }
+
+static cl_status stop_after(int collective, long before, long step, cl_error *err) {
+  int stop;
+  if (!collective || cl_comm_size() == 1) {
+    stop = cl_interrupt_take();
+  } else {
+    if (before / CL_RUN_STOP_POLL == step / CL_RUN_STOP_POLL) return CL_OK;
+    double any = cl_interrupt_flag != 0;
+    CL_TRY(cl_comm_allreduce(&any, 1, CL_COMM_MAX, err));
+    stop = any > 0;
+    if (stop) cl_interrupt_take(), stopped_together = 1;
+  }
+  if (!stop) return CL_OK;
+  return cl_error_set(err, CL_ERR_INTERRUPTED, "interrupted at step %ld (state is that of the end of this step)", step);
+}
+
 cl_status cl_run(cl_pipeline *p, const cl_run_options *opt, long *done, cl_error *err) {
   const int own_sigint = run_depth == 0 && sigint_install();
+  stopped_together = 0;
   run_depth++;
   cl_progress bar = {0};
   if (opt->progress) cl_progress_start(&bar, stderr, opt->step0, opt->steps);
@@ -119,10 +146,7 @@ cl_status cl_run(cl_pipeline *p, const cl_run_options *opt, long *done, cl_error
         ((s = pipeline_flush(p, step, err)) != CL_OK || (s = opt->on_every(opt->ud, step, t, err)) != CL_OK))
       break;
     cl_progress_update(&bar, step);
-    if (cl_interrupt_take()) {
-      s = cl_error_set(err, CL_ERR_INTERRUPTED, "interrupted at step %ld (state is that of the end of this step)", step);
-      break;
-    }
+    if ((s = stop_after(opt->collective, step - taken, step, err)) != CL_OK) break;
   }
   /* a late error of the steps taken outranks an interruption */
   if (s == CL_OK || s == CL_ERR_INTERRUPTED) {

@@ -45,12 +45,17 @@ typedef struct cl_run_options {
   cl_status (*on_every)(void *ud, long step, double t, cl_error *err);
   void *ud;
   int progress;     /* draw a progress bar on stderr when it is a terminal */
+  int collective;   /* every rank of the job runs this run in step (a model partitioned over them):
+                       on Ctrl-C they stop at the same step, agreed every few steps (pipeline.c) */
 } cl_run_options;
 
 /* Runs opt->steps steps. *done receives the steps completed, also when the
  * loop stops early: CL_ERR_INTERRUPTED after Ctrl-C (the state is that of
  * a step boundary), or the failing stage's status. */
 cl_status cl_run(cl_pipeline *p, const cl_run_options *opt, long *done, cl_error *err);
+/* Non-zero when the last run was a collective one that every rank stopped at the same step after
+ * Ctrl-C: the ranks may then end one by one (none waits in a collective for another). */
+int cl_run_stopped_together(void);
 /* Non-zero while a cl_run loop is executing (Ctrl-C then waits for the step boundary). */
 int cl_run_active(void);
 /* A host that handles SIGINT itself (calling cl_interrupt_request) says so with owned = 1; else

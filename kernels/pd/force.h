@@ -39,30 +39,6 @@ void cl_pd_bond_max_cpu_f64(const cl_pd_force_args *a, const void *values, void 
 int cl_pd_bond_max_cuda_f32(const cl_pd_force_args *a, const void *values, void *out);
 int cl_pd_bond_max_cuda_f64(const cl_pd_force_args *a, const void *values, void *out);
 
-/* One adaptive-dynamic-relaxation step (kernels/pd/adr.h) of n points x dim
- * components: f is the force density of the current u, f_prev the previous
- * one (overwritten with f), lambda the fictitious density per point; first
- * selects the start-up formula. *damping receives c_n. */
-cl_status cl_k_pd_adr(cl_device *d, cl_dtype t, size_t n, int dim, void *u, void *v, const void *f,
-                      void *f_prev, const void *lambda, int first, double *damping, cl_error *err);
-
-void cl_pd_adr_quotient_cpu_f32(size_t count, size_t n, const void *u, const void *v, const void *f,
-                                const void *f_prev, const void *lambda, double *num, double *den);
-void cl_pd_adr_quotient_cpu_f64(size_t count, size_t n, const void *u, const void *v, const void *f,
-                                const void *f_prev, const void *lambda, double *num, double *den);
-void cl_pd_adr_update_cpu_f32(size_t count, size_t n, void *u, void *v, const void *f, void *f_prev,
-                              const void *lambda, double damping, int first);
-void cl_pd_adr_update_cpu_f64(size_t count, size_t n, void *u, void *v, const void *f, void *f_prev,
-                              const void *lambda, double damping, int first);
-int cl_pd_adr_quotient_cuda_f32(size_t count, size_t n, const void *u, const void *v, const void *f,
-                                const void *f_prev, const void *lambda, double *scratch, double *num, double *den);
-int cl_pd_adr_quotient_cuda_f64(size_t count, size_t n, const void *u, const void *v, const void *f,
-                                const void *f_prev, const void *lambda, double *scratch, double *num, double *den);
-int cl_pd_adr_update_cuda_f32(size_t count, size_t n, void *u, void *v, const void *f, void *f_prev,
-                              const void *lambda, double damping, int first);
-int cl_pd_adr_update_cuda_f64(size_t count, size_t n, void *u, void *v, const void *f, void *f_prev,
-                              const void *lambda, double damping, int first);
-
 /* The material constants (cl_pd_pmb, at most CL_PD_MATERIAL_BYTES) in each precision, built on
  * the host for the kernels that take them as an argument. */
 #define CL_PD_MATERIAL_BYTES 64

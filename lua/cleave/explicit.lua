@@ -231,7 +231,7 @@ function explicit.go(run, args)
       if stopped then error(stopped, 0) end
       if run.every > 0 then write(run, step, t) end
     end,
-    progress = run.progress,
+    progress = run.progress, collective = run.collective,
   })
   if ok then stopped = explicit.nonfinite(run, run.pipeline.step) end -- the last step
   if stopped then ok, result = false, stopped end

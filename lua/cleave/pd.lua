@@ -377,14 +377,6 @@ function body_mt:norm(field, c)
   return math.sqrt(cl.comm.sum(owned_rows(self, field):norm(c) ^ 2))
 end
 
--- Refuses what a partitioned body cannot do yet (docs/scale-out.md), naming it.
-local function single_rank_only(self, what, level)
-  if self.plan then
-    error(string.format("%s: not yet available for a body partitioned over %d ranks; run on one rank " ..
-      "(without mpirun) or give cleave.pd.body{ partition = false }", what, self.plan.parts), level + 1)
-  end
-end
-
 --- body:select(where [, params]) -> u32 field of the 1-based rows of the points in the region
 --- (where: a function(x, y, z) or an expression; params: named numbers the expression uses)
 function body_mt:select(where, params, fn, level)
@@ -767,13 +759,14 @@ end
 
 -- A partitioned body's checkpoint is the one-rank checkpoint of the whole body (rows in global
 -- order, gathered to rank 0), so that it restores on any number of ranks, one included. Its bond
--- state needs the lattice layout, whose state is the same words per point on every rank (a list's
--- entries name local rows).
-local function check_partitioned_checkpoint(b, fn)
-  if b.plan and b.bonds.layout ~= "lattice" then
-    error(string.format("%s: a checkpoint of a body partitioned over %d ranks needs the lattice layout (a list's " ..
-      "bond entries name each rank's own rows); give layout = \"lattice\" or run on one rank", fn, b.plan.parts), 3)
-  end
+-- state: a lattice's is the same words per point on every rank; a list's entries name each rank's
+-- own rows, so a list's checkpoint holds each point's broken flags in the order of its neighbours'
+-- global indices (bonds:sorted_state), in words planes as a lattice's, on one rank as on several.
+local function state_words(b)
+  if b.bonds.layout == "lattice" then return b.bonds.words end
+  -- the largest family over the ranks (a ghost's is a part of its owner's): the same words everywhere
+  b.state_words = b.state_words or math.max(1, (math.tointeger(over_ranks(b, "max", b.bonds:counts():max())) + 31) // 32)
+  return b.state_words
 end
 
 -- The bond entries of the whole body (each bond at both ends), over all ranks.
@@ -791,10 +784,9 @@ function cl.explicit(args)
   cl.check_args(fn, args, cl.explicit_run.keys)
   local body = args[1] or args.body
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
-  local out = args.output or {}
-  if out.checkpoint then check_partitioned_checkpoint(body, fn .. ": output checkpoint") end
   local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.8, "this body (Silling & Askari)")
   run.pipeline = step_pipeline(body, run.dt)
+  run.collective = body.plan ~= nil -- the ranks step together: Ctrl-C stops them at one step
   body:set_loads(0)
   if body.plan then body:halo(body.u):run() end
   body:force_stage():run() -- accelerations of the initial state, for the first kick
@@ -816,27 +808,38 @@ end
 --- the same body and dt, on any number of ranks.
 function run_mt:save(path, step)
   local b = self.body
-  check_partitioned_checkpoint(b, "run:save")
   local names, fields = state_fields(b)
-  fields.bonds = b.bonds:state()
-  local values = { step = step or self.step, dt = self.dt, n = b.global_n, bonds = global_entries(b) } -- entries, as always: old checkpoints restore
+  local words, list = state_words(b), b.bonds.layout == "list"
+  fields.bonds = list and b.bonds:sorted_state(words, b.plan and b.plan.global) or b.bonds:state()
+  local values = { step = step or self.step, dt = self.dt, n = b.global_n, bonds = global_entries(b), -- entries, as always: old checkpoints restore
+    bond_words = list and words or nil }
   if b.plan then
     -- in the same order on every rank (a gather is collective; pairs' order differs between ranks)
     for _, name in ipairs(names) do fields[name] = cl.comm.gather_rows(fields[name], b.plan) end -- rank 0: global rows
-    fields.bonds = cl.comm.gather_rows(fields.bonds, b.plan, b.bonds.words)
-    if cl.comm.rank() ~= 0 then return end
+    fields.bonds = cl.comm.gather_rows(fields.bonds, b.plan, words)
   end
-  cl.io.save_checkpoint { path = path, fields = fields, values = values }
+  if cl.comm.rank() == 0 or not b.plan then cl.io.save_checkpoint { path = path, fields = fields, values = values } end
+  -- written when any rank returns (after Ctrl-C each then stops the job: rank 0 must have finished)
+  if b.plan then cl.comm.barrier() end
 end
 
 function run_mt:restore(path)
   local b = self.body
-  check_partitioned_checkpoint(b, "run:restore")
   local fields, values = cl.io.load_checkpoint(path)
   local entries = global_entries(b)
   if values.n ~= b.global_n or values.bonds ~= entries or values.dt ~= self.dt then
     error(string.format("run:restore: checkpoint '%s' was written for %s points, %s bond entries, dt = %s; this run has %d, %d, %g",
       path, tostring(values.n), tostring(values.bonds), tostring(values.dt), b.global_n, entries, self.dt), 2)
+  end
+  -- a list's flags in global neighbour order (values.bond_words), or its entries of one rank (older checkpoints)
+  local sorted, list = values.bond_words ~= nil, b.bonds.layout == "list"
+  if sorted and not list then
+    error(string.format("run:restore: checkpoint '%s' holds the bonds of the list layout; this body has the lattice " ..
+      "layout: give cleave.pd.body{ layout = \"list\" }", path), 2)
+  elseif list and not sorted and b.plan then
+    error(string.format("run:restore: checkpoint '%s' holds one rank's bond list (an older checkpoint) or a lattice's bits; " ..
+      "a body partitioned over %d ranks needs a list checkpoint of this cleave: restore it on one rank (without " ..
+      "mpirun) and save it again", path, b.plan.parts), 2)
   end
   local names, mine = state_fields(b)
   local bonds = fields.bonds
@@ -845,10 +848,14 @@ function run_mt:restore(path)
     for _, name in ipairs(names) do
       if fields[name] then fields[name] = pd.gather(fields[name], global) end
     end
-    if bonds then bonds = pd.gather(bonds, global, b.bonds.words) end
+    if bonds then bonds = pd.gather(bonds, global, sorted and math.tointeger(values.bond_words) or b.bonds.words) end
   end
   cl.explicit_run.restore_fields(self, path, fields, values, mine, names)
-  b.bonds:set_state(bonds:copy(b.x.device))
+  if sorted then
+    b.bonds:set_sorted_state(bonds:copy(b.x.device), b.owned, b.plan and b.plan.global)
+  else
+    b.bonds:set_state(bonds:copy(b.x.device))
+  end
 end
 
 -- Writes the outputs due at this step.
@@ -1069,12 +1076,11 @@ function pd.relax(args)
   cl.check_args(fn, args, { [1] = true, body = true, steps = true, tolerance = true, check = true })
   local body = args[1] or args.body
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
-  single_rank_only(body, fn, 2)
   local steps = args.steps and cl.positive_integer(fn, args, "steps", 1) or 20000
   local tolerance = args.tolerance and cl.positive_number(fn, args, "tolerance") or 1e-5
   local check = args.check and cl.positive_integer(fn, args, "check", 1) or 100
   if not body.body_load then error(fn .. ": the body carries no load (use body:traction or body:body_force)", 2) end
-  local load = body.body_load:norm()
+  local load = body:norm(body.body_load)
   local f = cl.field { n = body.n, k = body.dim, dtype = body.precision }
   local f_prev = cl.field { n = body.n, k = body.dim, dtype = body.precision }
   -- fictitious density: 5 times Kilic & Madenci's bound lambda >= dt^2/4 sum_j |K_ij| (dt = 1)
@@ -1087,20 +1093,23 @@ function pd.relax(args)
         value = stage_value(k.value, body.u) }
     end
   end
+  if body.plan then stages[#stages + 1] = body:halo(body.u) end -- the ghosts' displacements, for the owned points' bonds
   stages[#stages + 1] = body:force_stage { a = f, rho = 1, break_bonds = false }
   for _, k in ipairs(body.constraints) do
     if k.kind == "displacement" then
       stages[#stages + 1] = cl.stage.set_rows { field = f, rows = k.rows, component = k.component, value = 0 }
     end
   end
-  stages[#stages + 1] = cl.stage.pd_adr { u = body.u, v = body.v, f = f, f_prev = f_prev, lambda = lambda }
+  -- a partitioned body: the damping's sums over every rank's own points (the same bits as one rank's)
+  stages[#stages + 1] = cl.stage.pd_adr { u = body.u, v = body.v, f = f, f_prev = f_prev, lambda = lambda,
+    owned = body.owned, over_ranks = body.plan ~= nil }
   local pipeline = cl.pipeline(stages)
   local done, residual = 0, math.huge
   while done < steps do
     local chunk = math.min(check, steps - done)
-    cl.run { pipeline = pipeline, steps = chunk, progress = false }
+    cl.run { pipeline = pipeline, steps = chunk, progress = false, collective = body.plan ~= nil }
     done = done + chunk
-    residual = f:norm() / load
+    residual = body:norm(f) / load
     if residual < tolerance then break end
   end
   body.v:fill(0)
