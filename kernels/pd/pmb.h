@@ -71,10 +71,15 @@ CL_HD static inline real cl_pd_volume_fraction(const cl_pd_pmb *m, real r0) {
  * rest), while this form keeps a few ulp of s itself at any stretch, and is exactly 0 for eta = 0.
  * Returns s and gives d, r = |d| and inv_r = 1 / |d| for the force. The reciprocal of
  * |d| + |xi| is taken as the reciprocal square root of its square: one hardware instruction in
- * f32 on the GPU (2 ulp: a relative error of s, harmless), and on the host exactly 1 / x. */
+ * f32 on the GPU (2 ulp: a relative error of s, harmless), and on the host exactly 1 / x.
+ * f64 keeps the direct form: its cancellation leaves ~1e-16 of s (1e-10 of the smallest
+ * stretches that matter, 1e-6), while the second reciprocal square root is a software sequence of
+ * about ten FP64 instructions per bond on the GPU, whose f64 step is bound by instruction issue. */
 CL_HD static inline real cl_pd_stretch(int dim, const real *xi, const real *eta, real r0, real inv_r0, real *d,
                                        real *r, real *inv_r) {
-  real r_2 = 0, q = 0;
+  real r_2 = 0;
+#if defined(CL_PRECISION_F32)
+  real q = 0;
   for (int c = 0; c < dim; c++) {
     d[c] = xi[c] + eta[c];
     r_2 += d[c] * d[c];
@@ -84,6 +89,15 @@ CL_HD static inline real cl_pd_stretch(int dim, const real *xi, const real *eta,
   *r = r_2 * *inv_r;
   const real sum = *r + r0;
   return q * inv_r0 * CL_RSQRT(sum * sum);
+#else
+  for (int c = 0; c < dim; c++) {
+    d[c] = xi[c] + eta[c];
+    r_2 += d[c] * d[c];
+  }
+  *inv_r = CL_RSQRT(r_2);
+  *r = r_2 * *inv_r;
+  return (*r - r0) * inv_r0;
+#endif
 }
 
 /* Adds bond (i, j)'s force to acc[0..dim) and returns whether it is intact
