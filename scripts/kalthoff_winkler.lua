@@ -39,8 +39,10 @@ local plate = cl.pd.body {
   dim = 2, plane = "stress", thickness = 0.09 * L, precision = precision,
   material = cl.pd.pmb { E = spec.E, rho = spec.rho, G0 = not spec.s0 and 22170 or nil, s0 = spec.s0 },
 }
+-- mirror images of each other: where a notch runs through a row of points (dx = 0.4 mm), the row
+-- keeps its bonds on the notch's positive side (left of its direction), here the outer side of both
 plate:precrack { { -dx, L / 4 }, { L / 2, L / 4 } }
-plate:precrack { { -dx, -L / 4 }, { L / 2, -L / 4 } }
+plate:precrack { { L / 2, -L / 4 }, { -dx, -L / 4 } }
 -- the impactor: the layer of points the projectile touches moves at the impact speed
 plate:velocity { where = function(x, y) return x < 3 * dx and math.abs(y) < L / 4 end, vx = spec.v }
 print(plate)

@@ -28,7 +28,7 @@ T.case("pre-cracks cut the same bonds in f32 and f64, and the same at mirror-ima
       local plate = cl.pd.body { shape = cl.geom.rect { 0, L, -L, L }, dx = dx, thickness = 0.09 * L,
         precision = precision, surface_correction = false, material = steel }
       local upper = plate:precrack { { -dx, L / 4 }, { L / 2, L / 4 } }
-      local lower = plate:precrack { { -dx, -L / 4 }, { L / 2, -L / 4 } }
+      local lower = plate:precrack { { L / 2, -L / 4 }, { -dx, -L / 4 } } -- the mirror image, as the script draws it
       T.eq(lower, upper, string.format("%s mm, %s: both notches cut %d bonds", mm, precision, upper))
       counts[precision] = upper
     end
