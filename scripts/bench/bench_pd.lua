@@ -15,7 +15,9 @@
 -- The body starts with a small velocity field (no bond breaks in the timed steps), so that each
 -- kernel's timed runs print an energy balance and report no time when it is off by more than 1%
 -- or went non-finite (balance.lua).
--- With the list layout (2D), two more kernels run on the same body: "peer", a plain CSR step
+-- With the lattice layout the kernels include "half" (each lattice bond computed once for both
+-- its points, atomic sums: kernels/pd/half_stencil.h). With the list layout (2D), two more kernels
+-- run on the same body: "peer", a plain CSR step
 -- kernel of our own (pd_peer_csr.inc: thread per point, fused force + breaking + damage, the
 -- issue's peer), and "pmb-hook", cleave's own PMB law through the same run-time-compiled-law hook
 -- the peer is launched by (the hook reads an 8-byte flag back per step). Before they are timed,
@@ -95,6 +97,7 @@ for _, precision in ipairs { "f32", "f64" } do
   local hooks = hook_stages(body)
   local kernels = { "point", "group4", "group8", "group16", "group32" }
   if hooks.peer then kernels[#kernels + 1], kernels[#kernels + 2] = "peer", "pmb-hook" end
+  if layout == "lattice" then table.insert(kernels, 2, "half") end -- each lattice bond once (half_stencil.h)
   for _, kernel in ipairs(kernels) do
     local pipeline = cl.pipeline {
       cl.stage.verlet_kick_drift { u = body.u, v = body.v, a = body.a, dt = dt },
