@@ -3,7 +3,10 @@
 -- (28 bonds per interior point, as in the paper's Tables 2/4), both bond
 -- layouts, both GPU kernel shapes, f32 and f64; plus set-up times and memory
 -- per point.
---   cleave [--device D] run scripts/bench/bench_pd.lua [points] [steps] [layouts]
+--   cleave [--device D] run scripts/bench/bench_pd.lua [points] [steps] [layouts] [dim]
+-- dim 3: a cube, delta = 3.015 dx (122 bonds per interior point; issue 19's 3D case); floors
+-- (f32/f64) lattice 148/272 B (u, the cell, four words of bond bits, a map entry, a, damage, and
+-- 96/192 B of Verlet), list 628/764 B.
 -- Timed: median of 3 runs of `steps` steps after a warm-up run (wall clock
 -- between device synchronisations). Floor (f32, 2D), bytes per point and step
 -- that must move if every neighbour's u comes from cache:
@@ -33,9 +36,13 @@ local points = tonumber(arg[1]) or (cl.device() == "cuda" and 10e6 or 1e6)
 local steps = tonumber(arg[2]) or (cl.device() == "cuda" and 100 or 10)
 local layouts = {}
 for layout in (arg[3] or "lattice,list"):gmatch("[^,]+") do layouts[#layouts + 1] = layout end
-local floors = { lattice = { f32 = 96, f64 = 180 }, list = { f32 = 208, f64 = 268 } }
-local side = math.floor(math.sqrt(points))
+local dim = tonumber(arg[4]) or 2
+assert(dim == 2 or dim == 3, "dim (argument 4) must be 2 or 3")
+local floors = dim == 2 and { lattice = { f32 = 96, f64 = 180 }, list = { f32 = 208, f64 = 268 } }
+  or { lattice = { f32 = 148, f64 = 272 }, list = { f32 = 628, f64 = 764 } }
+local side = math.floor(points ^ (1 / dim) + 1e-9)
 local dx = 1 / side
+local shape = dim == 2 and cl.geom.rect { 0, 1, 0, 1 } or cl.geom.box { 0, 1, 0, 1, 0, 1 }
 
 local function median(t) table.sort(t); return t[(#t + 1) // 2] end
 
@@ -85,12 +92,15 @@ for _, layout in ipairs(layouts) do
 for _, precision in ipairs { "f32", "f64" } do
   cl.sync()
   local t0 = cl.clock()
-  local body = cl.pd.body { shape = cl.geom.rect { 0, 1, 0, 1 }, dx = dx, precision = precision, layout = layout,
+  local body = cl.pd.body { shape = shape, dx = dx, dim = dim, precision = precision, layout = layout,
     surface_correction = false, material = cl.pd.pmb { E = 191e9, rho = 8000, G0 = 22170 } }
   cl.sync()
   local setup = cl.clock() - t0
   -- 0.1 m/s in a pattern of the point index: strains far below the bonds' critical stretch
-  body.v:assign(function(i) return 0.1 * ((i * 7919) % 1000 / 500 - 1), 0.1 * ((i * 104729) % 1000 / 500 - 1) end)
+  body.v:assign(function(i)
+    return 0.1 * ((i * 7919) % 1000 / 500 - 1), 0.1 * ((i * 104729) % 1000 / 500 - 1),
+      dim == 3 and 0.1 * ((i * 15485863) % 1000 / 500 - 1) or nil
+  end)
   local bytes = field_bytes(body.x) + field_bytes(body.u) + field_bytes(body.v) + field_bytes(body.a)
     + field_bytes(body.damage) + body.bonds.bytes
   local dt = 1e-9
@@ -121,7 +131,7 @@ end
 end
 
 local info = cl.info()
-print(string.format("device: %s (%s), %d steps", cl.device(), info.device_name, steps))
+print(string.format("device: %s (%s), %dD, %d steps", cl.device(), info.device_name, dim, steps))
 print(string.format("%-7s %-5s %-7s %11s %12s %10s %14s %9s %9s %8s", "layout", "prec", "kernel", "points", "bonds",
   "ms/step", "bond upd/s", "floor GB/s", "B/point", "setup s"))
 for _, r in ipairs(rows) do
