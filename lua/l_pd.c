@@ -126,7 +126,7 @@ static const char *const force_args[] = {"x", "u", "a", "bonds", "c", "s0", "rho
                                          "body", "surface", "damage", "energy", "kernel", "law", "law_state", NULL};
 
 /* cleave.stage.pd_force{ x =, u =, a =, bonds =, c =, s0 = 0, rho =, delta =, dx = 0,
- *   volume = number or field, body =, surface =, damage =, energy =, kernel = "point" | "group" | ... }
+ *   volume = number or field, body =, surface =, damage =, energy =, kernel = "point" | "half" | "group" | ... }
  * "point" is the fastest on the H100 in both precisions (docs/benchmarks.md). */
 static int stage_pd_force(lua_State *L) {
   const char *fn = "cleave.stage.pd_force";
