@@ -46,26 +46,33 @@ CL_HD static inline void cl_pd_half_row(const cl_pd_force_args *a, const cl_pd_p
   const real volume_i = vol ? vol[i] : (real)a->uniform_volume;
   real ui[3], gi[3], own[3] = {0, 0, 0};
   cl_pd_load_point(a, dim, i, ui, gi);
-  for (uint32_t k = count / 2; k < count; k++) {
-    const uint32_t j = a->map[home + a->stencil[k]];
-    if (j == CL_PD_ABSENT) continue;
-    const real *geometry = stencil + k * (dim + 2); /* xi, |xi|, 1 / |xi| */
-    real xi[3], eta[3], volume_j, scale, f[3] = {0, 0, 0}, all = 0, intact_weight = 0;
-    for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = u[c * n + j] - ui[c];
-    cl_pd_bond_weights(a, dim, j, xi, gi, &volume_j, &scale);
-    const uint32_t bit = 1u << (k & 31), was_intact = !(a->broken[(k / 32) * n + i] & bit);
-    /* unit volume: f is the force per volume of the other end */
-    const int intact = cl_pd_bond(m, dim, xi, eta, geometry[dim], geometry[dim + 1], 1, scale, was_intact, f, &all,
-                                  &intact_weight, a, (size_t)k * n + i);
-    for (int c = 0; c < dim; c++) {
-      own[c] += volume_j * f[c];
-      cl_pd_add_shared(&sum[c * n + j], -volume_i * f[c]);
+  /* bit k of i's state, k >= K / 2, is written by this thread only: one read of each word serves */
+  for (uint32_t w = count / 2 / 32; 32 * w < count; w++) {
+    const uint32_t state = a->broken[w * n + i];
+    const uint32_t end = 32 * w + 32 < count ? 32 * w + 32 : count;
+    uint32_t fresh = 0;
+    for (uint32_t k = 32 * w > count / 2 ? 32 * w : count / 2; k < end; k++) {
+      const uint32_t j = a->map[home + a->stencil[k]];
+      if (j == CL_PD_ABSENT) continue;
+      const real *geometry = stencil + k * (dim + 2); /* xi, |xi|, 1 / |xi| */
+      real xi[3], eta[3], volume_j, scale, f[3] = {0, 0, 0}, all = 0, intact_weight = 0;
+      for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = u[c * n + j] - ui[c];
+      cl_pd_bond_weights(a, dim, j, xi, gi, &volume_j, &scale);
+      const uint32_t bit = 1u << (k & 31);
+      /* unit volume: f is the force per volume of the other end */
+      const int intact = cl_pd_bond(m, dim, xi, eta, geometry[dim], geometry[dim + 1], 1, scale, !(state & bit), f,
+                                    &all, &intact_weight, a, (size_t)k * n + i);
+      for (int c = 0; c < dim; c++) {
+        own[c] += volume_j * f[c];
+        cl_pd_add_shared(&sum[c * n + j], -volume_i * f[c]);
+      }
+      if (!intact && !(state & bit)) {
+        const uint32_t back = count - 1 - k; /* the same bond seen from j */
+        fresh |= bit;
+        cl_pd_or_shared(&a->broken[(back / 32) * n + j], 1u << (back & 31));
+      }
     }
-    if (!intact && was_intact) {
-      const uint32_t back = count - 1 - k; /* the same bond seen from j */
-      cl_pd_or_shared(&a->broken[(k / 32) * n + i], bit);
-      cl_pd_or_shared(&a->broken[(back / 32) * n + j], 1u << (back & 31));
-    }
+    if (fresh) cl_pd_or_shared(&a->broken[w * n + i], fresh);
   }
   for (int c = 0; c < dim; c++) cl_pd_add_shared(&sum[c * n + i], own[c]);
 }
