@@ -127,7 +127,7 @@ static const char *const force_args[] = {"x", "u", "a", "bonds", "c", "s0", "rho
                                          "body", "surface", "damage", "energy", "kernel", "law", "law_state", NULL};
 
 /* cleave.stage.pd_force{ x =, u =, a =, bonds =, c =, s0 = 0, rho =, delta =, dx = 0,
- *   volume = number or field, body =, surface =, damage =, energy =, kernel = "point" | "group" | ... }
+ *   volume = number or field, body =, surface =, damage =, energy =, kernel = "point" | "half" | "group" | ... }
  * "point" is the fastest on the H100 in both precisions (docs/benchmarks.md). */
 static int stage_pd_force(lua_State *L) {
   const char *fn = "cleave.stage.pd_force";
@@ -170,14 +170,21 @@ static int stage_pd_force(lua_State *L) {
   lua_pop(L, 1);
   const char *kernel = cl_lua_opt_string(L, 1, fn, "kernel", "point");
   static const struct { const char *name; cl_pd_kernel kernel; } kernels[] = {
-      {"point", CL_PD_POINT}, {"group", CL_PD_GROUP4}, {"group4", CL_PD_GROUP4},
+      {"point", CL_PD_POINT}, {"half", CL_PD_HALF}, {"group", CL_PD_GROUP4}, {"group4", CL_PD_GROUP4},
       {"group8", CL_PD_GROUP8}, {"group16", CL_PD_GROUP16}, {"group32", CL_PD_GROUP32}};
   int found = 0;
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0] && !found; k++)
     if (strcmp(kernel, kernels[k].name) == 0) s->kernel = kernels[k].kernel, found = 1;
   if (!found)
-    luaL_error(L, "%s: 'kernel' must be \"point\", \"group\" (4 lanes per point) or \"group8\", \"group16\", "
-                  "\"group32\" (got \"%s\")", fn, kernel);
+    luaL_error(L, "%s: 'kernel' must be \"point\", \"half\" (each lattice bond once), \"group\" (4 lanes per "
+                  "point) or \"group8\", \"group16\", \"group32\" (got \"%s\")", fn, kernel);
+  if (s->kernel == CL_PD_HALF && !s->bonds->lattice)
+    luaL_error(L, "%s: kernel \"half\" needs the lattice layout (these bonds are a list): give layout = \"lattice\" "
+                  "or another kernel", fn);
+  if (s->kernel == CL_PD_HALF && lua_getfield(L, 1, "law") != LUA_TNIL)
+    luaL_error(L, "%s: kernel \"half\" runs the built-in PMB law only (a run-time law keeps state at both ends of "
+                  "a bond): give kernel = \"point\" with 'law'", fn);
+  if (s->kernel == CL_PD_HALF) lua_pop(L, 1);
   attach_law_state(L, fn, s);
   cl_lua_stage_init(L, &s->stage, "pd_force", run_pd_force, s, &s->x->device->dev);
   if (lua_getfield(L, 1, "law") != LUA_TNIL) attach_law(L, fn, s, lua_gettop(L) - 1);
@@ -188,6 +195,7 @@ static int stage_pd_force(lua_State *L) {
 static int pd_stage_tostring(lua_State *L) {
   pd_stage *s = luaL_checkudata(L, 1, PD_STAGE_MT);
   if (s->kernel == CL_PD_POINT) lua_pushstring(L, "stage<pd_force, point kernel>");
+  else if (s->kernel == CL_PD_HALF) lua_pushstring(L, "stage<pd_force, half-stencil kernel>");
   else lua_pushfstring(L, "stage<pd_force, group kernel of %d lanes>", (int)s->kernel);
   return 1;
 }

@@ -14,8 +14,10 @@
 
 /* 1/sqrt(x): on the GPU the hardware reciprocal square root (a few ulp in
  * f32, refined to full precision in f64 by the library), which saves the
- * square root and the divisions of the hot loops; on the host 1/sqrt. */
-#ifdef __CUDA_ARCH__
+ * square root and the divisions of the hot loops; on the host 1/sqrt. A host
+ * test may define it first to emulate the GPU's error (tests/unit/test_pd_stretch.c). */
+#if defined(CL_RSQRT)
+#elif defined(__CUDA_ARCH__)
 #define CL_RSQRT(x) rsqrt(x)
 #else
 #define CL_RSQRT(x) (1 / sqrt(x))

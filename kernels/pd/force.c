@@ -24,14 +24,19 @@ cl_status cl_k_pd_force(cl_device *d, cl_dtype t, const cl_pd_force_args *a, cl_
                         cl_error *err) {
   if (t != CL_F32 && t != CL_F64)
     return cl_error_set(err, CL_ERR_ARG, "peridynamic fields must be f32 or f64 (got %s)", cl_dtype_name(t));
+  if (kernel == CL_PD_HALF && (!a->map || a->energy)) kernel = CL_PD_POINT; /* the half stencil's limits */
   if (d->kind == CL_BACKEND_CPU) {
-    if (t == CL_F32) cl_pd_force_cpu_f32(a);
+    if (kernel == CL_PD_HALF) (t == CL_F32 ? cl_pd_force_half_cpu_f32 : cl_pd_force_half_cpu_f64)(a);
+    else if (t == CL_F32) cl_pd_force_cpu_f32(a);
     else cl_pd_force_cpu_f64(a);
     return CL_OK;
   }
   int code = t == CL_F32 ? CL_CUDA_CALL(cl_pd_force_cuda_f32(a, kernel))
                          : CL_CUDA_CALL(cl_pd_force_cuda_f64(a, kernel));
-  return cl_k_check_launch(d, code, kernel == CL_PD_POINT ? "pd_force (point)" : "pd_force (group)", err);
+  return cl_k_check_launch(d, code,
+                           kernel == CL_PD_POINT ? "pd_force (point)"
+                           : kernel == CL_PD_HALF ? "pd_force (half)"
+                                                  : "pd_force (group)", err);
 }
 
 cl_status cl_k_pd_force_compiled(cl_device *d, cl_dtype t, const cl_pd_force_args *a, cl_pd_kernel shape,

@@ -46,6 +46,8 @@ void cl_pd_material_of_f32(const cl_pd_force_args *a, void *m);
 void cl_pd_material_of_f64(const cl_pd_force_args *a, void *m);
 void cl_pd_force_cpu_f32(const cl_pd_force_args *a);
 void cl_pd_force_cpu_f64(const cl_pd_force_args *a);
+void cl_pd_force_half_cpu_f32(const cl_pd_force_args *a);
+void cl_pd_force_half_cpu_f64(const cl_pd_force_args *a);
 int cl_pd_force_cuda_f32(const cl_pd_force_args *a, cl_pd_kernel kernel);
 int cl_pd_force_cuda_f64(const cl_pd_force_args *a, cl_pd_kernel kernel);
 

@@ -7,8 +7,10 @@
 #include "../common/grid.h"
 #include "../common/portable.h"
 
-/* CL_PD_GROUPn: n lanes per point (CL_PD_GROUP4 is "group"; CL_PD_POINT is the fastest measured). */
-typedef enum cl_pd_kernel { CL_PD_POINT = 0, CL_PD_GROUP4 = 4, CL_PD_GROUP8 = 8, CL_PD_GROUP16 = 16, CL_PD_GROUP32 = 32 } cl_pd_kernel;
+/* CL_PD_GROUPn: n lanes per point (CL_PD_GROUP4 is "group"; CL_PD_POINT is the fastest measured);
+ * CL_PD_HALF: a thread per point, each lattice bond computed once (half_stencil.h; lattice only,
+ * without energies: other cases run CL_PD_POINT). */
+typedef enum cl_pd_kernel { CL_PD_POINT = 0, CL_PD_HALF = 1, CL_PD_GROUP4 = 4, CL_PD_GROUP8 = 8, CL_PD_GROUP16 = 16, CL_PD_GROUP32 = 32 } cl_pd_kernel;
 
 #define CL_PD_LAW_STATE_MAX 4
 

@@ -1,5 +1,25 @@
 #include "../common/launch_cuda.cuh"
 #include "force_kernels.cuh"
+#include "half_stencil.h"
+
+template <int DIM>
+__global__ void CL_PREC(pd_half_kernel)(cl_pd_force_args a, cl_pd_pmb m) {
+  CL_GRID_STRIDE(i, a.n) cl_pd_half_row(&a, &m, DIM, i);
+}
+
+template <int DIM>
+__global__ void CL_PREC(pd_half_finish_kernel)(cl_pd_force_args a, cl_pd_pmb m) {
+  CL_GRID_STRIDE(i, a.n) cl_pd_half_finish(&a, &m, DIM, i);
+}
+
+/* The half stencil's three passes (half_stencil.h). */
+template <int DIM>
+static void launch_half(const cl_pd_force_args *a, const cl_pd_pmb &m) {
+  const unsigned blocks = cl_grid_1d(a->n);
+  cudaMemsetAsync(a->a, 0, a->n * DIM * sizeof(real));
+  CL_PREC(pd_half_kernel)<DIM><<<blocks, CL_THREADS>>>(*a, m);
+  CL_PREC(pd_half_finish_kernel)<DIM><<<blocks, CL_THREADS>>>(*a, m);
+}
 
 template <int DIM, bool LATTICE>
 __global__ void CL_PREC(pd_point_kernel)(cl_pd_force_args a, cl_pd_pmb m) {
@@ -27,6 +47,11 @@ extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel
   if (a->n == 0) return 0;
   cl_pd_pmb m = cl_pd_material(a);
   const bool lattice = a->map != NULL;
+  if (kernel == CL_PD_HALF) { /* cl_k_pd_force has sent the other cases to CL_PD_POINT */
+    if (a->dim == 2) launch_half<2>(a, m);
+    else launch_half<3>(a, m);
+    return (int)cudaGetLastError();
+  }
   if (a->dim == 2) lattice ? launch<2, true>(a, m, kernel) : launch<2, false>(a, m, kernel);
   else lattice ? launch<3, true>(a, m, kernel) : launch<3, false>(a, m, kernel);
   return (int)cudaGetLastError();

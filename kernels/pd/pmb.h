@@ -62,6 +62,44 @@ CL_HD static inline real cl_pd_volume_fraction(const cl_pd_pmb *m, real r0) {
   return (m->delta + m->half_dx - r0) * m->inv_dx;
 }
 
+/* The stretch s = |xi + eta| / |xi| - 1 of a bond, written without cancellation: since
+ * |xi + eta|^2 - |xi|^2 = eta . (2 xi + eta),
+ *   s = eta . (xi + d) / (|xi| (|d| + |xi|)),  d = xi + eta.
+ * The direct form subtracts two lengths that agree to about -log10(s) digits: its absolute
+ * error is a few ulp of 1 whatever s is (in f32 ~1e-7, so 1e-4 of s at s = 1e-3; a hardware
+ * reciprocal square root adds its own ~2 ulp; and with |xi| from the stencil it is not even 0 at
+ * rest), while this form keeps a few ulp of s itself at any stretch, and is exactly 0 for eta = 0.
+ * Returns s and gives d, r = |d| and inv_r = 1 / |d| for the force. The reciprocal of
+ * |d| + |xi| is taken as the reciprocal square root of its square: one hardware instruction in
+ * f32 on the GPU (2 ulp: a relative error of s, harmless), and on the host exactly 1 / x.
+ * f64 keeps the direct form: its cancellation leaves ~1e-16 of s (1e-10 of the smallest
+ * stretches that matter, 1e-6), while the second reciprocal square root is a software sequence of
+ * about ten FP64 instructions per bond on the GPU, whose f64 step is bound by instruction issue. */
+CL_HD static inline real cl_pd_stretch(int dim, const real *xi, const real *eta, real r0, real inv_r0, real *d,
+                                       real *r, real *inv_r) {
+  real r_2 = 0;
+#if defined(CL_PRECISION_F32)
+  real q = 0;
+  for (int c = 0; c < dim; c++) {
+    d[c] = xi[c] + eta[c];
+    r_2 += d[c] * d[c];
+    q += eta[c] * (xi[c] + d[c]);
+  }
+  *inv_r = CL_RSQRT(r_2);
+  *r = r_2 * *inv_r;
+  const real sum = *r + r0;
+  return q * inv_r0 * CL_RSQRT(sum * sum);
+#else
+  for (int c = 0; c < dim; c++) {
+    d[c] = xi[c] + eta[c];
+    r_2 += d[c] * d[c];
+  }
+  *inv_r = CL_RSQRT(r_2);
+  *r = r_2 * *inv_r;
+  return (*r - r0) * inv_r0;
+#endif
+}
+
 /* Adds bond (i, j)'s force to acc[0..dim) and returns whether it is intact
  * after this step; r0 = |xi| and inv_r0 = 1 / |xi| (constants of the bond:
  * a lattice reads them from its stencil), volume is V_j, scale the surface
@@ -70,15 +108,10 @@ CL_HD static inline real cl_pd_volume_fraction(const cl_pd_pmb *m, real r0) {
 CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, const real *eta, real r0,
                                    real inv_r0, real volume, real scale, int intact, real *acc, real *weight_all,
                                    real *weight_intact, const struct cl_pd_force_args *a, size_t slot) {
-  real d[3], r_2 = 0;
-  for (int c = 0; c < dim; c++) {
-    d[c] = xi[c] + eta[c];
-    r_2 += d[c] * d[c];
-  }
-  real inv_r = CL_RSQRT(r_2), r = r_2 * inv_r;
+  real d[3], r, inv_r;
+  const real s = cl_pd_stretch(dim, xi, eta, r0, inv_r0, d, &r, &inv_r);
   real w = volume * cl_pd_volume_fraction(m, r0);
   *weight_all += w;
-  real s = (r - r0) * inv_r0;
   /* the law runs for broken bonds too (their force is dropped): one branch after it instead of
    * one before and one after made the lattice step 7% faster in f64 on the H100 */
   int broken = !intact;

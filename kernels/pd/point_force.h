@@ -26,10 +26,8 @@ CL_HD static inline int cl_pd_visit(const cl_pd_force_args *a, const cl_pd_pmb *
   intact = cl_pd_bond(m, dim, xi, eta, r0, inv_r0, volume, scale, intact, p->acc, &p->weight_all,
                       &p->weight_intact, a, slot);
   if (intact && a->energy) {
-    real r = 0;
-    for (int c = 0; c < dim; c++) r += (xi[c] + eta[c]) * (xi[c] + eta[c]);
-    r = sqrt(r);
-    real s = (r - r0) / r0;
+    real d[3], r, inv_r;
+    const real s = cl_pd_stretch(dim, xi, eta, r0, inv_r0, d, &r, &inv_r);
     p->energy += (real)0.25 * m->c * s * s * r0 * (p->weight_intact - before) * scale;
   }
   return intact;

@@ -190,7 +190,7 @@ end
 
 --- cleave.pd.body{ shape = | points = "file", dx =, horizon = 3.015 (in dx) | delta = (metres),
 ---   dim = 2, plane = "stress", thickness = 1, precision = "f64", material = cleave.pd.pmb{...},
----   partial_volume = true, surface_correction = true, kernel = "point" | "group" | "group8" ...,
+---   partial_volume = true, surface_correction = true, kernel = "point" | "half" | "group" | "group8" ...,
 ---   reorder = true, layout = "lattice" (shapes) | "list" (point files), law = cleave.jit.bond_force{...} }
 function pd.body(args)
   local fn = "cleave.pd.body"

@@ -299,7 +299,8 @@ T.case("Kalthoff-Winkler, dx = 1 mm: cracks leave both notch tips away from the 
   local angles = kalthoff_winkler(1.0, "f64")
   for k, a in ipairs(angles) do
     T.ok(a.points >= 30, string.format("a crack grew from tip %d (%d points)", k, a.points))
-    -- this resolution gives 60.8 and 56.6 degrees; the experiment's 70 needs a finer one
+    -- this resolution gives 64.9 and 64.9 degrees (60.8 and 56.6 before the pre-crack rule of
+    -- issue 19, docs/methods/peridynamics.md); the experiment's 70 needs a finer one
     T.ok(a.angle > 45 and a.angle < 75, string.format("crack %d angle %.1f", k, a.angle))
   end
   T.ok(math.abs(angles[1].angle - angles[2].angle) < 10, "the two cracks are nearly symmetric")
