@@ -94,7 +94,7 @@ T.case("more parts than points, and bad arguments, are refused naming the fix", 
   local plan = cl.comm.partition { x = x, reach = delta, parts = 2, rank = 0 }
   T.raises(function() cl.stage.halo { field = x, plan = plan } end, { "cleave.stage.halo", "local points" })
   -- the transport: NCCL moves GPU memory only; an unknown one is named
-  local own = cl.field { n = plan.n, k = 2, dtype = "f64" }
+  local own = cl.field { n = plan.n, k = 2, dtype = "f64" }:copy("cpu") -- on the CPU also where the default is a GPU
   T.raises(function() cl.stage.halo { field = own, plan = plan, transport = "nccl" } end,
     { "transport = \"nccl\" moves GPU memory", "lives on cpu", "transport = \"mpi\"" })
   T.raises(function() cl.stage.halo { field = own, plan = plan, transport = "ib" } end,
