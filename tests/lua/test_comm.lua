@@ -93,13 +93,18 @@ T.case("more parts than points, and bad arguments, are refused naming the fix", 
   T.raises(function() cl.comm.partition { x = x, reach = delta, size = 2 } end, { "size" })
   local plan = cl.comm.partition { x = x, reach = delta, parts = 2, rank = 0 }
   T.raises(function() cl.stage.halo { field = x, plan = plan } end, { "cleave.stage.halo", "local points" })
-  -- the transport: NCCL moves GPU memory only; an unknown one is named
-  local own = cl.field { n = plan.n, k = 2, dtype = "f64" }:copy("cpu") -- on the CPU also where the default is a GPU
-  T.raises(function() cl.stage.halo { field = own, plan = plan, transport = "nccl" } end,
+  -- the transport: NCCL moves GPU memory only; an unknown one is named (plan and field on the CPU,
+  -- also where the default device is a GPU)
+  local was = cl.device()
+  cl.device "cpu"
+  local cplan = cl.comm.partition { x = x:copy("cpu"), reach = delta, parts = 2, rank = 0 }
+  local own = cl.field { n = cplan.n, k = 2, dtype = "f64" }
+  cl.device(was)
+  T.raises(function() cl.stage.halo { field = own, plan = cplan, transport = "nccl" } end,
     { "transport = \"nccl\" moves GPU memory", "lives on cpu", "transport = \"mpi\"" })
-  T.raises(function() cl.stage.halo { field = own, plan = plan, transport = "ib" } end,
+  T.raises(function() cl.stage.halo { field = own, plan = cplan, transport = "ib" } end,
     { "'transport' must be \"auto\", \"mpi\" or \"nccl\", got \"ib\"" })
-  T.ok(cl.stage.halo { field = own, plan = plan, transport = "mpi" }, "transport = \"mpi\" on the CPU")
+  T.ok(cl.stage.halo { field = own, plan = cplan, transport = "mpi" }, "transport = \"mpi\" on the CPU")
 end)
 
 T.run()
