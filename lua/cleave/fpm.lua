@@ -477,6 +477,29 @@ function fpm.box(args)
     assembly = args.assembly }
 end
 
+-- The shells of an n1 x n2 grid of cells, 2 triangles a cell with alternating diagonals (no
+-- preferred direction), each counter-clockwise in (i, j); id(i, j) numbers the grid's particles.
+local function grid_triangles(n1, n2, id)
+  local shells = {}
+  for j = 0, n2 - 1 do
+    for i = 0, n1 - 1 do
+      local a, b, c, d = id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)
+      if (i + j) % 2 == 0 then
+        shells[#shells + 1], shells[#shells + 2] = { a, b, c }, { a, c, d }
+      else
+        shells[#shells + 1], shells[#shells + 2] = { a, b, d }, { b, c, d }
+      end
+    end
+  end
+  return shells
+end
+
+-- A generator's shell body: its particles and triangles with the arguments every shell generator passes on.
+local function shell_body(args, points, shells)
+  return fpm.body { points = points, shells = shells, thickness = args.thickness, layers = args.layers,
+    material = args.material, precision = args.precision, assembly = args.assembly }
+end
+
 --- cleave.fpm.cantilever{ kind = "beam" | "hex", length =, elements =, material =, precision =, assembly =,
 ---   beam: section = { b =, h = } | {...}, orient = {0, 1, 0} (default: local y along global y);
 ---   hex: width =, height =, ny = 1, nz = 1 } -> a straight cantilever along x from the origin, its
@@ -497,23 +520,12 @@ function fpm.cantilever(args)
   elseif args.kind == "shell" then
     -- a strip in the x-y plane, 2 triangles per cell (alternating diagonals), normal along z
     local w, ny = cl.positive_number(fn, args, "width"), cells(fn, args, "ny", 1)
-    local points, shells = {}, {}
+    local points = {}
     local function id(i, j) return 1 + i + (ne + 1) * j end
     for j = 0, ny do
       for i = 0, ne do points[id(i, j)] = { L * i / ne, -w / 2 + w * j / ny, 0 } end
     end
-    for j = 0, ny - 1 do
-      for i = 0, ne - 1 do
-        local a, b, c, d = id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)
-        if (i + j) % 2 == 0 then
-          shells[#shells + 1], shells[#shells + 2] = { a, b, c }, { a, c, d }
-        else
-          shells[#shells + 1], shells[#shells + 2] = { a, b, d }, { b, c, d }
-        end
-      end
-    end
-    return fpm.body { points = points, shells = shells, thickness = args.thickness, layers = args.layers,
-      material = args.material, precision = args.precision, assembly = args.assembly }
+    return shell_body(args, points, grid_triangles(ne, ny, id))
   elseif args.kind == "hex" then
     local w, h = cl.positive_number(fn, args, "width"), cl.positive_number(fn, args, "height")
     local points, hexes = hex_grid(0, L, -w / 2, w / 2, -h / 2, h / 2, ne, cells(fn, args, "ny", 1),
@@ -575,8 +587,7 @@ function fpm.spherical_cap(args)
       end
     end
   end
-  return fpm.body { points = points, shells = shells, thickness = args.thickness, layers = args.layers,
-    material = args.material, precision = args.precision, assembly = args.assembly }
+  return shell_body(args, points, shells)
 end
 
 local CYLINDER_PARTS = { full = { 360, 1 }, half = { 180, 1 }, quarter = { 90, 1 }, octant = { 90, 0.5 } }
@@ -603,7 +614,7 @@ function fpm.cylinder(args)
   if closed and na < 3 then error(fn .. ": argument 'around' must be >= 3 for the full cylinder", 2) end
   local arc, length = math.rad(shape[1]), L * shape[2]
   local columns = closed and na or na + 1 -- particles around: the full ring closes on itself
-  local points, shells = {}, {}
+  local points = {}
   local function id(i, j) return 1 + i % columns + columns * j end
   for j = 0, nz do
     for i = 0, columns - 1 do
@@ -615,19 +626,8 @@ function fpm.cylinder(args)
       points[id(i, j)] = { x, y, length * j / nz }
     end
   end
-  for j = 0, nz - 1 do
-    for i = 0, na - 1 do
-      -- counter-clockwise seen from outside (a increasing, then z): normals point away from the axis
-      local a, b, c, d = id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)
-      if (i + j) % 2 == 0 then
-        shells[#shells + 1], shells[#shells + 2] = { a, b, c }, { a, c, d }
-      else
-        shells[#shells + 1], shells[#shells + 2] = { a, b, d }, { b, c, d }
-      end
-    end
-  end
-  local body = fpm.body { points = points, shells = shells, thickness = args.thickness, layers = args.layers,
-    material = args.material, precision = args.precision, assembly = args.assembly }
+  -- counter-clockwise seen from outside (a increasing, then z): normals point away from the axis
+  local body = shell_body(args, points, grid_triangles(na, nz, id))
   local top = part == "octant" and "zmid" or "zL" -- the octant ends at its symmetry plane z = length/2
   local groups = { z0 = {}, [top] = {} }
   if not closed then groups.y0 = {} end
