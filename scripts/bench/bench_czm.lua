@@ -6,7 +6,9 @@
 -- Every timed run prints its energy balance and reports no time when the balance is off by more
 -- than 1% or went non-finite (balance.lua); insertion reports none unless the topology is Table V's.
 local cl = require "cleave"
-local balance = dofile((arg[0]:match("^(.*)/") or ".") .. "/balance.lua")
+local here = arg[0]:match("^(.*)/") or "."
+local balance = dofile(here .. "/balance.lua")
+local plate_case = dofile(here .. "/../../tests/lua/czm_plate.lua") -- the notched plate of the tests
 local what, scale = arg[1] or "all", tonumber(arg[2] or "1")
 local ring_sigma = tonumber(arg[3] or "1.3e9") -- calibrated: Table VIII's 955 cohesive on 20 x 160
 
@@ -54,15 +56,7 @@ end
 
 local function plate(nx, ny, dt, steps, opts)
   opts = opts or {}
-  local mesh = cl.czm.rect { x0 = 0, x1 = 16e-3, y0 = -2e-3, y1 = 2e-3, nx = nx, ny = ny, order = 2 }
-  local nodes0 = mesh:info().nodes
-  mesh:precrack { from = { 0, 0 }, to = { 2e-3, 0 } }
-  local b = cl.czm.body { mesh = mesh, E = 3.24e9, nu = 0.35, rho = 1190, thickness = 1e-3, plane = "stress",
-    law = ppr(352.3, opts.sigma_max or 129.6e6), stiffness = opts.stiffness, scatter = opts.scatter }
-  local eps = 0.015
-  b:initial_displacement(function(_, y) return 0, eps * y end)
-  b:displacement { where = function(_, y) return y > 2e-3 - 1e-9 end, y = eps * 2e-3 }
-  b:displacement { where = function(_, y) return y < -2e-3 + 1e-9 end, y = -eps * 2e-3 }
+  local b, mesh, nodes0 = plate_case.body(nx, ny, opts)
   dt = math.min(dt, 0.9 * b:stable_dt()) -- the paper's step, or less where the contact penalty needs it
   local run = cl.czm.explicit { b, dt = dt, steps = steps, progress = false }
   local before = b:energies()
@@ -73,20 +67,10 @@ local function plate(nx, ny, dt, steps, opts)
   print(string.format("%s (%s, %s, sigma_max %g): %d steps of %g s in %s, new nodes %d, cohesive %d (incl. %d notch), fragments %d",
     label, opts.stiffness or "matrix_free", opts.scatter or "auto", opts.sigma_max or 129.6e6, steps, dt,
     balance.time(s.seconds, "%.3f s"), inf.nodes - nodes0, inf.cohesive, mesh:info().cracks, #b:fragments()))
-  -- the crack as tests/lua/test_czm.lua measures it on the coarse meshes: the tip (furthest
-  -- cohesive element), the band (furthest from the mid-plane) and the law's dissipation per
-  -- unit area of the broken mid-plane facets (mode I) and of the other broken ones
-  local tip, band, mid, off = 2e-3, 0, { 0, 0 }, { 0, 0 }
-  for _, c in ipairs(b:cracks()) do
-    if not c.free then
-      tip, band = math.max(tip, c.x), math.max(band, math.abs(c.y))
-      local sum = c.y == 0 and c.ty == 0 and mid or off
-      if c.broken then sum[1], sum[2] = sum[1] + c.length * 1e-3, sum[2] + c.dissipated end
-    end
-  end
-  local function per_area(sum) return sum[1] > 0 and sum[2] / sum[1] or 0 end
+  local c = plate_case.crack(b) -- as tests/lua/test_czm.lua measures it on the coarse meshes
   print(string.format("  crack: tip %.2f mm, band |y| <= %.3f mm (%.1f cells); broken mid-plane %.2f mm^2 at %.1f J/m^2, other broken %.2f mm^2 at %.1f J/m^2 (G_I 352.3); dissipated %.4e J",
-    tip * 1e3, band * 1e3, band / (4e-3 / ny), mid[1] * 1e6, per_area(mid), off[1] * 1e6, per_area(off),
+    c.tip * 1e3, c.band * 1e3, c.band / (plate_case.H / ny), c.mid.area * 1e6, plate_case.per_area(c.mid),
+    c.off.area * 1e6, plate_case.per_area(c.off),
     b:energies().cohesive_dissipated))
   if not s.seconds then s.element_steps_per_second = nil end
   return s

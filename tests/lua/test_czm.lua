@@ -276,15 +276,9 @@ end)
 -- Where the tip is at 12 us depends on the mesh (the notch-tip stress reaches sigma_max later on
 -- coarser cells; 64 x 16 arrests after two facets), so it is reported, not compared.
 local function notched_plate(nx, ny)
-  local mesh = cl.czm.rect { x0 = 0, x1 = 16e-3, y0 = -2e-3, y1 = 2e-3, nx = nx, ny = ny, order = 2 }
-  mesh:precrack { from = { 0, 0 }, to = { 2e-3, 0 } }
-  local E, nu, rho, G, thickness = 3.24e9, 0.35, 1190, 352.3, 1e-3
-  local law = cl.jit.ppr { G_I = G, G_II = G, sigma_max = 129.6e6, tau_max = 129.6e6 }
-  local b = cl.czm.body { mesh = mesh, E = E, nu = nu, rho = rho, thickness = thickness, plane = "stress", law = law }
-  local eps = 0.015
-  b:initial_displacement(function(_, y) return 0, eps * y end)
-  b:displacement { where = function(_, y) return y > 2e-3 - 1e-9 end, y = eps * 2e-3 }
-  b:displacement { where = function(_, y) return y < -2e-3 + 1e-9 end, y = -eps * 2e-3 }
+  local case = require "czm_plate"
+  local b = case.body(nx, ny)
+  local E, nu, rho, G = case.E, case.nu, case.rho, case.G
   local chunks = 12
   local per = math.ceil(12e-6 / (0.9 * b:stable_dt()) / chunks)
   local run = cl.czm.explicit { b, dt = 12e-6 / (per * chunks), steps = per * chunks, progress = false }
@@ -294,11 +288,8 @@ local function notched_plate(nx, ny)
   local tips, times, band = {}, {}, 0
   for k = 1, chunks do
     run:go { steps = per }
-    local tip = 2e-3
-    for _, c in ipairs(b:cracks()) do
-      if not c.free then tip, band = math.max(tip, c.x), math.max(band, math.abs(c.y)) end
-    end
-    tips[k], times[k] = tip, run.t
+    local crack = case.crack(b)
+    tips[k], times[k], band = crack.tip, run.t, math.max(band, crack.band)
   end
   local label = string.format("%d x %d", nx, ny)
   T.ok(tips[chunks] > 5e-3, string.format("%s: the tip ran from the notch (2 mm) to %.2f mm", label, tips[chunks] * 1e3))
@@ -311,12 +302,9 @@ local function notched_plate(nx, ny)
     T.ok(v < cR, string.format("%s: tip speed %.0f m/s over %.1f us at %.1f us below c_R %.0f m/s", label, v,
       (times[k] - times[k - 2]) * 1e6, times[k] * 1e6, cR))
   end
-  local area, work = 0, 0
-  for _, c in ipairs(b:cracks()) do
-    if c.broken and not c.free and c.y == 0 and c.ty == 0 then area, work = area + c.length * thickness, work + c.dissipated end
-  end
-  T.ok(area > 0, label .. ": mid-plane facets broke")
-  T.near(work / area, G, 0.06, label .. ": dissipated energy per broken mid-plane area = G_I", G)
+  local mid = case.crack(b).mid
+  T.ok(mid.area > 0, label .. ": mid-plane facets broke")
+  T.near(case.per_area(mid), G, 0.06, label .. ": dissipated energy per broken mid-plane area = G_I", G)
   local e = b:energies()
   T.near(e.balance, 0, 1e-4, label .. ": energy balance (the integrator's own, measured 2e-6)", e0.kinetic + e0.strain)
   local path = os.tmpname()
@@ -326,7 +314,7 @@ local function notched_plate(nx, ny)
   os.remove(path)
   T.eq(rows, #list + 1, label .. ": the cracks' CSV has a header and a row per cohesive element")
   T.raises(function() b:cracks { cvs = path } end, { "body:cracks", "'cvs'" })
-  return tips[chunks], work / area
+  return tips[chunks], case.per_area(mid)
 end
 
 T.case("notched plate (paper 7.2.1) at two resolutions: crack band, speed and dissipation per area", function()
