@@ -33,6 +33,8 @@ typedef struct cl_pd_force_args {
   const int32_t *stencil;   /* lattice: map offset of each step */
   const void *stencil_geometry; /* lattice: per step xi (dim), |xi|, 1 / |xi| (AoS, dim + 2 per step) */
   uint32_t nstencil;
+  const int32_t *stencil_host;  /* lattice: host copies of stencil and stencil_geometry, for kernels that */
+  const void *stencil_geometry_host; /* take the stencil as launch constants (stencil_table.cuh); or NULL */
   uint32_t *broken;         /* lattice: bond-state bits, ceil(nstencil / 32) words x n (updated here) */
   void *damage;             /* out per point, or NULL */
   void *energy;             /* out: strain energy density per point, or NULL */

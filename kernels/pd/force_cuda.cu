@@ -1,6 +1,7 @@
 #include "../common/launch_cuda.cuh"
 #include "force_kernels.cuh"
 #include "half_stencil.h"
+#include "stencil_table.cuh"
 
 template <int DIM>
 __global__ void CL_PREC(pd_half_kernel)(cl_pd_force_args a, cl_pd_pmb m) {
@@ -43,6 +44,21 @@ static void launch(const cl_pd_force_args *a, const cl_pd_pmb &m, cl_pd_kernel k
   }
 }
 
+/* The point kernel with the stencil as launch constants, for the stencils of the horizons the
+ * benchmarks and examples use (delta = 3.015 dx: 28 entries in 2D, 122 in 3D); returns false for
+ * others and for energies (they take the stencil walk). Another stencil is one line here. */
+static bool launch_table(const cl_pd_force_args *a, const cl_pd_pmb &m) {
+  if (!a->stencil_host || a->energy) return false;
+  const unsigned blocks = cl_grid_1d(a->n);
+  if (a->dim == 2 && a->nstencil == 28)
+    CL_PREC(pd_table_kernel)<2, 28><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<2, 28>(a));
+  else if (a->dim == 3 && a->nstencil == 122)
+    CL_PREC(pd_table_kernel)<3, 122><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<3, 122>(a));
+  else
+    return false;
+  return true;
+}
+
 extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel kernel) {
   if (a->n == 0) return 0;
   cl_pd_pmb m = cl_pd_material(a);
@@ -52,6 +68,7 @@ extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel
     else launch_half<3>(a, m);
     return (int)cudaGetLastError();
   }
+  if (lattice && kernel == CL_PD_POINT && launch_table(a, m)) return (int)cudaGetLastError();
   if (a->dim == 2) lattice ? launch<2, true>(a, m, kernel) : launch<2, false>(a, m, kernel);
   else lattice ? launch<3, true>(a, m, kernel) : launch<3, false>(a, m, kernel);
   return (int)cudaGetLastError();

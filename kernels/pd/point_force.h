@@ -84,11 +84,29 @@ CL_HD static inline void cl_pd_mark_broken(uint32_t *word, uint32_t bits) {
 #endif
 }
 
+/* Bond k of point i on a lattice, to neighbour j (present): geometry is the stencil entry's xi
+ * (dim), |xi|, 1 / |xi|; state is the bond-state word holding bit k, fresh collects the bits of
+ * bonds that break now. Shared by the stencil walk below and the CUDA kernel that takes the
+ * stencil as launch constants (stencil_table.cuh). */
+CL_HD static inline void cl_pd_lattice_bond(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
+                                            size_t i, uint32_t j, uint32_t k, const real *geometry,
+                                            const real *ui, const real *gi, uint32_t state, uint32_t *fresh,
+                                            cl_pd_partial *p) {
+  const real *u = (const real *)a->u;
+  real xi[3], eta[3], volume, scale;
+  for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = (u + c * a->n)[j] - ui[c]; /* base hoisted */
+  cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
+  const uint32_t bit = 1u << (k & 31);
+  const int intact = cl_pd_visit(a, m, dim, xi, eta, geometry[dim], geometry[dim + 1], volume, scale,
+                                 !(state & bit), (size_t)k * a->n + i, p);
+  if (!intact && !(state & bit)) *fresh |= bit;
+}
+
 /* Point i's bonds from the lattice stencil: lanes take stencil entries
  * lane, lane + stride, ...; bonds to cells without a point are skipped. */
 CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
                                            size_t i, uint32_t lane, uint32_t stride, cl_pd_partial *p) {
-  const real *u = (const real *)a->u, *stencil = (const real *)a->stencil_geometry;
+  const real *stencil = (const real *)a->stencil_geometry;
   const size_t n = a->n;
   const int64_t home = a->cell[i];
   real ui[3], gi[3];
@@ -99,15 +117,7 @@ CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_p
     uint32_t fresh = 0;
     for (uint32_t k = 32 * w + lane; k < end; k += stride) {
       const uint32_t j = a->map[home + a->stencil[k]];
-      if (j == CL_PD_ABSENT) continue;
-      const real *geometry = stencil + k * (dim + 2); /* xi, |xi|, 1 / |xi| */
-      real xi[3], eta[3], volume, scale;
-      for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = u[c * n + j] - ui[c];
-      cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
-      const uint32_t bit = 1u << (k & 31);
-      const int intact = cl_pd_visit(a, m, dim, xi, eta, geometry[dim], geometry[dim + 1], volume, scale,
-                                     !(state & bit), (size_t)k * n + i, p);
-      if (!intact && !(state & bit)) fresh |= bit;
+      if (j != CL_PD_ABSENT) cl_pd_lattice_bond(a, m, dim, i, j, k, stencil + k * (dim + 2), ui, gi, state, &fresh, p);
     }
     if (fresh) cl_pd_mark_broken(&a->broken[w * n + i], fresh);
   }

@@ -1,0 +1,61 @@
+/* The lattice step with the stencil as constants of the launch (the default "point" kernel on the
+ * GPU for the stencils listed in force_cuda.cu). The generic walk (point_force.h,
+ * cl_pd_lattice_row) reads each entry's map offset, xi, |xi| and 1 / |xi| from global memory and
+ * counts k at run time: per bond five loads, their 64-bit address arithmetic and the loop control.
+ * Here the count K is a template constant and the table a kernel parameter, so that the fully
+ * unrolled loop finds each entry at a fixed address of the parameter bank (an operand of the
+ * instruction that uses it), its bond-state bit as an immediate, and the neighbour's map cell at
+ * the point's own cell plus a constant. The bond itself is cl_pd_lattice_bond, as on the CPU. */
+#ifndef CL_PD_STENCIL_TABLE_CUH
+#define CL_PD_STENCIL_TABLE_CUH
+
+#include <string.h>
+
+#include "point_force.h"
+
+template <int DIM, int K>
+struct cl_pd_stencil_table {
+  int32_t offset[K];          /* map index step of each entry */
+  real geometry[K][DIM + 2];  /* xi, |xi|, 1 / |xi| */
+};
+
+/* The table from the lattice's host copies (force_args.h: stencil_host, stencil_geometry_host). */
+template <int DIM, int K>
+static cl_pd_stencil_table<DIM, K> cl_pd_make_table(const cl_pd_force_args *a) {
+  cl_pd_stencil_table<DIM, K> t;
+  memcpy(t.offset, a->stencil_host, sizeof t.offset);
+  memcpy(t.geometry, a->stencil_geometry_host, sizeof t.geometry);
+  return t;
+}
+
+template <int DIM, int K>
+static __device__ __forceinline__ void cl_pd_table_row(const cl_pd_force_args *a, const cl_pd_pmb *m,
+                                                       const cl_pd_stencil_table<DIM, K> &t, size_t i,
+                                                       cl_pd_partial *p) {
+  const uint32_t home = a->cell[i]; /* map cells fit 31 bits (lattice.c): 32-bit sums, one wide multiply */
+  real ui[3], gi[3];
+  cl_pd_load_point(a, DIM, i, ui, gi);
+#pragma unroll
+  for (int w = 0; w < (K + 31) / 32; w++) {
+    const uint32_t state = a->broken[w * a->n + i];
+    uint32_t fresh = 0;
+#pragma unroll
+    for (int k = 32 * w; k < K && k < 32 * w + 32; k++) {
+      const uint32_t j = a->map[home + (uint32_t)t.offset[k]];
+      if (j != CL_PD_ABSENT) cl_pd_lattice_bond(a, m, DIM, i, j, k, t.geometry[k], ui, gi, state, &fresh, p);
+    }
+    if (fresh) cl_pd_mark_broken(&a->broken[w * a->n + i], fresh);
+  }
+}
+
+template <int DIM, int K>
+__global__ void CL_PREC(pd_table_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_table<DIM, K> t) {
+  a.energy = NULL; /* never asked of this kernel (force_cuda.cu): no test of it per bond */
+  CL_GRID_STRIDE(i, a.n) {
+    cl_pd_partial p = {};
+    cl_pd_table_row<DIM, K>(&a, &m, t, i, &p);
+    cl_pd_finish(&a, &m, DIM, i, &p);
+  }
+}
+
+#endif
