@@ -2,6 +2,7 @@
 #include "force_kernels.cuh"
 #include "half_stencil.h"
 #include "stencil_table.cuh"
+#include "stencil_tile.cuh"
 
 template <int DIM>
 __global__ void CL_PREC(pd_half_kernel)(cl_pd_force_args a, cl_pd_pmb m) {
@@ -59,6 +60,14 @@ static bool launch_table(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   return true;
 }
 
+/* The shared-memory tile kernel, for the 2D stencil at 3.015 dx (reach 3); false otherwise. */
+static bool launch_tile(const cl_pd_force_args *a, const cl_pd_pmb &m) {
+  if (!a->stencil_host || a->energy || a->dim != 2 || a->nstencil != 28) return false;
+  CL_PREC(pd_tile_kernel)<28, 3><<<cl_pd_tile_grid(a), CL_THREADS>>>(
+      *a, m, cl_pd_make_table<2, 28>(a), cl_pd_make_tile_steps<28>(a, CL_PD_TILE_X + 2 * 3));
+  return true;
+}
+
 extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel kernel) {
   if (a->n == 0) return 0;
   cl_pd_pmb m = cl_pd_material(a);
@@ -68,7 +77,9 @@ extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel
     else launch_half<3>(a, m);
     return (int)cudaGetLastError();
   }
-  if (lattice && kernel == CL_PD_POINT && launch_table(a, m)) return (int)cudaGetLastError();
+  if (lattice && kernel == CL_PD_TILE && launch_tile(a, m)) return (int)cudaGetLastError();
+  if (lattice && (kernel == CL_PD_POINT || kernel == CL_PD_TILE) && launch_table(a, m)) return (int)cudaGetLastError();
+  if (kernel == CL_PD_WALK || kernel == CL_PD_TILE) kernel = CL_PD_POINT; /* the stencil walk */
   if (a->dim == 2) lattice ? launch<2, true>(a, m, kernel) : launch<2, false>(a, m, kernel);
   else lattice ? launch<3, true>(a, m, kernel) : launch<3, false>(a, m, kernel);
   return (int)cudaGetLastError();

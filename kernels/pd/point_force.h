@@ -84,22 +84,33 @@ CL_HD static inline void cl_pd_mark_broken(uint32_t *word, uint32_t bits) {
 #endif
 }
 
-/* Bond k of point i on a lattice, to neighbour j (present): geometry is the stencil entry's xi
- * (dim), |xi|, 1 / |xi|; state is the bond-state word holding bit k, fresh collects the bits of
- * bonds that break now. Shared by the stencil walk below and the CUDA kernel that takes the
- * stencil as launch constants (stencil_table.cuh). */
-CL_HD static inline void cl_pd_lattice_bond(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
-                                            size_t i, uint32_t j, uint32_t k, const real *geometry,
-                                            const real *ui, const real *gi, uint32_t state, uint32_t *fresh,
-                                            cl_pd_partial *p) {
-  const real *u = (const real *)a->u;
+/* Bond k of point i on a lattice, to neighbour j (present) whose displacement is uj: geometry is
+ * the stencil entry's xi (dim), |xi|, 1 / |xi|; state is the bond-state word holding bit k, fresh
+ * collects the bits of bonds that break now. Shared by the stencil walk below and the CUDA kernels
+ * that take the stencil as launch constants (stencil_table.cuh) or u from shared memory
+ * (stencil_tile.cuh). */
+CL_HD static inline void cl_pd_lattice_bond_to(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
+                                               size_t i, uint32_t j, uint32_t k, const real *geometry,
+                                               const real *uj, const real *ui, const real *gi, uint32_t state,
+                                               uint32_t *fresh, cl_pd_partial *p) {
   real xi[3], eta[3], volume, scale;
-  for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = (u + c * a->n)[j] - ui[c]; /* base hoisted */
+  for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = uj[c] - ui[c];
   cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
   const uint32_t bit = 1u << (k & 31);
   const int intact = cl_pd_visit(a, m, dim, xi, eta, geometry[dim], geometry[dim + 1], volume, scale,
                                  !(state & bit), (size_t)k * a->n + i, p);
   if (!intact && !(state & bit)) *fresh |= bit;
+}
+
+/* The same with the neighbour's displacement read from u. */
+CL_HD static inline void cl_pd_lattice_bond(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
+                                            size_t i, uint32_t j, uint32_t k, const real *geometry,
+                                            const real *ui, const real *gi, uint32_t state, uint32_t *fresh,
+                                            cl_pd_partial *p) {
+  const real *u = (const real *)a->u;
+  real uj[3];
+  for (int c = 0; c < dim; c++) uj[c] = (u + c * a->n)[j]; /* the component's base is hoisted */
+  cl_pd_lattice_bond_to(a, m, dim, i, j, k, geometry, uj, ui, gi, state, fresh, p);
 }
 
 /* Point i's bonds from the lattice stencil: lanes take stencil entries
