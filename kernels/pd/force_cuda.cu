@@ -51,20 +51,26 @@ static void launch(const cl_pd_force_args *a, const cl_pd_pmb &m, cl_pd_kernel k
 static bool launch_table(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   if (!a->stencil_host || a->energy) return false;
   const unsigned blocks = cl_grid_1d(a->n);
-  if (a->dim == 2 && a->nstencil == 28)
-    CL_PREC(pd_table_kernel)<2, 28><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<2, 28>(a));
-  else if (a->dim == 3 && a->nstencil == 122)
-    CL_PREC(pd_table_kernel)<3, 122><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<3, 122>(a));
-  else
+  const bool plain = !a->volume && !a->surface;
+  if (a->dim == 2 && a->nstencil == 28) {
+    if (plain) CL_PREC(pd_table_kernel)<2, 28, true><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<2, 28>(a, m));
+    else CL_PREC(pd_table_kernel)<2, 28, false><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<2, 28>(a, m));
+  } else if (a->dim == 3 && a->nstencil == 122) {
+    if (plain) CL_PREC(pd_table_kernel)<3, 122, true><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<3, 122>(a, m));
+    else CL_PREC(pd_table_kernel)<3, 122, false><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<3, 122>(a, m));
+  } else {
     return false;
+  }
   return true;
 }
 
 /* The shared-memory tile kernel, for the 2D stencil at 3.015 dx (reach 3); false otherwise. */
 static bool launch_tile(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   if (!a->stencil_host || a->energy || a->dim != 2 || a->nstencil != 28) return false;
-  CL_PREC(pd_tile_kernel)<28, 3><<<cl_pd_tile_grid(a), CL_THREADS>>>(
-      *a, m, cl_pd_make_table<2, 28>(a), cl_pd_make_tile_steps<28>(a, CL_PD_TILE_X + 2 * 3));
+  const cl_pd_stencil_table<2, 28> table = cl_pd_make_table<2, 28>(a, m);
+  const cl_pd_tile_steps<28> steps = cl_pd_make_tile_steps<28>(a, CL_PD_TILE_X + 2 * 3);
+  if (!a->volume && !a->surface) CL_PREC(pd_tile_kernel)<28, 3, true><<<cl_pd_tile_grid(a), CL_THREADS>>>(*a, m, table, steps);
+  else CL_PREC(pd_tile_kernel)<28, 3, false><<<cl_pd_tile_grid(a), CL_THREADS>>>(*a, m, table, steps);
   return true;
 }
 

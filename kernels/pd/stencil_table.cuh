@@ -17,14 +17,17 @@ template <int DIM, int K>
 struct cl_pd_stencil_table {
   int32_t offset[K];          /* map index step of each entry */
   real geometry[K][DIM + 2];  /* xi, |xi|, 1 / |xi| */
+  real fraction[K];           /* partial-volume fraction (cl_pd_volume_fraction of |xi|) */
 };
 
-/* The table from the lattice's host copies (force_args.h: stencil_host, stencil_geometry_host). */
+/* The table from the lattice's host copies (force_args.h: stencil_host, stencil_geometry_host) and
+ * the material's horizon (the fractions: the same function in the same precision as the CPU's). */
 template <int DIM, int K>
-static cl_pd_stencil_table<DIM, K> cl_pd_make_table(const cl_pd_force_args *a) {
+static cl_pd_stencil_table<DIM, K> cl_pd_make_table(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   cl_pd_stencil_table<DIM, K> t;
   memcpy(t.offset, a->stencil_host, sizeof t.offset);
   memcpy(t.geometry, a->stencil_geometry_host, sizeof t.geometry);
+  for (int k = 0; k < K; k++) t.fraction[k] = cl_pd_volume_fraction(&m, t.geometry[k][DIM]);
   return t;
 }
 
@@ -42,15 +45,25 @@ static __device__ __forceinline__ void cl_pd_table_row(const cl_pd_force_args *a
 #pragma unroll
     for (int k = 32 * w; k < K && k < 32 * w + 32; k++) {
       const uint32_t j = a->map[home + (uint32_t)t.offset[k]];
-      if (j != CL_PD_ABSENT) cl_pd_lattice_bond(a, m, DIM, i, j, k, t.geometry[k], ui, gi, state, &fresh, p);
+      if (j != CL_PD_ABSENT) cl_pd_lattice_bond(a, m, DIM, i, j, k, t.geometry[k], t.fraction[k], ui, gi, state, &fresh, p);
     }
     if (fresh) cl_pd_mark_broken(&a->broken[w * a->n + i], fresh);
   }
 }
 
-template <int DIM, int K>
+/* Arguments as the kernels below see them: energies are never asked of them (force_cuda.cu), and a
+ * PLAIN instance serves bodies with a uniform volume and no surface correction; then the tests of
+ * those per bond and the volume's conversion leave the unrolled loop (2D f32: ~85 instructions per
+ * bond without this, ~50 with it; pd_sass/count.sh). */
+template <bool PLAIN>
+static __device__ __forceinline__ void cl_pd_table_args(cl_pd_force_args *a) {
+  a->energy = NULL;
+  if (PLAIN) a->volume = NULL, a->surface = NULL;
+}
+
+template <int DIM, int K, bool PLAIN>
 __global__ void CL_PREC(pd_table_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_table<DIM, K> t) {
-  a.energy = NULL; /* never asked of this kernel (force_cuda.cu): no test of it per bond */
+  cl_pd_table_args<PLAIN>(&a);
   CL_GRID_STRIDE(i, a.n) {
     cl_pd_partial p = {};
     cl_pd_table_row<DIM, K>(&a, &m, t, i, &p);

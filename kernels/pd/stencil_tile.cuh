@@ -40,14 +40,14 @@ static inline dim3 cl_pd_tile_grid(const cl_pd_force_args *a) {
               (unsigned)((a->map_dims[1] + CL_PD_TILE_Y - 1) / CL_PD_TILE_Y), 1);
 }
 
-template <int K, int R>
+template <int K, int R, bool PLAIN>
 __global__ void __launch_bounds__(CL_THREADS)
 CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_table<2, K> t,
                         const cl_pd_tile_steps<K> s) {
   constexpr int WIDTH = CL_PD_TILE_X + 2 * R, CELLS = WIDTH * (CL_PD_TILE_Y + 2 * R);
   __shared__ uint32_t point[CELLS];
   __shared__ real tile_u[2][CELLS];
-  a.energy = NULL; /* never asked of this kernel (force_cuda.cu) */
+  cl_pd_table_args<PLAIN>(&a);
   const real *u = (const real *)a.u;
   /* the tile's cells start at (x0, y0) of the map, its halo R cells before */
   const int64_t x0 = (int64_t)blockIdx.x * CL_PD_TILE_X, y0 = (int64_t)blockIdx.y * CL_PD_TILE_Y;
@@ -75,7 +75,7 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
     const uint32_t j = point[q];
     if (j == CL_PD_ABSENT) continue;
     uj[0] = tile_u[0][q], uj[1] = tile_u[1][q];
-    cl_pd_lattice_bond_to(&a, &m, 2, i, j, k, t.geometry[k], uj, ui, gi, state, &fresh, &p);
+    cl_pd_lattice_bond_to(&a, &m, 2, i, j, k, t.geometry[k], t.fraction[k], uj, ui, gi, state, &fresh, &p);
   }
   if (fresh) cl_pd_mark_broken(&a.broken[i], fresh);
   cl_pd_finish(&a, &m, 2, i, &p);
