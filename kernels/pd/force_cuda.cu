@@ -64,9 +64,11 @@ static bool launch_table(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   return true;
 }
 
-/* The shared-memory tile kernel, for the 2D stencil at 3.015 dx (reach 3); false otherwise. */
+/* The shared-memory tile kernel, for the 2D stencil at 3.015 dx (reach 3) on a map of at most
+ * 65 535 tile rows (the grid's y limit); false otherwise. */
 static bool launch_tile(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   if (!a->stencil_host || a->energy || a->dim != 2 || a->nstencil != 28) return false;
+  if ((a->map_dims[1] + CL_PD_TILE_Y - 1) / CL_PD_TILE_Y > 65535) return false;
   const cl_pd_stencil_table<2, 28> table = cl_pd_make_table<2, 28>(a, m);
   const cl_pd_tile_steps<28> steps = cl_pd_make_tile_steps<28>(a, CL_PD_TILE_X + 2 * 3);
   if (!a->volume && !a->surface) CL_PREC(pd_tile_kernel)<28, 3, true><<<cl_pd_tile_grid(a), CL_THREADS>>>(*a, m, table, steps);
