@@ -22,6 +22,8 @@ cl_lua_bonds *cl_lua_check_bonds(lua_State *L, int idx) {
 void cl_lua_bonds_args(const cl_lua_bonds *b, cl_pd_force_args *a) {
   if (b->lattice) {
     a->map = b->l.map, a->cell = b->l.cell, a->stencil = b->l.offset, a->stencil_geometry = b->l.geometry;
+    a->stencil_host = b->l.host_offset, a->stencil_geometry_host = b->l.host_geometry;
+    memcpy(a->map_dims, b->l.dims, sizeof a->map_dims);
     a->nstencil = b->l.nstencil, a->broken = b->l.broken;
   } else {
     a->offsets = b->b.offsets, a->neighbors = b->b.neighbors;

@@ -36,6 +36,8 @@ cl_status cl_k_pd_force(cl_device *d, cl_dtype t, const cl_pd_force_args *a, cl_
   return cl_k_check_launch(d, code,
                            kernel == CL_PD_POINT ? "pd_force (point)"
                            : kernel == CL_PD_HALF ? "pd_force (half)"
+                           : kernel == CL_PD_WALK ? "pd_force (walk)"
+                           : kernel == CL_PD_TILE ? "pd_force (tile)"
                                                   : "pd_force (group)", err);
 }
 

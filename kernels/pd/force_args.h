@@ -9,8 +9,15 @@
 
 /* CL_PD_GROUPn: n lanes per point (CL_PD_GROUP4 is "group"; CL_PD_POINT is the fastest measured);
  * CL_PD_HALF: a thread per point, each lattice bond computed once (half_stencil.h; lattice only,
- * without energies: other cases run CL_PD_POINT). */
-typedef enum cl_pd_kernel { CL_PD_POINT = 0, CL_PD_HALF = 1, CL_PD_GROUP4 = 4, CL_PD_GROUP8 = 8, CL_PD_GROUP16 = 16, CL_PD_GROUP32 = 32 } cl_pd_kernel;
+ * without energies: other cases run CL_PD_POINT). Variants of CL_PD_POINT for benchmarks, equal to
+ * it on the CPU: CL_PD_WALK, the stencil walked from global memory (what CL_PD_POINT runs for
+ * stencils without a launch-constant table, stencil_table.cuh); CL_PD_TILE, u of a block's tile of
+ * grid cells and its halo in shared memory (stencil_tile.cuh; 2D lattice at 3.015 dx, no
+ * energies: other cases run CL_PD_POINT). */
+typedef enum cl_pd_kernel {
+  CL_PD_POINT = 0, CL_PD_HALF = 1, CL_PD_WALK = 2, CL_PD_TILE = 3,
+  CL_PD_GROUP4 = 4, CL_PD_GROUP8 = 8, CL_PD_GROUP16 = 16, CL_PD_GROUP32 = 32
+} cl_pd_kernel;
 
 #define CL_PD_LAW_STATE_MAX 4
 
@@ -33,6 +40,9 @@ typedef struct cl_pd_force_args {
   const int32_t *stencil;   /* lattice: map offset of each step */
   const void *stencil_geometry; /* lattice: per step xi (dim), |xi|, 1 / |xi| (AoS, dim + 2 per step) */
   uint32_t nstencil;
+  size_t map_dims[3];       /* lattice: padded map extent per axis (lattice.h: dims) */
+  const int32_t *stencil_host;  /* lattice: host copies of stencil and stencil_geometry, for kernels that */
+  const void *stencil_geometry_host; /* take the stencil as launch constants (stencil_table.cuh); or NULL */
   uint32_t *broken;         /* lattice: bond-state bits, ceil(nstencil / 32) words x n (updated here) */
   void *damage;             /* out per point, or NULL */
   void *energy;             /* out: strain energy density per point, or NULL */
@@ -47,7 +57,7 @@ typedef struct cl_pd_force_args {
 #ifndef __CUDACC_RTC__
 /* Blocks of CL_THREADS threads for a launch of kernel shape `kernel` over n points. */
 static inline unsigned cl_pd_blocks(size_t n, cl_pd_kernel kernel) {
-  if (kernel == CL_PD_POINT) return cl_grid_1d(n);
+  if (kernel < CL_PD_GROUP4) return cl_grid_1d(n); /* a thread per point */
   return (unsigned)((n * (size_t)kernel + CL_THREADS - 1) / CL_THREADS);
 }
 #endif

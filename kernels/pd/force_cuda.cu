@@ -1,6 +1,8 @@
 #include "../common/launch_cuda.cuh"
 #include "force_kernels.cuh"
 #include "half_stencil.h"
+#include "stencil_table.cuh"
+#include "stencil_tile.cuh"
 
 template <int DIM>
 __global__ void CL_PREC(pd_half_kernel)(cl_pd_force_args a, cl_pd_pmb m) {
@@ -43,6 +45,37 @@ static void launch(const cl_pd_force_args *a, const cl_pd_pmb &m, cl_pd_kernel k
   }
 }
 
+/* The point kernel with the stencil as launch constants, for the stencils of the horizons the
+ * benchmarks and examples use (delta = 3.015 dx: 28 entries in 2D, 122 in 3D); returns false for
+ * others and for energies (they take the stencil walk). Another stencil is one line here. */
+static bool launch_table(const cl_pd_force_args *a, const cl_pd_pmb &m) {
+  if (!a->stencil_host || a->energy) return false;
+  const unsigned blocks = cl_grid_1d(a->n);
+  const bool plain = !a->volume && !a->surface;
+  if (a->dim == 2 && a->nstencil == 28) {
+    if (plain) CL_PREC(pd_table_kernel)<2, 28, true><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<2, 28>(a, m));
+    else CL_PREC(pd_table_kernel)<2, 28, false><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<2, 28>(a, m));
+  } else if (a->dim == 3 && a->nstencil == 122) {
+    if (plain) CL_PREC(pd_table_kernel)<3, 122, true><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<3, 122>(a, m));
+    else CL_PREC(pd_table_kernel)<3, 122, false><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<3, 122>(a, m));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/* The shared-memory tile kernel, for the 2D stencil at 3.015 dx (reach 3) on a map of at most
+ * 65 535 tile rows (the grid's y limit); false otherwise. */
+static bool launch_tile(const cl_pd_force_args *a, const cl_pd_pmb &m) {
+  if (!a->stencil_host || a->energy || a->dim != 2 || a->nstencil != 28) return false;
+  if ((a->map_dims[1] + CL_PD_TILE_Y - 1) / CL_PD_TILE_Y > 65535) return false;
+  const cl_pd_stencil_table<2, 28> table = cl_pd_make_table<2, 28>(a, m);
+  const cl_pd_tile_steps<28> steps = cl_pd_make_tile_steps<28>(a, CL_PD_TILE_X + 2 * 3);
+  if (!a->volume && !a->surface) CL_PREC(pd_tile_kernel)<28, 3, true><<<cl_pd_tile_grid(a), CL_THREADS>>>(*a, m, table, steps);
+  else CL_PREC(pd_tile_kernel)<28, 3, false><<<cl_pd_tile_grid(a), CL_THREADS>>>(*a, m, table, steps);
+  return true;
+}
+
 extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel kernel) {
   if (a->n == 0) return 0;
   cl_pd_pmb m = cl_pd_material(a);
@@ -52,6 +85,9 @@ extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel
     else launch_half<3>(a, m);
     return (int)cudaGetLastError();
   }
+  if (lattice && kernel == CL_PD_TILE && launch_tile(a, m)) return (int)cudaGetLastError();
+  if (lattice && (kernel == CL_PD_POINT || kernel == CL_PD_TILE) && launch_table(a, m)) return (int)cudaGetLastError();
+  if (kernel == CL_PD_WALK || kernel == CL_PD_TILE) kernel = CL_PD_POINT; /* the stencil walk */
   if (a->dim == 2) lattice ? launch<2, true>(a, m, kernel) : launch<2, false>(a, m, kernel);
   else lattice ? launch<3, true>(a, m, kernel) : launch<3, false>(a, m, kernel);
   return (int)cudaGetLastError();

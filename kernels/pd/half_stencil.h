@@ -60,7 +60,8 @@ CL_HD static inline void cl_pd_half_row(const cl_pd_force_args *a, const cl_pd_p
       cl_pd_bond_weights(a, dim, j, xi, gi, &volume_j, &scale);
       const uint32_t bit = 1u << (k & 31);
       /* unit volume: f is the force per volume of the other end */
-      const int intact = cl_pd_bond(m, dim, xi, eta, geometry[dim], geometry[dim + 1], 1, scale, !(state & bit), f,
+      const int intact = cl_pd_bond(m, dim, xi, eta, geometry[dim], geometry[dim + 1],
+                                    cl_pd_volume_fraction(m, geometry[dim]), scale, !(state & bit), f,
                                     &all, &intact_weight, a, (size_t)k * n + i);
       for (int c = 0; c < dim; c++) {
         own[c] += volume_j * f[c];

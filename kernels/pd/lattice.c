@@ -146,7 +146,8 @@ static cl_status upload_stencil(cl_device *d, cl_dtype real, double dx, const st
   }
   if (st == CL_OK) st = alloc_upload(d, (void **)&l->offset, offset, k * sizeof *offset, "the stencil", err);
   if (st == CL_OK) st = alloc_upload(d, &l->geometry, geometry, k * stride * rs, "the stencil", err);
-  free(geometry);
+  if (st == CL_OK) l->host_geometry = geometry; /* kept: cl_pd_lattice_release frees it */
+  else free(geometry);
   return st;
 }
 
@@ -183,6 +184,7 @@ cl_status cl_pd_build_lattice(cl_device *d, cl_dtype real, int dim, size_t n, co
   if (st == CL_OK) st = alloc_upload(d, (void **)&out->broken, NULL, words * sizeof(uint32_t), "the bond states", err);
   if (st == CL_OK) st = cl_k_fill(d, CL_U32, out->broken, words, 0, err); /* every bond intact */
   if (st == CL_OK) st = upload_stencil(d, real, dx, steps, offset, out, err);
+  if (st == CL_OK) out->host_offset = offset, offset = NULL; /* kept, as the geometry */
   free(map);
   free(cell);
   free(steps);
@@ -195,6 +197,8 @@ void cl_pd_lattice_release(cl_device *d, cl_pd_lattice *l) {
   void *device_arrays[] = {l->map, l->cell, l->broken, l->offset, l->geometry};
   for (size_t k = 0; k < sizeof device_arrays / sizeof *device_arrays; k++)
     if (device_arrays[k]) d->release(d, device_arrays[k]);
+  free(l->host_offset);
+  free(l->host_geometry);
   memset(l, 0, sizeof *l);
 }
 

@@ -39,6 +39,9 @@ typedef struct cl_pd_lattice {
   int32_t *offset;       /* nstencil: map index step of each stencil entry */
   void *geometry;        /* nstencil x (dim + 2) (AoS): bond vector s dx, its length and inverse length,
                             in the coordinates' type */
+  /* host copies of offset and geometry, for kernels that take the stencil as launch constants */
+  int32_t *host_offset;
+  void *host_geometry;
 } cl_pd_lattice;
 
 /* Builds the lattice of n points (host coordinates x, SoA, type real) on

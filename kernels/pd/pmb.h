@@ -70,11 +70,31 @@ CL_HD static inline real cl_pd_volume_fraction(const cl_pd_pmb *m, real r0) {
  * reciprocal square root adds its own ~2 ulp; and with |xi| from the stencil it is not even 0 at
  * rest), while this form keeps a few ulp of s itself at any stretch, and is exactly 0 for eta = 0.
  * Returns s and gives d, r = |d| and inv_r = 1 / |d| for the force. The reciprocal of
- * |d| + |xi| is taken as the reciprocal square root of its square: one hardware instruction in
- * f32 on the GPU (2 ulp: a relative error of s, harmless), and on the host exactly 1 / x.
+ * |d| + |xi| is one hardware instruction in f32 on the GPU (cl_pd_rcp32, 1 ulp: a relative error
+ * of s, harmless), and on the host exactly 1 / x.
  * f64 keeps the direct form: its cancellation leaves ~1e-16 of s (1e-10 of the smallest
  * stretches that matter, 1e-6), while the second reciprocal square root is a software sequence of
  * about ten FP64 instructions per bond on the GPU, whose f64 step is bound by instruction issue. */
+#if defined(__CUDA_ARCH__) && defined(CL_PRECISION_F32)
+/* The f32 stretch's reciprocals as single hardware instructions (rsqrt.approx 2 ulp, rcp.approx
+ * 1 ulp, the bounds of the CUDA guide), flushing denormal arguments instead of the five-instruction
+ * rescaling rsqrtf wraps them in: the arguments are |d|^2 and |d| + |xi| of a bond, never denormal
+ * (|xi| >= dx). */
+CL_HD static inline float cl_pd_rsqrt32(float x) {
+  float y;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+CL_HD static inline float cl_pd_rcp32(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+#elif defined(CL_PRECISION_F32)
+#define cl_pd_rsqrt32(x) CL_RSQRT(x)
+#define cl_pd_rcp32(x) (1 / (x))
+#endif
+
 CL_HD static inline real cl_pd_stretch(int dim, const real *xi, const real *eta, real r0, real inv_r0, real *d,
                                        real *r, real *inv_r) {
   real r_2 = 0;
@@ -85,10 +105,9 @@ CL_HD static inline real cl_pd_stretch(int dim, const real *xi, const real *eta,
     r_2 += d[c] * d[c];
     q += eta[c] * (xi[c] + d[c]);
   }
-  *inv_r = CL_RSQRT(r_2);
+  *inv_r = cl_pd_rsqrt32(r_2);
   *r = r_2 * *inv_r;
-  const real sum = *r + r0;
-  return q * inv_r0 * CL_RSQRT(sum * sum);
+  return q * inv_r0 * cl_pd_rcp32(*r + r0);
 #else
   for (int c = 0; c < dim; c++) {
     d[c] = xi[c] + eta[c];
@@ -102,15 +121,16 @@ CL_HD static inline real cl_pd_stretch(int dim, const real *xi, const real *eta,
 
 /* Adds bond (i, j)'s force to acc[0..dim) and returns whether it is intact
  * after this step; r0 = |xi| and inv_r0 = 1 / |xi| (constants of the bond:
- * a lattice reads them from its stencil), volume is V_j, scale the surface
- * correction of the bond (1 without), acc receives force density per
- * volume. The damage weights count volumes only. */
+ * a lattice reads them from its stencil), w the bond's weight V_j beta (the
+ * partial volume of j inside the horizon, cl_pd_volume_fraction: a constant
+ * of a stencil entry too), scale the surface correction of the bond (1
+ * without), acc receives force density per volume. The damage weights count
+ * volumes only. */
 CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, const real *eta, real r0,
-                                   real inv_r0, real volume, real scale, int intact, real *acc, real *weight_all,
+                                   real inv_r0, real w, real scale, int intact, real *acc, real *weight_all,
                                    real *weight_intact, const struct cl_pd_force_args *a, size_t slot) {
   real d[3], r, inv_r;
   const real s = cl_pd_stretch(dim, xi, eta, r0, inv_r0, d, &r, &inv_r);
-  real w = volume * cl_pd_volume_fraction(m, r0);
   *weight_all += w;
   /* the law runs for broken bonds too (their force is dropped): one branch after it instead of
    * one before and one after made the lattice step 7% faster in f64 on the H100 */

@@ -17,13 +17,13 @@ typedef struct cl_pd_partial {
 } cl_pd_partial;
 
 /* One bond of the row: force, breaking, damage weights and (if asked) the
- * bond's energy density c s^2 |xi| / 2, half of it to each end. Returns
- * whether the bond is intact after this step. */
+ * bond's energy density c s^2 |xi| / 2, half of it to each end (w: the bond's
+ * weight, cl_pd_bond). Returns whether the bond is intact after this step. */
 CL_HD static inline int cl_pd_visit(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
-                                    const real *xi, const real *eta, real r0, real inv_r0, real volume,
+                                    const real *xi, const real *eta, real r0, real inv_r0, real w,
                                     real scale, int intact, size_t slot, cl_pd_partial *p) {
   real before = p->weight_intact;
-  intact = cl_pd_bond(m, dim, xi, eta, r0, inv_r0, volume, scale, intact, p->acc, &p->weight_all,
+  intact = cl_pd_bond(m, dim, xi, eta, r0, inv_r0, w, scale, intact, p->acc, &p->weight_all,
                       &p->weight_intact, a, slot);
   if (intact && a->energy) {
     real d[3], r, inv_r;
@@ -70,7 +70,9 @@ CL_HD static inline void cl_pd_row(const cl_pd_force_args *a, const cl_pd_pmb *m
     }
     const real inv_r0 = CL_RSQRT(r0_2);
     cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
-    int intact = cl_pd_visit(a, m, dim, xi, eta, r0_2 * inv_r0, inv_r0, volume, scale, !(entry & CL_PD_BROKEN), b, p);
+    const real r0 = r0_2 * inv_r0;
+    int intact = cl_pd_visit(a, m, dim, xi, eta, r0, inv_r0, volume * cl_pd_volume_fraction(m, r0), scale,
+                             !(entry & CL_PD_BROKEN), b, p);
     if (!intact && !(entry & CL_PD_BROKEN)) a->neighbors[b] = entry | CL_PD_BROKEN;
   }
 }
@@ -84,11 +86,41 @@ CL_HD static inline void cl_pd_mark_broken(uint32_t *word, uint32_t bits) {
 #endif
 }
 
+/* Bond k of point i on a lattice, to neighbour j (present) whose displacement is uj: geometry is
+ * the stencil entry's xi (dim), |xi|, 1 / |xi|, fraction its partial-volume fraction
+ * (cl_pd_volume_fraction of |xi|); state is the bond-state word holding bit k, fresh
+ * collects the bits of bonds that break now. Shared by the stencil walk below and the CUDA kernels
+ * that take the stencil as launch constants (stencil_table.cuh) or u from shared memory
+ * (stencil_tile.cuh). */
+CL_HD static inline void cl_pd_lattice_bond_to(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
+                                               size_t i, uint32_t j, uint32_t k, const real *geometry,
+                                               real fraction, const real *uj, const real *ui, const real *gi,
+                                               uint32_t state, uint32_t *fresh, cl_pd_partial *p) {
+  real xi[3], eta[3], volume, scale;
+  for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = uj[c] - ui[c];
+  cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
+  const uint32_t bit = 1u << (k & 31);
+  const int intact = cl_pd_visit(a, m, dim, xi, eta, geometry[dim], geometry[dim + 1], volume * fraction, scale,
+                                 !(state & bit), (size_t)k * a->n + i, p);
+  if (!intact && !(state & bit)) *fresh |= bit;
+}
+
+/* The same with the neighbour's displacement read from u. */
+CL_HD static inline void cl_pd_lattice_bond(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
+                                            size_t i, uint32_t j, uint32_t k, const real *geometry, real fraction,
+                                            const real *ui, const real *gi, uint32_t state, uint32_t *fresh,
+                                            cl_pd_partial *p) {
+  const real *u = (const real *)a->u;
+  real uj[3];
+  for (int c = 0; c < dim; c++) uj[c] = (u + c * a->n)[j]; /* the component's base is hoisted */
+  cl_pd_lattice_bond_to(a, m, dim, i, j, k, geometry, fraction, uj, ui, gi, state, fresh, p);
+}
+
 /* Point i's bonds from the lattice stencil: lanes take stencil entries
  * lane, lane + stride, ...; bonds to cells without a point are skipped. */
 CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
                                            size_t i, uint32_t lane, uint32_t stride, cl_pd_partial *p) {
-  const real *u = (const real *)a->u, *stencil = (const real *)a->stencil_geometry;
+  const real *stencil = (const real *)a->stencil_geometry;
   const size_t n = a->n;
   const int64_t home = a->cell[i];
   real ui[3], gi[3];
@@ -100,14 +132,8 @@ CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_p
     for (uint32_t k = 32 * w + lane; k < end; k += stride) {
       const uint32_t j = a->map[home + a->stencil[k]];
       if (j == CL_PD_ABSENT) continue;
-      const real *geometry = stencil + k * (dim + 2); /* xi, |xi|, 1 / |xi| */
-      real xi[3], eta[3], volume, scale;
-      for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = u[c * n + j] - ui[c];
-      cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
-      const uint32_t bit = 1u << (k & 31);
-      const int intact = cl_pd_visit(a, m, dim, xi, eta, geometry[dim], geometry[dim + 1], volume, scale,
-                                     !(state & bit), (size_t)k * n + i, p);
-      if (!intact && !(state & bit)) fresh |= bit;
+      const real *geometry = stencil + k * (dim + 2);
+      cl_pd_lattice_bond(a, m, dim, i, j, k, geometry, cl_pd_volume_fraction(m, geometry[dim]), ui, gi, state, &fresh, p);
     }
     if (fresh) cl_pd_mark_broken(&a->broken[w * n + i], fresh);
   }

@@ -269,7 +269,9 @@ local function law_function(law)
       "(void)cl_a", "(void)cl_slot" }, macros) }, "\n")
 end
 
-local SHAPES = { point = "cl_pd_point_body<%d, %s>", group = "cl_pd_group_body<%d, %s, 4>",
+-- (a run-time law walks the stencil whatever variant of "point" the built-in kernel is asked for)
+local SHAPES = { point = "cl_pd_point_body<%d, %s>", walk = "cl_pd_point_body<%d, %s>",
+  tile = "cl_pd_point_body<%d, %s>", group = "cl_pd_group_body<%d, %s, 4>",
   group4 = "cl_pd_group_body<%d, %s, 4>", group8 = "cl_pd_group_body<%d, %s, 8>",
   group16 = "cl_pd_group_body<%d, %s, 16>", group32 = "cl_pd_group_body<%d, %s, 32>" }
 

@@ -295,16 +295,8 @@ local function kalthoff_winkler(dx_mm, precision, variant)
   return result.angles
 end
 
-T.case("Kalthoff-Winkler, dx = 1 mm: cracks leave both notch tips away from the notches", function()
-  local angles = kalthoff_winkler(1.0, "f64")
-  for k, a in ipairs(angles) do
-    T.ok(a.points >= 30, string.format("a crack grew from tip %d (%d points)", k, a.points))
-    -- this resolution gives 64.9 and 64.9 degrees (60.8 and 56.6 before the pre-crack rule of
-    -- issue 19, docs/methods/peridynamics.md); the experiment's 70 needs a finer one
-    T.ok(a.angle > 45 and a.angle < 75, string.format("crack %d angle %.1f", k, a.angle))
-  end
-  T.ok(math.abs(angles[1].angle - angles[2].angle) < 10, "the two cracks are nearly symmetric")
-end)
+-- Kalthoff-Winkler at dx = 1 mm (cracks grow from both tips at 45-75 degrees, symmetric) is
+-- checked by test_pd_f32.lua, which runs that plate in f64 beside f32 anyway: one run less here.
 
 -- The paper's own variant (sec. 3.2, 10 x 20 mm, 10 m/s); its critical stretch is calibrated to
 -- the paper's crack initiation time (scripts/kalthoff_winkler.lua), the angle is then a prediction.

@@ -73,16 +73,24 @@ T.case("small elastic waves in f32 follow f64", function()
   T.ok(dv < 1e-4, "v within 1e-4: " .. dv)
 end)
 
--- The issue's criterion (f32 angles within 3 degrees of f64), at the resolution a CPU test affords.
--- Before the pre-crack and stretch fixes: f64 60.8 and 56.6 degrees (the symmetric plate's two
--- cracks 4 degrees apart), f32 61.5 and 61.5.
-T.case("Kalthoff-Winkler, dx = 1 mm: f32 cracks leave the tips within 3 degrees of f64's", function()
+-- The issue's criterion (f32 angles within 3 degrees of f64), at the resolution a CPU test affords,
+-- and (formerly a case of test_pd.lua, which ran the same f64 plate once more) that in both
+-- precisions a crack grows from each tip, away from the notch: this resolution gives 64.9 and
+-- 64.9 degrees; the experiment's 70 needs a finer one. Before the pre-crack and stretch fixes:
+-- f64 60.8 and 56.6 degrees (the symmetric plate's two cracks 4 degrees apart), f32 61.5 and 61.5.
+T.case("Kalthoff-Winkler, dx = 1 mm: cracks leave both tips at 45-75 degrees, f32 within 3 degrees of f64's", function()
   local angles = {}
   for _, precision in ipairs { "f64", "f32" } do
     local saved = arg
     arg = { "1", precision, "none" }
     angles[precision] = dofile(os.getenv("CLEAVE_SOURCE") .. "/scripts/kalthoff_winkler.lua").angles
     arg = saved
+  end
+  for precision, cracks in pairs(angles) do
+    for k, a in ipairs(cracks) do
+      T.ok(a.points >= 30, string.format("%s: a crack grew from tip %d (%d points)", precision, k, a.points))
+      T.ok(a.angle > 45 and a.angle < 75, string.format("%s: crack %d angle %.1f", precision, k, a.angle))
+    end
   end
   for k = 1, 2 do
     local a32, a64 = angles.f32[k].angle, angles.f64[k].angle

@@ -1,0 +1,74 @@
+/* The lattice step with the stencil as constants of the launch (the default "point" kernel on the
+ * GPU for the stencils listed in force_cuda.cu). The generic walk (point_force.h,
+ * cl_pd_lattice_row) reads each entry's map offset, xi, |xi| and 1 / |xi| from global memory and
+ * counts k at run time: per bond five loads, their 64-bit address arithmetic and the loop control.
+ * Here the count K is a template constant and the table a kernel parameter, so that the fully
+ * unrolled loop finds each entry at a fixed address of the parameter bank (an operand of the
+ * instruction that uses it), its bond-state bit as an immediate, and the neighbour's map cell at
+ * the point's own cell plus a constant. The bond itself is cl_pd_lattice_bond, as on the CPU. */
+#ifndef CL_PD_STENCIL_TABLE_CUH
+#define CL_PD_STENCIL_TABLE_CUH
+
+#include <string.h>
+
+#include "point_force.h"
+
+template <int DIM, int K>
+struct cl_pd_stencil_table {
+  int32_t offset[K];          /* map index step of each entry */
+  real geometry[K][DIM + 2];  /* xi, |xi|, 1 / |xi| */
+  real fraction[K];           /* partial-volume fraction (cl_pd_volume_fraction of |xi|) */
+};
+
+/* The table from the lattice's host copies (force_args.h: stencil_host, stencil_geometry_host) and
+ * the material's horizon (the fractions: the same function in the same precision as the CPU's). */
+template <int DIM, int K>
+static cl_pd_stencil_table<DIM, K> cl_pd_make_table(const cl_pd_force_args *a, const cl_pd_pmb &m) {
+  cl_pd_stencil_table<DIM, K> t;
+  memcpy(t.offset, a->stencil_host, sizeof t.offset);
+  memcpy(t.geometry, a->stencil_geometry_host, sizeof t.geometry);
+  for (int k = 0; k < K; k++) t.fraction[k] = cl_pd_volume_fraction(&m, t.geometry[k][DIM]);
+  return t;
+}
+
+template <int DIM, int K>
+static __device__ __forceinline__ void cl_pd_table_row(const cl_pd_force_args *a, const cl_pd_pmb *m,
+                                                       const cl_pd_stencil_table<DIM, K> &t, size_t i,
+                                                       cl_pd_partial *p) {
+  const uint32_t home = a->cell[i]; /* map cells fit 31 bits (lattice.c): 32-bit sums, one wide multiply */
+  real ui[3], gi[3];
+  cl_pd_load_point(a, DIM, i, ui, gi);
+#pragma unroll
+  for (int w = 0; w < (K + 31) / 32; w++) {
+    const uint32_t state = a->broken[w * a->n + i];
+    uint32_t fresh = 0;
+#pragma unroll
+    for (int k = 32 * w; k < K && k < 32 * w + 32; k++) {
+      const uint32_t j = a->map[home + (uint32_t)t.offset[k]];
+      if (j != CL_PD_ABSENT) cl_pd_lattice_bond(a, m, DIM, i, j, k, t.geometry[k], t.fraction[k], ui, gi, state, &fresh, p);
+    }
+    if (fresh) cl_pd_mark_broken(&a->broken[w * a->n + i], fresh);
+  }
+}
+
+/* Arguments as the kernels below see them: energies are never asked of them (force_cuda.cu), and a
+ * PLAIN instance serves bodies with a uniform volume and no surface correction; then the tests of
+ * those per bond and the volume's conversion leave the unrolled loop (2D f32: ~85 instructions per
+ * bond without this, ~50 with it; pd_sass/count.sh). */
+template <bool PLAIN>
+static __device__ __forceinline__ void cl_pd_table_args(cl_pd_force_args *a) {
+  a->energy = NULL;
+  if (PLAIN) a->volume = NULL, a->surface = NULL;
+}
+
+template <int DIM, int K, bool PLAIN>
+__global__ void CL_PREC(pd_table_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_table<DIM, K> t) {
+  cl_pd_table_args<PLAIN>(&a);
+  CL_GRID_STRIDE(i, a.n) {
+    cl_pd_partial p = {};
+    cl_pd_table_row<DIM, K>(&a, &m, t, i, &p);
+    cl_pd_finish(&a, &m, DIM, i, &p);
+  }
+}
+
+#endif
