@@ -21,11 +21,9 @@ local rock = cl.dda.cut {
   joints = { { dip = 30, spacing = 2.2 * spacing, perturbation = 0.2, seed = 1, origin = { 0.3, 0.1 } },
              { dip = 115, spacing = 2.0 * spacing, perturbation = 0.2, seed = 2, origin = { 0.2, 0.3 } } },
 }
--- the base is held by its fixed points; its own weight is not part of the problem (material 2: light),
--- so that the energies are the rock mass's
-local base = cl.dda.blocks { { -5, -10, 205, -10, 205, 0, -5, 0 }, material = 2 }
+local base = cl.dda.blocks { { -5, -10, 205, -10, 205, 0, -5, 0 } }
 local model = cl.dda.model {
-  blocks = { base, rock }, materials = { { rho = 2600, E = E, nu = 0.25 }, { rho = 1, E = E, nu = 0.25 } }, joints = { { friction = 35 } },
+  blocks = { base, rock }, materials = { { rho = 2600, E = E, nu = 0.25 } }, joints = { { friction = 35 } },
   fixed = { { -5, -10 }, { 205, -10 }, { -5, 0 } }, gravity = { 0, -9.81 }, analysis = "static",
   preconditioner = preconditioner, spmv = spmv, normal_stiffness = penalty and penalty * E,
   -- Shi's default (1% of half the domain, 1.05 m) is two thirds of a block here: contacts would be
