@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend.h"
 #include "../dispatch.h"
 #include "pcg_kernels.h"
 
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
-       B_CBI, B_CBJ, B_CSTATE, B_CGEO, B_CFRIC, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_COUNT };
+       B_CBI, B_CBJ, B_CSTATE, B_CGEO, B_CFRIC, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS,
+       B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
 
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
@@ -109,6 +111,7 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
   }
   CL_TRY(ensure(s, B_CHOL, 36 * n * sizeof(double), err));
   for (int k = B_B; k <= B_T; k++) CL_TRY(ensure(s, k, 6 * n * sizeof(double), err));
+  CL_TRY(ensure(s, B_DOTS, CL_DDA_DOT2_PARTIALS * sizeof(double), err));
   void **b = s->buf;
   cl_dda_pcg_args A = {.n = n, .format = s->format, .rowptr = b[B_ROWPTR], .col = b[B_COL], .val = b[B_VAL],
                        .nup = s->A.nup, .diag = b[B_DIAG], .up = b[B_UP], .uptr = b[B_UPTR], .ucol = b[B_UCOL],
@@ -307,6 +310,11 @@ static cl_status dot(cl_dda_solver *s, int x, int y, double *out, cl_error *err)
   return cl_k_dda_dot(s->dev, CL_F64, 6 * s->A.n, s->buf[x], s->buf[y], out, err);
 }
 
+/* r.z and r.r in one pass: per iteration two synchronisations with the device (p.q and these), not three. */
+static cl_status residual_dots(cl_dda_solver *s, double out[2], cl_error *err) {
+  return cl_k_dda_dot2(s->dev, CL_F64, 6 * s->A.n, s->buf[B_R], s->buf[B_Z], s->buf[B_DOTS], out, err);
+}
+
 cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
                      double tol, int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
   size_t m = 6 * s->A.n;
@@ -325,10 +333,9 @@ cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double
   CL_TRY(run(s, CL_DDA_OP_RESIDUAL, err)); /* r = b - A x */
   CL_TRY(precondition(s, kind, err));
   CL_TRY(s->dev->copy(s->dev, s->buf[B_P], s->buf[B_Z], m * sizeof(double), err));
-  double rz, rr;
-  CL_TRY(dot(s, B_R, B_Z, &rz, err));
-  CL_TRY(dot(s, B_R, B_R, &rr, err));
-  double bnorm = sqrt(bb), rnorm = sqrt(rr);
+  double dots[2]; /* r.z, r.r */
+  CL_TRY(residual_dots(s, dots, err));
+  double rz = dots[0], bnorm = sqrt(bb), rnorm = sqrt(dots[1]);
   int it = 0;
   while (rnorm > tol * bnorm && it < max_iterations) {
     double pq;
@@ -338,13 +345,11 @@ cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double
     s->A.alpha = rz / pq;
     CL_TRY(run(s, CL_DDA_OP_STEP, err));
     CL_TRY(precondition(s, kind, err));
-    double rz_new;
-    CL_TRY(dot(s, B_R, B_Z, &rz_new, err));
-    CL_TRY(dot(s, B_R, B_R, &rr, err));
-    s->A.beta = rz_new / rz;
-    rz = rz_new;
+    CL_TRY(residual_dots(s, dots, err));
+    s->A.beta = dots[0] / rz;
+    rz = dots[0];
     CL_TRY(run(s, CL_DDA_OP_DIRECTION, err));
-    rnorm = sqrt(rr);
+    rnorm = sqrt(dots[1]);
     it++;
   }
   res->iterations = it;

@@ -20,7 +20,7 @@ typedef struct cl_dda_pcg_result {
   double residual; /* |b - A x| / |b| at the end (the recurrence's) */
 } cl_dda_pcg_result;
 
-enum { CL_DDA_SOLVER_BUFFERS = 30 };
+enum { CL_DDA_SOLVER_BUFFERS = 31 };
 
 typedef struct cl_dda_solver {
   cl_device *dev;
