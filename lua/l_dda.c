@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../kernels/dda/cutting.h"
+#include "../kernels/dda/slivers.h"
 #include "../kernels/dda/model.h"
 #include "../runtime/io/vtu.h"
 #include "l_util.h"
@@ -251,16 +252,18 @@ static int model_count(lua_State *L) {
   return 1;
 }
 
-/* cl.dda._cut(polygons, edge_joints, segments, segment_joints, tol) -> polygons, edge_joints: flat
- * {x1, y1, ...} lists (edge_joints[k][v]: the joint of polygon k's edge from vertex v, 0-based, -1
- * none) cut by the segments (a flat list of x1, y1, x2, y2), each new edge with its segment's joint.
- * dda.lua checked the arguments. */
+/* cl.dda._cut(polygons, edge_joints, segments, segment_joints, tol[, min_radius]) -> polygons,
+ * edge_joints, merged, dropped: flat {x1, y1, ...} lists (edge_joints[k][v]: the joint of polygon
+ * k's edge from vertex v, 0-based, -1 none) cut by the segments (a flat list of x1, y1, x2, y2),
+ * each new edge with its segment's joint; then the pieces thinner than min_radius (2 area /
+ * perimeter) merged into a neighbour or dropped, counted (slivers.h). dda.lua checked the
+ * arguments. */
 static int dda_cut(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TTABLE);
   luaL_checktype(L, 4, LUA_TTABLE);
-  double tol = luaL_checknumber(L, 5);
+  double tol = luaL_checknumber(L, 5), min_radius = luaL_optnumber(L, 6, 0);
   cl_dda_polygons in = {0}, out = {0};
   cl_error err;
   cl_status st = CL_OK;
@@ -290,7 +293,9 @@ static int dda_cut(lua_State *L) {
   int32_t *seg_tag = calloc(nseg / 4 + 1, sizeof *seg_tag);
   if (!seg_tag && st == CL_OK) st = cl_error_set(&err, CL_ERR_OOM, "dda cut: out of memory");
   for (size_t k = 0; seg_tag && k < nseg / 4; k++) seg_tag[k] = k < ntag ? (int32_t)tags[k] : -1;
+  size_t merged = 0, dropped = 0;
   if (st == CL_OK) st = cl_dda_cut(&in, nseg / 4, seg, seg_tag, tol, &out, &err);
+  if (st == CL_OK && min_radius > 0) st = cl_dda_merge_slivers(&out, min_radius, tol, &merged, &dropped, &err);
   free(seg), free(tags), free(seg_tag);
   cl_dda_polygons_free(&in);
   if (st != CL_OK) {
@@ -312,7 +317,9 @@ static int dda_cut(lua_State *L) {
     lua_rawseti(L, -3, (lua_Integer)k + 1);
   }
   cl_dda_polygons_free(&out);
-  return 2;
+  lua_pushinteger(L, (lua_Integer)merged);
+  lua_pushinteger(L, (lua_Integer)dropped);
+  return 4;
 }
 
 int cl_lua_open_dda(lua_State *L) {

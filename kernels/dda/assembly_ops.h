@@ -1,5 +1,5 @@
 /* The assembly of the DDA step's global matrix on the device, written once for both backends
- * (pcg_cpu.c, pcg_cuda.cu; pcg.c builds the indices): each closed contact's spring submatrices
+ * (pcg_cpu.c, pcg_cuda.cu; pcg.c builds the indices once a step): each contact's spring submatrices
  * and right-hand sides (contact.h) computed by one thread into its own slots, then every matrix
  * block and every block row of the right-hand side summed by one thread from the slots of its
  * contacts, listed in contact order. This is the paper's Fig. 4 (sort the shares by block, sum each
@@ -13,9 +13,12 @@
 #include "pcg_args.h"
 
 /* Contact k's Kii, Kjj, Kij (normal spring; shear spring when locked) and Fi, Fj (with the
- * friction force when sliding). */
+ * friction force when sliding). An open contact has no share: its slots are left as they are and
+ * the gathers skip it (the step's pattern and indices hold every contact, open or closed). */
 CL_HD static inline void cl_dda_contact_springs(const cl_dda_pcg_args *A, size_t k) {
   const size_t nc = A->nc;
+  const int32_t state = A->cstate[k];
+  if (state == CL_DDA_OPEN) return;
   const real *geo = (const real *)A->cgeo;
   double en[6], fn[6], es[6], fs[6], Kii[36], Kjj[36], Kij[36], Fi[6], Fj[6];
   for (int c = 0; c < 6; c++) {
@@ -25,7 +28,7 @@ CL_HD static inline void cl_dda_contact_springs(const cl_dda_pcg_args *A, size_t
   }
   for (int e = 0; e < 36; e++) Kii[e] = Kjj[e] = Kij[e] = 0;
   cl_dda_spring(A->kn, geo[24 * nc + k], en, fn, Kii, Kjj, Kij, Fi, Fj);
-  if (A->cstate[k] == CL_DDA_LOCK) {
+  if (state == CL_DDA_LOCK) {
     cl_dda_spring(A->ks, geo[25 * nc + k], es, fs, Kii, Kjj, Kij, Fi, Fj);
   } else {
     const double f = ((const real *)A->cfric)[k];
@@ -49,16 +52,18 @@ CL_HD static inline void cl_dda_gather_block(const cl_dda_pcg_args *A, size_t t)
   else if (t < n) dst = (real *)A->diag + t, stride = n;
   else dst = (real *)A->up + (t - n), stride = A->nup;
   const int32_t d = A->tdiag[t];
-  for (int e = 0; e < 36; e++) {
-    real s = d >= 0 ? ((const real *)A->Kdiag)[36 * (size_t)d + e] : 0;
-    for (int32_t q = A->gstart[t]; q < A->gstart[t + 1]; q++) {
-      const int32_t item = A->gitem[q], role = item & 3;
-      const size_t k = (size_t)(item >> 2);
+  real sum[36];
+  for (int e = 0; e < 36; e++) sum[e] = d >= 0 ? ((const real *)A->Kdiag)[36 * (size_t)d + e] : 0;
+  for (int32_t q = A->gstart[t]; q < A->gstart[t + 1]; q++) {
+    const int32_t item = A->gitem[q], role = item & 3;
+    const size_t k = (size_t)(item >> 2);
+    if (A->cstate[k] == CL_DDA_OPEN) continue;
+    for (int e = 0; e < 36; e++) {
       const int entry = role == 3 ? 6 * (e % 6) + e / 6 : e; /* Kij^T */
-      s += K[((role == 3 ? 2 : role) * 36 + entry) * nc + k];
+      sum[e] += K[((role == 3 ? 2 : role) * 36 + entry) * nc + k];
     }
-    dst[(size_t)e * stride] = s;
   }
+  for (int e = 0; e < 36; e++) dst[(size_t)e * stride] = sum[e];
 }
 
 /* Block row i of the right-hand side b (SoA). */
@@ -70,6 +75,7 @@ CL_HD static inline void cl_dda_gather_rhs(const cl_dda_pcg_args *A, size_t i) {
     real s = Fd[r * n + i];
     for (int32_t q = A->rstart[i]; q < A->rstart[i + 1]; q++) {
       const int32_t item = A->ritem[q];
+      if (A->cstate[item >> 1] == CL_DDA_OPEN) continue;
       s += F[((item & 1) * 6 + r) * nc + (size_t)(item >> 1)];
     }
     b[r * n + i] = s;

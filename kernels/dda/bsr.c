@@ -29,9 +29,7 @@ cl_status cl_dda_bsr_pattern(cl_dda_bsr *a, size_t n, size_t npairs, const int32
     size_t cap = u > a->cap ? u + u / 2 : a->cap;
     int32_t *col = realloc(a->col, cap * sizeof *col);
     if (col) a->col = col;
-    double *val = realloc(a->val, cap * 36 * sizeof *val);
-    if (val) a->val = val;
-    if (!rowptr || !col || !val) {
+    if (!rowptr || !col) {
       free(keys);
       return cl_error_set(err, CL_ERR_OOM, "DDA matrix: out of memory for %zu blocks", u);
     }
@@ -44,9 +42,14 @@ cl_status cl_dda_bsr_pattern(cl_dda_bsr *a, size_t n, size_t npairs, const int32
     a->col[k] = (int32_t)(keys[k] % (int64_t)n);
   }
   for (size_t i = 0; i < n; i++) a->rowptr[i + 1] += a->rowptr[i];
-  memset(a->val, 0, u * 36 * sizeof *a->val);
   free(keys);
   return CL_OK;
+}
+
+cl_status cl_dda_bsr_zero_values(cl_dda_bsr *a, cl_error *err) {
+  free(a->val);
+  a->val = calloc(36 * (a->nnzb ? a->nnzb : 1), sizeof *a->val);
+  return a->val ? CL_OK : cl_error_set(err, CL_ERR_OOM, "DDA matrix: out of memory for %zu blocks", a->nnzb);
 }
 
 int32_t cl_dda_bsr_position(const cl_dda_bsr *a, int32_t i, int32_t j) {

@@ -46,11 +46,11 @@ struct cl_dda_model {
   cl_dda_contact_list contacts, trial, start;
   int32_t *pairs;
   size_t npairs_cap, ncand;
-  int32_t *closed_pairs;        /* the closed contacts' blocks and states (3 x closed_cap) */
-  double *closed_real;          /* their geometry and friction forces (27 x closed_cap) */
-  size_t closed_cap;
-  cl_dda_bsr a;                 /* assembled on the host */
-  cl_dda_solver solver;         /* a on the device, and PCG */
+  int32_t *step_ints;           /* the step's contacts' blocks and states (3 x step_cap) */
+  double *step_reals;           /* their geometry and friction forces (27 x step_cap) */
+  size_t step_cap;
+  cl_dda_bsr a;                 /* the step's pattern (every pair of blocks with a contact) */
+  cl_dda_solver solver;         /* the matrix of a on the device, and PCG */
   cl_dda_stats stats;
 };
 
@@ -332,7 +332,7 @@ void cl_dda_model_destroy(cl_dda_model *m) {
   void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
                    m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
                    m->F, m->moments, m->D, m->x_start, m->y_start, m->rotation, m->x, m->joints,
-                   m->pair_keys, m->pair_joint, m->pairs, m->closed_pairs, m->closed_real};
+                   m->pair_keys, m->pair_joint, m->pairs, m->step_ints, m->step_reals};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->trial), cl_dda_contact_list_free(&m->start);
   cl_dda_bsr_free(&m->a);
@@ -392,43 +392,49 @@ static double friction_force(const cl_dda_model *m, const cl_dda_contact *c) {
   return tan(joint_of(m, c)->friction_angle * PI / 180) * fmax(c->N, 0);
 }
 
-/* The global matrix and right-hand side of the contacts' current states, on the device: the
- * pattern of the closed contacts' pairs (sorted unique pairs, bsr.c) and their springs, assembled
- * there with the diagonal submatrices (pcg.h). */
-static cl_status assemble(cl_dda_model *m, cl_error *err) {
-  size_t nc = 0, count = m->trial.count;
-  if (count > m->closed_cap || !m->closed_pairs) {
+/* Once per step, after detection: the pattern of every pair of blocks with a contact, open or
+ * closed (sorted unique pairs, bsr.c), and the assembly's structure and indices over all the
+ * contacts on the device (pcg.h), with their geometry at the step's start. The open-close
+ * iteration changes only the states and friction forces (assemble). */
+static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
+  size_t count = m->start.count;
+  if (count > m->step_cap || !m->step_ints) {
     size_t cap = count ? count : 1;
-    int32_t *p = realloc(m->closed_pairs, 3 * cap * sizeof *p);
-    if (p) m->closed_pairs = p;
-    double *r = realloc(m->closed_real, 27 * cap * sizeof *r);
-    if (r) m->closed_real = r;
+    int32_t *p = realloc(m->step_ints, 3 * cap * sizeof *p);
+    if (p) m->step_ints = p;
+    double *r = realloc(m->step_reals, 27 * cap * sizeof *r);
+    if (r) m->step_reals = r;
     if (!p || !r) return oom(err);
-    m->closed_cap = cap;
+    m->step_cap = cap;
   }
-  int32_t *bi = m->closed_pairs, *bj = bi + count, *state = bj + count;
+  int32_t *bi = m->step_ints, *bj = bi + count;
+  double *geo = m->step_reals; /* SoA: en, fn, es, fs, gn0, gs0 */
+  for (size_t k = 0; k < count; k++) {
+    const cl_dda_contact *c = &m->start.c[k];
+    bi[k] = c->bi, bj[k] = c->bj;
+    for (int r = 0; r < 6; r++) {
+      geo[r * count + k] = c->g.en[r], geo[(6 + r) * count + k] = c->g.fn[r];
+      geo[(12 + r) * count + k] = c->g.es[r], geo[(18 + r) * count + k] = c->g.fs[r];
+    }
+    geo[24 * count + k] = c->g.gn0, geo[25 * count + k] = c->g.gs0;
+  }
+  CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
+  cl_dda_step_contacts sc = {count, bi, bj, geo, m->p.normal_stiffness, m->p.shear_stiffness};
+  return cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err);
+}
+
+/* The global matrix and right-hand side of the contacts' current states, assembled on the device
+ * into the step's pattern: only the states and the sliding contacts' friction forces go up. */
+static cl_status assemble(cl_dda_model *m, cl_error *err) {
+  size_t count = m->trial.count;
+  int32_t *state = m->step_ints + 2 * count;
+  double *fric = m->step_reals + 26 * count;
   for (size_t k = 0; k < count; k++) {
     const cl_dda_contact *c = &m->trial.c[k];
-    if (c->state == CL_DDA_OPEN) continue;
-    bi[nc] = c->bi, bj[nc] = c->bj, state[nc] = c->state;
-    nc++;
+    state[k] = c->state;
+    fric[k] = c->state == CL_DDA_SLIDE ? friction_force(m, c) * c->sgn : 0;
   }
-  /* geometry SoA over the closed contacts: en, fn, es, fs, gn0, gs0, then the friction forces */
-  double *geo = m->closed_real, *fric = geo + 26 * nc;
-  for (size_t k = 0, q = 0; k < count; k++) {
-    const cl_dda_contact *c = &m->trial.c[k];
-    if (c->state == CL_DDA_OPEN) continue;
-    for (int r = 0; r < 6; r++) {
-      geo[r * nc + q] = c->g.en[r], geo[(6 + r) * nc + q] = c->g.fn[r];
-      geo[(12 + r) * nc + q] = c->g.es[r], geo[(18 + r) * nc + q] = c->g.fs[r];
-    }
-    geo[24 * nc + q] = c->g.gn0, geo[25 * nc + q] = c->g.gs0;
-    fric[q] = c->state == CL_DDA_SLIDE ? friction_force(m, c) * c->sgn : 0;
-    q++;
-  }
-  CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, nc, bi, bj, err));
-  cl_dda_closed_contacts cc = {nc, bi, bj, state, geo, fric, m->p.normal_stiffness, m->p.shear_stiffness};
-  return cl_dda_solver_assemble(&m->solver, &m->a, &cc, m->device[A_K], m->device[A_F], err);
+  return cl_dda_solver_assemble(&m->solver, state, fric, m->device[A_K], m->device[A_F], err);
 }
 
 /* The open-close rule (cl_dda_open_close) on the solution; returns the number of contacts whose
@@ -563,7 +569,7 @@ static void charge(cl_dda_model *m, int k, double *mark) {
 static cl_status solve(cl_dda_model *m, cl_dda_pcg_result *r, double *mark, cl_error *err) {
   CL_TRY(assemble(m, err));
   charge(m, CL_DDA_ASSEMBLY, mark);
-  CL_TRY(cl_dda_pcg(&m->solver, NULL, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, r,
+  CL_TRY(cl_dda_pcg(&m->solver, NULL, NULL, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, r,
                     err));
   charge(m, CL_DDA_SOLVE, mark);
   return CL_OK;
@@ -589,11 +595,16 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
                           last_residual, last_disp, 2 * m->p.max_displacement, m->stats.steps);
     CL_TRY(diagonal(m, dt, err));
     charge(m, CL_DDA_DIAGONAL, &mark);
+    if (reductions == 0) { /* the contacts' geometry needs the centroids, which the diagonal kernel gives */
+      for (size_t k = 0; k < m->start.count; k++) contact_geometry(m, &m->start.c[k]);
+      charge(m, CL_DDA_DETECTION, &mark);
+      CL_TRY(set_step_contacts(m, err));
+      charge(m, CL_DDA_ASSEMBLY, &mark);
+    }
     CL_TRY(copy_list(&m->trial, &m->start, err));
-    for (size_t k = 0; k < m->trial.count; k++) contact_geometry(m, &m->trial.c[k]);
+    /* PCG starts from the previous step's solution (on the device: D) */
+    CL_TRY(cl_dda_solver_start_from(&m->solver, m->device[A_D], err));
     charge(m, CL_DDA_DETECTION, &mark);
-    /* PCG starts from the previous step's solution */
-    for (size_t k = 0; k < 6 * m->n; k++) m->x[k] = m->D[(k % 6) * m->n + k / 6];
     int settled = 0;
     pcg = 0;
     for (oc = 1; oc <= m->p.open_close_max; oc++) {

@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend.h"
 #include "../dispatch.h"
 #include "pcg_kernels.h"
 
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
-       B_CBI, B_CBJ, B_CSTATE, B_CGEO, B_CFRIC, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_COUNT };
+       B_CBI, B_CBJ, B_CSTATE, B_CGEO, B_CFRIC, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS,
+       B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
 
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
@@ -109,6 +111,7 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
   }
   CL_TRY(ensure(s, B_CHOL, 36 * n * sizeof(double), err));
   for (int k = B_B; k <= B_T; k++) CL_TRY(ensure(s, k, 6 * n * sizeof(double), err));
+  CL_TRY(ensure(s, B_DOTS, CL_DDA_DOT2_PARTIALS * sizeof(double), err));
   void **b = s->buf;
   cl_dda_pcg_args A = {.n = n, .format = s->format, .rowptr = b[B_ROWPTR], .col = b[B_COL], .val = b[B_VAL],
                        .nup = s->A.nup, .diag = b[B_DIAG], .up = b[B_UP], .uptr = b[B_UPTR], .ucol = b[B_UCOL],
@@ -176,8 +179,8 @@ static void bucket(size_t nkeys, size_t nitems, const int32_t *key, const int32_
   start[0] = 0;
 }
 
-cl_status cl_dda_solver_assemble(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_closed_contacts *c,
-                                 const void *Kdiag, const void *Fdiag, cl_error *err) {
+cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_step_contacts *c,
+                                     cl_error *err) {
   size_t n = a->n, nc = c->count, ntarget, nitems = 0;
   size_t ints = a->nnzb + 1 + 2 * (4 * nc) + 2 * (2 * nc) + 2 * (a->nnzb + n + 2) + n;
   int32_t *target = malloc(ints * sizeof *target);
@@ -212,9 +215,9 @@ cl_status cl_dda_solver_assemble(cl_dda_solver *s, const cl_dda_bsr *a, const cl
   bucket(n, 2 * nc, rkey, rval, rstart, sorted + nitems);
   st = upload(s, B_CBI, c->bi, nc * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_CBJ, c->bj, nc * sizeof(int32_t), err);
-  if (st == CL_OK) st = upload(s, B_CSTATE, c->state, nc * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err);
-  if (st == CL_OK) st = upload(s, B_CFRIC, c->friction, nc * sizeof(double), err);
+  if (st == CL_OK) st = ensure(s, B_CSTATE, nc * sizeof(int32_t), err);
+  if (st == CL_OK) st = ensure(s, B_CFRIC, nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CK, 108 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CF, 12 * nc * sizeof(double), err);
   if (st == CL_OK) st = upload(s, B_GSTART, gstart, (ntarget + 1) * sizeof(int32_t), err);
@@ -228,11 +231,27 @@ cl_status cl_dda_solver_assemble(cl_dda_solver *s, const cl_dda_bsr *a, const cl
   s->A.nc = nc, s->A.cbi = b[B_CBI], s->A.cbj = b[B_CBJ], s->A.cstate = b[B_CSTATE], s->A.cgeo = b[B_CGEO];
   s->A.cfric = b[B_CFRIC], s->A.kn = c->kn, s->A.ks = c->ks, s->A.cK = b[B_CK], s->A.cF = b[B_CF];
   s->A.gstart = b[B_GSTART], s->A.gitem = b[B_GITEM], s->A.tdiag = b[B_TDIAG], s->A.rstart = b[B_RSTART];
-  s->A.ritem = b[B_RITEM], s->A.Kdiag = Kdiag, s->A.Fdiag = Fdiag;
+  s->A.ritem = b[B_RITEM];
+  return CL_OK;
+}
+
+cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const double *friction, const void *Kdiag,
+                                 const void *Fdiag, cl_error *err) {
+  size_t nc = s->A.nc;
+  if (nc) {
+    CL_TRY(s->dev->to_device(s->dev, s->buf[B_CSTATE], state, nc * sizeof *state, err));
+    CL_TRY(s->dev->to_device(s->dev, s->buf[B_CFRIC], friction, nc * sizeof *friction, err));
+  }
+  s->A.Kdiag = Kdiag, s->A.Fdiag = Fdiag;
   CL_TRY(run(s, CL_DDA_OP_SPRINGS, err));
   CL_TRY(run(s, CL_DDA_OP_GATHER, err));
   CL_TRY(run(s, CL_DDA_OP_GATHER_RHS, err));
   return factor(s, err);
+}
+
+cl_status cl_dda_solver_start_from(cl_dda_solver *s, const void *x0, cl_error *err) {
+  size_t bytes = 6 * s->A.n * sizeof(double);
+  return bytes ? s->dev->copy(s->dev, s->buf[B_X], x0, bytes, err) : CL_OK;
 }
 
 /* Host vector v (block-major) to device buffer k (SoA), or back. */
@@ -291,8 +310,13 @@ static cl_status dot(cl_dda_solver *s, int x, int y, double *out, cl_error *err)
   return cl_k_dda_dot(s->dev, CL_F64, 6 * s->A.n, s->buf[x], s->buf[y], out, err);
 }
 
-cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, double *x, cl_dda_preconditioner kind, double tol,
-                     int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
+/* r.z and r.r in one pass: per iteration two synchronisations with the device (p.q and these), not three. */
+static cl_status residual_dots(cl_dda_solver *s, double out[2], cl_error *err) {
+  return cl_k_dda_dot2(s->dev, CL_F64, 6 * s->A.n, s->buf[B_R], s->buf[B_Z], s->buf[B_DOTS], out, err);
+}
+
+cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
+                     double tol, int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
   size_t m = 6 * s->A.n;
   res->iterations = 0, res->converged = 1, res->residual = 0;
   if (m == 0) return CL_OK;
@@ -300,18 +324,18 @@ cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, double *x, cl_dda_precon
   double bb;
   CL_TRY(dot(s, B_B, B_B, &bb, err));
   if (bb == 0) {
-    memset(x, 0, m * sizeof *x);
+    CL_TRY(cl_k_fill(s->dev, CL_F64, s->buf[B_X], m, 0, err));
+    if (x) memset(x, 0, m * sizeof *x);
     return CL_OK;
   }
-  CL_TRY(vector_up(s, B_X, x, err));
+  if (x0) CL_TRY(vector_up(s, B_X, x0, err));
   CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));
   CL_TRY(run(s, CL_DDA_OP_RESIDUAL, err)); /* r = b - A x */
   CL_TRY(precondition(s, kind, err));
   CL_TRY(s->dev->copy(s->dev, s->buf[B_P], s->buf[B_Z], m * sizeof(double), err));
-  double rz, rr;
-  CL_TRY(dot(s, B_R, B_Z, &rz, err));
-  CL_TRY(dot(s, B_R, B_R, &rr, err));
-  double bnorm = sqrt(bb), rnorm = sqrt(rr);
+  double dots[2]; /* r.z, r.r */
+  CL_TRY(residual_dots(s, dots, err));
+  double rz = dots[0], bnorm = sqrt(bb), rnorm = sqrt(dots[1]);
   int it = 0;
   while (rnorm > tol * bnorm && it < max_iterations) {
     double pq;
@@ -321,17 +345,15 @@ cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, double *x, cl_dda_precon
     s->A.alpha = rz / pq;
     CL_TRY(run(s, CL_DDA_OP_STEP, err));
     CL_TRY(precondition(s, kind, err));
-    double rz_new;
-    CL_TRY(dot(s, B_R, B_Z, &rz_new, err));
-    CL_TRY(dot(s, B_R, B_R, &rr, err));
-    s->A.beta = rz_new / rz;
-    rz = rz_new;
+    CL_TRY(residual_dots(s, dots, err));
+    s->A.beta = dots[0] / rz;
+    rz = dots[0];
     CL_TRY(run(s, CL_DDA_OP_DIRECTION, err));
-    rnorm = sqrt(rr);
+    rnorm = sqrt(dots[1]);
     it++;
   }
   res->iterations = it;
   res->residual = rnorm / bnorm;
   res->converged = rnorm <= tol * bnorm;
-  return vector_down(s, B_X, x, err);
+  return x ? vector_down(s, B_X, x, err) : CL_OK;
 }

@@ -3,7 +3,8 @@
  * springs (assembly_ops.h) -- or loaded with the host BSR's values -- in the paper's HSBCSR or in
  * full BSR (pcg_args.h), and conjugate gradients preconditioned by block Jacobi or SSOR's
  * approximate inverse, warm-started from the caller's x. Inside PCG only scalars (the dots) cross
- * to the host. */
+ * to the host; the pattern and the assembly's indices are set once per step, each open-close
+ * iteration sends only the contacts' states and friction forces. */
 #ifndef CL_DDA_PCG_H
 #define CL_DDA_PCG_H
 
@@ -19,7 +20,7 @@ typedef struct cl_dda_pcg_result {
   double residual; /* |b - A x| / |b| at the end (the recurrence's) */
 } cl_dda_pcg_result;
 
-enum { CL_DDA_SOLVER_BUFFERS = 30 };
+enum { CL_DDA_SOLVER_BUFFERS = 31 };
 
 typedef struct cl_dda_solver {
   cl_device *dev;
@@ -41,28 +42,42 @@ void cl_dda_solver_free(cl_dda_solver *s);
  * definite. */
 cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *err);
 
-/* The closed contacts of an open-close iteration, in the order their shares are summed. */
-typedef struct cl_dda_closed_contacts {
+/* The contacts of a step, open and closed: the pattern's pairs and the shares of the assembly are
+ * theirs from detection to the step's end; the open-close iteration changes only their states. */
+typedef struct cl_dda_step_contacts {
   size_t count;
-  const int32_t *bi, *bj, *state; /* the vertex's block, the edge's block, cl_dda_contact_state */
-  const double *geo;              /* 26 x count (SoA): en, fn, es, fs, gn0, gs0 (contact.h) */
-  const double *friction;         /* friction force times the sliding direction (sliding ones) */
-  double kn, ks;                  /* spring stiffnesses */
-} cl_dda_closed_contacts;
+  const int32_t *bi, *bj; /* the vertex's block, the edge's block */
+  const double *geo;      /* 26 x count (SoA): en, fn, es, fs, gn0, gs0 (contact.h) */
+  double kn, ks;          /* spring stiffnesses */
+} cl_dda_step_contacts;
 
-/* Assembles on the device the matrix of pattern a (its values unused) from the diagonal
- * submatrices Kdiag (36 n, row-major blocks) and right-hand sides Fdiag (6 x n, SoA), both device
- * arrays, and the contacts' springs; the right-hand side stays on the device for cl_dda_pcg with
- * b = NULL. Factors the diagonal blocks as cl_dda_solver_load. */
-cl_status cl_dda_solver_assemble(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_closed_contacts *c,
-                                 const void *Kdiag, const void *Fdiag, cl_error *err);
+/* Once per step: the matrix's structure on the device for pattern a (its values unused; every
+ * pair of blocks with a contact, open or not: cl_dda_bsr_pattern), the assembly's indices over all
+ * the contacts (each matrix block's and block row's shares, in contact order) and the contacts'
+ * blocks and geometry. */
+cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_step_contacts *c,
+                                     cl_error *err);
+
+/* Each open-close iteration: the contacts' states (cl_dda_contact_state; an open one adds nothing)
+ * and friction forces times the sliding direction (sliding ones), count of each, go up, and the
+ * matrix of the structure set above is assembled on the device from the diagonal submatrices
+ * Kdiag (36 n, row-major blocks) and right-hand sides Fdiag (6 x n, SoA), both device arrays, and
+ * the contacts' springs; the right-hand side stays on the device for cl_dda_pcg with b = NULL.
+ * Factors the diagonal blocks as cl_dda_solver_load. */
+cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const double *friction, const void *Kdiag,
+                                 const void *Fdiag, cl_error *err);
+
+/* The device's x := the device vector x0 (6 x n, SoA: the model's D), the next solve's start. */
+cl_status cl_dda_solver_start_from(cl_dda_solver *s, const void *x0, cl_error *err);
 
 /* y = A x for host vectors of 6 n, block-major (entry 6 i + k), through the device's product
  * (for tests and benchmarks). */
 cl_status cl_dda_solver_spmv(cl_dda_solver *s, const double *x, double *y, cl_error *err);
 
-/* Solves A x = b (host vectors of 6 n, block-major; b NULL: the assembled one) from the given x. */
-cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, double *x, cl_dda_preconditioner kind, double tol,
-                     int max_iterations, cl_dda_pcg_result *res, cl_error *err);
+/* Solves A x = b (b: a host vector of 6 n, block-major; NULL: the assembled one) starting from x0
+ * (host, block-major; NULL: the device's x, the last solution or cl_dda_solver_start_from's); the
+ * solution stays on the device and, when x is not NULL, comes down into it (block-major). */
+cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
+                     double tol, int max_iterations, cl_dda_pcg_result *res, cl_error *err);
 
 #endif

@@ -13,7 +13,7 @@ typedef enum cl_dda_spmv_format { CL_DDA_HSBCSR = 0, CL_DDA_BSR = 1 } cl_dda_spm
 enum { CL_DDA_DIAG = 1, CL_DDA_UPPER = 2, CL_DDA_LOWER = 4, CL_DDA_WHOLE = 7 };
 
 typedef enum cl_dda_pcg_op {
-  CL_DDA_OP_SPRINGS,     /* per closed contact: its submatrices and right-hand sides into cK, cF */
+  CL_DDA_OP_SPRINGS,     /* per contact (zeros when open): its submatrices and right-hand sides into cK, cF */
   CL_DDA_OP_GATHER,      /* per matrix block: the diagonal submatrix (if any) plus its contacts' shares */
   CL_DDA_OP_GATHER_RHS,  /* per block row: b = the per-block right-hand side plus its contacts' shares */
   CL_DDA_OP_FACTOR,      /* per block: chol = the Cholesky factor of the diagonal block (NaN if not SPD) */
@@ -41,7 +41,7 @@ typedef struct cl_dda_pcg_args {
   size_t nup;
   const void *diag, *up;
   const int32_t *uptr, *ucol, *urow, *lptr, *lslot;
-  /* assembly: nc closed contacts, their blocks (cbi: the vertex's, cbj: the edge's), states and
+  /* assembly: the step's nc contacts, their blocks (cbi: the vertex's, cbj: the edge's), states and
    * geometry (26 x nc: en, fn, es, fs, gn0, gs0, contact.h), friction force times the sliding
    * direction (sliding ones), spring stiffnesses; cK (108 x nc: Kii, Kjj, Kij) and cF (12 x nc:
    * Fi, Fj) their shares. Matrix block t (ntarget of them: BSR's blocks, or HSBCSR's diagonal

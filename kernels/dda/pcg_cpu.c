@@ -39,6 +39,16 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
   }
 }
 
+/* PCG's r.z and r.r in one pass (on cuda one synchronisation instead of two), each summed in the
+ * order of cl_dda_dot_cpu's. */
+void CL_PREC(cl_dda_dot2_cpu)(size_t m, const void *r_, const void *z_, double out[2]) {
+  const real *r = r_, *z = z_;
+  double a = 0, b = 0;
+#pragma omp parallel for schedule(static) reduction(+ : a, b) if (m >= PARALLEL_MIN)
+  for (size_t k = 0; k < m; k++) a += cl_dot_term(r[k], z[k]), b += cl_dot_term(r[k], r[k]);
+  out[0] = a, out[1] = b;
+}
+
 /* The dot product of PCG, serial below PARALLEL_MIN for the same reason (the shared cl_k_dot forks
  * on every call: on a loaded 2-core machine the DDA tests took 40 times longer with it). */
 double CL_PREC(cl_dda_dot_cpu)(size_t m, const void *x_, const void *y_) {

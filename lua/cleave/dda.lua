@@ -132,17 +132,22 @@ end
 
 --- cl.dda.cut{ domain = {x1, y1, ...}, joints = { {dip =, spacing =, trace = 0, bridge = 0,
 --- perturbation = 0, seed = 1, origin = {x, y}, joint = k}, ... }, lines = { {x1, y1, x2, y2, joint = k}, ... },
---- material = 1 }:
---- the domain polygon cut into blocks by joint sets and lines (a block set).
+--- material = 1, sliver = 0.1 }:
+--- the domain polygon cut into blocks by joint sets and lines (a block set). Pieces whose 2 area /
+--- perimeter (a triangle's inscribed radius) is below `sliver` times the smallest joint spacing are
+--- merged into the neighbour they share most of an edge with, or dropped where none gives a simple
+--- polygon: set.slivers = { merged = m, dropped = d } (sliver = 0: every piece kept).
 function dda.cut(args)
   local fn = "cleave.dda.cut"
-  cl.check_args(fn, args, { domain = true, joints = true, lines = true, material = true })
+  cl.check_args(fn, args, { domain = true, joints = true, lines = true, material = true, sliver = true })
+  local sliver = number_arg(fn, args, "sliver", 0.1, nil, 2)
+  if sliver < 0 then fail(fn, string.format("argument 'sliver' = %g must be >= 0 (a fraction of the smallest joint spacing; 0 keeps every piece)", sliver), 2) end
   check_polygon(fn, "argument 'domain'", args.domain, 2)
   local domain = args.domain
   local size = 0
   for k = 3, #domain, 2 do size = math.max(size, math.abs(domain[k] - domain[1]), math.abs(domain[k + 1] - domain[2])) end
   local tol = 1e-9 * size
-  local pieces, joints = { domain }, { {} }
+  local pieces, joints, min_spacing = { domain }, { {} }, nil
   for v = 1, #domain // 2 do joints[1][v] = -1 end
   -- joint: the joint material (1-based) of the edges the segments make, or nil
   local function cut_by(segments, joint, what)
@@ -173,6 +178,7 @@ function dda.cut(args)
       fail(name, "'origin' must be a point {x, y} on one joint of the set", 2)
     end
     cut_by(joint_traces(j, domain), j.joint, string.format("joint set %d", k))
+    min_spacing = math.min(min_spacing or math.huge, j.spacing)
   end
   for k, l in ipairs(args.lines or {}) do
     if type(l) ~= "table" or #l ~= 4 or not (finite(l[1]) and finite(l[2]) and finite(l[3]) and finite(l[4])) then
@@ -184,7 +190,14 @@ function dda.cut(args)
     end
     cut_by({ l[1], l[2], l[3], l[4] }, l.joint, string.format("line %d", k))
   end
+  local merged, dropped = 0, 0
+  if min_spacing and sliver > 0 then
+    local ok, out, out_joints, m, d = pcall(dda._cut, pieces, joints, {}, {}, tol, sliver * min_spacing)
+    if not ok then fail(fn, tostring(out), 2) end
+    pieces, joints, merged, dropped = out, out_joints, m, d
+  end
   local set = dda.blocks(pieces) -- the model makes them counter-clockwise, their edge joints with them
+  set.slivers = { merged = merged, dropped = dropped }
   set.edge_joints = joints
   set.material = args.material or 1
   if math.type(set.material) ~= "integer" or set.material < 1 then

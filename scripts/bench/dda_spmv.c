@@ -27,12 +27,9 @@
 
 #include "../../kernels/dda/pcg.h"
 #include "../../kernels/dda/pcg_kernels.h"
+#include "../../kernels/dda/random_system.h"
 
 static uint64_t seed = 12345;
-static double uniform(double lo, double hi) {
-  seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-  return lo + (hi - lo) * (double)(seed >> 11) * (1.0 / 9007199254740992.0);
-}
 
 static int fail(const char *what, const cl_error *err) {
   fprintf(stderr, "dda_spmv: %s: %s\n", what, err->msg);
@@ -55,20 +52,7 @@ static cl_status make_matrix(cl_dda_bsr *a, size_t n, cl_error *err) {
   }
   cl_status st = cl_dda_bsr_pattern(a, n, np, pi, pj, err);
   free(pi), free(pj);
-  if (st != CL_OK) return st;
-  for (size_t i = 0; i < n; i++)
-    for (int32_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
-      size_t j = (size_t)a->col[p];
-      if (j < i) continue;
-      double *blk = a->val + 36 * (size_t)p, *sym = cl_dda_bsr_block(a, (int32_t)j, (int32_t)i);
-      for (int r = 0; r < 6; r++)
-        for (int c = 0; c < 6; c++) {
-          double v = j == i ? (r == c ? 40 : (r < c ? uniform(-1, 1) : blk[6 * c + r])) : uniform(-1, 1);
-          blk[6 * r + c] = v;
-          if (j != i) sym[6 * c + r] = v;
-        }
-    }
-  return CL_OK;
+  return st == CL_OK ? cl_dda_random_spd(a, 40, 0, &seed, err) : st;
 }
 
 static double cpu_ms(void) {
@@ -168,7 +152,7 @@ int main(int argc, char **argv) {
   if (make_matrix(&a, n, &err) != CL_OK) return fail("matrix", &err);
   size_t m = 6 * n, nup = (a.nnzb - n) / 2;
   double *x = malloc(m * sizeof *x), *ref = malloc(m * sizeof *ref), *y = malloc(m * sizeof *y);
-  for (size_t k = 0; k < m; k++) x[k] = uniform(-1, 1);
+  for (size_t k = 0; k < m; k++) x[k] = cl_dda_random_uniform(&seed, -1, 1);
   double scale = 76; /* |A| |x|: a row holds at most 9 blocks' 6 entries of <= 40, mostly <= 1 */
   printf("DDA SpMV on %s: %zu block rows, %zu upper blocks (%.2f a row), f64, median of %d\n", info.name, n, nup,
          (double)nup / (double)n, runs);

@@ -340,6 +340,46 @@ T.case("block cutting: joint sets and lines cut a domain into blocks that tile i
   T.raises(function() cl.dda.cut { domain = box, joints = { { dip = 0 } } } end, { "spacing" }, "missing spacing")
 end)
 
+-- 2 area / perimeter of each piece (the cutter's sliver measure), the smallest
+local function thinnest(set)
+  local least = math.huge
+  for _, p in ipairs(set.polygons) do
+    local a, per = 0, 0
+    for k = 1, #p, 2 do
+      local l = k + 2 <= #p and k + 2 or 1
+      a, per = a + p[k] * p[l + 1] - p[l] * p[k + 1], per + math.sqrt((p[l] - p[k]) ^ 2 + (p[l + 1] - p[k + 1]) ^ 2)
+    end
+    least = math.min(least, math.abs(a) / per)
+  end
+  return least
+end
+
+T.case("block cutting: slivers thinner than a tenth of the joint spacing are merged into a neighbour", function()
+  -- a 10 x 6 box cut every metre both ways and by a line 3 cm right of x = 2: six 0.03 x 1 strips
+  -- (2 area / perimeter 0.029, against 0.5 for the unit blocks)
+  local box = { 0, 0, 10, 0, 10, 6, 0, 6 }
+  local function cut(sliver)
+    return cl.dda.cut { domain = box, sliver = sliver, joints = { { dip = 0, spacing = 1, origin = { 0, 0 } },
+      { dip = 90, spacing = 1, origin = { 0, 0 } } }, lines = { { 2.03, -1, 2.03, 7, joint = 2 } } }
+  end
+  local kept = cut(0)
+  T.eq(#kept.polygons, 66, "sliver = 0 keeps the six strips")
+  T.near(thinnest(kept), 0.03 / 1.03, 1e-12, "the strips' 2 area / perimeter")
+  local merged = cut()
+  T.eq(#merged.polygons, 60, "each strip merged into a neighbour")
+  T.eq(merged.slivers.merged, 6, "six merged")
+  T.eq(merged.slivers.dropped, 0, "none dropped")
+  T.near(total_area(merged), 60, 1e-12, "the pieces still tile the box")
+  T.ok(thinnest(merged) >= 0.1, string.format("no piece thinner than 0.1 m (thinnest %.3g)", thinnest(merged)))
+  local line_edges = 0 -- the strips' edges along the line (joint 2, 0-based 1) survive the merge
+  for _, tags in ipairs(merged.edge_joints) do
+    for _, t in ipairs(tags) do if t == 1 then line_edges = line_edges + 1 end end
+  end
+  T.ok(line_edges >= 6, string.format("%d edges on the line keep its joint", line_edges))
+  cl.dda.model { blocks = merged, materials = { rock }, joints = { {}, {} } } -- simple, none overlapping
+  T.raises(function() cut(-1) end, { "sliver", ">= 0" }, "a negative fraction")
+end)
+
 T.case("joint materials per joint set: a block slides on the cut joint (20 deg) and not on the base (35 deg)", function()
   local theta, phi = math.rad(30), math.rad(20)
   local base = rotated({ -1, -1, 6, -1, 6, 0, -1, 0 }, theta)

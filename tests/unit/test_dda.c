@@ -11,6 +11,7 @@
 #include "../../kernels/dda/contacts.h"
 #include "../../kernels/dda/pcg.h"
 #include "../../kernels/dda/polygon.h"
+#include "../../kernels/dda/random_system.h"
 #include "lcg.h"
 
 TestSuite(dda, .timeout = 60);
@@ -118,19 +119,7 @@ static void random_matrix(cl_dda_bsr *a, size_t n, size_t extra) {
   }
   cl_error err;
   cr_assert_eq(cl_dda_bsr_pattern(a, n, np, pi, pj, &err), CL_OK);
-  for (size_t i = 0; i < n; i++)
-    for (int32_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
-      size_t j = (size_t)a->col[p];
-      if (j < i) continue;
-      double *blk = a->val + 36 * (size_t)p, *sym = cl_dda_bsr_block(a, (int32_t)j, (int32_t)i);
-      for (int r = 0; r < 6; r++)
-        for (int c = 0; c < 6; c++) {
-          double v = j == i ? (r == c ? 40 + lcg_uniform(0, 1) : (r < c ? lcg_uniform(-1, 1) : blk[6 * c + r]))
-                            : lcg_uniform(-1, 1);
-          blk[6 * r + c] = v;
-          if (j != i) sym[6 * c + r] = v;
-        }
-    }
+  cr_assert_eq(cl_dda_random_spd(a, 40, 1, &lcg_state, &err), CL_OK);
   free(pi), free(pj);
 }
 
@@ -189,7 +178,7 @@ static void solve_and_check(cl_dda_preconditioner kind, cl_dda_spmv_format forma
   load_solver(&dev, &s, &a, format);
   cl_dda_pcg_result res;
   cl_error err;
-  cr_assert_eq(cl_dda_pcg(&s, b, x, kind, 1e-12, 1000, &res, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_dda_pcg(&s, b, x, x, kind, 1e-12, 1000, &res, &err), CL_OK, "%s", err.msg);
   cr_assert(res.converged, "PCG converged (%d iterations, residual %.3g)", res.iterations, res.residual);
   /* the true residual, computed here block by block */
   double rn = 0, bn = 0;
@@ -203,7 +192,7 @@ static void solve_and_check(cl_dda_preconditioner kind, cl_dda_spmv_format forma
   cr_assert(sqrt(rn / bn) < 1e-11, "true relative residual %.3g", sqrt(rn / bn));
   *iterations = res.iterations;
   /* warm start: from the solution, no iteration is needed */
-  cr_assert_eq(cl_dda_pcg(&s, b, x, kind, 1e-10, 1000, &res, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_dda_pcg(&s, b, x, x, kind, 1e-10, 1000, &res, &err), CL_OK, "%s", err.msg);
   cr_assert(res.converged && res.iterations == 0, "warm start: %d iterations", res.iterations);
   free(b), free(x), free(r);
   cl_dda_solver_free(&s);
@@ -239,34 +228,34 @@ Test(dda, solver_names_a_block_that_is_not_positive_definite) {
   cl_dda_bsr_free(&a);
 }
 
-/* The device assembly against the same sums taken here densely: n blocks with random SPD diagonal
- * submatrices, nc random closed contacts (locked: both springs; sliding: normal spring and
- * friction), in both formats; the product A x and the solution of A x = b compared. */
-Test(dda, device_assembly_matches_dense_sums) {
-  lcg_seed(11);
-  const size_t n = 30, nc = 90, m = 6 * n;
-  const double kn = 50, ks = 20;
-  double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
-  double *fric = malloc(nc * sizeof *fric), *dense = calloc(m * m, sizeof *dense), *b = calloc(m, sizeof *b);
-  int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
-  for (size_t i = 0; i < n; i++)
-    for (int r = 0; r < 6; r++) {
-      F[r * n + i] = lcg_uniform(-1, 1);
-      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 30 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
-    }
-  for (size_t k = 0; k < nc; k++) {
-    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
-    state[k] = lcg_below(2) ? CL_DDA_LOCK : CL_DDA_SLIDE;
-    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
-    fric[k] = state[k] == CL_DDA_SLIDE ? lcg_uniform(-2, 2) : 0;
-  }
-  /* the dense reference */
+/* The bytes a device copies in from the host and out to it, counted by wrapping its copies. */
+static size_t bytes_in, bytes_out;
+static cl_status (*plain_to_device)(cl_device *, void *, const void *, size_t, cl_error *);
+static cl_status (*plain_to_host)(cl_device *, void *, const void *, size_t, cl_error *);
+static cl_status counted_to_device(cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err) {
+  bytes_in += bytes;
+  return plain_to_device(d, dst, src, bytes, err);
+}
+static cl_status counted_to_host(cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err) {
+  bytes_out += bytes;
+  return plain_to_host(d, dst, src, bytes, err);
+}
+
+/* The dense matrix and right-hand side of the diagonal submatrices K (row-major blocks) and F
+ * (SoA) and the contacts in their states (open: nothing; locked: both springs; sliding: the
+ * normal spring and the friction force). */
+static void dense_system(size_t n, const double *K, const double *F, size_t nc, const int32_t *bi, const int32_t *bj,
+                         const int32_t *state, const double *geo, const double *fric, double kn, double ks,
+                         double *dense, double *b) {
+  const size_t m = 6 * n;
+  memset(dense, 0, m * m * sizeof *dense);
   for (size_t i = 0; i < n; i++)
     for (int r = 0; r < 6; r++) {
       b[6 * i + r] = F[r * n + i];
       for (int c = 0; c < 6; c++) dense[(6 * i + r) * m + 6 * i + c] = K[36 * i + 6 * r + c];
     }
   for (size_t k = 0; k < nc; k++) {
+    if (state[k] == CL_DDA_OPEN) continue;
     double a[4][6], Kii[36] = {0}, Kjj[36] = {0}, Kij[36] = {0}, Fi[6] = {0}, Fj[6] = {0};
     for (int q = 0; q < 4; q++)
       for (int c = 0; c < 6; c++) a[q][c] = geo[(6 * q + c) * nc + k];
@@ -283,43 +272,90 @@ Test(dda, device_assembly_matches_dense_sums) {
       }
     }
   }
-  double *x = malloc(m * sizeof *x), *y = malloc(m * sizeof *y), *ref = calloc(m, sizeof *ref), scale = 0;
-  for (size_t k = 0; k < m; k++) x[k] = lcg_uniform(-1, 1);
-  for (size_t r = 0; r < m; r++) {
-    double abs_sum = 0;
-    for (size_t c = 0; c < m; c++) ref[r] += dense[r * m + c] * x[c], abs_sum += fabs(dense[r * m + c] * x[c]);
-    scale = fmax(scale, abs_sum);
+}
+
+/* The device assembly against the same sums taken here densely: n blocks with random SPD diagonal
+ * submatrices, nc random contacts, in both formats. The step's contacts are set once; then three
+ * open-close iterations change their states at random (open, sliding, locked), and each assembly
+ * must match its dense system -- the product A x and the solution of A x = b -- while sending no
+ * more than the states and friction forces (12 bytes a contact) to the device, and PCG no more
+ * than its solution back (6 n doubles; inside it only scalars). */
+Test(dda, device_assembly_matches_dense_sums_as_states_change) {
+  lcg_seed(11);
+  const size_t n = 30, nc = 90, m = 6 * n;
+  const double kn = 50, ks = 20;
+  double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
+  double *fric = malloc(nc * sizeof *fric), *dense = malloc(m * m * sizeof *dense), *b = malloc(m * sizeof *b);
+  int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      F[r * n + i] = lcg_uniform(-1, 1);
+      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 30 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
+    }
+  for (size_t k = 0; k < nc; k++) {
+    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
+    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
   }
+  double *x = malloc(m * sizeof *x), *y = malloc(m * sizeof *y), *ref = malloc(m * sizeof *ref);
+  double *u = malloc(m * sizeof *u);
+  for (size_t k = 0; k < m; k++) x[k] = lcg_uniform(-1, 1);
   for (int f = 0; f < 2; f++) {
     cl_device dev;
     cl_error err;
     cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK);
+    plain_to_device = dev.to_device, plain_to_host = dev.to_host;
+    dev.to_device = counted_to_device, dev.to_host = counted_to_host;
     cl_dda_bsr a = {0};
     cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
     cl_dda_solver s;
     cl_dda_solver_init(&s, &dev, (cl_dda_spmv_format)f);
-    cl_dda_closed_contacts cc = {nc, bi, bj, state, geo, fric, kn, ks};
-    cr_assert_eq(cl_dda_solver_assemble(&s, &a, &cc, K, F, &err), CL_OK, "%s", err.msg);
-    cr_assert_eq(cl_dda_solver_spmv(&s, x, y, &err), CL_OK, "%s", err.msg);
-    for (size_t r = 0; r < m; r++)
-      cr_assert(fabs(y[r] - ref[r]) <= 1e-14 * scale, "format %d, row %zu: %.17g against dense %.17g", f, r, y[r], ref[r]);
-    /* the right-hand side: the solution of the device's A x = b satisfies the dense system */
-    double *u = calloc(m, sizeof *u), rn = 0, bn = 0;
-    cl_dda_pcg_result res;
-    cr_assert_eq(cl_dda_pcg(&s, NULL, u, CL_DDA_BLOCK_JACOBI, 1e-13, 5000, &res, &err), CL_OK, "%s", err.msg);
-    cr_assert(res.converged, "PCG: %d iterations, residual %.3g", res.iterations, res.residual);
-    for (size_t r = 0; r < m; r++) {
-      double s_r = b[r];
-      for (size_t c = 0; c < m; c++) s_r -= dense[r * m + c] * u[c];
-      rn += s_r * s_r, bn += b[r] * b[r];
+    cl_dda_step_contacts sc = {nc, bi, bj, geo, kn, ks};
+    cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+    memset(u, 0, m * sizeof *u);
+    for (int iteration = 0; iteration < 3; iteration++) {
+      for (size_t k = 0; k < nc; k++) {
+        state[k] = (int32_t)lcg_below(3);
+        fric[k] = state[k] == CL_DDA_SLIDE ? lcg_uniform(-2, 2) : 0;
+      }
+      dense_system(n, K, F, nc, bi, bj, state, geo, fric, kn, ks, dense, b);
+      double scale = 0;
+      for (size_t r = 0; r < m; r++) {
+        double abs_sum = 0;
+        ref[r] = 0;
+        for (size_t c = 0; c < m; c++) ref[r] += dense[r * m + c] * x[c], abs_sum += fabs(dense[r * m + c] * x[c]);
+        scale = fmax(scale, abs_sum);
+      }
+      bytes_in = bytes_out = 0;
+      cr_assert_eq(cl_dda_solver_assemble(&s, state, fric, K, F, &err), CL_OK, "%s", err.msg);
+      cr_assert(bytes_in <= nc * (sizeof *state + sizeof *fric) && bytes_out == 0,
+                "format %d: the assembly sent %zu bytes in and %zu out (the states and forces: %zu)", f, bytes_in,
+                bytes_out, nc * (sizeof *state + sizeof *fric));
+      /* the right-hand side: the solution of the device's A x = b satisfies the dense system; the
+       * solve starts from the last one on the device */
+      cl_dda_pcg_result res;
+      bytes_in = bytes_out = 0;
+      cr_assert_eq(cl_dda_pcg(&s, NULL, NULL, u, CL_DDA_BLOCK_JACOBI, 1e-13, 5000, &res, &err), CL_OK, "%s", err.msg);
+      cr_assert(res.converged, "PCG: %d iterations, residual %.3g", res.iterations, res.residual);
+      cr_assert(bytes_in == 0 && bytes_out == m * sizeof *u, "format %d: PCG sent %zu bytes in and %zu out (%d "
+                "iterations)", f, bytes_in, bytes_out, res.iterations);
+      double rn = 0, bn = 0;
+      for (size_t r = 0; r < m; r++) {
+        double s_r = b[r];
+        for (size_t c = 0; c < m; c++) s_r -= dense[r * m + c] * u[c];
+        rn += s_r * s_r, bn += b[r] * b[r];
+      }
+      cr_assert(sqrt(rn / bn) < 1e-11, "format %d: dense residual of the device solution %.3g", f, sqrt(rn / bn));
+      cr_assert_eq(cl_dda_solver_spmv(&s, x, y, &err), CL_OK, "%s", err.msg);
+      for (size_t r = 0; r < m; r++)
+        cr_assert(fabs(y[r] - ref[r]) <= 1e-14 * scale, "format %d, iteration %d, row %zu: %.17g against dense %.17g",
+                  f, iteration, r, y[r], ref[r]);
     }
-    cr_assert(sqrt(rn / bn) < 1e-11, "format %d: dense residual of the device solution %.3g", f, sqrt(rn / bn));
-    free(u);
     cl_dda_solver_free(&s);
     cl_dda_bsr_free(&a);
     cl_device_close(&dev);
   }
-  free(K), free(F), free(geo), free(fric), free(dense), free(b), free(bi), free(bj), free(state), free(x), free(y), free(ref);
+  free(K), free(F), free(geo), free(fric), free(dense), free(b), free(bi), free(bj), free(state), free(x), free(y);
+  free(ref), free(u);
 }
 
 /* The broad phase's candidate pairs against every pair's box test: random small squares over a
