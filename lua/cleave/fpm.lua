@@ -1436,3 +1436,37 @@ function run_mt:statistics(steps, seconds)
     element_steps_per_second = seconds and seconds > 0 and steps * self.body.ne / seconds or nil }
 end
 
+
+-- ---- the issue's verification cases, one definition for the tests and the bench scripts ---------
+
+--- cleave.fpm.compressed_annulus{ around =, device = } -> u, balance, ne, seconds
+--- The compressed annulus of hexahedra (issue 15, verification 6; the paper's geometry is in its
+--- Fig. 17, so this one is ours): a quarter ring, radii 0.1 and 0.15 m, 0.02 m thick (z held on the
+--- face z = 0), E = 2 GPa, nu = 0.3, rho = 1000 kg/m^3, symmetry planes x = 0 and y = 0; the pressure
+--- ramped to 5.25 MPa over 5 ms, then constant, on the outer face within 15 degrees of the x axis;
+--- undamped, 0.02 s, around x around / 3 x 1 cells. u: the horizontal displacement (m) of the centre
+--- particle of the loaded face (outer, y = 0, z = 0) at 1, 2, ..., 20 ms; balance: |W_ext - K - U| /
+--- W_ext at 0.02 s; ne: the hexahedra; seconds: the run's time.
+function fpm.compressed_annulus(args)
+  local fn = "cleave.fpm.compressed_annulus"
+  cl.check_args(fn, args, { around = true })
+  local around, b = cells(fn, args, "around"), 0.15
+  local ring = fpm.annulus { inner = 0.1, outer = b, thickness = 0.02, part = "quarter", around = around,
+    radial = math.max(1, around // 3), material = fpm.elastic { E = 2e9, nu = 0.3, rho = 1000 } }
+  ring:symmetry { where = { group = "x0" }, normal = "x" }
+  ring:symmetry { where = { group = "y0" }, normal = "y" }
+  ring:fix { where = { group = "z0" }, dofs = { "z" } }
+  local tan15 = math.tan(math.rad(15))
+  ring:pressure { where = function(x, y) return math.abs(math.sqrt(x * x + y * y) - b) < 1e-9 and y <= tan15 * x + 1e-9 end,
+    p = "5.25e6 * min(t / 0.005, 1)" }
+  local centre = ring:select(function(x, y, z) return y == 0 and math.abs(x - b) < 1e-9 and z == 0 end):to_table()[1]
+  local per_ms = math.ceil(1e-3 / (0.9 * ring:stable_dt())) -- a whole number of steps per ms
+  local run = fpm.explicit { ring, dt = 1e-3 / per_ms, steps = per_ms, progress = false }
+  local u, seconds = {}, 0
+  for k = 1, 20 do
+    seconds = seconds + run:go { steps = per_ms }.seconds
+    u[k] = ring.d[centre][1]
+  end
+  local e = ring:energies()
+  return u, math.abs(e.external - e.kinetic - e.strain) / e.external, ring.ne, seconds
+end
