@@ -701,6 +701,35 @@ function fpm.annulus(args)
   return body
 end
 
+--- cleave.fpm.read{ path =, material =, thickness =, layers =, precision =, assembly = } -> a body from
+--- a mesh file: a Gmsh .msh (ASCII 2.2 or 4.1) of 3-node triangles (shells) or 8-node hexahedra, or
+--- an Abaqus .inp (by the extension) of S3 shells or C3D8 hexahedra, one kind per file. Gmsh's named
+--- physical groups of any dimension (points, lines, surfaces, volumes) and Abaqus's *NSET and
+--- *ELSET (the nodes of its elements) become particle groups: where = { group = "name" }.
+--- Shells need 'thickness' (and take 'layers'); hexahedra take neither.
+function fpm.read(args)
+  local fn = "cleave.fpm.read"
+  cl.check_args(fn, args, { path = true, material = true, thickness = true, layers = true, precision = true,
+    assembly = true })
+  local path = args.path
+  if type(path) ~= "string" then error(fn .. ": argument 'path' must name a .msh (Gmsh) or .inp (Abaqus) file", 2) end
+  local format = path:lower():match("%.inp$") and "inp" or path:lower():match("%.msh$") and "msh"
+  if not format then error(fn .. ": argument 'path' (" .. path .. ") must end in .msh (Gmsh) or .inp (Abaqus)", 2) end
+  local ok, mesh = pcall(fpm._read_mesh, path, format)
+  if not ok then error(mesh, 2) end
+  if mesh.kind == "hexes" and (args.thickness ~= nil or args.layers ~= nil) then
+    error(fn .. ": " .. path .. " holds hexahedra: 'thickness' and 'layers' are for shells (triangles)", 2)
+  end
+  local body = fpm.body { points = mesh.points, [mesh.kind] = mesh.cells, material = args.material,
+    thickness = args.thickness, layers = args.layers, precision = args.precision, assembly = args.assembly }
+  local groups = {}
+  for name, rows in pairs(mesh.groups) do
+    if #rows > 0 then groups[name] = rows end
+  end
+  body.groups = groups
+  return body
+end
+
 -- ---- regions, constraints, loads -----------------------------------------------------------------
 
 --- body:select(where [, params]) -> u32 field of the 1-based rows of the particles in the region

@@ -569,6 +569,116 @@ T.case("compressed annulus of hexahedra: energy balance within 1%, the centre's 
   T.ok(d2 <= 0.6 * d1, "the histories converge (the difference shrinks with the cells)")
 end)
 
+T.case("mesh files: shells and hexahedra from Gmsh (2.2, 4.1) and Abaqus (S3, C3D8) with their groups", function()
+  local dir = T.outdir("fpm_mesh")
+  local function write(name, text)
+    local f = assert(io.open(dir .. "/" .. name, "w"))
+    f:write(text)
+    f:close()
+    return dir .. "/" .. name
+  end
+  local function sorted(list) -- integers (a field's rows come back as numbers) in order, as text
+    local copy = {}
+    for i, v in ipairs(list) do copy[i] = math.tointeger(v) end
+    table.sort(copy)
+    return table.concat(copy, " ")
+  end
+  local function cells(body) return body.conn:to_table() end
+  -- two triangles in space (z = 0.5 on the far edge), a physical line "edge" and surface "plate"; a
+  -- point without a group is skipped
+  local shell_msh = write("plate.msh", [[
+$MeshFormat
+2.2 0 8
+$EndMeshFormat
+$PhysicalNames
+2
+1 1 "edge"
+2 2 "plate"
+$EndPhysicalNames
+$Nodes
+4
+1 0 0 0
+2 1 0 0
+3 1 1 0.5
+4 0 1 0.5
+$EndNodes
+$Elements
+4
+1 15 2 0 1 1
+2 1 2 1 1 1 2
+3 2 2 2 1 1 2 3
+4 2 2 2 1 1 3 4
+$EndElements
+]])
+  local shell_inp = write("plate.inp", [[
+** the same plate as S3 shells
+*NODE
+1, 0, 0, 0
+2, 1, 0, 0
+3, 1, 1, 0.5
+4, 0, 1, 0.5
+*ELEMENT, TYPE=S3, ELSET=plate
+10, 1, 2, 3
+11, 1, 3, 4
+*NSET, NSET=edge
+1, 2
+]])
+  for _, path in ipairs { shell_msh, shell_inp } do
+    local plate = cl.fpm.read { path = path, thickness = 0.01, material = elastic() }
+    T.eq(plate.kind, "shell", path .. ": shells")
+    T.eq(plate.n, 4, path .. ": particles")
+    T.eq(plate.points[3][3], 0.5, path .. ": z kept")
+    local c = cells(plate)
+    T.eq(#c, 2, path .. ": triangles")
+    T.eq(sorted(c[2]), "0 2 3", path .. ": the second triangle's particles (0-based)")
+    T.eq(sorted(plate:select { group = "edge" }:to_table()), "1 2", path .. ": group 'edge'")
+    T.eq(sorted(plate:select { group = "plate" }:to_table()), "1 2 3 4", path .. ": group 'plate'")
+    -- the area of the two triangles: 1 x sqrt(1 + 0.25)
+    T.near(plate.mass:sum(), steel.rho * 0.01 * math.sqrt(1.25), 1e-12, path .. ": mass = rho t area")
+  end
+  -- two hexahedra along x (0..2 x 0..1 x 0..1): Gmsh 4.1 with the face x = 0 as a physical surface of
+  -- a quadrangle and the volume as "solid"; Abaqus C3D8 with *NSET root and the *ELSET of the second
+  local X = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 0, 1, 0 }, { 0, 0, 1 }, { 1, 0, 1 }, { 1, 1, 1 }, { 0, 1, 1 },
+    { 2, 0, 0 }, { 2, 1, 0 }, { 2, 0, 1 }, { 2, 1, 1 } }
+  local tags, coords, nodes = {}, {}, {}
+  for i, p in ipairs(X) do
+    tags[i] = tostring(i)
+    coords[i] = table.concat(p, " ")
+    nodes[i] = i .. ", " .. table.concat(p, ", ")
+  end
+  local hex_msh = write("bar.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n2 1 \"root\"\n" ..
+    "3 2 \"solid\"\n$EndPhysicalNames\n$Entities\n0 0 1 1\n1 0 0 0 0 1 1 1 1 0\n1 0 0 0 2 1 1 1 2 0\n$EndEntities\n" ..
+    "$Nodes\n1 12 1 12\n3 1 0 12\n" .. table.concat(tags, "\n") .. "\n" .. table.concat(coords, "\n") ..
+    "\n$EndNodes\n$Elements\n2 3 1 3\n2 1 3 1\n1 1 4 8 5\n3 1 5 2\n2 1 2 3 4 5 6 7 8\n3 2 9 10 3 6 11 12 7\n" ..
+    "$EndElements\n")
+  local hex_inp = write("bar.inp", "*NODE\n" .. table.concat(nodes, "\n") .. "\n*ELEMENT, TYPE=C3D8R, ELSET=solid\n" ..
+    "1, 1, 2, 3, 4, 5, 6, 7, 8\n2, 2, 9, 10, 3, 6, 11, 12,\n7\n*NSET, NSET=root\n1, 4, 8, 5\n*ELSET, ELSET=last\n2\n")
+  local box = cl.fpm.box { x = { 0, 2 }, y = { 0, 1 }, z = { 0, 1 }, nx = 2, ny = 1, nz = 1, material = elastic() }
+  for _, path in ipairs { hex_msh, hex_inp } do
+    local bar = cl.fpm.read { path = path, material = elastic() }
+    T.eq(bar.kind, "hex", path .. ": hexahedra")
+    T.eq(#cells(bar), 2, path .. ": two hexahedra")
+    T.eq(sorted(bar:select { group = "root" }:to_table()), "1 4 5 8", path .. ": group 'root' (the face x = 0)")
+    T.eq(#bar:select { group = "solid" }:to_table(), 12, path .. ": group 'solid'")
+    T.near(bar.mass:sum(), box.mass:sum(), 1e-12, path .. ": the generator's mass")
+    T.near(bar:stable_dt(), box:stable_dt(), 1e-12, path .. ": the generator's stable step")
+  end
+  T.eq(sorted(cl.fpm.read { path = hex_inp, material = elastic() }:select { group = "last" }:to_table()),
+    "2 3 6 7 9 10 11 12", "an *ELSET names its elements' nodes")
+  T.raises(function() cl.fpm.read { path = dir .. "/bar.vtu", material = elastic() } end, { "'path'", ".msh", ".inp" })
+  T.raises(function() cl.fpm.read { path = hex_inp, thickness = 0.1, material = elastic() } end,
+    { "hexahedra", "'thickness'" })
+  T.raises(function() cl.fpm.read { path = write("tet.inp", "*NODE\n1, 0, 0, 0\n2, 1, 0, 0\n3, 0, 1, 0\n4, 0, 0, 1\n" ..
+    "*ELEMENT, TYPE=C3D4\n1, 1, 2, 3, 4\n"), material = elastic() } end, { "C3D4", "S3", "C3D8" })
+  T.raises(function() cl.fpm.read { path = write("quads.msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n" ..
+    "1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n$EndNodes\n$Elements\n1\n1 3 2 0 1 1 2 3 4\n$EndElements\n"),
+    material = elastic() } end, { "no triangles (element type 2) or hexahedra (type 5)" })
+  T.raises(function() cl.fpm.read { path = write("mixed.msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n8\n" ..
+    "1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n5 0 0 1\n6 1 0 1\n7 1 1 1\n8 0 1 1\n$EndNodes\n$Elements\n2\n" ..
+    "1 2 2 0 1 1 2 3\n2 5 2 0 1 1 2 3 4 5 6 7 8\n$EndElements\n"), material = elastic() } end,
+    { "mixed.msh:", "one kind of cell per file" })
+end)
+
 T.case("pressure on hexahedra: the boundary faces' consistent load; a follower on hexahedra is refused", function()
   -- a unit cube pressed on its top: p A / 4 on each of the top face's corners, along -z
   local cube = cl.fpm.box { x = { 0, 1 }, y = { 0, 1 }, z = { 0, 1 }, nx = 2, ny = 2, nz = 2, material = elastic() }
