@@ -1468,6 +1468,30 @@ end
 
 -- ---- the issue's verification cases, one definition for the tests and the bench scripts ---------
 
+--- cleave.fpm.pinched_semicylinder{ around =, along =, precision =, assembly = } -> shell, tip
+--- The pinched semi-cylinder of Sze, Liu & Lo (2004, "pinched semi-cylindrical isotropic shell";
+--- docs/methods/finite-particle.md): R = 1.016, L = 3.048, t = 0.03, E = 2.0685e7, nu = 0.3; the end
+--- z = 0 clamped; the straight edges (on the plane y = 0) carry the symmetry conditions of the full
+--- cylinder's mid-plane (no vertical translation, no rotation about the axis or about x; free to
+--- slide sideways and along the axis); a point force P down (-y) at the middle of the free end's arc.
+--- Modelled on half of it (a = 0..90 degrees, around x along cells) with the symmetry plane x = 0,
+--- which carries P/2: the load is fy = -t / 2, t the reference's P in newtons. rho = 1000 only sets
+--- the time scale of damped dynamics. tip is the load point's row.
+function fpm.pinched_semicylinder(args)
+  local fn = "cleave.fpm.pinched_semicylinder"
+  cl.check_args(fn, args, { around = true, along = true, precision = true, assembly = true })
+  local R, L = 1.016, 3.048
+  local shell = fpm.cylinder { radius = R, length = L, thickness = 0.03, part = "quarter", around = args.around,
+    along = args.along, precision = args.precision, assembly = args.assembly,
+    material = fpm.elastic { E = 2.0685e7, nu = 0.3, rho = 1000 } }
+  shell:fix { where = { group = "z0" } }
+  shell:symmetry { where = { group = "y0" }, normal = "y" }
+  shell:symmetry { where = { group = "x0" }, normal = "x" }
+  local function at_load(x, _, z) return x == 0 and z > L * (1 - 1e-9) end
+  shell:load { where = at_load, fy = "-t / 2" }
+  return shell, shell:select(at_load):to_table()[1]
+end
+
 --- cleave.fpm.compressed_annulus{ around =, device = } -> u, balance, ne, seconds
 --- The compressed annulus of hexahedra (issue 15, verification 6; the paper's geometry is in its
 --- Fig. 17, so this one is ours): a quarter ring, radii 0.1 and 0.15 m, 0.02 m thick (z held on the
