@@ -490,12 +490,14 @@ static int fpm_read_mesh(lua_State *L) {
     if (cl_msh_read_3d(path, &m, &err) != CL_OK) return luaL_error(L, "cleave.fpm.read: %s", err.msg);
     push_mesh(L, m.x, m.nnodes, m.elem, m.nelems, m.hex);
     lua_newtable(L);
-    if (!(seen = malloc(m.nnodes ? m.nnodes : 1))) return cl_msh_free(&m), luaL_error(L, "cleave.fpm.read: out of memory");
+    if (!(seen = malloc(m.nnodes ? m.nnodes : 1)))
+      return cl_msh_free(&m), luaL_error(L, "cleave.fpm.read: out of memory");
     for (size_t g = 0; g < m.ngroups; g++) {
       memset(seen, 0, m.nnodes);
       lua_newtable(L);
       for (size_t k = 0; k < m.ntagged; k++)
-        if (m.tagged_group[k] == m.groups[g].tag && m.tagged_dim[k] == m.groups[g].dim) add_node(L, seen, m.tagged_node[k]);
+        if (m.tagged_group[k] == m.groups[g].tag && m.tagged_dim[k] == m.groups[g].dim)
+          add_node(L, seen, m.tagged_node[k]);
       lua_setfield(L, -2, m.groups[g].name);
     }
     cl_msh_free(&m);
@@ -504,7 +506,8 @@ static int fpm_read_mesh(lua_State *L) {
     if (cl_inp_read_3d(path, &m, &err) != CL_OK) return luaL_error(L, "cleave.fpm.read: %s", err.msg);
     push_mesh(L, m.x, m.nnodes, m.elem, m.nelems, m.nodes_per_elem == 8);
     lua_newtable(L);
-    if (!(seen = malloc(m.nnodes ? m.nnodes : 1))) return cl_inp_free(&m), luaL_error(L, "cleave.fpm.read: out of memory");
+    if (!(seen = malloc(m.nnodes ? m.nnodes : 1)))
+      return cl_inp_free(&m), luaL_error(L, "cleave.fpm.read: out of memory");
     for (size_t i = 0; i < m.nsets; i++) {
       const cl_inp_set *set = &m.sets[i];
       memset(seen, 0, m.nnodes);

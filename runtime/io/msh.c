@@ -464,7 +464,8 @@ static cl_status add_element_3d(build *b, int type, int dim, int group, size_t k
                         rd->path, rd->line, type == 5 ? "a hexahedron (type 5)" : "a triangle (type 2)",
                         b->tri_type == 5 ? "hexahedra (type 5)" : "triangles (type 2)", b->tri_line);
   const size_t n = rd->ntok > k ? rd->ntok - k : 0, want = type == 5 ? 8 : 3;
-  if (cell && n != want) return expect_tokens(rd, k + want, type == 5 ? "a hexahedron's 8 nodes" : "a triangle's 3 nodes", err);
+  if (cell && n != want)
+    return expect_tokens(rd, k + want, type == 5 ? "a hexahedron's 8 nodes" : "a triangle's 3 nodes", err);
   if (!n) return expected(rd, k, "node tags", err);
   uint32_t nodes[8];
   for (size_t j = 0; j < n; j++) {
