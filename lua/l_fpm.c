@@ -3,9 +3,12 @@
  * gather assembly and the
  * hexahedron forces of a compiled stress_update law. The bodies, loads and runs are in
  * lua/cleave/fpm.lua. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../kernels/fpm/fpm_dispatch.h"
+#include "../runtime/io/inp.h"
+#include "../runtime/io/msh.h"
 #include "l_jit.h"
 #include "l_util.h"
 
@@ -443,6 +446,99 @@ static int stage_gather(lua_State *L) {
   return 1;
 }
 
+/* ---- meshes from files ------------------------------------------------------------------ */
+
+/* On the stack: { points = { {x, y, z}, ... }, cells = { {1-based nodes}, ... }, kind = "shells" | "hexes" }. */
+static void push_mesh(lua_State *L, const double *x, size_t nnodes, const uint32_t *elem, size_t nelems, int hex) {
+  const int nn = hex ? 8 : 3;
+  lua_createtable(L, 0, 4);
+  lua_createtable(L, (int)nnodes, 0);
+  for (size_t i = 0; i < nnodes; i++) {
+    lua_createtable(L, 3, 0);
+    for (int c = 0; c < 3; c++) lua_pushnumber(L, x[3 * i + (size_t)c]), lua_rawseti(L, -2, c + 1);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "points");
+  lua_createtable(L, (int)nelems, 0);
+  for (size_t e = 0; e < nelems; e++) {
+    lua_createtable(L, nn, 0);
+    for (int a = 0; a < nn; a++) lua_pushinteger(L, elem[e * (size_t)nn + (size_t)a] + 1), lua_rawseti(L, -2, a + 1);
+    lua_rawseti(L, -2, (lua_Integer)e + 1);
+  }
+  lua_setfield(L, -2, "cells");
+  lua_pushstring(L, hex ? "hexes" : "shells");
+  lua_setfield(L, -2, "kind");
+}
+
+/* Appends the 1-based node i to the list at the top once (seen: the nodes already in it). */
+static void add_node(lua_State *L, uint8_t *seen, uint32_t i) {
+  if (seen[i]) return;
+  seen[i] = 1;
+  lua_pushinteger(L, (lua_Integer)i + 1);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+}
+
+/* cl.fpm._read_mesh(path, "msh" | "inp") -> the table of push_mesh and groups = { name = {1-based
+ * nodes} }: a Gmsh file's named physical groups of any dimension (runtime/io/msh.h, cl_msh_read_3d), an
+ * Abaqus file's *NSET and *ELSET (the nodes of its elements; runtime/io/inp.h, cl_inp_read_3d). */
+static int fpm_read_mesh(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1), *format = luaL_checkstring(L, 2);
+  cl_error err;
+  uint8_t *seen = NULL;
+  if (!strcmp(format, "msh")) {
+    cl_msh m;
+    if (cl_msh_read_3d(path, &m, &err) != CL_OK) return luaL_error(L, "cleave.fpm.read: %s", err.msg);
+    push_mesh(L, m.x, m.nnodes, m.elem, m.nelems, m.hex);
+    lua_newtable(L);
+    if (!(seen = malloc(m.nnodes ? m.nnodes : 1)))
+      return cl_msh_free(&m), luaL_error(L, "cleave.fpm.read: out of memory");
+    for (size_t g = 0; g < m.ngroups; g++) {
+      memset(seen, 0, m.nnodes);
+      lua_newtable(L);
+      for (size_t k = 0; k < m.ntagged; k++)
+        if (m.tagged_group[k] == m.groups[g].tag && m.tagged_dim[k] == m.groups[g].dim)
+          add_node(L, seen, m.tagged_node[k]);
+      lua_setfield(L, -2, m.groups[g].name);
+    }
+    cl_msh_free(&m);
+  } else {
+    cl_inp m;
+    if (cl_inp_read_3d(path, &m, &err) != CL_OK) return luaL_error(L, "cleave.fpm.read: %s", err.msg);
+    push_mesh(L, m.x, m.nnodes, m.elem, m.nelems, m.nodes_per_elem == 8);
+    lua_newtable(L);
+    if (!(seen = malloc(m.nnodes ? m.nnodes : 1)))
+      return cl_inp_free(&m), luaL_error(L, "cleave.fpm.read: out of memory");
+    for (size_t i = 0; i < m.nsets; i++) {
+      const cl_inp_set *set = &m.sets[i];
+      memset(seen, 0, m.nnodes);
+      /* an *NSET and an *ELSET of one name make one group: the nodes of both */
+      if (lua_getfield(L, -1, set->name) == LUA_TTABLE) {
+        for (lua_Integer k = 1; k <= (lua_Integer)lua_rawlen(L, -1); k++) {
+          lua_rawgeti(L, -1, k);
+          seen[lua_tointeger(L, -1) - 1] = 1;
+          lua_pop(L, 1);
+        }
+      } else {
+        lua_pop(L, 1);
+        lua_newtable(L);
+      }
+      for (size_t j = 0; j < set->n; j++) {
+        if (!set->elements) {
+          add_node(L, seen, set->items[j]);
+          continue;
+        }
+        const size_t nn = (size_t)m.nodes_per_elem;
+        for (size_t a = 0; a < nn; a++) add_node(L, seen, m.elem[set->items[j] * nn + a]);
+      }
+      lua_setfield(L, -2, set->name);
+    }
+    cl_inp_free(&m);
+  }
+  free(seen);
+  lua_setfield(L, -2, "groups");
+  return 1;
+}
+
 int cl_lua_open_fpm(lua_State *L) {
   cl_lua_stage_metatable(L, FPM_STAGE_MT);
   lua_pop(L, 1);
@@ -451,6 +547,8 @@ int cl_lua_open_fpm(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
   lua_newtable(L);
+  lua_pushcfunction(L, fpm_read_mesh);
+  lua_setfield(L, -2, "_read_mesh");
   lua_setfield(L, -2, "fpm");
   lua_getfield(L, -1, "stage");
   lua_pushcfunction(L, stage_particles);

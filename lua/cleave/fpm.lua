@@ -701,6 +701,35 @@ function fpm.annulus(args)
   return body
 end
 
+--- cleave.fpm.read{ path =, material =, thickness =, layers =, precision =, assembly = } -> a body from
+--- a mesh file: a Gmsh .msh (ASCII 2.2 or 4.1) of 3-node triangles (shells) or 8-node hexahedra, or
+--- an Abaqus .inp (by the extension) of S3 shells or C3D8 hexahedra, one kind per file. Gmsh's named
+--- physical groups of any dimension (points, lines, surfaces, volumes) and Abaqus's *NSET and
+--- *ELSET (the nodes of its elements) become particle groups: where = { group = "name" }.
+--- Shells need 'thickness' (and take 'layers'); hexahedra take neither.
+function fpm.read(args)
+  local fn = "cleave.fpm.read"
+  cl.check_args(fn, args, { path = true, material = true, thickness = true, layers = true, precision = true,
+    assembly = true })
+  local path = args.path
+  if type(path) ~= "string" then error(fn .. ": argument 'path' must name a .msh (Gmsh) or .inp (Abaqus) file", 2) end
+  local format = path:lower():match("%.inp$") and "inp" or path:lower():match("%.msh$") and "msh"
+  if not format then error(fn .. ": argument 'path' (" .. path .. ") must end in .msh (Gmsh) or .inp (Abaqus)", 2) end
+  local ok, mesh = pcall(fpm._read_mesh, path, format)
+  if not ok then error(mesh, 2) end
+  if mesh.kind == "hexes" and (args.thickness ~= nil or args.layers ~= nil) then
+    error(fn .. ": " .. path .. " holds hexahedra: 'thickness' and 'layers' are for shells (triangles)", 2)
+  end
+  local body = fpm.body { points = mesh.points, [mesh.kind] = mesh.cells, material = args.material,
+    thickness = args.thickness, layers = args.layers, precision = args.precision, assembly = args.assembly }
+  local groups = {}
+  for name, rows in pairs(mesh.groups) do
+    if #rows > 0 then groups[name] = rows end
+  end
+  body.groups = groups
+  return body
+end
+
 -- ---- regions, constraints, loads -----------------------------------------------------------------
 
 --- body:select(where [, params]) -> u32 field of the 1-based rows of the particles in the region
@@ -1436,3 +1465,61 @@ function run_mt:statistics(steps, seconds)
     element_steps_per_second = seconds and seconds > 0 and steps * self.body.ne / seconds or nil }
 end
 
+
+-- ---- the issue's verification cases, one definition for the tests and the bench scripts ---------
+
+--- cleave.fpm.pinched_semicylinder{ around =, along =, precision =, assembly = } -> shell, tip
+--- The pinched semi-cylinder of Sze, Liu & Lo (2004, "pinched semi-cylindrical isotropic shell";
+--- docs/methods/finite-particle.md): R = 1.016, L = 3.048, t = 0.03, E = 2.0685e7, nu = 0.3; the end
+--- z = 0 clamped; the straight edges (on the plane y = 0) carry the symmetry conditions of the full
+--- cylinder's mid-plane (no vertical translation, no rotation about the axis or about x; free to
+--- slide sideways and along the axis); a point force P down (-y) at the middle of the free end's arc.
+--- Modelled on half of it (a = 0..90 degrees, around x along cells) with the symmetry plane x = 0,
+--- which carries P/2: the load is fy = -t / 2, t the reference's P in newtons. rho = 1000 only sets
+--- the time scale of damped dynamics. tip is the load point's row.
+function fpm.pinched_semicylinder(args)
+  local fn = "cleave.fpm.pinched_semicylinder"
+  cl.check_args(fn, args, { around = true, along = true, precision = true, assembly = true })
+  local R, L = 1.016, 3.048
+  local shell = fpm.cylinder { radius = R, length = L, thickness = 0.03, part = "quarter", around = args.around,
+    along = args.along, precision = args.precision, assembly = args.assembly,
+    material = fpm.elastic { E = 2.0685e7, nu = 0.3, rho = 1000 } }
+  shell:fix { where = { group = "z0" } }
+  shell:symmetry { where = { group = "y0" }, normal = "y" }
+  shell:symmetry { where = { group = "x0" }, normal = "x" }
+  local function at_load(x, _, z) return x == 0 and z > L * (1 - 1e-9) end
+  shell:load { where = at_load, fy = "-t / 2" }
+  return shell, shell:select(at_load):to_table()[1]
+end
+
+--- cleave.fpm.compressed_annulus{ around =, device = } -> u, balance, ne, seconds
+--- The compressed annulus of hexahedra (issue 15, verification 6; the paper's geometry is in its
+--- Fig. 17, so this one is ours): a quarter ring, radii 0.1 and 0.15 m, 0.02 m thick (z held on the
+--- face z = 0), E = 2 GPa, nu = 0.3, rho = 1000 kg/m^3, symmetry planes x = 0 and y = 0; the pressure
+--- ramped to 5.25 MPa over 5 ms, then constant, on the outer face within 15 degrees of the x axis;
+--- undamped, 0.02 s, around x around / 3 x 1 cells. u: the horizontal displacement (m) of the centre
+--- particle of the loaded face (outer, y = 0, z = 0) at 1, 2, ..., 20 ms; balance: |W_ext - K - U| /
+--- W_ext at 0.02 s; ne: the hexahedra; seconds: the run's time.
+function fpm.compressed_annulus(args)
+  local fn = "cleave.fpm.compressed_annulus"
+  cl.check_args(fn, args, { around = true })
+  local around, b = cells(fn, args, "around"), 0.15
+  local ring = fpm.annulus { inner = 0.1, outer = b, thickness = 0.02, part = "quarter", around = around,
+    radial = math.max(1, around // 3), material = fpm.elastic { E = 2e9, nu = 0.3, rho = 1000 } }
+  ring:symmetry { where = { group = "x0" }, normal = "x" }
+  ring:symmetry { where = { group = "y0" }, normal = "y" }
+  ring:fix { where = { group = "z0" }, dofs = { "z" } }
+  local tan15 = math.tan(math.rad(15))
+  ring:pressure { where = function(x, y) return math.abs(math.sqrt(x * x + y * y) - b) < 1e-9 and y <= tan15 * x + 1e-9 end,
+    p = "5.25e6 * min(t / 0.005, 1)" }
+  local centre = ring:select(function(x, y, z) return y == 0 and math.abs(x - b) < 1e-9 and z == 0 end):to_table()[1]
+  local per_ms = math.ceil(1e-3 / (0.9 * ring:stable_dt())) -- a whole number of steps per ms
+  local run = fpm.explicit { ring, dt = 1e-3 / per_ms, steps = per_ms, progress = false }
+  local u, seconds = {}, 0
+  for k = 1, 20 do
+    seconds = seconds + run:go { steps = per_ms }.seconds
+    u[k] = ring.d[centre][1]
+  end
+  local e = ring:energies()
+  return u, math.abs(e.external - e.kinetic - e.strain) / e.external, ring.ne, seconds
+end

@@ -352,7 +352,8 @@ function value_mt:module(field, scale)
     return precision_define(field.dtype) .. '#include "kernels/common/real.h"\n#define CL_JIT_VALUE\n' ..
       "CL_HD static inline real cl_jit_value(real t) {\n  (void)t;\n  return (" .. self.code .. ") * (real)" ..
       factor .. ";\n}\n" .. '#include "kernels/common/expression.h"\n' ..
-      entry_loop(field.device, "cl_jit_rows", "cl_rows_args", "count", "cl_rows_at")
+      -- one thread below 4096 rows, as cl.stage.set_rows's own loop (kernels/common/rows_cpu.c)
+      entry_loop(field.device, "cl_jit_rows", "cl_rows_args", "count", "cl_rows_at", 4096)
   end, "cl_jit_rows")
 end
 

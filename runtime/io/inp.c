@@ -33,6 +33,7 @@ typedef struct parse {
   pending_set *sets;
   size_t nsets, set_cap;
   int mode, generate;
+  int space;                  /* cl_inp_read_3d: z kept, S3 or C3D8 elements */
   pending_set *set;           /* the set being read (SET), or the ELSET= of an *ELEMENT block */
   long long buf[1 + 8];       /* an element's id and nodes, across continued lines */
   int nbuf;
@@ -86,6 +87,15 @@ static int type_nodes(const char *t) {
   return t[3] - '0';
 }
 
+/* Nodes per element of a shell or solid type in space (S3, S3R; C3D8 + any of R, I, H), 0 if not one. */
+static int type_nodes_3d(const char *t) {
+  if (!strcasecmp(t, "S3") || !strcasecmp(t, "S3R")) return 3;
+  if (strncasecmp(t, "C3D8", 4)) return 0;
+  for (const char *c = t + 4; *c; c++)
+    if (!strchr("RHIrhi", *c)) return 0;
+  return 8;
+}
+
 /* A keyword line: *KEYWORD, PARAM=value, ... */
 static cl_status keyword(parse *P, char *text, cl_error *err) {
   char *save = NULL, *first = strtok_r(text + 1, ",", &save);
@@ -105,7 +115,10 @@ static cl_status keyword(parse *P, char *text, cl_error *err) {
   if (!strcasecmp(kw, "NODE")) {
     P->mode = NODES;
   } else if (!strcasecmp(kw, "ELEMENT")) {
-    const int nodes = type_nodes(type);
+    const int nodes = P->space ? type_nodes_3d(type) : type_nodes(type);
+    if (!nodes && P->space)
+      return cl_error_set(err, CL_ERR_ARG, "%s:%zu: element type '%s' is not read: give S3 (S3R) shells or C3D8 "
+                          "(C3D8R, C3D8I, C3D8H) hexahedra", P->path, P->line, type);
     if (!nodes)
       return cl_error_set(err, CL_ERR_ARG, "%s:%zu: element type '%s' is not read: give CPE3, CPE4, CPE6 or CPE8 (or "
                           "CPS, with R, H or I variants) elements", P->path, P->line, type);
@@ -156,14 +169,15 @@ static cl_status data(parse *P, char *text, cl_error *err) {
   if (P->mode == NODES) {
     if (n < 3 || n > 4)
       return cl_error_set(err, CL_ERR_ARG, "%s:%zu: expected a node: id, x, y[, z]", P->path, P->line);
-    if (n == 4 && v[3] != 0)
+    if (n == 4 && v[3] != 0 && !P->space)
       return cl_error_set(err, CL_ERR_ARG, "%s:%zu: node %.0f has z = %g: only meshes in the plane z = 0 are read",
                           P->path, P->line, v[0], v[3]);
-    if (!grow((void **)&m->x, 2 * (m->nnodes + 1), sizeof *m->x, &P->x_cap) ||
+    const size_t dim = P->space ? 3 : 2;
+    if (!grow((void **)&m->x, dim * (m->nnodes + 1), sizeof *m->x, &P->x_cap) ||
         !grow((void **)&P->node_ids, m->nnodes + 1, sizeof *P->node_ids, &P->node_id_cap))
       return oom(P, err);
     P->node_ids[m->nnodes] = (long long)v[0];
-    m->x[2 * m->nnodes] = v[1], m->x[2 * m->nnodes + 1] = v[2];
+    for (size_t c = 0; c < dim; c++) m->x[dim * m->nnodes + c] = c < 2 || n == 4 ? v[1 + c] : 0;
     m->nnodes++;
     return CL_OK;
   }
@@ -273,9 +287,9 @@ void cl_inp_free(cl_inp *m) {
   *m = (cl_inp){0};
 }
 
-cl_status cl_inp_read(const char *path, cl_inp *out, cl_error *err) {
+static cl_status read_inp(const char *path, int space, cl_inp *out, cl_error *err) {
   *out = (cl_inp){0};
-  parse P = {.path = path};
+  parse P = {.path = path, .space = space};
   P.f = fopen(path, "r");
   if (!P.f) return cl_error_set(err, CL_ERR_IO, "%s: %s", path, strerror(errno));
   char *text = NULL;
@@ -298,3 +312,7 @@ cl_status cl_inp_read(const char *path, cl_inp *out, cl_error *err) {
   else cl_inp_free(&P.m);
   return st;
 }
+
+cl_status cl_inp_read(const char *path, cl_inp *out, cl_error *err) { return read_inp(path, 0, out, err); }
+
+cl_status cl_inp_read_3d(const char *path, cl_inp *out, cl_error *err) { return read_inp(path, 1, out, err); }

@@ -11,7 +11,11 @@
  * with z != 0, an element type not listed above or a second type, an element with too few or too
  * many node ids; with "path: ..." naming the ids (found once the whole file is read): a node or
  * element id defined twice, an element or a set naming an undefined node or element, a file without
- * elements. */
+ * elements.
+ *
+ * cl_inp_read_3d reads surfaces and solids in space instead (cleave.fpm's shells and hexahedra): nodes
+ * keep z (x holds nnodes * 3), and the element types are S3 (S3R: 3-node shells) or C3D8 (C3D8R,
+ * C3D8I, C3D8H: 8-node hexahedra, Abaqus's node order is VTK's), one type per file. */
 #ifndef CL_INP_H
 #define CL_INP_H
 
@@ -31,9 +35,9 @@ typedef struct cl_inp_set {
 
 typedef struct cl_inp {
   size_t nnodes;
-  double *x;                  /* nnodes * 2 */
+  double *x;                  /* nnodes * 2 (cl_inp_read_3d: nnodes * 3, x, y, z) */
   char type[16];              /* the element type as written, upper case (e.g. "CPE8") */
-  int nodes_per_elem;         /* 3, 4, 6 or 8 */
+  int nodes_per_elem;         /* 3, 4, 6 or 8 (3D: 3 or 8) */
   size_t nelems;
   uint32_t *elem;             /* nelems * nodes_per_elem node indices, in Abaqus's order (corners
                                * counter-clockwise, then the mid-side nodes of edges 12, 23, ...) */
@@ -44,6 +48,9 @@ typedef struct cl_inp {
 /* Reads path into *out (zeroed first; free with cl_inp_free). An unreadable file is CL_ERR_IO,
  * anything wrong in it CL_ERR_ARG; on error *out stays zeroed. */
 cl_status cl_inp_read(const char *path, cl_inp *out, cl_error *err);
+
+/* As cl_inp_read, for S3 shells or C3D8 hexahedra in space (see the top of this file). */
+cl_status cl_inp_read_3d(const char *path, cl_inp *out, cl_error *err);
 
 void cl_inp_free(cl_inp *m);
 

@@ -42,6 +42,8 @@ typedef struct build {
   entity *ents;
   size_t nents, ent_cap;
   int quads;               /* cl_msh_read_cells: quadrangles are cells too */
+  int space;               /* cl_msh_read_3d: x, y, z kept; triangles or hexahedra; groups as node lists */
+  size_t tagged_cap[3];
   int tri_type, edge_type; /* the first kept of each, 0 before */
   size_t tri_line, edge_line;
   int seen[4]; /* by section, in the order of sections[] */
@@ -262,6 +264,14 @@ static cl_status add_key(build *b, size_t k, cl_error *err) {
 static cl_status set_coords(build *b, size_t i, size_t k, cl_error *err) {
   reader *rd = &b->rd;
   double z;
+  if (b->space) {
+    double *x = grow(b->m.x, 3 * i + 3, sizeof *x, &b->x_cap);
+    if (!x) return oom(rd, err);
+    b->m.x = x;
+    CL_TRY(get_double(rd, k, "the x coordinate", &x[3 * i], err));
+    CL_TRY(get_double(rd, k + 1, "the y coordinate", &x[3 * i + 1], err));
+    return get_double(rd, k + 2, "the z coordinate", &x[3 * i + 2], err);
+  }
   double *x = grow(b->m.x, 2 * i + 2, sizeof *x, &b->x_cap);
   if (!x) return oom(rd, err);
   b->m.x = x;
@@ -442,6 +452,51 @@ static cl_status add_element(build *b, const kept_type *t, int group, size_t k, 
   return append(b, triangle, nodes, t->nodes, group, err);
 }
 
+/* cl_msh_read_3d: an element whose node tags are the tokens from k on. A triangle (type 2) or a
+ * hexahedron (type 5) is a cell; every element of a physical group lists its nodes under it. */
+static cl_status add_element_3d(build *b, int type, int dim, int group, size_t k, cl_error *err) {
+  reader *rd = &b->rd;
+  const int cell = type == 2 || type == 5;
+  if (!cell && group < 0) return b->m.nskipped++, CL_OK;
+  if (cell && !b->tri_type) b->tri_type = type, b->tri_line = rd->line;
+  if (cell && b->tri_type != type)
+    return cl_error_set(err, CL_ERR_ARG, "%s:%zu: %s after %s (line %zu): one kind of cell per file is expected",
+                        rd->path, rd->line, type == 5 ? "a hexahedron (type 5)" : "a triangle (type 2)",
+                        b->tri_type == 5 ? "hexahedra (type 5)" : "triangles (type 2)", b->tri_line);
+  const size_t n = rd->ntok > k ? rd->ntok - k : 0, want = type == 5 ? 8 : 3;
+  if (cell && n != want)
+    return expect_tokens(rd, k + want, type == 5 ? "a hexahedron's 8 nodes" : "a triangle's 3 nodes", err);
+  if (!n) return expected(rd, k, "node tags", err);
+  uint32_t nodes[8];
+  for (size_t j = 0; j < n; j++) {
+    uint32_t index;
+    CL_TRY(node_index(b, k + j, &index, err));
+    if (cell) nodes[j] = index;
+    if (group < 0) continue;
+    uint32_t *tn = grow(b->m.tagged_node, b->m.ntagged + 1, sizeof *tn, &b->tagged_cap[0]);
+    if (tn) b->m.tagged_node = tn;
+    int32_t *tg = grow(b->m.tagged_group, b->m.ntagged + 1, sizeof *tg, &b->tagged_cap[1]);
+    if (tg) b->m.tagged_group = tg;
+    int32_t *td = grow(b->m.tagged_dim, b->m.ntagged + 1, sizeof *td, &b->tagged_cap[2]);
+    if (td) b->m.tagged_dim = td;
+    if (!tn || !tg || !td) return oom(rd, err);
+    tn[b->m.ntagged] = index, tg[b->m.ntagged] = group, td[b->m.ntagged++] = dim;
+  }
+  return cell ? append(b, 1, nodes, want, group, err) : CL_OK;
+}
+
+/* The dimension of a 2.2 element type: points, lines, surfaces (triangles, quadrangles of any
+ * order), else volumes. */
+static int type_dim(int type) {
+  static const int lines[] = {1, 8, 26, 27, 28}, surfaces[] = {2, 3, 9, 10, 16, 20, 21, 22, 23, 24, 25, 36, 37};
+  if (type == 15) return 0;
+  for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+    if (lines[i] == type) return 1;
+  for (size_t i = 0; i < sizeof surfaces / sizeof *surfaces; i++)
+    if (surfaces[i] == type) return 2;
+  return 3;
+}
+
 /* elm-number elm-type number-of-tags tag... node... (the first tag is the physical group) */
 static cl_status read_element22(build *b, cl_error *err) {
   reader *rd = &b->rd;
@@ -450,6 +505,12 @@ static cl_status read_element22(build *b, cl_error *err) {
   CL_TRY(get_size(rd, 0, "an element tag", &(size_t){0}, err));
   CL_TRY(get_int(rd, 1, "an element type", &type, err));
   CL_TRY(get_size(rd, 2, "the number of tags", &ntags, err));
+  if (b->space) {
+    if (3 + ntags >= rd->ntok) return expected(rd, 2, "the number of tags", err);
+    for (size_t k = 3; k < 3 + ntags; k++) CL_TRY(get_int(rd, k, "an element tag", &(int){0}, err));
+    return add_element_3d(b, type, type_dim(type), ntags && atoi(rd->tok[3]) > 0 ? atoi(rd->tok[3]) : -1, 3 + ntags,
+                          err);
+  }
   const kept_type *t = kept_by(b->quads, type);
   if (!t) return b->m.nskipped++, CL_OK;
   if (ntags > rd->ntok) return expected(rd, 2, "the number of tags", err);
@@ -492,6 +553,10 @@ static cl_status read_element_block(build *b, size_t *count, cl_error *err) {
   for (size_t i = 0; i < n; i++, (*count)++) {
     CL_TRY(expect_line(rd, "an element: tag node...", err));
     CL_TRY(get_size(rd, 0, "an element tag", &(size_t){0}, err));
+    if (b->space) {
+      CL_TRY(add_element_3d(b, type, dim, group, 1, err));
+      continue;
+    }
     if (!t) {
       b->m.nskipped++;
       continue;
@@ -548,6 +613,13 @@ static cl_status read_section(build *b, cl_error *err) {
 /* What can only be judged once everything is read. */
 static cl_status check_mesh(build *b, cl_error *err) {
   const char *path = b->rd.path;
+  if (b->space) {
+    if (!b->m.nelems)
+      return cl_error_set(err, CL_ERR_ARG, "%s: no triangles (element type 2) or hexahedra (type 5) in the file; %zu "
+                          "other elements", path, b->m.nskipped);
+    b->m.order = 1, b->m.hex = b->tri_type == 5;
+    return CL_OK;
+  }
   if (!b->m.nelems)
     return cl_error_set(err, CL_ERR_ARG, "%s: no triangles (element type 2 or 9)%s in the file; %zu other elements",
                         path, b->quads ? " or quadrangles (3, 10, 36)" : "", b->m.nskipped + b->m.nedges);
@@ -572,12 +644,13 @@ static cl_status read_file(build *b, cl_error *err) {
 
 void cl_msh_free(cl_msh *m) {
   free(m->x), free(m->elem), free(m->elem_group), free(m->edge), free(m->edge_group), free(m->groups);
+  free(m->tagged_node), free(m->tagged_group), free(m->tagged_dim);
   *m = (cl_msh){0};
 }
 
-static cl_status read_msh(const char *path, int quads, cl_msh *out, cl_error *err) {
+static cl_status read_msh(const char *path, int quads, int space, cl_msh *out, cl_error *err) {
   *out = (cl_msh){0};
-  build b = {.rd = {.path = path}, .quads = quads};
+  build b = {.rd = {.path = path}, .quads = quads, .space = space};
   b.rd.f = fopen(path, "r");
   if (!b.rd.f) return cl_error_set(err, CL_ERR_IO, "%s: %s", path, strerror(errno));
   cl_status s = read_file(&b, err);
@@ -590,9 +663,11 @@ static cl_status read_msh(const char *path, int quads, cl_msh *out, cl_error *er
   return s;
 }
 
-cl_status cl_msh_read(const char *path, cl_msh *out, cl_error *err) { return read_msh(path, 0, out, err); }
+cl_status cl_msh_read(const char *path, cl_msh *out, cl_error *err) { return read_msh(path, 0, 0, out, err); }
 
-cl_status cl_msh_read_cells(const char *path, cl_msh *out, cl_error *err) { return read_msh(path, 1, out, err); }
+cl_status cl_msh_read_cells(const char *path, cl_msh *out, cl_error *err) { return read_msh(path, 1, 0, out, err); }
+
+cl_status cl_msh_read_3d(const char *path, cl_msh *out, cl_error *err) { return read_msh(path, 0, 1, out, err); }
 
 cl_status cl_msh_group(const cl_msh *m, const char *name, int *dim, int *tag, cl_error *err) {
   for (size_t i = 0; i < m->ngroups; i++)

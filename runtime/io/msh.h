@@ -16,7 +16,13 @@
  * a node that $Nodes does not define, triangles of both orders, lines of
  * both orders or of an order other than the triangles', $Elements before
  * $Nodes, $Entities after $Elements, a section given twice. A file without
- * triangles is refused too. */
+ * triangles is refused too.
+ *
+ * cl_msh_read_3d reads surfaces and solids in space instead (cleave.fpm's shells and hexahedra): every
+ * node keeps x, y, z; the cells are 3-node triangles (type 2) or 8-node hexahedra (type 5), one kind
+ * per file; every element of a physical group (points, lines, triangles, quadrangles, the cells...)
+ * lists its nodes under that group (tagged_node, tagged_group), so that groups of any dimension
+ * become sets of nodes; edges are not kept. */
 #ifndef CL_MSH_H
 #define CL_MSH_H
 
@@ -38,7 +44,7 @@ typedef struct cl_msh {
   /* Every node of $Nodes, in file order (used by a triangle or not): node
    * tags, arbitrary positive numbers in the file, become indices 0..nnodes-1. */
   size_t nnodes;
-  double *x; /* nnodes * 2: x, y of node i at x[2i], x[2i+1] */
+  double *x; /* nnodes * 2: x, y of node i at x[2i], x[2i+1] (cl_msh_read_3d: nnodes * 3, x, y, z at x[3i]...) */
 
   int order; /* 1: 3-node triangles (type 2); 2: 6-node triangles (type 9); with quad, 1, 2, 3:
               * 4-, 9-, 16-node quadrangles (types 3, 10, 36) */
@@ -58,6 +64,12 @@ typedef struct cl_msh {
   cl_msh_physical *groups; /* $PhysicalNames in file order (none if the file has none) */
 
   size_t nskipped; /* elements not kept: other types, and lines without a group */
+
+  int hex;                /* cl_msh_read_3d: the cells are 8-node hexahedra (Gmsh's node order is VTK's) */
+  size_t ntagged;         /* cl_msh_read_3d: (node, physical tag) pairs, one per node of each element */
+  uint32_t *tagged_node;  /* of a physical group, in file order (a node may come more than once) */
+  int32_t *tagged_group;  /* the physical tag */
+  int32_t *tagged_dim;    /* and its dimension (Gmsh numbers physical groups per dimension) */
 } cl_msh;
 
 /* Reads path into *out (zeroed first; free with cl_msh_free). A 2.2 element
@@ -70,6 +82,9 @@ cl_status cl_msh_read(const char *path, cl_msh *out, cl_error *err);
 /* As cl_msh_read, also keeping quadrangles (4-, 9-, 16-node: types 3, 10, 36; one type per file, not
  * mixed with triangles) and the 4-node lines (type 26) that bound the 16-node ones. */
 cl_status cl_msh_read_cells(const char *path, cl_msh *out, cl_error *err);
+
+/* As cl_msh_read, for 3-node triangles or 8-node hexahedra in space (see the top of this file). */
+cl_status cl_msh_read_3d(const char *path, cl_msh *out, cl_error *err);
 
 /* Frees the arrays of m and zeroes it; m may be zeroed already. */
 void cl_msh_free(cl_msh *m);
