@@ -9,6 +9,8 @@ built_root=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$root/.gpu/build/CMa
 if [ "$built_root" != "$root" ] && [ ! -e "$built_root" ]; then
   mkdir -p "$(dirname "$built_root")" && ln -s "$root" "$built_root"
 fi
+# the tests name their executables in the build tree (.gpu-build, carried as .gpu/build)
+[ -e "$root/.gpu-build" ] || ln -s "$root/.gpu/build" "$root/.gpu-build"
 export LD_LIBRARY_PATH="$root/.gpu/lib:${LD_LIBRARY_PATH:-}"
 export PATH="$root/.gpu/bin:$PATH"
 export LUA_CPATH="$root/.gpu/lua/5.4/?.so;;"
