@@ -11,6 +11,7 @@
 #include "../fe/element.h"
 #include "fe_ep.h"
 #include "fe_ep_cusolver.h"
+#include "fe_ep_mg.h"
 
 static cl_status check_material(const cl_fe_ep_material *m, cl_error *err) {
   if (!(m->E > 0)) return cl_error_set(err, CL_ERR_ARG, "E must be > 0 (got %g): give Young's modulus", m->E);
@@ -296,6 +297,7 @@ void cl_fe_ep_destroy(cl_fe_ep_model *m) {
   for (int k = 0; k < CL_MP_STATE_MAX; k++) cl_field_destroy(m->law_state[0][k]), cl_field_destroy(m->law_state[1][k]);
   cl_fe_ep_linear_free(m->solver);
   cl_fe_ep_cusolver_free(m->device_solver);
+  cl_fe_ep_mg_free(m->mg);
   free(m->x), free(m->xg), free(m->rowptr), free(m->col), free(m->fixed), free(m->fixed_value), free(m->f_ext);
   free(m->history);
   if (m->ref) cl_device_ref_release(m->ref);
@@ -444,5 +446,13 @@ cl_status cl_fe_ep_profile(cl_fe_ep_model *m, int reps, double *residual, double
   }
   cl_field_touch(m->f[CL_FE_EP_F_SIG]), cl_field_touch(m->f[CL_FE_EP_F_EP]), cl_field_touch(m->f[CL_FE_EP_F_R]);
   cl_field_touch(m->f[CL_FE_EP_F_KVAL]);
+  return CL_OK;
+}
+
+cl_status cl_fe_ep_set_grid(cl_fe_ep_model *m, size_t ni, size_t nj, int wrap, cl_error *err) {
+  if (ni < 2 || nj < 2 || ni * nj != m->A.nnodes)
+    return cl_error_set(err, CL_ERR_ARG, "fe: a node grid of %zu x %zu does not number the mesh's %zu nodes", ni, nj,
+                        m->A.nnodes);
+  m->grid_ni = ni, m->grid_nj = nj, m->grid_wrap = wrap;
   return CL_OK;
 }

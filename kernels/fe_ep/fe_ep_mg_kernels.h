@@ -1,0 +1,46 @@
+/* The two per-row operations of the multigrid preconditioner of the quasi-static FE
+ * (fe_ep_mg.c), once for both backends: a CSR product y = beta y + alpha M x (the level's
+ * stiffness for residuals, the prolongation P and restriction P^T between levels, the coarsest
+ * level's dense inverse stored as a full CSR), and one step of the Chebyshev smoother
+ * d = a d + c D^-1 r, x += d. Rows are independent and each sums in CSR order: no atomics, the
+ * same sums on the CPU and the GPU. */
+#ifndef CL_FE_EP_MG_KERNELS_H
+#define CL_FE_EP_MG_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/real.h"
+
+typedef enum cl_fe_ep_mg_op {
+  CL_FE_EP_MG_CSR = 0,    /* y = beta y + alpha M x (beta = 0: y is overwritten, its old contents unread) */
+  CL_FE_EP_MG_SMOOTH = 1, /* d = a d + c dinv r; x += d */
+} cl_fe_ep_mg_op;
+
+typedef struct cl_fe_ep_mg_args {
+  size_t n;                    /* rows */
+  const uint32_t *rowptr, *col;
+  const void *val, *in;        /* CSR: the matrix M and x */
+  void *out;                   /* CSR: y */
+  double alpha, beta;
+  const void *dinv, *r;        /* SMOOTH */
+  void *d, *x;
+  double a, c;
+} cl_fe_ep_mg_args;
+
+CL_HD static inline void cl_fe_ep_mg_csr_row(const cl_fe_ep_mg_args *A, size_t i) {
+  const real *val = (const real *)A->val, *x = (const real *)A->in;
+  real v = 0;
+  for (uint32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) v += val[k] * x[A->col[k]];
+  real *y = (real *)A->out;
+  y[i] = (A->beta == 0 ? (real)0 : (real)A->beta * y[i]) + (real)A->alpha * v;
+}
+
+CL_HD static inline void cl_fe_ep_mg_smooth_row(const cl_fe_ep_mg_args *A, size_t i) {
+  real *d = (real *)A->d, *x = (real *)A->x;
+  const real *dinv = (const real *)A->dinv, *r = (const real *)A->r;
+  d[i] = (real)A->a * d[i] + (real)A->c * dinv[i] * r[i];
+  x[i] += d[i];
+}
+
+#endif
