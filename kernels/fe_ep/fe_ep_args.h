@@ -2,15 +2,22 @@
  * cpu loops, the cuda launchers and the host model (fe_ep_model.c). Pointers are device
  * pointers; real arrays are void * so that one struct serves both precisions.
  *
- * Layouts (g = e * ngp + k is Gauss point k of element e; G = ne * ngp):
+ * Layouts (G = ne * ngp Gauss points; g = e gs_e + k gs_k is Gauss point k of element e):
  *   elem    ne x nn node indices, element-major (elem[e nn + a])
  *   grad    G x 2 nn physical shape-function gradients, the compact form of the paper's
- *           scattered operator B-bar (its nonzeros): grad[g 2nn + 2a + c] = dN_a / dx_c
- *   wdet    G weights w_k det J t (the paper's W)
+ *           scattered operator B-bar (its nonzeros): dN_a / dx_c of Gauss point k of element e at
+ *           grad[e grad_e + (k 2nn + 2a + c) grad_i]
+ *   wdet    G weights w_k det J t (the paper's W), at g
+ * The strides are the backend's (fe_ep_model.c): element-major on the CPU (gs_e = ngp, gs_k = 1;
+ * grad_e = 2nn ngp, grad_i = 1; fe_e = 2nn, fe_i = 1), where one core walks one element's data in
+ * order; element-minor on a GPU (gs_e = 1, gs_k = ne; grad_e = 1, grad_i = ne; fe_e = 1, fe_i = ne),
+ * where the threads of a warp (consecutive elements) then read and write consecutive words. The
+ * arithmetic is the same; the host sees the CPU's order (cl_fe_ep_get).
  *   u, u_n  2 x nnodes displacements now and at the last converged increment (SoA)
  *   sig_n, ep_n   6 x G stresses (Voigt xx yy zz yz xz xy, SoA) and G equivalent plastic
  *           strains at the last converged increment; sig, ep their updates for u
- *   fe      ne x 2 nn element internal forces; ke ne x (2 nn)^2 element tangents (row-major)
+ *   fe      ne x 2 nn element internal forces (entry i of element e at e fe_e + i fe_i); ke ne x
+ *           (2 nn)^2 element tangents (row-major)
  *   node_start, node_slot   per node the element slots e nn + a that touch it (CSR), so that
  *           the global vector is a gather without atomics, deterministic on both backends
  *   csr_start, csr_slot     per nonzero of the global matrix the element-matrix entries
@@ -52,6 +59,7 @@ typedef struct cl_fe_ep_args {
   int law, plane_strain;       /* CL_FE_EP_ELASTIC / _MOHR_COULOMB / _JIT; 0: plane stress (elastic only) */
   double E, nu, c, phi;        /* material: Young's modulus, Poisson's ratio, cohesion, friction angle (degrees) */
   size_t ne, nnodes, nnz;
+  size_t gs_e, gs_k, grad_e, grad_i, fe_e, fe_i; /* the layout's strides (above) */
   const uint32_t *elem;
   const void *grad, *wdet, *u, *u_n, *sig_n, *ep_n;
   void *sig, *ep, *fe, *ke, *R, *kval;

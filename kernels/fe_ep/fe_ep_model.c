@@ -192,6 +192,28 @@ static cl_status law_state(cl_fe_ep_model *m, size_t G, cl_error *err) {
   return st;
 }
 
+/* The backend's layout of the per-Gauss-point and per-element arrays (fe_ep_args.h says why) */
+static void set_layout(cl_fe_ep_model *m) {
+  cl_fe_ep_args *A = &m->A;
+  const size_t nd = 2 * (size_t)A->nn;
+  if (m->dev->kind == CL_BACKEND_CPU)
+    A->gs_e = A->ngp, A->gs_k = 1, A->grad_e = nd * A->ngp, A->grad_i = 1, A->fe_e = nd, A->fe_i = 1;
+  else
+    A->gs_e = 1, A->gs_k = A->ne, A->grad_e = 1, A->grad_i = A->ne, A->fe_e = 1, A->fe_i = A->ne;
+}
+
+/* per element n values, in the host's element-major order (e n + i), to and from the device's
+ * (e stride_e + i stride_i); in and out are distinct arrays */
+static void reorder(const cl_fe_ep_args *A, size_t n, size_t stride_e, size_t stride_i, int to_device,
+                    const double *in, double *out) {
+  for (size_t e = 0; e < A->ne; e++)
+    for (size_t i = 0; i < n; i++) {
+      const size_t h = e * n + i, d = e * stride_e + i * stride_i;
+      if (to_device) out[d] = in[h];
+      else out[h] = in[d];
+    }
+}
+
 cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const cl_fe_ep_material *mat,
                           cl_fe_ep_model **out, cl_error *err) {
   *out = NULL;
@@ -228,6 +250,19 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   }
   memcpy(m->x, mesh->x, sizeof *m->x * 2 * mesh->nnodes);
   if ((st = geometry(m, mesh, grad, wdet, err)) != CL_OK) goto done;
+  set_layout(m);
+  if (A->gs_k != 1) { /* the GPU's order */
+    double *g2 = malloc(sizeof *g2 * G * nd), *w2 = malloc(sizeof *w2 * G);
+    if (!g2 || !w2) {
+      free(g2), free(w2);
+      st = cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
+      goto done;
+    }
+    reorder(A, (size_t)A->ngp * nd, A->grad_e, A->grad_i, 1, grad, g2);
+    reorder(A, (size_t)A->ngp, A->gs_e, A->gs_k, 1, wdet, w2);
+    free(grad), free(wdet);
+    grad = g2, wdet = w2;
+  }
   if ((st = tables(m, mesh->elem, &ns, &nsl, &cs, &csl, err)) != CL_OK) goto done;
   /* the device's CSR rows in 32 bits (tables() checked nnz against it) */
   if (!(rp = malloc(sizeof *rp * (m->ndof + 1)))) {
@@ -390,7 +425,17 @@ cl_status cl_fe_ep_initial_stress(cl_fe_ep_model *m, const double s[4], cl_error
 }
 
 cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_error *err) {
-  return cl_field_download(m->f[id], out, err);
+  const cl_fe_ep_args *A = &m->A;
+  const int per_gauss = id == CL_FE_EP_F_SIG || id == CL_FE_EP_F_SIG_N || id == CL_FE_EP_F_EP || id == CL_FE_EP_F_EP_N ||
+                        id == CL_FE_EP_F_WDET;
+  if (!per_gauss || A->gs_k == 1) return cl_field_download(m->f[id], out, err);
+  const size_t G = A->ne * A->ngp, n = cl_field_count(m->f[id]);
+  double *dev = malloc(sizeof *dev * n);
+  if (!dev) return cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
+  cl_status st = cl_field_download(m->f[id], dev, err);
+  for (size_t c = 0; st == CL_OK && c < n / G; c++) reorder(A, (size_t)A->ngp, A->gs_e, A->gs_k, 0, dev + c * G, out + c * G);
+  free(dev);
+  return st;
 }
 
 /* An operation on the device: the element forces [and tangent] of a run-time compiled law through its
