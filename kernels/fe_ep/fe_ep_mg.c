@@ -55,7 +55,7 @@ typedef struct level {
   double theta, delta;                     /* Chebyshev: centre and half-width of the interval */
 } level;
 
-#define FIELDS_PER_LEVEL 14
+#define FIELDS_PER_LEVEL 14 /* device arrays a level owns: r, d, x, b, dinv, and P, R, the coarser matrix (3 each) */
 struct cl_fe_ep_mg {
   int nlev;
   level lev[MAX_LEVELS];

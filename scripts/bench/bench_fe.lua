@@ -38,7 +38,7 @@ local function floor_bytes(p, nodes, gauss)
   return gauss * (16 * n + 8 + 112 + 40 * n / g) + 52 * nodes
 end
 
-print("device " .. device)
+print("device " .. device .. ": " .. cl.info().device_name)
 if max_level > 0 then
   print("\n1. residual and tangent, full ring, seconds per call (mean of 5 after a warm-up)")
   print("level  p      dofs   residual (s)   tangent (s)   floor (s)   fraction of the floor")
@@ -51,7 +51,7 @@ if max_level > 0 then
       local r, t = m.core:profile(5)
       local fl = peak and floor_bytes(p, i.nodes, i.elements * i.gauss_per_element) / (peak * 1e9)
       print(string.format("%5d %2d %9d %14.4g %13.4g %11s %s", level, p, i.dofs, r, t,
-        fl and string.format("%.3g", fl) or "-", fl and string.format("%.0f%%", 100 * fl / r) or "-"))
+        fl and string.format("%.3g", fl) or "-", fl and string.format("%.1f%%", 100 * fl / r) or "-"))
     end
   end
 end
@@ -126,5 +126,10 @@ for level = 2, solve_max do
     end
   end
   print(line)
+end
+if device == "cuda" then
+  cl.device "cpu"
+  print("CPU backend: " .. cl.info().device_name)
+  cl.device(device)
 end
 if failed then os.exit(1) end
