@@ -7,7 +7,7 @@
 void CL_PREC(cl_fe_ep_mg_run_cpu)(const cl_fe_ep_mg_args *A, int op) {
   if (op == CL_FE_EP_MG_CSR) {
 #pragma omp parallel for schedule(static) if (A->n >= PARALLEL_MIN)
-    for (size_t i = 0; i < A->n; i++) cl_fe_ep_mg_csr_row(A, i);
+    for (size_t i = 0; i < A->n; i++) cl_fe_ep_mg_csr_store(A, i, cl_fe_ep_mg_csr_partial(A, i, 0, 1));
   } else {
 #pragma omp parallel for schedule(static) if (A->n >= PARALLEL_MIN)
     for (size_t i = 0; i < A->n; i++) cl_fe_ep_mg_smooth_row(A, i);
