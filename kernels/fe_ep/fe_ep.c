@@ -5,7 +5,7 @@
 
 static const char *const op_names[] = {"fe_ep_forces", "fe_ep_forces_tangent", "fe_ep_elastic_tangent",
                                        "fe_ep_gather_forces", "fe_ep_gather_tangent", "fe_ep_constrain",
-                                       "fe_ep_spmv", "fe_ep_cg_precondition", "fe_ep_cg_step", "fe_ep_cg_direction",
+                                       "fe_ep_cg_precondition", "fe_ep_cg_step", "fe_ep_cg_direction",
                                        "fe_ep_permute"};
 
 cl_status cl_k_fe_ep(cl_device *d, cl_dtype t, const cl_fe_ep_args *A, cl_fe_ep_op op, cl_error *err) {

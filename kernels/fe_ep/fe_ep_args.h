@@ -24,7 +24,8 @@
  *           e (2nn)^2 + r 2nn + c that add into it
  *   R       2 x nnodes internal forces (SoA); kval nnz values of the global matrix
  *   rowptr, col, fixed     the CSR pattern over the ndof dofs and the constrained dofs, and
- *   cg_*    the vectors of the conjugate gradients on the device (fe_ep_pcg.c)
+ *   cg_*    the vectors of the conjugate gradients on the device (fe_ep_pcg.c; its product K p is the
+ *           CSR product of fe_ep_mg_kernels.h)
  *   perm_map, perm_val   per nonzero of the fill-reducing reordered matrix its entry in kval, and
  *           its value (the device Cholesky, fe_ep_cusolver.c)
  *   law_args, law_state_n   a run-time compiled stress_update law (law == CL_FE_EP_JIT): its state
@@ -47,11 +48,10 @@ typedef enum cl_fe_ep_op {
   CL_FE_EP_GATHER_FORCES = 3,  /* R from fe */
   CL_FE_EP_GATHER_TANGENT = 4, /* kval from ke */
   CL_FE_EP_CONSTRAIN = 5,      /* constrained rows and columns of kval to the identity; cg_dinv */
-  CL_FE_EP_SPMV = 6,           /* cg_q = K cg_p */
-  CL_FE_EP_CG_PRECONDITION = 7,/* cg_z = cg_dinv cg_r */
-  CL_FE_EP_CG_STEP = 8,        /* cg_x += alpha cg_p, cg_r -= alpha cg_q */
-  CL_FE_EP_CG_DIRECTION = 9,   /* cg_p = cg_z + beta cg_p */
-  CL_FE_EP_PERMUTE = 10,       /* perm_val[k] = kval[perm_map[k]]: the values of the reordered matrix */
+  CL_FE_EP_CG_PRECONDITION = 6,/* cg_z = cg_dinv cg_r */
+  CL_FE_EP_CG_STEP = 7,        /* cg_x += alpha cg_p, cg_r -= alpha cg_q */
+  CL_FE_EP_CG_DIRECTION = 8,   /* cg_p = cg_z + beta cg_p */
+  CL_FE_EP_PERMUTE = 9,        /* perm_val[k] = kval[perm_map[k]]: the values of the reordered matrix */
 } cl_fe_ep_op;
 
 typedef struct cl_fe_ep_args {

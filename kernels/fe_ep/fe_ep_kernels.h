@@ -137,14 +137,6 @@ CL_HD static inline void cl_fe_ep_constrain_row(const cl_fe_ep_args *A, size_t i
   ((real *)A->cg_dinv)[i] = 1 / diag;
 }
 
-/* cg_q[i] = (K cg_p)[i] */
-CL_HD static inline void cl_fe_ep_spmv_row(const cl_fe_ep_args *A, size_t i) {
-  const real *val = (const real *)A->kval, *p = (const real *)A->cg_p;
-  real v = 0;
-  for (uint32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) v += val[k] * p[A->col[k]];
-  ((real *)A->cg_q)[i] = v;
-}
-
 /* entry k of the reordered matrix (nnz entries) */
 CL_HD static inline void cl_fe_ep_permute_value(const cl_fe_ep_args *A, size_t k) {
   ((real *)A->perm_val)[k] = ((const real *)A->kval)[A->perm_map[k]];

@@ -46,7 +46,9 @@ cl_status cl_fe_ep_pcg_solve(cl_fe_ep_model *m, const double *b, double *x, int 
     if (it > 10 * (long)n + 100)
       return cl_error_set(err, CL_ERR_ARG, "the matrix is singular or too ill-conditioned for CG (%ld iterations)", it);
     double pq;
-    CL_TRY(cl_k_fe_ep(m->dev, CL_F64, A, CL_FE_EP_SPMV, err));
+    const cl_fe_ep_mg_args kp = {.n = n, .rowptr = A->rowptr, .col = A->col, .val = A->kval, .in = A->cg_p,
+                                 .out = A->cg_q, .alpha = 1, .beta = 0};
+    CL_TRY(cl_k_fe_ep_mg(m->dev, CL_F64, &kp, CL_FE_EP_MG_CSR, err)); /* cg_q = K cg_p */
     CL_TRY(dot(m, CL_FE_EP_F_CG_P, CL_FE_EP_F_CG_Q, &pq, err));
     if (!(pq > 0)) return cl_error_set(err, CL_ERR_ARG, "the matrix is not positive definite (CG)");
     A->cg_alpha = rz / pq;
