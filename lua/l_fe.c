@@ -143,6 +143,17 @@ static int model_grid(lua_State *L) {
   return 0;
 }
 
+/* m:layout("element_minor" | "element_major"): the per-Gauss-point data in a GPU's or the CPU's order
+ * (fe_ep_args.h), whatever the device; for tests of the GPU's order on the CPU */
+static int model_layout(lua_State *L) {
+  cl_fe_ep_model *m = check_model(L, 1);
+  const char *const names[] = {"element_major", "element_minor", NULL};
+  const int minor = luaL_checkoption(L, 2, NULL, names);
+  cl_error err;
+  if (cl_fe_ep_set_layout(m, minor, &err)) return luaL_error(L, "model:layout: %s", err.msg);
+  return 0;
+}
+
 /* m:_pressure({edge nodes, 1-based}, p) */
 static int model_pressure(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
@@ -407,7 +418,7 @@ int cl_lua_open_fe(lua_State *L) {
   luaL_newmetatable(L, MODEL_MT);
   const luaL_Reg meta[] = {{"__gc", model_gc}, {NULL, NULL}};
   luaL_setfuncs(L, meta, 0);
-  const luaL_Reg methods[] = {{"fix", model_fix}, {"grid", model_grid}, {"pressure", model_pressure}, {"body_force", model_body_force},
+  const luaL_Reg methods[] = {{"fix", model_fix}, {"grid", model_grid}, {"layout", model_layout}, {"pressure", model_pressure}, {"body_force", model_body_force},
                               {"clear_loads", model_clear_loads},
                               {"initial_stress", model_initial_stress}, {"solve", model_solve}, {"get", model_get},
                               {"info", model_info}, {"profile", model_profile}, {NULL, NULL}};

@@ -192,11 +192,11 @@ static cl_status law_state(cl_fe_ep_model *m, size_t G, cl_error *err) {
   return st;
 }
 
-/* The backend's layout of the per-Gauss-point and per-element arrays (fe_ep_args.h says why) */
-static void set_layout(cl_fe_ep_model *m) {
-  cl_fe_ep_args *A = &m->A;
+/* The strides of the per-Gauss-point and per-element arrays (fe_ep_args.h says why each backend
+ * has its own): element-major or element-minor */
+static void strides(cl_fe_ep_args *A, int element_minor) {
   const size_t nd = 2 * (size_t)A->nn;
-  if (m->dev->kind == CL_BACKEND_CPU)
+  if (!element_minor)
     A->gs_e = A->ngp, A->gs_k = 1, A->grad_e = nd * A->ngp, A->grad_i = 1, A->fe_e = nd, A->fe_i = 1;
   else
     A->gs_e = 1, A->gs_k = A->ne, A->grad_e = 1, A->grad_i = A->ne, A->fe_e = 1, A->fe_i = A->ne;
@@ -250,19 +250,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   }
   memcpy(m->x, mesh->x, sizeof *m->x * 2 * mesh->nnodes);
   if ((st = geometry(m, mesh, grad, wdet, err)) != CL_OK) goto done;
-  set_layout(m);
-  if (A->gs_k != 1) { /* the GPU's order */
-    double *g2 = malloc(sizeof *g2 * G * nd), *w2 = malloc(sizeof *w2 * G);
-    if (!g2 || !w2) {
-      free(g2), free(w2);
-      st = cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
-      goto done;
-    }
-    reorder(A, (size_t)A->ngp * nd, A->grad_e, A->grad_i, 1, grad, g2);
-    reorder(A, (size_t)A->ngp, A->gs_e, A->gs_k, 1, wdet, w2);
-    free(grad), free(wdet);
-    grad = g2, wdet = w2;
-  }
+  strides(A, 0); /* as geometry() wrote them; a GPU's below */
   if ((st = tables(m, mesh->elem, &ns, &nsl, &cs, &csl, err)) != CL_OK) goto done;
   /* the device's CSR rows in 32 bits (tables() checked nnz against it) */
   if (!(rp = malloc(sizeof *rp * (m->ndof + 1)))) {
@@ -315,6 +303,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   A->cg_x = dptr(m, CL_FE_EP_F_CG_X), A->cg_r = dptr(m, CL_FE_EP_F_CG_R), A->cg_z = dptr(m, CL_FE_EP_F_CG_Z);
   A->cg_p = dptr(m, CL_FE_EP_F_CG_P), A->cg_q = dptr(m, CL_FE_EP_F_CG_Q), A->cg_dinv = dptr(m, CL_FE_EP_F_CG_DINV);
   if (mat->law == CL_FE_EP_JIT && (st = law_state(m, G, err)) != CL_OK) goto done;
+  if (m->dev->kind != CL_BACKEND_CPU && (st = cl_fe_ep_set_layout(m, 1, err)) != CL_OK) goto done;
   st = cl_fe_ep_linear_create(m->ndof, m->rowptr, m->col, &m->solver, err);
 done:
   free(grad), free(wdet), free(ns), free(nsl), free(cs), free(csl), free(rp);
@@ -500,4 +489,36 @@ cl_status cl_fe_ep_set_grid(cl_fe_ep_model *m, size_t ni, size_t nj, int wrap, c
                         m->A.nnodes);
   m->grid_ni = ni, m->grid_nj = nj, m->grid_wrap = wrap;
   return CL_OK;
+}
+
+/* field f (count values per element, in one or more components) from the strides (oe, oi) to (ne, ni),
+ * through the host's element-major order in host; tmp holds the whole field */
+static cl_status relayout(cl_fe_ep_model *m, cl_field *f, size_t count, size_t oe, size_t oi, size_t ne, size_t ni,
+                          double *tmp, double *host, cl_error *err) {
+  const size_t total = m->A.ne * count;
+  CL_TRY(cl_field_download(f, tmp, err));
+  for (size_t c = 0; c < cl_field_count(f) / total; c++) {
+    reorder(&m->A, count, oe, oi, 0, tmp + c * total, host);
+    reorder(&m->A, count, ne, ni, 1, host, tmp + c * total);
+  }
+  return cl_field_upload(f, tmp, err);
+}
+
+cl_status cl_fe_ep_set_layout(cl_fe_ep_model *m, int element_minor, cl_error *err) {
+  cl_fe_ep_args *A = &m->A;
+  const cl_fe_ep_args old = *A; /* on an error some fields have moved and some not: the header says */
+  strides(A, element_minor);
+  if (A->gs_k == old.gs_k) return CL_OK;
+  const size_t G = A->ne * A->ngp, nd = 2 * (size_t)A->nn;
+  double *tmp = malloc(sizeof *tmp * G * (nd > 6 ? nd : 6)), *host = malloc(sizeof *host * G * nd);
+  cl_status st = tmp && host ? CL_OK : cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
+  if (st == CL_OK)
+    st = relayout(m, m->f[CL_FE_EP_F_GRAD], A->ngp * nd, old.grad_e, old.grad_i, A->grad_e, A->grad_i, tmp, host, err);
+  const cl_fe_ep_field_id per_gauss[] = {CL_FE_EP_F_WDET, CL_FE_EP_F_SIG, CL_FE_EP_F_SIG_N, CL_FE_EP_F_EP, CL_FE_EP_F_EP_N};
+  for (int i = 0; i < 5 + 2 * A->law_nstate && st == CL_OK; i++) { /* then a run-time compiled law's state */
+    cl_field *f = i < 5 ? m->f[per_gauss[i]] : m->law_state[(i - 5) % 2][(i - 5) / 2];
+    st = relayout(m, f, A->ngp, old.gs_e, old.gs_k, A->gs_e, A->gs_k, tmp, host, err);
+  }
+  free(tmp), free(host);
+  return st;
 }

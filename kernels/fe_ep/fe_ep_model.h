@@ -112,6 +112,11 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
                           cl_fe_ep_model **out, cl_error *err);
 void cl_fe_ep_destroy(cl_fe_ep_model *m);
 
+/* The layout of the per-Gauss-point data (fe_ep_args.h): element-minor (1, a GPU's at creation) or
+ * element-major (0, the CPU's); the data move with it. For tests: the CPU runs the GPU's layout. After
+ * an error (out of memory) the model's state is undefined: destroy it. */
+cl_status cl_fe_ep_set_layout(cl_fe_ep_model *m, int element_minor, cl_error *err);
+
 /* Declares the mesh's nodes a structured grid: node i + ni j (0-based), ni x nj = nnodes; wrap: j is
  * periodic (the last row of nodes is followed by the first). Needed by linear = "mg". */
 cl_status cl_fe_ep_set_grid(cl_fe_ep_model *m, size_t ni, size_t nj, int wrap, cl_error *err);
