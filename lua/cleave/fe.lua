@@ -469,6 +469,7 @@ local METHODS = { mis = true, is = true, newton = true }
 -- linear = "auto" takes the multigrid CG from this many dofs on a GPU (for a generated mesh): there
 -- cuSOLVER's factorization (11.3 s at 128 018 dofs on the H100) grows faster than the multigrid's
 -- setup and solves; on the CPU backend CHOLMOD's factor-once stays faster at every level measured
+-- (in a build without CHOLMOD the multigrid replaces the host's Jacobi-CG there too)
 local MG_MIN_DOFS = 20000
 
 local function write_history(path, history)
@@ -486,7 +487,8 @@ end
 --- modified IS: cuSOLVER's on a GPU, the matrix staying there; CHOLMOD's on the host for the CPU, CG
 --- there when built without CHOLMOD), "pcg" (Jacobi-PCG on the model's device), "mg" (CG on the
 --- model's device preconditioned by a geometric multigrid V-cycle; meshes of cl.fe.wellbore and
---- cl.fe.rect) or "auto" (the default: "mg" on a GPU from MG_MIN_DOFS dofs, else "factor").
+--- cl.fe.rect) or "auto" (the default: "mg" on a GPU, or on a CPU built without CHOLMOD, from
+--- MG_MIN_DOFS dofs; else "factor").
 --- linear_tol: each CG solve's relative residual (default 1e-6 for "mg", 1e-12 for "pcg"; it sets
 --- how fast the nonlinear iteration converges, not where to). csv: a path to write the history to
 --- (increment, iteration, lambda, residual), also when the solve fails.
@@ -503,7 +505,9 @@ function model_mt:solve(args)
   end
   if linear == "auto" then -- docs/methods/elastoplastic-fe.md: the measurements behind the choice
     local info = self.core:info()
-    linear = (self.mesh.grid and info.device == "cuda" and info.dofs >= MG_MIN_DOFS) and "mg" or "factor"
+    local no_cholesky = info.linear_solver == "cg" -- a CPU build without CHOLMOD: "factor" is Jacobi-CG there
+    linear = (self.mesh.grid and info.dofs >= MG_MIN_DOFS and (info.device == "cuda" or no_cholesky)) and "mg"
+      or "factor"
   end
   local linear_tol = args.linear_tol or (linear == "mg" and 1e-6 or 1e-12)
   if type(linear_tol) ~= "number" or not (linear_tol > 0 and linear_tol < 1) then
