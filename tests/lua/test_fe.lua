@@ -569,8 +569,8 @@ end)
 -- iteration) and on the full ring (its periodic grid; modified IS, one hierarchy). Solved to
 -- linear_tol = 1e-12, the iterates are the factorization's and the displacements agree to 1e-8 of the
 -- largest, as for PCG. With the default linear_tol (1e-6) the corrections are inexact: the iteration
--- takes a few more steps to the same tolerance (1e-10) and ends within 1e-6 of the largest
--- displacement (measured 4e-7 at tol = 1e-8).
+-- takes at most twice the steps (measured: a few more) to the same tolerance (1e-10) and ends within
+-- 1e-6 of the largest displacement (measured 4e-7 at tol = 1e-8).
 T.case("multigrid CG gives the host factorization's solution (quarter and full ring)", function()
   local function run(ring, linear, method, linear_tol)
     local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 2, nr = 8, nt = ring and 16 or 8, quarter = not ring }
@@ -596,7 +596,7 @@ T.case("multigrid CG gives the host factorization's solution (quarter and full r
     T.eq(rm.linear_solver, "mg-pcg", "solver used")
     T.ok(rm.mg_levels >= 2, "a hierarchy of at least two levels")
     T.eq(rm.iterations, rf.iterations, method .. ": iterations with exact corrections")
-    T.ok(rd.iterations >= rf.iterations and rd.iterations <= 2 * rf.iterations, method .. ": iterations with inexact ones")
+    T.ok(rd.iterations <= 2 * rf.iterations, method .. ": iterations with inexact ones")
     local scale = 0
     for i = 1, #uf do scale = math.max(scale, math.abs(uf[i])) end
     for i = 1, #uf do
