@@ -567,8 +567,9 @@ end)
 -- The multigrid-preconditioned CG (linear = "mg": a V-cycle over the generated mesh's node grid,
 -- Galerkin coarse matrices) against the host Cholesky, on the quarter (Newton: a hierarchy per
 -- iteration) and on the full ring (its periodic grid; modified IS, one hierarchy). Solved to
--- linear_tol = 1e-12, the iterates are the factorization's and the displacements agree to 1e-8 of the
--- largest, as for PCG. With the default linear_tol (1e-6) the corrections are inexact: the iteration
+-- linear_tol = 1e-12, the iterates are the factorization's to round-off and the displacements agree to
+-- 1e-8 of the largest, as for PCG; the iteration counts within 2 (modified IS's acceleration factor
+-- reacts to round-off near convergence: 68 against 69 with two threads, equal with one). With the default linear_tol (1e-6) the corrections are inexact: the iteration
 -- takes at most twice the steps (measured: a few more) to the same tolerance (1e-10) and ends within
 -- 1e-6 of the largest displacement (measured 4e-7 at tol = 1e-8).
 T.case("multigrid CG gives the host factorization's solution (quarter and full ring)", function()
@@ -595,7 +596,7 @@ T.case("multigrid CG gives the host factorization's solution (quarter and full r
     local ud, rd = run(ring, "mg", method)
     T.eq(rm.linear_solver, "mg-pcg", "solver used")
     T.ok(rm.mg_levels >= 2, "a hierarchy of at least two levels")
-    T.eq(rm.iterations, rf.iterations, method .. ": iterations with exact corrections")
+    T.ok(math.abs(rm.iterations - rf.iterations) <= 2, method .. ": iterations with exact corrections")
     T.ok(rd.iterations <= 2 * rf.iterations, method .. ": iterations with inexact ones")
     local scale = 0
     for i = 1, #uf do scale = math.max(scale, math.abs(uf[i])) end
