@@ -37,6 +37,7 @@ static int omp_get_thread_num(void) { return 0; }
 #define MAX_LEVELS 24
 #define SMOOTH_DEGREE 2 /* degree 3 or 4 saves CG iterations but not work (measured: docs/methods) */
 #define POWER_ITERATIONS 12
+#define PARALLEL_MIN 65536 /* rows of a host product worth a parallel region (fe_ep_cpu.c says why) */
 
 typedef struct csr { /* host */
   size_t n, m;       /* rows, columns */
@@ -85,7 +86,7 @@ static int spgemm(const csr *A, const csr *B, csr *C) {
   C->rp = calloc(A->n + 1, sizeof *C->rp);
   if (!mark || !C->rp) return free(mark), 0;
   for (size_t c = 0; c < nt * m; c++) mark[c] = SIZE_MAX;
-#pragma omp parallel
+#pragma omp parallel if (A->n >= PARALLEL_MIN)
   {
     size_t *seen = mark + (size_t)omp_get_thread_num() * m;
 #pragma omp for schedule(static)
@@ -102,7 +103,7 @@ static int spgemm(const csr *A, const csr *B, csr *C) {
   C->val = malloc(sizeof *C->val * (C->rp[A->n] ? C->rp[A->n] : 1));
   if (!C->col || !C->val) return free(mark), 0;
   for (size_t c = 0; c < nt * m; c++) mark[c] = SIZE_MAX;
-#pragma omp parallel
+#pragma omp parallel if (A->n >= PARALLEL_MIN)
   {
     size_t *pos = mark + (size_t)omp_get_thread_num() * m;
 #pragma omp for schedule(static)
@@ -263,12 +264,15 @@ static cl_status csr_op(cl_fe_ep_model *m, size_t n, const uint32_t *rp, const u
   return cl_k_fe_ep_mg(m->dev, CL_F64, &A, CL_FE_EP_MG_CSR, err);
 }
 
-static cl_status smooth_op(cl_fe_ep_model *m, const level *L, double a, double c, cl_error *err) {
-  const cl_fe_ep_mg_args A = {.n = L->n, .dinv = L->dinv, .r = L->r, .d = L->d, .x = L->x, .a = a, .c = c};
+static cl_status smooth_op(cl_fe_ep_model *m, const level *L, double a, double c, int first, cl_error *err) {
+  const cl_fe_ep_mg_args A = {.n = L->n, .dinv = L->dinv, .r = L->r, .d = L->d, .x = L->x, .a = a, .c = c,
+                              .first = first};
   return cl_k_fe_ep_mg(m->dev, CL_F64, &A, CL_FE_EP_MG_SMOOTH, err);
 }
 
-/* lmax of D^-1 A by power iteration from a fixed pseudo-random start: v = d, A v into r, scratch x */
+/* lmax of D^-1 A by power iteration from a fixed pseudo-random start (v = d, A v into r, scratch x),
+ * the Rayleigh quotient of the last step only: unnormalised, v grows by at most lmax (a few units)
+ * per step, and a dot product per step would cost a parallel reduction each on the CPU */
 static cl_status estimate_lmax(cl_fe_ep_model *m, level *L, double *lmax, cl_error *err) {
   double *v = malloc(sizeof *v * L->n);
   if (!v) return cl_error_set(err, CL_ERR_OOM, "fe: out of memory for the multigrid");
@@ -277,18 +281,17 @@ static cl_status estimate_lmax(cl_fe_ep_model *m, level *L, double *lmax, cl_err
   cl_status st = m->dev->to_device(m->dev, L->d, v, sizeof *v * L->n, err);
   free(v);
   CL_TRY(st);
-  *lmax = 0;
+  double vw = 0, wz = 0;
   for (int it = 0; it < POWER_ITERATIONS; it++) {
-    double vw, wz, zz;
+    const int last = it == POWER_ITERATIONS - 1;
     CL_TRY(csr_op(m, L->n, L->rowptr, L->col, L->val, L->d, L->r, 1, 0, err));
-    CL_TRY(cl_k_dot(m->dev, CL_F64, L->n, L->d, L->r, &vw, err));
-    CL_TRY(smooth_op(m, L, 0, 1, err)); /* d = D^-1 A v */
-    CL_TRY(cl_k_dot(m->dev, CL_F64, L->n, L->r, L->d, &wz, err));
-    CL_TRY(cl_k_dot(m->dev, CL_F64, L->n, L->d, L->d, &zz, err));
-    if (!(vw > 0 && zz > 0)) return cl_error_set(err, CL_ERR_ARG, "fe: multigrid: a level's matrix is not positive definite");
-    *lmax = fmax(*lmax, wz / vw);
-    CL_TRY(smooth_op(m, L, 1 / sqrt(zz), 0, err));
+    if (last) CL_TRY(cl_k_dot(m->dev, CL_F64, L->n, L->d, L->r, &vw, err));
+    CL_TRY(smooth_op(m, L, 0, 1, 1, err)); /* d = D^-1 A v */
+    if (last) CL_TRY(cl_k_dot(m->dev, CL_F64, L->n, L->r, L->d, &wz, err));
   }
+  if (!(vw > 0 && wz > 0 && isfinite(wz)))
+    return cl_error_set(err, CL_ERR_ARG, "fe: multigrid: a level's matrix is not positive definite");
+  *lmax = wz / vw;
   return CL_OK;
 }
 
@@ -413,16 +416,16 @@ done:
   return st;
 }
 
-/* Chebyshev smoothing of L->x towards L->b, r = b - A x kept up to date (but after the last step
- * when update_last is 0) */
-static cl_status chebyshev(cl_fe_ep_model *m, const level *L, int update_last, cl_error *err) {
+/* Chebyshev smoothing of L->x towards L->b (first: from x = 0, whatever x holds), r = b - A x kept up
+ * to date (but after the last step when update_last is 0) */
+static cl_status chebyshev(cl_fe_ep_model *m, const level *L, int first, int update_last, cl_error *err) {
   const double sigma = L->theta / L->delta;
   double rho = 1 / sigma;
   for (int k = 0; k < SMOOTH_DEGREE; k++) {
-    if (k == 0) CL_TRY(smooth_op(m, L, 0, 1 / L->theta, err));
+    if (k == 0) CL_TRY(smooth_op(m, L, 0, 1 / L->theta, first, err));
     else {
       const double rho_new = 1 / (2 * sigma - rho);
-      CL_TRY(smooth_op(m, L, rho_new * rho, 2 * rho_new / L->delta, err));
+      CL_TRY(smooth_op(m, L, rho_new * rho, 2 * rho_new / L->delta, 0, err));
       rho = rho_new;
     }
     if (k < SMOOTH_DEGREE - 1 || update_last) CL_TRY(csr_op(m, L->n, L->rowptr, L->col, L->val, L->d, L->r, -1, 1, err));
@@ -433,16 +436,15 @@ static cl_status chebyshev(cl_fe_ep_model *m, const level *L, int update_last, c
 static cl_status vcycle(cl_fe_ep_model *m, int l, cl_error *err) {
   const level *L = &m->mg->lev[l];
   if (l == m->mg->nlev - 1) return csr_op(m, L->n, L->rowptr, L->col, L->val, L->b, L->x, 1, 0, err);
-  CL_TRY(cl_k_fill(m->dev, CL_F64, L->x, L->n, 0, err));
   CL_TRY(m->dev->copy(m->dev, L->r, L->b, L->n * sizeof(double), err));
-  CL_TRY(chebyshev(m, L, 1, err));
+  CL_TRY(chebyshev(m, L, 1, 1, err));
   const level *C = &m->mg->lev[l + 1];
   CL_TRY(csr_op(m, C->n, L->r_rp, L->r_col, L->r_val, L->r, C->b, 1, 0, err));
   CL_TRY(vcycle(m, l + 1, err));
   CL_TRY(csr_op(m, L->n, L->p_rp, L->p_col, L->p_val, C->x, L->d, 1, 0, err)); /* d = P x_c */
-  CL_TRY(smooth_op(m, L, 1, 0, err));                                          /* x += d */
+  CL_TRY(smooth_op(m, L, 1, 0, 0, err));                                       /* x += d */
   CL_TRY(csr_op(m, L->n, L->rowptr, L->col, L->val, L->d, L->r, -1, 1, err));
-  return chebyshev(m, L, 0, err);
+  return chebyshev(m, L, 0, 0, err);
 }
 
 cl_status cl_fe_ep_mg_apply(cl_fe_ep_model *m, const void *r, void *z, cl_error *err) {

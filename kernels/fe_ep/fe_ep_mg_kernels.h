@@ -16,7 +16,7 @@
 
 typedef enum cl_fe_ep_mg_op {
   CL_FE_EP_MG_CSR = 0,    /* y = beta y + alpha M x (beta = 0: y is overwritten, its old contents unread) */
-  CL_FE_EP_MG_SMOOTH = 1, /* d = a d + c dinv r; x += d */
+  CL_FE_EP_MG_SMOOTH = 1, /* d = a d + c dinv r; x += d (first: x = d, its old contents unread) */
 } cl_fe_ep_mg_op;
 
 typedef struct cl_fe_ep_mg_args {
@@ -28,6 +28,7 @@ typedef struct cl_fe_ep_mg_args {
   const void *dinv, *r;        /* SMOOTH */
   void *d, *x;
   double a, c;
+  int first;
 } cl_fe_ep_mg_args;
 
 #define CL_FE_EP_MG_ROW_LANES 8 /* CUDA threads per matrix row (a power of 2, at most 32) */
@@ -49,8 +50,8 @@ CL_HD static inline void cl_fe_ep_mg_csr_store(const cl_fe_ep_mg_args *A, size_t
 CL_HD static inline void cl_fe_ep_mg_smooth_row(const cl_fe_ep_mg_args *A, size_t i) {
   real *d = (real *)A->d, *x = (real *)A->x;
   const real *dinv = (const real *)A->dinv, *r = (const real *)A->r;
-  d[i] = (real)A->a * d[i] + (real)A->c * dinv[i] * r[i];
-  x[i] += d[i];
+  d[i] = (A->a == 0 ? (real)0 : (real)A->a * d[i]) + (real)A->c * dinv[i] * r[i];
+  x[i] = (A->first ? (real)0 : x[i]) + d[i];
 }
 
 #endif
