@@ -134,6 +134,26 @@ static int model_fix(lua_State *L) {
   return 0;
 }
 
+/* m:grid(ni, nj, wrap): the mesh's nodes are the structured grid node i + ni j (linear = "mg") */
+static int model_grid(lua_State *L) {
+  cl_fe_ep_model *m = check_model(L, 1);
+  cl_error err;
+  if (cl_fe_ep_set_grid(m, (size_t)luaL_checkinteger(L, 2), (size_t)luaL_checkinteger(L, 3), lua_toboolean(L, 4), &err))
+    return luaL_error(L, "model:grid: %s", err.msg);
+  return 0;
+}
+
+/* m:layout("element_minor" | "element_major"): the per-Gauss-point data in a GPU's or the CPU's order
+ * (fe_ep_args.h), whatever the device; for tests of the GPU's order on the CPU */
+static int model_layout(lua_State *L) {
+  cl_fe_ep_model *m = check_model(L, 1);
+  const char *const names[] = {"element_major", "element_minor", NULL};
+  const int minor = luaL_checkoption(L, 2, NULL, names);
+  cl_error err;
+  if (cl_fe_ep_set_layout(m, minor, &err)) return luaL_error(L, "model:layout: %s", err.msg);
+  return 0;
+}
+
 /* m:_pressure({edge nodes, 1-based}, p) */
 static int model_pressure(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
@@ -187,7 +207,12 @@ static void push_history(lua_State *L, const cl_fe_ep_model *m) {
   }
 }
 
-/* m:_solve(method, increments, tol, max_iter, max_cutbacks, linear) -> report, history (or nil,
+static cl_fe_ep_linear_kind linear_kind(const char *name) {
+  return strcmp(name, "pcg") == 0 ? CL_FE_EP_LINEAR_PCG : strcmp(name, "mg") == 0 ? CL_FE_EP_LINEAR_MG
+                                                                                   : CL_FE_EP_LINEAR_FACTOR;
+}
+
+/* m:_solve(method, increments, tol, max_iter, max_cutbacks, linear, linear_tol) -> report, history (or nil,
  * message, history when it did not converge) */
 static int model_solve(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
@@ -197,8 +222,8 @@ static int model_solve(lua_State *L) {
                                                                    : CL_FE_EP_MIS,
                            .increments = (int)luaL_checkinteger(L, 3), .tol = luaL_checknumber(L, 4),
                            .max_iter = (int)luaL_checkinteger(L, 5), .max_cutbacks = (int)luaL_checkinteger(L, 6),
-                           .linear = strcmp(luaL_optstring(L, 7, "factor"), "pcg") == 0 ? CL_FE_EP_LINEAR_PCG
-                                                                                      : CL_FE_EP_LINEAR_FACTOR};
+                           .linear = linear_kind(luaL_optstring(L, 7, "factor")),
+                           .linear_tol = luaL_optnumber(L, 8, 1e-12)};
   cl_fe_ep_report rep;
   cl_error err;
   cl_status st = cl_fe_ep_solve(m, &o, &rep, &err);
@@ -211,7 +236,8 @@ static int model_solve(lua_State *L) {
   }
   lua_createtable(L, 0, 12);
   const struct { const char *k; int v; } counts[] = {{"increments", rep.increments}, {"iterations", rep.iterations},
-      {"residuals", rep.residuals}, {"factorizations", rep.factorizations}, {"cutbacks", rep.cutbacks}};
+      {"residuals", rep.residuals}, {"factorizations", rep.factorizations}, {"cutbacks", rep.cutbacks},
+      {"mg_levels", rep.mg_levels}};
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
     lua_pushinteger(L, counts[i].v), lua_setfield(L, -2, counts[i].k);
   lua_pushinteger(L, rep.cg_iterations), lua_setfield(L, -2, "cg_iterations");
@@ -392,7 +418,7 @@ int cl_lua_open_fe(lua_State *L) {
   luaL_newmetatable(L, MODEL_MT);
   const luaL_Reg meta[] = {{"__gc", model_gc}, {NULL, NULL}};
   luaL_setfuncs(L, meta, 0);
-  const luaL_Reg methods[] = {{"fix", model_fix}, {"pressure", model_pressure}, {"body_force", model_body_force},
+  const luaL_Reg methods[] = {{"fix", model_fix}, {"grid", model_grid}, {"layout", model_layout}, {"pressure", model_pressure}, {"body_force", model_body_force},
                               {"clear_loads", model_clear_loads},
                               {"initial_stress", model_initial_stress}, {"solve", model_solve}, {"get", model_get},
                               {"info", model_info}, {"profile", model_profile}, {NULL, NULL}};

@@ -2,22 +2,30 @@
  * cpu loops, the cuda launchers and the host model (fe_ep_model.c). Pointers are device
  * pointers; real arrays are void * so that one struct serves both precisions.
  *
- * Layouts (g = e * ngp + k is Gauss point k of element e; G = ne * ngp):
+ * Layouts (G = ne * ngp Gauss points; g = e gs_e + k gs_k is Gauss point k of element e):
  *   elem    ne x nn node indices, element-major (elem[e nn + a])
  *   grad    G x 2 nn physical shape-function gradients, the compact form of the paper's
- *           scattered operator B-bar (its nonzeros): grad[g 2nn + 2a + c] = dN_a / dx_c
- *   wdet    G weights w_k det J t (the paper's W)
+ *           scattered operator B-bar (its nonzeros): dN_a / dx_c of Gauss point k of element e at
+ *           grad[e grad_e + (k 2nn + 2a + c) grad_i]
+ *   wdet    G weights w_k det J t (the paper's W), at g
+ * The strides are the backend's (fe_ep_model.c): element-major on the CPU (gs_e = ngp, gs_k = 1;
+ * grad_e = 2nn ngp, grad_i = 1; fe_e = 2nn, fe_i = 1), where one core walks one element's data in
+ * order; element-minor on a GPU (gs_e = 1, gs_k = ne; grad_e = 1, grad_i = ne; fe_e = 1, fe_i = ne),
+ * where the threads of a warp (consecutive elements) then read and write consecutive words. The
+ * arithmetic is the same; the host sees the CPU's order (cl_fe_ep_get).
  *   u, u_n  2 x nnodes displacements now and at the last converged increment (SoA)
  *   sig_n, ep_n   6 x G stresses (Voigt xx yy zz yz xz xy, SoA) and G equivalent plastic
  *           strains at the last converged increment; sig, ep their updates for u
- *   fe      ne x 2 nn element internal forces; ke ne x (2 nn)^2 element tangents (row-major)
+ *   fe      ne x 2 nn element internal forces (entry i of element e at e fe_e + i fe_i); ke ne x
+ *           (2 nn)^2 element tangents (row-major)
  *   node_start, node_slot   per node the element slots e nn + a that touch it (CSR), so that
  *           the global vector is a gather without atomics, deterministic on both backends
  *   csr_start, csr_slot     per nonzero of the global matrix the element-matrix entries
  *           e (2nn)^2 + r 2nn + c that add into it
  *   R       2 x nnodes internal forces (SoA); kval nnz values of the global matrix
  *   rowptr, col, fixed     the CSR pattern over the ndof dofs and the constrained dofs, and
- *   cg_*    the vectors of the conjugate gradients on the device (fe_ep_pcg.c)
+ *   cg_*    the vectors of the conjugate gradients on the device (fe_ep_pcg.c; its product K p is the
+ *           CSR product of fe_ep_mg_kernels.h)
  *   perm_map, perm_val   per nonzero of the fill-reducing reordered matrix its entry in kval, and
  *           its value (the device Cholesky, fe_ep_cusolver.c)
  *   law_args, law_state_n   a run-time compiled stress_update law (law == CL_FE_EP_JIT): its state
@@ -40,11 +48,10 @@ typedef enum cl_fe_ep_op {
   CL_FE_EP_GATHER_FORCES = 3,  /* R from fe */
   CL_FE_EP_GATHER_TANGENT = 4, /* kval from ke */
   CL_FE_EP_CONSTRAIN = 5,      /* constrained rows and columns of kval to the identity; cg_dinv */
-  CL_FE_EP_SPMV = 6,           /* cg_q = K cg_p */
-  CL_FE_EP_CG_PRECONDITION = 7,/* cg_z = cg_dinv cg_r */
-  CL_FE_EP_CG_STEP = 8,        /* cg_x += alpha cg_p, cg_r -= alpha cg_q */
-  CL_FE_EP_CG_DIRECTION = 9,   /* cg_p = cg_z + beta cg_p */
-  CL_FE_EP_PERMUTE = 10,       /* perm_val[k] = kval[perm_map[k]]: the values of the reordered matrix */
+  CL_FE_EP_CG_PRECONDITION = 6,/* cg_z = cg_dinv cg_r */
+  CL_FE_EP_CG_STEP = 7,        /* cg_x += alpha cg_p, cg_r -= alpha cg_q */
+  CL_FE_EP_CG_DIRECTION = 8,   /* cg_p = cg_z + beta cg_p */
+  CL_FE_EP_PERMUTE = 9,        /* perm_val[k] = kval[perm_map[k]]: the values of the reordered matrix */
 } cl_fe_ep_op;
 
 typedef struct cl_fe_ep_args {
@@ -52,6 +59,7 @@ typedef struct cl_fe_ep_args {
   int law, plane_strain;       /* CL_FE_EP_ELASTIC / _MOHR_COULOMB / _JIT; 0: plane stress (elastic only) */
   double E, nu, c, phi;        /* material: Young's modulus, Poisson's ratio, cohesion, friction angle (degrees) */
   size_t ne, nnodes, nnz;
+  size_t gs_e, gs_k, grad_e, grad_i, fe_e, fe_i; /* the layout's strides (above) */
   const uint32_t *elem;
   const void *grad, *wdet, *u, *u_n, *sig_n, *ep_n;
   void *sig, *ep, *fe, *ke, *R, *kval;

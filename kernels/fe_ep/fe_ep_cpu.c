@@ -27,10 +27,6 @@ void CL_PREC(cl_fe_ep_run_cpu)(const cl_fe_ep_args *A, int op) {
 #pragma omp parallel for schedule(static) if (rows_parallel)
       for (size_t i = 0; i < A->ndof; i++) cl_fe_ep_constrain_row(A, i);
       break;
-    case CL_FE_EP_SPMV:
-#pragma omp parallel for schedule(static) if (rows_parallel)
-      for (size_t i = 0; i < A->ndof; i++) cl_fe_ep_spmv_row(A, i);
-      break;
     case CL_FE_EP_CG_PRECONDITION:
     case CL_FE_EP_CG_STEP:
     case CL_FE_EP_CG_DIRECTION:

@@ -24,7 +24,6 @@ __global__ void CL_PREC(fe_ep_permute_kernel)(cl_fe_ep_args A) {
 __global__ void CL_PREC(fe_ep_row_kernel)(cl_fe_ep_args A, int op) {
   CL_GRID_STRIDE(i, A.ndof) {
     if (op == CL_FE_EP_CONSTRAIN) cl_fe_ep_constrain_row(&A, i);
-    else if (op == CL_FE_EP_SPMV) cl_fe_ep_spmv_row(&A, i);
     else cl_fe_ep_cg_vector(&A, op, i);
   }
 }
@@ -48,7 +47,6 @@ extern "C" int CL_PREC(cl_fe_ep_run_cuda)(const cl_fe_ep_args *A, int op) {
       if (A->nnz) CL_PREC(fe_ep_permute_kernel)<<<cl_grid_1d(A->nnz), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
       break;
     case CL_FE_EP_CONSTRAIN:
-    case CL_FE_EP_SPMV:
     case CL_FE_EP_CG_PRECONDITION:
     case CL_FE_EP_CG_STEP:
     case CL_FE_EP_CG_DIRECTION:

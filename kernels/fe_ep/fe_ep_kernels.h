@@ -70,9 +70,10 @@ CL_HD static inline void cl_fe_ep_element(const cl_fe_ep_args *A, const int op, 
   if (ke)
     for (int i = 0; i < nd * nd; i++) ke[i] = 0;
   for (int k = 0; k < A->ngp; k++) {
-    const size_t g = e * A->ngp + k;
-    const real *grad = (const real *)A->grad + g * nd, w = ((const real *)A->wdet)[g];
-    real D3[9];
+    const size_t g = e * A->gs_e + k * A->gs_k;
+    const real *gk = (const real *)A->grad + e * A->grad_e + (size_t)k * nd * A->grad_i, w = ((const real *)A->wdet)[g];
+    real grad[CL_FE_MAX_DOFS], D3[9];
+    for (int i = 0; i < nd; i++) grad[i] = gk[i * A->grad_i];
     if (op == CL_FE_EP_ELASTIC_TANGENT) {
       real D6[36], sig[6] = {0, 0, 0, 0, 0, 0}, zero[6] = {0, 0, 0, 0, 0, 0};
       if (A->plane_strain) cl_fe_elastic((real)A->E, (real)A->nu, zero, sig, D6), cl_fe_ep_plane_tangent(D6, D3);
@@ -89,8 +90,8 @@ CL_HD static inline void cl_fe_ep_element(const cl_fe_ep_args *A, const int op, 
     if (ke) cl_fe_add_btdb(nn, grad, D3, w, ke);
   }
   if (op != CL_FE_EP_ELASTIC_TANGENT) {
-    real *fe = (real *)A->fe + e * nd;
-    for (int i = 0; i < nd; i++) fe[i] = f[i];
+    real *fe = (real *)A->fe + e * A->fe_e;
+    for (int i = 0; i < nd; i++) fe[i * A->fe_i] = f[i];
   }
 }
 
@@ -108,8 +109,8 @@ CL_HD static inline void cl_fe_ep_gather_node(const cl_fe_ep_args *A, size_t n) 
   real fx = 0, fy = 0;
   for (uint32_t s = A->node_start[n]; s < A->node_start[n + 1]; s++) {
     const uint32_t slot = A->node_slot[s], e = slot / A->nn, a = slot % A->nn;
-    fx += fe[(size_t)e * 2 * A->nn + 2 * a];
-    fy += fe[(size_t)e * 2 * A->nn + 2 * a + 1];
+    fx += fe[e * A->fe_e + 2 * a * A->fe_i];
+    fy += fe[e * A->fe_e + (2 * a + 1) * A->fe_i];
   }
   ((real *)A->R)[n] = fx;
   ((real *)A->R)[A->nnodes + n] = fy;
@@ -134,14 +135,6 @@ CL_HD static inline void cl_fe_ep_constrain_row(const cl_fe_ep_args *A, size_t i
     if (j == i) diag = val[k];
   }
   ((real *)A->cg_dinv)[i] = 1 / diag;
-}
-
-/* cg_q[i] = (K cg_p)[i] */
-CL_HD static inline void cl_fe_ep_spmv_row(const cl_fe_ep_args *A, size_t i) {
-  const real *val = (const real *)A->kval, *p = (const real *)A->cg_p;
-  real v = 0;
-  for (uint32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) v += val[k] * p[A->col[k]];
-  ((real *)A->cg_q)[i] = v;
 }
 
 /* entry k of the reordered matrix (nnz entries) */

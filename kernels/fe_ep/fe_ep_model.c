@@ -11,6 +11,7 @@
 #include "../fe/element.h"
 #include "fe_ep.h"
 #include "fe_ep_cusolver.h"
+#include "fe_ep_mg.h"
 
 static cl_status check_material(const cl_fe_ep_material *m, cl_error *err) {
   if (!(m->E > 0)) return cl_error_set(err, CL_ERR_ARG, "E must be > 0 (got %g): give Young's modulus", m->E);
@@ -191,6 +192,28 @@ static cl_status law_state(cl_fe_ep_model *m, size_t G, cl_error *err) {
   return st;
 }
 
+/* The strides of the per-Gauss-point and per-element arrays (fe_ep_args.h says why each backend
+ * has its own): element-major or element-minor */
+static void strides(cl_fe_ep_args *A, int element_minor) {
+  const size_t nd = 2 * (size_t)A->nn;
+  if (!element_minor)
+    A->gs_e = A->ngp, A->gs_k = 1, A->grad_e = nd * A->ngp, A->grad_i = 1, A->fe_e = nd, A->fe_i = 1;
+  else
+    A->gs_e = 1, A->gs_k = A->ne, A->grad_e = 1, A->grad_i = A->ne, A->fe_e = 1, A->fe_i = A->ne;
+}
+
+/* per element n values, in the host's element-major order (e n + i), to and from the device's
+ * (e stride_e + i stride_i); in and out are distinct arrays */
+static void reorder(const cl_fe_ep_args *A, size_t n, size_t stride_e, size_t stride_i, int to_device,
+                    const double *in, double *out) {
+  for (size_t e = 0; e < A->ne; e++)
+    for (size_t i = 0; i < n; i++) {
+      const size_t h = e * n + i, d = e * stride_e + i * stride_i;
+      if (to_device) out[d] = in[h];
+      else out[h] = in[d];
+    }
+}
+
 cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const cl_fe_ep_material *mat,
                           cl_fe_ep_model **out, cl_error *err) {
   *out = NULL;
@@ -227,6 +250,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   }
   memcpy(m->x, mesh->x, sizeof *m->x * 2 * mesh->nnodes);
   if ((st = geometry(m, mesh, grad, wdet, err)) != CL_OK) goto done;
+  strides(A, 0); /* as geometry() wrote them; a GPU's below */
   if ((st = tables(m, mesh->elem, &ns, &nsl, &cs, &csl, err)) != CL_OK) goto done;
   /* the device's CSR rows in 32 bits (tables() checked nnz against it) */
   if (!(rp = malloc(sizeof *rp * (m->ndof + 1)))) {
@@ -279,6 +303,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   A->cg_x = dptr(m, CL_FE_EP_F_CG_X), A->cg_r = dptr(m, CL_FE_EP_F_CG_R), A->cg_z = dptr(m, CL_FE_EP_F_CG_Z);
   A->cg_p = dptr(m, CL_FE_EP_F_CG_P), A->cg_q = dptr(m, CL_FE_EP_F_CG_Q), A->cg_dinv = dptr(m, CL_FE_EP_F_CG_DINV);
   if (mat->law == CL_FE_EP_JIT && (st = law_state(m, G, err)) != CL_OK) goto done;
+  if (m->dev->kind != CL_BACKEND_CPU && (st = cl_fe_ep_set_layout(m, 1, err)) != CL_OK) goto done;
   st = cl_fe_ep_linear_create(m->ndof, m->rowptr, m->col, &m->solver, err);
 done:
   free(grad), free(wdet), free(ns), free(nsl), free(cs), free(csl), free(rp);
@@ -296,6 +321,7 @@ void cl_fe_ep_destroy(cl_fe_ep_model *m) {
   for (int k = 0; k < CL_MP_STATE_MAX; k++) cl_field_destroy(m->law_state[0][k]), cl_field_destroy(m->law_state[1][k]);
   cl_fe_ep_linear_free(m->solver);
   cl_fe_ep_cusolver_free(m->device_solver);
+  cl_fe_ep_mg_free(m->mg);
   free(m->x), free(m->xg), free(m->rowptr), free(m->col), free(m->fixed), free(m->fixed_value), free(m->f_ext);
   free(m->history);
   if (m->ref) cl_device_ref_release(m->ref);
@@ -388,7 +414,17 @@ cl_status cl_fe_ep_initial_stress(cl_fe_ep_model *m, const double s[4], cl_error
 }
 
 cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_error *err) {
-  return cl_field_download(m->f[id], out, err);
+  const cl_fe_ep_args *A = &m->A;
+  const int per_gauss = id == CL_FE_EP_F_SIG || id == CL_FE_EP_F_SIG_N || id == CL_FE_EP_F_EP || id == CL_FE_EP_F_EP_N ||
+                        id == CL_FE_EP_F_WDET;
+  if (!per_gauss || A->gs_k == 1) return cl_field_download(m->f[id], out, err);
+  const size_t G = A->ne * A->ngp, n = cl_field_count(m->f[id]);
+  double *dev = malloc(sizeof *dev * n);
+  if (!dev) return cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
+  cl_status st = cl_field_download(m->f[id], dev, err);
+  for (size_t c = 0; st == CL_OK && c < n / G; c++) reorder(A, (size_t)A->ngp, A->gs_e, A->gs_k, 0, dev + c * G, out + c * G);
+  free(dev);
+  return st;
 }
 
 /* An operation on the device: the element forces [and tangent] of a run-time compiled law through its
@@ -445,4 +481,44 @@ cl_status cl_fe_ep_profile(cl_fe_ep_model *m, int reps, double *residual, double
   cl_field_touch(m->f[CL_FE_EP_F_SIG]), cl_field_touch(m->f[CL_FE_EP_F_EP]), cl_field_touch(m->f[CL_FE_EP_F_R]);
   cl_field_touch(m->f[CL_FE_EP_F_KVAL]);
   return CL_OK;
+}
+
+cl_status cl_fe_ep_set_grid(cl_fe_ep_model *m, size_t ni, size_t nj, int wrap, cl_error *err) {
+  if (ni < 2 || nj < 2 || ni * nj != m->A.nnodes)
+    return cl_error_set(err, CL_ERR_ARG, "fe: a node grid of %zu x %zu does not number the mesh's %zu nodes", ni, nj,
+                        m->A.nnodes);
+  m->grid_ni = ni, m->grid_nj = nj, m->grid_wrap = wrap;
+  return CL_OK;
+}
+
+/* field f (count values per element, in one or more components) from the strides (oe, oi) to (ne, ni),
+ * through the host's element-major order in host; tmp holds the whole field */
+static cl_status relayout(cl_fe_ep_model *m, cl_field *f, size_t count, size_t oe, size_t oi, size_t ne, size_t ni,
+                          double *tmp, double *host, cl_error *err) {
+  const size_t total = m->A.ne * count;
+  CL_TRY(cl_field_download(f, tmp, err));
+  for (size_t c = 0; c < cl_field_count(f) / total; c++) {
+    reorder(&m->A, count, oe, oi, 0, tmp + c * total, host);
+    reorder(&m->A, count, ne, ni, 1, host, tmp + c * total);
+  }
+  return cl_field_upload(f, tmp, err);
+}
+
+cl_status cl_fe_ep_set_layout(cl_fe_ep_model *m, int element_minor, cl_error *err) {
+  cl_fe_ep_args *A = &m->A;
+  const cl_fe_ep_args old = *A; /* on an error some fields have moved and some not: the header says */
+  strides(A, element_minor);
+  if (A->gs_k == old.gs_k) return CL_OK;
+  const size_t G = A->ne * A->ngp, nd = 2 * (size_t)A->nn;
+  double *tmp = malloc(sizeof *tmp * G * (nd > 6 ? nd : 6)), *host = malloc(sizeof *host * G * nd);
+  cl_status st = tmp && host ? CL_OK : cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
+  if (st == CL_OK)
+    st = relayout(m, m->f[CL_FE_EP_F_GRAD], A->ngp * nd, old.grad_e, old.grad_i, A->grad_e, A->grad_i, tmp, host, err);
+  const cl_fe_ep_field_id per_gauss[] = {CL_FE_EP_F_WDET, CL_FE_EP_F_SIG, CL_FE_EP_F_SIG_N, CL_FE_EP_F_EP, CL_FE_EP_F_EP_N};
+  for (int i = 0; i < 5 + 2 * A->law_nstate && st == CL_OK; i++) { /* then a run-time compiled law's state */
+    cl_field *f = i < 5 ? m->f[per_gauss[i]] : m->law_state[(i - 5) % 2][(i - 5) / 2];
+    st = relayout(m, f, A->ngp, old.gs_e, old.gs_k, A->gs_e, A->gs_k, tmp, host, err);
+  }
+  free(tmp), free(host);
+  return st;
 }

@@ -36,9 +36,11 @@ typedef struct cl_fe_ep_material {
 typedef enum cl_fe_ep_method { CL_FE_EP_IS = 0, CL_FE_EP_MIS = 1, CL_FE_EP_NEWTON = 2 } cl_fe_ep_method;
 
 /* linear solves: a sparse Cholesky on a CUDA model's device (cuSOLVER: fe_ep_cusolver.c) or on the
- * host (CHOLMOD, or CG when built without it: fe_ep_linear.c), or Jacobi-PCG on the model's device
- * (fe_ep_pcg.c) */
-typedef enum cl_fe_ep_linear_kind { CL_FE_EP_LINEAR_FACTOR = 0, CL_FE_EP_LINEAR_PCG = 1 } cl_fe_ep_linear_kind;
+ * host (CHOLMOD, or CG when built without it: fe_ep_linear.c), Jacobi-PCG on the model's device
+ * (fe_ep_pcg.c), or CG there preconditioned by a geometric multigrid V-cycle (fe_ep_mg.c) */
+typedef enum cl_fe_ep_linear_kind {
+  CL_FE_EP_LINEAR_FACTOR = 0, CL_FE_EP_LINEAR_PCG = 1, CL_FE_EP_LINEAR_MG = 2
+} cl_fe_ep_linear_kind;
 
 typedef struct cl_fe_ep_solve_opts {
   cl_fe_ep_method method;
@@ -47,6 +49,9 @@ typedef struct cl_fe_ep_solve_opts {
   int max_iter;               /* iterations per increment before it is cut back */
   int max_cutbacks;           /* halvings of an increment before the solve gives up */
   cl_fe_ep_linear_kind linear;
+  /* CG (pcg, mg): each solve to |b - K x| <= linear_tol |b|. An inexact correction changes only how
+   * fast the nonlinear iteration converges, not where to (its residual is exact). */
+  double linear_tol;
 } cl_fe_ep_solve_opts;
 
 /* One iteration of the history: increment (1-based), iteration in it (0 = the residual before
@@ -58,7 +63,8 @@ typedef struct cl_fe_ep_record {
 
 typedef struct cl_fe_ep_report {
   int increments, iterations, residuals, factorizations, cutbacks;
-  long cg_iterations;         /* of the device PCG, all solves together */
+  long cg_iterations;         /* of the device PCG (Jacobi or multigrid), all solves together */
+  int mg_levels;              /* of the multigrid hierarchy (linear = "mg") */
   double residual;            /* the last relative residual */
   double t_residual, t_tangent, t_factor, t_solve; /* seconds */
 } cl_fe_ep_report;
@@ -72,6 +78,7 @@ typedef enum cl_fe_ep_field_id {
 } cl_fe_ep_field_id;
 
 typedef struct cl_fe_ep_cusolver cl_fe_ep_cusolver; /* fe_ep_cusolver.c */
+typedef struct cl_fe_ep_mg cl_fe_ep_mg;             /* fe_ep_mg.c */
 
 typedef struct cl_fe_ep_model {
   cl_fe_ep_args A;            /* device pointers and sizes */
@@ -90,6 +97,9 @@ typedef struct cl_fe_ep_model {
   double *f_ext;              /* per dof: the external forces the next solve reaches */
   cl_fe_ep_linear *solver;
   cl_fe_ep_cusolver *device_solver; /* linear = "factor" on a CUDA device, made at its first factorization */
+  cl_fe_ep_mg *mg;            /* linear = "mg": the hierarchy of the last matrix factored */
+  size_t grid_ni, grid_nj;    /* the structured node grid (node i + ni j) of a generated mesh; 0: none */
+  int grid_wrap;              /* j periodic (the full ring) */
   cl_fe_ep_record *history;   /* of the last solve */
   size_t nhistory, cap_history;
 } cl_fe_ep_model;
@@ -101,6 +111,15 @@ typedef struct cl_fe_ep_model {
 cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const cl_fe_ep_material *mat,
                           cl_fe_ep_model **out, cl_error *err);
 void cl_fe_ep_destroy(cl_fe_ep_model *m);
+
+/* The layout of the per-Gauss-point data (fe_ep_args.h): element-minor (1, a GPU's at creation) or
+ * element-major (0, the CPU's); the data move with it. For tests: the CPU runs the GPU's layout. After
+ * an error (out of memory) the model's state is undefined: destroy it. */
+cl_status cl_fe_ep_set_layout(cl_fe_ep_model *m, int element_minor, cl_error *err);
+
+/* Declares the mesh's nodes a structured grid: node i + ni j (0-based), ni x nj = nnodes; wrap: j is
+ * periodic (the last row of nodes is followed by the first). Needed by linear = "mg". */
+cl_status cl_fe_ep_set_grid(cl_fe_ep_model *m, size_t ni, size_t nj, int wrap, cl_error *err);
 
 /* Prescribes component c (0 x, 1 y) of node n to value (reached by the next solve). */
 cl_status cl_fe_ep_fix(cl_fe_ep_model *m, size_t node, int c, double value, cl_error *err);
@@ -126,11 +145,12 @@ cl_status cl_fe_ep_initial_stress(cl_fe_ep_model *m, const double s[4], cl_error
  * history and the state stays at the last converged increment. rep may be NULL. */
 cl_status cl_fe_ep_solve(cl_fe_ep_model *m, const cl_fe_ep_solve_opts *opts, cl_fe_ep_report *rep, cl_error *err);
 
-/* The linear solver a solve with `linear` uses on this model's device: "pcg", "cusolver" (CUDA),
- * "cholmod" or "cg" (the host's, fe_ep_linear.h). */
+/* The linear solver a solve with `linear` uses on this model's device: "pcg", "mg-pcg", "cusolver"
+ * (CUDA), "cholmod" or "cg" (the host's, fe_ep_linear.h). */
 const char *cl_fe_ep_solver_name(const cl_fe_ep_model *m, cl_fe_ep_linear_kind linear);
 
-/* Host copies: u (2 nnodes, SoA), Gauss point stresses (6 G, SoA), ep (G). */
+/* Host copies: u (2 nnodes, SoA), Gauss point stresses (6 G, SoA), ep (G), weights (G); Gauss point k of
+ * element e at e ngp + k on every backend (the device's own order may differ: fe_ep_args.h). */
 cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_error *err);
 
 /* Seconds per evaluation, averaged over reps after one warm-up, of the residual (strain, return

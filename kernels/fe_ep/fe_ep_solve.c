@@ -17,6 +17,7 @@
 
 #include "fe_ep_cusolver.h"
 #include "fe_ep_model.h"
+#include "fe_ep_mg.h"
 #include "fe_ep_pcg.h"
 
 static double now(void) {
@@ -75,6 +76,7 @@ static int on_device(const cl_fe_ep_model *m, const cl_fe_ep_solve_opts *o) {
 
 const char *cl_fe_ep_solver_name(const cl_fe_ep_model *m, cl_fe_ep_linear_kind linear) {
   if (linear == CL_FE_EP_LINEAR_PCG) return "pcg";
+  if (linear == CL_FE_EP_LINEAR_MG) return "mg-pcg";
   return m->dev->kind == CL_BACKEND_CUDA ? "cusolver" : cl_fe_ep_linear_name();
 }
 
@@ -85,8 +87,10 @@ static cl_status factor(solve_state *S, const cl_fe_ep_solve_opts *o, cl_error *
   cl_fe_ep_model *m = S->m;
   const double t0 = now();
   S->rep->factorizations++;
-  if (o->linear == CL_FE_EP_LINEAR_PCG) {
+  if (o->linear != CL_FE_EP_LINEAR_FACTOR) {
     cl_status st = cl_fe_ep_pcg_prepare(m, err);
+    if (st == CL_OK && o->linear == CL_FE_EP_LINEAR_MG) st = cl_fe_ep_mg_setup(m, err);
+    S->rep->mg_levels = cl_fe_ep_mg_levels(m->mg);
     S->rep->t_factor += now() - t0;
     return st;
   }
@@ -140,7 +144,9 @@ static cl_status check_rigid_modes(const cl_fe_ep_model *m, cl_error *err) {
 /* du = -K^-1 r */
 static cl_status correction(solve_state *S, const cl_fe_ep_solve_opts *o, double *du, cl_error *err) {
   const double t0 = now();
-  if (o->linear == CL_FE_EP_LINEAR_PCG) CL_TRY(cl_fe_ep_pcg_solve(S->m, S->r, du, &S->rep->cg_iterations, err));
+  if (o->linear != CL_FE_EP_LINEAR_FACTOR)
+    CL_TRY(cl_fe_ep_pcg_solve(S->m, S->r, du, o->linear == CL_FE_EP_LINEAR_MG, o->linear_tol, &S->rep->cg_iterations,
+                              err));
   else if (on_device(S->m, o)) CL_TRY(cl_fe_ep_cusolver_solve(S->m, S->r, du, err));
   else CL_TRY(cl_fe_ep_linear_solve(S->m->solver, S->r, du, err));
   for (size_t i = 0; i < S->m->ndof; i++) du[i] = -du[i];
@@ -210,6 +216,8 @@ cl_status cl_fe_ep_solve(cl_fe_ep_model *m, const cl_fe_ep_solve_opts *o, cl_fe_
   memset(rep, 0, sizeof *rep);
   if (o->increments < 1) return cl_error_set(err, CL_ERR_ARG, "increments must be >= 1 (got %d)", o->increments);
   if (!(o->tol > 0 && o->tol < 1)) return cl_error_set(err, CL_ERR_ARG, "tol must lie in (0, 1) (got %g)", o->tol);
+  if (o->linear != CL_FE_EP_LINEAR_FACTOR && !(o->linear_tol > 0 && o->linear_tol < 1))
+    return cl_error_set(err, CL_ERR_ARG, "linear_tol must lie in (0, 1) (got %g)", o->linear_tol);
   const size_t n = m->ndof;
   solve_state S = {.m = m, .rep = rep};
   double *block = malloc(sizeof(double) * (9 * n + m->rowptr[n]));

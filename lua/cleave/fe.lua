@@ -42,7 +42,8 @@ end
 
 -- A structured grid of (p nr + 1) x (p nc + 1) nodes mapped by place(s, t) (s, t in [0, 1]),
 -- cut into nr x nc Lagrange quadrilaterals of order p; wrap: the last column of nodes is the
--- first (a full ring). Node (i, j) has index 1 + i + (p nr + 1) j; element nodes in the
+-- first (a full ring). Node (i, j) has index 1 + i + (p nr + 1) j (the mesh's grid = { ni, nj, wrap }:
+-- the multigrid solver coarsens it); element nodes in the
 -- lexicographic order of kernels/fe/quad.h. Boundary edge sets s0, s1 (s = 0, 1: columns of
 -- edges along t) and t0, t1 (t = 0, 1), node sets likewise.
 local function grid(p, nr, nc, wrap, place, tri)
@@ -89,7 +90,7 @@ local function grid(p, nr, nc, wrap, place, tri)
   end
   for j = 0, nj - 1 do nodes.s0[#nodes.s0 + 1], nodes.s1[#nodes.s1 + 1] = node(0, j), node(ni - 1, j) end
   return setmetatable({ shape = tri and "tri" or "quad", order = p, x = x, elem = elem, nnodes = #x // 2,
-    nelems = (tri and 2 or 1) * nr * nc,
+    nelems = (tri and 2 or 1) * nr * nc, grid = { ni = ni, nj = nj, wrap = wrap },
     nodes = nodes, edges = edges }, mesh_mt)
 end
 
@@ -313,6 +314,7 @@ function fe.model(args)
   end
   local ok, core = pcall(fe._model, core_args)
   if not ok then error(core, 2) end
+  if mesh.grid then core:grid(mesh.grid.ni, mesh.grid.nj, mesh.grid.wrap) end
   return setmetatable({ core = core, mesh = mesh, law = user and law.name or law, fixed = 0, pressures = {},
     timed_fixes = {} }, model_mt)
 end
@@ -464,30 +466,56 @@ end
 local METHODS = { mis = true, is = true, newton = true }
 
 -- the convergence history as CSV: one row per residual evaluation the solver checked
+-- linear = "auto" takes the multigrid CG from this many dofs on a GPU (for a generated mesh): there
+-- cuSOLVER's factorization (11.3 s at 128 018 dofs on the H100) grows faster than the multigrid's
+-- setup and solves; on the CPU backend CHOLMOD's factor-once stays faster at every level measured
+-- (in a build without CHOLMOD the multigrid replaces the host's Jacobi-CG there too)
+local MG_MIN_DOFS = 20000
+
 local function write_history(path, history)
   local w <close> = cl.io.csv { path = path, columns = { "increment", "iteration", "lambda", "residual" } }
   for _, h in ipairs(history) do w:row { h.increment, h.iteration, h.lambda, h.residual } end
 end
 
 --- model:solve{ method = "mis" | "is" | "newton", increments = 1, tol = 1e-8, max_iter = 200,
----   max_cutbacks = 4, linear = "factor" | "pcg" } -> report { increments, iterations, residuals,
---- factorizations, cutbacks, cg_iterations, residual, t_residual, t_tangent, t_factor, t_solve,
---- linear_solver, history = { {increment,
+---   max_cutbacks = 4, linear = "auto" | "factor" | "pcg" | "mg", linear_tol } -> report { increments,
+--- iterations, residuals, factorizations, cutbacks, cg_iterations, mg_levels, residual, t_residual, t_tangent,
+--- t_factor, t_solve, linear_solver, history = { {increment,
 --- iteration, lambda, residual}, ... } }. An increment that does not converge is halved; when
 --- the cut-backs run out, the error gives the history's last residuals and the state stays at
 --- the last converged increment. linear: "factor" (a sparse Cholesky, factored once for IS and
 --- modified IS: cuSOLVER's on a GPU, the matrix staying there; CHOLMOD's on the host for the CPU, CG
---- there when built without CHOLMOD) or "pcg" (Jacobi-PCG on the model's device). csv: a path to write the history to (increment,
---- iteration, lambda, residual), also when the solve fails.
+--- there when built without CHOLMOD), "pcg" (Jacobi-PCG on the model's device), "mg" (CG on the
+--- model's device preconditioned by a geometric multigrid V-cycle; meshes of cl.fe.wellbore and
+--- cl.fe.rect) or "auto" (the default: "mg" on a GPU, or on a CPU built without CHOLMOD, from
+--- MG_MIN_DOFS dofs; else "factor").
+--- linear_tol: each CG solve's relative residual (default 1e-6 for "mg", 1e-12 for "pcg"; it sets
+--- how fast the nonlinear iteration converges, not where to). csv: a path to write the history to
+--- (increment, iteration, lambda, residual), also when the solve fails.
 function model_mt:solve(args)
   local fn = "model:solve"
   args = args or {}
   cl.check_args(fn, args, { method = true, increments = true, tol = true, max_iter = true, max_cutbacks = true,
-    linear = true, csv = true })
+    linear = true, linear_tol = true, csv = true })
   if args.csv ~= nil and type(args.csv) ~= "string" then error(fn .. ": 'csv' must be a file path", 2) end
-  local linear = args.linear or "factor"
-  if linear ~= "factor" and linear ~= "pcg" then
-    error(fn .. ": 'linear' must be \"factor\" (sparse Cholesky) or \"pcg\" (conjugate gradients on the device)", 2)
+  local linear = args.linear or "auto"
+  if linear ~= "auto" and linear ~= "factor" and linear ~= "pcg" and linear ~= "mg" then
+    error(fn .. ": 'linear' must be \"auto\", \"factor\" (sparse Cholesky), \"pcg\" (Jacobi conjugate gradients on " ..
+      "the device) or \"mg\" (multigrid conjugate gradients on the device)", 2)
+  end
+  if linear == "auto" then -- docs/methods/elastoplastic-fe.md: the measurements behind the choice
+    local info = self.core:info()
+    local no_cholesky = info.linear_solver == "cg" -- a CPU build without CHOLMOD: "factor" is Jacobi-CG there
+    linear = (self.mesh.grid and info.dofs >= MG_MIN_DOFS and (info.device == "cuda" or no_cholesky)) and "mg"
+      or "factor"
+  end
+  local linear_tol = args.linear_tol or (linear == "mg" and 1e-6 or 1e-12)
+  if type(linear_tol) ~= "number" or not (linear_tol > 0 and linear_tol < 1) then
+    error(fn .. ": 'linear_tol' (each CG solve's relative residual) must lie in (0, 1)", 2)
+  end
+  if linear == "mg" and not self.mesh.grid then
+    error(fn .. ": linear = \"mg\" needs a mesh of cleave.fe.wellbore or cleave.fe.rect (a structured node grid); " ..
+      "use linear = \"factor\" or \"pcg\" for a mesh that was read", 2)
   end
   local method = args.method or "mis"
   if not METHODS[method] then error(fn .. ": 'method' must be \"mis\", \"is\" or \"newton\"", 2) end
@@ -509,7 +537,7 @@ function model_mt:solve(args)
       self:_reload(t)
     end
     local ok, rep, hist, failed = pcall(self.core.solve, self.core, method, timed and 1 or increments, tol, max_iter,
-      cut, linear)
+      cut, linear, linear_tol)
     if not ok then error(rep, 2) end
     for _, h in ipairs(rep and hist or failed) do
       if timed then h.increment, h.lambda = k, k / steps end

@@ -1,52 +1,80 @@
 -- The quasi-static elastoplastic FE (cleave.fe, paper 002) on the wellbore meshes of the paper's
--- Table 1: seconds per residual evaluation (strain, Mohr-Coulomb return mapping, element forces,
--- gather) and per tangent assembly (element matrices and their gather into CSR), on the current
--- device, f64, for p = 1, 2, 3; then the whole plastic wellbore (issue 14, case 3) at one level and
--- order with the time split into factorizations, solves, residuals and tangents. The whole solve is
--- reported only when its plastic radius is within 2% of the closed form: a speed of a right answer.
+-- Table 1, f64, on the current device:
+--  1. seconds per residual evaluation (strain, Mohr-Coulomb return mapping, element forces, gather)
+--     and per tangent assembly, p = 1, 2, 3, and the residual's fraction of its memory-bandwidth floor
+--     (docs/benchmarks.md derives the bytes per Gauss point);
+--  2. the whole plastic wellbore (issue 14, case 3: quarter, 4 increments, relative residual 1e-8)
+--     at p = 2 on levels 2, 3, 4 with the linear solver asked for (default: the model's default,
+--     "auto"): dofs, outer (nonlinear) iterations, inner (CG) iterations, setup (factorization or
+--     multigrid hierarchy), solves, residuals, total; and, when run on a GPU, the same solve on the CPU
+--     backend beside it while it fits the time budget (the issue's ">= 20x our own CPU backend").
+-- A solve is reported only when its plastic radius is within 2% of the closed form: a speed of a
+-- right answer.
 --
---   cleave run scripts/bench/bench_fe.lua [max_level] [solve_level] [solve_order] [linear] [method]
+--   cleave run scripts/bench/bench_fe.lua [max_level] [solve_max_level] [linear] [method] [budget_s] [peak_GBps]
 --
--- max_level: the largest Table 1 level of the residual/tangent timings (default 3; the paper goes
--- to 5 at p = 1 and 4 at p = 2, 3; 0 skips them); solve_level, solve_order: the whole solve (default
--- 2, 2; the issue's target is level 4, p = 2 in <= 10 s on one H100); linear: "factor" (on a GPU:
--- cuSOLVER's sparse Cholesky there; on the CPU: CHOLMOD), "pcg" or "both" (default: one after the
--- other); method: "mis" (default: the elastic stiffness factored once, the paper's "decompose
--- once"), "is" or "newton" (a factorization per iteration).
--- Run it on the CPU backend too (cleave -d cpu ...) for the issue's GPU/CPU ratios.
+-- max_level: the largest level of table 1 (default 3; 0 skips it); solve_max_level: the largest level
+-- of table 2 (default 4: the issue's target is level 4, p = 2, 2.08 M dofs, in <= 10 s on one H100);
+-- linear: "auto" (default), "mg", "factor" or "pcg"; method: "mis" (default), "is" or "newton";
+-- budget_s: the whole run's wall-clock budget (default 240 s): a measurement of table 1 or a solve of
+-- table 2 (GPU or CPU) whose time, extrapolated from the level below (x 5 per level), would overrun it
+-- is skipped and said so, so that the command fits a 10-minute call; peak_GBps: the device's memory bandwidth for the floor (default
+-- 3350, the H100 SXM's HBM3, on a GPU; on the CPU the fraction is printed only when it is given).
 local cl = require "cleave"
-local max_level, solve_level = tonumber(arg[1]) or 3, tonumber(arg[2]) or 2
-local solve_order, linear, method = tonumber(arg[3]) or 2, arg[4] or "both", arg[5] or "mis"
+local max_level, solve_max = tonumber(arg[1]) or 3, tonumber(arg[2]) or 4
+local linear, method = arg[3] or "auto", arg[4] or "mis"
+local budget, t_start = tonumber(arg[5]) or 240, cl.clock()
+local device = cl.device()
+local peak = tonumber(arg[6]) or (device == "cuda" and 3350 or nil)
 local a, b, P0, p_i, c, phi = 0.1, 4, 50, 10, 5, 20
+local material = { law = "mohr_coulomb", E = 2000, nu = 0.2, c = c, phi = phi }
+local function left() return budget - (cl.clock() - t_start) end
 
-local function wellbore(level, order)
-  local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = order, level = level, quarter = false }
-  local m = cl.fe.model { mesh = mesh, material = { law = "mohr_coulomb", E = 2000, nu = 0.2, c = c, phi = phi } }
-  m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
-  m:pressure { where = "outer", p = P0 }
-  m:pressure { where = "inner", p = p_i }
-  return mesh, m
+-- bytes one residual evaluation must move per Gauss point (docs/benchmarks.md): compact B-bar 16 n,
+-- W 8, converged state read and updated state written 2 x 56, element force written and read back and
+-- connectivity read twice (32 n + 8 n) / g, per node u, u_n, R and its slot range 52 B x nodes / G
+local function floor_bytes(p, nodes, gauss)
+  local n, g = (p + 1) ^ 2, (p + 1) ^ 2
+  return gauss * (16 * n + 8 + 112 + 40 * n / g) + 52 * nodes
 end
 
-print("device " .. cl.device())
-print("level  p      dofs   residual (s)   tangent (s)")
-for level = 1, max_level do
-  for p = 1, 3 do
-    local _, m = wellbore(level, p)
-    local i = m.core:info()
-    local r, t = m.core:profile(5)
-    print(string.format("%5d %2d %9d %14.4g %13.4g", level, p, i.dofs, r, t))
+print("device " .. device .. ": " .. cl.info().device_name)
+if max_level > 0 then
+  print("\n1. residual and tangent, full ring, seconds per call (mean of 5 after a warm-up)")
+  print("level  p      dofs   residual (s)   tangent (s)   floor (s)   fraction of the floor")
+  local took = {} -- per order: seconds of the level below (model set-up and profile), for the budget
+  for level = 1, max_level do
+    for p = 1, 3 do
+      if took[p] and took[p] * 5 > left() then
+        print(string.format("%5d %2d  skipped: about %.0f s expected, %.0f s of the budget left", level, p, took[p] * 5,
+          left()))
+        goto next_order
+      end
+      local t0 = cl.clock()
+      local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = p, level = level, quarter = false }
+      local m = cl.fe.model { mesh = mesh, material = material }
+      m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+      local i = m.core:info()
+      local r, t = m.core:profile(5)
+      local fl = peak and floor_bytes(p, i.nodes, i.elements * i.gauss_per_element) / (peak * 1e9)
+      print(string.format("%5d %2d %9d %14.4g %13.4g %11s %s", level, p, i.dofs, r, t,
+        fl and string.format("%.3g", fl) or "-", fl and string.format("%.1f%%", 100 * fl / r) or "-"))
+      took[p] = cl.clock() - t0
+      ::next_order::
+    end
   end
 end
 
--- the whole solve: the quarter wellbore with its symmetry conditions, to a relative residual of 1e-8
+-- the closed-form plastic radius of case 3
 local s = math.sin(math.rad(phi))
 local N, sc = (1 + s) / (1 - s), 2 * c * math.cos(math.rad(phi)) / (1 - s)
 local Rp = a * (2 * (P0 * (N - 1) + sc) / ((1 + N) * ((N - 1) * p_i + sc))) ^ (1 / (N - 1))
-local failed = false
-for _, lin in ipairs(linear == "both" and { "factor", "pcg" } or { linear }) do
-  local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = solve_order, level = solve_level }
-  local m = cl.fe.model { mesh = mesh, material = { law = "mohr_coulomb", E = 2000, nu = 0.2, c = c, phi = phi } }
+
+-- one whole solve of the quarter wellbore at level l, p = 2, on the current device: the report and
+-- the wall time, or nil and why it is refused
+local function solve(level)
+  local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 2, level = level }
+  local m = cl.fe.model { mesh = mesh, material = material }
   m:fix { where = "xsym", x = 0 }
   m:fix { where = "ysym", y = 0 }
   m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
@@ -54,22 +82,63 @@ for _, lin in ipairs(linear == "both" and { "factor", "pcg" } or { linear }) do
   m:pressure { where = "inner", p = p_i }
   cl.sync()
   local t0 = cl.clock()
-  local r = m:solve { method = method, increments = 4, tol = 1e-8, linear = lin, max_iter = 2000 }
+  local r = m:solve { method = method, increments = 4, tol = 1e-8, linear = linear ~= "auto" and linear or nil,
+    max_iter = 2000 }
   cl.sync()
-  local wall = cl.clock() - t0
+  r.wall, r.dofs = cl.clock() - t0, m.core:info().dofs
   local g, last_plastic, first_elastic = m:gauss(), 0, math.huge
   for k = 1, #g.ep do
     local rr = math.sqrt(g.x[k] ^ 2 + g.y[k] ^ 2)
     if g.ep[k] > 0 then last_plastic = math.max(last_plastic, rr) else first_elastic = math.min(first_elastic, rr) end
   end
-  local ok = last_plastic < Rp * 1.02 and first_elastic > Rp * 0.98
-  failed = failed or not ok
-  print(string.format("whole solve, quarter wellbore level %d p %d (%d dofs), %s, %s: %d iterations, %d factorizations, %s",
-    solve_level, solve_order, m.core:info().dofs, method, r.linear_solver, r.iterations, r.factorizations,
-    ok and string.format("%.3f s (in the solve %.3f s): factorizations %.3f, solves %.3f%s, residuals %.3f (%d), " ..
-      "tangents %.3f", wall, r.t_residual + r.t_tangent + r.t_factor + r.t_solve, r.t_factor, r.t_solve,
-      lin == "pcg" and string.format(" (%d CG iterations)", r.cg_iterations) or "", r.t_residual, r.residuals,
-      r.t_tangent)
-    or string.format("REFUSED: plastic zone %.4f..%.4f m, closed form %.4f", last_plastic, first_elastic, Rp)))
+  if last_plastic < Rp * 1.02 and first_elastic > Rp * 0.98 then return r end
+  return nil, string.format("REFUSED: plastic zone %.4f..%.4f m, closed form %.4f", last_plastic, first_elastic, Rp)
+end
+
+print(string.format("\n2. whole plastic wellbore (case 3), quarter, p = 2, %s, 4 increments, to 1e-8; seconds", method))
+print("level      dofs  solver   outer  inner (CG)   setup   solves  residuals    total" ..
+  (device == "cuda" and "  | CPU backend: solver   total   GPU speed-up" or ""))
+local failed, last = false, {}
+for level = 2, solve_max do
+  local line = string.format("%5d", level)
+  local function fits(dev)
+    local prev = last[dev]
+    return not prev or prev * 5 < left(), prev and prev * 5 or 0
+  end
+  local ok, need = fits(device)
+  local r, why
+  if ok then r, why = solve(level) end
+  if not ok then
+    line = line .. string.format("  skipped: about %.0f s expected, %.0f s of the budget left", need, left())
+  elseif not r then
+    failed = true
+    line = line .. "  " .. why
+  else
+    last[device] = r.wall
+    line = line .. string.format(" %9d  %-7s %6d %11d %7.3f %8.3f %10.3f %8.3f", r.dofs, r.linear_solver, r.iterations,
+      r.cg_iterations, r.t_factor, r.t_solve, r.t_residual, r.wall)
+    if device == "cuda" then
+      local cpu_ok, cpu_need = fits("cpu")
+      if cpu_ok then
+        cl.device "cpu"
+        local done, res, msg = pcall(solve, level)
+        cl.device(device)
+        if done and res then
+          last.cpu = res.wall
+          line = line .. string.format("  | %-7s %7.3f %8.1fx", res.linear_solver, res.wall, res.wall / r.wall)
+        else
+          line = line .. "  | " .. tostring(done and msg or res)
+        end
+      else
+        line = line .. string.format("  | skipped (about %.0f s)", cpu_need)
+      end
+    end
+  end
+  print(line)
+end
+if device == "cuda" then
+  cl.device "cpu"
+  print("CPU backend: " .. cl.info().device_name)
+  cl.device(device)
 end
 if failed then os.exit(1) end
