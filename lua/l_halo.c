@@ -77,6 +77,72 @@ static int partition(lua_State *L) {
   return 1;
 }
 
+/* The i-th number (1-based) of the list t[key] of a grid box. */
+static lua_Number table_number(lua_State *L, int t, const char *fn, const char *key, int i) {
+  if (lua_getfield(L, t, key) != LUA_TTABLE) luaL_error(L, "%s: 'grid.%s' must be a list of 3 numbers (shape:grid_box{...} gives it)", fn, key);
+  if (lua_geti(L, -1, i) != LUA_TNUMBER)
+    luaL_error(L, "%s: 'grid.%s' must be a list of 3 numbers (shape:grid_box{...} gives it)", fn, key);
+  lua_Number v = lua_tonumber(L, -1);
+  lua_pop(L, 2);
+  return v;
+}
+
+static const char *const partition_grid_args[] = {"grid", "dx", "dim", "precision", "cell", "reach", "parts", "rank", NULL};
+
+/* cl.comm.partition_grid{ grid = shape:grid_box{...}, dx =, dim =, precision = "f64", cell = Morton
+ *   cell side (0: grid order), reach = ghost layers (grid steps), parts = cl.comm.size(), rank =
+ *   cl.comm.rank() } -> plan, x: the partition of a box grid's points and this rank's plan, built
+ * from the grid alone (no rank makes the global points), and the coordinates of the local rows
+ * (precision) on the current device. Global indices are the one-rank rows (runtime/partition.h). */
+static int partition_grid(lua_State *L) {
+  const char *fn = "cleave.comm.partition_grid";
+  cl_lua_check_args(L, 1, fn, partition_grid_args);
+  if (lua_getfield(L, 1, "grid") != LUA_TTABLE) luaL_error(L, "%s: 'grid' must be the table of shape:grid_box{...}", fn);
+  int grid = lua_gettop(L);
+  cl_grid_box g;
+  g.dx = cl_lua_req_number(L, 1, fn, "dx");
+  g.dim = (int)cl_lua_opt_integer_min(L, 1, fn, "dim", 2, 2);
+  if (g.dim > 3) luaL_error(L, "%s: 'dim' must be 2 or 3", fn);
+  for (int a = 0; a < 3; a++) {
+    g.lo[a] = table_number(L, grid, fn, "origin", a + 1);
+    lua_Number first = table_number(L, grid, fn, "first", a + 1), count = table_number(L, grid, fn, "count", a + 1);
+    if (!(first >= 0) || !(count >= 1)) luaL_error(L, "%s: 'grid' holds no points along axis %d", fn, a + 1);
+    g.first[a] = (size_t)first, g.count[a] = a < g.dim ? (size_t)count : 1;
+  }
+  const char *precision = cl_lua_opt_string(L, 1, fn, "precision", "f64");
+  if (strcmp(precision, "f32") != 0 && strcmp(precision, "f64") != 0)
+    luaL_error(L, "%s: 'precision' must be \"f32\" or \"f64\"", fn);
+  cl_dtype real = precision[1] == '3' ? CL_F32 : CL_F64;
+  double cell = cl_lua_opt_number(L, 1, fn, "cell", 0);
+  int reach = (int)cl_lua_opt_integer_min(L, 1, fn, "reach", 0, 0);
+  int parts = (int)cl_lua_opt_integer_min(L, 1, fn, "parts", cl_comm_size(), 1);
+  int rank = (int)cl_lua_opt_integer_min(L, 1, fn, "rank", cl_comm_rank(), 0);
+  if (rank >= parts) luaL_error(L, "%s: 'rank' %d must be below 'parts' (%d)", fn, rank, parts);
+  if (!(g.dx > 0) || !(cell >= 0)) luaL_error(L, "%s: 'dx' must be positive and 'cell' >= 0", fn);
+  cl_runtime *rt = cl_lua_runtime(L);
+  plan_ud *p = lua_newuserdatauv(L, sizeof *p, 1);
+  memset(p, 0, sizeof *p);
+  luaL_setmetatable(L, PLAN_MT);
+  int at = lua_gettop(L);
+  void *x;
+  cl_error err;
+  if (cl_halo_plan_grid(&g, real, cell, reach, parts, rank, &p->plan, &x, &err) != CL_OK) cl_lua_fail(L, &err);
+  cl_field *fx;
+  cl_status st = cl_field_create(rt->device, real, p->plan.local, g.dim, &fx, &err);
+  if (st == CL_OK) {
+    cl_lua_push_field(L, fx);
+    if (p->plan.local) st = cl_field_upload(fx, x, &err);
+  }
+  free(x);
+  if (st != CL_OK) cl_lua_fail(L, &err);
+  if (cl_field_create(rt->device, CL_U32, p->plan.nsend ? p->plan.nsend : 1, 1, &p->send_rows, &err) != CL_OK)
+    cl_lua_fail(L, &err);
+  cl_lua_push_field(L, p->send_rows);
+  if (p->plan.nsend && cl_field_upload(p->send_rows, p->plan.send_rows, &err) != CL_OK) cl_lua_fail(L, &err);
+  lua_setiuservalue(L, at, 1);
+  return 2;
+}
+
 /* plan.owned, plan.n (owned + ghosts), plan.ghosts, plan.rank, plan.parts, plan.sent (rows sent per
  * exchange), plan.global (u32 field, new at each read), plan.peers ({ rank, receive, send }...) */
 static int plan_index(lua_State *L) {
@@ -336,6 +402,8 @@ void cl_lua_open_halo(lua_State *L) {
   lua_pop(L, 1);
   lua_pushcfunction(L, partition);
   lua_setfield(L, -2, "partition");
+  lua_pushcfunction(L, partition_grid);
+  lua_setfield(L, -2, "partition_grid");
   lua_pushcfunction(L, gather_rows);
   lua_setfield(L, -2, "gather_rows");
   lua_getfield(L, -2, "stage");

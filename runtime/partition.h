@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dtype.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -46,6 +47,24 @@ typedef struct cl_halo_plan {
 cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner, int parts, int rank,
                             double reach, cl_halo_plan *plan, cl_error *err);
 void cl_halo_plan_free(cl_halo_plan *plan);
+
+/* The points of a box grid (cl_shape_grid_box): point (first[a] + u[a]) at lo + (index + 0.5) dx
+ * along each axis, u[a] = 0..count[a]-1 (count[2] = 1 in 2D). */
+typedef struct cl_grid_box {
+  int dim;
+  double dx, lo[3];
+  size_t first[3], count[3];
+} cl_grid_box;
+
+/* The plan of `rank` for the points of a box grid, from the grid alone (runtime/partition_grid.c):
+ * no rank builds the global points. The index box is cut by recursive bisection balanced by point
+ * count; a rank's ghosts are the points of other ranks within `reach` grid steps along every axis
+ * of its box. A point's global index is its row on one rank: its position in Morton order over
+ * cells of side `cell` of the coordinates rounded to `real`, ties in grid order, as
+ * cl_pd_morton_order puts the points of cl_shape_points (cell = 0: grid order, z slowest, x
+ * fastest). *x: the coordinates (real) of the local rows, SoA, malloc'ed (free with free()). */
+cl_status cl_halo_plan_grid(const cl_grid_box *g, cl_dtype real, double cell, int reach, int parts, int rank,
+                            cl_halo_plan *plan, void **x, cl_error *err);
 
 #ifdef __cplusplus
 }

@@ -188,6 +188,18 @@ local function partition(x, volume, delta, dx, layout)
   return pd.gather(x, global), volume, plan
 end
 
+-- A partitioned body of a box shape (shape:grid_box): this rank makes only its own points and its
+-- ghosts from the grid (cl.comm.partition_grid: a block of grid indices per rank, balanced by point
+-- count, ghosts within the stencil's reach of it), in the rows, global indices and coordinates
+-- the global path gives them, so nothing of the whole body is built. Returns x, the number of
+-- points of the body, and the plan.
+local function local_grid(grid, dim, dx, delta, precision, reorder)
+  -- the lattice's stencil holds the steps s with |s| < delta / dx: none reaches past floor(delta / dx)
+  local plan, x = cl.comm.partition_grid { grid = grid, dx = dx, dim = dim, precision = precision,
+    cell = reorder and delta or 0, reach = math.floor(delta / dx) }
+  return x, plan.points, plan
+end
+
 --- cleave.pd.body{ shape = | points = "file", dx =, horizon = 3.015 (in dx) | delta = (metres),
 ---   dim = 2, plane = "stress", thickness = 1, precision = "f64", material = cleave.pd.pmb{...},
 ---   partial_volume = true, surface_correction = true, kernel = "point" | "half" | "group" | "group8" ...,
@@ -226,7 +238,7 @@ function pd.body(args)
   if layout ~= "lattice" and layout ~= "list" then
     error(fn .. ": argument 'layout' must be \"lattice\" (bonds from the grid stencil) or \"list\" (a bond list)", 2)
   end
-  local x64, volume, dx
+  local x64, volume, dx, grid
   if args.points ~= nil then
     if args.shape ~= nil then error(fn .. ": give 'shape' or 'points', not both", 2) end
     local file_dim
@@ -241,9 +253,14 @@ function pd.body(args)
     local cells = grid_cells(args.shape, dim, dx)
     local horizon_dx = args.delta and cl.positive_number(fn, args, "delta") / dx or
       args.horizon and cl.positive_number(fn, args, "horizon") or 3.015
-    check_memory(fn, cells, dim, precision, horizon_dx, layout, 3)
-    x64 = args.shape:points { dx = dx, dim = dim, max_points = math.max(cells, 1) }
     volume = dx ^ dim * thickness
+    grid = cl.comm.size() > 1 and args.partition ~= false and args.shape:grid_box { dx = dx, dim = dim } or nil
+    if grid then -- this rank's points only (local_grid below)
+      cells = grid.count[1] * grid.count[2] * grid.count[3] / cl.comm.size()
+    else
+      x64 = args.shape:points { dx = dx, dim = dim, max_points = math.max(cells, 1) }
+    end
+    check_memory(fn, cells, dim, precision, horizon_dx, layout, 3)
   end
   local delta
   if args.delta ~= nil then
@@ -260,17 +277,22 @@ function pd.body(args)
   if args.law ~= nil and getmetatable(args.law) ~= cl.jit.law_mt then
     error(fn .. ": argument 'law' must be a law made by cleave.jit.bond_force{...}", 2)
   end
-  local x = x64:convert(precision)
-  x64 = nil
-  collectgarbage() -- free the f64 coordinates before the reordering's buffers
-  if type(volume) ~= "number" then volume = volume:convert(precision) end
-  if args.reorder ~= false then
-    local order = pd.morton_order(x, delta)
-    x = pd.gather(x, order)
-    if type(volume) ~= "number" then volume = pd.gather(volume, order) end
+  local x, global_n, plan
+  if grid then
+    x, global_n, plan = local_grid(grid, dim, dx, delta, precision, args.reorder ~= false)
+  else
+    x = x64:convert(precision)
+    x64 = nil
+    collectgarbage() -- free the f64 coordinates before the reordering's buffers
+    if type(volume) ~= "number" then volume = volume:convert(precision) end
+    if args.reorder ~= false then
+      local order = pd.morton_order(x, delta)
+      x = pd.gather(x, order)
+      if type(volume) ~= "number" then volume = pd.gather(volume, order) end
+    end
+    global_n = x.n
+    if cl.comm.size() > 1 and args.partition ~= false then x, volume, plan = partition(x, volume, delta, dx, layout) end
   end
-  local global_n, plan = x.n, nil
-  if cl.comm.size() > 1 and args.partition ~= false then x, volume, plan = partition(x, volume, delta, dx, layout) end
   collectgarbage() -- the reordering's temporaries hold device memory the body needs
   local n = x.n
   local b = setmetatable({
