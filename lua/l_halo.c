@@ -11,6 +11,7 @@
 #include "../runtime/comm.h"
 #include "../runtime/halo_nccl.h"
 #include "../runtime/partition.h"
+#include "../runtime/progress.h"
 #include "l_util.h"
 
 #define PLAN_MT "cleave.halo_plan"
@@ -390,6 +391,51 @@ static int stage_halo(lua_State *L) {
   return 1;
 }
 
+static const char *const bandwidth_args[] = {"bytes", "repeats", "transport", NULL};
+
+/* cl.comm.bandwidth{ bytes = 2^26, repeats = 10, transport = "auto" | "mpi" | "nccl" } -> { seconds =,
+ *   bandwidth = , transport = , partner = }: ranks 2p and 2p + 1 send each other `bytes` at once,
+ * `repeats` times (after one exchange of warm-up); seconds per exchange and bytes per second in each
+ * direction, this rank's (a rank without a partner: nil). NCCL moves buffers of the current GPU
+ * ("auto": when it is one and every rank has its own), MPI host buffers. Every rank calls it. */
+static int bandwidth(lua_State *L) {
+  const char *fn = "cleave.comm.bandwidth";
+  cl_lua_check_args(L, 1, fn, bandwidth_args);
+  size_t bytes = (size_t)cl_lua_opt_integer_min(L, 1, fn, "bytes", (lua_Integer)1 << 26, 1);
+  int repeats = (int)cl_lua_opt_integer_min(L, 1, fn, "repeats", 10, 1);
+  const char *transport = cl_lua_opt_string(L, 1, fn, "transport", "auto");
+  cl_runtime *rt = cl_lua_runtime(L);
+  cl_field *buffers;
+  cl_error err;
+  if (cl_field_create(rt->device, CL_U8, bytes, 2, &buffers, &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_lua_push_field(L, buffers); /* collected with the call's values */
+  int nccl = choose_nccl(L, fn, transport, buffers);
+  int rank = cl_comm_rank(), partner = rank ^ 1, has = partner < cl_comm_size();
+  char *host = nccl ? NULL : lua_newuserdatauv(L, 2 * bytes, 0);
+  char *base = nccl ? (char *)buffers->data : host;
+  void *send = base, *recv = base + bytes;
+  size_t count = bytes;
+  double t0 = 0;
+  for (int k = -1; k < repeats; k++) {
+    if (k == 0) {
+      if (cl_comm_barrier(&err) != CL_OK) return cl_lua_fail(L, &err);
+      t0 = cl_monotonic_seconds();
+    }
+    cl_status st = nccl ? cl_nccl_exchange(has, &partner, &send, &count, &recv, &count, &err)
+                        : cl_comm_exchange(has, &partner, &send, &count, &recv, &count, &err);
+    if (st != CL_OK) return cl_lua_fail(L, &err);
+  }
+  double seconds = (cl_monotonic_seconds() - t0) / repeats;
+  lua_createtable(L, 0, 4);
+  lua_pushstring(L, nccl ? "nccl" : "mpi"), lua_setfield(L, -2, "transport");
+  if (has) {
+    lua_pushinteger(L, partner), lua_setfield(L, -2, "partner");
+    lua_pushnumber(L, seconds), lua_setfield(L, -2, "seconds");
+    lua_pushnumber(L, (double)bytes / seconds), lua_setfield(L, -2, "bandwidth");
+  }
+  return 1;
+}
+
 /* Registers cl.comm.partition and cl.stage.halo; the stack holds the module, then cl.comm. */
 void cl_lua_open_halo(lua_State *L) {
   luaL_newmetatable(L, PLAN_MT);
@@ -404,6 +450,8 @@ void cl_lua_open_halo(lua_State *L) {
   lua_setfield(L, -2, "partition");
   lua_pushcfunction(L, partition_grid);
   lua_setfield(L, -2, "partition_grid");
+  lua_pushcfunction(L, bandwidth);
+  lua_setfield(L, -2, "bandwidth");
   lua_pushcfunction(L, gather_rows);
   lua_setfield(L, -2, "gather_rows");
   lua_getfield(L, -2, "stage");
