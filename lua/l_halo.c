@@ -144,7 +144,7 @@ static int partition_grid(lua_State *L) {
   return 2;
 }
 
-/* plan.owned, plan.n (owned + ghosts), plan.ghosts, plan.rank, plan.parts, plan.sent (rows sent per
+/* plan.owned, plan.interior (owned rows first that read no ghost), plan.n (owned + ghosts), plan.ghosts, plan.rank, plan.parts, plan.sent (rows sent per
  * exchange), plan.global (u32 field, new at each read), plan.peers ({ rank, receive, send }...) */
 static int plan_index(lua_State *L) {
   plan_ud *p = check_plan(L, 1);
@@ -152,6 +152,7 @@ static int plan_index(lua_State *L) {
   const char *key = luaL_checkstring(L, 2);
   if (strcmp(key, "owned") == 0) lua_pushinteger(L, (lua_Integer)h->owned);
   else if (strcmp(key, "n") == 0) lua_pushinteger(L, (lua_Integer)h->local);
+  else if (strcmp(key, "interior") == 0) lua_pushinteger(L, (lua_Integer)h->interior);
   else if (strcmp(key, "ghosts") == 0) lua_pushinteger(L, (lua_Integer)(h->local - h->owned));
   else if (strcmp(key, "rank") == 0) lua_pushinteger(L, h->rank);
   else if (strcmp(key, "parts") == 0) lua_pushinteger(L, h->parts);
@@ -172,7 +173,7 @@ static int plan_index(lua_State *L) {
       lua_pushinteger(L, (lua_Integer)h->peers[k].send_count), lua_setfield(L, -2, "send");
       lua_rawseti(L, -2, k + 1);
     }
-  } else return luaL_error(L, "halo plan has no field '%s' (owned, n, ghosts, points, rank, parts, sent, global, peers)", key);
+  } else return luaL_error(L, "halo plan has no field '%s' (owned, interior, n, ghosts, points, rank, parts, sent, global, peers)", key);
   return 1;
 }
 
@@ -251,9 +252,13 @@ typedef struct halo_stage {
   void **send, **recv;       /* per peer: pointers into out and in */
   size_t *send_bytes, *recv_bytes;
   int *peers;
+  cl_comm_pending *pending;  /* MPI: the exchange started and not yet finished */
 } halo_stage;
 
-static cl_status run_halo(void *data, long step, double t, cl_error *err) {
+/* The halo in two halves (halo_start, halo_finish), so that the rows that read no ghost can be
+ * computed in between: the first gathers and sends (MPI: posts the messages and returns; NCCL:
+ * the whole exchange, not yet overlapped), the second waits and fills the ghost rows. */
+static cl_status halo_start(void *data, long step, double t, cl_error *err) {
   halo_stage *s = data;
   (void)step, (void)t;
   const cl_halo_plan *h = &s->plan->plan;
@@ -268,12 +273,20 @@ static cl_status run_halo(void *data, long step, double t, cl_error *err) {
       CL_TRY(cl_pd_gather_rows_trusted(d, f->dtype, f->n, peer->send_count, f->k, f->data, rows + peer->send_offset,
                                        packed + peer->send_offset * k * elem, err)); /* rows < owned: the plan's */
   }
-  if (s->nccl) {
-    CL_TRY(cl_nccl_exchange(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err));
-  } else {
-    if (h->nsend) CL_TRY(d->to_host(d, s->out, packed, h->nsend * k * elem, err));
-    CL_TRY(cl_comm_exchange(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err));
-  }
+  if (s->nccl) return cl_nccl_exchange(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err);
+  if (h->nsend) CL_TRY(d->to_host(d, s->out, packed, h->nsend * k * elem, err));
+  if (s->pending) return cl_error_set(err, CL_ERR_ARG, "halo: started twice without halo_finish in between");
+  return cl_comm_exchange_start(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, &s->pending, err);
+}
+
+static cl_status halo_finish(void *data, long step, double t, cl_error *err) {
+  halo_stage *s = data;
+  (void)step, (void)t;
+  const cl_halo_plan *h = &s->plan->plan;
+  cl_field *f = s->field;
+  cl_device *d = &f->device->dev;
+  size_t elem = cl_dtype_size(f->dtype), k = (size_t)f->k;
+  if (!s->nccl) CL_TRY(cl_comm_exchange_finish(&s->pending, err));
   /* a peer's rows land in the ghost block it owns: rows owned + recv_offset.., per component */
   for (int p = 0; p < h->npeers; p++) {
     const cl_halo_peer *peer = &h->peers[p];
@@ -288,8 +301,15 @@ static cl_status run_halo(void *data, long step, double t, cl_error *err) {
   return CL_OK;
 }
 
+static cl_status run_halo(void *data, long step, double t, cl_error *err) {
+  CL_TRY(halo_start(data, step, t, err));
+  return halo_finish(data, step, t, err);
+}
+
 static int halo_gc(lua_State *L) {
   halo_stage *s = luaL_checkudata(L, 1, HALO_STAGE_MT);
+  cl_error ignored;
+  cl_comm_exchange_finish(&s->pending, &ignored); /* no message left in flight into freed buffers */
   if (s->field) {
     cl_device *d = &s->field->device->dev; /* the field, kept by the stage's arguments, outlives it */
     d->host_release(d, s->out), d->host_release(d, s->in);
@@ -436,6 +456,29 @@ static int bandwidth(lua_State *L) {
   return 1;
 }
 
+#define HALO_PART_MT "cleave.stage.halo_part"
+
+static const char *const halo_part_args[] = {"halo", NULL};
+
+static int halo_part(lua_State *L, const char *fn, const char *name, cl_status (*run)(void *, long, double, cl_error *)) {
+  cl_lua_check_args(L, 1, fn, halo_part_args);
+  lua_getfield(L, 1, "halo");
+  halo_stage *h = luaL_testudata(L, -1, HALO_STAGE_MT);
+  if (!h) luaL_error(L, "%s: 'halo' must be a stage of cl.stage.halo{...}", fn);
+  lua_pop(L, 1);
+  cl_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, HALO_PART_MT);
+  cl_lua_stage_init(L, s, name, run, h, h->stage.device); /* the kept arguments hold the halo stage */
+  return 1;
+}
+
+/* cl.stage.halo_start{ halo = cl.stage.halo{...} } and cl.stage.halo_finish{ halo = }: the halo stage
+ * in two halves, with work that reads no ghost row in between (MPI's messages travel meanwhile). Every
+ * start is followed by its finish. */
+static int stage_halo_start(lua_State *L) { return halo_part(L, "cleave.stage.halo_start", "halo_start", halo_start); }
+static int stage_halo_finish(lua_State *L) { return halo_part(L, "cleave.stage.halo_finish", "halo_finish", halo_finish); }
+
 /* Registers cl.comm.partition and cl.stage.halo; the stack holds the module, then cl.comm. */
 void cl_lua_open_halo(lua_State *L) {
   luaL_newmetatable(L, PLAN_MT);
@@ -454,8 +497,14 @@ void cl_lua_open_halo(lua_State *L) {
   lua_setfield(L, -2, "bandwidth");
   lua_pushcfunction(L, gather_rows);
   lua_setfield(L, -2, "gather_rows");
+  cl_lua_stage_metatable(L, HALO_PART_MT);
+  lua_pop(L, 1);
   lua_getfield(L, -2, "stage");
   lua_pushcfunction(L, stage_halo);
   lua_setfield(L, -2, "halo");
+  lua_pushcfunction(L, stage_halo_start);
+  lua_setfield(L, -2, "halo_start");
+  lua_pushcfunction(L, stage_halo_finish);
+  lua_setfield(L, -2, "halo_finish");
   lua_pop(L, 1);
 }

@@ -29,12 +29,16 @@ typedef struct cl_halo_peer {
   size_t send_offset, send_count; /* this rank's points it keeps as ghosts: send_rows[offset..] */
 } cl_halo_peer;
 
-/* One rank's view: local rows are its owned points (ascending global index), then its ghosts
- * grouped by owning rank (ascending), each group in ascending global index. */
+/* One rank's view: local rows are its owned points, those sent to no peer first (the interior, whose
+ * forces need no ghost: computed while the halo is in flight), then those sent, each part in ascending
+ * global index; then its ghosts grouped by owning rank (ascending), each group in ascending global
+ * index. */
 typedef struct cl_halo_plan {
   int rank, parts;
   size_t points;         /* all points (of every rank) */
   size_t owned, local;   /* owned rows, owned + ghost rows */
+  size_t interior;       /* owned rows 0..interior-1 are sent to no peer: their whole family is owned (a point
+                            with a ghost in its reach lies within the reach of that ghost's rank: it is sent) */
   uint32_t *global;      /* local row -> global index (local entries) */
   uint32_t *send_rows;   /* local rows of owned points, peer by peer, in the order the peer keeps them */
   size_t nsend;
@@ -47,6 +51,11 @@ typedef struct cl_halo_plan {
 cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner, int parts, int rank,
                             double reach, cl_halo_plan *plan, cl_error *err);
 void cl_halo_plan_free(cl_halo_plan *plan);
+
+/* Puts the owned rows sent to no peer first (plan->interior of them), keeping the global order within
+ * each part: renames the rows of plan->global and plan->send_rows; *to_new (malloc'ed, owned entries,
+ * or NULL when not wanted) receives each former row's new one, for arrays laid out in the former rows. */
+cl_status cl_halo_plan_interior_first(cl_halo_plan *plan, uint32_t **to_new, cl_error *err);
 
 /* The points of a box grid (cl_shape_grid_box): point (first[a] + u[a]) at lo + (index + 0.5) dx
  * along each axis, u[a] = 0..count[a]-1 (count[2] = 1 in 2D). */

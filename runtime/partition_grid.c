@@ -224,6 +224,25 @@ static ibox grown(const ibox *b, const ibox *all, size_t reach, int dim) {
   return r;
 }
 
+/* The plan's interior rows first (cl_halo_plan_interior_first), the coordinates moved with them. */
+static cl_status interior_first(cl_halo_plan *plan, cl_dtype real, int dim, void *x, cl_error *err) {
+  uint32_t *to_new;
+  CL_TRY(cl_halo_plan_interior_first(plan, &to_new, err));
+  size_t elem = cl_dtype_size(real), owned = plan->owned;
+  char *moved = malloc((owned ? owned : 1) * elem);
+  if (!moved) {
+    free(to_new);
+    return cl_error_set(err, CL_ERR_OOM, "cl_halo_plan_grid: no memory for %zu coordinates", owned);
+  }
+  for (int a = 0; a < dim; a++) {
+    char *axis = (char *)x + (size_t)a * plan->local * elem;
+    for (size_t i = 0; i < owned; i++) memcpy(moved + (size_t)to_new[i] * elem, axis + i * elem, elem);
+    memcpy(axis, moved, owned * elem);
+  }
+  free(moved), free(to_new);
+  return CL_OK;
+}
+
 cl_status cl_halo_plan_grid(const cl_grid_box *g, cl_dtype real, double cell, int reach, int parts, int rank,
                             cl_halo_plan *plan, void **x, cl_error *err) {
   memset(plan, 0, sizeof *plan);
@@ -286,6 +305,7 @@ cl_status cl_halo_plan_grid(const cl_grid_box *g, cl_dtype real, double cell, in
       visit_box(&o, &out, &out, mine, put_send, &f);
       roff += recv[q], soff += send[q];
     }
+    st = interior_first(plan, real, g->dim, *x, err);
   }
   order_free(&o);
   free(part), free(recv), free(send);

@@ -171,7 +171,7 @@ end
 
 local body_keys = { shape = true, points = true, dx = true, horizon = true, delta = true, dim = true,
   plane = true, thickness = true, precision = true, material = true, partial_volume = true,
-  surface_correction = true, kernel = true, reorder = true, layout = true, law = true, partition = true }
+  surface_correction = true, kernel = true, reorder = true, layout = true, law = true, partition = true, overlap = true }
 
 -- Under mpirun with several ranks a body is partitioned (docs/scale-out.md): this rank keeps the
 -- points it owns (recursive coordinate bisection balanced by bonds) and, as ghosts, those of other
@@ -307,6 +307,7 @@ function pd.body(args)
     partial_volume = args.partial_volume ~= false, law = args.law,
     constraints = {}, body_load = nil,
     plan = plan, owned = plan and plan.owned or n, global_n = global_n,
+    overlap = args.overlap ~= false,
   }, body_mt)
   b.bonds = pd.bonds { x = x, delta = delta, layout = layout, dx = dx }
   if b.law then b:allocate_law_state() end
@@ -353,6 +354,20 @@ function body_mt:surface_factors()
   -- a ghost misses part of its family here: its factors (which its bonds with owned points use) come from its owner
   if self.plan then self:halo(factors):run() end
   return factors
+end
+
+--- body:step_force_stages() -> the stages of a step's forces: the force stage, after the halo stage
+--- that refreshes the ghosts' displacements on a partitioned body. With overlap (the default; not with
+--- kernel = "half", which writes both ends of a bond) the halo is started, the interior rows (whose
+--- family is all owned: plan.interior) are computed while its messages travel, and the other owned
+--- rows once it has finished; ghost rows are not computed (nothing reads their forces).
+function body_mt:step_force_stages()
+  if not self.plan then return { self:force_stage() } end
+  local halo = self:halo(self.u)
+  if not self.overlap or self.kernel == "half" then return { halo, self:force_stage() } end
+  local interior, owned = self.plan.interior, self.owned
+  return { cl.stage.halo_start { halo = halo }, self:force_stage { rows = { 0, interior } },
+    cl.stage.halo_finish { halo = halo }, self:force_stage { rows = { interior, owned - interior } } }
 end
 
 --- body:halo(field) -> the stage that copies the ghost rows of a field of a partitioned body
@@ -619,7 +634,7 @@ local function law_state_fields(body)
   return fields
 end
 
---- The step kernel as a stage (options: energy = field, break_bonds = false, kernel =). With a
+--- The step kernel as a stage (options: energy = field, break_bonds = false, kernel =, rows = { first, count }). With a
 --- user law (body.law) the stage runs it, except for energies: only PMB has a strain energy here.
 function body_mt:force_stage(opts)
   opts = opts or {}
@@ -631,6 +646,7 @@ function body_mt:force_stage(opts)
     dx = self.partial_volume and self.dx or 0, volume = self.volume, body = self.body_load,
     surface = self.surface,
     damage = self.damage, energy = opts.energy, kernel = kernel, law = law, law_state = law and law_state_fields(self),
+    rows = opts.rows,
   }
 end
 
@@ -762,8 +778,7 @@ local function step_pipeline(body, dt)
     end
   end
   for _, stage in ipairs(body:load_stages()) do add(stage) end
-  if body.plan then add(body:halo(body.u)) end -- the ghosts' displacements, for the owned points' bonds
-  add(body:force_stage())
+  for _, stage in ipairs(body:step_force_stages()) do add(stage) end
   if body.reactions then add(body:reaction_stage()) end -- before the constraints zero a
   body.has_run = true -- a reaction made later would not be in this pipeline: body:reaction refuses it
   for _, k in ipairs(body.constraints) do

@@ -2,11 +2,12 @@
 -- its grid (cl.comm.partition_grid), never from the global points.
 -- 1. On one of the ranks, for 1 to 5 parts: each part's plan, made from the grid alone, gives every local
 --    row the coordinates of the one-rank body's row of its global index (bit for bit: Morton or
---    grid order, f32 or f64, 2D and 3D), the parts own every point once, and every owned point's
---    stencil neighbours are local rows.
+--    grid order, f32 or f64, 2D and 3D), the parts own every point once, every owned point's
+--    stencil neighbours are local rows, and those of the interior rows (first) owned ones.
 -- 2. Under mpirun: a partitioned body of a rect and of a 3D box does not call shape:points (the
 --    global points), and its run with breaking gives the one-rank displacements and broken bonds
---    bit for bit (the lattice sums each point's bonds in the stencil's order on any rank).
+--    bit for bit (the lattice sums each point's bonds in the stencil's order on any rank), with the
+--    halo overlapped with the interior rows (the default) and, in 2D, without (overlap = false).
 local cl = require "cleave"
 cl.device "cpu"
 local rank, size = cl.comm.rank(), cl.comm.size()
@@ -54,7 +55,7 @@ for index, c in ipairs(cases) do
               c.dim, c.precision, parts, r, row, g, local_x[row][a], a, xs[g][a]))
           end
         end
-        if row > 1 and row <= plan.owned and global[row] <= global[row - 1] then
+        if row > 1 and row <= plan.owned and row ~= plan.interior + 1 and global[row] <= global[row - 1] then
           error(string.format("%d parts, rank %d: owned rows not in global order at row %d", parts, r, row))
         end
         here[g] = true
@@ -63,7 +64,9 @@ for index, c in ipairs(cases) do
           owners[g] = r
         end
       end
-      -- every stencil neighbour of an owned point is local
+      -- every stencil neighbour of an owned point is local, of an interior one owned
+      local mine = {}
+      for row = 1, plan.owned do mine[global[row] + 1] = true end
       for row = 1, plan.owned do
         local p = xs[global[row] + 1]
         local cell = {}
@@ -74,6 +77,9 @@ for index, c in ipairs(cases) do
               local q = row_at[table.concat(c.dim == 3 and { cell[1] + di, cell[2] + dj, cell[3] + dk } or { cell[1] + di, cell[2] + dj }, ",")]
               if q and math.sqrt(di * di + dj * dj + dk * dk) < ref.delta / ref.dx and not here[q] then
                 error(string.format("%d parts, rank %d: point %d misses its neighbour %d", parts, r, global[row] + 1, q))
+              end
+              if q and row <= plan.interior and math.sqrt(di * di + dj * dj + dk * dk) < ref.delta / ref.dx and not mine[q] then
+                error(string.format("%d parts, rank %d: interior point %d has the ghost %d", parts, r, global[row] + 1, q))
               end
             end
           end
@@ -99,12 +105,12 @@ if size > 1 then
     if forbid then error("a partitioned body of a box shape made the global points (shape:points)", 2) end
     return points(...)
   end
-  local function plate(partition, dim)
+  local function plate(partition, dim, overlap)
     local shape = dim == 3 and cl.geom.box { 0, 0.012, 0, 0.006, 0, 0.003 } or cl.geom.rect { 0, 0.03, 0, 0.015 }
     local H = dim == 3 and 0.006 or 0.015
     forbid = partition
     local b = cl.pd.body { shape = shape, dx = 0.5e-3, dim = dim, precision = "f64", thickness = 1e-3,
-      material = material, partition = partition }
+      material = material, partition = partition, overlap = overlap }
     forbid = false
     if dim == 3 then b:precrack { { 0, H / 2, 0 }, { 0.004, 0, 0 }, { 0, 0, 0.003 } }
     else b:precrack { { 0, H / 2 }, { 0.006, H / 2 } } end
@@ -117,8 +123,22 @@ if size > 1 then
     local precracked = ref:broken_bonds()
     local steps = dim == 3 and 60 or 200
     local ref_run = cl.explicit { ref, steps = steps, progress = false }
+    -- the halo overlapped with the interior rows (the default) and not
+    local stages = part:step_force_stages()
+    if #stages ~= 4 or part.plan.interior == 0 or part.plan.interior >= part.owned then
+      error(string.format("%dD: %d force stages, %d interior rows of %d owned: no overlap", dim, #stages, part.plan.interior, part.owned))
+    end
     cl.explicit { part, steps = steps, progress = false, dt = ref_run.dt }:go()
     ref_run:go()
+    if dim == 2 then
+      local plain = plate(true, dim, false)
+      if #plain:step_force_stages() ~= 2 then error("overlap = false: not the halo stage, then the force stage") end
+      cl.explicit { plain, steps = steps, progress = false, dt = ref_run.dt }:go()
+      local a, b = plain.u:to_table(), part.u:to_table()
+      for i = 1, part.owned do
+        if a[i][1] ~= b[i][1] or a[i][2] ~= b[i][2] then error("overlap = false and true give other u at row " .. i) end
+      end
+    end
     local global, pu, ru = part.plan.global:to_table(), part.u:to_table(), ref.u:to_table()
     local du = 0
     for i = 1, part.owned do
