@@ -171,7 +171,8 @@ end
 
 local body_keys = { shape = true, points = true, dx = true, horizon = true, delta = true, dim = true,
   plane = true, thickness = true, precision = true, material = true, partial_volume = true,
-  surface_correction = true, kernel = true, reorder = true, layout = true, law = true, partition = true, overlap = true }
+  surface_correction = true, kernel = true, reorder = true, layout = true, law = true, partition = true, overlap = true,
+  transport = true }
 
 -- Under mpirun with several ranks a body is partitioned (docs/scale-out.md): this rank keeps the
 -- points it owns (recursive coordinate bisection balanced by bonds) and, as ghosts, those of other
@@ -307,7 +308,7 @@ function pd.body(args)
     partial_volume = args.partial_volume ~= false, law = args.law,
     constraints = {}, body_load = nil,
     plan = plan, owned = plan and plan.owned or n, global_n = global_n,
-    overlap = args.overlap ~= false,
+    overlap = args.overlap ~= false, transport = args.transport,
   }, body_mt)
   b.bonds = pd.bonds { x = x, delta = delta, layout = layout, dx = dx }
   if b.law then b:allocate_law_state() end
@@ -372,7 +373,7 @@ end
 
 --- body:halo(field) -> the stage that copies the ghost rows of a field of a partitioned body
 --- from their owners (cl.stage.halo)
-function body_mt:halo(field) return cl.stage.halo { field = field, plan = self.plan } end
+function body_mt:halo(field) return cl.stage.halo { field = field, plan = self.plan, transport = self.transport } end
 
 -- The rows of the points this rank owns (all of them when the body is not partitioned).
 local function owned_rows(self, field)

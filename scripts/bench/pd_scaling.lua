@@ -3,8 +3,8 @@
 -- point-to-point bandwidth between the ranks measured in the same run; and Kalthoff-Winkler on N
 -- ranks saved as a checkpoint, to compare with the one-rank run. One rank per GPU:
 --
---   mpirun -np N cleave run scripts/bench/pd_scaling.lua weak   [points per rank = 1e8] [f32|f64] [steps = 20] [dim = 2]
---   mpirun -np N cleave run scripts/bench/pd_scaling.lua strong [points in all = 4e8]   [f32|f64] [steps = 20] [dim = 2]
+--   mpirun -np N cleave run scripts/bench/pd_scaling.lua weak   [points per rank = 1e8] [f32|f64] [steps = 20] [dim = 2] [overlap = on|off]
+--   mpirun -np N cleave run scripts/bench/pd_scaling.lua strong [points in all = 4e8]   [f32|f64] [steps = 20] [dim = 2] [overlap = on|off]
 --   mpirun -np N cleave run scripts/bench/pd_scaling.lua kw     [dx_mm = 0.1] [outdir = out/pd_scaling]
 --   cleave run scripts/bench/pd_scaling.lua compare a.ckpt b.ckpt
 --
@@ -19,8 +19,10 @@
 --   ranks, points, precision, ms per step, halo bytes sent per rank and step (largest rank), halo ms
 --   per step (largest), halo share of the step, link bandwidth (GB/s each way, the slowest pair of
 --   ranks 2p <-> 2p+1, 64 MB messages), the transport, set-up seconds.
--- The transport is the halo stage's "auto": NCCL between GPUs when every rank has its own, else MPI
--- through (pinned) host buffers; CLEAVE_TRANSPORT=mpi|nccl forces one.
+-- overlap: the body's step computes its interior rows while the halo travels (on, the default) or
+-- exchanges the halo, then computes (off) (cl.pd.body{ overlap = }). The transport is the halo
+-- stage's "auto": NCCL between GPUs when every rank has its own, else MPI through (pinned) host
+-- buffers; CLEAVE_TRANSPORT=mpi|nccl forces one (cl.pd.body{ transport = }).
 -- kw: scripts/kalthoff_winkler.lua at dx (f64), its run saved at its end as the checkpoint
 --   <outdir>/kw_<N>ranks.ckpt (the one-rank checkpoint of the whole body on any N); prints max |u|
 --   and the broken bonds. compare: max |du| / max |u| of two such checkpoints and whether their
@@ -73,6 +75,8 @@ local points = tonumber(arg[2]) or (mode == "weak" and 1e8 or 4e8)
 local precision = arg[3] or "f64"
 local steps = math.tointeger(tonumber(arg[4]) or 20)
 local dim = math.tointeger(tonumber(arg[5]) or 2)
+local overlap = (arg[6] or "on") ~= "off"
+assert(arg[6] == nil or arg[6] == "on" or arg[6] == "off", "overlap (argument 6) must be on or off")
 assert(precision == "f32" or precision == "f64", "precision (argument 3) must be f32 or f64")
 assert(dim == 2 or dim == 3, "dim (argument 5) must be 2 or 3")
 
@@ -92,17 +96,17 @@ local shape = dim == 2 and cl.geom.rect { 0, extent[1], 0, extent[2] } or cl.geo
 
 cl.comm.barrier()
 local t0 = cl.clock()
+local transport = os.getenv("CLEAVE_TRANSPORT") or "auto"
 local body = cl.pd.body { shape = shape, dx = dx, dim = dim, precision = precision, thickness = 1e-3,
-  surface_correction = false, material = cl.pd.pmb { E = 191e9, rho = 8000, G0 = 22170 } }
+  surface_correction = false, material = cl.pd.pmb { E = 191e9, rho = 8000, G0 = 22170 }, overlap = overlap,
+  transport = transport }
 cl.sync()
 local setup = cl.comm.max(cl.clock() - t0)
 body.v:fill(0.1) -- a rigid motion: the bonds keep their length, none breaks
-local transport = os.getenv("CLEAVE_TRANSPORT") or "auto"
-local halo = body.plan and cl.stage.halo { field = body.u, plan = body.plan, transport = transport }
+local halo = body.plan and body:halo(body.u) -- timed alone below
 local dt = 1e-9
 local stages = { cl.stage.verlet_kick_drift { u = body.u, v = body.v, a = body.a, dt = dt } }
-if halo then stages[#stages + 1] = halo end
-stages[#stages + 1] = body:force_stage()
+for _, stage in ipairs(body:step_force_stages()) do stages[#stages + 1] = stage end
 stages[#stages + 1] = cl.stage.verlet_kick { v = body.v, a = body.a, dt = dt }
 local pipeline = cl.pipeline(stages)
 
@@ -126,8 +130,8 @@ end
 bytes, halo_s = cl.comm.max(bytes), cl.comm.max(halo_s)
 
 if rank == 0 then
-  print(string.format("pd_scaling %s, %dD, %s, %s, %d steps (%s)", mode, dim, precision, cl.info().device, steps,
-    os.date("!%Y-%m-%d %H:%M UTC")))
+  print(string.format("pd_scaling %s, %dD, %s, %s, %d steps, overlap %s (%s)", mode, dim, precision, cl.info().device,
+    steps, overlap and "on" or "off", os.date("!%Y-%m-%d %H:%M UTC")))
   print(string.format("%5s %13s %5s %10s %12s %9s %7s %10s %9s %8s", "ranks", "points", "prec", "ms/step", "halo B/step",
     "halo ms", "share", "link GB/s", "transport", "setup s"))
   print(string.format("%5d %13d %5s %10.3f %12d %9.4f %6.2f%% %10s %9s %8.1f", ranks, body.global_n, precision, step * 1e3,
