@@ -257,7 +257,8 @@ typedef struct halo_stage {
 
 /* The halo in two halves (halo_start, halo_finish), so that the rows that read no ghost can be
  * computed in between: the first gathers and sends (MPI: posts the messages and returns; NCCL:
- * the whole exchange, not yet overlapped), the second waits and fills the ghost rows. */
+ * queues the exchange on its own stream), the second waits (MPI: on the host; NCCL: the kernels'
+ * stream waits for NCCL's) and fills the ghost rows. */
 static cl_status halo_start(void *data, long step, double t, cl_error *err) {
   halo_stage *s = data;
   (void)step, (void)t;
@@ -273,7 +274,7 @@ static cl_status halo_start(void *data, long step, double t, cl_error *err) {
       CL_TRY(cl_pd_gather_rows_trusted(d, f->dtype, f->n, peer->send_count, f->k, f->data, rows + peer->send_offset,
                                        packed + peer->send_offset * k * elem, err)); /* rows < owned: the plan's */
   }
-  if (s->nccl) return cl_nccl_exchange(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err);
+  if (s->nccl) return cl_nccl_exchange_start(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err);
   if (h->nsend) CL_TRY(d->to_host(d, s->out, packed, h->nsend * k * elem, err));
   if (s->pending) return cl_error_set(err, CL_ERR_ARG, "halo: started twice without halo_finish in between");
   return cl_comm_exchange_start(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, &s->pending, err);
@@ -286,7 +287,7 @@ static cl_status halo_finish(void *data, long step, double t, cl_error *err) {
   cl_field *f = s->field;
   cl_device *d = &f->device->dev;
   size_t elem = cl_dtype_size(f->dtype), k = (size_t)f->k;
-  if (!s->nccl) CL_TRY(cl_comm_exchange_finish(&s->pending, err));
+  CL_TRY(s->nccl ? cl_nccl_exchange_finish(err) : cl_comm_exchange_finish(&s->pending, err));
   /* a peer's rows land in the ghost block it owns: rows owned + recv_offset.., per component */
   for (int p = 0; p < h->npeers; p++) {
     const cl_halo_peer *peer = &h->peers[p];
