@@ -366,6 +366,34 @@ static int shape_points(lua_State *L) {
   return 1;
 }
 
+/* shape:grid_box{ dx =, dim = } -> { origin = {x, y, z}, first = {i, j, k}, count = {nx, ny, nz} }
+ * when the shape is one box (its points fill a box of grid indices, 0-based from the grid's
+ * origin: cl_shape_grid_box), else nil: a rank can then make its own points alone. */
+static int shape_grid_box(lua_State *L) {
+  static const char fname[] = "cleave.shape:grid_box";
+  static const char *const args[] = {"dx", "dim", NULL};
+  shape_ud *u = check_self(L, fname);
+  cl_lua_check_args(L, 2, fname, args);
+  double dx = cl_lua_req_number(L, 2, fname, "dx");
+  lua_Integer dim = cl_lua_opt_integer(L, 2, fname, "dim", dimension_of(u));
+  cl_shape s = view_of(u);
+  double lo[3];
+  size_t first[3], count[3];
+  if (!cl_shape_grid_box(&s, (int)dim, dx, lo, first, count)) return 0;
+  lua_createtable(L, 0, 3);
+  const char *names[] = {"origin", "first", "count"};
+  for (int t = 0; t < 3; t++) {
+    lua_createtable(L, 3, 0);
+    for (int a = 0; a < 3; a++) {
+      if (t == 0) lua_pushnumber(L, lo[a]);
+      else lua_pushinteger(L, (lua_Integer)(t == 1 ? first[a] : count[a]));
+      lua_rawseti(L, -2, a + 1);
+    }
+    lua_setfield(L, -2, names[t]);
+  }
+  return 1;
+}
+
 /* ---- point files ---------------------------------------------------------- */
 
 static int geom_read_points(lua_State *L) {
@@ -398,7 +426,7 @@ int cl_lua_open_geom(lua_State *L) {
   luaL_setfuncs(L, meta, 0);
   const luaL_Reg methods[] = {{"union", shape_union},       {"difference", shape_difference},
                               {"intersection", shape_intersection}, {"contains", shape_contains},
-                              {"bounds", shape_bounds},     {"points", shape_points},
+                              {"bounds", shape_bounds},     {"points", shape_points},     {"grid_box", shape_grid_box},
                               {"dim", shape_dim},
                               {NULL, NULL}};
   luaL_newlib(L, methods);

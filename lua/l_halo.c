@@ -11,6 +11,7 @@
 #include "../runtime/comm.h"
 #include "../runtime/halo_nccl.h"
 #include "../runtime/partition.h"
+#include "../runtime/progress.h"
 #include "l_util.h"
 
 #define PLAN_MT "cleave.halo_plan"
@@ -77,7 +78,73 @@ static int partition(lua_State *L) {
   return 1;
 }
 
-/* plan.owned, plan.n (owned + ghosts), plan.ghosts, plan.rank, plan.parts, plan.sent (rows sent per
+/* The i-th number (1-based) of the list t[key] of a grid box. */
+static lua_Number table_number(lua_State *L, int t, const char *fn, const char *key, int i) {
+  if (lua_getfield(L, t, key) != LUA_TTABLE) luaL_error(L, "%s: 'grid.%s' must be a list of 3 numbers (shape:grid_box{...} gives it)", fn, key);
+  if (lua_geti(L, -1, i) != LUA_TNUMBER)
+    luaL_error(L, "%s: 'grid.%s' must be a list of 3 numbers (shape:grid_box{...} gives it)", fn, key);
+  lua_Number v = lua_tonumber(L, -1);
+  lua_pop(L, 2);
+  return v;
+}
+
+static const char *const partition_grid_args[] = {"grid", "dx", "dim", "precision", "cell", "reach", "parts", "rank", NULL};
+
+/* cl.comm.partition_grid{ grid = shape:grid_box{...}, dx =, dim =, precision = "f64", cell = Morton
+ *   cell side (0: grid order), reach = ghost layers (grid steps), parts = cl.comm.size(), rank =
+ *   cl.comm.rank() } -> plan, x: the partition of a box grid's points and this rank's plan, built
+ * from the grid alone (no rank makes the global points), and the coordinates of the local rows
+ * (precision) on the current device. Global indices are the one-rank rows (runtime/partition.h). */
+static int partition_grid(lua_State *L) {
+  const char *fn = "cleave.comm.partition_grid";
+  cl_lua_check_args(L, 1, fn, partition_grid_args);
+  if (lua_getfield(L, 1, "grid") != LUA_TTABLE) luaL_error(L, "%s: 'grid' must be the table of shape:grid_box{...}", fn);
+  int grid = lua_gettop(L);
+  cl_grid_box g;
+  g.dx = cl_lua_req_number(L, 1, fn, "dx");
+  g.dim = (int)cl_lua_opt_integer_min(L, 1, fn, "dim", 2, 2);
+  if (g.dim > 3) luaL_error(L, "%s: 'dim' must be 2 or 3", fn);
+  for (int a = 0; a < 3; a++) {
+    g.lo[a] = table_number(L, grid, fn, "origin", a + 1);
+    lua_Number first = table_number(L, grid, fn, "first", a + 1), count = table_number(L, grid, fn, "count", a + 1);
+    if (!(first >= 0) || !(count >= 1)) luaL_error(L, "%s: 'grid' holds no points along axis %d", fn, a + 1);
+    g.first[a] = (size_t)first, g.count[a] = a < g.dim ? (size_t)count : 1;
+  }
+  const char *precision = cl_lua_opt_string(L, 1, fn, "precision", "f64");
+  if (strcmp(precision, "f32") != 0 && strcmp(precision, "f64") != 0)
+    luaL_error(L, "%s: 'precision' must be \"f32\" or \"f64\"", fn);
+  cl_dtype real = precision[1] == '3' ? CL_F32 : CL_F64;
+  double cell = cl_lua_opt_number(L, 1, fn, "cell", 0);
+  int reach = (int)cl_lua_opt_integer_min(L, 1, fn, "reach", 0, 0);
+  int parts = (int)cl_lua_opt_integer_min(L, 1, fn, "parts", cl_comm_size(), 1);
+  int rank = (int)cl_lua_opt_integer_min(L, 1, fn, "rank", cl_comm_rank(), 0);
+  if (rank >= parts) luaL_error(L, "%s: 'rank' %d must be below 'parts' (%d)", fn, rank, parts);
+  if (!(g.dx > 0) || !(cell >= 0)) luaL_error(L, "%s: 'dx' must be positive and 'cell' >= 0", fn);
+  cl_runtime *rt = cl_lua_runtime(L);
+  plan_ud *p = lua_newuserdatauv(L, sizeof *p, 1);
+  memset(p, 0, sizeof *p);
+  luaL_setmetatable(L, PLAN_MT);
+  int at = lua_gettop(L);
+  void *x;
+  cl_error err;
+  if (cl_halo_plan_grid(&g, real, cell, reach, parts, rank, &p->plan, &x, &err) != CL_OK) cl_lua_fail(L, &err);
+  cl_field *fx;
+  cl_status st = cl_field_create(rt->device, real, p->plan.local, g.dim, &fx, &err);
+  if (st == CL_OK) {
+    cl_lua_push_field(L, fx);
+    if (p->plan.local) st = cl_field_upload(fx, x, &err);
+  }
+  free(x);
+  if (st != CL_OK) cl_lua_fail(L, &err);
+  if (cl_field_create(rt->device, CL_U32, p->plan.nsend ? p->plan.nsend : 1, 1, &p->send_rows, &err) != CL_OK)
+    cl_lua_fail(L, &err);
+  cl_lua_push_field(L, p->send_rows);
+  if (p->plan.nsend && cl_field_upload(p->send_rows, p->plan.send_rows, &err) != CL_OK) cl_lua_fail(L, &err);
+  lua_setiuservalue(L, at, 1);
+  return 2;
+}
+
+/* plan.owned, plan.interior (owned rows first that read no ghost), plan.n (owned + ghosts), plan.ghosts, plan.rank, plan.parts, plan.sent (rows sent per
  * exchange), plan.global (u32 field, new at each read), plan.peers ({ rank, receive, send }...) */
 static int plan_index(lua_State *L) {
   plan_ud *p = check_plan(L, 1);
@@ -85,6 +152,7 @@ static int plan_index(lua_State *L) {
   const char *key = luaL_checkstring(L, 2);
   if (strcmp(key, "owned") == 0) lua_pushinteger(L, (lua_Integer)h->owned);
   else if (strcmp(key, "n") == 0) lua_pushinteger(L, (lua_Integer)h->local);
+  else if (strcmp(key, "interior") == 0) lua_pushinteger(L, (lua_Integer)h->interior);
   else if (strcmp(key, "ghosts") == 0) lua_pushinteger(L, (lua_Integer)(h->local - h->owned));
   else if (strcmp(key, "rank") == 0) lua_pushinteger(L, h->rank);
   else if (strcmp(key, "parts") == 0) lua_pushinteger(L, h->parts);
@@ -105,7 +173,7 @@ static int plan_index(lua_State *L) {
       lua_pushinteger(L, (lua_Integer)h->peers[k].send_count), lua_setfield(L, -2, "send");
       lua_rawseti(L, -2, k + 1);
     }
-  } else return luaL_error(L, "halo plan has no field '%s' (owned, n, ghosts, points, rank, parts, sent, global, peers)", key);
+  } else return luaL_error(L, "halo plan has no field '%s' (owned, interior, n, ghosts, points, rank, parts, sent, global, peers)", key);
   return 1;
 }
 
@@ -184,9 +252,14 @@ typedef struct halo_stage {
   void **send, **recv;       /* per peer: pointers into out and in */
   size_t *send_bytes, *recv_bytes;
   int *peers;
+  cl_comm_pending *pending;  /* MPI: the exchange started and not yet finished */
 } halo_stage;
 
-static cl_status run_halo(void *data, long step, double t, cl_error *err) {
+/* The halo in two halves (halo_start, halo_finish), so that the rows that read no ghost can be
+ * computed in between: the first gathers and sends (MPI: posts the messages and returns; NCCL:
+ * queues the exchange on its own stream), the second waits (MPI: on the host; NCCL: the kernels'
+ * stream waits for NCCL's) and fills the ghost rows. */
+static cl_status halo_start(void *data, long step, double t, cl_error *err) {
   halo_stage *s = data;
   (void)step, (void)t;
   const cl_halo_plan *h = &s->plan->plan;
@@ -201,12 +274,20 @@ static cl_status run_halo(void *data, long step, double t, cl_error *err) {
       CL_TRY(cl_pd_gather_rows_trusted(d, f->dtype, f->n, peer->send_count, f->k, f->data, rows + peer->send_offset,
                                        packed + peer->send_offset * k * elem, err)); /* rows < owned: the plan's */
   }
-  if (s->nccl) {
-    CL_TRY(cl_nccl_exchange(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err));
-  } else {
-    if (h->nsend) CL_TRY(d->to_host(d, s->out, packed, h->nsend * k * elem, err));
-    CL_TRY(cl_comm_exchange(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err));
-  }
+  if (s->nccl) return cl_nccl_exchange_start(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, err);
+  if (h->nsend) CL_TRY(d->to_host(d, s->out, packed, h->nsend * k * elem, err));
+  if (s->pending) return cl_error_set(err, CL_ERR_ARG, "halo: started twice without halo_finish in between");
+  return cl_comm_exchange_start(h->npeers, s->peers, s->send, s->send_bytes, s->recv, s->recv_bytes, &s->pending, err);
+}
+
+static cl_status halo_finish(void *data, long step, double t, cl_error *err) {
+  halo_stage *s = data;
+  (void)step, (void)t;
+  const cl_halo_plan *h = &s->plan->plan;
+  cl_field *f = s->field;
+  cl_device *d = &f->device->dev;
+  size_t elem = cl_dtype_size(f->dtype), k = (size_t)f->k;
+  CL_TRY(s->nccl ? cl_nccl_exchange_finish(err) : cl_comm_exchange_finish(&s->pending, err));
   /* a peer's rows land in the ghost block it owns: rows owned + recv_offset.., per component */
   for (int p = 0; p < h->npeers; p++) {
     const cl_halo_peer *peer = &h->peers[p];
@@ -221,8 +302,15 @@ static cl_status run_halo(void *data, long step, double t, cl_error *err) {
   return CL_OK;
 }
 
+static cl_status run_halo(void *data, long step, double t, cl_error *err) {
+  CL_TRY(halo_start(data, step, t, err));
+  return halo_finish(data, step, t, err);
+}
+
 static int halo_gc(lua_State *L) {
   halo_stage *s = luaL_checkudata(L, 1, HALO_STAGE_MT);
+  cl_error ignored;
+  cl_comm_exchange_finish(&s->pending, &ignored); /* no message left in flight into freed buffers */
   if (s->field) {
     cl_device *d = &s->field->device->dev; /* the field, kept by the stage's arguments, outlives it */
     d->host_release(d, s->out), d->host_release(d, s->in);
@@ -324,6 +412,74 @@ static int stage_halo(lua_State *L) {
   return 1;
 }
 
+static const char *const bandwidth_args[] = {"bytes", "repeats", "transport", NULL};
+
+/* cl.comm.bandwidth{ bytes = 2^26, repeats = 10, transport = "auto" | "mpi" | "nccl" } -> { seconds =,
+ *   bandwidth = , transport = , partner = }: ranks 2p and 2p + 1 send each other `bytes` at once,
+ * `repeats` times (after one exchange of warm-up); seconds per exchange and bytes per second in each
+ * direction, this rank's (a rank without a partner: nil). NCCL moves buffers of the current GPU
+ * ("auto": when it is one and every rank has its own), MPI host buffers. Every rank calls it. */
+static int bandwidth(lua_State *L) {
+  const char *fn = "cleave.comm.bandwidth";
+  cl_lua_check_args(L, 1, fn, bandwidth_args);
+  size_t bytes = (size_t)cl_lua_opt_integer_min(L, 1, fn, "bytes", (lua_Integer)1 << 26, 1);
+  int repeats = (int)cl_lua_opt_integer_min(L, 1, fn, "repeats", 10, 1);
+  const char *transport = cl_lua_opt_string(L, 1, fn, "transport", "auto");
+  cl_runtime *rt = cl_lua_runtime(L);
+  cl_field *buffers;
+  cl_error err;
+  if (cl_field_create(rt->device, CL_U8, bytes, 2, &buffers, &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_lua_push_field(L, buffers); /* collected with the call's values */
+  int nccl = choose_nccl(L, fn, transport, buffers);
+  int rank = cl_comm_rank(), partner = rank ^ 1, has = partner < cl_comm_size();
+  char *host = nccl ? NULL : lua_newuserdatauv(L, 2 * bytes, 0);
+  char *base = nccl ? (char *)buffers->data : host;
+  void *send = base, *recv = base + bytes;
+  size_t count = bytes;
+  double t0 = 0;
+  for (int k = -1; k < repeats; k++) {
+    if (k == 0) {
+      if (cl_comm_barrier(&err) != CL_OK) return cl_lua_fail(L, &err);
+      t0 = cl_monotonic_seconds();
+    }
+    cl_status st = nccl ? cl_nccl_exchange(has, &partner, &send, &count, &recv, &count, &err)
+                        : cl_comm_exchange(has, &partner, &send, &count, &recv, &count, &err);
+    if (st != CL_OK) return cl_lua_fail(L, &err);
+  }
+  double seconds = (cl_monotonic_seconds() - t0) / repeats;
+  lua_createtable(L, 0, 4);
+  lua_pushstring(L, nccl ? "nccl" : "mpi"), lua_setfield(L, -2, "transport");
+  if (has) {
+    lua_pushinteger(L, partner), lua_setfield(L, -2, "partner");
+    lua_pushnumber(L, seconds), lua_setfield(L, -2, "seconds");
+    lua_pushnumber(L, (double)bytes / seconds), lua_setfield(L, -2, "bandwidth");
+  }
+  return 1;
+}
+
+#define HALO_PART_MT "cleave.stage.halo_part"
+
+static const char *const halo_part_args[] = {"halo", NULL};
+
+static int halo_part(lua_State *L, const char *fn, const char *name, cl_status (*run)(void *, long, double, cl_error *)) {
+  cl_lua_check_args(L, 1, fn, halo_part_args);
+  lua_getfield(L, 1, "halo");
+  halo_stage *h = luaL_testudata(L, -1, HALO_STAGE_MT);
+  if (!h) luaL_error(L, "%s: 'halo' must be a stage of cl.stage.halo{...}", fn);
+  lua_pop(L, 1);
+  cl_stage *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, HALO_PART_MT);
+  cl_lua_stage_init(L, s, name, run, h, h->stage.device); /* the kept arguments hold the halo stage */
+  return 1;
+}
+
+/* cl.stage.halo_start{ halo = cl.stage.halo{...} } and cl.stage.halo_finish{ halo = }: the halo stage
+ * in two halves, with work that reads no ghost row in between (MPI's messages travel meanwhile). Every
+ * start is followed by its finish. */
+static int stage_halo_start(lua_State *L) { return halo_part(L, "cleave.stage.halo_start", "halo_start", halo_start); }
+static int stage_halo_finish(lua_State *L) { return halo_part(L, "cleave.stage.halo_finish", "halo_finish", halo_finish); }
+
 /* Registers cl.comm.partition and cl.stage.halo; the stack holds the module, then cl.comm. */
 void cl_lua_open_halo(lua_State *L) {
   luaL_newmetatable(L, PLAN_MT);
@@ -336,10 +492,20 @@ void cl_lua_open_halo(lua_State *L) {
   lua_pop(L, 1);
   lua_pushcfunction(L, partition);
   lua_setfield(L, -2, "partition");
+  lua_pushcfunction(L, partition_grid);
+  lua_setfield(L, -2, "partition_grid");
+  lua_pushcfunction(L, bandwidth);
+  lua_setfield(L, -2, "bandwidth");
   lua_pushcfunction(L, gather_rows);
   lua_setfield(L, -2, "gather_rows");
+  cl_lua_stage_metatable(L, HALO_PART_MT);
+  lua_pop(L, 1);
   lua_getfield(L, -2, "stage");
   lua_pushcfunction(L, stage_halo);
   lua_setfield(L, -2, "halo");
+  lua_pushcfunction(L, stage_halo_start);
+  lua_setfield(L, -2, "halo_start");
+  lua_pushcfunction(L, stage_halo_finish);
+  lua_setfield(L, -2, "halo_finish");
   lua_pop(L, 1);
 }

@@ -25,6 +25,7 @@ typedef struct pd_stage {
   cl_field *law_state[CL_PD_LAW_STATE_MAX]; /* the law's state variables, which it writes */
   int law_states;
   uint64_t *nonfinite;          /* device flag of the law's check (cl_pd_force_args) */
+  int ranged;                   /* computes args.row0 .. + args.rows only (none when rows = 0) */
 } pd_stage;
 
 /* After a step with a run-time compiled law: the first point whose acceleration came out
@@ -46,6 +47,7 @@ static cl_status check_finite(pd_stage *s, long step, cl_error *err) {
 static cl_status run_pd_force(void *data, long step, double t, cl_error *err) {
   pd_stage *s = data;
   (void)t;
+  if (s->ranged && !s->args.rows) return CL_OK;
   cl_pd_force_args a = s->args;
   a.x = s->x->data, a.u = s->u->data, a.a = s->a->data;
   a.volume = s->volume ? s->volume->data : NULL;
@@ -124,10 +126,11 @@ static void attach_law(lua_State *L, const char *fn, pd_stage *s, int stage) {
 }
 
 static const char *const force_args[] = {"x", "u", "a", "bonds", "c", "s0", "rho", "delta", "dx", "volume",
-                                         "body", "surface", "damage", "energy", "kernel", "law", "law_state", NULL};
+                                         "body", "surface", "damage", "energy", "kernel", "law", "law_state", "rows", NULL};
 
 /* cleave.stage.pd_force{ x =, u =, a =, bonds =, c =, s0 = 0, rho =, delta =, dx = 0,
- *   volume = number or field, body =, surface =, damage =, energy =, kernel = "point" | "half" | "group" | ... }
+ *   volume = number or field, body =, surface =, damage =, energy =, kernel = "point" | "half" | "group" | ...,
+ *   rows = { first, count } (0-based; all rows when absent; "half" then runs as "point") }
  * "point" is the fastest on the H100 in both precisions (docs/benchmarks.md). */
 static int stage_pd_force(lua_State *L) {
   const char *fn = "cleave.stage.pd_force";
@@ -152,6 +155,16 @@ static int stage_pd_force(lua_State *L) {
   if (s->bonds->n != s->x->n) luaL_error(L, "%s: the bond list is for %I points, 'x' has %I", fn, (LUAI_UACINT)s->bonds->n, (LUAI_UACINT)s->x->n);
   cl_pd_force_args *a = &s->args;
   a->n = s->x->n, a->dim = dim;
+  if (lua_getfield(L, 1, "rows") != LUA_TNIL) { /* { first (0-based), count } */
+    if (!lua_istable(L, -1) || lua_geti(L, -1, 1) != LUA_TNUMBER || lua_geti(L, -2, 2) != LUA_TNUMBER ||
+        !lua_isinteger(L, -1) || !lua_isinteger(L, -2) || lua_tointeger(L, -2) < 0 || lua_tointeger(L, -1) < 0 ||
+        (size_t)(lua_tointeger(L, -2) + lua_tointeger(L, -1)) > a->n)
+      luaL_error(L, "%s: 'rows' must be { first, count }: integers from 0 with first + count <= %I (the points)", fn,
+                 (LUAI_UACINT)a->n);
+    a->row0 = (size_t)lua_tointeger(L, -2), a->rows = (size_t)lua_tointeger(L, -1), s->ranged = 1;
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
   a->c = cl_lua_req_number(L, 1, fn, "c");
   a->s0 = cl_lua_opt_number(L, 1, fn, "s0", 0);
   a->rho = cl_lua_req_number(L, 1, fn, "rho");

@@ -42,6 +42,13 @@ cl_status cl_comm_gatherv(const void *send, size_t bytes, void *recv, const size
  * recv[p] (recv_bytes[p]) comes from it; returns when all have arrived. Host memory. */
 cl_status cl_comm_exchange(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
                            void *const *recv, const size_t *recv_bytes, cl_error *err);
+/* The same in two halves, so that work can run while the messages travel: _start posts them and
+ * returns at once (*pending: NULL when there is nothing to wait for); _finish waits until all have
+ * arrived and releases *pending. The buffers must stay untouched in between. */
+typedef struct cl_comm_pending cl_comm_pending;
+cl_status cl_comm_exchange_start(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
+                                 void *const *recv, const size_t *recv_bytes, cl_comm_pending **pending, cl_error *err);
+cl_status cl_comm_exchange_finish(cl_comm_pending **pending, cl_error *err);
 /* Ends every rank of the job with `code` (after a rank's error: no rank is left waiting). */
 void cl_comm_abort(int code);
 

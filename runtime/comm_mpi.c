@@ -156,29 +156,55 @@ cl_status cl_comm_gatherv(const void *send, size_t bytes, void *recv, const size
   return CL_OK;
 }
 
-cl_status cl_comm_exchange(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
-                           void *const *recv, const size_t *recv_bytes, cl_error *err) {
+struct cl_comm_pending {
+  int posted;
+  MPI_Request requests[];
+};
+
+cl_status cl_comm_exchange_start(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
+                                 void *const *recv, const size_t *recv_bytes, cl_comm_pending **pending, cl_error *err) {
+  *pending = NULL;
   if (npeers <= 0) return CL_OK;
   for (int p = 0; p < npeers; p++)
     if (send_bytes[p] > INT_MAX || recv_bytes[p] > INT_MAX)
       return cl_error_set(err, CL_ERR_ARG, "cl_comm_exchange: a message of more than %d bytes with rank %d", INT_MAX, peers[p]);
-  MPI_Request *requests = malloc(2 * (size_t)npeers * sizeof *requests);
-  if (!requests) return cl_error_set(err, CL_ERR_OOM, "cl_comm_exchange: no memory for %d requests", 2 * npeers);
+  cl_comm_pending *q = malloc(sizeof *q + 2 * (size_t)npeers * sizeof q->requests[0]);
+  if (!q) return cl_error_set(err, CL_ERR_OOM, "cl_comm_exchange: no memory for %d requests", 2 * npeers);
   /* receives posted first, so that no send waits for its match */
-  int posted = 0, rc = MPI_SUCCESS;
+  int rc = MPI_SUCCESS;
+  q->posted = 0;
   for (int p = 0; p < npeers && rc == MPI_SUCCESS; p++) {
-    rc = MPI_Irecv(recv[p], (int)recv_bytes[p], MPI_BYTE, peers[p], 0, MPI_COMM_WORLD, &requests[posted]);
-    if (rc == MPI_SUCCESS) posted++;
+    rc = MPI_Irecv(recv[p], (int)recv_bytes[p], MPI_BYTE, peers[p], 0, MPI_COMM_WORLD, &q->requests[q->posted]);
+    if (rc == MPI_SUCCESS) q->posted++;
   }
   for (int p = 0; p < npeers && rc == MPI_SUCCESS; p++) {
-    rc = MPI_Isend(send[p], (int)send_bytes[p], MPI_BYTE, peers[p], 0, MPI_COMM_WORLD, &requests[posted]);
-    if (rc == MPI_SUCCESS) posted++;
+    rc = MPI_Isend(send[p], (int)send_bytes[p], MPI_BYTE, peers[p], 0, MPI_COMM_WORLD, &q->requests[q->posted]);
+    if (rc == MPI_SUCCESS) q->posted++;
   }
-  int wait_rc = MPI_Waitall(posted, requests, MPI_STATUSES_IGNORE);
-  free(requests);
-  if (rc != MPI_SUCCESS) return mpi_failed(err, "cl_comm_exchange: posting a message", rc);
-  if (wait_rc != MPI_SUCCESS) return mpi_failed(err, "cl_comm_exchange: MPI_Waitall", wait_rc);
+  *pending = q;
+  if (rc != MPI_SUCCESS) {
+    cl_error ignored;
+    cl_comm_exchange_finish(pending, &ignored); /* what was posted completes before the buffers go */
+    return mpi_failed(err, "cl_comm_exchange: posting a message", rc);
+  }
   return CL_OK;
+}
+
+cl_status cl_comm_exchange_finish(cl_comm_pending **pending, cl_error *err) {
+  cl_comm_pending *q = *pending;
+  if (!q) return CL_OK;
+  int rc = MPI_Waitall(q->posted, q->requests, MPI_STATUSES_IGNORE);
+  free(q);
+  *pending = NULL;
+  if (rc != MPI_SUCCESS) return mpi_failed(err, "cl_comm_exchange: MPI_Waitall", rc);
+  return CL_OK;
+}
+
+cl_status cl_comm_exchange(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
+                           void *const *recv, const size_t *recv_bytes, cl_error *err) {
+  cl_comm_pending *pending;
+  CL_TRY(cl_comm_exchange_start(npeers, peers, send, send_bytes, recv, recv_bytes, &pending, err));
+  return cl_comm_exchange_finish(&pending, err);
 }
 
 void cl_comm_abort(int code) {

@@ -3,6 +3,7 @@
 #include "geom.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static const char *op_name(cl_shape_op op) {
@@ -341,4 +342,27 @@ cl_status cl_shape_points(const cl_shape *s, int dim, double dx, size_t max_poin
   free(offsets);
   *n = total, *x = out;
   return CL_OK;
+}
+
+int cl_shape_grid_box(const cl_shape *s, int dim, double dx, double lo[3], size_t first[3], size_t count[3]) {
+  cl_error err;
+  grid g;
+  if (s->count != 1 || s->nodes[0].op != CL_SHAPE_BOX || (dim != 2 && dim != 3) || !(dx > 0) || !isfinite(dx) ||
+      cl_shape_check(s, &err) != CL_OK || make_grid(s, dim, dx, SIZE_MAX, &g, &err) != CL_OK)
+    return 0;
+  /* a box holds a grid point when each coordinate lies in its range: scan each axis through the
+   * box's middle, with the test cl_shape_points makes */
+  const double *p = s->nodes[0].p;
+  for (int a = 0; a < 3; a++) {
+    lo[a] = g.lo[a], first[a] = 0, count[a] = a < dim ? 0 : 1;
+    for (size_t i = 0; a < dim && i < g.n[a]; i++) {
+      double at[3] = {(p[0] + p[1]) / 2, (p[2] + p[3]) / 2, dim == 3 ? (p[4] + p[5]) / 2 : 0};
+      at[a] = centre(&g, a, i);
+      if (!cl_shape_contains(s, dim, at[0], at[1], at[2])) continue;
+      if (!count[a]) first[a] = i;
+      count[a]++;
+    }
+    if (!count[a]) return 0;
+  }
+  return 1;
 }

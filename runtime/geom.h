@@ -66,4 +66,10 @@ void cl_shape_bounds(const cl_shape *s, int dim, double lo[3], double hi[3]);
 cl_status cl_shape_points(const cl_shape *s, int dim, double dx, size_t max_points, size_t *n,
                           double **x, cl_error *err);
 
+/* When the shape is one box, its grid points fill a box of grid indices: returns 1 with the grid
+ * cl_shape_points lays (point (i, j, k) at lo + (index + 0.5) dx) and, per axis, the first index
+ * and the count of the points (first[2] = 0, count[2] = 1 in 2D); 0 for any other shape or a
+ * grid without points. Lets a rank build its own part of the points (runtime/partition.h). */
+int cl_shape_grid_box(const cl_shape *s, int dim, double dx, double lo[3], size_t first[3], size_t count[3]);
+
 #endif

@@ -20,6 +20,10 @@ static struct {
   ncclResult_t (*group_end)(void);
   const char *(*error_string)(ncclResult_t);
   ncclComm_t comm;
+  /* the exchanges' own stream, beside the kernels' (the legacy default stream): ordered after the
+   * gather by `ready`, before the ghost copies by `done` */
+  cudaStream_t stream;
+  cudaEvent_t ready, done;
 } nccl;
 
 /* Loads libnccl.so.2 and its entry points once; 0 when it is not there. */
@@ -83,20 +87,45 @@ cl_status cl_nccl_open(cl_error *err) {
   CL_TRY(cl_comm_broadcast(words, sizeof words / sizeof *words, 0, err));
   memcpy(&id, words, sizeof id);
   NCCL_TRY("ncclCommInitRank", nccl.comm_init_rank(&nccl.comm, cl_comm_size(), id, cl_comm_rank()));
+  cudaError_t e = cudaStreamCreateWithFlags(&nccl.stream, cudaStreamNonBlocking);
+  if (e == cudaSuccess) e = cudaEventCreateWithFlags(&nccl.ready, cudaEventDisableTiming);
+  if (e == cudaSuccess) e = cudaEventCreateWithFlags(&nccl.done, cudaEventDisableTiming);
+  if (e != cudaSuccess) return cl_error_set(err, CL_ERR_DEVICE, "NCCL halo stream: %s", cudaGetErrorString(e));
+  return CL_OK;
+}
+
+#define CUDA_HALO_TRY(call)                                                                                   \
+  do {                                                                                                        \
+    cudaError_t cuda_rc_ = (call);                                                                            \
+    if (cuda_rc_ != cudaSuccess) return cl_error_set(err, CL_ERR_DEVICE, "NCCL halo exchange: %s", cudaGetErrorString(cuda_rc_)); \
+  } while (0)
+
+cl_status cl_nccl_exchange_start(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
+                                 void *const *recv, const size_t *recv_bytes, cl_error *err) {
+  CL_TRY(cl_nccl_open(err));
+  CUDA_HALO_TRY(cudaEventRecord(nccl.ready, 0)); /* after what the kernels' stream has queued: the gather */
+  CUDA_HALO_TRY(cudaStreamWaitEvent(nccl.stream, nccl.ready, 0));
+  NCCL_TRY("ncclGroupStart", nccl.group_start());
+  for (int p = 0; p < npeers; p++) {
+    if (send_bytes[p]) NCCL_TRY("ncclSend", nccl.send(send[p], send_bytes[p], ncclUint8, peers[p], nccl.comm, nccl.stream));
+    if (recv_bytes[p]) NCCL_TRY("ncclRecv", nccl.recv(recv[p], recv_bytes[p], ncclUint8, peers[p], nccl.comm, nccl.stream));
+  }
+  NCCL_TRY("ncclGroupEnd", nccl.group_end());
+  CUDA_HALO_TRY(cudaEventRecord(nccl.done, nccl.stream));
+  return CL_OK;
+}
+
+cl_status cl_nccl_exchange_finish(cl_error *err) {
+  if (!nccl.comm) return CL_OK;
+  CUDA_HALO_TRY(cudaStreamWaitEvent(0, nccl.done, 0)); /* what the kernels' stream queues next waits for it */
   return CL_OK;
 }
 
 cl_status cl_nccl_exchange(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
                            void *const *recv, const size_t *recv_bytes, cl_error *err) {
-  CL_TRY(cl_nccl_open(err));
-  NCCL_TRY("ncclGroupStart", nccl.group_start());
-  for (int p = 0; p < npeers; p++) {
-    if (send_bytes[p]) NCCL_TRY("ncclSend", nccl.send(send[p], send_bytes[p], ncclUint8, peers[p], nccl.comm, 0));
-    if (recv_bytes[p]) NCCL_TRY("ncclRecv", nccl.recv(recv[p], recv_bytes[p], ncclUint8, peers[p], nccl.comm, 0));
-  }
-  NCCL_TRY("ncclGroupEnd", nccl.group_end());
-  cudaError_t e = cudaStreamSynchronize(0);
-  if (e != cudaSuccess) return cl_error_set(err, CL_ERR_DEVICE, "NCCL halo exchange: %s", cudaGetErrorString(e));
+  CL_TRY(cl_nccl_exchange_start(npeers, peers, send, send_bytes, recv, recv_bytes, err));
+  CL_TRY(cl_nccl_exchange_finish(err));
+  CUDA_HALO_TRY(cudaStreamSynchronize(0));
   return CL_OK;
 }
 
@@ -121,5 +150,12 @@ cl_status cl_nccl_exchange(int npeers, const int *peers, void *const *send, cons
   (void)npeers, (void)peers, (void)send, (void)send_bytes, (void)recv, (void)recv_bytes;
   return without(err);
 }
+
+cl_status cl_nccl_exchange_start(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
+                                 void *const *recv, const size_t *recv_bytes, cl_error *err) {
+  return cl_nccl_exchange(npeers, peers, send, send_bytes, recv, recv_bytes, err);
+}
+
+cl_status cl_nccl_exchange_finish(cl_error *err) { return without(err); }
 
 #endif

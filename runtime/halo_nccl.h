@@ -19,5 +19,11 @@ cl_status cl_nccl_open(cl_error *err);
  * returns when all have arrived. */
 cl_status cl_nccl_exchange(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
                            void *const *recv, const size_t *recv_bytes, cl_error *err);
+/* The same without waiting on the host: _start queues the exchange on NCCL's own stream after what
+ * the legacy default stream (the kernels') holds so far, and returns; kernels queued next run beside
+ * it; _finish makes what the default stream queues after it wait until the exchange is done. */
+cl_status cl_nccl_exchange_start(int npeers, const int *peers, void *const *send, const size_t *send_bytes,
+                                 void *const *recv, const size_t *recv_bytes, cl_error *err);
+cl_status cl_nccl_exchange_finish(cl_error *err);
 
 #endif

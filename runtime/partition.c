@@ -152,6 +152,29 @@ cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner
     }
   }
   free(lo), free(hi), free(recv), free(send), free(local_of);
+  if (st == CL_OK) st = cl_halo_plan_interior_first(plan, NULL, err);
   if (st != CL_OK) cl_halo_plan_free(plan);
   return st;
+}
+
+cl_status cl_halo_plan_interior_first(cl_halo_plan *plan, uint32_t **to_new, cl_error *err) {
+  size_t owned = plan->owned;
+  uint32_t *map = calloc(owned ? owned : 1, sizeof *map), *global = malloc((owned ? owned : 1) * sizeof *global);
+  if (!map || !global) {
+    free(map), free(global);
+    return cl_error_set(err, CL_ERR_OOM, "cl_halo_plan_interior_first: no memory for %zu rows", owned);
+  }
+  for (size_t k = 0; k < plan->nsend; k++) map[plan->send_rows[k]] = 1; /* sent */
+  size_t interior = 0;
+  for (size_t i = 0; i < owned; i++) interior += !map[i];
+  size_t inner = 0, outer = interior;
+  for (size_t i = 0; i < owned; i++) map[i] = (uint32_t)(map[i] ? outer++ : inner++);
+  for (size_t i = 0; i < owned; i++) global[map[i]] = plan->global[i];
+  memcpy(plan->global, global, owned * sizeof *global);
+  for (size_t k = 0; k < plan->nsend; k++) plan->send_rows[k] = map[plan->send_rows[k]];
+  plan->interior = interior;
+  free(global);
+  if (to_new) *to_new = map;
+  else free(map);
+  return CL_OK;
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dtype.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -28,12 +29,16 @@ typedef struct cl_halo_peer {
   size_t send_offset, send_count; /* this rank's points it keeps as ghosts: send_rows[offset..] */
 } cl_halo_peer;
 
-/* One rank's view: local rows are its owned points (ascending global index), then its ghosts
- * grouped by owning rank (ascending), each group in ascending global index. */
+/* One rank's view: local rows are its owned points, those sent to no peer first (the interior, whose
+ * forces need no ghost: computed while the halo is in flight), then those sent, each part in ascending
+ * global index; then its ghosts grouped by owning rank (ascending), each group in ascending global
+ * index. */
 typedef struct cl_halo_plan {
   int rank, parts;
   size_t points;         /* all points (of every rank) */
   size_t owned, local;   /* owned rows, owned + ghost rows */
+  size_t interior;       /* owned rows 0..interior-1 are sent to no peer: their whole family is owned (a point
+                            with a ghost in its reach lies within the reach of that ghost's rank: it is sent) */
   uint32_t *global;      /* local row -> global index (local entries) */
   uint32_t *send_rows;   /* local rows of owned points, peer by peer, in the order the peer keeps them */
   size_t nsend;
@@ -46,6 +51,29 @@ typedef struct cl_halo_plan {
 cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner, int parts, int rank,
                             double reach, cl_halo_plan *plan, cl_error *err);
 void cl_halo_plan_free(cl_halo_plan *plan);
+
+/* Puts the owned rows sent to no peer first (plan->interior of them), keeping the global order within
+ * each part: renames the rows of plan->global and plan->send_rows; *to_new (malloc'ed, owned entries,
+ * or NULL when not wanted) receives each former row's new one, for arrays laid out in the former rows. */
+cl_status cl_halo_plan_interior_first(cl_halo_plan *plan, uint32_t **to_new, cl_error *err);
+
+/* The points of a box grid (cl_shape_grid_box): point (first[a] + u[a]) at lo + (index + 0.5) dx
+ * along each axis, u[a] = 0..count[a]-1 (count[2] = 1 in 2D). */
+typedef struct cl_grid_box {
+  int dim;
+  double dx, lo[3];
+  size_t first[3], count[3];
+} cl_grid_box;
+
+/* The plan of `rank` for the points of a box grid, from the grid alone (runtime/partition_grid.c):
+ * no rank builds the global points. The index box is cut by recursive bisection balanced by point
+ * count; a rank's ghosts are the points of other ranks within `reach` grid steps along every axis
+ * of its box. A point's global index is its row on one rank: its position in Morton order over
+ * cells of side `cell` of the coordinates rounded to `real`, ties in grid order, as
+ * cl_pd_morton_order puts the points of cl_shape_points (cell = 0: grid order, z slowest, x
+ * fastest). *x: the coordinates (real) of the local rows, SoA, malloc'ed (free with free()). */
+cl_status cl_halo_plan_grid(const cl_grid_box *g, cl_dtype real, double cell, int reach, int parts, int rank,
+                            cl_halo_plan *plan, void **x, cl_error *err);
 
 #ifdef __cplusplus
 }

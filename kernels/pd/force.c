@@ -12,11 +12,11 @@
  * the built-in kernels do (computing the constants per thread instead cost registers: f64 ran
  * 25% slower). */
 static int launch_compiled(void *kernel, cl_dtype t, const cl_pd_force_args *a, cl_pd_kernel shape) {
-  dim3 grid = {cl_pd_blocks(a->n, shape), 1, 1}, block = {CL_THREADS, 1, 1};
+  dim3 grid = {cl_pd_blocks(CL_PD_ROWS_END(a) - a->row0, shape), 1, 1}, block = {CL_THREADS, 1, 1};
   unsigned char material[CL_PD_MATERIAL_BYTES];
   (t == CL_F32 ? cl_pd_material_of_f32 : cl_pd_material_of_f64)(a, material);
   void *args[] = {(void *)a, material};
-  return a->n ? (int)cudaLaunchKernel(kernel, grid, block, args, 0, 0) : 0;
+  return CL_PD_ROWS_END(a) > a->row0 ? (int)cudaLaunchKernel(kernel, grid, block, args, 0, 0) : 0;
 }
 #endif
 
@@ -24,7 +24,8 @@ cl_status cl_k_pd_force(cl_device *d, cl_dtype t, const cl_pd_force_args *a, cl_
                         cl_error *err) {
   if (t != CL_F32 && t != CL_F64)
     return cl_error_set(err, CL_ERR_ARG, "peridynamic fields must be f32 or f64 (got %s)", cl_dtype_name(t));
-  if (kernel == CL_PD_HALF && (!a->map || a->energy)) kernel = CL_PD_POINT; /* the half stencil's limits */
+  /* the half stencil's limits: it writes both ends of a bond, so it computes all rows or none */
+  if (kernel == CL_PD_HALF && (!a->map || a->energy || a->rows || a->row0)) kernel = CL_PD_POINT;
   if (d->kind == CL_BACKEND_CPU) {
     if (kernel == CL_PD_HALF) (t == CL_F32 ? cl_pd_force_half_cpu_f32 : cl_pd_force_half_cpu_f64)(a);
     else if (t == CL_F32) cl_pd_force_cpu_f32(a);

@@ -25,6 +25,8 @@ typedef enum cl_pd_kernel {
  * vectors are SoA with dim components. */
 typedef struct cl_pd_force_args {
   size_t n;
+  size_t row0, rows;        /* the rows computed: row0 .. row0 + rows - 1 (rows = 0: row0 .. n - 1), so that a
+                               partitioned body's interior rows run while its halo is in flight; strides stay n */
   int dim;
   const void *x;            /* reference coordinates */
   const void *u;            /* displacements */
@@ -53,6 +55,9 @@ typedef struct cl_pd_force_args {
                                slot of bond entry b of a list is b; of stencil entry k of point i
                                on a lattice, k n + i */
 } cl_pd_force_args;
+
+/* One past the last row a launch computes. */
+#define CL_PD_ROWS_END(a) ((a)->rows ? (a)->row0 + (a)->rows : (a)->n)
 
 #ifndef __CUDACC_RTC__
 /* Blocks of CL_THREADS threads for a launch of kernel shape `kernel` over n points. */

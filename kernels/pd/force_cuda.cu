@@ -35,7 +35,7 @@ __global__ void CL_PREC(pd_group_kernel)(cl_pd_force_args a, cl_pd_pmb m) {
 
 template <int DIM, bool LATTICE>
 static void launch(const cl_pd_force_args *a, const cl_pd_pmb &m, cl_pd_kernel kernel) {
-  unsigned blocks = cl_pd_blocks(a->n, kernel);
+  unsigned blocks = cl_pd_blocks(CL_PD_ROWS_END(a) - a->row0, kernel);
   switch (kernel) {
     case CL_PD_POINT: CL_PREC(pd_point_kernel)<DIM, LATTICE><<<blocks, CL_THREADS>>>(*a, m); break;
     case CL_PD_GROUP4: CL_PREC(pd_group_kernel)<DIM, LATTICE, 4><<<blocks, CL_THREADS>>>(*a, m); break;
@@ -77,7 +77,7 @@ static bool launch_tile(const cl_pd_force_args *a, const cl_pd_pmb &m) {
 }
 
 extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel kernel) {
-  if (a->n == 0) return 0;
+  if (CL_PD_ROWS_END(a) <= a->row0) return 0;
   cl_pd_pmb m = cl_pd_material(a);
   const bool lattice = a->map != NULL;
   if (kernel == CL_PD_HALF) { /* cl_k_pd_force has sent the other cases to CL_PD_POINT */

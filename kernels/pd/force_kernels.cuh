@@ -18,7 +18,8 @@ static __device__ __forceinline__ void cl_pd_device_row(const cl_pd_force_args *
 /* One thread per point. */
 template <int DIM, bool LATTICE>
 static __device__ __forceinline__ void cl_pd_point_body(const cl_pd_force_args &a, const cl_pd_pmb &m) {
-  CL_GRID_STRIDE(i, a.n) {
+  CL_GRID_STRIDE(t, CL_PD_ROWS_END(&a) - a.row0) {
+    const size_t i = a.row0 + t;
     cl_pd_partial p = {};
     cl_pd_device_row<DIM, LATTICE>(&a, &m, i, 0, 1, &p);
     cl_pd_finish(&a, &m, DIM, i, &p);
@@ -29,17 +30,17 @@ static __device__ __forceinline__ void cl_pd_point_body(const cl_pd_force_args &
 template <int DIM, bool LATTICE, int GROUP>
 static __device__ __forceinline__ void cl_pd_group_body(const cl_pd_force_args &a, const cl_pd_pmb &m) {
   const size_t thread = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-  const size_t i = thread / GROUP;
+  const size_t i = a.row0 + thread / GROUP, end = CL_PD_ROWS_END(&a);
   const uint32_t lane = threadIdx.x % GROUP;
   cl_pd_partial p = {};
-  if (i < a.n) cl_pd_device_row<DIM, LATTICE>(&a, &m, i, lane, GROUP, &p);
+  if (i < end) cl_pd_device_row<DIM, LATTICE>(&a, &m, i, lane, GROUP, &p);
   for (int off = GROUP / 2; off > 0; off >>= 1) {
     for (int c = 0; c < DIM; c++) p.acc[c] += __shfl_down_sync(0xffffffffu, p.acc[c], off, GROUP);
     p.weight_all += __shfl_down_sync(0xffffffffu, p.weight_all, off, GROUP);
     p.weight_intact += __shfl_down_sync(0xffffffffu, p.weight_intact, off, GROUP);
     p.energy += __shfl_down_sync(0xffffffffu, p.energy, off, GROUP);
   }
-  if (i < a.n && lane == 0) cl_pd_finish(&a, &m, DIM, i, &p);
+  if (i < end && lane == 0) cl_pd_finish(&a, &m, DIM, i, &p);
 }
 
 #endif

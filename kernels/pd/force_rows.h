@@ -9,8 +9,9 @@
 
 /* One instance per dimension, so that the per-axis loops have constant bounds. */
 static void cl_pd_force_rows(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim) {
+  const size_t end = CL_PD_ROWS_END(a);
 #pragma omp parallel for schedule(static)
-  for (size_t i = 0; i < a->n; i++) {
+  for (size_t i = a->row0; i < end; i++) {
     cl_pd_partial p;
     memset(&p, 0, sizeof p);
     if (a->map) cl_pd_lattice_row(a, m, dim, i, 0, 1, &p);

@@ -171,7 +171,8 @@ end
 
 local body_keys = { shape = true, points = true, dx = true, horizon = true, delta = true, dim = true,
   plane = true, thickness = true, precision = true, material = true, partial_volume = true,
-  surface_correction = true, kernel = true, reorder = true, layout = true, law = true, partition = true }
+  surface_correction = true, kernel = true, reorder = true, layout = true, law = true, partition = true, overlap = true,
+  transport = true }
 
 -- Under mpirun with several ranks a body is partitioned (docs/scale-out.md): this rank keeps the
 -- points it owns (recursive coordinate bisection balanced by bonds) and, as ghosts, those of other
@@ -186,6 +187,18 @@ local function partition(x, volume, delta, dx, layout)
   local global = plan.global
   if type(volume) ~= "number" then volume = pd.gather(volume, global) end
   return pd.gather(x, global), volume, plan
+end
+
+-- A partitioned body of a box shape (shape:grid_box): this rank makes only its own points and its
+-- ghosts from the grid (cl.comm.partition_grid: a block of grid indices per rank, balanced by point
+-- count, ghosts within the stencil's reach of it), in the rows, global indices and coordinates
+-- the global path gives them, so nothing of the whole body is built. Returns x, the number of
+-- points of the body, and the plan.
+local function local_grid(grid, dim, dx, delta, precision, reorder)
+  -- the lattice's stencil holds the steps s with |s| < delta / dx: none reaches past floor(delta / dx)
+  local plan, x = cl.comm.partition_grid { grid = grid, dx = dx, dim = dim, precision = precision,
+    cell = reorder and delta or 0, reach = math.floor(delta / dx) }
+  return x, plan.points, plan
 end
 
 --- cleave.pd.body{ shape = | points = "file", dx =, horizon = 3.015 (in dx) | delta = (metres),
@@ -226,7 +239,7 @@ function pd.body(args)
   if layout ~= "lattice" and layout ~= "list" then
     error(fn .. ": argument 'layout' must be \"lattice\" (bonds from the grid stencil) or \"list\" (a bond list)", 2)
   end
-  local x64, volume, dx
+  local x64, volume, dx, grid
   if args.points ~= nil then
     if args.shape ~= nil then error(fn .. ": give 'shape' or 'points', not both", 2) end
     local file_dim
@@ -241,9 +254,14 @@ function pd.body(args)
     local cells = grid_cells(args.shape, dim, dx)
     local horizon_dx = args.delta and cl.positive_number(fn, args, "delta") / dx or
       args.horizon and cl.positive_number(fn, args, "horizon") or 3.015
-    check_memory(fn, cells, dim, precision, horizon_dx, layout, 3)
-    x64 = args.shape:points { dx = dx, dim = dim, max_points = math.max(cells, 1) }
     volume = dx ^ dim * thickness
+    grid = cl.comm.size() > 1 and args.partition ~= false and args.shape:grid_box { dx = dx, dim = dim } or nil
+    if grid then -- this rank's points only (local_grid below)
+      cells = grid.count[1] * grid.count[2] * grid.count[3] / cl.comm.size()
+    else
+      x64 = args.shape:points { dx = dx, dim = dim, max_points = math.max(cells, 1) }
+    end
+    check_memory(fn, cells, dim, precision, horizon_dx, layout, 3)
   end
   local delta
   if args.delta ~= nil then
@@ -260,17 +278,22 @@ function pd.body(args)
   if args.law ~= nil and getmetatable(args.law) ~= cl.jit.law_mt then
     error(fn .. ": argument 'law' must be a law made by cleave.jit.bond_force{...}", 2)
   end
-  local x = x64:convert(precision)
-  x64 = nil
-  collectgarbage() -- free the f64 coordinates before the reordering's buffers
-  if type(volume) ~= "number" then volume = volume:convert(precision) end
-  if args.reorder ~= false then
-    local order = pd.morton_order(x, delta)
-    x = pd.gather(x, order)
-    if type(volume) ~= "number" then volume = pd.gather(volume, order) end
+  local x, global_n, plan
+  if grid then
+    x, global_n, plan = local_grid(grid, dim, dx, delta, precision, args.reorder ~= false)
+  else
+    x = x64:convert(precision)
+    x64 = nil
+    collectgarbage() -- free the f64 coordinates before the reordering's buffers
+    if type(volume) ~= "number" then volume = volume:convert(precision) end
+    if args.reorder ~= false then
+      local order = pd.morton_order(x, delta)
+      x = pd.gather(x, order)
+      if type(volume) ~= "number" then volume = pd.gather(volume, order) end
+    end
+    global_n = x.n
+    if cl.comm.size() > 1 and args.partition ~= false then x, volume, plan = partition(x, volume, delta, dx, layout) end
   end
-  local global_n, plan = x.n, nil
-  if cl.comm.size() > 1 and args.partition ~= false then x, volume, plan = partition(x, volume, delta, dx, layout) end
   collectgarbage() -- the reordering's temporaries hold device memory the body needs
   local n = x.n
   local b = setmetatable({
@@ -285,6 +308,7 @@ function pd.body(args)
     partial_volume = args.partial_volume ~= false, law = args.law,
     constraints = {}, body_load = nil,
     plan = plan, owned = plan and plan.owned or n, global_n = global_n,
+    overlap = args.overlap ~= false, transport = args.transport,
   }, body_mt)
   b.bonds = pd.bonds { x = x, delta = delta, layout = layout, dx = dx }
   if b.law then b:allocate_law_state() end
@@ -333,9 +357,23 @@ function body_mt:surface_factors()
   return factors
 end
 
+--- body:step_force_stages() -> the stages of a step's forces: the force stage, after the halo stage
+--- that refreshes the ghosts' displacements on a partitioned body. With overlap (the default; not with
+--- kernel = "half", which writes both ends of a bond) the halo is started, the interior rows (whose
+--- family is all owned: plan.interior) are computed while its messages travel, and the other owned
+--- rows once it has finished; ghost rows are not computed (nothing reads their forces).
+function body_mt:step_force_stages()
+  if not self.plan then return { self:force_stage() } end
+  local halo = self:halo(self.u)
+  if not self.overlap or self.kernel == "half" then return { halo, self:force_stage() } end
+  local interior, owned = self.plan.interior, self.owned
+  return { cl.stage.halo_start { halo = halo }, self:force_stage { rows = { 0, interior } },
+    cl.stage.halo_finish { halo = halo }, self:force_stage { rows = { interior, owned - interior } } }
+end
+
 --- body:halo(field) -> the stage that copies the ghost rows of a field of a partitioned body
 --- from their owners (cl.stage.halo)
-function body_mt:halo(field) return cl.stage.halo { field = field, plan = self.plan } end
+function body_mt:halo(field) return cl.stage.halo { field = field, plan = self.plan, transport = self.transport } end
 
 -- The rows of the points this rank owns (all of them when the body is not partitioned).
 local function owned_rows(self, field)
@@ -597,7 +635,7 @@ local function law_state_fields(body)
   return fields
 end
 
---- The step kernel as a stage (options: energy = field, break_bonds = false, kernel =). With a
+--- The step kernel as a stage (options: energy = field, break_bonds = false, kernel =, rows = { first, count }). With a
 --- user law (body.law) the stage runs it, except for energies: only PMB has a strain energy here.
 function body_mt:force_stage(opts)
   opts = opts or {}
@@ -609,6 +647,7 @@ function body_mt:force_stage(opts)
     dx = self.partial_volume and self.dx or 0, volume = self.volume, body = self.body_load,
     surface = self.surface,
     damage = self.damage, energy = opts.energy, kernel = kernel, law = law, law_state = law and law_state_fields(self),
+    rows = opts.rows,
   }
 end
 
@@ -740,8 +779,7 @@ local function step_pipeline(body, dt)
     end
   end
   for _, stage in ipairs(body:load_stages()) do add(stage) end
-  if body.plan then add(body:halo(body.u)) end -- the ghosts' displacements, for the owned points' bonds
-  add(body:force_stage())
+  for _, stage in ipairs(body:step_force_stages()) do add(stage) end
   if body.reactions then add(body:reaction_stage()) end -- before the constraints zero a
   body.has_run = true -- a reaction made later would not be in this pipeline: body:reaction refuses it
   for _, k in ipairs(body.constraints) do
