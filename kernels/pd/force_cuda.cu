@@ -50,7 +50,7 @@ static void launch(const cl_pd_force_args *a, const cl_pd_pmb &m, cl_pd_kernel k
  * others and for energies (they take the stencil walk). Another stencil is one line here. */
 static bool launch_table(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   if (!a->stencil_host || a->energy) return false;
-  const unsigned blocks = cl_grid_1d(a->n);
+  const unsigned blocks = cl_grid_1d(CL_PD_ROWS_END(a) - a->row0);
   const bool plain = !a->volume && !a->surface;
   if (a->dim == 2 && a->nstencil == 28) {
     if (plain) CL_PREC(pd_table_kernel)<2, 28, true><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<2, 28>(a, m));
@@ -65,9 +65,10 @@ static bool launch_table(const cl_pd_force_args *a, const cl_pd_pmb &m) {
 }
 
 /* The shared-memory tile kernel, for the 2D stencil at 3.015 dx (reach 3) on a map of at most
- * 65 535 tile rows (the grid's y limit); false otherwise. */
+ * 65 535 tile rows (the grid's y limit), over all rows (its blocks are tiles of the map, not row
+ * ranges: a partitioned step's interior and rest take the table kernel); false otherwise. */
 static bool launch_tile(const cl_pd_force_args *a, const cl_pd_pmb &m) {
-  if (!a->stencil_host || a->energy || a->dim != 2 || a->nstencil != 28) return false;
+  if (!a->stencil_host || a->energy || a->dim != 2 || a->nstencil != 28 || a->row0 || a->rows) return false;
   if ((a->map_dims[1] + CL_PD_TILE_Y - 1) / CL_PD_TILE_Y > 65535) return false;
   const cl_pd_stencil_table<2, 28> table = cl_pd_make_table<2, 28>(a, m);
   const cl_pd_tile_steps<28> steps = cl_pd_make_tile_steps<28>(a, CL_PD_TILE_X + 2 * 3);
