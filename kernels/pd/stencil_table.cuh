@@ -64,8 +64,8 @@ static __device__ __forceinline__ void cl_pd_table_args(cl_pd_force_args *a) {
 template <int DIM, int K, bool PLAIN>
 __global__ void CL_PREC(pd_table_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_table<DIM, K> t) {
   cl_pd_table_args<PLAIN>(&a);
-  CL_GRID_STRIDE(t, CL_PD_ROWS_END(&a) - a.row0) { /* the rows asked for (a partitioned step's interior or rest) */
-    const size_t i = a.row0 + t;
+  CL_GRID_STRIDE(r, CL_PD_ROWS_END(&a) - a.row0) { /* the rows asked for (a partitioned step's interior or rest) */
+    const size_t i = a.row0 + r;
     cl_pd_partial p = {};
     cl_pd_table_row<DIM, K>(&a, &m, t, i, &p);
     cl_pd_finish(&a, &m, DIM, i, &p);
