@@ -256,12 +256,9 @@ function pd.body(args)
       args.horizon and cl.positive_number(fn, args, "horizon") or 3.015
     volume = dx ^ dim * thickness
     grid = cl.comm.size() > 1 and args.partition ~= false and args.shape:grid_box { dx = dx, dim = dim } or nil
-    if grid then -- this rank's points only (local_grid below)
-      cells = grid.count[1] * grid.count[2] * grid.count[3] / cl.comm.size()
-    else
-      x64 = args.shape:points { dx = dx, dim = dim, max_points = math.max(cells, 1) }
-    end
-    check_memory(fn, cells, dim, precision, horizon_dx, layout, 3)
+    if grid then cells = grid.count[1] * grid.count[2] * grid.count[3] / cl.comm.size() end -- this rank's points (local_grid below)
+    check_memory(fn, cells, dim, precision, horizon_dx, layout, 3) -- before making points that would not fit
+    if not grid then x64 = args.shape:points { dx = dx, dim = dim, max_points = math.max(cells, 1) } end
   end
   local delta
   if args.delta ~= nil then

@@ -10,8 +10,12 @@ export OPAL_PREFIX=$d/mpi PMIX_MCA_mca_base_component_path=$d/mpi/pmix2/lib/pmix
 export PATH=$d/mpi/bin:$PATH
 nccl=$(ls -d /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib 2>/dev/null | tr '\n' ':')
 export LD_LIBRARY_PATH=$d/mpi/lib:$d/lib:$nccl${LD_LIBRARY_PATH:-}
-# the host may have its own (other) PMIx plugins in the same folder as Debian's: their load errors are noise
-export PMIX_MCA_mca_base_component_show_load_errors=0
+# the host's own PMIx plugins (another version, in the folder Debian's use) fail to load and say so
+export PMIX_MCA_mca_base_component_show_load_errors=0 PMIX_MCA_pcompress_base_silence_warning=1
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-exec mpirun --oversubscribe --bind-to none -np "$np" -x LD_LIBRARY_PATH -x PMIX_MCA_mca_base_component_show_load_errors -x NCCL_NVLS_ENABLE -x PATH \
-  -x CLEAVE_DEVICE -x OMP_NUM_THREADS -x NCCL_DEBUG -x LUA_PATH -x CLEAVE_TEST_OUT "$d/run/cleave" run "$@"
+pass=""
+for v in LD_LIBRARY_PATH PATH NCCL_NVLS_ENABLE PMIX_MCA_mca_base_component_show_load_errors \
+         PMIX_MCA_pcompress_base_silence_warning CLEAVE_DEVICE OMP_NUM_THREADS NCCL_DEBUG LUA_PATH CLEAVE_TEST_OUT; do
+  eval "[ -n \"\${$v+set}\" ]" && pass="$pass -x $v"
+done
+exec mpirun --oversubscribe --bind-to none -np "$np" $pass "$d/run/cleave" run "$@"
