@@ -83,6 +83,31 @@ void cl_halo_plan_free(cl_halo_plan *plan) {
   memset(plan, 0, sizeof *plan);
 }
 
+cl_status cl_halo_plan_peers(cl_halo_plan *plan, int parts, const size_t *recv, const size_t *send, const char *who,
+                             cl_error *err) {
+  size_t ghosts = 0;
+  for (int q = 0; q < parts; q++) {
+    ghosts += recv[q], plan->nsend += send[q];
+    if (recv[q] || send[q]) plan->npeers++;
+  }
+  plan->local = plan->owned + ghosts;
+  plan->global = malloc((plan->local ? plan->local : 1) * sizeof *plan->global);
+  plan->send_rows = malloc((plan->nsend ? plan->nsend : 1) * sizeof *plan->send_rows);
+  plan->peers = calloc(plan->npeers ? (size_t)plan->npeers : 1, sizeof *plan->peers);
+  if (!plan->global || !plan->send_rows || !plan->peers)
+    return cl_error_set(err, CL_ERR_OOM, "%s: no memory for %zu local points", who, plan->local);
+  size_t roff = 0, soff = 0;
+  int k = 0;
+  for (int q = 0; q < parts; q++) {
+    if (!recv[q] && !send[q]) continue;
+    cl_halo_peer *peer = &plan->peers[k++];
+    peer->rank = q, peer->recv_offset = roff, peer->recv_count = recv[q];
+    peer->send_offset = soff, peer->send_count = send[q];
+    roff += recv[q], soff += send[q];
+  }
+  return CL_OK;
+}
+
 cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner, int parts, int rank,
                             double reach, cl_halo_plan *plan, cl_error *err) {
   memset(plan, 0, sizeof *plan);
@@ -115,29 +140,12 @@ cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner
       recv[p]++;
     }
   }
-  size_t ghosts = 0;
-  for (int q = 0; q < parts; q++) {
-    ghosts += recv[q], plan->nsend += send[q];
-    if (recv[q] || send[q]) plan->npeers++;
-  }
-  plan->local = plan->owned + ghosts;
-  plan->global = malloc((plan->local ? plan->local : 1) * sizeof *plan->global);
-  plan->send_rows = malloc((plan->nsend ? plan->nsend : 1) * sizeof *plan->send_rows);
-  plan->peers = calloc(plan->npeers ? (size_t)plan->npeers : 1, sizeof *plan->peers);
-  cl_status st = CL_OK;
-  if (!plan->global || !plan->send_rows || !plan->peers) {
-    st = cl_error_set(err, CL_ERR_OOM, "cl_halo_plan_make: no memory for %zu local points", plan->local);
-  } else {
+  cl_status st = cl_halo_plan_peers(plan, parts, recv, send, "cl_halo_plan_make", err);
+  if (st == CL_OK) {
     size_t *recv_at = recv, *send_at = send; /* counts become running positions */
-    size_t roff = 0, soff = 0;
-    int k = 0;
-    for (int q = 0; q < parts; q++) {
-      if (!recv[q] && !send[q]) continue;
-      cl_halo_peer *peer = &plan->peers[k++];
-      peer->rank = q, peer->recv_offset = roff, peer->recv_count = recv[q];
-      peer->send_offset = soff, peer->send_count = send[q];
-      roff += recv[q], soff += send[q];
-      recv_at[q] = plan->owned + peer->recv_offset, send_at[q] = peer->send_offset;
+    for (int k = 0; k < plan->npeers; k++) {
+      const cl_halo_peer *peer = &plan->peers[k];
+      recv_at[peer->rank] = plan->owned + peer->recv_offset, send_at[peer->rank] = peer->send_offset;
     }
     size_t mine = 0;
     for (size_t i = 0; i < n; i++) {

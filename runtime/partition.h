@@ -51,6 +51,11 @@ typedef struct cl_halo_plan {
 cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner, int parts, int rank,
                             double reach, cl_halo_plan *plan, cl_error *err);
 void cl_halo_plan_free(cl_halo_plan *plan);
+/* From the rows a rank receives from and sends to each of the parts (recv[q], send[q]; 0 for itself)
+ * and plan->owned: the plan's local and nsend, its global and send_rows arrays (to fill), and its peers
+ * in part order with their offsets. `who` names the caller in the out-of-memory error. */
+cl_status cl_halo_plan_peers(cl_halo_plan *plan, int parts, const size_t *recv, const size_t *send, const char *who,
+                             cl_error *err);
 
 /* Puts the owned rows sent to no peer first (plan->interior of them), keeping the global order within
  * each part: renames the rows of plan->global and plan->send_rows; *to_new (malloc'ed, owned entries,

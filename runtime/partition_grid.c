@@ -271,39 +271,28 @@ cl_status cl_halo_plan_grid(const cl_grid_box *g, cl_dtype real, double cell, in
   const ibox *mine = &part[rank];
   ibox around = grown(mine, &all, (size_t)reach, g->dim);
   plan->owned = box_points(mine, g->dim);
-  size_t ghosts = 0;
   for (int q = 0; q < parts; q++) {
     if (q == rank) continue;
     ibox theirs = grown(&part[q], &all, (size_t)reach, g->dim), in = intersect(&part[q], &around),
          out = intersect(mine, &theirs);
     recv[q] = box_points(&in, g->dim), send[q] = box_points(&out, g->dim);
-    ghosts += recv[q], plan->nsend += send[q];
-    if (recv[q] || send[q]) plan->npeers++;
   }
-  plan->local = plan->owned + ghosts;
-  plan->global = malloc((plan->local ? plan->local : 1) * sizeof *plan->global);
-  plan->send_rows = malloc((plan->nsend ? plan->nsend : 1) * sizeof *plan->send_rows);
-  plan->peers = calloc(plan->npeers ? (size_t)plan->npeers : 1, sizeof *plan->peers);
-  *x = malloc((size_t)g->dim * (plan->local ? plan->local : 1) * cl_dtype_size(real));
-  if (!plan->global || !plan->send_rows || !plan->peers || !*x) {
-    st = cl_error_set(err, CL_ERR_OOM, "cl_halo_plan_grid: no memory for %zu local points", plan->local);
-  } else {
+  st = cl_halo_plan_peers(plan, parts, recv, send, "cl_halo_plan_grid", err);
+  if (st == CL_OK) {
+    *x = malloc((size_t)g->dim * (plan->local ? plan->local : 1) * cl_dtype_size(real));
+    if (!*x) st = cl_error_set(err, CL_ERR_OOM, "cl_halo_plan_grid: no memory for %zu local points", plan->local);
+  }
+  if (st == CL_OK) {
     fill f = {g, real, plan, *x, 0};
     visit_box(&o, mine, mine, &all, put_local, &f); /* own rows in global order */
-    size_t roff = 0, soff = 0;
-    int k = 0;
-    for (int q = 0; q < parts; q++) {
-      if (q == rank || (!recv[q] && !send[q])) continue;
-      cl_halo_peer *peer = &plan->peers[k++];
-      peer->rank = q, peer->recv_offset = roff, peer->recv_count = recv[q];
-      peer->send_offset = soff, peer->send_count = send[q];
-      ibox theirs = grown(&part[q], &all, (size_t)reach, g->dim), in = intersect(&part[q], &around),
+    for (int k = 0; k < plan->npeers; k++) {
+      const cl_halo_peer *peer = &plan->peers[k];
+      ibox theirs = grown(&part[peer->rank], &all, (size_t)reach, g->dim), in = intersect(&part[peer->rank], &around),
            out = intersect(mine, &theirs);
-      f.row0 = plan->owned + roff; /* its points here, in global order */
+      f.row0 = plan->owned + peer->recv_offset; /* its points here, in global order */
       visit_box(&o, &in, &in, &all, put_local, &f);
-      f.row0 = soff; /* the points it keeps of this rank, in global order, as rows of this rank */
+      f.row0 = peer->send_offset; /* the points it keeps of this rank, in global order, as rows of this rank */
       visit_box(&o, &out, &out, mine, put_send, &f);
-      roff += recv[q], soff += send[q];
     }
     st = interior_first(plan, real, g->dim, *x, err);
   }
