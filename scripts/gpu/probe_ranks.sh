@@ -1,5 +1,6 @@
 #!/bin/sh
-# first look at a machine of several GPUs: topology, NCCL, the MPI test on GPUs over NCCL, KW on 1 and 2 ranks
+# first look at a machine of several GPUs: topology, NCCL, the MPI test on GPUs over NCCL, the halo's cost, and
+# KW on 1 and N ranks compared (pd_multi_gpu.sh kw). NP=2 on a one-GPU machine: two ranks share it
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp}
 nvidia-smi -L; nvidia-smi topo -m 2>&1 | head -8
@@ -14,9 +15,5 @@ for np in 1 $ng; do
 done
 echo "== bench_halo np=$ng"
 timeout 120 sh "$root/scripts/gpu/ranks.sh" $ng "$root/scripts/bench/bench_halo.lua" 0.05 200 > "$out/halo.txt" 2>&1; echo "rc=$?"; tail -8 "$out/halo.txt"
-for np in 1 $ng; do
-  echo "== KW 0.1 mm f64 np=$np"
-  timeout 200 sh "$root/scripts/gpu/ranks.sh" $np "$root/scripts/kalthoff_winkler.lua" 0.1 f64 /tmp/kw$np > "$out/kw_$np.txt" 2>&1; echo "rc=$?"
-  tail -6 "$out/kw_$np.txt"; cp /tmp/kw$np/kw_energy.csv "$out/kw_energy_$np.csv" 2>/dev/null
-done
-cmp "$out/kw_energy_1.csv" "$out/kw_energy_$ng.csv" && echo "KW CSV identical on 1 and $ng ranks"
+echo "== KW 0.1 mm f64 on 1 and $ng ranks"
+LIMIT=200 sh "$root/scripts/bench/pd_multi_gpu.sh" kw "1 $ng"
