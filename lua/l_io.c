@@ -175,18 +175,35 @@ static pvd_ud *check_pvd(lua_State *L) {
   return p;
 }
 
-/* cleave.io.pvd(path) -> series; series:write{ time = , mesh = , point_data = , ... } */
+static const char *const pvd_args[] = {"keep_until", NULL};
+
+/* cleave.io.pvd(path [, { keep_until = t }]) -> series; series:write{ time = , mesh = , point_data = , ... }.
+ * keep_until continues an existing series (a run restored from a checkpoint): its frames up to
+ * time t stay, later ones are dropped, and the next frame is numbered after the kept ones. */
 static int io_pvd(lua_State *L) {
+  const char *fn = "cleave.io.pvd";
   const char *path = luaL_checkstring(L, 1);
   size_t len = strlen(path);
   if (len < 5 || strcmp(path + len - 4, ".pvd") != 0 || len >= sizeof((pvd_ud *)0)->base)
     return luaL_error(L, "cleave.io.pvd: path must end in .pvd (got '%s')", path);
+  int continues = !lua_isnoneornil(L, 2);
+  double until = 0;
+  if (continues) {
+    cl_lua_check_args(L, 2, fn, pvd_args);
+    until = cl_lua_req_number(L, 2, fn, "keep_until");
+  }
   pvd_ud *p = lua_newuserdatauv(L, sizeof *p, 0);
   memset(p, 0, sizeof *p);
   luaL_setmetatable(L, PVD_MT);
   cl_error err;
   p->follower = cl_comm_rank() > 0;
-  if (!p->follower && cl_pvd_open(&p->pvd, path, &err) != CL_OK) return cl_lua_fail(L, &err);
+  size_t kept = 0;
+  cl_status s = CL_OK;
+  if (!continues) s = p->follower ? CL_OK : cl_pvd_open(&p->pvd, path, &err);
+  else if (p->follower) s = cl_pvd_kept(path, until, &kept, &err);
+  else if ((s = cl_pvd_continue(&p->pvd, path, until, &err)) == CL_OK) kept = cl_pvd_count(p->pvd);
+  if (s != CL_OK) return cl_lua_fail(L, &err);
+  p->count = (long)kept;
   memcpy(p->base, path, len - 4);
   return 1;
 }

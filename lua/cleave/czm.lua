@@ -444,6 +444,8 @@ end
 
 local run_mt = {}
 run_mt.__index = run_mt
+-- the VTU series a run writes (explicit.continue_series continues them after a restore)
+run_mt.series_files = { series = "", cracks = "_cracks" }
 run_mt.__tostring = function(r)
   return string.format("czm.explicit<%s, dt = %g, step %d of %d, t = %g>", tostring(r.body), r.dt, r.step, r.steps, r.t)
 end

@@ -5,7 +5,7 @@ local cl = ...
 --- Tab completion leaves them out (with every name ending in "_mt", the metatables).
 cl.internal = {}
 for name in ([[internal explicit_run jit_safe run_points run_region embedded evaluator allocate_law_state
-  load_stages surface_factors continue_history restore_fields]]):gmatch "%S+" do
+  load_stages surface_factors continue_history continue_series restore_fields]]):gmatch "%S+" do
   cl.internal[name] = true
 end
 

@@ -147,6 +147,25 @@ function explicit.restore_fields(run, path, saved, values, mine, names)
   run.step = math.tointeger(values.step)
   run.t = run.step * run.dt
   explicit.continue_history(run)
+  explicit.continue_series(run)
+end
+
+--- explicit.continue_series(run): after run:restore, each VTU series the run writes (output.vtu:
+--- run.series in <vtu>.pvd, and the run type's others named in its series_files, e.g. the cohesive
+--- cracks) keeps its frames up to the restored step, drops those written past it, and the next
+--- frame is numbered after the kept ones, so the .pvd reads as one run. The limit is half a step
+--- past the restored time, so that a frame written at it stays whatever the rounding of its time.
+function explicit.continue_series(run)
+  local vtu = run.output.vtu
+  if not vtu then return end
+  for key, suffix in pairs(run.series_files or { series = "" }) do
+    local path = vtu .. suffix .. ".pvd"
+    local exists = io.open(path, "r")
+    if exists then exists:close() end
+    if run[key] then run[key]:close() end
+    -- a series not written yet is started by the run's first frame, as in a run not restored
+    run[key] = (exists or run[key]) and cl.io.pvd(path, { keep_until = run.t + 0.5 * run.dt }) or nil
+  end
 end
 
 --- explicit.continue_history(run): after run:restore, the CSV history (output.csv) keeps its

@@ -26,5 +26,12 @@ cl_status cl_pvd_open(cl_pvd **out, const char *path, cl_error *err);
 /* Adds an entry and rewrites the .pvd (atomically), so it is valid after every call. */
 cl_status cl_pvd_add(cl_pvd *pvd, double time, const char *vtu_file, cl_error *err);
 void cl_pvd_close(cl_pvd *pvd);
+/* Continuing a run from a checkpoint: opens the collection at path keeping the entries of an
+ * existing one (written by cleave) whose time is at most `until`, dropping those written past
+ * it; a missing file starts an empty one. cl_pvd_kept counts those entries without writing (the
+ * ranks that do not write the collection need the count to name their pieces). */
+cl_status cl_pvd_continue(cl_pvd **out, const char *path, double until, cl_error *err);
+cl_status cl_pvd_kept(const char *path, double until, size_t *kept, cl_error *err);
+size_t cl_pvd_count(const cl_pvd *pvd);
 
 #endif

@@ -105,4 +105,40 @@ T.case("run:restore continues the CSV history from the restored step", function(
   for i = 1, #want do T.eq(got[i], want[i], "row " .. i) end
 end)
 
+T.case("run:restore continues the VTU series: the .pvd reads as one run", function()
+  local ckpt = dir .. "/series.ckpt"
+  local function entries(path) -- the .pvd's (time, file) pairs
+    local list = {}
+    for line in io.lines(path) do
+      local t, file = line:match('timestep="([^"]+)".-file="([^"]+)"')
+      if t then list[#list + 1] = { tonumber(t), file } end
+    end
+    return list
+  end
+  local straight = pd_run({ every = 2, vtu = dir .. "/straight" }, 10)
+  straight:go()
+  local first = pd_run({ every = 2, vtu = dir .. "/series" }, 10)
+  first:go { steps = 4 }
+  first:save(ckpt)
+  first:go() -- frames past the checkpoint, which the restored run must drop
+  local second = pd_run({ every = 2, vtu = dir .. "/series" }, 10)
+  second:restore(ckpt)
+  T.eq(#entries(dir .. "/series.pvd"), 3, "the frames of steps 0, 2, 4 kept after restore")
+  second:go()
+  local want, got = entries(dir .. "/straight.pvd"), entries(dir .. "/series.pvd")
+  T.eq(#got, #want, "frames of steps 0, 2, ..., 10")
+  for i = 1, #want do
+    T.near(got[i][1], want[i][1], 1e-15, "time of frame " .. i)
+    T.eq((got[i][2]:gsub("^series", "")), (want[i][2]:gsub("^straight", "")), "file of frame " .. i)
+    local f = io.open(dir .. "/" .. got[i][2], "r")
+    T.ok(f, "frame " .. i .. " exists")
+    if f then f:close() end
+  end
+  T.raises(function() cl.io.pvd(dir .. "/series.pvd", { keep_untill = 1 }) end, { "keep_untill" })
+  local bad = assert(io.open(dir .. "/bad.pvd", "w"))
+  bad:write('<VTKFile>\n<Collection>\n<DataSet timestep="x" file="a.vtu"/>\n</Collection>\n</VTKFile>\n')
+  bad:close()
+  T.raises(function() cl.io.pvd(dir .. "/bad.pvd", { keep_until = 1 }) end, { "line 3", "bad.pvd" })
+end)
+
 T.run()
