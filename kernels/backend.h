@@ -34,6 +34,11 @@ CL_REAL_KERNELS(int, cuda)
 
 /* Device reductions combine per-block partials in a scratch buffer of this
  * many doubles (the last one receives the result), owned by the cl_device. */
+/* CPU backend: element-wise loops and reductions shorter than this run on the calling thread.
+ * An element costs a load and a store; forking an OpenMP team costs microseconds (far more
+ * on a busy machine), so below a few thousand elements the team costs more than the work. */
+#define CL_CPU_PARALLEL_MIN 4096
+
 #define CL_REDUCE_MAX_BLOCKS 1024
 #define CL_REDUCE_SCRATCH_DOUBLES (CL_REDUCE_MAX_BLOCKS + 1)
 

@@ -10,12 +10,12 @@
 #include "../backend.h"
 #include "reduce_ops.h"
 
-#define FILL_LOOP(T)                                              \
-  do {                                                            \
-    T *p = data;                                                  \
-    T v = (T)value;                                               \
-    _Pragma("omp parallel for schedule(static)")                  \
-    for (size_t i = 0; i < count; i++) p[i] = v;                  \
+#define FILL_LOOP(T)                                                                     \
+  do {                                                                                   \
+    T *p = data;                                                                         \
+    T v = (T)value;                                                                      \
+    _Pragma("omp parallel for schedule(static) if (count > CL_CPU_PARALLEL_MIN)")        \
+    for (size_t i = 0; i < count; i++) p[i] = v;                                         \
   } while (0)
 
 void cl_fill_cpu(int t, void *data, size_t count, double value) {
@@ -38,23 +38,23 @@ void cl_fill_cpu(int t, void *data, size_t count, double value) {
     double acc = op == CL_REDUCE_MAX ? -INFINITY : op == CL_REDUCE_SUM || op == CL_REDUCE_NORM2 ? 0.0 : INFINITY; \
     switch (op) {                                                                         \
       case CL_REDUCE_MIN:                                                                 \
-        _Pragma("omp parallel for schedule(static) reduction(min_nan : acc)")            \
+        _Pragma("omp parallel for schedule(static) reduction(min_nan : acc) if (count > CL_CPU_PARALLEL_MIN)") \
         for (size_t i = 0; i < count; i++) acc = cl_min_nan(acc, (double)p[i]);           \
         break;                                                                            \
       case CL_REDUCE_MAX:                                                                 \
-        _Pragma("omp parallel for schedule(static) reduction(max_nan : acc)")            \
+        _Pragma("omp parallel for schedule(static) reduction(max_nan : acc) if (count > CL_CPU_PARALLEL_MIN)") \
         for (size_t i = 0; i < count; i++) acc = cl_max_nan(acc, (double)p[i]);           \
         break;                                                                            \
       case CL_REDUCE_SUM:                                                                 \
-        _Pragma("omp parallel for schedule(static) reduction(+ : acc)")                  \
+        _Pragma("omp parallel for schedule(static) reduction(+ : acc) if (count > CL_CPU_PARALLEL_MIN)") \
         for (size_t i = 0; i < count; i++) acc += (double)p[i];                           \
         break;                                                                            \
       case CL_REDUCE_NORM2:                                                               \
-        _Pragma("omp parallel for schedule(static) reduction(+ : acc)")                  \
+        _Pragma("omp parallel for schedule(static) reduction(+ : acc) if (count > CL_CPU_PARALLEL_MIN)") \
         for (size_t i = 0; i < count; i++) acc += (double)p[i] * (double)p[i];           \
         break;                                                                            \
       default:                                                                            \
-        _Pragma("omp parallel for schedule(static) reduction(min : acc)")                \
+        _Pragma("omp parallel for schedule(static) reduction(min : acc) if (count > CL_CPU_PARALLEL_MIN)") \
         for (size_t i = 0; i < count; i++) acc = fmin(acc, cl_nonfinite_index((double)p[i], i)); \
         break;                                                                            \
     }                                                                                     \
