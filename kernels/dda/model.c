@@ -437,15 +437,16 @@ static cl_status assemble(cl_dda_model *m, cl_error *err) {
   return cl_dda_solver_assemble(&m->solver, state, fric, m->device[A_K], m->device[A_F], err);
 }
 
-/* The open-close rule (cl_dda_open_close) on the solution; returns the number of contacts whose
- * state changed or whose friction force has not settled (relative 1e-6 of its normal force). The
+/* The open-close rule (cl_dda_open_close) on the solution; counts the contacts whose state changed
+ * (*changed) and the sliding ones whose friction force has not settled (*unsettled: relative 1e-6 of
+ * its normal force); the iteration goes on while either is not zero. The
  * round-off bands are 1e-9 of the allowed displacement and its force through the normal stiffness:
  * a contact carrying no force would otherwise flip on gaps of 1e-20 and chatter on slightly
  * larger ones. A contact that changed FLIP_LIMIT times keeps its state, but for closing when it
  * penetrates. */
-static int update_states(cl_dda_model *m) {
+static void update_states(cl_dda_model *m, int *changed, int *unsettled) {
   double slip_floor = 1e-9 * m->p.max_displacement;
-  int changed = 0;
+  *changed = *unsettled = 0;
   for (size_t k = 0; k < m->trial.count; k++) {
     cl_dda_contact *c = &m->trial.c[k];
     const double *Di = m->x + 6 * c->bi, *Dj = m->x + 6 * c->bj;
@@ -458,12 +459,11 @@ static int update_states(cl_dda_model *m) {
     int state = cl_dda_open_close(c->state, gn, gs, c->g.gs0, &sgn, &law);
     if (c->flips >= FLIP_LIMIT && state != c->state && !(c->state == CL_DDA_OPEN && state == CL_DDA_LOCK))
       state = c->state;
-    if (state != c->state) changed++, c->flips++, c->sgn = sgn;
-    else if (state == CL_DDA_SLIDE && fabs(N - c->N) > 1e-6 * fabs(N) + law.force_floor) changed++;
+    if (state != c->state) (*changed)++, c->flips++, c->sgn = sgn;
+    else if (state == CL_DDA_SLIDE && fabs(N - c->N) > 1e-6 * fabs(N) + law.force_floor) (*unsettled)++;
     c->state = state;
     c->N = state == CL_DDA_OPEN ? 0 : N;
   }
-  return changed;
 }
 
 /* The first block whose area the step's solution would change by more than a factor 2 (the
@@ -585,7 +585,8 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   int reductions = 0, pcg = 0, oc = 0;
   const char *why = NULL;
   char why_block[160];
-  double last_residual = 0, last_disp = 0;
+  double last_residual = 0, last_disp = 0, warm_residual = 0;
+  struct { int pcg[CL_DDA_TRACE], changed[CL_DDA_TRACE], unsettled[CL_DDA_TRACE]; } trace;
   for (;; reductions++) {
     if (reductions > MAX_REDUCTIONS)
       return cl_error_set(err, CL_ERR_ARG, "DDA step %ld cannot converge: the time step was reduced %d times "
@@ -607,14 +608,19 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     charge(m, CL_DDA_DETECTION, &mark);
     int settled = 0;
     pcg = 0;
+    memset(&trace, 0, sizeof trace);
     for (oc = 1; oc <= m->p.open_close_max; oc++) {
       cl_dda_pcg_result r;
       CL_TRY(solve(m, &r, &mark, err));
       pcg += r.iterations, last_residual = r.residual;
+      if (oc == 1) warm_residual = r.initial_residual;
       if (!r.converged) break;
-      int changed = update_states(m);
+      int changed, unsettled;
+      update_states(m, &changed, &unsettled);
+      if (oc <= CL_DDA_TRACE)
+        trace.pcg[oc - 1] = r.iterations, trace.changed[oc - 1] = changed, trace.unsettled[oc - 1] = unsettled;
       charge(m, CL_DDA_OPEN_CLOSE, &mark);
-      if (changed == 0) {
+      if (changed + unsettled == 0) {
         settled = 1;
         break;
       }
@@ -648,6 +654,10 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.steps++;
   m->stats.t += dt, m->stats.dt = dt;
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
+  m->stats.warm_residual = warm_residual;
+  memcpy(m->stats.trace_pcg, trace.pcg, sizeof trace.pcg);
+  memcpy(m->stats.trace_changed, trace.changed, sizeof trace.changed);
+  memcpy(m->stats.trace_unsettled, trace.unsettled, sizeof trace.unsettled);
   m->stats.contacts = m->contacts.count, m->stats.closed = 0;
   for (size_t k = 0; k < m->contacts.count; k++) m->stats.closed += m->contacts.c[k].state != CL_DDA_OPEN;
   charge(m, CL_DDA_UPDATE, &mark);

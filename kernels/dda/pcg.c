@@ -318,7 +318,7 @@ static cl_status residual_dots(cl_dda_solver *s, double out[2], cl_error *err) {
 cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
                      double tol, int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
   size_t m = 6 * s->A.n;
-  res->iterations = 0, res->converged = 1, res->residual = 0;
+  res->iterations = 0, res->converged = 1, res->residual = 0, res->initial_residual = 0;
   if (m == 0) return CL_OK;
   if (b) CL_TRY(vector_up(s, B_B, b, err));
   double bb;
@@ -336,6 +336,7 @@ cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double
   double dots[2]; /* r.z, r.r */
   CL_TRY(residual_dots(s, dots, err));
   double rz = dots[0], bnorm = sqrt(bb), rnorm = sqrt(dots[1]);
+  res->initial_residual = rnorm / bnorm;
   int it = 0;
   while (rnorm > tol * bnorm && it < max_iterations) {
     double pq;

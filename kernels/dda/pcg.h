@@ -18,6 +18,7 @@ typedef struct cl_dda_pcg_result {
   int iterations;
   int converged;
   double residual; /* |b - A x| / |b| at the end (the recurrence's) */
+  double initial_residual; /* |b - A x0| / |b| at the start: how good the warm start was */
 } cl_dda_pcg_result;
 
 enum { CL_DDA_SOLVER_BUFFERS = 31 };

@@ -242,6 +242,16 @@ T.case("SSOR approximate inverse: the same solution as block Jacobi in fewer PCG
   end
   local jacobi, n_jacobi = run("block_jacobi")
   local ssor, n_ssor = run("ssor")
+  -- the step's trace of open-close iterations: each solve's PCG iterations sum to the step's, the
+  -- last solve changed no state, and the warm start's residual (from the last step's solution) is kept
+  local s = jacobi:stats()
+  local sum = 0
+  for _, n in ipairs(s.iterations.pcg) do sum = sum + n end
+  T.eq(#s.iterations.pcg, s.open_close, "traced open-close iterations")
+  T.eq(sum, s.pcg, "traced PCG iterations")
+  T.eq(s.iterations.changed[#s.iterations.changed] + s.iterations.unsettled[#s.iterations.unsettled], 0,
+    "changes after the last solve")
+  T.ok(s.warm_residual > 0 and s.warm_residual < math.huge, "warm start's residual " .. s.warm_residual)
   T.ok(n_ssor < 0.8 * n_jacobi, string.format("PCG iterations: %d with SSOR-AI, %d with block Jacobi", n_ssor, n_jacobi))
   for i = 2, jacobi:count() do
     T.near(ssor:block(i).uy, jacobi:block(i).uy, 1e-6, string.format("block %d's settlement", i), 1e-9)
