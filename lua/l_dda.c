@@ -99,7 +99,7 @@ static int dda_model(lua_State *L) {
       .dynamic = (int)num(L, 1, "dynamic"), .plane_strain = (int)num(L, 1, "plane_strain"),
       .normal_stiffness = num(L, 1, "normal_stiffness"), .shear_stiffness = num(L, 1, "shear_stiffness"),
       .fixed_stiffness = num(L, 1, "fixed_stiffness"), .max_displacement = num(L, 1, "max_displacement"),
-      .pcg_tolerance = num(L, 1, "pcg_tolerance"), .preconditioner = (cl_dda_preconditioner)num(L, 1, "ssor"),
+      .pcg_tolerance = num(L, 1, "pcg_tolerance"), .pcg_displacement = num(L, 1, "pcg_displacement"), .preconditioner = (cl_dda_preconditioner)num(L, 1, "ssor"),
       .spmv_format = (cl_dda_spmv_format)num(L, 1, "bsr"), .pcg_max_iterations = (int)num(L, 1, "pcg_max_iterations"),
       .open_close_max = (int)num(L, 1, "open_close_max")};
   model_ud *u = lua_newuserdatauv(L, sizeof *u, 0);

@@ -142,6 +142,8 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
   for (size_t k = 0; k < sizeof positive / sizeof *positive; k++)
     if (!(positive[k].v > 0) || !isfinite(positive[k].v))
       return cl_error_set(err, CL_ERR_ARG, "%s = %g must be a number > 0", positive[k].name, positive[k].v);
+  if (!(in->pcg_displacement >= 0) || !isfinite(in->pcg_displacement))
+    return cl_error_set(err, CL_ERR_ARG, "pcg_displacement = %g must be a number >= 0 (0: off)", in->pcg_displacement);
   if (!(in->max_displacement >= 0) || !isfinite(in->max_displacement))
     return cl_error_set(err, CL_ERR_ARG, "max_displacement = %g must be a length > 0 (or 0: the default)",
                         in->max_displacement);
@@ -565,12 +567,25 @@ static void charge(cl_dda_model *m, int k, double *mark) {
   *mark = now;
 }
 
+/* PCG's displacement criterion as an energy: A = inertia + elastic + springs, each positive
+ * semi-definite, so an update dx of energy dx^T A dx = U moves block i's points, over its mass m_i,
+ * by a root mean square of at most dt sqrt(U / (2 m_i)) (the inertia is 2 rho / dt^2 int T^T T).
+ * The update must move the lightest block by less than pcg_displacement x max_displacement: the
+ * open-close rule's decisions then rest on gaps known far better than the steps allowed to move
+ * them, and CG's later updates, shrinking geometrically, add less than a few such updates. */
+static double update_energy(const cl_dda_model *m, double dt) {
+  double lightest = INFINITY;
+  for (size_t i = 0; i < m->n; i++) lightest = fmin(lightest, m->rho[i] * m->moments[i]);
+  double d = m->p.pcg_displacement * m->p.max_displacement;
+  return 2 * lightest * d * d / (dt * dt);
+}
+
 /* The matrix of the contacts' current states, assembled on the device and solved from m->x. */
-static cl_status solve(cl_dda_model *m, cl_dda_pcg_result *r, double *mark, cl_error *err) {
+static cl_status solve(cl_dda_model *m, double dt, cl_dda_pcg_result *r, double *mark, cl_error *err) {
   CL_TRY(assemble(m, err));
   charge(m, CL_DDA_ASSEMBLY, mark);
-  CL_TRY(cl_dda_pcg(&m->solver, NULL, NULL, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, r,
-                    err));
+  CL_TRY(cl_dda_pcg(&m->solver, NULL, NULL, m->x, m->p.preconditioner, m->p.pcg_tolerance, update_energy(m, dt),
+                    m->p.pcg_max_iterations, r, err));
   charge(m, CL_DDA_SOLVE, mark);
   return CL_OK;
 }
@@ -611,7 +626,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     memset(&trace, 0, sizeof trace);
     for (oc = 1; oc <= m->p.open_close_max; oc++) {
       cl_dda_pcg_result r;
-      CL_TRY(solve(m, &r, &mark, err));
+      CL_TRY(solve(m, dt, &r, &mark, err));
       pcg += r.iterations, last_residual = r.residual;
       if (oc == 1) warm_residual = r.initial_residual;
       if (!r.converged) break;

@@ -52,7 +52,9 @@ typedef struct cl_dda_input {
   int dynamic, plane_strain;
   double normal_stiffness, shear_stiffness, fixed_stiffness;
   double max_displacement;     /* allowed displacement per step (length); 0: 1% of half the domain's size */
-  double pcg_tolerance;
+  double pcg_tolerance;        /* PCG stops at this relative residual |b - A x| / |b| ... */
+  double pcg_displacement;     /* ... or when its last update moves the lightest block by less than this
+                                  fraction of max_displacement (root mean square over the block; 0: off) */
   cl_dda_preconditioner preconditioner;
   cl_dda_spmv_format spmv_format; /* the device matrix's: HSBCSR (upper blocks) or full BSR */
   int pcg_max_iterations, open_close_max;
