@@ -12,19 +12,21 @@ local modules = {
   { "open_close", "interpenetration checking" }, { "update", "data updating" },
 }
 
--- paper = { steps = 40000, k40 = { detection = 42.28, ... } }: the paper's run (K40 seconds by module).
+-- paper = { steps = 40000, k40 = { detection = 42.28, ... } }: the paper's run (K40 seconds by module);
+-- nil: this run's times alone.
 function report.modules(stats, steps, paper)
   local total, ptotal = 0, 0
-  for _, m in ipairs(modules) do total, ptotal = total + stats.seconds[m[1]], ptotal + paper.k40[m[1]] end
-  print(string.format("%-30s %10s %7s %12s | %12s %12s", "module (paper's name)", "time (s)", "share", "ms a step",
-    "K40 (s)", "K40 ms/step"))
+  for _, m in ipairs(modules) do total, ptotal = total + stats.seconds[m[1]], ptotal + (paper and paper.k40[m[1]] or 0) end
+  local k40 = paper and string.format(" | %12s %12s", "K40 (s)", "K40 ms/step") or ""
+  print(string.format("%-30s %10s %7s %12s%s", "module (paper's name)", "time (s)", "share", "ms a step", k40))
   for _, m in ipairs(modules) do
-    local s, p = stats.seconds[m[1]], paper.k40[m[1]]
-    print(string.format("%-30s %10.3f %6.1f%% %12.3f | %12.2f %12.3f", m[2], s, 100 * s / total, 1e3 * s / steps, p,
-      1e3 * p / paper.steps))
+    local s = stats.seconds[m[1]]
+    local p = paper and string.format(" | %12.2f %12.3f", paper.k40[m[1]], 1e3 * paper.k40[m[1]] / paper.steps) or ""
+    print(string.format("%-30s %10.3f %6.1f%% %12.3f%s", m[2], s, 100 * s / total, 1e3 * s / steps, p))
   end
-  print(string.format("%-30s %10.3f %7s %12.3f | %12.1f %12.3f", "total", total, "", 1e3 * total / steps, ptotal,
-    1e3 * ptotal / paper.steps))
+  local p = paper and string.format(" | %12.1f %12.3f", ptotal, 1e3 * ptotal / paper.steps) or ""
+  print(string.format("%-30s %10.3f %7s %12.3f%s", "total", total, "", 1e3 * total / steps, p))
+  if not paper then return end
   print(string.format("extrapolated to the paper's %d steps at this run's mean step time: %.1f s (paper, K40: %.0f s; " ..
     "target %.0f s); an estimate only: the step time changes as the blocks move and the contacts with them",
     paper.steps, total / steps * paper.steps, ptotal, paper.target))
