@@ -259,6 +259,29 @@ T.case("SSOR approximate inverse: the same solution as block Jacobi in fewer PCG
   T.raises(function() cut_mass { preconditioner = "ilu" } end, { "preconditioner", "block_jacobi" }, "unknown one")
 end)
 
+T.case("friction work never negative: a jointed slope's sliding contacts dissipate in every step", function()
+  -- scripts/dda_slope.lua's slope (36 blocks, friction 30 deg), 12 steps of 2 ms. A contact held in
+  -- its state after 4 changes used to stay sliding while its slip ran back, its friction pushing the
+  -- blocks along: step 10 lost 1.6 J of friction work. The open-close rule lets a sliding contact's
+  -- slip run back by its round-off band, 1e-9 x max_displacement (0.08 m), at friction forces below
+  -- 4e5 N: 3e-5 J a contact, 1e-3 J a step at most.
+  local rock = cl.dda.cut {
+    domain = { 0, 0, 12, 0, 12, 4, 4, 8, 0, 8 },
+    joints = { { dip = 35, spacing = 1.5, origin = { 0.1, 0.2 } }, { dip = 125, spacing = 2, origin = { 0.3, 0.1 } } },
+  }
+  local m = cl.dda.model {
+    blocks = { cl.dda.blocks { { -2, -2, 14, -2, 14, 0, -2, 0 }, { -2, 0, 0, 0, 0, 10, -2, 10 } }, rock },
+    materials = { { rho = 2500, E = 1e10, nu = 0.25 } }, joints = { { friction = 30 } },
+    fixed = { { -2, -2 }, { 14, -2 }, { -2, 0 }, { -2, 10 }, { -1, 5 } }, gravity = { 0, -g },
+  }
+  local before = 0
+  for step = 1, 12 do
+    local work = m:run { steps = 1, dt = 2e-3 }.friction_work
+    T.ok(work - before >= -1e-3, string.format("step %d's friction work %.3g J", step, work - before))
+    before = work
+  end
+end)
+
 T.case("PCG stops on its update's displacement: a settling mass in under half the iterations, the same settlements", function()
   -- 20 static steps of 0.1 ms (the paper's time step); pcg_displacement = 0 is the relative residual
   -- 1e-12 alone. The stopping updates move the lightest block by < 1e-9 x max_displacement (0.04 m)
