@@ -393,7 +393,7 @@ function dda.model(args)
     fail(fn, "argument 'spmv' must be \"hsbcsr\" (upper blocks only) or \"bsr\" (both triangles)", 2)
   end
   t.bsr = spmv == "bsr" and 1 or 0
-  t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 1000, 0, 2)
+  t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 200, 0, 2)
   t.open_close_max = number_arg(fn, args, "open_close_max", 20, 0, 2)
   local ok, core = pcall(dda._model, t)
   if not ok then fail(fn, tostring(core), 2) end
