@@ -64,6 +64,7 @@ report.conditioning(model, dt, { rho = 2600, E = 2e10, nu = 0.25, kn = 50 * 2e10
 print(string.format("%d steps: %.2f s wall, %.2f s CPU; a step: %.1f open-close iterations, %.0f PCG iterations " ..
   "(%.0f a solve), %.2f time-step reductions", steps, wall, os.clock() - cpu0, oc / steps, iterations / steps,
   iterations / oc, reductions / steps))
+report.table_one(preconditioner, iterations / steps)
 report.modules(s, steps, { steps = 80000, target = 65, k40 = { detection = 59.43, diagonal = 3.74, assembly = 343.84,
   solve = 2755.1, open_close = 88.73, update = 13.98 } })
 report.energies(s)
