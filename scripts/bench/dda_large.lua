@@ -57,4 +57,4 @@ if steps > 1 then
   print(string.format("%d blocks: %.3f s a step (mean of steps 2-%d), %.1f open-close and %.0f PCG iterations a step",
     model:count(), later / (steps - 1), steps, oc / (steps - 1), iterations / (steps - 1)))
 end
-report.modules(model:stats(), steps)
+if steps > 0 then report.modules(model:stats(), steps) end
