@@ -99,7 +99,7 @@ static int dda_model(lua_State *L) {
       .dynamic = (int)num(L, 1, "dynamic"), .plane_strain = (int)num(L, 1, "plane_strain"),
       .normal_stiffness = num(L, 1, "normal_stiffness"), .shear_stiffness = num(L, 1, "shear_stiffness"),
       .fixed_stiffness = num(L, 1, "fixed_stiffness"), .max_displacement = num(L, 1, "max_displacement"),
-      .pcg_tolerance = num(L, 1, "pcg_tolerance"), .preconditioner = (cl_dda_preconditioner)num(L, 1, "ssor"),
+      .pcg_tolerance = num(L, 1, "pcg_tolerance"), .pcg_displacement = num(L, 1, "pcg_displacement"), .preconditioner = (cl_dda_preconditioner)num(L, 1, "ssor"),
       .spmv_format = (cl_dda_spmv_format)num(L, 1, "bsr"), .pcg_max_iterations = (int)num(L, 1, "pcg_max_iterations"),
       .open_close_max = (int)num(L, 1, "open_close_max")};
   model_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
@@ -135,8 +135,9 @@ static void set_number(lua_State *L, const char *key, double v) {
   lua_setfield(L, -2, key);
 }
 
-/* model:stats() -> {steps, t, dt, open_close, pcg, reductions, contacts, closed, kinetic, ..., seconds = {detection,
- * diagonal, assembly, solve, open_close, update}} */
+/* model:stats() -> {steps, t, dt, open_close, pcg, reductions, contacts, closed, kinetic, ..., warm_residual,
+ * iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's open-close iterations),
+ * seconds = {detection, diagonal, assembly, solve, open_close, update}} */
 static int model_stats(lua_State *L) {
   const cl_dda_stats *s = cl_dda_stats_of(check_model(L)->m);
   lua_createtable(L, 0, 12);
@@ -149,6 +150,17 @@ static int model_stats(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)s->closed), lua_setfield(L, -2, "closed");
   set_number(L, "kinetic", s->kinetic), set_number(L, "gravity_work", s->gravity_work);
   set_number(L, "load_work", s->load_work), set_number(L, "friction_work", s->friction_work);
+  set_number(L, "warm_residual", s->warm_residual);
+  int traced = s->open_close < CL_DDA_TRACE ? s->open_close : CL_DDA_TRACE;
+  const int *trace[] = {s->trace_pcg, s->trace_changed, s->trace_unsettled};
+  static const char *const traces[] = {"pcg", "changed", "unsettled"};
+  lua_createtable(L, 0, 3);
+  for (int t = 0; t < 3; t++) {
+    lua_createtable(L, traced, 0);
+    for (int k = 0; k < traced; k++) lua_pushinteger(L, trace[t][k]), lua_rawseti(L, -2, k + 1);
+    lua_setfield(L, -2, traces[t]);
+  }
+  lua_setfield(L, -2, "iterations");
   static const char *const modules[] = {"detection", "diagonal", "assembly", "solve", "open_close", "update"};
   lua_createtable(L, 0, 6);
   for (int k = 0; k < 6; k++) set_number(L, modules[k], s->seconds[k]);

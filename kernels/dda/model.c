@@ -20,8 +20,8 @@
  * before it gives up */
 #define MAX_REDUCTIONS 20
 /* state changes after which a contact is held in its state for the rest of the step's open-close
- * iteration (closed if it penetrates): it breaks the cycles between two states that are both
- * violated (open: penetrates; closed: in tension), where the answer is a contact at zero force */
+ * iteration (but for locking: see update_states): it breaks the cycles between two states that are
+ * both violated (open: penetrates; closed: in tension), where the answer is a contact at zero force */
 #define FLIP_LIMIT 4
 
 /* The arrays the per-block kernels read or write; on a cuda device each has a device copy. */
@@ -142,6 +142,8 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
   for (size_t k = 0; k < sizeof positive / sizeof *positive; k++)
     if (!(positive[k].v > 0) || !isfinite(positive[k].v))
       return cl_error_set(err, CL_ERR_ARG, "%s = %g must be a number > 0", positive[k].name, positive[k].v);
+  if (!(in->pcg_displacement >= 0) || !isfinite(in->pcg_displacement))
+    return cl_error_set(err, CL_ERR_ARG, "pcg_displacement = %g must be a number >= 0 (0: off)", in->pcg_displacement);
   if (!(in->max_displacement >= 0) || !isfinite(in->max_displacement))
     return cl_error_set(err, CL_ERR_ARG, "max_displacement = %g must be a length > 0 (or 0: the default)",
                         in->max_displacement);
@@ -437,15 +439,19 @@ static cl_status assemble(cl_dda_model *m, cl_error *err) {
   return cl_dda_solver_assemble(&m->solver, state, fric, m->device[A_K], m->device[A_F], err);
 }
 
-/* The open-close rule (cl_dda_open_close) on the solution; returns the number of contacts whose
- * state changed or whose friction force has not settled (relative 1e-6 of its normal force). The
+/* The open-close rule (cl_dda_open_close) on the solution; counts the contacts whose state changed
+ * (*changed) and the sliding ones whose friction force has not settled (*unsettled: relative 1e-6 of
+ * its normal force); the iteration goes on while either is not zero. The
  * round-off bands are 1e-9 of the allowed displacement and its force through the normal stiffness:
  * a contact carrying no force would otherwise flip on gaps of 1e-20 and chatter on slightly
- * larger ones. A contact that changed FLIP_LIMIT times keeps its state, but for closing when it
- * penetrates. */
-static int update_states(cl_dda_model *m) {
+ * larger ones. A contact that changed FLIP_LIMIT times keeps its state, but for locking: an open one
+ * that penetrates closes, and a sliding one whose slip turns back locks -- held sliding, its
+ * friction would push the blocks along their slip and do negative work (on dda_slope.lua the
+ * friction work of 100 steps came out -1.7 J, every negative share a held contact's). Locked, a
+ * held contact stores its shear in a conservative spring, and it changes at most once more. */
+static void update_states(cl_dda_model *m, int *changed, int *unsettled) {
   double slip_floor = 1e-9 * m->p.max_displacement;
-  int changed = 0;
+  *changed = *unsettled = 0;
   for (size_t k = 0; k < m->trial.count; k++) {
     cl_dda_contact *c = &m->trial.c[k];
     const double *Di = m->x + 6 * c->bi, *Dj = m->x + 6 * c->bj;
@@ -456,14 +462,12 @@ static int update_states(cl_dda_model *m) {
                               jt->cohesion * l, jt->tension * l, slip_floor, slip_floor * m->p.normal_stiffness};
     double sgn = c->sgn;
     int state = cl_dda_open_close(c->state, gn, gs, c->g.gs0, &sgn, &law);
-    if (c->flips >= FLIP_LIMIT && state != c->state && !(c->state == CL_DDA_OPEN && state == CL_DDA_LOCK))
-      state = c->state;
-    if (state != c->state) changed++, c->flips++, c->sgn = sgn;
-    else if (state == CL_DDA_SLIDE && fabs(N - c->N) > 1e-6 * fabs(N) + law.force_floor) changed++;
+    if (c->flips >= FLIP_LIMIT && state != c->state && state != CL_DDA_LOCK) state = c->state;
+    if (state != c->state) (*changed)++, c->flips++, c->sgn = sgn;
+    else if (state == CL_DDA_SLIDE && fabs(N - c->N) > 1e-6 * fabs(N) + law.force_floor) (*unsettled)++;
     c->state = state;
     c->N = state == CL_DDA_OPEN ? 0 : N;
   }
-  return changed;
 }
 
 /* The first block whose area the step's solution would change by more than a factor 2 (the
@@ -565,12 +569,44 @@ static void charge(cl_dda_model *m, int k, double *mark) {
   *mark = now;
 }
 
-/* The matrix of the contacts' current states, assembled on the device and solved from m->x. */
-static cl_status solve(cl_dda_model *m, cl_dda_pcg_result *r, double *mark, cl_error *err) {
+/* PCG's displacement criterion as an energy: A = inertia + elastic + springs, each positive
+ * semi-definite, so an update dx of energy dx^T A dx = U moves block i's points, over its mass m_i,
+ * by a root mean square of at most dt sqrt(U / (2 m_i)) (the inertia is 2 rho / dt^2 int T^T T).
+ * The update must move the lightest block by less than pcg_displacement x max_displacement: the
+ * open-close rule's decisions then rest on gaps known far better than the steps allowed to move
+ * them, and CG's later updates, shrinking geometrically, add less than a few such updates. */
+static double update_energy(const cl_dda_model *m, double dt) {
+  double lightest = INFINITY;
+  for (size_t i = 0; i < m->n; i++) lightest = fmin(lightest, m->rho[i] * m->moments[i]);
+  double d = m->p.pcg_displacement * m->p.max_displacement;
+  return 2 * lightest * d * d / (dt * dt);
+}
+
+/* A dynamic step's first solve starts from the displacement at the last step's acceleration into
+ * m->x: the last step's D = dp v0 + a dp^2 / 2 and v = 2 D / dp - v0 give a = 2 (dp v - D) / dp^2,
+ * so D' = dt v + a dt^2 / 2 (exact for a free body under constant load; the last solution, D, is
+ * a dp^2 off). On case 2's first 20 steps the first solve, 93% of the step's PCG iterations, falls
+ * from ~41 to 4-7 iterations (150 steps: 51 a step against 74); where contact springs chatter (a
+ * block sliding on an incline) the extrapolation carries their chatter and a solve can take a few
+ * more (5 against 2 on test_dda's incline; docs/benchmarks.md). */
+static void predict(cl_dda_model *m, double dt) {
+  size_t n = m->n;
+  double dp = m->stats.dt;
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 6; k++) {
+      double v = m->vel[k * n + i], D = m->D[k * n + i];
+      m->x[6 * i + k] = dt * v + dt * dt * (dp * v - D) / (dp * dp);
+    }
+}
+
+/* The matrix of the contacts' current states, assembled on the device and solved from x0 (host,
+ * block-major) or, when NULL, the device's x. */
+static cl_status solve(cl_dda_model *m, double dt, const double *x0, cl_dda_pcg_result *r, double *mark,
+                       cl_error *err) {
   CL_TRY(assemble(m, err));
   charge(m, CL_DDA_ASSEMBLY, mark);
-  CL_TRY(cl_dda_pcg(&m->solver, NULL, NULL, m->x, m->p.preconditioner, m->p.pcg_tolerance, m->p.pcg_max_iterations, r,
-                    err));
+  CL_TRY(cl_dda_pcg(&m->solver, NULL, x0, m->x, m->p.preconditioner, m->p.pcg_tolerance, update_energy(m, dt),
+                    m->p.pcg_max_iterations, r, err));
   charge(m, CL_DDA_SOLVE, mark);
   return CL_OK;
 }
@@ -585,7 +621,8 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   int reductions = 0, pcg = 0, oc = 0;
   const char *why = NULL;
   char why_block[160];
-  double last_residual = 0, last_disp = 0;
+  double last_residual = 0, last_disp = 0, warm_residual = 0;
+  struct { int pcg[CL_DDA_TRACE], changed[CL_DDA_TRACE], unsettled[CL_DDA_TRACE]; } trace;
   for (;; reductions++) {
     if (reductions > MAX_REDUCTIONS)
       return cl_error_set(err, CL_ERR_ARG, "DDA step %ld cannot converge: the time step was reduced %d times "
@@ -602,19 +639,27 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       charge(m, CL_DDA_ASSEMBLY, &mark);
     }
     CL_TRY(copy_list(&m->trial, &m->start, err));
-    /* PCG starts from the previous step's solution (on the device: D) */
-    CL_TRY(cl_dda_solver_start_from(&m->solver, m->device[A_D], err));
+    /* PCG starts from the previous step's solution (on the device: D); a dynamic one from the step
+     * predicted at the last step's acceleration */
+    int predicted = m->p.dynamic && m->stats.steps > 0;
+    if (predicted) predict(m, dt);
+    else CL_TRY(cl_dda_solver_start_from(&m->solver, m->device[A_D], err));
     charge(m, CL_DDA_DETECTION, &mark);
     int settled = 0;
     pcg = 0;
+    memset(&trace, 0, sizeof trace);
     for (oc = 1; oc <= m->p.open_close_max; oc++) {
       cl_dda_pcg_result r;
-      CL_TRY(solve(m, &r, &mark, err));
+      CL_TRY(solve(m, dt, predicted && oc == 1 ? m->x : NULL, &r, &mark, err));
       pcg += r.iterations, last_residual = r.residual;
+      if (oc == 1) warm_residual = r.initial_residual;
       if (!r.converged) break;
-      int changed = update_states(m);
+      int changed, unsettled;
+      update_states(m, &changed, &unsettled);
+      if (oc <= CL_DDA_TRACE)
+        trace.pcg[oc - 1] = r.iterations, trace.changed[oc - 1] = changed, trace.unsettled[oc - 1] = unsettled;
       charge(m, CL_DDA_OPEN_CLOSE, &mark);
-      if (changed == 0) {
+      if (changed + unsettled == 0) {
         settled = 1;
         break;
       }
@@ -648,6 +693,10 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.steps++;
   m->stats.t += dt, m->stats.dt = dt;
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
+  m->stats.warm_residual = warm_residual;
+  memcpy(m->stats.trace_pcg, trace.pcg, sizeof trace.pcg);
+  memcpy(m->stats.trace_changed, trace.changed, sizeof trace.changed);
+  memcpy(m->stats.trace_unsettled, trace.unsettled, sizeof trace.unsettled);
   m->stats.contacts = m->contacts.count, m->stats.closed = 0;
   for (size_t k = 0; k < m->contacts.count; k++) m->stats.closed += m->contacts.c[k].state != CL_DDA_OPEN;
   charge(m, CL_DDA_UPDATE, &mark);

@@ -52,13 +52,18 @@ typedef struct cl_dda_input {
   int dynamic, plane_strain;
   double normal_stiffness, shear_stiffness, fixed_stiffness;
   double max_displacement;     /* allowed displacement per step (length); 0: 1% of half the domain's size */
-  double pcg_tolerance;
+  double pcg_tolerance;        /* PCG stops at this relative residual |b - A x| / |b| ... */
+  double pcg_displacement;     /* ... or when its last update moves the lightest block by less than this
+                                  fraction of max_displacement (root mean square over the block; 0: off) */
   cl_dda_preconditioner preconditioner;
   cl_dda_spmv_format spmv_format; /* the device matrix's: HSBCSR (upper blocks) or full BSR */
   int pcg_max_iterations, open_close_max;
 } cl_dda_input;
 
 typedef struct cl_dda_model cl_dda_model;
+
+/* Open-close iterations of a step whose solves and state changes the statistics keep. */
+#define CL_DDA_TRACE 32
 
 /* Step statistics and energies. */
 typedef struct cl_dda_stats {
@@ -67,6 +72,11 @@ typedef struct cl_dda_stats {
   int open_close;          /* open-close iterations of the last step */
   int pcg;                 /* PCG iterations of the last step (all open-close iterations) */
   int reductions;          /* time-step reductions in the last step */
+  /* the last step's accepted attempt, open-close iteration k (the first CL_DDA_TRACE): its PCG
+   * iterations, the contacts whose state changed after it and the sliding ones whose friction force
+   * had not settled; and the relative residual |b - A x0| / |b| of the first solve's warm start */
+  int trace_pcg[CL_DDA_TRACE], trace_changed[CL_DDA_TRACE], trace_unsettled[CL_DDA_TRACE];
+  double warm_residual;
   size_t contacts, closed; /* contacts detected, closed (sliding or locked) */
   double kinetic;          /* kinetic energy */
   double gravity_work;     /* work of gravity since the start */

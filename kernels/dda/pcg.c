@@ -316,9 +316,9 @@ static cl_status residual_dots(cl_dda_solver *s, double out[2], cl_error *err) {
 }
 
 cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
-                     double tol, int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
+                     double tol, double update_energy, int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
   size_t m = 6 * s->A.n;
-  res->iterations = 0, res->converged = 1, res->residual = 0;
+  res->iterations = 0, res->converged = 1, res->residual = 0, res->initial_residual = 0;
   if (m == 0) return CL_OK;
   if (b) CL_TRY(vector_up(s, B_B, b, err));
   double bb;
@@ -336,13 +336,15 @@ cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double
   double dots[2]; /* r.z, r.r */
   CL_TRY(residual_dots(s, dots, err));
   double rz = dots[0], bnorm = sqrt(bb), rnorm = sqrt(dots[1]);
-  int it = 0;
-  while (rnorm > tol * bnorm && it < max_iterations) {
+  res->initial_residual = rnorm / bnorm;
+  int it = 0, small_update = 0;
+  while (rnorm > tol * bnorm && !small_update && it < max_iterations) {
     double pq;
     CL_TRY(product(s, CL_DDA_WHOLE, B_P, B_Q, err));
     CL_TRY(dot(s, B_P, B_Q, &pq, err));
     if (!(pq > 0)) break; /* not positive definite (or not finite): reported as not converged */
     s->A.alpha = rz / pq;
+    small_update = s->A.alpha * rz <= update_energy; /* (alpha p)^T A (alpha p) = alpha^2 p.q */
     CL_TRY(run(s, CL_DDA_OP_STEP, err));
     CL_TRY(precondition(s, kind, err));
     CL_TRY(residual_dots(s, dots, err));
@@ -354,6 +356,6 @@ cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double
   }
   res->iterations = it;
   res->residual = rnorm / bnorm;
-  res->converged = rnorm <= tol * bnorm;
+  res->converged = rnorm <= tol * bnorm || small_update;
   return x ? vector_down(s, B_X, x, err) : CL_OK;
 }

@@ -18,6 +18,7 @@ typedef struct cl_dda_pcg_result {
   int iterations;
   int converged;
   double residual; /* |b - A x| / |b| at the end (the recurrence's) */
+  double initial_residual; /* |b - A x0| / |b| at the start: how good the warm start was */
 } cl_dda_pcg_result;
 
 enum { CL_DDA_SOLVER_BUFFERS = 31 };
@@ -76,8 +77,11 @@ cl_status cl_dda_solver_spmv(cl_dda_solver *s, const double *x, double *y, cl_er
 
 /* Solves A x = b (b: a host vector of 6 n, block-major; NULL: the assembled one) starting from x0
  * (host, block-major; NULL: the device's x, the last solution or cl_dda_solver_start_from's); the
- * solution stays on the device and, when x is not NULL, comes down into it (block-major). */
+ * solution stays on the device and, when x is not NULL, comes down into it (block-major). Stops
+ * when |b - A x| <= tol |b|, or when an iteration's update dx = alpha p has an energy
+ * dx^T A dx = alpha r.z <= update_energy (0: never; the model's displacement criterion), or after
+ * max_iterations (not converged). */
 cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
-                     double tol, int max_iterations, cl_dda_pcg_result *res, cl_error *err);
+                     double tol, double update_energy, int max_iterations, cl_dda_pcg_result *res, cl_error *err);
 
 #endif

@@ -283,7 +283,7 @@ end
 local model_keys = {
   blocks = true, materials = true, joints = true, joint_pairs = true, fixed = true, loads = true, gravity = true,
   velocity = true, analysis = true, plane = true, normal_stiffness = true, shear_stiffness = true,
-  fixed_stiffness = true, max_displacement = true, pcg_tolerance = true, pcg_max_iterations = true,
+  fixed_stiffness = true, max_displacement = true, pcg_tolerance = true, pcg_displacement = true, pcg_max_iterations = true,
   open_close_max = true, preconditioner = true, spmv = true,
 }
 
@@ -380,6 +380,7 @@ function dda.model(args)
   t.fixed_stiffness = number_arg(fn, args, "fixed_stiffness", t.normal_stiffness, 0, 2)
   t.max_displacement = number_arg(fn, args, "max_displacement", 0, 0, 2) -- absent: 0, the model's default
   t.pcg_tolerance = number_arg(fn, args, "pcg_tolerance", 1e-12, 0, 2)
+  t.pcg_displacement = number_arg(fn, args, "pcg_displacement", 1e-9, nil, 2)
   local pc = args.preconditioner or "block_jacobi"
   if pc ~= "block_jacobi" and pc ~= "ssor" then
     fail(fn, "argument 'preconditioner' must be \"block_jacobi\" or \"ssor\" (SSOR's approximate inverse)", 2)
@@ -392,7 +393,7 @@ function dda.model(args)
     fail(fn, "argument 'spmv' must be \"hsbcsr\" (upper blocks only) or \"bsr\" (both triangles)", 2)
   end
   t.bsr = spmv == "bsr" and 1 or 0
-  t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 1000, 0, 2)
+  t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 200, 0, 2)
   t.open_close_max = number_arg(fn, args, "open_close_max", 20, 0, 2)
   local ok, core = pcall(dda._model, t)
   if not ok then fail(fn, tostring(core), 2) end

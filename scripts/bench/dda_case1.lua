@@ -1,18 +1,21 @@
 -- The paper's case 1 (paper 004, Table II: 4 361 blocks, 40 000 steps to a static state, 2 080 s on
 -- a K40): a jointed slope 200 m wide and 60 m high cut by two joint sets (block cutter, slivers
 -- merged) on a fixed base, static analysis, time step 1 ms, allowed displacement 1% of the spacing scale.
---   cleave run scripts/bench/dda_case1.lua [steps] [spacing] [preconditioner] [spmv] [penalty] [every]
+--   cleave run scripts/bench/dda_case1.lua [steps] [spacing] [preconditioner] [spmv] [penalty] [every] [dt]
 -- `steps` (default 20): the steps to run and time -- the paper's 40 000 do not fit in a 10-minute call;
 -- the script extrapolates its mean step time to them. `spacing` scales the joint spacings (0.72, the
 -- default: about 4 400 blocks; 3: about 280). `penalty`: the contact springs' stiffness as a multiple of
--- E (default the model's, 50). Prints the blocks, a line every `every` steps (default 1) with the
--- time, open-close and PCG iterations and time-step reductions, then the modules beside the paper's
--- Table II and the energies, and writes the last state as out/dda_case1/state_NNNNNN.png.
+-- E (default the model's, 50). `dt` the time step (default 1e-4 s: the paper's "usually less than
+-- 0.0001 s"). Prints the blocks, the matrix's condition indicators, a line every `every` steps
+-- (default 1) with the time, open-close and PCG iterations (each solve's, the state changes after each,
+-- the warm start's residual) and time-step reductions, then the iterations beside the paper's Table I,
+-- the modules beside its Table II and the energies, and writes the last state as
+-- out/dda_case1/state_NNNNNN.png.
 local cl = require "cleave"
 local report = dofile((arg[0]:match("^(.*)/") or ".") .. "/dda_report.lua")
 local steps, spacing = tonumber(arg[1]) or 20, tonumber(arg[2]) or 0.72
 local preconditioner, spmv, penalty = arg[3] or "block_jacobi", arg[4] ~= "default" and arg[4] or nil, tonumber(arg[5])
-local every = tonumber(arg[6]) or 1
+local every, dt = tonumber(arg[6]) or 1, tonumber(arg[7]) or 1e-4
 local E = 2e10
 
 local t0 = cl.clock()
@@ -30,24 +33,27 @@ local model = cl.dda.model {
   -- sought 2.6 m around every block. A step moves the blocks by microns.
   max_displacement = 0.01 * spacing,
 }
-print(string.format("%d blocks (%d slivers merged, %d dropped; cut and built in %.2f s), device %s, %s, %s, penalty %g E",
-  model:count(), rock.slivers.merged, rock.slivers.dropped, cl.clock() - t0, cl.device(), preconditioner,
-  spmv or "default product", penalty or 50))
+print(string.format("%d blocks (%d slivers merged, %d dropped; cut and built in %.2f s), device %s, %s, %s, penalty %g E, " ..
+  "dt %g s", model:count(), rock.slivers.merged, rock.slivers.dropped, cl.clock() - t0, cl.device(), preconditioner,
+  spmv or "default product", penalty or 50, dt))
 local cpu0, wall0, iterations, oc, reductions = os.clock(), cl.clock(), 0, 0, 0
+local material = { rho = 2600, E = E, nu = 0.25, kn = (penalty or 50) * E }
 local t1 = cl.clock()
 for step = 1, steps do
-  local s = model:run { steps = 1, dt = 1e-3, png = step == steps and "out/dda_case1/state" or nil }
+  local s = model:run { steps = 1, dt = dt, png = step == steps and "out/dda_case1/state" or nil }
   iterations, oc, reductions = iterations + s.pcg, oc + s.open_close, reductions + s.reductions
   if step % every == 0 or step == steps then
-    print(string.format("step %d: %.2f s, t %.4f s, dt %.3g, contacts %d (closed %d), open-close %d, PCG %d, reductions %d",
-      step, cl.clock() - t1, s.t, s.dt, s.contacts, s.closed, s.open_close, s.pcg, s.reductions))
+    print(string.format("step %d: %.2f s, t %.4f s, dt %.3g, contacts %d (closed %d), open-close %d, PCG %d, reductions %d: %s",
+      step, cl.clock() - t1, s.t, s.dt, s.contacts, s.closed, s.open_close, s.pcg, s.reductions, report.iterations(s)))
     t1 = cl.clock()
   end
 end
 local s, wall = model:stats(), cl.clock() - wall0
+report.conditioning(model, dt, material, 1)
 print(string.format("%d steps: %.2f s wall, %.2f s CPU; a step: %.1f open-close iterations, %.0f PCG iterations " ..
-  "(%.0f a solve; those of the accepted attempt; the paper's Table I, block Jacobi: 275 a step), %.2f time-step " ..
-  "reductions", steps, wall, os.clock() - cpu0, oc / steps, iterations / steps, iterations / oc, reductions / steps))
+  "(%.0f a solve; those of the accepted attempt), %.2f time-step reductions", steps, wall, os.clock() - cpu0,
+  oc / steps, iterations / steps, iterations / oc, reductions / steps))
+report.table_one(preconditioner, iterations / steps)
 report.modules(s, steps, { steps = 40000, target = 42, k40 = { detection = 42.28, diagonal = 1.68, assembly = 242.76,
   solve = 1723.7, open_close = 60.04, update = 5.63 } })
 report.energies(s)

@@ -12,19 +12,21 @@ local modules = {
   { "open_close", "interpenetration checking" }, { "update", "data updating" },
 }
 
--- paper = { steps = 40000, k40 = { detection = 42.28, ... } }: the paper's run (K40 seconds by module).
+-- paper = { steps = 40000, k40 = { detection = 42.28, ... } }: the paper's run (K40 seconds by module);
+-- nil: this run's times alone.
 function report.modules(stats, steps, paper)
   local total, ptotal = 0, 0
-  for _, m in ipairs(modules) do total, ptotal = total + stats.seconds[m[1]], ptotal + paper.k40[m[1]] end
-  print(string.format("%-30s %10s %7s %12s | %12s %12s", "module (paper's name)", "time (s)", "share", "ms a step",
-    "K40 (s)", "K40 ms/step"))
+  for _, m in ipairs(modules) do total, ptotal = total + stats.seconds[m[1]], ptotal + (paper and paper.k40[m[1]] or 0) end
+  local k40 = paper and string.format(" | %12s %12s", "K40 (s)", "K40 ms/step") or ""
+  print(string.format("%-30s %10s %7s %12s%s", "module (paper's name)", "time (s)", "share", "ms a step", k40))
   for _, m in ipairs(modules) do
-    local s, p = stats.seconds[m[1]], paper.k40[m[1]]
-    print(string.format("%-30s %10.3f %6.1f%% %12.3f | %12.2f %12.3f", m[2], s, 100 * s / total, 1e3 * s / steps, p,
-      1e3 * p / paper.steps))
+    local s = stats.seconds[m[1]]
+    local p = paper and string.format(" | %12.2f %12.3f", paper.k40[m[1]], 1e3 * paper.k40[m[1]] / paper.steps) or ""
+    print(string.format("%-30s %10.3f %6.1f%% %12.3f%s", m[2], s, 100 * s / total, 1e3 * s / steps, p))
   end
-  print(string.format("%-30s %10.3f %7s %12.3f | %12.1f %12.3f", "total", total, "", 1e3 * total / steps, ptotal,
-    1e3 * ptotal / paper.steps))
+  local p = paper and string.format(" | %12.1f %12.3f", ptotal, 1e3 * ptotal / paper.steps) or ""
+  print(string.format("%-30s %10.3f %7s %12.3f%s", "total", total, "", 1e3 * total / steps, p))
+  if not paper then return end
   print(string.format("extrapolated to the paper's %d steps at this run's mean step time: %.1f s (paper, K40: %.0f s; " ..
     "target %.0f s); an estimate only: the step time changes as the blocks move and the contacts with them",
     paper.steps, total / steps * paper.steps, ptotal, paper.target))
@@ -38,6 +40,72 @@ function report.energies(stats)
   print(string.format("t = %.4f s: work of gravity %.6g J, of loads %.6g J; kinetic %.6g J, friction work %.6g J; " ..
     "strain, springs and damping %.6g J", stats.t, stats.gravity_work, stats.load_work, stats.kinetic,
     stats.friction_work, rest))
+end
+
+-- The open-close iterations of the step just run (model:stats() after it): PCG iterations of each
+-- solve, and the contacts whose state changed after it (+ the sliding ones whose friction force had
+-- not settled), e.g. "PCG 120 40 12 | changed 310+4 12 0"; the warm start's relative residual.
+function report.iterations(stats)
+  local it, changed = stats.iterations, {}
+  for k = 1, #it.pcg do
+    changed[k] = it.unsettled[k] > 0 and string.format("%d+%d", it.changed[k], it.unsettled[k]) or tostring(it.changed[k])
+  end
+  return string.format("PCG %s | changed %s | warm residual %.2g", table.concat(it.pcg, " "), table.concat(changed, " "),
+    stats.warm_residual)
+end
+
+-- This run's PCG iterations a step beside the paper's Table I (averages over 1 000 steps of its
+-- case; ILU, cuSPARSE's, is not implemented here).
+function report.table_one(preconditioner, per_step)
+  local paper = { block_jacobi = 275, ssor = 141 }
+  print(string.format("PCG iterations a step: %.0f with %s; the paper's Table I: block Jacobi 275, SSOR-AI 141, ILU 93 " ..
+    "(this preconditioner: %d)", per_step, preconditioner, paper[preconditioner] or 0))
+end
+
+-- Area and central second moments (Ixx = integral of (x - x0)^2, Iyy, Ixy) of a polygon.
+local function moments(v)
+  local n, S, sx, sy, sxx, syy = #v // 2, 0, 0, 0, 0, 0
+  for k = 1, n do
+    local x1, y1, x2, y2 = v[2 * k - 1], v[2 * k], v[(2 * k) % (2 * n) + 1], v[(2 * k + 1) % (2 * n) + 1]
+    local c = x1 * y2 - x2 * y1
+    S, sx, sy = S + c / 2, sx + (x1 + x2) * c / 6, sy + (y1 + y2) * c / 6
+    sxx, syy = sxx + (x1 * x1 + x1 * x2 + x2 * x2) * c / 12, syy + (y1 * y1 + y1 * y2 + y2 * y2) * c / 12
+  end
+  local x0, y0 = sx / S, sy / S
+  return S, sxx - S * x0 * x0, syy - S * y0 * y0
+end
+
+local function median(t)
+  table.sort(t)
+  return t[(#t + 1) // 2]
+end
+
+-- Condition indicators of the step's matrix, per block (the first `skip` blocks, fixed ones, left
+-- out): the diagonal scales of its three kinds of unknowns -- translation 2 rho S / dt^2, rotation
+-- 2 rho (Ixx + Iyy) / dt^2, normal strain 2 rho Ixx / dt^2 + E S / (1 - nu^2) -- and the closed
+-- contacts' springs on it (kn per contact) over its translational inertia. m = {rho, E, nu, kn}.
+function report.conditioning(model, dt, m, skip)
+  local closed = {}
+  for _, c in ipairs(model:contacts()) do
+    if c.state ~= "open" then
+      closed[c.vertex_block] = (closed[c.vertex_block] or 0) + 1
+      closed[c.edge_block] = (closed[c.edge_block] or 0) + 1
+    end
+  end
+  local one, all, rot, strain = {}, {}, {}, {}
+  for i = skip + 1, model:count() do
+    local S, Ixx, Iyy = moments(model:block(i).vertices)
+    local inertia = 2 * m.rho / dt ^ 2
+    local trans = inertia * S
+    one[#one + 1], all[#all + 1] = m.kn / trans, m.kn * (closed[i] or 0) / trans
+    rot[#rot + 1] = inertia * (Ixx + Iyy) / trans
+    strain[#strain + 1] = (inertia * Ixx + m.E * S / (1 - m.nu ^ 2)) / trans
+  end
+  local max = function(t) local x = -math.huge for _, v in ipairs(t) do x = math.max(x, v) end return x end
+  print(string.format("conditioning at dt %g s: one contact's kn / (2 rho S / dt^2): median %.3g, largest %.3g; " ..
+    "the closed contacts' kn on a block / its inertia: median %.3g, largest %.3g; diagonal scales over the " ..
+    "translation's: rotation median %.3g m^2, normal strain median %.3g m^2", dt, median(one), max(one), max(all) >= 0
+    and median(all) or 0, max(all), median(rot), median(strain)))
 end
 
 return report

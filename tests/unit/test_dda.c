@@ -178,7 +178,7 @@ static void solve_and_check(cl_dda_preconditioner kind, cl_dda_spmv_format forma
   load_solver(&dev, &s, &a, format);
   cl_dda_pcg_result res;
   cl_error err;
-  cr_assert_eq(cl_dda_pcg(&s, b, x, x, kind, 1e-12, 1000, &res, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_dda_pcg(&s, b, x, x, kind, 1e-12, 0, 1000, &res, &err), CL_OK, "%s", err.msg);
   cr_assert(res.converged, "PCG converged (%d iterations, residual %.3g)", res.iterations, res.residual);
   /* the true residual, computed here block by block */
   double rn = 0, bn = 0;
@@ -192,7 +192,7 @@ static void solve_and_check(cl_dda_preconditioner kind, cl_dda_spmv_format forma
   cr_assert(sqrt(rn / bn) < 1e-11, "true relative residual %.3g", sqrt(rn / bn));
   *iterations = res.iterations;
   /* warm start: from the solution, no iteration is needed */
-  cr_assert_eq(cl_dda_pcg(&s, b, x, x, kind, 1e-10, 1000, &res, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_dda_pcg(&s, b, x, x, kind, 1e-10, 0, 1000, &res, &err), CL_OK, "%s", err.msg);
   cr_assert(res.converged && res.iterations == 0, "warm start: %d iterations", res.iterations);
   free(b), free(x), free(r);
   cl_dda_solver_free(&s);
@@ -334,7 +334,7 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
        * solve starts from the last one on the device */
       cl_dda_pcg_result res;
       bytes_in = bytes_out = 0;
-      cr_assert_eq(cl_dda_pcg(&s, NULL, NULL, u, CL_DDA_BLOCK_JACOBI, 1e-13, 5000, &res, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(cl_dda_pcg(&s, NULL, NULL, u, CL_DDA_BLOCK_JACOBI, 1e-13, 0, 5000, &res, &err), CL_OK, "%s", err.msg);
       cr_assert(res.converged, "PCG: %d iterations, residual %.3g", res.iterations, res.residual);
       cr_assert(bytes_in == 0 && bytes_out == m * sizeof *u, "format %d: PCG sent %zu bytes in and %zu out (%d "
                 "iterations)", f, bytes_in, bytes_out, res.iterations);
