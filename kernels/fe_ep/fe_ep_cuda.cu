@@ -1,12 +1,29 @@
 /* The quasi-static FE operations as CUDA kernels (fe_ep_kernels.h holds the physics): one
  * thread per element, node or matrix nonzero; the gathers need no atomics, so the result is
- * the cpu loops' to round-off of the same sums in the same order. */
+ * the cpu loops' to round-off of the same sums in the same order. The element kernel is compiled
+ * per operation, shape and order, so that each has the registers of its own element size (one
+ * kernel over all orders would take p = 3's for p = 1). */
 #include "../common/launch_cuda.cuh"
 #include "fe_ep_kernels.h"
 
-template <int OP>
+template <int OP, int SHAPE, int ORDER>
 __global__ void CL_PREC(fe_ep_element_kernel)(cl_fe_ep_args A) {
-  CL_GRID_STRIDE(e, A.ne) cl_fe_ep_element(&A, OP, e);
+  CL_GRID_STRIDE(e, A.ne) cl_fe_ep_element_of(&A, OP, e, SHAPE, ORDER);
+}
+
+template <int OP>
+static void CL_PREC(launch_elements)(const cl_fe_ep_args *A) {
+  const unsigned grid = cl_grid_1d(A->ne);
+  if (A->shape == CL_FE_QUAD && A->order == 1)
+    CL_PREC(fe_ep_element_kernel)<OP, CL_FE_QUAD, 1><<<grid, CL_THREADS, 0, cudaStreamPerThread>>>(*A);
+  else if (A->shape == CL_FE_QUAD && A->order == 2)
+    CL_PREC(fe_ep_element_kernel)<OP, CL_FE_QUAD, 2><<<grid, CL_THREADS, 0, cudaStreamPerThread>>>(*A);
+  else if (A->shape == CL_FE_QUAD)
+    CL_PREC(fe_ep_element_kernel)<OP, CL_FE_QUAD, 3><<<grid, CL_THREADS, 0, cudaStreamPerThread>>>(*A);
+  else if (A->order == 1)
+    CL_PREC(fe_ep_element_kernel)<OP, CL_FE_TRI, 1><<<grid, CL_THREADS, 0, cudaStreamPerThread>>>(*A);
+  else
+    CL_PREC(fe_ep_element_kernel)<OP, CL_FE_TRI, 2><<<grid, CL_THREADS, 0, cudaStreamPerThread>>>(*A);
 }
 
 __global__ void CL_PREC(fe_ep_node_kernel)(cl_fe_ep_args A) {
@@ -37,11 +54,10 @@ extern "C" int CL_PREC(cl_fe_ep_run_cuda)(const cl_fe_ep_args *A, int op) {
       if (A->nnz) CL_PREC(fe_ep_nonzero_kernel)<<<cl_grid_1d(A->nnz), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
       break;
     case CL_FE_EP_FORCES:
-      if (A->ne) CL_PREC(fe_ep_element_kernel)<CL_FE_EP_FORCES><<<cl_grid_1d(A->ne), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
+      if (A->ne) CL_PREC(launch_elements)<CL_FE_EP_FORCES>(A);
       break;
     case CL_FE_EP_FORCES_TANGENT:
-      if (A->ne)
-        CL_PREC(fe_ep_element_kernel)<CL_FE_EP_FORCES_TANGENT><<<cl_grid_1d(A->ne), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
+      if (A->ne) CL_PREC(launch_elements)<CL_FE_EP_FORCES_TANGENT>(A);
       break;
     case CL_FE_EP_PERMUTE:
       if (A->nnz) CL_PREC(fe_ep_permute_kernel)<<<cl_grid_1d(A->nnz), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
@@ -53,8 +69,7 @@ extern "C" int CL_PREC(cl_fe_ep_run_cuda)(const cl_fe_ep_args *A, int op) {
       if (A->ndof) CL_PREC(fe_ep_row_kernel)<<<cl_grid_1d(A->ndof), CL_THREADS, 0, cudaStreamPerThread>>>(*A, op);
       break;
     default:
-      if (A->ne)
-        CL_PREC(fe_ep_element_kernel)<CL_FE_EP_ELASTIC_TANGENT><<<cl_grid_1d(A->ne), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
+      if (A->ne) CL_PREC(launch_elements)<CL_FE_EP_ELASTIC_TANGENT>(A);
   }
   return (int)cudaGetLastError();
 }

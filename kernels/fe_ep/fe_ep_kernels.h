@@ -53,27 +53,61 @@ CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const
   ((real *)A->ep)[g] = ep;
 }
 
-/* Element e: op CL_FE_EP_FORCES[_TANGENT] updates its Gauss points and writes fe (and ke);
- * CL_FE_EP_ELASTIC_TANGENT writes ke with the elastic matrix. */
-CL_HD static inline void cl_fe_ep_element(const cl_fe_ep_args *A, const int op, size_t e) {
-  const int nn = A->nn, nd = 2 * nn;
+/* Forced inlining of the element kernel's body into its per-order dispatch (below) */
+#ifdef __CUDACC__
+#define CL_FE_EP_INLINE static __host__ __device__ __forceinline__
+#else
+#define CL_FE_EP_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* One Gauss point at a time on a GPU: unrolled, the law's evaluations at several points overlap and
+ * take more registers than the element's arrays leave (fewer threads resident per SM) */
+#ifdef __CUDACC__
+#define CL_FE_EP_GAUSS_LOOP _Pragma("unroll 1")
+#else
+#define CL_FE_EP_GAUSS_LOOP
+#endif
+
+/* Gauss point k of element e: the physical gradients grad[2 nn] (B-bar's nonzeros) and the return
+ * value W = w_k det J t, read from the stored B-bar and W (residual = "stored") or recomputed from the
+ * element's node coordinates xe (matrix-free: the same function as the host's geometry, so the same
+ * numbers to rounding; the reference derivatives at the Gauss point fold into constants of the order) */
+CL_FE_EP_INLINE real cl_fe_ep_gauss_geometry(const cl_fe_ep_args *A, const int shape, const int order, size_t e, int k,
+                                             const real *xe, real *grad) {
+  const int nd = 2 * cl_fe_nodes(shape, order);
+  if (A->matrix_free) {
+    real xi, eta, w;
+    cl_fe_gauss(shape, order, k, &xi, &eta, &w);
+    return w * cl_fe_gradients(shape, order, xe, xi, eta, grad) * (real)A->thickness;
+  }
+  const real *gk = (const real *)A->grad + e * A->grad_e + (size_t)k * nd * A->grad_i;
+  for (int i = 0; i < nd; i++) grad[i] = gk[i * A->grad_i];
+  return ((const real *)A->wdet)[e * A->gs_e + k * A->gs_k];
+}
+
+/* Element e of the given shape and order: op CL_FE_EP_FORCES[_TANGENT] updates its Gauss points and
+ * writes fe (and ke); CL_FE_EP_ELASTIC_TANGENT writes ke with the elastic matrix. */
+CL_FE_EP_INLINE void cl_fe_ep_element_of(const cl_fe_ep_args *A, const int op, size_t e, const int shape,
+                                         const int order) {
+  const int nn = cl_fe_nodes(shape, order), nd = 2 * nn, ngp = cl_fe_ngauss(shape, order);
   const uint32_t *en = A->elem + e * nn;
-  const real *u = (const real *)A->u, *un = (const real *)A->u_n;
-  real du[CL_FE_MAX_DOFS], f[CL_FE_MAX_DOFS];
+  const real *u = (const real *)A->u, *un = (const real *)A->u_n, *x = (const real *)A->x;
+  real du[CL_FE_MAX_DOFS], f[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS];
   for (int a = 0; a < nn; a++) {
     const size_t n = en[a];
     du[2 * a] = u[n] - un[n];
     du[2 * a + 1] = u[A->nnodes + n] - un[A->nnodes + n];
+    if (A->matrix_free) xe[2 * a] = x[n], xe[2 * a + 1] = x[A->nnodes + n];
   }
   for (int i = 0; i < nd; i++) f[i] = 0;
   real *ke = op == CL_FE_EP_FORCES ? (real *)0 : (real *)A->ke + e * nd * nd;
   if (ke)
     for (int i = 0; i < nd * nd; i++) ke[i] = 0;
-  for (int k = 0; k < A->ngp; k++) {
+  CL_FE_EP_GAUSS_LOOP
+  for (int k = 0; k < ngp; k++) {
     const size_t g = e * A->gs_e + k * A->gs_k;
-    const real *gk = (const real *)A->grad + e * A->grad_e + (size_t)k * nd * A->grad_i, w = ((const real *)A->wdet)[g];
     real grad[CL_FE_MAX_DOFS], D3[9];
-    for (int i = 0; i < nd; i++) grad[i] = gk[i * A->grad_i];
+    const real w = cl_fe_ep_gauss_geometry(A, shape, order, e, k, xe, grad);
     if (op == CL_FE_EP_ELASTIC_TANGENT) {
       real D6[36], sig[6] = {0, 0, 0, 0, 0, 0}, zero[6] = {0, 0, 0, 0, 0, 0};
       if (A->plane_strain) cl_fe_elastic((real)A->E, (real)A->nu, zero, sig, D6), cl_fe_ep_plane_tangent(D6, D3);
@@ -93,6 +127,18 @@ CL_HD static inline void cl_fe_ep_element(const cl_fe_ep_args *A, const int op, 
     real *fe = (real *)A->fe + e * A->fe_e;
     for (int i = 0; i < nd; i++) fe[i * A->fe_i] = f[i];
   }
+}
+
+/* Element e: the shape and order become constants here, so that the loops over an element's nodes
+ * have fixed trip counts (unrolled, its arrays in registers on a GPU rather than in local memory) and
+ * the matrix-free reference derivatives are constants. */
+CL_HD static inline void cl_fe_ep_element(const cl_fe_ep_args *A, const int op, size_t e) {
+  if (A->shape == CL_FE_QUAD) {
+    if (A->order == 1) cl_fe_ep_element_of(A, op, e, CL_FE_QUAD, 1);
+    else if (A->order == 2) cl_fe_ep_element_of(A, op, e, CL_FE_QUAD, 2);
+    else cl_fe_ep_element_of(A, op, e, CL_FE_QUAD, 3);
+  } else if (A->order == 1) cl_fe_ep_element_of(A, op, e, CL_FE_TRI, 1);
+  else cl_fe_ep_element_of(A, op, e, CL_FE_TRI, 2);
 }
 
 #ifdef CL_FE_EP_LAW
