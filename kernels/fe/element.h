@@ -63,12 +63,18 @@ CL_HD static inline void cl_fe_strain(const int nn, const real *dNdx, const real
   }
 }
 
+/* fe[i stride] += scale (B^T sig[3])_i, i < 2 nn (sig in Voigt xx, yy, xy); stride 1: contiguous. */
+CL_HD static inline void cl_fe_add_btsig_strided(const int nn, const real *dNdx, const real *sig, real scale, real *fe,
+                                                 const int stride) {
+  for (int a = 0; a < nn; a++) {
+    fe[2 * a * stride] += scale * (dNdx[2 * a] * sig[0] + dNdx[2 * a + 1] * sig[2]);
+    fe[(2 * a + 1) * stride] += scale * (dNdx[2 * a + 1] * sig[1] + dNdx[2 * a] * sig[2]);
+  }
+}
+
 /* fe[2 nn] += scale B^T sig[3] (sig in Voigt xx, yy, xy). */
 CL_HD static inline void cl_fe_add_btsig(const int nn, const real *dNdx, const real *sig, real scale, real *fe) {
-  for (int a = 0; a < nn; a++) {
-    fe[2 * a] += scale * (dNdx[2 * a] * sig[0] + dNdx[2 * a + 1] * sig[2]);
-    fe[2 * a + 1] += scale * (dNdx[2 * a + 1] * sig[1] + dNdx[2 * a] * sig[2]);
-  }
+  cl_fe_add_btsig_strided(nn, dNdx, sig, scale, fe, 1);
 }
 
 /* Ke[2 nn][2 nn] (row-major) += scale B^T D B, D[3][3] row-major. */

@@ -11,6 +11,40 @@ __global__ void CL_PREC(fe_ep_element_kernel)(cl_fe_ep_args A) {
   CL_GRID_STRIDE(e, A.ne) cl_fe_ep_element_of(&A, OP, e, SHAPE, ORDER);
 }
 
+/* The residual's element forces with one thread per Gauss point: a block holds blockDim.x elements
+ * of blockDim.y = ngp points each (the per-element kernel had one thread per element: too few threads
+ * in flight at the Table 1 sizes, each holding a whole element's arrays). Each point's share of its
+ * element's force is added into shared memory (entry i of element x at i blockDim.x + x: consecutive
+ * elements in consecutive banks) one point after another, in the order the cpu loop adds them, so the
+ * sums are the same; then the block writes fe, consecutive threads consecutive elements. */
+extern __shared__ double fe_ep_shared[];
+template <int SHAPE, int ORDER>
+__global__ void __launch_bounds__(CL_THREADS, 2) CL_PREC(fe_ep_gauss_forces_kernel)(cl_fe_ep_args A) {
+  const int nn = cl_fe_nodes(SHAPE, ORDER), nd = 2 * nn, eb = blockDim.x, x = threadIdx.x, k = threadIdx.y;
+  const size_t e = (size_t)blockIdx.x * eb + x;
+  const bool live = e < A.ne;
+  real *f = (real *)fe_ep_shared + x;
+  for (int i = k; i < nd; i += blockDim.y) f[i * eb] = 0;
+  real grad[CL_FE_MAX_DOFS], D3[9], s3[3], w = 0;
+  if (live) w = cl_fe_ep_gauss_point(&A, CL_FE_EP_FORCES, SHAPE, ORDER, e, k, grad, D3, s3);
+  __syncthreads();
+  for (int turn = 0; turn < (int)blockDim.y; turn++) {
+    if (live && k == turn) cl_fe_add_btsig_strided(nn, grad, s3, w, f, eb);
+    __syncthreads();
+  }
+  if (live)
+    for (int i = k; i < nd; i += blockDim.y) ((real *)A.fe)[e * A.fe_e + i * A.fe_i] = f[i * eb];
+}
+
+template <int SHAPE, int ORDER>
+static void CL_PREC(launch_gauss_forces)(const cl_fe_ep_args *A) {
+  const int ngp = cl_fe_ngauss(SHAPE, ORDER), eb = CL_THREADS / ngp;
+  const dim3 block(eb, ngp);
+  const size_t shared = sizeof(real) * eb * 2 * cl_fe_nodes(SHAPE, ORDER);
+  CL_PREC(fe_ep_gauss_forces_kernel)<SHAPE, ORDER><<<(unsigned)((A->ne + eb - 1) / eb), block, shared,
+                                                     cudaStreamPerThread>>>(*A);
+}
+
 template <int OP>
 static void CL_PREC(launch_elements)(const cl_fe_ep_args *A) {
   const unsigned grid = cl_grid_1d(A->ne);
@@ -54,7 +88,12 @@ extern "C" int CL_PREC(cl_fe_ep_run_cuda)(const cl_fe_ep_args *A, int op) {
       if (A->nnz) CL_PREC(fe_ep_nonzero_kernel)<<<cl_grid_1d(A->nnz), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
       break;
     case CL_FE_EP_FORCES:
-      if (A->ne) CL_PREC(launch_elements)<CL_FE_EP_FORCES>(A);
+      if (!A->ne) break;
+      if (A->shape == CL_FE_QUAD && A->order == 1) CL_PREC(launch_gauss_forces)<CL_FE_QUAD, 1>(A);
+      else if (A->shape == CL_FE_QUAD && A->order == 2) CL_PREC(launch_gauss_forces)<CL_FE_QUAD, 2>(A);
+      else if (A->shape == CL_FE_QUAD) CL_PREC(launch_gauss_forces)<CL_FE_QUAD, 3>(A);
+      else if (A->order == 1) CL_PREC(launch_gauss_forces)<CL_FE_TRI, 1>(A);
+      else CL_PREC(launch_gauss_forces)<CL_FE_TRI, 2>(A);
       break;
     case CL_FE_EP_FORCES_TANGENT:
       if (A->ne) CL_PREC(launch_elements)<CL_FE_EP_FORCES_TANGENT>(A);

@@ -20,10 +20,11 @@ CL_HD static inline void cl_fe_ep_plane_tangent(const real *D6, real *D3) {
 }
 
 /* The stress update at Gauss point g for the in-plane strain increment deps3 (xx, yy, xy):
- * sig (6, SoA over G) and ep from their converged values; D3 gets the 2D tangent. Plane
+ * sig (6, SoA over G) and ep from their converged values; D3 gets the 2D tangent, s3 the in-plane
+ * stress (xx, yy, xy) that the element force needs. Plane
  * strain runs the 3D law with deps_zz = 0; plane stress is elastic only (the host refuses a
  * plastic law there), sigma_zz = 0. */
-CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const real *deps3, real *D3) {
+CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const real *deps3, real *D3, real *s3) {
   const size_t G = A->ne * A->ngp;
   const real *sig_n = (const real *)A->sig_n;
   real sig[6], D6[36], ep = ((const real *)A->ep_n)[g];
@@ -51,6 +52,7 @@ CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const
   real *out = (real *)A->sig;
   for (int r = 0; r < 6; r++) out[r * G + g] = sig[r];
   ((real *)A->ep)[g] = ep;
+  s3[0] = sig[0], s3[1] = sig[1], s3[2] = sig[5];
 }
 
 /* Forced inlining of the element kernel's body into its per-order dispatch (below) */
@@ -85,42 +87,51 @@ CL_FE_EP_INLINE real cl_fe_ep_gauss_geometry(const cl_fe_ep_args *A, const int s
   return ((const real *)A->wdet)[e * A->gs_e + k * A->gs_k];
 }
 
+/* Gauss point k of element e for op (fe_ep_args.h): the gradients grad (B-bar's nonzeros) and W
+ * (returned); for the forces the strain increment B (u - u_n), the stress update from the converged
+ * state (sig, ep written), D3 the law's 2D tangent and s3 the in-plane stress; for the elastic tangent
+ * D3 the elastic matrix. The residual runs it one thread per Gauss point on a GPU, the element
+ * kernel one element's points in turn. */
+CL_FE_EP_INLINE real cl_fe_ep_gauss_point(const cl_fe_ep_args *A, const int op, const int shape, const int order,
+                                          size_t e, int k, real *grad, real *D3, real *s3) {
+  const int nn = cl_fe_nodes(shape, order);
+  const uint32_t *en = A->elem + e * nn;
+  const real *u = (const real *)A->u, *un = (const real *)A->u_n, *x = (const real *)A->x;
+  real du[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS];
+  for (int a = 0; a < nn; a++) {
+    const size_t n = en[a];
+    if (op != CL_FE_EP_ELASTIC_TANGENT)
+      du[2 * a] = u[n] - un[n], du[2 * a + 1] = u[A->nnodes + n] - un[A->nnodes + n];
+    if (A->matrix_free) xe[2 * a] = x[n], xe[2 * a + 1] = x[A->nnodes + n];
+  }
+  const real w = cl_fe_ep_gauss_geometry(A, shape, order, e, k, xe, grad);
+  if (op == CL_FE_EP_ELASTIC_TANGENT) {
+    real D6[36], sig[6] = {0, 0, 0, 0, 0, 0}, zero[6] = {0, 0, 0, 0, 0, 0};
+    if (A->plane_strain) cl_fe_elastic((real)A->E, (real)A->nu, zero, sig, D6), cl_fe_ep_plane_tangent(D6, D3);
+    else cl_tri_elasticity((real)A->E, (real)A->nu, 0, D3);
+  } else {
+    real eps[3];
+    cl_fe_strain(nn, grad, du, eps);
+    cl_fe_ep_update(A, e * A->gs_e + k * A->gs_k, eps, D3, s3);
+  }
+  return w;
+}
+
 /* Element e of the given shape and order: op CL_FE_EP_FORCES[_TANGENT] updates its Gauss points and
  * writes fe (and ke); CL_FE_EP_ELASTIC_TANGENT writes ke with the elastic matrix. */
 CL_FE_EP_INLINE void cl_fe_ep_element_of(const cl_fe_ep_args *A, const int op, size_t e, const int shape,
                                          const int order) {
   const int nn = cl_fe_nodes(shape, order), nd = 2 * nn, ngp = cl_fe_ngauss(shape, order);
-  const uint32_t *en = A->elem + e * nn;
-  const real *u = (const real *)A->u, *un = (const real *)A->u_n, *x = (const real *)A->x;
-  real du[CL_FE_MAX_DOFS], f[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS];
-  for (int a = 0; a < nn; a++) {
-    const size_t n = en[a];
-    du[2 * a] = u[n] - un[n];
-    du[2 * a + 1] = u[A->nnodes + n] - un[A->nnodes + n];
-    if (A->matrix_free) xe[2 * a] = x[n], xe[2 * a + 1] = x[A->nnodes + n];
-  }
+  real f[CL_FE_MAX_DOFS];
   for (int i = 0; i < nd; i++) f[i] = 0;
   real *ke = op == CL_FE_EP_FORCES ? (real *)0 : (real *)A->ke + e * nd * nd;
   if (ke)
     for (int i = 0; i < nd * nd; i++) ke[i] = 0;
   CL_FE_EP_GAUSS_LOOP
   for (int k = 0; k < ngp; k++) {
-    const size_t g = e * A->gs_e + k * A->gs_k;
-    real grad[CL_FE_MAX_DOFS], D3[9];
-    const real w = cl_fe_ep_gauss_geometry(A, shape, order, e, k, xe, grad);
-    if (op == CL_FE_EP_ELASTIC_TANGENT) {
-      real D6[36], sig[6] = {0, 0, 0, 0, 0, 0}, zero[6] = {0, 0, 0, 0, 0, 0};
-      if (A->plane_strain) cl_fe_elastic((real)A->E, (real)A->nu, zero, sig, D6), cl_fe_ep_plane_tangent(D6, D3);
-      else cl_tri_elasticity((real)A->E, (real)A->nu, 0, D3);
-    } else {
-      real eps[3];
-      cl_fe_strain(nn, grad, du, eps);
-      cl_fe_ep_update(A, g, eps, D3);
-      const size_t G = A->ne * A->ngp;
-      const real *sig = (const real *)A->sig;
-      const real s3[3] = {sig[g], sig[G + g], sig[5 * G + g]};
-      cl_fe_add_btsig(nn, grad, s3, w, f);
-    }
+    real grad[CL_FE_MAX_DOFS], D3[9], s3[3];
+    const real w = cl_fe_ep_gauss_point(A, op, shape, order, e, k, grad, D3, s3);
+    if (op != CL_FE_EP_ELASTIC_TANGENT) cl_fe_add_btsig(nn, grad, s3, w, f);
     if (ke) cl_fe_add_btdb(nn, grad, D3, w, ke);
   }
   if (op != CL_FE_EP_ELASTIC_TANGENT) {
