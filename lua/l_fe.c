@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../kernels/fe/element.h"
+#include "../kernels/fe_ep/fe_ep_cusparse.h"
 #include "../kernels/fe_ep/fe_ep_model.h"
 #include "../runtime/io/inp.h"
 #include "../runtime/io/msh.h"
@@ -301,6 +302,21 @@ static int model_profile(lua_State *L) {
   return 2;
 }
 
+/* m:spmv(reps) -> seconds per CSR product of the elastic stiffness: the CG's own, cuSPARSE's (nil on
+ * the CPU), their largest relative difference (nil on the CPU) */
+static int model_spmv(lua_State *L) {
+  cl_fe_ep_model *m = check_model(L, 1);
+  const lua_Integer reps = luaL_optinteger(L, 2, 10);
+  if (reps < 1) return luaL_error(L, "model:spmv: reps must be >= 1");
+  double own, cusparse, diff;
+  cl_error err;
+  if (cl_fe_ep_spmv_compare(m, (int)reps, &own, &cusparse, &diff, &err)) return luaL_error(L, "model:spmv: %s", err.msg);
+  lua_pushnumber(L, own);
+  if (cusparse == cusparse) lua_pushnumber(L, cusparse), lua_pushnumber(L, diff);
+  else lua_pushnil(L), lua_pushnil(L);
+  return 3;
+}
+
 static int model_info(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
   lua_createtable(L, 0, 8);
@@ -431,7 +447,7 @@ int cl_lua_open_fe(lua_State *L) {
   const luaL_Reg methods[] = {{"fix", model_fix}, {"grid", model_grid}, {"layout", model_layout}, {"residual", model_residual}, {"pressure", model_pressure}, {"body_force", model_body_force},
                               {"clear_loads", model_clear_loads},
                               {"initial_stress", model_initial_stress}, {"solve", model_solve}, {"get", model_get},
-                              {"info", model_info}, {"profile", model_profile}, {NULL, NULL}};
+                              {"info", model_info}, {"profile", model_profile}, {"spmv", model_spmv}, {NULL, NULL}};
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);

@@ -5,7 +5,9 @@
 --     point), the residual's fraction of its memory-bandwidth floor (docs/benchmarks.md derives the
 --     bytes per Gauss point of each) and the matrix-free one's fraction of the f64 peak; on a GPU also
 --     the same calls on the CPU backend of the same host in the same process (its OpenMP threads,
---     OMP_NUM_THREADS) and the GPU's speed-up, best kind against best kind;
+--     OMP_NUM_THREADS) and the GPU's speed-up, best kind against best kind; 1b. the CG's CSR product of
+--     the elastic stiffness against cuSPARSE's SpMV on the same arrays (a GPU; the run fails when they
+--     differ by more than 1e-12 relative);
 --  2. the whole plastic wellbore (issue 14, case 3: quarter, 4 increments, relative residual 1e-8)
 --     at p = 2 on levels 2, 3, 4 with the linear solver asked for (default: the model's default,
 --     "auto"): dofs, outer (nonlinear) iterations, inner (CG) iterations, setup (factorization or
@@ -74,6 +76,7 @@ local function fmt_pct(x) return x and string.format("%.0f%%", 100 * x) or "-" e
 local function best(t, what) return math.min(t.stored[what], t.matrix_free[what]) end
 
 print("device " .. device .. ": " .. cl.info().device_name)
+local failed = false
 if max_level > 0 then
   print("\n1. residual and tangent, full ring, seconds per call (mean of 5 after a warm-up; CPU backend: of 3)," ..
     " B-bar stored | matrix-free; % of the bandwidth floor (matrix-free: also of the f64 peak, " .. PEAK_TFLOPS ..
@@ -81,6 +84,7 @@ if max_level > 0 then
   print("level  p      dofs | residual: stored  floor | matrix-free floor flops | tangent: stored matrix-free" ..
     (device == "cuda" and " | CPU: residual tangent (best) | GPU speed-up: residual tangent" or ""))
   local took = {} -- per order: seconds of the level below (model set-up and profile), for the budget
+  local spmv_rows, spmv_failed = {}, false
   for level = 1, max_level do
     for p = 1, 3 do
       if took[p] and took[p] * 5 > left() then
@@ -93,6 +97,11 @@ if max_level > 0 then
       local i = m.core:info()
       local G = i.elements * i.gauss_per_element
       local t = profile_both(m, 5)
+      local spmv = { m.core:spmv(20) }
+      spmv_rows[#spmv_rows + 1] = string.format("%5d %2d %9d %10d %12.4g %12s %8s %10s", level, p, i.dofs, i.nonzeros,
+        spmv[1], spmv[2] and string.format("%.4g", spmv[2]) or "-", spmv[2] and string.format("%.2f", spmv[2] / spmv[1])
+        or "-", spmv[3] and string.format("%.1e", spmv[3]) or "-")
+      if spmv[3] and not (spmv[3] <= 1e-12) then spmv_failed = true end
       m = nil
       collectgarbage()
       local fs = peak and floor_bytes(p, i.nodes, G, false) / (peak * 1e9)
@@ -122,6 +131,12 @@ if max_level > 0 then
       ::next_order::
     end
   end
+  -- the CG's CSR product (its SpMV, the multigrid's row kernel) against cuSPARSE's on the same arrays
+  print("\n1b. y = K x, the elastic stiffness in CSR (f64, 32-bit indices), seconds per product (mean of 20 after" ..
+    " a warm-up): the CG's own row kernel, cusparseSpMV (CUSPARSE_SPMV_ALG_DEFAULT), their ratio, max |difference| / max |y|")
+  print("level  p      dofs   nonzeros    own (s)  cuSPARSE (s) cuSPARSE/own  difference")
+  for _, row in ipairs(spmv_rows) do print(row) end
+  if spmv_failed then print("cuSPARSE's product differs from the CG's by more than 1e-12: FAILED") failed = true end
 end
 
 -- the closed-form plastic radius of case 3
@@ -157,7 +172,7 @@ end
 print(string.format("\n2. whole plastic wellbore (case 3), quarter, p = 2, %s, 4 increments, to 1e-8; seconds", method))
 print("level      dofs  solver   outer  inner (CG)   setup   solves  residuals    total" ..
   (device == "cuda" and "  | CPU backend: solver   total   GPU speed-up" or ""))
-local failed, last = false, {}
+local last = {}
 for level = 2, solve_max do
   local line = string.format("%5d", level)
   local function fits(dev)
