@@ -7,7 +7,7 @@
 --     the same calls on the CPU backend of the same host in the same process (its OpenMP threads,
 --     OMP_NUM_THREADS) and the GPU's speed-up, best kind against best kind; 1b. the CG's CSR product of
 --     the elastic stiffness against cuSPARSE's SpMV on the same arrays (a GPU; the run fails when they
---     differ by more than 1e-12 relative);
+--     differ by more than 1e-10 relative);
 --  2. the whole plastic wellbore (issue 14, case 3: quarter, 4 increments, relative residual 1e-8)
 --     at p = 2 on levels 2, 3, 4 with the linear solver asked for (default: the model's default,
 --     "auto"): dofs, outer (nonlinear) iterations, inner (CG) iterations, setup (factorization or
@@ -101,7 +101,8 @@ if max_level > 0 then
       spmv_rows[#spmv_rows + 1] = string.format("%5d %2d %9d %10d %12.4g %12s %8s %10s", level, p, i.dofs, i.nonzeros,
         spmv[1], spmv[2] and string.format("%.4g", spmv[2]) or "-", spmv[2] and string.format("%.2f", spmv[2] / spmv[1])
         or "-", spmv[3] and string.format("%.1e", spmv[3]) or "-")
-      if spmv[3] and not (spmv[3] <= 1e-12) then spmv_failed = true end
+      -- round-off of two summation orders over rows whose entries nearly cancel (K times a constant is 0)
+      if spmv[3] and not (spmv[3] <= 1e-10) then spmv_failed = true end
       m = nil
       collectgarbage()
       local fs = peak and floor_bytes(p, i.nodes, G, false) / (peak * 1e9)
@@ -136,7 +137,7 @@ if max_level > 0 then
     " a warm-up): the CG's own row kernel, cusparseSpMV (CUSPARSE_SPMV_ALG_DEFAULT), their ratio, max |difference| / max |y|")
   print("level  p      dofs   nonzeros    own (s)  cuSPARSE (s) cuSPARSE/own  difference")
   for _, row in ipairs(spmv_rows) do print(row) end
-  if spmv_failed then print("cuSPARSE's product differs from the CG's by more than 1e-12: FAILED") failed = true end
+  if spmv_failed then print("cuSPARSE's product differs from the CG's by more than 1e-10: FAILED") failed = true end
 end
 
 -- the closed-form plastic radius of case 3
