@@ -19,6 +19,8 @@
  *   u, u_n  2 x nnodes displacements now and at the last converged increment (SoA)
  *   sig_n, ep_n   6 x G stresses (Voigt xx yy zz yz xz xy, SoA) and G equivalent plastic
  *           strains at the last converged increment; sig, ep their updates for u
+ *   dgp     9 x G the law's 2D tangent per Gauss point (r G + g), on a GPU only: its Newton tangent
+ *           is one kernel per Gauss point (stresses, forces, this) and one per element-matrix row
  *   fe      ne x 2 nn element internal forces (entry i of element e at e fe_e + i fe_i); ke ne x
  *           (2 nn)^2 element tangents (row-major)
  *   node_start, node_slot   per node the element slots e nn + a that touch it (CSR), so that
@@ -67,7 +69,7 @@ typedef struct cl_fe_ep_args {
   size_t gs_e, gs_k, grad_e, grad_i, fe_e, fe_i; /* the layout's strides (above) */
   const uint32_t *elem;
   const void *x, *grad, *wdet, *u, *u_n, *sig_n, *ep_n;
-  void *sig, *ep, *fe, *ke, *R, *kval;
+  void *sig, *ep, *fe, *ke, *R, *kval, *dgp;
   const uint32_t *node_start, *node_slot;
   const uint32_t *csr_start, *csr_slot;
   size_t ndof;

@@ -140,6 +140,32 @@ CL_FE_EP_INLINE void cl_fe_ep_element_of(const cl_fe_ep_args *A, const int op, s
   }
 }
 
+/* Row r of element e's matrix, written to ke (one GPU thread per row, fe_ep_cuda.cu): the sum over its
+ * Gauss points, in the element loop's order, of W B_r^T D B with D the elastic matrix (op
+ * CL_FE_EP_ELASTIC_TANGENT) or the law's tangent that the Gauss points left in dgp
+ * (CL_FE_EP_FORCES_TANGENT). */
+CL_FE_EP_INLINE void cl_fe_ep_element_row(const cl_fe_ep_args *A, const int op, const int shape, const int order,
+                                          size_t e, int r) {
+  const int nn = cl_fe_nodes(shape, order), nd = 2 * nn, ngp = cl_fe_ngauss(shape, order);
+  const size_t G = A->ne * A->ngp;
+  real row[CL_FE_MAX_DOFS];
+  for (int c = 0; c < nd; c++) row[c] = 0;
+  CL_FE_EP_GAUSS_LOOP
+  for (int k = 0; k < ngp; k++) {
+    real grad[CL_FE_MAX_DOFS], D3[9], s3[3];
+    /* the geometry and the elastic matrix, which the law's tangent replaces for Newton */
+    const real w = cl_fe_ep_gauss_point(A, CL_FE_EP_ELASTIC_TANGENT, shape, order, e, k, grad, D3, s3);
+    if (op == CL_FE_EP_FORCES_TANGENT)
+      for (int i = 0; i < 9; i++) D3[i] = ((const real *)A->dgp)[i * G + e * A->gs_e + k * A->gs_k];
+    real ax = 0, ay = 0; /* the row's node's gradient, picked without a run-time index (registers on a GPU) */
+    for (int a = 0; a < nn; a++)
+      if (a == r / 2) ax = grad[2 * a], ay = grad[2 * a + 1];
+    cl_fe_add_btdb_row(nn, grad, D3, w, ax, ay, r & 1, row);
+  }
+  real *ke = (real *)A->ke + e * nd * nd + r * nd;
+  for (int c = 0; c < nd; c++) ke[c] = row[c];
+}
+
 /* Element e: the shape and order become constants here, so that the loops over an element's nodes
  * have fixed trip counts (unrolled, its arrays in registers on a GPU rather than in local memory) and
  * the matrix-free reference derivatives are constants. */

@@ -273,7 +273,8 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
       {CL_FE_EP_F_FIXED, CL_U8, m->ndof, NULL}, {CL_FE_EP_F_CG_X, CL_F64, m->ndof, NULL},
       {CL_FE_EP_F_CG_R, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_CG_Z, CL_F64, m->ndof, NULL},
       {CL_FE_EP_F_CG_P, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_CG_Q, CL_F64, m->ndof, NULL},
-      {CL_FE_EP_F_CG_DINV, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_X, CL_F64, m->ndof, xsoa}};
+      {CL_FE_EP_F_CG_DINV, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_X, CL_F64, m->ndof, xsoa},
+      {CL_FE_EP_F_DGP, CL_F64, m->dev->kind == CL_BACKEND_CPU ? 1 : 9 * G, NULL}};
   /* the state (u, sig, ep and their converged copies) starts at zero; the rest is written before it
    * is read. Zeros are uploaded from one host buffer rather than filled: a fill is a parallel loop,
    * and a few dozen of those per model cost more than the small models' whole solve on a loaded
@@ -293,7 +294,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   }
   free(zeros);
   if (st != CL_OK) goto done;
-  A->x = dptr(m, CL_FE_EP_F_X);
+  A->x = dptr(m, CL_FE_EP_F_X), A->dgp = dptr(m, CL_FE_EP_F_DGP);
   A->elem = dptr(m, CL_FE_EP_F_ELEM), A->grad = dptr(m, CL_FE_EP_F_GRAD), A->wdet = dptr(m, CL_FE_EP_F_WDET);
   A->u = dptr(m, CL_FE_EP_F_U), A->u_n = dptr(m, CL_FE_EP_F_U_N), A->sig = dptr(m, CL_FE_EP_F_SIG);
   A->sig_n = dptr(m, CL_FE_EP_F_SIG_N), A->ep = dptr(m, CL_FE_EP_F_EP), A->ep_n = dptr(m, CL_FE_EP_F_EP_N);

@@ -74,7 +74,7 @@ typedef enum cl_fe_ep_field_id {
   CL_FE_EP_F_SIG_N, CL_FE_EP_F_EP, CL_FE_EP_F_EP_N, CL_FE_EP_F_FE, CL_FE_EP_F_KE, CL_FE_EP_F_R, CL_FE_EP_F_KVAL,
   CL_FE_EP_F_NODE_START, CL_FE_EP_F_NODE_SLOT, CL_FE_EP_F_CSR_START, CL_FE_EP_F_CSR_SLOT, CL_FE_EP_F_ROWPTR,
   CL_FE_EP_F_COL, CL_FE_EP_F_FIXED, CL_FE_EP_F_CG_X, CL_FE_EP_F_CG_R, CL_FE_EP_F_CG_Z, CL_FE_EP_F_CG_P, CL_FE_EP_F_CG_Q,
-  CL_FE_EP_F_CG_DINV, CL_FE_EP_F_X, CL_FE_EP_NFIELDS
+  CL_FE_EP_F_CG_DINV, CL_FE_EP_F_X, CL_FE_EP_F_DGP, CL_FE_EP_NFIELDS
 } cl_fe_ep_field_id;
 
 typedef struct cl_fe_ep_cusolver cl_fe_ep_cusolver; /* fe_ep_cusolver.c */
