@@ -8,26 +8,30 @@
 
 /* The element forces with one thread per Gauss point: a block holds blockDim.x elements of
  * blockDim.y = ngp points each (one thread per element was too few threads in flight at the Table 1
- * sizes, each holding a whole element's arrays). Each point's share of its element's force is added
- * into shared memory (entry i of element x at i blockDim.x + x: consecutive elements in consecutive
- * banks) one point after another, in the order the cpu loop adds them, so the sums are the same; then
- * the block writes fe, consecutive threads consecutive elements. For Newton (OP
- * CL_FE_EP_FORCES_TANGENT) each point also leaves its law's tangent in dgp for the row kernel. */
+ * sizes, each holding a whole element's arrays). The block first stages its elements' node values
+ * (du, matrix-free the coordinates) in shared memory, each read from global memory once rather than
+ * once per point; each point's share of its element's force is then added into shared memory one
+ * point after another, in the order the cpu loop adds them, so the sums are the same; the block writes
+ * fe, consecutive threads consecutive elements. Shared arrays hold entry i of element x at
+ * i blockDim.x + x: consecutive elements in consecutive banks. For Newton (OP CL_FE_EP_FORCES_TANGENT)
+ * each point also leaves its law's tangent in dgp for the row kernel. */
 extern __shared__ double fe_ep_shared[];
 template <int OP, int SHAPE, int ORDER>
 __global__ void __launch_bounds__(CL_THREADS, 2) CL_PREC(fe_ep_gauss_kernel)(cl_fe_ep_args A) {
   const int nn = cl_fe_nodes(SHAPE, ORDER), nd = 2 * nn, eb = blockDim.x, x = threadIdx.x, k = threadIdx.y;
   const size_t e = (size_t)blockIdx.x * eb + x;
   const bool live = e < A.ne;
-  real *f = (real *)fe_ep_shared + x;
+  real *f = (real *)fe_ep_shared + x, *du = f + eb * nd, *xe = du + eb * nd;
   for (int i = k; i < nd; i += blockDim.y) f[i * eb] = 0;
+  if (live)
+    for (int a = k; a < nn; a += blockDim.y) cl_fe_ep_node_values(&A, OP, nn, e, a, du, xe, eb);
+  __syncthreads();
   real grad[CL_FE_MAX_DOFS], D3[9], s3[3], w = 0;
   if (live) {
-    w = cl_fe_ep_gauss_point(&A, OP, SHAPE, ORDER, e, k, grad, D3, s3);
+    w = cl_fe_ep_gauss_point(&A, OP, SHAPE, ORDER, e, k, du, xe, eb, grad, D3, s3);
     if (OP == CL_FE_EP_FORCES_TANGENT)
       for (int i = 0; i < 9; i++) ((real *)A.dgp)[i * A.ne * A.ngp + e * A.gs_e + k * A.gs_k] = D3[i];
   }
-  __syncthreads();
   for (int turn = 0; turn < (int)blockDim.y; turn++) {
     if (live && k == turn) cl_fe_add_btsig_strided(nn, grad, s3, w, f, eb);
     __syncthreads();
@@ -48,7 +52,7 @@ static void CL_PREC(launch)(const cl_fe_ep_args *A) {
   const int ngp = cl_fe_ngauss(SHAPE, ORDER), nd = 2 * cl_fe_nodes(SHAPE, ORDER), eb = CL_THREADS / ngp;
   if (OP != CL_FE_EP_ELASTIC_TANGENT)
     CL_PREC(fe_ep_gauss_kernel)<OP == CL_FE_EP_FORCES ? CL_FE_EP_FORCES : CL_FE_EP_FORCES_TANGENT, SHAPE, ORDER>
-        <<<(unsigned)((A->ne + eb - 1) / eb), dim3(eb, ngp), sizeof(real) * eb * nd, cudaStreamPerThread>>>(*A);
+        <<<(unsigned)((A->ne + eb - 1) / eb), dim3(eb, ngp), 3 * sizeof(real) * eb * nd, cudaStreamPerThread>>>(*A);
   if (OP != CL_FE_EP_FORCES)
     CL_PREC(fe_ep_row_matrix_kernel)<OP == CL_FE_EP_ELASTIC_TANGENT ? CL_FE_EP_ELASTIC_TANGENT : CL_FE_EP_FORCES_TANGENT,
                                      SHAPE, ORDER><<<cl_grid_1d(A->ne * nd), CL_THREADS, 0, cudaStreamPerThread>>>(*A);

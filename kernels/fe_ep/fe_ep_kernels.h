@@ -87,31 +87,41 @@ CL_FE_EP_INLINE real cl_fe_ep_gauss_geometry(const cl_fe_ep_args *A, const int s
   return ((const real *)A->wdet)[e * A->gs_e + k * A->gs_k];
 }
 
-/* Gauss point k of element e for op (fe_ep_args.h): the gradients grad (B-bar's nonzeros) and W
- * (returned); for the forces the strain increment B (u - u_n), the stress update from the converged
- * state (sig, ep written), D3 the law's 2D tangent and s3 the in-plane stress; for the elastic tangent
- * D3 the elastic matrix. The residual runs it one thread per Gauss point on a GPU, the element
- * kernel one element's points in turn. */
-CL_FE_EP_INLINE real cl_fe_ep_gauss_point(const cl_fe_ep_args *A, const int op, const int shape, const int order,
-                                          size_t e, int k, real *grad, real *D3, real *s3) {
-  const int nn = cl_fe_nodes(shape, order);
-  const uint32_t *en = A->elem + e * nn;
+/* Node a of element e: what its Gauss points read of it, du = u - u_n (not for the elastic tangent)
+ * and, matrix-free, the coordinates xe, entry i at i stride (1: an element's own arrays; a GPU block's
+ * shared arrays hold its elements side by side, stride blockDim.x). Gathered once per element rather
+ * than once per Gauss point. */
+CL_FE_EP_INLINE void cl_fe_ep_node_values(const cl_fe_ep_args *A, const int op, const int nn, size_t e, int a,
+                                          real *du, real *xe, const int stride) {
+  const size_t n = A->elem[e * nn + a];
   const real *u = (const real *)A->u, *un = (const real *)A->u_n, *x = (const real *)A->x;
-  real du[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS];
-  for (int a = 0; a < nn; a++) {
-    const size_t n = en[a];
-    if (op != CL_FE_EP_ELASTIC_TANGENT)
-      du[2 * a] = u[n] - un[n], du[2 * a + 1] = u[A->nnodes + n] - un[A->nnodes + n];
-    if (A->matrix_free) xe[2 * a] = x[n], xe[2 * a + 1] = x[A->nnodes + n];
+  if (op != CL_FE_EP_ELASTIC_TANGENT)
+    du[2 * a * stride] = u[n] - un[n], du[(2 * a + 1) * stride] = u[A->nnodes + n] - un[A->nnodes + n];
+  if (A->matrix_free) xe[2 * a * stride] = x[n], xe[(2 * a + 1) * stride] = x[A->nnodes + n];
+}
+
+/* Gauss point k of element e for op (fe_ep_args.h), from its element's node values (du, xe at stride,
+ * cl_fe_ep_node_values): the gradients grad (B-bar's nonzeros) and W (returned); for the forces the
+ * strain increment B du, the stress update from the converged state (sig, ep written), D3 the law's 2D
+ * tangent and s3 the in-plane stress; for the elastic tangent D3 the elastic matrix. The residual runs
+ * it one thread per Gauss point on a GPU, the element kernel one element's points in turn. */
+CL_FE_EP_INLINE real cl_fe_ep_gauss_point(const cl_fe_ep_args *A, const int op, const int shape, const int order,
+                                          size_t e, int k, const real *du, const real *xe, const int stride,
+                                          real *grad, real *D3, real *s3) {
+  const int nn = cl_fe_nodes(shape, order);
+  real dul[CL_FE_MAX_DOFS], xel[CL_FE_MAX_DOFS];
+  for (int i = 0; i < 2 * nn; i++) {
+    if (op != CL_FE_EP_ELASTIC_TANGENT) dul[i] = du[i * stride];
+    if (A->matrix_free) xel[i] = xe[i * stride];
   }
-  const real w = cl_fe_ep_gauss_geometry(A, shape, order, e, k, xe, grad);
+  const real w = cl_fe_ep_gauss_geometry(A, shape, order, e, k, xel, grad);
   if (op == CL_FE_EP_ELASTIC_TANGENT) {
     real D6[36], sig[6] = {0, 0, 0, 0, 0, 0}, zero[6] = {0, 0, 0, 0, 0, 0};
     if (A->plane_strain) cl_fe_elastic((real)A->E, (real)A->nu, zero, sig, D6), cl_fe_ep_plane_tangent(D6, D3);
     else cl_tri_elasticity((real)A->E, (real)A->nu, 0, D3);
   } else {
     real eps[3];
-    cl_fe_strain(nn, grad, du, eps);
+    cl_fe_strain(nn, grad, dul, eps);
     cl_fe_ep_update(A, e * A->gs_e + k * A->gs_k, eps, D3, s3);
   }
   return w;
@@ -122,7 +132,8 @@ CL_FE_EP_INLINE real cl_fe_ep_gauss_point(const cl_fe_ep_args *A, const int op, 
 CL_FE_EP_INLINE void cl_fe_ep_element_of(const cl_fe_ep_args *A, const int op, size_t e, const int shape,
                                          const int order) {
   const int nn = cl_fe_nodes(shape, order), nd = 2 * nn, ngp = cl_fe_ngauss(shape, order);
-  real f[CL_FE_MAX_DOFS];
+  real f[CL_FE_MAX_DOFS], du[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS];
+  for (int a = 0; a < nn; a++) cl_fe_ep_node_values(A, op, nn, e, a, du, xe, 1);
   for (int i = 0; i < nd; i++) f[i] = 0;
   real *ke = op == CL_FE_EP_FORCES ? (real *)0 : (real *)A->ke + e * nd * nd;
   if (ke)
@@ -130,7 +141,7 @@ CL_FE_EP_INLINE void cl_fe_ep_element_of(const cl_fe_ep_args *A, const int op, s
   CL_FE_EP_GAUSS_LOOP
   for (int k = 0; k < ngp; k++) {
     real grad[CL_FE_MAX_DOFS], D3[9], s3[3];
-    const real w = cl_fe_ep_gauss_point(A, op, shape, order, e, k, grad, D3, s3);
+    const real w = cl_fe_ep_gauss_point(A, op, shape, order, e, k, du, xe, 1, grad, D3, s3);
     if (op != CL_FE_EP_ELASTIC_TANGENT) cl_fe_add_btsig(nn, grad, s3, w, f);
     if (ke) cl_fe_add_btdb(nn, grad, D3, w, ke);
   }
@@ -148,13 +159,15 @@ CL_FE_EP_INLINE void cl_fe_ep_element_row(const cl_fe_ep_args *A, const int op, 
                                           size_t e, int r) {
   const int nn = cl_fe_nodes(shape, order), nd = 2 * nn, ngp = cl_fe_ngauss(shape, order);
   const size_t G = A->ne * A->ngp;
-  real row[CL_FE_MAX_DOFS];
+  real row[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS];
+  for (int a = 0; a < nn; a++) cl_fe_ep_node_values(A, CL_FE_EP_ELASTIC_TANGENT, nn, e, a, (real *)0, xe, 1);
   for (int c = 0; c < nd; c++) row[c] = 0;
   CL_FE_EP_GAUSS_LOOP
   for (int k = 0; k < ngp; k++) {
     real grad[CL_FE_MAX_DOFS], D3[9], s3[3];
     /* the geometry and the elastic matrix, which the law's tangent replaces for Newton */
-    const real w = cl_fe_ep_gauss_point(A, CL_FE_EP_ELASTIC_TANGENT, shape, order, e, k, grad, D3, s3);
+    const real w = cl_fe_ep_gauss_point(A, CL_FE_EP_ELASTIC_TANGENT, shape, order, e, k, (const real *)0, xe, 1, grad,
+                                        D3, s3);
     if (op == CL_FE_EP_FORCES_TANGENT)
       for (int i = 0; i < 9; i++) D3[i] = ((const real *)A->dgp)[i * G + e * A->gs_e + k * A->gs_k];
     real ax = 0, ay = 0; /* the row's node's gradient, picked without a run-time index (registers on a GPU) */
