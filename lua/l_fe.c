@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../kernels/fe/element.h"
+#include "../kernels/fe_ep/fe_ep_cusparse.h"
 #include "../kernels/fe_ep/fe_ep_model.h"
 #include "../runtime/io/inp.h"
 #include "../runtime/io/msh.h"
@@ -154,6 +155,15 @@ static int model_layout(lua_State *L) {
   return 0;
 }
 
+/* m:residual("stored" | "matrix_free"): the element kernels read B-bar and W or recompute them
+ * (cl_fe_ep_set_matrix_free) */
+static int model_residual(lua_State *L) {
+  cl_fe_ep_model *m = check_model(L, 1);
+  const char *const names[] = {"stored", "matrix_free", NULL};
+  cl_fe_ep_set_matrix_free(m, luaL_checkoption(L, 2, NULL, names));
+  return 0;
+}
+
 /* m:_pressure({edge nodes, 1-based}, p) */
 static int model_pressure(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
@@ -292,6 +302,21 @@ static int model_profile(lua_State *L) {
   return 2;
 }
 
+/* m:spmv(reps) -> seconds per CSR product of the elastic stiffness: the CG's own, cuSPARSE's (nil on
+ * the CPU), their largest relative difference (nil on the CPU) */
+static int model_spmv(lua_State *L) {
+  cl_fe_ep_model *m = check_model(L, 1);
+  const lua_Integer reps = luaL_optinteger(L, 2, 10);
+  if (reps < 1) return luaL_error(L, "model:spmv: reps must be >= 1");
+  double own, cusparse, diff;
+  cl_error err;
+  if (cl_fe_ep_spmv_compare(m, (int)reps, &own, &cusparse, &diff, &err)) return luaL_error(L, "model:spmv: %s", err.msg);
+  lua_pushnumber(L, own);
+  if (cusparse == cusparse) lua_pushnumber(L, cusparse), lua_pushnumber(L, diff);
+  else lua_pushnil(L), lua_pushnil(L);
+  return 3;
+}
+
 static int model_info(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
   lua_createtable(L, 0, 8);
@@ -304,6 +329,7 @@ static int model_info(lua_State *L) {
   lua_pushstring(L, m->A.shape == CL_FE_QUAD ? "quad" : "tri"), lua_setfield(L, -2, "shape");
   lua_pushstring(L, m->dev->name), lua_setfield(L, -2, "device");
   lua_pushstring(L, cl_fe_ep_solver_name(m, CL_FE_EP_LINEAR_FACTOR)), lua_setfield(L, -2, "linear_solver");
+  lua_pushstring(L, m->A.matrix_free ? "matrix_free" : "stored"), lua_setfield(L, -2, "residual");
   return 1;
 }
 
@@ -418,10 +444,10 @@ int cl_lua_open_fe(lua_State *L) {
   luaL_newmetatable(L, MODEL_MT);
   const luaL_Reg meta[] = {{"__gc", model_gc}, {NULL, NULL}};
   luaL_setfuncs(L, meta, 0);
-  const luaL_Reg methods[] = {{"fix", model_fix}, {"grid", model_grid}, {"layout", model_layout}, {"pressure", model_pressure}, {"body_force", model_body_force},
+  const luaL_Reg methods[] = {{"fix", model_fix}, {"grid", model_grid}, {"layout", model_layout}, {"residual", model_residual}, {"pressure", model_pressure}, {"body_force", model_body_force},
                               {"clear_loads", model_clear_loads},
                               {"initial_stress", model_initial_stress}, {"solve", model_solve}, {"get", model_get},
-                              {"info", model_info}, {"profile", model_profile}, {NULL, NULL}};
+                              {"info", model_info}, {"profile", model_profile}, {"spmv", model_spmv}, {NULL, NULL}};
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);

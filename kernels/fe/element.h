@@ -63,30 +63,39 @@ CL_HD static inline void cl_fe_strain(const int nn, const real *dNdx, const real
   }
 }
 
+/* fe[i stride] += scale (B^T sig[3])_i, i < 2 nn (sig in Voigt xx, yy, xy); stride 1: contiguous. */
+CL_HD static inline void cl_fe_add_btsig_strided(const int nn, const real *dNdx, const real *sig, real scale, real *fe,
+                                                 const int stride) {
+  for (int a = 0; a < nn; a++) {
+    fe[2 * a * stride] += scale * (dNdx[2 * a] * sig[0] + dNdx[2 * a + 1] * sig[2]);
+    fe[(2 * a + 1) * stride] += scale * (dNdx[2 * a + 1] * sig[1] + dNdx[2 * a] * sig[2]);
+  }
+}
+
 /* fe[2 nn] += scale B^T sig[3] (sig in Voigt xx, yy, xy). */
 CL_HD static inline void cl_fe_add_btsig(const int nn, const real *dNdx, const real *sig, real scale, real *fe) {
-  for (int a = 0; a < nn; a++) {
-    fe[2 * a] += scale * (dNdx[2 * a] * sig[0] + dNdx[2 * a + 1] * sig[2]);
-    fe[2 * a + 1] += scale * (dNdx[2 * a + 1] * sig[1] + dNdx[2 * a] * sig[2]);
+  cl_fe_add_btsig_strided(nn, dNdx, sig, scale, fe, 1);
+}
+
+/* One row of Ke[2 nn][2 nn] (row[2 nn]) += scale (B^T D B)_row, D[3][3] row-major: the row of dof x
+ * (ydof = 0) or y (1) of the node whose gradient is (ax, ay). The gradient comes as values, not as
+ * an index into dNdx: a GPU thread per row would index its array at run time (local memory). */
+CL_HD static inline void cl_fe_add_btdb_row(const int nn, const real *dNdx, const real *D, real scale, const real ax,
+                                            const real ay, const int ydof, real *row) {
+  /* the row of B^T: dof x = (ax, 0, ay), dof y = (0, ay, ax); times D */
+  real d[3];
+  for (int c = 0; c < 3; c++) d[c] = ydof ? ay * D[3 + c] + ax * D[6 + c] : ax * D[c] + ay * D[6 + c];
+  for (int b = 0; b < nn; b++) {
+    const real bx = dNdx[2 * b], by = dNdx[2 * b + 1];
+    row[2 * b] += scale * (d[0] * bx + d[2] * by);
+    row[2 * b + 1] += scale * (d[1] * by + d[2] * bx);
   }
 }
 
 /* Ke[2 nn][2 nn] (row-major) += scale B^T D B, D[3][3] row-major. */
 CL_HD static inline void cl_fe_add_btdb(const int nn, const real *dNdx, const real *D, real scale, real *Ke) {
-  const int nd = 2 * nn;
-  for (int a = 0; a < nn; a++) {
-    const real ax = dNdx[2 * a], ay = dNdx[2 * a + 1];
-    /* rows of B^T for node a: dof x = (ax, 0, ay), dof y = (0, ay, ax); times D */
-    real dx[3], dy[3];
-    for (int c = 0; c < 3; c++) dx[c] = ax * D[c] + ay * D[6 + c], dy[c] = ay * D[3 + c] + ax * D[6 + c];
-    for (int b = 0; b < nn; b++) {
-      const real bx = dNdx[2 * b], by = dNdx[2 * b + 1];
-      Ke[(2 * a) * nd + 2 * b] += scale * (dx[0] * bx + dx[2] * by);
-      Ke[(2 * a) * nd + 2 * b + 1] += scale * (dx[1] * by + dx[2] * bx);
-      Ke[(2 * a + 1) * nd + 2 * b] += scale * (dy[0] * bx + dy[2] * by);
-      Ke[(2 * a + 1) * nd + 2 * b + 1] += scale * (dy[1] * by + dy[2] * bx);
-    }
-  }
+  for (int r = 0; r < 2 * nn; r++)
+    cl_fe_add_btdb_row(nn, dNdx, D, scale, dNdx[r & ~1], dNdx[r | 1], r & 1, Ke + r * 2 * nn);
 }
 
 #endif

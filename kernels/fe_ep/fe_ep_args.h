@@ -8,6 +8,9 @@
  *           scattered operator B-bar (its nonzeros): dN_a / dx_c of Gauss point k of element e at
  *           grad[e grad_e + (k 2nn + 2a + c) grad_i]
  *   wdet    G weights w_k det J t (the paper's W), at g
+ *   x       2 x nnodes node coordinates (SoA), from which the matrix-free element kernels
+ *           (matrix_free = 1) recompute the gradients and W at each Gauss point instead of
+ *           reading grad and wdet
  * The strides are the backend's (fe_ep_model.c): element-major on the CPU (gs_e = ngp, gs_k = 1;
  * grad_e = 2nn ngp, grad_i = 1; fe_e = 2nn, fe_i = 1), where one core walks one element's data in
  * order; element-minor on a GPU (gs_e = 1, gs_k = ne; grad_e = 1, grad_i = ne; fe_e = 1, fe_i = ne),
@@ -16,6 +19,8 @@
  *   u, u_n  2 x nnodes displacements now and at the last converged increment (SoA)
  *   sig_n, ep_n   6 x G stresses (Voigt xx yy zz yz xz xy, SoA) and G equivalent plastic
  *           strains at the last converged increment; sig, ep their updates for u
+ *   dgp     9 x G the law's 2D tangent per Gauss point (r G + g), on a GPU only: its Newton tangent
+ *           is one kernel per Gauss point (stresses, forces, this) and one per element-matrix row
  *   fe      ne x 2 nn element internal forces (entry i of element e at e fe_e + i fe_i); ke ne x
  *           (2 nn)^2 element tangents (row-major)
  *   node_start, node_slot   per node the element slots e nn + a that touch it (CSR), so that
@@ -57,12 +62,14 @@ typedef enum cl_fe_ep_op {
 typedef struct cl_fe_ep_args {
   int shape, order, nn, ngp;   /* element kind (kernels/fe/element.h), nodes and Gauss points per element */
   int law, plane_strain;       /* CL_FE_EP_ELASTIC / _MOHR_COULOMB / _JIT; 0: plane stress (elastic only) */
+  int matrix_free;             /* 1: the element kernels recompute B-bar and W from x; 0: they read grad, wdet */
   double E, nu, c, phi;        /* material: Young's modulus, Poisson's ratio, cohesion, friction angle (degrees) */
+  double thickness;
   size_t ne, nnodes, nnz;
   size_t gs_e, gs_k, grad_e, grad_i, fe_e, fe_i; /* the layout's strides (above) */
   const uint32_t *elem;
-  const void *grad, *wdet, *u, *u_n, *sig_n, *ep_n;
-  void *sig, *ep, *fe, *ke, *R, *kval;
+  const void *x, *grad, *wdet, *u, *u_n, *sig_n, *ep_n;
+  void *sig, *ep, *fe, *ke, *R, *kval, *dgp;
   const uint32_t *node_start, *node_slot;
   const uint32_t *csr_start, *csr_slot;
   size_t ndof;

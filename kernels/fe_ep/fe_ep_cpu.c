@@ -8,6 +8,23 @@
 
 #define PARALLEL_MIN 65536
 
+/* The element loop of one operation, shape and order, which are constants in it as in the CUDA
+ * kernels: the element's loops have fixed trip counts, and the forces alone do not compute the
+ * law's tangent. */
+#define ELEMENTS(OP, SHAPE, ORDER)                                                                          \
+  do {                                                                                                      \
+    _Pragma("omp parallel for schedule(static) if (parallel)") for (size_t e = 0; e < A->ne; e++)           \
+        cl_fe_ep_element_of(A, OP, e, SHAPE, ORDER);                                                        \
+  } while (0)
+#define ELEMENTS_OF(OP)                                                                                     \
+  do {                                                                                                      \
+    if (A->shape == CL_FE_QUAD && A->order == 1) ELEMENTS(OP, CL_FE_QUAD, 1);                               \
+    else if (A->shape == CL_FE_QUAD && A->order == 2) ELEMENTS(OP, CL_FE_QUAD, 2);                          \
+    else if (A->shape == CL_FE_QUAD) ELEMENTS(OP, CL_FE_QUAD, 3);                                           \
+    else if (A->order == 1) ELEMENTS(OP, CL_FE_TRI, 1);                                                     \
+    else ELEMENTS(OP, CL_FE_TRI, 2);                                                                        \
+  } while (0)
+
 void CL_PREC(cl_fe_ep_run_cpu)(const cl_fe_ep_args *A, int op) {
   const int rows_parallel = A->ndof >= PARALLEL_MIN, nodes_parallel = A->nnodes >= PARALLEL_MIN;
   switch (op) {
@@ -33,8 +50,11 @@ void CL_PREC(cl_fe_ep_run_cpu)(const cl_fe_ep_args *A, int op) {
 #pragma omp parallel for schedule(static) if (rows_parallel)
       for (size_t i = 0; i < A->ndof; i++) cl_fe_ep_cg_vector(A, op, i);
       break;
-    default:
-#pragma omp parallel for schedule(static) if (A->ne * (size_t)A->nn * (size_t)A->ngp >= PARALLEL_MIN)
-      for (size_t e = 0; e < A->ne; e++) cl_fe_ep_element(A, op, e);
+    default: {
+      const int parallel = A->ne * (size_t)A->nn * (size_t)A->ngp >= PARALLEL_MIN;
+      if (op == CL_FE_EP_FORCES) ELEMENTS_OF(CL_FE_EP_FORCES);
+      else if (op == CL_FE_EP_FORCES_TANGENT) ELEMENTS_OF(CL_FE_EP_FORCES_TANGENT);
+      else ELEMENTS_OF(CL_FE_EP_ELASTIC_TANGENT);
+    }
   }
 }

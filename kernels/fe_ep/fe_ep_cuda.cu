@@ -1,12 +1,71 @@
 /* The quasi-static FE operations as CUDA kernels (fe_ep_kernels.h holds the physics): one
- * thread per element, node or matrix nonzero; the gathers need no atomics, so the result is
- * the cpu loops' to round-off of the same sums in the same order. */
+ * thread per Gauss point (stresses, forces), element-matrix row, node or matrix nonzero; no
+ * atomics, so the result is the cpu loops' to round-off of the same sums in the same order. The
+ * element kernels are compiled per operation, shape and order, so that each has the registers of
+ * its own element size (one kernel over all orders would take p = 3's for p = 1). */
 #include "../common/launch_cuda.cuh"
 #include "fe_ep_kernels.h"
 
+/* The element forces with one thread per Gauss point: a block holds blockDim.x elements of
+ * blockDim.y = ngp points each (one thread per element was too few threads in flight at the Table 1
+ * sizes, each holding a whole element's arrays). The block first stages its elements' node values
+ * (du, matrix-free the coordinates) in shared memory, each read from global memory once rather than
+ * once per point; each point's share of its element's force is then added into shared memory one
+ * point after another, in the order the cpu loop adds them, so the sums are the same; the block writes
+ * fe, consecutive threads consecutive elements. Shared arrays hold entry i of element x at
+ * i blockDim.x + x: consecutive elements in consecutive banks. For Newton (OP CL_FE_EP_FORCES_TANGENT)
+ * each point also leaves its law's tangent in dgp for the row kernel. */
+extern __shared__ double fe_ep_shared[];
+template <int OP, int SHAPE, int ORDER>
+__global__ void __launch_bounds__(CL_THREADS, 2) CL_PREC(fe_ep_gauss_kernel)(cl_fe_ep_args A) {
+  const int nn = cl_fe_nodes(SHAPE, ORDER), nd = 2 * nn, eb = blockDim.x, x = threadIdx.x, k = threadIdx.y;
+  const size_t e = (size_t)blockIdx.x * eb + x;
+  const bool live = e < A.ne;
+  real *f = (real *)fe_ep_shared + x, *du = f + eb * nd, *xe = du + eb * nd;
+  for (int i = k; i < nd; i += blockDim.y) f[i * eb] = 0;
+  if (live)
+    for (int a = k; a < nn; a += blockDim.y) cl_fe_ep_node_values(&A, OP, nn, e, a, du, xe, eb);
+  __syncthreads();
+  real grad[CL_FE_MAX_DOFS], D3[9], s3[3], w = 0;
+  if (live) {
+    w = cl_fe_ep_gauss_point(&A, OP, SHAPE, ORDER, e, k, du, xe, eb, grad, D3, s3);
+    if (OP == CL_FE_EP_FORCES_TANGENT)
+      for (int i = 0; i < 9; i++) ((real *)A.dgp)[i * A.ne * A.ngp + e * A.gs_e + k * A.gs_k] = D3[i];
+  }
+  for (int turn = 0; turn < (int)blockDim.y; turn++) {
+    if (live && k == turn) cl_fe_add_btsig_strided(nn, grad, s3, w, f, eb);
+    __syncthreads();
+  }
+  if (live)
+    for (int i = k; i < nd; i += blockDim.y) ((real *)A.fe)[e * A.fe_e + i * A.fe_i] = f[i * eb];
+}
+
+/* The element matrices with one thread per row: thread t is row t / ne of element t % ne, so that a
+ * warp reads the per-Gauss-point data of consecutive elements; each thread writes its whole row */
+template <int OP, int SHAPE, int ORDER>
+__global__ void CL_PREC(fe_ep_row_matrix_kernel)(cl_fe_ep_args A) {
+  CL_GRID_STRIDE(t, A.ne * 2 * cl_fe_nodes(SHAPE, ORDER)) cl_fe_ep_element_row(&A, OP, SHAPE, ORDER, t % A.ne, (int)(t / A.ne));
+}
+
+template <int OP, int SHAPE, int ORDER>
+static void CL_PREC(launch)(const cl_fe_ep_args *A) {
+  const int ngp = cl_fe_ngauss(SHAPE, ORDER), nd = 2 * cl_fe_nodes(SHAPE, ORDER), eb = CL_THREADS / ngp;
+  if (OP != CL_FE_EP_ELASTIC_TANGENT)
+    CL_PREC(fe_ep_gauss_kernel)<OP == CL_FE_EP_FORCES ? CL_FE_EP_FORCES : CL_FE_EP_FORCES_TANGENT, SHAPE, ORDER>
+        <<<(unsigned)((A->ne + eb - 1) / eb), dim3(eb, ngp), 3 * sizeof(real) * eb * nd, cudaStreamPerThread>>>(*A);
+  if (OP != CL_FE_EP_FORCES)
+    CL_PREC(fe_ep_row_matrix_kernel)<OP == CL_FE_EP_ELASTIC_TANGENT ? CL_FE_EP_ELASTIC_TANGENT : CL_FE_EP_FORCES_TANGENT,
+                                     SHAPE, ORDER><<<cl_grid_1d(A->ne * nd), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
+}
+
+/* op (forces; forces and consistent tangent; elastic tangent) on the model's element shape and order */
 template <int OP>
-__global__ void CL_PREC(fe_ep_element_kernel)(cl_fe_ep_args A) {
-  CL_GRID_STRIDE(e, A.ne) cl_fe_ep_element(&A, OP, e);
+static void CL_PREC(launch_elements)(const cl_fe_ep_args *A) {
+  if (A->shape == CL_FE_QUAD && A->order == 1) CL_PREC(launch)<OP, CL_FE_QUAD, 1>(A);
+  else if (A->shape == CL_FE_QUAD && A->order == 2) CL_PREC(launch)<OP, CL_FE_QUAD, 2>(A);
+  else if (A->shape == CL_FE_QUAD) CL_PREC(launch)<OP, CL_FE_QUAD, 3>(A);
+  else if (A->order == 1) CL_PREC(launch)<OP, CL_FE_TRI, 1>(A);
+  else CL_PREC(launch)<OP, CL_FE_TRI, 2>(A);
 }
 
 __global__ void CL_PREC(fe_ep_node_kernel)(cl_fe_ep_args A) {
@@ -37,11 +96,10 @@ extern "C" int CL_PREC(cl_fe_ep_run_cuda)(const cl_fe_ep_args *A, int op) {
       if (A->nnz) CL_PREC(fe_ep_nonzero_kernel)<<<cl_grid_1d(A->nnz), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
       break;
     case CL_FE_EP_FORCES:
-      if (A->ne) CL_PREC(fe_ep_element_kernel)<CL_FE_EP_FORCES><<<cl_grid_1d(A->ne), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
+      if (A->ne) CL_PREC(launch_elements)<CL_FE_EP_FORCES>(A);
       break;
     case CL_FE_EP_FORCES_TANGENT:
-      if (A->ne)
-        CL_PREC(fe_ep_element_kernel)<CL_FE_EP_FORCES_TANGENT><<<cl_grid_1d(A->ne), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
+      if (A->ne) CL_PREC(launch_elements)<CL_FE_EP_FORCES_TANGENT>(A);
       break;
     case CL_FE_EP_PERMUTE:
       if (A->nnz) CL_PREC(fe_ep_permute_kernel)<<<cl_grid_1d(A->nnz), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
@@ -53,8 +111,7 @@ extern "C" int CL_PREC(cl_fe_ep_run_cuda)(const cl_fe_ep_args *A, int op) {
       if (A->ndof) CL_PREC(fe_ep_row_kernel)<<<cl_grid_1d(A->ndof), CL_THREADS, 0, cudaStreamPerThread>>>(*A, op);
       break;
     default:
-      if (A->ne)
-        CL_PREC(fe_ep_element_kernel)<CL_FE_EP_ELASTIC_TANGENT><<<cl_grid_1d(A->ne), CL_THREADS, 0, cudaStreamPerThread>>>(*A);
+      if (A->ne) CL_PREC(launch_elements)<CL_FE_EP_ELASTIC_TANGENT>(A);
   }
   return (int)cudaGetLastError();
 }

@@ -20,10 +20,11 @@ CL_HD static inline void cl_fe_ep_plane_tangent(const real *D6, real *D3) {
 }
 
 /* The stress update at Gauss point g for the in-plane strain increment deps3 (xx, yy, xy):
- * sig (6, SoA over G) and ep from their converged values; D3 gets the 2D tangent. Plane
+ * sig (6, SoA over G) and ep from their converged values; D3 gets the 2D tangent, s3 the in-plane
+ * stress (xx, yy, xy) that the element force needs. Plane
  * strain runs the 3D law with deps_zz = 0; plane stress is elastic only (the host refuses a
  * plastic law there), sigma_zz = 0. */
-CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const real *deps3, real *D3) {
+CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const real *deps3, real *D3, real *s3) {
   const size_t G = A->ne * A->ngp;
   const real *sig_n = (const real *)A->sig_n;
   real sig[6], D6[36], ep = ((const real *)A->ep_n)[g];
@@ -51,48 +52,143 @@ CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const
   real *out = (real *)A->sig;
   for (int r = 0; r < 6; r++) out[r * G + g] = sig[r];
   ((real *)A->ep)[g] = ep;
+  s3[0] = sig[0], s3[1] = sig[1], s3[2] = sig[5];
 }
 
-/* Element e: op CL_FE_EP_FORCES[_TANGENT] updates its Gauss points and writes fe (and ke);
- * CL_FE_EP_ELASTIC_TANGENT writes ke with the elastic matrix. */
-CL_HD static inline void cl_fe_ep_element(const cl_fe_ep_args *A, const int op, size_t e) {
-  const int nn = A->nn, nd = 2 * nn;
-  const uint32_t *en = A->elem + e * nn;
-  const real *u = (const real *)A->u, *un = (const real *)A->u_n;
-  real du[CL_FE_MAX_DOFS], f[CL_FE_MAX_DOFS];
-  for (int a = 0; a < nn; a++) {
-    const size_t n = en[a];
-    du[2 * a] = u[n] - un[n];
-    du[2 * a + 1] = u[A->nnodes + n] - un[A->nnodes + n];
+/* Forced inlining of the element kernel's body into its per-order dispatch (below) */
+#ifdef __CUDACC__
+#define CL_FE_EP_INLINE static __host__ __device__ __forceinline__
+#else
+#define CL_FE_EP_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* One Gauss point at a time on a GPU: unrolled, the law's evaluations at several points overlap and
+ * take more registers than the element's arrays leave (fewer threads resident per SM) */
+#ifdef __CUDACC__
+#define CL_FE_EP_GAUSS_LOOP _Pragma("unroll 1")
+#else
+#define CL_FE_EP_GAUSS_LOOP
+#endif
+
+/* Gauss point k of element e: the physical gradients grad[2 nn] (B-bar's nonzeros) and the return
+ * value W = w_k det J t, read from the stored B-bar and W (residual = "stored") or recomputed from the
+ * element's node coordinates xe (matrix-free: the same function as the host's geometry, so the same
+ * numbers to rounding; the reference derivatives at the Gauss point fold into constants of the order) */
+CL_FE_EP_INLINE real cl_fe_ep_gauss_geometry(const cl_fe_ep_args *A, const int shape, const int order, size_t e, int k,
+                                             const real *xe, real *grad) {
+  const int nd = 2 * cl_fe_nodes(shape, order);
+  if (A->matrix_free) {
+    real xi, eta, w;
+    cl_fe_gauss(shape, order, k, &xi, &eta, &w);
+    return w * cl_fe_gradients(shape, order, xe, xi, eta, grad) * (real)A->thickness;
   }
+  const real *gk = (const real *)A->grad + e * A->grad_e + (size_t)k * nd * A->grad_i;
+  for (int i = 0; i < nd; i++) grad[i] = gk[i * A->grad_i];
+  return ((const real *)A->wdet)[e * A->gs_e + k * A->gs_k];
+}
+
+/* Node a of element e: what its Gauss points read of it, du = u - u_n (not for the elastic tangent)
+ * and, matrix-free, the coordinates xe, entry i at i stride (1: an element's own arrays; a GPU block's
+ * shared arrays hold its elements side by side, stride blockDim.x). Gathered once per element rather
+ * than once per Gauss point. */
+CL_FE_EP_INLINE void cl_fe_ep_node_values(const cl_fe_ep_args *A, const int op, const int nn, size_t e, int a,
+                                          real *du, real *xe, const int stride) {
+  const size_t n = A->elem[e * nn + a];
+  const real *u = (const real *)A->u, *un = (const real *)A->u_n, *x = (const real *)A->x;
+  if (op != CL_FE_EP_ELASTIC_TANGENT)
+    du[2 * a * stride] = u[n] - un[n], du[(2 * a + 1) * stride] = u[A->nnodes + n] - un[A->nnodes + n];
+  if (A->matrix_free) xe[2 * a * stride] = x[n], xe[(2 * a + 1) * stride] = x[A->nnodes + n];
+}
+
+/* Gauss point k of element e for op (fe_ep_args.h), from its element's node values (du, xe at stride,
+ * cl_fe_ep_node_values): the gradients grad (B-bar's nonzeros) and W (returned); for the forces the
+ * strain increment B du, the stress update from the converged state (sig, ep written), D3 the law's 2D
+ * tangent and s3 the in-plane stress; for the elastic tangent D3 the elastic matrix. The residual runs
+ * it one thread per Gauss point on a GPU, the element kernel one element's points in turn. */
+CL_FE_EP_INLINE real cl_fe_ep_gauss_point(const cl_fe_ep_args *A, const int op, const int shape, const int order,
+                                          size_t e, int k, const real *du, const real *xe, const int stride,
+                                          real *grad, real *D3, real *s3) {
+  const int nn = cl_fe_nodes(shape, order);
+  real dul[CL_FE_MAX_DOFS], xel[CL_FE_MAX_DOFS];
+  for (int i = 0; i < 2 * nn; i++) {
+    if (op != CL_FE_EP_ELASTIC_TANGENT) dul[i] = du[i * stride];
+    if (A->matrix_free) xel[i] = xe[i * stride];
+  }
+  const real w = cl_fe_ep_gauss_geometry(A, shape, order, e, k, xel, grad);
+  if (op == CL_FE_EP_ELASTIC_TANGENT) {
+    real D6[36], sig[6] = {0, 0, 0, 0, 0, 0}, zero[6] = {0, 0, 0, 0, 0, 0};
+    if (A->plane_strain) cl_fe_elastic((real)A->E, (real)A->nu, zero, sig, D6), cl_fe_ep_plane_tangent(D6, D3);
+    else cl_tri_elasticity((real)A->E, (real)A->nu, 0, D3);
+  } else {
+    real eps[3];
+    cl_fe_strain(nn, grad, dul, eps);
+    cl_fe_ep_update(A, e * A->gs_e + k * A->gs_k, eps, D3, s3);
+  }
+  return w;
+}
+
+/* Element e of the given shape and order: op CL_FE_EP_FORCES[_TANGENT] updates its Gauss points and
+ * writes fe (and ke); CL_FE_EP_ELASTIC_TANGENT writes ke with the elastic matrix. */
+CL_FE_EP_INLINE void cl_fe_ep_element_of(const cl_fe_ep_args *A, const int op, size_t e, const int shape,
+                                         const int order) {
+  const int nn = cl_fe_nodes(shape, order), nd = 2 * nn, ngp = cl_fe_ngauss(shape, order);
+  real f[CL_FE_MAX_DOFS], du[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS];
+  for (int a = 0; a < nn; a++) cl_fe_ep_node_values(A, op, nn, e, a, du, xe, 1);
   for (int i = 0; i < nd; i++) f[i] = 0;
   real *ke = op == CL_FE_EP_FORCES ? (real *)0 : (real *)A->ke + e * nd * nd;
   if (ke)
     for (int i = 0; i < nd * nd; i++) ke[i] = 0;
-  for (int k = 0; k < A->ngp; k++) {
-    const size_t g = e * A->gs_e + k * A->gs_k;
-    const real *gk = (const real *)A->grad + e * A->grad_e + (size_t)k * nd * A->grad_i, w = ((const real *)A->wdet)[g];
-    real grad[CL_FE_MAX_DOFS], D3[9];
-    for (int i = 0; i < nd; i++) grad[i] = gk[i * A->grad_i];
-    if (op == CL_FE_EP_ELASTIC_TANGENT) {
-      real D6[36], sig[6] = {0, 0, 0, 0, 0, 0}, zero[6] = {0, 0, 0, 0, 0, 0};
-      if (A->plane_strain) cl_fe_elastic((real)A->E, (real)A->nu, zero, sig, D6), cl_fe_ep_plane_tangent(D6, D3);
-      else cl_tri_elasticity((real)A->E, (real)A->nu, 0, D3);
-    } else {
-      real eps[3];
-      cl_fe_strain(nn, grad, du, eps);
-      cl_fe_ep_update(A, g, eps, D3);
-      const size_t G = A->ne * A->ngp;
-      const real *sig = (const real *)A->sig;
-      const real s3[3] = {sig[g], sig[G + g], sig[5 * G + g]};
-      cl_fe_add_btsig(nn, grad, s3, w, f);
-    }
+  CL_FE_EP_GAUSS_LOOP
+  for (int k = 0; k < ngp; k++) {
+    real grad[CL_FE_MAX_DOFS], D3[9], s3[3];
+    const real w = cl_fe_ep_gauss_point(A, op, shape, order, e, k, du, xe, 1, grad, D3, s3);
+    if (op != CL_FE_EP_ELASTIC_TANGENT) cl_fe_add_btsig(nn, grad, s3, w, f);
     if (ke) cl_fe_add_btdb(nn, grad, D3, w, ke);
   }
   if (op != CL_FE_EP_ELASTIC_TANGENT) {
     real *fe = (real *)A->fe + e * A->fe_e;
     for (int i = 0; i < nd; i++) fe[i * A->fe_i] = f[i];
   }
+}
+
+/* Row r of element e's matrix, written to ke (one GPU thread per row, fe_ep_cuda.cu): the sum over its
+ * Gauss points, in the element loop's order, of W B_r^T D B with D the elastic matrix (op
+ * CL_FE_EP_ELASTIC_TANGENT) or the law's tangent that the Gauss points left in dgp
+ * (CL_FE_EP_FORCES_TANGENT). */
+CL_FE_EP_INLINE void cl_fe_ep_element_row(const cl_fe_ep_args *A, const int op, const int shape, const int order,
+                                          size_t e, int r) {
+  const int nn = cl_fe_nodes(shape, order), nd = 2 * nn, ngp = cl_fe_ngauss(shape, order);
+  const size_t G = A->ne * A->ngp;
+  real row[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS];
+  for (int a = 0; a < nn; a++) cl_fe_ep_node_values(A, CL_FE_EP_ELASTIC_TANGENT, nn, e, a, (real *)0, xe, 1);
+  for (int c = 0; c < nd; c++) row[c] = 0;
+  CL_FE_EP_GAUSS_LOOP
+  for (int k = 0; k < ngp; k++) {
+    real grad[CL_FE_MAX_DOFS], D3[9], s3[3];
+    /* the geometry and the elastic matrix, which the law's tangent replaces for Newton */
+    const real w = cl_fe_ep_gauss_point(A, CL_FE_EP_ELASTIC_TANGENT, shape, order, e, k, (const real *)0, xe, 1, grad,
+                                        D3, s3);
+    if (op == CL_FE_EP_FORCES_TANGENT)
+      for (int i = 0; i < 9; i++) D3[i] = ((const real *)A->dgp)[i * G + e * A->gs_e + k * A->gs_k];
+    real ax = 0, ay = 0; /* the row's node's gradient, picked without a run-time index (registers on a GPU) */
+    for (int a = 0; a < nn; a++)
+      if (a == r / 2) ax = grad[2 * a], ay = grad[2 * a + 1];
+    cl_fe_add_btdb_row(nn, grad, D3, w, ax, ay, r & 1, row);
+  }
+  real *ke = (real *)A->ke + e * nd * nd + r * nd;
+  for (int c = 0; c < nd; c++) ke[c] = row[c];
+}
+
+/* Element e: the shape and order become constants here, so that the loops over an element's nodes
+ * have fixed trip counts (unrolled, its arrays in registers on a GPU rather than in local memory) and
+ * the matrix-free reference derivatives are constants. */
+CL_HD static inline void cl_fe_ep_element(const cl_fe_ep_args *A, const int op, size_t e) {
+  if (A->shape == CL_FE_QUAD) {
+    if (A->order == 1) cl_fe_ep_element_of(A, op, e, CL_FE_QUAD, 1);
+    else if (A->order == 2) cl_fe_ep_element_of(A, op, e, CL_FE_QUAD, 2);
+    else cl_fe_ep_element_of(A, op, e, CL_FE_QUAD, 3);
+  } else if (A->order == 1) cl_fe_ep_element_of(A, op, e, CL_FE_TRI, 1);
+  else cl_fe_ep_element_of(A, op, e, CL_FE_TRI, 2);
 }
 
 #ifdef CL_FE_EP_LAW

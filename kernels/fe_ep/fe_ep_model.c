@@ -234,21 +234,23 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   cl_fe_ep_args *A = &m->A;
   A->shape = mesh->shape, A->order = mesh->order, A->nn = nn, A->ngp = cl_fe_ngauss(mesh->shape, mesh->order);
   A->law = mat->law, A->plane_strain = mat->plane_strain;
-  A->E = mat->E, A->nu = mat->nu, A->c = mat->c, A->phi = mat->phi;
+  A->E = mat->E, A->nu = mat->nu, A->c = mat->c, A->phi = mat->phi, A->thickness = mat->thickness;
   A->ne = mesh->nelems, A->nnodes = mesh->nnodes;
   m->ndof = 2 * mesh->nnodes;
   const size_t G = A->ne * A->ngp, nd = 2 * nn;
   double *grad = malloc(sizeof *grad * G * nd), *wdet = malloc(sizeof *wdet * G);
+  double *xsoa = malloc(sizeof *xsoa * 2 * mesh->nnodes); /* the coordinates as the device stores them */
   m->x = malloc(sizeof *m->x * 2 * mesh->nnodes), m->xg = malloc(sizeof *m->xg * 2 * G);
   m->fixed = calloc(m->ndof, 1), m->fixed_value = calloc(m->ndof, sizeof(double));
   m->f_ext = calloc(m->ndof, sizeof(double));
   uint32_t *ns = NULL, *nsl = NULL, *cs = NULL, *csl = NULL, *rp = NULL;
   cl_status st = CL_OK;
-  if (!grad || !wdet || !m->x || !m->xg || !m->fixed || !m->fixed_value || !m->f_ext) {
+  if (!grad || !wdet || !xsoa || !m->x || !m->xg || !m->fixed || !m->fixed_value || !m->f_ext) {
     st = cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
     goto done;
   }
   memcpy(m->x, mesh->x, sizeof *m->x * 2 * mesh->nnodes);
+  for (size_t n = 0; n < mesh->nnodes; n++) xsoa[n] = mesh->x[2 * n], xsoa[mesh->nnodes + n] = mesh->x[2 * n + 1];
   if ((st = geometry(m, mesh, grad, wdet, err)) != CL_OK) goto done;
   strides(A, 0); /* as geometry() wrote them; a GPU's below */
   if ((st = tables(m, mesh->elem, &ns, &nsl, &cs, &csl, err)) != CL_OK) goto done;
@@ -271,7 +273,8 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
       {CL_FE_EP_F_FIXED, CL_U8, m->ndof, NULL}, {CL_FE_EP_F_CG_X, CL_F64, m->ndof, NULL},
       {CL_FE_EP_F_CG_R, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_CG_Z, CL_F64, m->ndof, NULL},
       {CL_FE_EP_F_CG_P, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_CG_Q, CL_F64, m->ndof, NULL},
-      {CL_FE_EP_F_CG_DINV, CL_F64, m->ndof, NULL}};
+      {CL_FE_EP_F_CG_DINV, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_X, CL_F64, m->ndof, xsoa},
+      {CL_FE_EP_F_DGP, CL_F64, m->dev->kind == CL_BACKEND_CPU ? 1 : 9 * G, NULL}};
   /* the state (u, sig, ep and their converged copies) starts at zero; the rest is written before it
    * is read. Zeros are uploaded from one host buffer rather than filled: a fill is a parallel loop,
    * and a few dozen of those per model cost more than the small models' whole solve on a loaded
@@ -291,6 +294,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   }
   free(zeros);
   if (st != CL_OK) goto done;
+  A->x = dptr(m, CL_FE_EP_F_X), A->dgp = dptr(m, CL_FE_EP_F_DGP);
   A->elem = dptr(m, CL_FE_EP_F_ELEM), A->grad = dptr(m, CL_FE_EP_F_GRAD), A->wdet = dptr(m, CL_FE_EP_F_WDET);
   A->u = dptr(m, CL_FE_EP_F_U), A->u_n = dptr(m, CL_FE_EP_F_U_N), A->sig = dptr(m, CL_FE_EP_F_SIG);
   A->sig_n = dptr(m, CL_FE_EP_F_SIG_N), A->ep = dptr(m, CL_FE_EP_F_EP), A->ep_n = dptr(m, CL_FE_EP_F_EP_N);
@@ -306,7 +310,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   if (m->dev->kind != CL_BACKEND_CPU && (st = cl_fe_ep_set_layout(m, 1, err)) != CL_OK) goto done;
   st = cl_fe_ep_linear_create(m->ndof, m->rowptr, m->col, &m->solver, err);
 done:
-  free(grad), free(wdet), free(ns), free(nsl), free(cs), free(csl), free(rp);
+  free(grad), free(wdet), free(xsoa), free(ns), free(nsl), free(cs), free(csl), free(rp);
   if (st != CL_OK) {
     cl_fe_ep_destroy(m);
     return st;
@@ -482,6 +486,8 @@ cl_status cl_fe_ep_profile(cl_fe_ep_model *m, int reps, double *residual, double
   cl_field_touch(m->f[CL_FE_EP_F_KVAL]);
   return CL_OK;
 }
+
+void cl_fe_ep_set_matrix_free(cl_fe_ep_model *m, int matrix_free) { m->A.matrix_free = matrix_free != 0; }
 
 cl_status cl_fe_ep_set_grid(cl_fe_ep_model *m, size_t ni, size_t nj, int wrap, cl_error *err) {
   if (ni < 2 || nj < 2 || ni * nj != m->A.nnodes)

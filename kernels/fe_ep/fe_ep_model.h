@@ -74,7 +74,7 @@ typedef enum cl_fe_ep_field_id {
   CL_FE_EP_F_SIG_N, CL_FE_EP_F_EP, CL_FE_EP_F_EP_N, CL_FE_EP_F_FE, CL_FE_EP_F_KE, CL_FE_EP_F_R, CL_FE_EP_F_KVAL,
   CL_FE_EP_F_NODE_START, CL_FE_EP_F_NODE_SLOT, CL_FE_EP_F_CSR_START, CL_FE_EP_F_CSR_SLOT, CL_FE_EP_F_ROWPTR,
   CL_FE_EP_F_COL, CL_FE_EP_F_FIXED, CL_FE_EP_F_CG_X, CL_FE_EP_F_CG_R, CL_FE_EP_F_CG_Z, CL_FE_EP_F_CG_P, CL_FE_EP_F_CG_Q,
-  CL_FE_EP_F_CG_DINV, CL_FE_EP_NFIELDS
+  CL_FE_EP_F_CG_DINV, CL_FE_EP_F_X, CL_FE_EP_F_DGP, CL_FE_EP_NFIELDS
 } cl_fe_ep_field_id;
 
 typedef struct cl_fe_ep_cusolver cl_fe_ep_cusolver; /* fe_ep_cusolver.c */
@@ -116,6 +116,11 @@ void cl_fe_ep_destroy(cl_fe_ep_model *m);
  * element-major (0, the CPU's); the data move with it. For tests: the CPU runs the GPU's layout. After
  * an error (out of memory) the model's state is undefined: destroy it. */
 cl_status cl_fe_ep_set_layout(cl_fe_ep_model *m, int element_minor, cl_error *err);
+
+/* The element kernels' B-bar and W: read from the arrays computed at creation (0, "stored", the
+ * default) or recomputed at every Gauss point from the node coordinates (1, "matrix-free"); the same
+ * numbers to rounding either way (docs/methods/elastoplastic-fe.md compares their costs). */
+void cl_fe_ep_set_matrix_free(cl_fe_ep_model *m, int matrix_free);
 
 /* Declares the mesh's nodes a structured grid: node i + ni j (0-based), ni x nj = nnodes; wrap: j is
  * periodic (the last row of nodes is followed by the first). Needed by linear = "mg". */

@@ -254,15 +254,17 @@ local function check_number(fn, t, key, ok, what)
 end
 
 --- cl.fe.model{ mesh =, material = { law = "elastic" | "mohr_coulomb" | "j2" | a law, E =, nu =, c =, phi =,
----   sy =, H = }, plane = "strain" | "stress", thickness = 1 } -> a model at rest (zero displacement and
---- stress) on the current device, precision f64. phi in degrees. "elastic" and "mohr_coulomb" are
+---   sy =, H = }, plane = "strain" | "stress", thickness = 1, residual = "stored" | "matrix_free" } -> a
+--- model at rest (zero displacement and stress) on the current device, precision f64. phi in degrees.
+--- residual: the element kernels read B-bar and W computed once ("stored") or recompute them from the
+--- node coordinates at every Gauss point ("matrix_free"); the results agree to rounding. "elastic" and "mohr_coulomb" are
 --- compiled into the element kernels; "j2" (yield stress sy, hardening modulus H = 0) and a law made
 --- by cleave.jit.stress_update{...} run as run-time compiled element kernels (law:fe_module), E and
 --- nu then being the initial stiffness of the IS solvers. A law's state "ep" is the plastic strain
 --- that gauss() and vtu() report.
 function fe.model(args)
   local fn = "cleave.fe.model"
-  cl.check_args(fn, args, { mesh = true, material = true, plane = true, thickness = true })
+  cl.check_args(fn, args, { mesh = true, material = true, plane = true, thickness = true, residual = true })
   local mesh, mat = args.mesh, args.material
   if getmetatable(mesh) ~= mesh_mt then
     error(fn .. ": 'mesh' must be a mesh of cleave.fe.wellbore, rect or read", 2)
@@ -312,8 +314,14 @@ function fe.model(args)
       if name == "ep" then core_args.ep_index = k end
     end
   end
+  local residual = args.residual or "stored"
+  if residual ~= "stored" and residual ~= "matrix_free" then
+    error(fn .. ": 'residual' must be \"stored\" (B-bar and W computed once) or \"matrix_free\" (recomputed " ..
+      "at every Gauss point) (got " .. tostring(residual) .. ")", 2)
+  end
   local ok, core = pcall(fe._model, core_args)
   if not ok then error(core, 2) end
+  core:residual(residual)
   if mesh.grid then core:grid(mesh.grid.ni, mesh.grid.nj, mesh.grid.wrap) end
   return setmetatable({ core = core, mesh = mesh, law = user and law.name or law, fixed = 0, pressures = {},
     timed_fixes = {} }, model_mt)

@@ -1,8 +1,13 @@
 -- The quasi-static elastoplastic FE (cleave.fe, paper 002) on the wellbore meshes of the paper's
 -- Table 1, f64, on the current device:
 --  1. seconds per residual evaluation (strain, Mohr-Coulomb return mapping, element forces, gather)
---     and per tangent assembly, p = 1, 2, 3, and the residual's fraction of its memory-bandwidth floor
---     (docs/benchmarks.md derives the bytes per Gauss point);
+--     and per tangent assembly, p = 1, 2, 3, with B-bar stored and matrix-free (recomputed per Gauss
+--     point), the residual's fraction of its memory-bandwidth floor (docs/benchmarks.md derives the
+--     bytes per Gauss point of each) and the matrix-free one's fraction of the f64 peak; on a GPU also
+--     the same calls on the CPU backend of the same host in the same process (its OpenMP threads,
+--     OMP_NUM_THREADS) and the GPU's speed-up, best kind against best kind; 1b. the CG's CSR product of
+--     the elastic stiffness against cuSPARSE's SpMV on the same arrays (a GPU; the run fails when they
+--     differ by more than 1e-10 relative);
 --  2. the whole plastic wellbore (issue 14, case 3: quarter, 4 increments, relative residual 1e-8)
 --     at p = 2 on levels 2, 3, 4 with the linear solver asked for (default: the model's default,
 --     "auto"): dofs, outer (nonlinear) iterations, inner (CG) iterations, setup (factorization or
@@ -30,19 +35,56 @@ local a, b, P0, p_i, c, phi = 0.1, 4, 50, 10, 5, 20
 local material = { law = "mohr_coulomb", E = 2000, nu = 0.2, c = c, phi = phi }
 local function left() return budget - (cl.clock() - t_start) end
 
--- bytes one residual evaluation must move per Gauss point (docs/benchmarks.md): compact B-bar 16 n,
--- W 8, converged state read and updated state written 2 x 56, element force written and read back and
--- connectivity read twice (32 n + 8 n) / g, per node u, u_n, R and its slot range 52 B x nodes / G
-local function floor_bytes(p, nodes, gauss)
+-- bytes one residual evaluation must move per Gauss point (docs/benchmarks.md): stored B-bar: compact
+-- B-bar 16 n, W 8, converged state read and updated state written 2 x 56, element force written and read
+-- back and connectivity read twice (32 n + 8 n) / g, per node u, u_n, R and its slot range 52 B x
+-- nodes / G; matrix-free: no B-bar and W, the node coordinates 16 B more per node
+local function floor_bytes(p, nodes, gauss, matrix_free)
   local n, g = (p + 1) ^ 2, (p + 1) ^ 2
+  if matrix_free then return gauss * (112 + 40 * n / g) + 68 * nodes end
   return gauss * (16 * n + 8 + 112 + 40 * n / g) + 52 * nodes
 end
 
+-- floating-point operations per Gauss point of the matrix-free residual (docs/benchmarks.md counts
+-- them): reference derivatives 2 p (p + 1) x 4 + 3 n, Jacobian 8 n, its inverse 10, gradients 6 n,
+-- strain 8 n, B^T sigma 8 n, W 2, and the Mohr-Coulomb update with its tangent, LAW flops
+local LAW_FLOPS, PEAK_TFLOPS = 300, 67
+local function mf_flops(p)
+  local n = (p + 1) ^ 2
+  return 8 * p * (p + 1) + 3 * n + 8 * n + 10 + 6 * n + 8 * n + 8 * n + 2 + LAW_FLOPS
+end
+
+-- seconds per residual and per tangent of the model m with B-bar stored and matrix-free
+local function profile_both(m, reps)
+  local t = {}
+  for _, kind in ipairs { "stored", "matrix_free" } do
+    m.core:residual(kind)
+    local r, k = m.core:profile(reps)
+    t[kind] = { residual = r, tangent = k }
+  end
+  return t
+end
+
+local function wellbore_model(level, p)
+  local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = p, level = level, quarter = false }
+  local m = cl.fe.model { mesh = mesh, material = material }
+  m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+  return m
+end
+
+local function fmt_pct(x) return x and string.format("%.0f%%", 100 * x) or "-" end
+local function best(t, what) return math.min(t.stored[what], t.matrix_free[what]) end
+
 print("device " .. device .. ": " .. cl.info().device_name)
+local failed = false
 if max_level > 0 then
-  print("\n1. residual and tangent, full ring, seconds per call (mean of 5 after a warm-up)")
-  print("level  p      dofs   residual (s)   tangent (s)   floor (s)   fraction of the floor")
+  print("\n1. residual and tangent, full ring, seconds per call (mean of 5 after a warm-up; CPU backend: of 3)," ..
+    " B-bar stored | matrix-free; % of the bandwidth floor (matrix-free: also of the f64 peak, " .. PEAK_TFLOPS ..
+    " TF, at " .. LAW_FLOPS + 0 .. " law flops)" .. (device == "cuda" and "; then the CPU backend and GPU / CPU" or ""))
+  print("level  p      dofs | residual: stored  floor | matrix-free floor flops | tangent: stored matrix-free" ..
+    (device == "cuda" and " | CPU: residual tangent (best) | GPU speed-up: residual tangent" or ""))
   local took = {} -- per order: seconds of the level below (model set-up and profile), for the budget
+  local spmv_rows, spmv_failed = {}, false
   for level = 1, max_level do
     for p = 1, 3 do
       if took[p] and took[p] * 5 > left() then
@@ -51,18 +93,51 @@ if max_level > 0 then
         goto next_order
       end
       local t0 = cl.clock()
-      local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = p, level = level, quarter = false }
-      local m = cl.fe.model { mesh = mesh, material = material }
-      m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+      local m = wellbore_model(level, p)
       local i = m.core:info()
-      local r, t = m.core:profile(5)
-      local fl = peak and floor_bytes(p, i.nodes, i.elements * i.gauss_per_element) / (peak * 1e9)
-      print(string.format("%5d %2d %9d %14.4g %13.4g %11s %s", level, p, i.dofs, r, t,
-        fl and string.format("%.3g", fl) or "-", fl and string.format("%.1f%%", 100 * fl / r) or "-"))
+      local G = i.elements * i.gauss_per_element
+      local t = profile_both(m, 5)
+      local spmv = { m.core:spmv(20) }
+      spmv_rows[#spmv_rows + 1] = string.format("%5d %2d %9d %10d %12.4g %12s %8s %10s", level, p, i.dofs, i.nonzeros,
+        spmv[1], spmv[2] and string.format("%.4g", spmv[2]) or "-", spmv[2] and string.format("%.2f", spmv[2] / spmv[1])
+        or "-", spmv[3] and string.format("%.1e", spmv[3]) or "-")
+      -- round-off of two summation orders over rows whose entries nearly cancel (K times a constant is 0)
+      if spmv[3] and not (spmv[3] <= 1e-10) then spmv_failed = true end
+      m = nil
+      collectgarbage()
+      local fs = peak and floor_bytes(p, i.nodes, G, false) / (peak * 1e9)
+      local fm = peak and floor_bytes(p, i.nodes, G, true) / (peak * 1e9)
+      local ar = G * mf_flops(p) / (PEAK_TFLOPS * 1e12)
+      local line = string.format("%5d %2d %9d | %16.4g %6s | %11.4g %5s %5s | %15.4g %11.4g", level, p, i.dofs,
+        t.stored.residual, fmt_pct(fs and fs / t.stored.residual), t.matrix_free.residual,
+        fmt_pct(fm and fm / t.matrix_free.residual), device == "cuda" and fmt_pct(ar / t.matrix_free.residual) or "-",
+        t.stored.tangent, t.matrix_free.tangent)
+      if device == "cuda" then
+        -- the same model on the CPU backend of this host (its OpenMP threads), both residual kinds
+        cl.device "cpu"
+        local ok, c = pcall(function() return profile_both(wellbore_model(level, p), 3) end)
+        cl.device(device)
+        collectgarbage()
+        if ok then
+          local cr, ct = best(c, "residual"), best(c, "tangent")
+          line = line .. string.format(" | %10.4g %8.4g %s | %13.1fx %7.1fx", cr, ct,
+            c.stored.residual <= c.matrix_free.residual and "stored" or "mf", cr / best(t, "residual"),
+            ct / best(t, "tangent"))
+        else
+          line = line .. " | CPU: " .. tostring(c)
+        end
+      end
+      print(line)
       took[p] = cl.clock() - t0
       ::next_order::
     end
   end
+  -- the CG's CSR product (its SpMV, the multigrid's row kernel) against cuSPARSE's on the same arrays
+  print("\n1b. y = K x, the elastic stiffness in CSR (f64, 32-bit indices), seconds per product (mean of 20 after" ..
+    " a warm-up): the CG's own row kernel, cusparseSpMV (CUSPARSE_SPMV_ALG_DEFAULT), their ratio, max |difference| / max |y|")
+  print("level  p      dofs   nonzeros    own (s)  cuSPARSE (s) cuSPARSE/own  difference")
+  for _, row in ipairs(spmv_rows) do print(row) end
+  if spmv_failed then print("cuSPARSE's product differs from the CG's by more than 1e-10: FAILED") failed = true end
 end
 
 -- the closed-form plastic radius of case 3
@@ -98,7 +173,7 @@ end
 print(string.format("\n2. whole plastic wellbore (case 3), quarter, p = 2, %s, 4 increments, to 1e-8; seconds", method))
 print("level      dofs  solver   outer  inner (CG)   setup   solves  residuals    total" ..
   (device == "cuda" and "  | CPU backend: solver   total   GPU speed-up" or ""))
-local failed, last = false, {}
+local last = {}
 for level = 2, solve_max do
   local line = string.format("%5d", level)
   local function fits(dev)

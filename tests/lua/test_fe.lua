@@ -658,6 +658,44 @@ T.case("the GPU's element-minor layout gives the CPU layout's results", function
   end
 end)
 
+-- The matrix-free element kernels (residual = "matrix_free": B-bar and W recomputed at every Gauss
+-- point from the node coordinates, kernels/fe_ep/fe_ep_kernels.h) against the stored B-bar: the
+-- plastic quarter wellbore (Newton, so the tangent goes through them too; thickness 0.5, so that W's
+-- every factor matters) on Q4, Q9, Q16 and T6, in the CPU's and the GPU's layouts. Recomputing the
+-- same function as the host's geometry gives the same numbers up to the rounding of a contraction:
+-- asserted to 1e-12 relative (displacements to their largest, stresses to P0).
+T.case("the matrix-free residual gives the stored B-bar's results", function()
+  local function run(p, shape, residual, layout)
+    local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = p, nr = p == 1 and 24 or 3, nt = 2, shape = shape }
+    local m = cl.fe.model { mesh = mesh, thickness = 0.5, residual = residual,
+      material = { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi } }
+    T.eq(m.core:info().residual, residual, "residual kind")
+    if layout then m.core:layout(layout) end
+    m:fix { where = "xsym", x = 0 }
+    m:fix { where = "ysym", y = 0 }
+    m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+    m:pressure { where = "outer", p = P0 }
+    m:pressure { where = "inner", p = p_i }
+    m:solve { method = "newton", increments = 2, tol = 1e-10 }
+    if layout then m.core:layout("element_major") end
+    return m:displacements(), m.core:get("sig"), m.core:get("ep")
+  end
+  for _, c in ipairs { { 1 }, { 2 }, { 3 }, { 2, "tri" }, { 2, nil, "element_minor" } } do
+    local what = string.format("p = %d %s %s", c[1], c[2] or "quad", c[3] or "")
+    local u0, s0, e0 = run(c[1], c[2], "stored", c[3])
+    local u1, s1, e1 = run(c[1], c[2], "matrix_free", c[3])
+    local plastic, scale = 0, 0
+    for k = 1, #e0 do plastic = plastic + (e0[k] > 0 and 1 or 0) end
+    T.ok(plastic > 0, what .. ": plastic points")
+    for i = 1, #u0 do scale = math.max(scale, math.abs(u0[i])) end
+    for i = 1, #u0 do T.near(u1[i], u0[i], 1e-12, what .. " u", scale) end
+    for i = 1, #s0 do T.near(s1[i], s0[i], 1e-12, what .. " stress", P0) end
+    for i = 1, #e0 do T.near(e1[i], e0[i], 1e-12, what .. " ep", math.max(1e-3, e0[i])) end
+  end
+  T.raises(function() cl.fe.model { mesh = cl.fe.rect { x1 = 1, y1 = 1, nx = 1, ny = 1 }, material = { E = E, nu = nu },
+    residual = "recomputed" } end, "'residual' must be \"stored\"", "an unknown residual kind is named")
+end)
+
 -- Newton with the consistent tangent: once the residual is small the next one is of the order
 -- of its square: r_{k+1} <= 10 r_k^2 / r_0 ... measured as log ratios close to 2.
 T.case("Newton converges quadratically near the solution", function()
