@@ -4,7 +4,8 @@
 # bare Ubuntu GPU host lacks (Cairo, Criterion and their dependencies, the
 # lua5.4 interpreter and tmux for the module and REPL tests) into .gpu/lib and
 # .gpu/bin. The build tree stays in .gpu-build (its objects make the next build incremental);
-# .gpu/build is its copy without objects. Carry .gpu to the GPU machine and run scripts/gpu/test.sh there.
+# .gpu/build is its copy without objects, packed as .gpu.tgz: carry .gpu.tgz to the GPU machine and run
+# scripts/gpu/test.sh (or session.sh) there, which unpack it.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/.gpu
@@ -36,4 +37,6 @@ rm -rf "$out/build/CMakeFiles" "$out/build/tests/CMakeFiles" \
 find "$out/build" "$out/lib" -type f \( -perm -u+x -o -name '*.so*' \) -exec strip --strip-debug {} + 2>/dev/null || true
 # the unit tests' symbols too (a failing test is re-run from a full build here)
 strip --strip-all "$out/build/tests/"test_* "$out/build/tests/write_samples" 2>/dev/null || true
-du -sh "$out"
+# carried compressed (about 40% of the 66 MB): scripts/gpu/unpack.sh undoes it on the GPU machine
+tar -C "$root" -czf "$root/.gpu.tgz" .gpu
+du -sh "$out" "$root/.gpu.tgz"

@@ -2,8 +2,9 @@
 # Builds the bundle for runs over several ranks on the GPU machine (issue 18) in .gpu-ranks/carry:
 # the cleave binary of the default build (scripts/setup.sh's, made sure to have MPI, NCCL and sm_90),
 # the shared libraries a bare Ubuntu GPU host lacks and Debian's Open MPI runtime
-# (scripts/gpu/mpi_runtime.sh). Only the binary: the test suite runs from the bundle of build.sh
-# (both would not fit the 64 MiB the device tool carries). There: sh scripts/gpu/ranks.sh NP script.lua args...
+# (scripts/gpu/mpi_runtime.sh). Only the binary: the test suite runs from the bundle of build.sh.
+# Packed as .gpu-ranks.tgz it travels with .gpu.tgz in one call (carry both).
+# There: sh scripts/gpu/ranks.sh NP script.lua args...
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/.gpu-ranks
@@ -22,4 +23,6 @@ sh "$root/scripts/gpu/mpi_runtime.sh" "$out/mpi" >/dev/null
 rm -rf "$out/carry" && mkdir -p "$out/carry"
 mv "$out/run" "$out/lib" "$out/mpi" "$out/carry/"
 find "$out/carry" -type f \( -perm -u+x -o -name '*.so*' \) -exec strip --strip-debug {} + 2>/dev/null || true
-du -sh "$out/carry"
+# carried compressed (scripts/gpu/unpack.sh undoes it there), so that it travels with .gpu.tgz
+tar -C "$root" -czf "$root/.gpu-ranks.tgz" .gpu-ranks/carry
+du -sh "$out/carry" "$root/.gpu-ranks.tgz"

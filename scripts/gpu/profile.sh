@@ -8,6 +8,7 @@
 set -u
 [ $# -ge 5 ] || { echo "usage: profile.sh NAME REGEX SKIP COUNT script.lua [args...]" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
+sh "$root/scripts/gpu/unpack.sh"
 name=$1 regex=$2 skip=$3 count=$4; shift 4
 script=$1; shift
 out=${OUT:-/tmp}

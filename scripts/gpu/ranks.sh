@@ -4,6 +4,7 @@
 # multicast stays off (NCCL_NVLS_ENABLE=0: the device tool's notes). Usage: ranks.sh NP script args...
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
+sh "$root/scripts/gpu/unpack.sh"
 d=$root/.gpu-ranks/carry
 np=$1; shift
 export OPAL_PREFIX=$d/mpi PMIX_MCA_mca_base_component_path=$d/mpi/pmix2/lib/pmix

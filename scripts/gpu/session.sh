@@ -3,6 +3,7 @@
 # GPU tests, and the benchmarks; logs under $OUT, a short table last. Arguments go to ctest
 # (the install test needs the Debian -dev packages, which the GPU host lacks: -E cli/test_install).
 root=$(cd "$(dirname "$0")/../.." && pwd)
+sh "$root/scripts/gpu/unpack.sh"
 out=${OUT:-/tmp}
 # CLEAVE_PARTS: which parts to run (default all three; the suite and the sanitizer together take
 # about 9 minutes on an H100, so a call near its 10-minute limit runs them separately)

@@ -4,6 +4,7 @@
 # Logs go to $OUT when set.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
+sh "$root/scripts/gpu/unpack.sh"
 # the build records absolute paths of this checkout: make them valid here
 built_root=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$root/.gpu/build/CMakeCache.txt")
 if [ "$built_root" != "$root" ] && [ ! -e "$built_root" ]; then
