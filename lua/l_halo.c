@@ -88,6 +88,40 @@ static lua_Number table_number(lua_State *L, int t, const char *fn, const char *
   return v;
 }
 
+/* The grid box and partition arguments shared by cl.comm.partition_grid, grid_counts and grid_locate. */
+typedef struct grid_args {
+  cl_grid_box g;
+  cl_dtype real;
+  double cell;
+  int reach, parts, rank;
+} grid_args;
+
+static void read_grid_args(lua_State *L, const char *fn, grid_args *a) {
+  if (lua_getfield(L, 1, "grid") != LUA_TTABLE) luaL_error(L, "%s: 'grid' must be the table of shape:grid_box{...}", fn);
+  int grid = lua_gettop(L);
+  cl_grid_box *g = &a->g;
+  g->dx = cl_lua_req_number(L, 1, fn, "dx");
+  g->dim = (int)cl_lua_opt_integer_min(L, 1, fn, "dim", 2, 2);
+  if (g->dim > 3) luaL_error(L, "%s: 'dim' must be 2 or 3", fn);
+  for (int k = 0; k < 3; k++) {
+    g->lo[k] = table_number(L, grid, fn, "origin", k + 1);
+    lua_Number first = table_number(L, grid, fn, "first", k + 1), count = table_number(L, grid, fn, "count", k + 1);
+    if (!(first >= 0) || !(count >= 1)) luaL_error(L, "%s: 'grid' holds no points along axis %d", fn, k + 1);
+    g->first[k] = (size_t)first, g->count[k] = k < g->dim ? (size_t)count : 1;
+  }
+  lua_pop(L, 1);
+  const char *precision = cl_lua_opt_string(L, 1, fn, "precision", "f64");
+  if (strcmp(precision, "f32") != 0 && strcmp(precision, "f64") != 0)
+    luaL_error(L, "%s: 'precision' must be \"f32\" or \"f64\"", fn);
+  a->real = precision[1] == '3' ? CL_F32 : CL_F64;
+  a->cell = cl_lua_opt_number(L, 1, fn, "cell", 0);
+  a->reach = (int)cl_lua_opt_integer_min(L, 1, fn, "reach", 0, 0);
+  a->parts = (int)cl_lua_opt_integer_min(L, 1, fn, "parts", cl_comm_size(), 1);
+  a->rank = (int)cl_lua_opt_integer_min(L, 1, fn, "rank", cl_comm_rank(), 0);
+  if (a->rank >= a->parts) luaL_error(L, "%s: 'rank' %d must be below 'parts' (%d)", fn, a->rank, a->parts);
+  if (!(g->dx > 0) || !(a->cell >= 0)) luaL_error(L, "%s: 'dx' must be positive and 'cell' >= 0", fn);
+}
+
 static const char *const partition_grid_args[] = {"grid", "dx", "dim", "precision", "cell", "reach", "parts", "rank", NULL};
 
 /* cl.comm.partition_grid{ grid = shape:grid_box{...}, dx =, dim =, precision = "f64", cell = Morton
@@ -98,28 +132,8 @@ static const char *const partition_grid_args[] = {"grid", "dx", "dim", "precisio
 static int partition_grid(lua_State *L) {
   const char *fn = "cleave.comm.partition_grid";
   cl_lua_check_args(L, 1, fn, partition_grid_args);
-  if (lua_getfield(L, 1, "grid") != LUA_TTABLE) luaL_error(L, "%s: 'grid' must be the table of shape:grid_box{...}", fn);
-  int grid = lua_gettop(L);
-  cl_grid_box g;
-  g.dx = cl_lua_req_number(L, 1, fn, "dx");
-  g.dim = (int)cl_lua_opt_integer_min(L, 1, fn, "dim", 2, 2);
-  if (g.dim > 3) luaL_error(L, "%s: 'dim' must be 2 or 3", fn);
-  for (int a = 0; a < 3; a++) {
-    g.lo[a] = table_number(L, grid, fn, "origin", a + 1);
-    lua_Number first = table_number(L, grid, fn, "first", a + 1), count = table_number(L, grid, fn, "count", a + 1);
-    if (!(first >= 0) || !(count >= 1)) luaL_error(L, "%s: 'grid' holds no points along axis %d", fn, a + 1);
-    g.first[a] = (size_t)first, g.count[a] = a < g.dim ? (size_t)count : 1;
-  }
-  const char *precision = cl_lua_opt_string(L, 1, fn, "precision", "f64");
-  if (strcmp(precision, "f32") != 0 && strcmp(precision, "f64") != 0)
-    luaL_error(L, "%s: 'precision' must be \"f32\" or \"f64\"", fn);
-  cl_dtype real = precision[1] == '3' ? CL_F32 : CL_F64;
-  double cell = cl_lua_opt_number(L, 1, fn, "cell", 0);
-  int reach = (int)cl_lua_opt_integer_min(L, 1, fn, "reach", 0, 0);
-  int parts = (int)cl_lua_opt_integer_min(L, 1, fn, "parts", cl_comm_size(), 1);
-  int rank = (int)cl_lua_opt_integer_min(L, 1, fn, "rank", cl_comm_rank(), 0);
-  if (rank >= parts) luaL_error(L, "%s: 'rank' %d must be below 'parts' (%d)", fn, rank, parts);
-  if (!(g.dx > 0) || !(cell >= 0)) luaL_error(L, "%s: 'dx' must be positive and 'cell' >= 0", fn);
+  grid_args a;
+  read_grid_args(L, fn, &a);
   cl_runtime *rt = cl_lua_runtime(L);
   plan_ud *p = lua_newuserdatauv(L, sizeof *p, 1);
   memset(p, 0, sizeof *p);
@@ -127,9 +141,9 @@ static int partition_grid(lua_State *L) {
   int at = lua_gettop(L);
   void *x;
   cl_error err;
-  if (cl_halo_plan_grid(&g, real, cell, reach, parts, rank, &p->plan, &x, &err) != CL_OK) cl_lua_fail(L, &err);
+  if (cl_halo_plan_grid(&a.g, a.real, a.cell, a.reach, a.parts, a.rank, &p->plan, &x, &err) != CL_OK) cl_lua_fail(L, &err);
   cl_field *fx;
-  cl_status st = cl_field_create(rt->device, real, p->plan.local, g.dim, &fx, &err);
+  cl_status st = cl_field_create(rt->device, a.real, p->plan.local, a.g.dim, &fx, &err);
   if (st == CL_OK) {
     cl_lua_push_field(L, fx);
     if (p->plan.local) st = cl_field_upload(fx, x, &err);
@@ -144,8 +158,61 @@ static int partition_grid(lua_State *L) {
   return 2;
 }
 
+static const char *const grid_counts_args[] = {"grid", "dx", "dim", "reach", "parts", "rank", NULL};
+
+/* cl.comm.grid_counts{ grid =, dx =, dim =, reach =, parts =, rank = } -> owned, ghosts: the points
+ * cl.comm.partition_grid would give the rank, from the grid alone (nothing allocated per point), so
+ * that a body too large for its ranks is refused before it is made. */
+static int grid_counts(lua_State *L) {
+  const char *fn = "cleave.comm.grid_counts";
+  cl_lua_check_args(L, 1, fn, grid_counts_args);
+  grid_args a;
+  read_grid_args(L, fn, &a);
+  size_t owned, ghosts;
+  cl_error err;
+  if (cl_grid_part_counts(&a.g, a.reach, a.parts, a.rank, &owned, &ghosts, &err) != CL_OK) return cl_lua_fail(L, &err);
+  lua_pushinteger(L, (lua_Integer)owned);
+  lua_pushinteger(L, (lua_Integer)ghosts);
+  return 2;
+}
+
+static const char *const grid_locate_args[] = {"grid", "dx", "dim", "precision", "cell", "reach", "parts", "index", NULL};
+
+/* cl.comm.grid_locate{ grid =, dx =, dim =, precision =, cell =, reach =, parts =, index = { i, j [, k] } }
+ *   -> global, owner, ghost_of: where the point of 0-based grid indices index (from grid.first) goes in
+ * cl.comm.partition_grid's partition: its 0-based global index (an integer, 64-bit), the rank owning it
+ * and the list of ranks keeping it as a ghost, from the grid alone (for boxes too large to make). */
+static int grid_locate(lua_State *L) {
+  const char *fn = "cleave.comm.grid_locate";
+  cl_lua_check_args(L, 1, fn, grid_locate_args);
+  grid_args a;
+  read_grid_args(L, fn, &a);
+  if (lua_getfield(L, 1, "index") != LUA_TTABLE) luaL_error(L, "%s: 'index' must be the point's grid indices { i, j [, k] }", fn);
+  size_t u[3] = {0, 0, 0};
+  for (int k = 0; k < a.g.dim; k++) {
+    lua_geti(L, -1, k + 1);
+    int exact;
+    lua_Integer v = lua_tointegerx(L, -1, &exact);
+    if (!exact || v < 0) luaL_error(L, "%s: 'index[%d]' must be an integer >= 0", fn, k + 1);
+    u[k] = (size_t)v;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  int *ghost_of = lua_newuserdatauv(L, (size_t)a.parts * sizeof *ghost_of, 0), owner, nghost;
+  uint64_t global;
+  cl_error err;
+  if (cl_grid_point_locate(&a.g, a.real, a.cell, a.reach, a.parts, u, &global, &owner, ghost_of, &nghost, &err) != CL_OK)
+    return cl_lua_fail(L, &err);
+  lua_pushinteger(L, (lua_Integer)global);
+  lua_pushinteger(L, owner);
+  lua_createtable(L, nghost, 0);
+  for (int k = 0; k < nghost; k++) lua_pushinteger(L, ghost_of[k]), lua_rawseti(L, -2, k + 1);
+  return 3;
+}
+
 /* plan.owned, plan.interior (owned rows first that read no ghost), plan.n (owned + ghosts), plan.ghosts, plan.rank, plan.parts, plan.sent (rows sent per
- * exchange), plan.global (u32 field, new at each read), plan.peers ({ rank, receive, send }...) */
+ * exchange), plan.points (all ranks' points), plan.global (u32 field, new at each read; bodies below 2^32
+ * points), plan.peers ({ rank, receive, send }...) */
 static int plan_index(lua_State *L) {
   plan_ud *p = check_plan(L, 1);
   const cl_halo_plan *h = &p->plan;
@@ -159,11 +226,19 @@ static int plan_index(lua_State *L) {
   else if (strcmp(key, "sent") == 0) lua_pushinteger(L, (lua_Integer)h->nsend);
   else if (strcmp(key, "points") == 0) lua_pushinteger(L, (lua_Integer)h->points);
   else if (strcmp(key, "global") == 0) {
+    /* fields have no 64-bit integer type: u32 while the body's indices fit (cl.comm.take_rows and
+     * gather_rows work with the plan's 64-bit indices at any size) */
+    if (h->points > UINT32_MAX)
+      return luaL_error(L, "plan.global: the body's %I points have global indices above 2^32 - 1, which a u32 field "
+                        "cannot hold: use cl.comm.take_rows / gather_rows with the plan", (LUAI_UACINT)h->points);
     cl_field *f;
     cl_error err;
     if (cl_field_create(p->send_rows->device, CL_U32, h->local, 1, &f, &err) != CL_OK) return cl_lua_fail(L, &err);
     cl_lua_push_field(L, f);
-    if (h->local && cl_field_upload(f, h->global, &err) != CL_OK) return cl_lua_fail(L, &err);
+    uint32_t *ids = lua_newuserdatauv(L, (h->local ? h->local : 1) * sizeof *ids, 0);
+    for (size_t i = 0; i < h->local; i++) ids[i] = (uint32_t)h->global[i];
+    if (h->local && cl_field_upload(f, ids, &err) != CL_OK) return cl_lua_fail(L, &err);
+    lua_pop(L, 1);
   } else if (strcmp(key, "peers") == 0) {
     lua_createtable(L, h->npeers, 0);
     for (int k = 0; k < h->npeers; k++) {
@@ -210,7 +285,7 @@ static int gather_rows(lua_State *L) {
   double mine = (double)owned, *rows = lua_newuserdatauv(L, (size_t)size * sizeof *rows, 0);
   if (cl_comm_gather(&mine, 1, rows, 0, &err) != CL_OK) return cl_lua_fail(L, &err);
   size_t *id_bytes = NULL, *value_bytes = NULL;
-  uint32_t *ids = NULL;
+  uint64_t *ids = NULL;
   char *values = NULL;
   if (rank == 0) {
     id_bytes = lua_newuserdatauv(L, 2 * (size_t)size * sizeof *id_bytes, 0), value_bytes = id_bytes + size;
@@ -236,6 +311,33 @@ static int gather_rows(lua_State *L) {
   if (cl_field_create(f->device, f->dtype, h->points, (int)k, &g, &err) != CL_OK) return cl_lua_fail(L, &err);
   cl_lua_push_field(L, g);
   if (h->points && cl_field_upload(g, out, &err) != CL_OK) return cl_lua_fail(L, &err);
+  return 1;
+}
+
+/* cl.comm.take_rows(field, plan [, k]) -> new field of the plan's local rows x k, local row i from row
+ * global[i] of a field of the whole body (plan.points rows, read as points x k entries as
+ * gather_rows writes them: a checkpoint's arrays). No communication: the reverse of gather_rows. */
+static int take_rows(lua_State *L) {
+  const char *fn = "cleave.comm.take_rows";
+  cl_field *f = cl_lua_check_field(L, 1);
+  const cl_halo_plan *h = &check_plan(L, 2)->plan;
+  lua_Integer k = luaL_optinteger(L, 3, f->k);
+  size_t entries = f->n * (size_t)f->k;
+  if (k < 1 || entries % (size_t)k || entries / (size_t)k != h->points)
+    return luaL_error(L, "%s: the field has %I entries, not the body's %I points x %I", fn, (LUAI_UACINT)entries,
+                      (LUAI_UACINT)h->points, (LUAI_UACINT)k);
+  size_t elem = cl_dtype_size(f->dtype);
+  const char *host;
+  cl_error err;
+  if (cl_field_host(f, (const void **)&host, &err) != CL_OK) return cl_lua_fail(L, &err);
+  char *out = lua_newuserdatauv(L, h->local * (size_t)k * elem + 1, 0);
+  for (lua_Integer c = 0; c < k; c++)
+    for (size_t i = 0; i < h->local; i++)
+      memcpy(out + ((size_t)c * h->local + i) * elem, host + ((size_t)c * h->points + h->global[i]) * elem, elem);
+  cl_field *g;
+  if (cl_field_create(f->device, f->dtype, h->local, (int)k, &g, &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_lua_push_field(L, g);
+  if (h->local && cl_field_upload(g, out, &err) != CL_OK) return cl_lua_fail(L, &err);
   return 1;
 }
 
@@ -498,6 +600,12 @@ void cl_lua_open_halo(lua_State *L) {
   lua_setfield(L, -2, "bandwidth");
   lua_pushcfunction(L, gather_rows);
   lua_setfield(L, -2, "gather_rows");
+  lua_pushcfunction(L, take_rows);
+  lua_setfield(L, -2, "take_rows");
+  lua_pushcfunction(L, grid_counts);
+  lua_setfield(L, -2, "grid_counts");
+  lua_pushcfunction(L, grid_locate);
+  lua_setfield(L, -2, "grid_locate");
   cl_lua_stage_metatable(L, HALO_PART_MT);
   lua_pop(L, 1);
   lua_getfield(L, -2, "stage");

@@ -148,15 +148,36 @@ local function bytes_per_point(dim, precision, horizon_dx, layout)
   return (4 * dim + 2) * real + bond_bytes + 8 * dim
 end
 
--- Refuses, before allocating, a body that would not fit in the current device's free memory.
+-- A rank's local rows are 32-bit (bond entries, halo rows, kernels' indices); global indices are 64-bit.
+local local_points_max = 4294967295
+
+-- Refuses, before allocating, a body whose rank would hold 2^32 points or more, or would not fit in
+-- the current device's free memory (points: this rank's, owned and ghosts); the message names both
+-- when both hold.
 local function check_memory(fn, points, dim, precision, horizon_dx, layout, level)
+  local ranks = cl.comm.size()
   local need = points * bytes_per_point(dim, precision, horizon_dx, layout)
   local info = cl.info()
-  if need > info.memory_free then
-    error(string.format("%s: about %d points would need about %.3g GB on %s, which has %.3g GB free; " ..
-      "use a larger dx, precision = \"f32\", or a device with more memory", fn, points, need / 1e9,
-      info.device, info.memory_free / 1e9), level + 1)
+  local too_many, too_big = points > local_points_max, need > info.memory_free
+  if not (too_many or too_big) then return end
+  local why, fix = {}, {}
+  if too_big then
+    why[1] = string.format("would need about %.3g GB (%.0f bytes) on %s, which has %.3g GB free", need / 1e9, need,
+      info.device, info.memory_free / 1e9)
   end
+  if too_many then
+    why[#why + 1] = "a rank holds at most 2^32 - 1 (its local indices are 32-bit)"
+    fix[1] = string.format("more ranks (mpirun -np %d or more)", math.ceil(ranks * points / local_points_max))
+  end
+  fix[#fix + 1] = "a larger dx"
+  if too_big then
+    if precision ~= "f32" then fix[#fix + 1] = "precision = \"f32\"" end
+    if not too_many then fix[#fix + 1] = "more ranks" end
+    fix[#fix + 1] = "a device with more memory"
+  end
+  error(string.format("%s: about %.0f points%s %s; use %s", fn, points,
+    ranks > 1 and string.format(" per rank (%d ranks)", ranks) or "", table.concat(why, ", and "),
+    table.concat(fix, ", ")), level + 1)
 end
 
 local body_mt = {}
@@ -184,9 +205,8 @@ local function partition(x, volume, delta, dx, layout)
   local counts = pd.bonds { x = x, delta = delta, layout = layout, dx = dx }:counts():convert("f64")
   local plan = cl.comm.partition { x = x, weights = counts, reach = delta }
   counts = nil
-  local global = plan.global
-  if type(volume) ~= "number" then volume = pd.gather(volume, global) end
-  return pd.gather(x, global), volume, plan
+  if type(volume) ~= "number" then volume = cl.comm.take_rows(volume, plan) end
+  return cl.comm.take_rows(x, plan), volume, plan
 end
 
 -- A partitioned body of a box shape (shape:grid_box): this rank makes only its own points and its
@@ -256,7 +276,11 @@ function pd.body(args)
       args.horizon and cl.positive_number(fn, args, "horizon") or 3.015
     volume = dx ^ dim * thickness
     grid = cl.comm.size() > 1 and args.partition ~= false and args.shape:grid_box { dx = dx, dim = dim } or nil
-    if grid then cells = grid.count[1] * grid.count[2] * grid.count[3] / cl.comm.size() end -- this rank's points (local_grid below)
+    if grid then -- this rank's points, owned and ghosts (local_grid below), counted from the grid alone
+      local owned, ghosts = cl.comm.grid_counts { grid = grid, dx = dx, dim = dim,
+        reach = math.floor((args.delta or horizon_dx * dx) / dx) }
+      cells = owned + ghosts
+    end
     check_memory(fn, cells, dim, precision, horizon_dx, layout, 3) -- before making points that would not fit
     if not grid then x64 = args.shape:points { dx = dx, dim = dim, max_points = math.max(cells, 1) } end
   end
@@ -879,11 +903,10 @@ function run_mt:restore(path)
   local names, mine = state_fields(b)
   local bonds = fields.bonds
   if b.plan then -- this rank's rows (owned and ghosts) of the whole body's
-    local global = b.plan.global
     for _, name in ipairs(names) do
-      if fields[name] then fields[name] = pd.gather(fields[name], global) end
+      if fields[name] then fields[name] = cl.comm.take_rows(fields[name], b.plan) end
     end
-    if bonds then bonds = pd.gather(bonds, global, sorted and math.tointeger(values.bond_words) or b.bonds.words) end
+    if bonds then bonds = cl.comm.take_rows(bonds, b.plan, sorted and math.tointeger(values.bond_words) or b.bonds.words) end
   end
   cl.explicit_run.restore_fields(self, path, fields, values, mine, names)
   if sorted then

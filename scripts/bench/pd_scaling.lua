@@ -18,7 +18,10 @@
 -- alone: the median over 3 runs of `steps` exchanges. One line per run (rank 0 prints):
 --   ranks, points, precision, ms per step, halo bytes sent per rank and step (largest rank), halo ms
 --   per step (largest), halo share of the step, link bandwidth (GB/s each way, the slowest pair of
---   ranks 2p <-> 2p+1, 64 MB messages), the transport, set-up seconds.
+--   ranks 2p <-> 2p+1, 64 MB messages), the transport, set-up seconds, and the memory the body and its
+--   run hold on the largest rank (device bytes per rank and per local point: on a GPU the device's
+--   used memory after the run less before the body; on the CPU backend the process's resident memory
+--   after the run less before the body, and its peak during set-up).
 -- overlap: the body's step computes its interior rows while the halo travels (on, the default) or
 -- exchanges the halo, then computes (off) (cl.pd.body{ overlap = }). The transport is the halo
 -- stage's "auto": NCCL between GPUs when every rank has its own, else MPI through (pinned) host
@@ -94,6 +97,19 @@ local extent = {}
 for a = 1, 3 do extent[a] = blocks[a] * side * dx end
 local shape = dim == 2 and cl.geom.rect { 0, extent[1], 0, extent[2] } or cl.geom.box { 0, extent[1], 0, extent[2], 0, extent[3] }
 
+-- bytes the device holds now (GPU: used memory; CPU backend: this process's resident memory) and the
+-- peak so far (CPU only: VmHWM)
+local function memory()
+  local info = cl.info()
+  if info.device:match("^cpu") then
+    local status = assert(io.open("/proc/self/status")):read("a")
+    return tonumber(status:match("VmRSS:%s*(%d+)")) * 1024, tonumber(status:match("VmHWM:%s*(%d+)")) * 1024
+  end
+  return info.memory_total - info.memory_free, nil
+end
+
+collectgarbage()
+local memory0 = memory()
 cl.comm.barrier()
 local t0 = cl.clock()
 local transport = os.getenv("CLEAVE_TRANSPORT") or "auto"
@@ -128,13 +144,19 @@ if halo then
   link, used = cl.comm.min(bw.bandwidth or math.huge), bw.transport
 end
 bytes, halo_s = cl.comm.max(bytes), cl.comm.max(halo_s)
+collectgarbage()
+local held, peak = memory()
+held = held - memory0
+local per_point = cl.comm.max(held / body.n)
+peak = peak and cl.comm.max(peak - memory0)
+held = cl.comm.max(held)
 
 if rank == 0 then
   print(string.format("pd_scaling %s, %dD, %s, %s, %d steps, overlap %s (%s)", mode, dim, precision, cl.info().device,
     steps, overlap and "on" or "off", os.date("!%Y-%m-%d %H:%M UTC")))
-  print(string.format("%5s %13s %5s %10s %12s %9s %7s %10s %9s %8s", "ranks", "points", "prec", "ms/step", "halo B/step",
-    "halo ms", "share", "link GB/s", "transport", "setup s"))
-  print(string.format("%5d %13d %5s %10.3f %12d %9.4f %6.2f%% %10s %9s %8.1f", ranks, body.global_n, precision, step * 1e3,
-    bytes, halo_s * 1e3, 100 * halo_s / step, link and link < math.huge and string.format("%.2f", link / 1e9) or "-",
-    used, setup))
+  print(string.format("%5s %13s %5s %10s %12s %9s %7s %10s %9s %8s %9s %8s %9s", "ranks", "points", "prec", "ms/step",
+    "halo B/step", "halo ms", "share", "link GB/s", "transport", "setup s", "GB/rank", "B/point", "peak GB"))
+  print(string.format("%5d %13d %5s %10.3f %12d %9.4f %6.2f%% %10s %9s %8.1f %9.3f %8.1f %9s", ranks, body.global_n, precision,
+    step * 1e3, bytes, halo_s * 1e3, 100 * halo_s / step, link and link < math.huge and string.format("%.2f", link / 1e9) or "-",
+    used, setup, held / 1e9, per_point, peak and string.format("%.3f", peak / 1e9) or "-"))
 end
