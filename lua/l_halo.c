@@ -12,6 +12,7 @@
 #include "../runtime/halo_nccl.h"
 #include "../runtime/partition.h"
 #include "../runtime/progress.h"
+#include "l_pd_bonds.h"
 #include "l_util.h"
 
 #define PLAN_MT "cleave.halo_plan"
@@ -41,12 +42,55 @@ static double *host_doubles(lua_State *L, const char *fn, const char *key, cl_fi
   return v;
 }
 
-static const char *const partition_args[] = {"x", "weights", "reach", "parts", "rank", NULL};
+static const char *const partition_args[] = {"x", "weights", "reach", "parts", "rank", "method", "bonds", NULL};
+
+/* The owners of a graph partition of a bond list's points: METIS on rank 0, broadcast (owner[] as
+ * doubles, the first entry saying whether rank 0 succeeded), so that every rank holds the same. */
+/* Host copies of a bond list's CSR arrays (userdata left on the stack). */
+static void host_bonds(lua_State *L, const cl_lua_bonds *b, uint32_t **offsets, uint32_t **neighbors) {
+  cl_device *d = &b->device->dev;
+  *offsets = lua_newuserdatauv(L, (b->n + 1) * sizeof **offsets, 0);
+  *neighbors = lua_newuserdatauv(L, (b->b.nbonds ? b->b.nbonds : 1) * sizeof **neighbors, 0);
+  cl_error err;
+  if (d->to_host(d, *offsets, b->b.offsets, (b->n + 1) * sizeof **offsets, &err) != CL_OK ||
+      (b->b.nbonds && d->to_host(d, *neighbors, b->b.neighbors, b->b.nbonds * sizeof **neighbors, &err) != CL_OK))
+    cl_lua_fail(L, &err);
+}
+
+static void graph_owners(lua_State *L, const char *fn, const cl_lua_bonds *b, int parts, int *owner, uint32_t **offsets,
+                         uint32_t **neighbors) {
+  size_t n = b->n;
+  host_bonds(L, b, offsets, neighbors);
+  cl_error err;
+  double *shared = lua_newuserdatauv(L, (n + 1) * sizeof *shared, 0);
+  cl_status st = CL_OK;
+  if (cl_comm_rank() == 0) {
+    st = cl_partition_graph(n, *offsets, *neighbors, parts, owner, &err);
+    shared[0] = st == CL_OK;
+    for (size_t i = 0; st == CL_OK && i < n; i++) shared[i + 1] = owner[i];
+  }
+  cl_error comm_err;
+  if (cl_comm_broadcast(shared, n + 1, 0, &comm_err) != CL_OK) cl_lua_fail(L, &comm_err);
+  if (st != CL_OK) cl_lua_fail(L, &err);
+  if (shared[0] != 1) luaL_error(L, "%s: the graph partition failed on rank 0 (its message ends the job)", fn);
+  for (size_t i = 0; i < n; i++) owner[i] = (int)shared[i + 1];
+  lua_pop(L, 1);
+}
+
+/* cl.comm.graph_available() -> whether this cleave was built with METIS (method = "graph"). */
+static int graph_available(lua_State *L) {
+  lua_pushboolean(L, cl_partition_graph_available());
+  return 1;
+}
 
 /* cl.comm.partition{ x = points (n x dim), weights = per-point field (optional), reach = number,
- *   parts = cl.comm.size(), rank = cl.comm.rank() } -> plan: the points this rank owns and the
- * ghosts within `reach` of them (plan.global: u32 field of their 0-based global rows, owned
- * first; plan.owned, plan.n, plan.peers). Every rank must give the same points. */
+ *   parts = cl.comm.size(), rank = cl.comm.rank(), method = "rcb" | "graph", bonds = (graph) } -> plan:
+ * the points this rank owns and the ghosts it keeps (plan.global: u32 field of their 0-based global
+ * rows, owned first; plan.owned, plan.n, plan.peers). "rcb": recursive coordinate bisection by
+ * weight; "graph": METIS on the bond graph of `bonds` (a list of the same points,
+ * cleave.pd.bonds{ layout = "list" }), each point weighing its bonds. Ghosts: with `bonds` exactly
+ * the bond neighbours of the rank's points, without (rcb only) the points within `reach` of the box
+ * of the rank's points. Every rank must give the same. */
 static int partition(lua_State *L) {
   const char *fn = "cleave.comm.partition";
   cl_lua_check_args(L, 1, fn, partition_args);
@@ -55,21 +99,36 @@ static int partition(lua_State *L) {
   double reach = cl_lua_req_number(L, 1, fn, "reach");
   int parts = (int)cl_lua_opt_integer_min(L, 1, fn, "parts", cl_comm_size(), 1);
   int rank = (int)cl_lua_opt_integer_min(L, 1, fn, "rank", cl_comm_rank(), 0);
+  const char *method = cl_lua_opt_string(L, 1, fn, "method", "rcb");
+  int graph = strcmp(method, "graph") == 0;
+  if (!graph && strcmp(method, "rcb") != 0) luaL_error(L, "%s: 'method' must be \"rcb\" or \"graph\"", fn);
   if (rank >= parts) luaL_error(L, "%s: 'rank' %d must be below 'parts' (%d)", fn, rank, parts);
   if (!(reach >= 0)) luaL_error(L, "%s: 'reach' must be a distance >= 0", fn);
   if (x->k < 1 || x->k > 3) luaL_error(L, "%s: 'x' must hold 1 to 3 coordinates per row", fn);
   if (w && (w->n != x->n || w->k != 1)) luaL_error(L, "%s: 'weights' must be one value per point (%I rows)", fn, (LUAI_UACINT)x->n);
+  const cl_lua_bonds *b = NULL;
+  if (graph && w) luaL_error(L, "%s: 'weights' go with method = \"rcb\" (the graph weighs each point by its bonds)", fn);
+  if (lua_getfield(L, 1, "bonds") != LUA_TNIL) {
+    b = cl_lua_check_bonds(L, -1);
+    if (b->lattice || b->n != x->n)
+      luaL_error(L, "%s: 'bonds' must be a bond list (layout = \"list\") of the %I points of 'x'", fn, (LUAI_UACINT)x->n);
+  } else if (graph) {
+    luaL_error(L, "%s: method = \"graph\" needs 'bonds' (cleave.pd.bonds{ x =, delta =, layout = \"list\" })", fn);
+  }
   const double *xs = host_doubles(L, fn, "x", x);
   const double *ws = w ? host_doubles(L, fn, "weights", w) : NULL;
   int *owner = lua_newuserdatauv(L, (x->n ? x->n : 1) * sizeof *owner, 0);
+  uint32_t *offsets = NULL, *neighbors = NULL;
+  cl_error err;
+  if (graph) graph_owners(L, fn, b, parts, owner, &offsets, &neighbors);
+  else if (cl_partition_rcb(x->n, x->k, xs, ws, parts, owner, &err) != CL_OK) cl_lua_fail(L, &err);
+  else if (b) host_bonds(L, b, &offsets, &neighbors);
   plan_ud *p = lua_newuserdatauv(L, sizeof *p, 1);
   memset(p, 0, sizeof *p);
   luaL_setmetatable(L, PLAN_MT);
-  cl_error err;
-  if (cl_partition_rcb(x->n, x->k, xs, ws, parts, owner, &err) != CL_OK) {
-    cl_lua_fail(L, &err);
-  }
-  if (cl_halo_plan_make(x->n, x->k, xs, owner, parts, rank, reach, &p->plan, &err) != CL_OK) cl_lua_fail(L, &err);
+  cl_status st = b ? cl_halo_plan_graph(x->n, offsets, neighbors, owner, parts, rank, &p->plan, &err)
+                   : cl_halo_plan_make(x->n, x->k, xs, owner, parts, rank, reach, &p->plan, &err);
+  if (st != CL_OK) cl_lua_fail(L, &err);
   if (cl_field_create(x->device, CL_U32, p->plan.nsend ? p->plan.nsend : 1, 1, &p->send_rows, &err) != CL_OK)
     cl_lua_fail(L, &err);
   cl_lua_push_field(L, p->send_rows);
@@ -600,6 +659,8 @@ void cl_lua_open_halo(lua_State *L) {
   lua_setfield(L, -2, "bandwidth");
   lua_pushcfunction(L, gather_rows);
   lua_setfield(L, -2, "gather_rows");
+  lua_pushcfunction(L, graph_available);
+  lua_setfield(L, -2, "graph_available");
   lua_pushcfunction(L, take_rows);
   lua_setfield(L, -2, "take_rows");
   lua_pushcfunction(L, grid_counts);

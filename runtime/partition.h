@@ -23,6 +23,17 @@ extern "C" {
 cl_status cl_partition_rcb(size_t n, int dim, const double *x, const double *w, int parts, int *owner,
                            cl_error *err);
 
+/* owner[i] by a graph partition of the points' bond graph (CSR: point i's neighbours at
+ * neighbors[offsets[i] .. offsets[i + 1]), symmetric; bits above CL_HALO_INDEX are the caller's flags,
+ * such as PD's broken bit, and ignored): METIS's k-way partition minimising the halo's volume, each
+ * point weighing its bonds, parts contiguous. A build without METIS (CLEAVE_METIS) returns
+ * CL_ERR_UNAVAILABLE naming the fix; cl_partition_graph_available says which. METIS is run by one
+ * rank and the result broadcast by the caller (libraries of other hosts may cut otherwise). */
+#define CL_HALO_INDEX 0x7fffffffu
+int cl_partition_graph_available(void);
+cl_status cl_partition_graph(size_t n, const uint32_t *offsets, const uint32_t *neighbors, int parts, int *owner,
+                             cl_error *err);
+
 typedef struct cl_halo_peer {
   int rank;
   size_t recv_offset, recv_count; /* its points this rank keeps as ghosts: local rows owned + offset.. */
@@ -50,6 +61,11 @@ typedef struct cl_halo_plan {
  * (a superset of those within reach of one of its points). */
 cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner, int parts, int rank,
                             double reach, cl_halo_plan *plan, cl_error *err);
+/* The plan of `rank` from the bond graph (as cl_partition_graph reads it): its ghosts are exactly the
+ * points of other ranks with a bond to one of its points (the box rule of cl_halo_plan_make would keep
+ * whole regions of a non-convex part's box). */
+cl_status cl_halo_plan_graph(size_t n, const uint32_t *offsets, const uint32_t *neighbors, const int *owner, int parts,
+                             int rank, cl_halo_plan *plan, cl_error *err);
 void cl_halo_plan_free(cl_halo_plan *plan);
 /* From the rows a rank receives from and sends to each of the parts (recv[q], send[q]; 0 for itself)
  * and plan->owned: the plan's local and nsend, its global and send_rows arrays (to fill), and its peers

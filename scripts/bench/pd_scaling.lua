@@ -7,6 +7,7 @@
 --   mpirun -np N cleave run scripts/bench/pd_scaling.lua strong [points in all = 4e8]   [f32|f64] [steps = 20] [dim = 2] [overlap = on|off]
 --   mpirun -np N cleave run scripts/bench/pd_scaling.lua kw     [dx_mm = 0.1] [outdir = out/pd_scaling]
 --   cleave run scripts/bench/pd_scaling.lua compare a.ckpt b.ckpt
+--   cleave run scripts/bench/pd_scaling.lua partition [dx_mm = 0.25] [L_mm = 40]
 --
 -- weak / strong: a box body (rect in 2D, box in 3D) of the lattice layout with breaking on, built
 -- per rank from its grid (cl.comm.partition_grid), its points in a rigid motion (the step's work
@@ -35,6 +36,48 @@ local mode = arg[1] or "weak"
 local rank, ranks = cl.comm.rank(), cl.comm.size()
 
 local function median(t) table.sort(t); return t[(#t + 1) // 2] end
+
+-- partition: a non-convex point file (scripts/bench/lshape_points.lua: an L-shaped plate with two
+-- holes) cut in 2, 3 and 4 parts (all computed on this process, as each rank does): recursive
+-- coordinate bisection balanced by bonds with the ghosts of the box rule ("rcb box": every point
+-- within a horizon of the box of a part's points, the plans of cleave before the graph partition) and
+-- with the ghosts of the bond graph ("rcb", what cl.pd.body does now), and METIS on the bond graph
+-- ("graph"). Per cut: ghost points (all parts, the largest part's), rows and bytes sent per step by
+-- the largest part (f64 2D: 16 B a row), the bond imbalance (the largest part's bonds over the mean)
+-- and the seconds of the partition and plans.
+if mode == "partition" then
+  local dx, L = (tonumber(arg[2]) or 0.25) * 1e-3, (tonumber(arg[3]) or 40) * 1e-3
+  local dir = "out/pd_scaling"
+  local path = string.format("%s/lshape_%g_%g.txt", dir, L * 1e3, dx * 1e3)
+  os.execute("mkdir -p " .. dir)
+  dofile(debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") .. "/lshape_points.lua")(path, L, dx, 1e-3)
+  local x = cl.geom.read_points(path)
+  local delta = 3.015 * dx
+  local graph = cl.pd.bonds { x = x, delta = delta * (1 + 1e-6), layout = "list" } -- as cl.pd.body cuts
+  local counts = graph:counts():convert("f64")
+  local bonds = counts:to_table()
+  print(string.format("pd_scaling partition: L-shaped plate with 2 holes, L = %g mm, dx = %g mm, %d points, %d bonds",
+    L * 1e3, dx * 1e3, x.n, graph.count))
+  print(string.format("%5s %-9s %8s %10s %9s %10s %14s %8s", "parts", "method", "ghosts", "max ghosts", "max sent",
+    "max B/step", "bonds max/mean", "seconds"))
+  for parts = 2, 4 do
+    for _, method in ipairs { "rcb box", "rcb", "graph" } do
+      local t0, ghosts, most, sent, heaviest = cl.clock(), 0, 0, 0, 0
+      for r = 0, parts - 1 do
+        local plan = cl.comm.partition { x = x, reach = delta, parts = parts, rank = r,
+          method = method == "graph" and "graph" or "rcb", weights = method ~= "graph" and counts or nil,
+          bonds = method ~= "rcb box" and graph or nil }
+        local global, mine = plan.global:to_table(), 0
+        for i = 1, plan.owned do mine = mine + bonds[global[i] + 1] end
+        ghosts, most, sent, heaviest = ghosts + plan.ghosts, math.max(most, plan.ghosts), math.max(sent, plan.sent),
+          math.max(heaviest, mine)
+      end
+      print(string.format("%5d %-9s %8d %10d %9d %10d %14.4f %8.2f", parts, method, ghosts, most, sent, sent * 16,
+        heaviest / (graph.count * 2 / parts), cl.clock() - t0))
+    end
+  end
+  return
+end
 
 if mode == "compare" then
   local a, b = assert(arg[2], "compare: give two checkpoints"), assert(arg[3], "compare: give two checkpoints")
@@ -73,7 +116,7 @@ if mode == "kw" then
   return
 end
 
-if mode ~= "weak" and mode ~= "strong" then error("mode (argument 1) must be weak, strong, kw or compare", 0) end
+if mode ~= "weak" and mode ~= "strong" then error("mode (argument 1) must be weak, strong, kw, compare or partition", 0) end
 local points = tonumber(arg[2]) or (mode == "weak" and 1e8 or 4e8)
 local precision = arg[3] or "f64"
 local steps = math.tointeger(tonumber(arg[4]) or 20)
