@@ -195,7 +195,7 @@ static ibox grown(const ibox *b, const ibox *all, size_t reach, int dim) {
 
 /* The partition of a grid: the index box of all its points and each part's box. */
 typedef struct grid_parts {
-  int dim, parts;
+  int dim;
   size_t reach;
   ibox all, *part;
 } grid_parts;
@@ -205,7 +205,7 @@ static cl_status parts_make(const cl_grid_box *g, int reach, int parts, int rank
   memset(gp, 0, sizeof *gp);
   if ((g->dim != 2 && g->dim != 3) || parts < 1 || rank < 0 || rank >= parts || reach < 0)
     return cl_error_set(err, CL_ERR_ARG, "%s: rank %d of %d parts, %dD, reach %d", who, rank, parts, g->dim, reach);
-  gp->dim = g->dim, gp->parts = parts, gp->reach = (size_t)reach;
+  gp->dim = g->dim, gp->reach = (size_t)reach;
   gp->all = (ibox){{0, 0, 0}, {1, 1, 1}};
   for (int a = 0; a < g->dim; a++) gp->all.hi[a] = g->count[a];
   /* global indices are 64-bit; a count of points must stay exact in a double (the Lua side's sums) */
