@@ -1,153 +1,52 @@
-/* cleave.comm.partition and cleave.stage.halo: a partition of points over the ranks with each
- * rank's halo plan (runtime/partition.h), and the stage that refreshes a field's ghost rows
- * from their owners. The stage packs the rows each peer needs on the device (a gather), copies
- * them to host buffers, exchanges them through MPI (runtime/comm.h) and copies what arrives into
- * the ghost rows. Debian's Open MPI is not CUDA-aware, hence the host buffers; an exchange between
- * GPUs (NCCL) would replace the three middle steps of run_halo and nothing else. */
+/* cleave.stage.halo and the rows of a partitioned body: the halo plan's Lua face (cleave.halo_plan,
+ * made by the partition bindings of l_partition.c), cl.comm.gather_rows / take_rows between a
+ * rank's rows and the whole body's, and the stage that refreshes a field's ghost rows from their
+ * owners. The stage packs the rows each peer needs on the device (a gather), copies them to host
+ * buffers, exchanges them through MPI (runtime/comm.h) and copies what arrives into the ghost rows.
+ * Debian's Open MPI is not CUDA-aware, hence the host buffers; between GPUs NCCL replaces the three
+ * middle steps (runtime/halo_nccl.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../kernels/pd/neighbors.h"
 #include "../runtime/comm.h"
 #include "../runtime/halo_nccl.h"
-#include "../runtime/partition.h"
 #include "../runtime/progress.h"
-#include "l_util.h"
+#include "l_halo.h"
 
 #define PLAN_MT "cleave.halo_plan"
 #define HALO_STAGE_MT "cleave.stage.halo"
 
-typedef struct plan_ud {
-  cl_halo_plan plan;
-  cl_field *send_rows; /* plan.send_rows on the device of x (the plan's user value 1) */
-} plan_ud;
-
-static plan_ud *check_plan(lua_State *L, int idx) { return luaL_checkudata(L, idx, PLAN_MT); }
+static cl_lua_plan *check_plan(lua_State *L, int idx) { return luaL_checkudata(L, idx, PLAN_MT); }
 
 static int plan_gc(lua_State *L) {
   cl_halo_plan_free(&check_plan(L, 1)->plan);
   return 0;
 }
 
-/* Host doubles of a field's entries (f32 or f64), in a userdata left on the stack. */
-static double *host_doubles(lua_State *L, const char *fn, const char *key, cl_field *f) {
-  const void *h;
-  cl_error err;
-  if (f->dtype != CL_F32 && f->dtype != CL_F64) luaL_error(L, "%s: '%s' must be an f32 or f64 field", fn, key);
-  if (cl_field_host(f, &h, &err) != CL_OK) cl_lua_fail(L, &err);
-  size_t count = f->n * (size_t)f->k;
-  double *v = lua_newuserdatauv(L, (count ? count : 1) * sizeof *v, 0);
-  for (size_t i = 0; i < count; i++) v[i] = cl_dtype_get(f->dtype, h, i);
-  return v;
-}
-
-static const char *const partition_args[] = {"x", "weights", "reach", "parts", "rank", NULL};
-
-/* cl.comm.partition{ x = points (n x dim), weights = per-point field (optional), reach = number,
- *   parts = cl.comm.size(), rank = cl.comm.rank() } -> plan: the points this rank owns and the
- * ghosts within `reach` of them (plan.global: u32 field of their 0-based global rows, owned
- * first; plan.owned, plan.n, plan.peers). Every rank must give the same points. */
-static int partition(lua_State *L) {
-  const char *fn = "cleave.comm.partition";
-  cl_lua_check_args(L, 1, fn, partition_args);
-  cl_field *x = cl_lua_req_field(L, 1, fn, "x");
-  cl_field *w = cl_lua_opt_field(L, 1, fn, "weights");
-  double reach = cl_lua_req_number(L, 1, fn, "reach");
-  int parts = (int)cl_lua_opt_integer_min(L, 1, fn, "parts", cl_comm_size(), 1);
-  int rank = (int)cl_lua_opt_integer_min(L, 1, fn, "rank", cl_comm_rank(), 0);
-  if (rank >= parts) luaL_error(L, "%s: 'rank' %d must be below 'parts' (%d)", fn, rank, parts);
-  if (!(reach >= 0)) luaL_error(L, "%s: 'reach' must be a distance >= 0", fn);
-  if (x->k < 1 || x->k > 3) luaL_error(L, "%s: 'x' must hold 1 to 3 coordinates per row", fn);
-  if (w && (w->n != x->n || w->k != 1)) luaL_error(L, "%s: 'weights' must be one value per point (%I rows)", fn, (LUAI_UACINT)x->n);
-  const double *xs = host_doubles(L, fn, "x", x);
-  const double *ws = w ? host_doubles(L, fn, "weights", w) : NULL;
-  int *owner = lua_newuserdatauv(L, (x->n ? x->n : 1) * sizeof *owner, 0);
-  plan_ud *p = lua_newuserdatauv(L, sizeof *p, 1);
+cl_lua_plan *cl_lua_plan_new(lua_State *L) {
+  cl_lua_plan *p = lua_newuserdatauv(L, sizeof *p, 1);
   memset(p, 0, sizeof *p);
   luaL_setmetatable(L, PLAN_MT);
+  return p;
+}
+
+void cl_lua_plan_finish(lua_State *L, int idx, cl_device_ref *device) {
+  idx = lua_absindex(L, idx);
+  cl_lua_plan *p = check_plan(L, idx);
   cl_error err;
-  if (cl_partition_rcb(x->n, x->k, xs, ws, parts, owner, &err) != CL_OK) {
-    cl_lua_fail(L, &err);
-  }
-  if (cl_halo_plan_make(x->n, x->k, xs, owner, parts, rank, reach, &p->plan, &err) != CL_OK) cl_lua_fail(L, &err);
-  if (cl_field_create(x->device, CL_U32, p->plan.nsend ? p->plan.nsend : 1, 1, &p->send_rows, &err) != CL_OK)
+  if (cl_field_create(device, CL_U32, p->plan.nsend ? p->plan.nsend : 1, 1, &p->send_rows, &err) != CL_OK)
     cl_lua_fail(L, &err);
   cl_lua_push_field(L, p->send_rows);
   if (p->plan.nsend && cl_field_upload(p->send_rows, p->plan.send_rows, &err) != CL_OK) cl_lua_fail(L, &err);
-  lua_setiuservalue(L, -2, 1);
-  return 1;
-}
-
-/* The i-th number (1-based) of the list t[key] of a grid box. */
-static lua_Number table_number(lua_State *L, int t, const char *fn, const char *key, int i) {
-  if (lua_getfield(L, t, key) != LUA_TTABLE) luaL_error(L, "%s: 'grid.%s' must be a list of 3 numbers (shape:grid_box{...} gives it)", fn, key);
-  if (lua_geti(L, -1, i) != LUA_TNUMBER)
-    luaL_error(L, "%s: 'grid.%s' must be a list of 3 numbers (shape:grid_box{...} gives it)", fn, key);
-  lua_Number v = lua_tonumber(L, -1);
-  lua_pop(L, 2);
-  return v;
-}
-
-static const char *const partition_grid_args[] = {"grid", "dx", "dim", "precision", "cell", "reach", "parts", "rank", NULL};
-
-/* cl.comm.partition_grid{ grid = shape:grid_box{...}, dx =, dim =, precision = "f64", cell = Morton
- *   cell side (0: grid order), reach = ghost layers (grid steps), parts = cl.comm.size(), rank =
- *   cl.comm.rank() } -> plan, x: the partition of a box grid's points and this rank's plan, built
- * from the grid alone (no rank makes the global points), and the coordinates of the local rows
- * (precision) on the current device. Global indices are the one-rank rows (runtime/partition.h). */
-static int partition_grid(lua_State *L) {
-  const char *fn = "cleave.comm.partition_grid";
-  cl_lua_check_args(L, 1, fn, partition_grid_args);
-  if (lua_getfield(L, 1, "grid") != LUA_TTABLE) luaL_error(L, "%s: 'grid' must be the table of shape:grid_box{...}", fn);
-  int grid = lua_gettop(L);
-  cl_grid_box g;
-  g.dx = cl_lua_req_number(L, 1, fn, "dx");
-  g.dim = (int)cl_lua_opt_integer_min(L, 1, fn, "dim", 2, 2);
-  if (g.dim > 3) luaL_error(L, "%s: 'dim' must be 2 or 3", fn);
-  for (int a = 0; a < 3; a++) {
-    g.lo[a] = table_number(L, grid, fn, "origin", a + 1);
-    lua_Number first = table_number(L, grid, fn, "first", a + 1), count = table_number(L, grid, fn, "count", a + 1);
-    if (!(first >= 0) || !(count >= 1)) luaL_error(L, "%s: 'grid' holds no points along axis %d", fn, a + 1);
-    g.first[a] = (size_t)first, g.count[a] = a < g.dim ? (size_t)count : 1;
-  }
-  const char *precision = cl_lua_opt_string(L, 1, fn, "precision", "f64");
-  if (strcmp(precision, "f32") != 0 && strcmp(precision, "f64") != 0)
-    luaL_error(L, "%s: 'precision' must be \"f32\" or \"f64\"", fn);
-  cl_dtype real = precision[1] == '3' ? CL_F32 : CL_F64;
-  double cell = cl_lua_opt_number(L, 1, fn, "cell", 0);
-  int reach = (int)cl_lua_opt_integer_min(L, 1, fn, "reach", 0, 0);
-  int parts = (int)cl_lua_opt_integer_min(L, 1, fn, "parts", cl_comm_size(), 1);
-  int rank = (int)cl_lua_opt_integer_min(L, 1, fn, "rank", cl_comm_rank(), 0);
-  if (rank >= parts) luaL_error(L, "%s: 'rank' %d must be below 'parts' (%d)", fn, rank, parts);
-  if (!(g.dx > 0) || !(cell >= 0)) luaL_error(L, "%s: 'dx' must be positive and 'cell' >= 0", fn);
-  cl_runtime *rt = cl_lua_runtime(L);
-  plan_ud *p = lua_newuserdatauv(L, sizeof *p, 1);
-  memset(p, 0, sizeof *p);
-  luaL_setmetatable(L, PLAN_MT);
-  int at = lua_gettop(L);
-  void *x;
-  cl_error err;
-  if (cl_halo_plan_grid(&g, real, cell, reach, parts, rank, &p->plan, &x, &err) != CL_OK) cl_lua_fail(L, &err);
-  cl_field *fx;
-  cl_status st = cl_field_create(rt->device, real, p->plan.local, g.dim, &fx, &err);
-  if (st == CL_OK) {
-    cl_lua_push_field(L, fx);
-    if (p->plan.local) st = cl_field_upload(fx, x, &err);
-  }
-  free(x);
-  if (st != CL_OK) cl_lua_fail(L, &err);
-  if (cl_field_create(rt->device, CL_U32, p->plan.nsend ? p->plan.nsend : 1, 1, &p->send_rows, &err) != CL_OK)
-    cl_lua_fail(L, &err);
-  cl_lua_push_field(L, p->send_rows);
-  if (p->plan.nsend && cl_field_upload(p->send_rows, p->plan.send_rows, &err) != CL_OK) cl_lua_fail(L, &err);
-  lua_setiuservalue(L, at, 1);
-  return 2;
+  lua_setiuservalue(L, idx, 1);
 }
 
 /* plan.owned, plan.interior (owned rows first that read no ghost), plan.n (owned + ghosts), plan.ghosts, plan.rank, plan.parts, plan.sent (rows sent per
- * exchange), plan.global (u32 field, new at each read), plan.peers ({ rank, receive, send }...) */
+ * exchange), plan.points (all ranks' points), plan.global (u32 field, new at each read; bodies below 2^32
+ * points), plan.peers ({ rank, receive, send }...) */
 static int plan_index(lua_State *L) {
-  plan_ud *p = check_plan(L, 1);
+  cl_lua_plan *p = check_plan(L, 1);
   const cl_halo_plan *h = &p->plan;
   const char *key = luaL_checkstring(L, 2);
   if (strcmp(key, "owned") == 0) lua_pushinteger(L, (lua_Integer)h->owned);
@@ -159,11 +58,19 @@ static int plan_index(lua_State *L) {
   else if (strcmp(key, "sent") == 0) lua_pushinteger(L, (lua_Integer)h->nsend);
   else if (strcmp(key, "points") == 0) lua_pushinteger(L, (lua_Integer)h->points);
   else if (strcmp(key, "global") == 0) {
+    /* fields have no 64-bit integer type: u32 while the body's indices fit (cl.comm.take_rows and
+     * gather_rows work with the plan's 64-bit indices at any size) */
+    if (h->points > UINT32_MAX)
+      return luaL_error(L, "plan.global: the body's %I points have global indices above 2^32 - 1, which a u32 field "
+                        "cannot hold: use cl.comm.take_rows / gather_rows with the plan", (LUAI_UACINT)h->points);
     cl_field *f;
     cl_error err;
     if (cl_field_create(p->send_rows->device, CL_U32, h->local, 1, &f, &err) != CL_OK) return cl_lua_fail(L, &err);
     cl_lua_push_field(L, f);
-    if (h->local && cl_field_upload(f, h->global, &err) != CL_OK) return cl_lua_fail(L, &err);
+    uint32_t *ids = lua_newuserdatauv(L, (h->local ? h->local : 1) * sizeof *ids, 0);
+    for (size_t i = 0; i < h->local; i++) ids[i] = (uint32_t)h->global[i];
+    if (h->local && cl_field_upload(f, ids, &err) != CL_OK) return cl_lua_fail(L, &err);
+    lua_pop(L, 1);
   } else if (strcmp(key, "peers") == 0) {
     lua_createtable(L, h->npeers, 0);
     for (int k = 0; k < h->npeers; k++) {
@@ -193,7 +100,7 @@ static int plan_tostring(lua_State *L) {
 static int gather_rows(lua_State *L) {
   const char *fn = "cleave.comm.gather_rows";
   cl_field *f = cl_lua_check_field(L, 1);
-  plan_ud *p = check_plan(L, 2);
+  cl_lua_plan *p = check_plan(L, 2);
   const cl_halo_plan *h = &p->plan;
   lua_Integer k = luaL_optinteger(L, 3, f->k);
   size_t entries = f->n * (size_t)f->k;
@@ -210,7 +117,7 @@ static int gather_rows(lua_State *L) {
   double mine = (double)owned, *rows = lua_newuserdatauv(L, (size_t)size * sizeof *rows, 0);
   if (cl_comm_gather(&mine, 1, rows, 0, &err) != CL_OK) return cl_lua_fail(L, &err);
   size_t *id_bytes = NULL, *value_bytes = NULL;
-  uint32_t *ids = NULL;
+  uint64_t *ids = NULL;
   char *values = NULL;
   if (rank == 0) {
     id_bytes = lua_newuserdatauv(L, 2 * (size_t)size * sizeof *id_bytes, 0), value_bytes = id_bytes + size;
@@ -239,12 +146,39 @@ static int gather_rows(lua_State *L) {
   return 1;
 }
 
+/* cl.comm.take_rows(field, plan [, k]) -> new field of the plan's local rows x k, local row i from row
+ * global[i] of a field of the whole body (plan.points rows, read as points x k entries as
+ * gather_rows writes them: a checkpoint's arrays). No communication: the reverse of gather_rows. */
+static int take_rows(lua_State *L) {
+  const char *fn = "cleave.comm.take_rows";
+  cl_field *f = cl_lua_check_field(L, 1);
+  const cl_halo_plan *h = &check_plan(L, 2)->plan;
+  lua_Integer k = luaL_optinteger(L, 3, f->k);
+  size_t entries = f->n * (size_t)f->k;
+  if (k < 1 || entries % (size_t)k || entries / (size_t)k != h->points)
+    return luaL_error(L, "%s: the field has %I entries, not the body's %I points x %I", fn, (LUAI_UACINT)entries,
+                      (LUAI_UACINT)h->points, (LUAI_UACINT)k);
+  size_t elem = cl_dtype_size(f->dtype);
+  const char *host;
+  cl_error err;
+  if (cl_field_host(f, (const void **)&host, &err) != CL_OK) return cl_lua_fail(L, &err);
+  char *out = lua_newuserdatauv(L, h->local * (size_t)k * elem + 1, 0);
+  for (lua_Integer c = 0; c < k; c++)
+    for (size_t i = 0; i < h->local; i++)
+      memcpy(out + ((size_t)c * h->local + i) * elem, host + ((size_t)c * h->points + h->global[i]) * elem, elem);
+  cl_field *g;
+  if (cl_field_create(f->device, f->dtype, h->local, (int)k, &g, &err) != CL_OK) return cl_lua_fail(L, &err);
+  cl_lua_push_field(L, g);
+  if (h->local && cl_field_upload(g, out, &err) != CL_OK) return cl_lua_fail(L, &err);
+  return 1;
+}
+
 /* ---- the stage ------------------------------------------------------------- */
 
 typedef struct halo_stage {
   cl_stage stage;
   cl_field *field;
-  plan_ud *plan;
+  cl_lua_plan *plan;
   cl_field *packed;          /* the rows to send, peer by peer, each peer's k components in turn */
   cl_field *arrived;         /* NCCL: the rows received, on the device (the layout of `in`) */
   int nccl;                  /* the exchange goes GPU to GPU through NCCL, else through MPI and `out`, `in` */
@@ -357,7 +291,7 @@ static int stage_halo(lua_State *L) {
   cl_lua_check_args(L, 1, fn, halo_args);
   cl_field *f = cl_lua_req_field(L, 1, fn, "field");
   lua_getfield(L, 1, "plan");
-  plan_ud *plan = check_plan(L, -1);
+  cl_lua_plan *plan = check_plan(L, -1);
   lua_pop(L, 1);
   const cl_halo_plan *h = &plan->plan;
   if (f->n != h->local)
@@ -480,7 +414,8 @@ static int halo_part(lua_State *L, const char *fn, const char *name, cl_status (
 static int stage_halo_start(lua_State *L) { return halo_part(L, "cleave.stage.halo_start", "halo_start", halo_start); }
 static int stage_halo_finish(lua_State *L) { return halo_part(L, "cleave.stage.halo_finish", "halo_finish", halo_finish); }
 
-/* Registers cl.comm.partition and cl.stage.halo; the stack holds the module, then cl.comm. */
+/* Registers cl.comm's partitions (l_partition.c), gather_rows, take_rows and bandwidth, and
+ * cl.stage.halo; the stack holds the module, then cl.comm. */
 void cl_lua_open_halo(lua_State *L) {
   luaL_newmetatable(L, PLAN_MT);
   lua_pushcfunction(L, plan_gc), lua_setfield(L, -2, "__gc");
@@ -490,14 +425,13 @@ void cl_lua_open_halo(lua_State *L) {
   cl_lua_stage_metatable(L, HALO_STAGE_MT);
   lua_pushcfunction(L, halo_gc), lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
-  lua_pushcfunction(L, partition);
-  lua_setfield(L, -2, "partition");
-  lua_pushcfunction(L, partition_grid);
-  lua_setfield(L, -2, "partition_grid");
+  cl_lua_open_partition(L);
   lua_pushcfunction(L, bandwidth);
   lua_setfield(L, -2, "bandwidth");
   lua_pushcfunction(L, gather_rows);
   lua_setfield(L, -2, "gather_rows");
+  lua_pushcfunction(L, take_rows);
+  lua_setfield(L, -2, "take_rows");
   cl_lua_stage_metatable(L, HALO_PART_MT);
   lua_pop(L, 1);
   lua_getfield(L, -2, "stage");

@@ -91,6 +91,10 @@ cl_status cl_halo_plan_peers(cl_halo_plan *plan, int parts, const size_t *recv, 
     if (recv[q] || send[q]) plan->npeers++;
   }
   plan->local = plan->owned + ghosts;
+  if (plan->local > CL_HALO_LOCAL_MAX)
+    return cl_error_set(err, CL_ERR_ARG, "%s: rank %d would hold %zu points (%zu owned + %zu ghosts) but a rank holds at "
+                        "most 2^32 - 1 (its local rows are 32-bit): use more ranks (mpirun -np) or a larger dx",
+                        who, plan->rank, plan->local, plan->owned, ghosts);
   plan->global = malloc((plan->local ? plan->local : 1) * sizeof *plan->global);
   plan->send_rows = malloc((plan->nsend ? plan->nsend : 1) * sizeof *plan->send_rows);
   plan->peers = calloc(plan->npeers ? (size_t)plan->npeers : 1, sizeof *plan->peers);
@@ -151,11 +155,11 @@ cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner
     for (size_t i = 0; i < n; i++) {
       int p = owner[i];
       if (p == rank) {
-        plan->global[mine++] = (uint32_t)i;
+        plan->global[mine++] = i;
         for (int q = 0; q < parts; q++)
           if (q != rank && box_distance2(x, n, dim, i, lo + q * 3, hi + q * 3) <= r2) plan->send_rows[send_at[q]++] = local_of[i];
       } else if (box_distance2(x, n, dim, i, lo + rank * 3, hi + rank * 3) <= r2) {
-        plan->global[recv_at[p]++] = (uint32_t)i;
+        plan->global[recv_at[p]++] = i;
       }
     }
   }
@@ -167,7 +171,8 @@ cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner
 
 cl_status cl_halo_plan_interior_first(cl_halo_plan *plan, uint32_t **to_new, cl_error *err) {
   size_t owned = plan->owned;
-  uint32_t *map = calloc(owned ? owned : 1, sizeof *map), *global = malloc((owned ? owned : 1) * sizeof *global);
+  uint32_t *map = calloc(owned ? owned : 1, sizeof *map);
+  uint64_t *global = malloc((owned ? owned : 1) * sizeof *global);
   if (!map || !global) {
     free(map), free(global);
     return cl_error_set(err, CL_ERR_OOM, "cl_halo_plan_interior_first: no memory for %zu rows", owned);

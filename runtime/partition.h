@@ -23,6 +23,17 @@ extern "C" {
 cl_status cl_partition_rcb(size_t n, int dim, const double *x, const double *w, int parts, int *owner,
                            cl_error *err);
 
+/* owner[i] by a graph partition of the points' bond graph (CSR: point i's neighbours at
+ * neighbors[offsets[i] .. offsets[i + 1]), symmetric; bits above CL_HALO_INDEX are the caller's flags,
+ * such as PD's broken bit, and ignored): METIS's k-way partition minimising the halo's volume, each
+ * point weighing its bonds, parts contiguous. A build without METIS (CLEAVE_METIS) returns
+ * CL_ERR_UNAVAILABLE naming the fix; cl_partition_graph_available says which. METIS is run by one
+ * rank and the result broadcast by the caller (libraries of other hosts may cut otherwise). */
+#define CL_HALO_INDEX 0x7fffffffu
+int cl_partition_graph_available(void);
+cl_status cl_partition_graph(size_t n, const uint32_t *offsets, const uint32_t *neighbors, int parts, int *owner,
+                             cl_error *err);
+
 typedef struct cl_halo_peer {
   int rank;
   size_t recv_offset, recv_count; /* its points this rank keeps as ghosts: local rows owned + offset.. */
@@ -35,11 +46,11 @@ typedef struct cl_halo_peer {
  * index. */
 typedef struct cl_halo_plan {
   int rank, parts;
-  size_t points;         /* all points (of every rank) */
-  size_t owned, local;   /* owned rows, owned + ghost rows */
+  uint64_t points;       /* all points (of every rank): global indices are 64-bit (a 10^10-point body) */
+  size_t owned, local;   /* owned rows, owned + ghost rows: below 2^32 (local rows are 32-bit) */
   size_t interior;       /* owned rows 0..interior-1 are sent to no peer: their whole family is owned (a point
                             with a ghost in its reach lies within the reach of that ghost's rank: it is sent) */
-  uint32_t *global;      /* local row -> global index (local entries) */
+  uint64_t *global;      /* local row -> global index (local entries) */
   uint32_t *send_rows;   /* local rows of owned points, peer by peer, in the order the peer keeps them */
   size_t nsend;
   cl_halo_peer *peers;   /* ranks exchanged with (ascending) */
@@ -50,10 +61,17 @@ typedef struct cl_halo_plan {
  * (a superset of those within reach of one of its points). */
 cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner, int parts, int rank,
                             double reach, cl_halo_plan *plan, cl_error *err);
+/* The plan of `rank` from the bond graph (as cl_partition_graph reads it): its ghosts are exactly the
+ * points of other ranks with a bond to one of its points (the box rule of cl_halo_plan_make would keep
+ * whole regions of a non-convex part's box). */
+cl_status cl_halo_plan_graph(size_t n, const uint32_t *offsets, const uint32_t *neighbors, const int *owner, int parts,
+                             int rank, cl_halo_plan *plan, cl_error *err);
 void cl_halo_plan_free(cl_halo_plan *plan);
 /* From the rows a rank receives from and sends to each of the parts (recv[q], send[q]; 0 for itself)
  * and plan->owned: the plan's local and nsend, its global and send_rows arrays (to fill), and its peers
- * in part order with their offsets. `who` names the caller in the out-of-memory error. */
+ * in part order with their offsets. Refuses, before allocating, a rank of 2^32 local points or more
+ * (CL_HALO_LOCAL_MAX: local rows are u32 on the device). `who` names the caller in the errors. */
+#define CL_HALO_LOCAL_MAX 4294967295u
 cl_status cl_halo_plan_peers(cl_halo_plan *plan, int parts, const size_t *recv, const size_t *send, const char *who,
                              cl_error *err);
 
@@ -79,6 +97,16 @@ typedef struct cl_grid_box {
  * fastest). *x: the coordinates (real) of the local rows, SoA, malloc'ed (free with free()). */
 cl_status cl_halo_plan_grid(const cl_grid_box *g, cl_dtype real, double cell, int reach, int parts, int rank,
                             cl_halo_plan *plan, void **x, cl_error *err);
+
+/* The same partition, from the grid alone in memory of the grid's side and the parts (nothing per
+ * point), for boxes too large to enumerate (10^10 points): the points `rank` owns and the ghosts it
+ * keeps (what cl_halo_plan_grid would allocate), ... */
+cl_status cl_grid_part_counts(const cl_grid_box *g, int reach, int parts, int rank, size_t *owned, size_t *ghosts,
+                              cl_error *err);
+/* ... and where point u (grid indices from g->first, u[2] = 0 in 2D) goes: its global index, the part
+ * owning it, and the parts keeping it as a ghost (ghost_of[0..*nghost), ascending; room for parts - 1). */
+cl_status cl_grid_point_locate(const cl_grid_box *g, cl_dtype real, double cell, int reach, int parts, const size_t u[3],
+                               uint64_t *global, int *owner, int *ghost_of, int *nghost, cl_error *err);
 
 #ifdef __cplusplus
 }

@@ -184,6 +184,55 @@ static cl_status bisect(const ibox *b, int dim, int first, int parts, size_t tot
   return bisect(&hi, dim, first + left, parts - left, total, part, err);
 }
 
+static ibox grown(const ibox *b, const ibox *all, size_t reach, int dim) {
+  ibox r = *b;
+  for (int a = 0; a < dim; a++) {
+    r.lo[a] = b->lo[a] > all->lo[a] + reach ? b->lo[a] - reach : all->lo[a];
+    r.hi[a] = b->hi[a] + reach < all->hi[a] ? b->hi[a] + reach : all->hi[a];
+  }
+  return r;
+}
+
+/* The partition of a grid: the index box of all its points and each part's box. */
+typedef struct grid_parts {
+  int dim;
+  size_t reach;
+  ibox all, *part;
+} grid_parts;
+
+static cl_status parts_make(const cl_grid_box *g, int reach, int parts, int rank, const char *who, grid_parts *gp,
+                            cl_error *err) {
+  memset(gp, 0, sizeof *gp);
+  if ((g->dim != 2 && g->dim != 3) || parts < 1 || rank < 0 || rank >= parts || reach < 0)
+    return cl_error_set(err, CL_ERR_ARG, "%s: rank %d of %d parts, %dD, reach %d", who, rank, parts, g->dim, reach);
+  gp->dim = g->dim, gp->reach = (size_t)reach;
+  gp->all = (ibox){{0, 0, 0}, {1, 1, 1}};
+  for (int a = 0; a < g->dim; a++) gp->all.hi[a] = g->count[a];
+  /* global indices are 64-bit; a count of points must stay exact in a double (the Lua side's sums) */
+  double total = 1;
+  for (int a = 0; a < g->dim; a++) total *= (double)g->count[a];
+  if (total >= 9007199254740992.0)
+    return cl_error_set(err, CL_ERR_ARG, "%s: a body of %.3g points: at most 2^53 points; use a larger dx", who, total);
+  gp->part = malloc((size_t)parts * sizeof *gp->part);
+  if (!gp->part) return cl_error_set(err, CL_ERR_OOM, "%s: no memory for %d parts", who, parts);
+  cl_status st = bisect(&gp->all, g->dim, 0, parts, box_points(&gp->all, g->dim), gp->part, err);
+  if (st != CL_OK) free(gp->part), gp->part = NULL;
+  return st;
+}
+
+/* Between `rank` and part q: q's points that `rank` keeps as ghosts (*in) and `rank`'s points that q
+ * keeps (*out). */
+static void parts_halo(const grid_parts *gp, int rank, int q, ibox *in, ibox *out) {
+  ibox around = grown(&gp->part[rank], &gp->all, gp->reach, gp->dim), theirs = grown(&gp->part[q], &gp->all, gp->reach, gp->dim);
+  *in = intersect(&gp->part[q], &around), *out = intersect(&gp->part[rank], &theirs);
+}
+
+static int box_holds(const ibox *b, const size_t u[3]) {
+  for (int a = 0; a < 3; a++)
+    if (u[a] < b->lo[a] || u[a] >= b->hi[a]) return 0;
+  return 1;
+}
+
 /* What the visits write: the plan's rows and the local coordinates. */
 typedef struct fill {
   const cl_grid_box *g;
@@ -194,7 +243,7 @@ typedef struct fill {
 } fill;
 
 static void put_point(fill *f, size_t row, const size_t u[3], uint64_t global) {
-  f->plan->global[row] = (uint32_t)global;
+  f->plan->global[row] = global;
   for (int a = 0; a < f->g->dim; a++) {
     double v = centre(f->g, a, u[a]);
     if (f->real == CL_F32) ((float *)f->x)[(size_t)a * f->plan->local + row] = (float)v;
@@ -213,15 +262,6 @@ static void put_send(void *ctx, const size_t u[3], uint64_t rank1, uint64_t rank
   fill *f = ctx;
   (void)u;
   f->plan->send_rows[f->row0 + rank1] = (uint32_t)rank2;
-}
-
-static ibox grown(const ibox *b, const ibox *all, size_t reach, int dim) {
-  ibox r = *b;
-  for (int a = 0; a < dim; a++) {
-    r.lo[a] = b->lo[a] > all->lo[a] + reach ? b->lo[a] - reach : all->lo[a];
-    r.hi[a] = b->hi[a] + reach < all->hi[a] ? b->hi[a] + reach : all->hi[a];
-  }
-  return r;
 }
 
 /* The plan's interior rows first (cl_halo_plan_interior_first), the coordinates moved with them. */
@@ -245,62 +285,105 @@ static cl_status interior_first(cl_halo_plan *plan, cl_dtype real, int dim, void
 
 cl_status cl_halo_plan_grid(const cl_grid_box *g, cl_dtype real, double cell, int reach, int parts, int rank,
                             cl_halo_plan *plan, void **x, cl_error *err) {
+  static const char who[] = "cl_halo_plan_grid";
   memset(plan, 0, sizeof *plan);
   *x = NULL;
-  if ((g->dim != 2 && g->dim != 3) || parts < 1 || rank < 0 || rank >= parts || reach < 0 || !(cell >= 0) ||
-      (real != CL_F32 && real != CL_F64))
-    return cl_error_set(err, CL_ERR_ARG, "cl_halo_plan_grid: rank %d of %d parts, %dD, reach %d, cell %g", rank,
-                        parts, g->dim, reach, cell);
-  ibox all = {{0, 0, 0}, {1, 1, 1}};
-  for (int a = 0; a < g->dim; a++) all.hi[a] = g->count[a];
-  size_t total = box_points(&all, g->dim);
-  if (total > UINT32_MAX)
-    return cl_error_set(err, CL_ERR_ARG, "a body of %zu points: global indices hold at most 2^32 - 1; use a larger dx", total);
-  ibox *part = malloc((size_t)parts * sizeof *part);
+  if (!(cell >= 0) || (real != CL_F32 && real != CL_F64))
+    return cl_error_set(err, CL_ERR_ARG, "%s: cell %g, dtype %s", who, cell, cl_dtype_name(real));
+  grid_parts gp;
+  CL_TRY(parts_make(g, reach, parts, rank, who, &gp, err));
   size_t *recv = calloc((size_t)parts, sizeof *recv), *send = calloc((size_t)parts, sizeof *send);
   grid_order o;
   cl_status st = CL_OK;
-  if (!part || !recv || !send) st = cl_error_set(err, CL_ERR_OOM, "cl_halo_plan_grid: no memory for %d parts", parts);
-  if (st == CL_OK) st = bisect(&all, g->dim, 0, parts, total, part, err);
+  if (!recv || !send) st = cl_error_set(err, CL_ERR_OOM, "%s: no memory for %d parts", who, parts);
   if (st == CL_OK) st = order_make(g, real, cell, &o, err);
   if (st != CL_OK) {
-    free(part), free(recv), free(send);
+    free(gp.part), free(recv), free(send);
     return st;
   }
-  plan->rank = rank, plan->parts = parts, plan->points = total;
-  const ibox *mine = &part[rank];
-  ibox around = grown(mine, &all, (size_t)reach, g->dim);
+  plan->rank = rank, plan->parts = parts, plan->points = box_points(&gp.all, g->dim);
+  const ibox *mine = &gp.part[rank];
   plan->owned = box_points(mine, g->dim);
   for (int q = 0; q < parts; q++) {
     if (q == rank) continue;
-    ibox theirs = grown(&part[q], &all, (size_t)reach, g->dim), in = intersect(&part[q], &around),
-         out = intersect(mine, &theirs);
+    ibox in, out;
+    parts_halo(&gp, rank, q, &in, &out);
     recv[q] = box_points(&in, g->dim), send[q] = box_points(&out, g->dim);
   }
-  st = cl_halo_plan_peers(plan, parts, recv, send, "cl_halo_plan_grid", err);
+  st = cl_halo_plan_peers(plan, parts, recv, send, who, err);
   if (st == CL_OK) {
     *x = malloc((size_t)g->dim * (plan->local ? plan->local : 1) * cl_dtype_size(real));
-    if (!*x) st = cl_error_set(err, CL_ERR_OOM, "cl_halo_plan_grid: no memory for %zu local points", plan->local);
+    if (!*x) st = cl_error_set(err, CL_ERR_OOM, "%s: no memory for %zu local points", who, plan->local);
   }
   if (st == CL_OK) {
     fill f = {g, real, plan, *x, 0};
-    visit_box(&o, mine, mine, &all, put_local, &f); /* own rows in global order */
+    visit_box(&o, mine, mine, &gp.all, put_local, &f); /* own rows in global order */
     for (int k = 0; k < plan->npeers; k++) {
       const cl_halo_peer *peer = &plan->peers[k];
-      ibox theirs = grown(&part[peer->rank], &all, (size_t)reach, g->dim), in = intersect(&part[peer->rank], &around),
-           out = intersect(mine, &theirs);
+      ibox in, out;
+      parts_halo(&gp, rank, peer->rank, &in, &out);
       f.row0 = plan->owned + peer->recv_offset; /* its points here, in global order */
-      visit_box(&o, &in, &in, &all, put_local, &f);
+      visit_box(&o, &in, &in, &gp.all, put_local, &f);
       f.row0 = peer->send_offset; /* the points it keeps of this rank, in global order, as rows of this rank */
       visit_box(&o, &out, &out, mine, put_send, &f);
     }
     st = interior_first(plan, real, g->dim, *x, err);
   }
   order_free(&o);
-  free(part), free(recv), free(send);
+  free(gp.part), free(recv), free(send);
   if (st != CL_OK) {
     free(*x), *x = NULL;
     cl_halo_plan_free(plan);
   }
   return st;
+}
+
+cl_status cl_grid_part_counts(const cl_grid_box *g, int reach, int parts, int rank, size_t *owned, size_t *ghosts,
+                              cl_error *err) {
+  grid_parts gp;
+  CL_TRY(parts_make(g, reach, parts, rank, "cl_grid_part_counts", &gp, err));
+  *owned = box_points(&gp.part[rank], g->dim), *ghosts = 0;
+  for (int q = 0; q < parts; q++) {
+    if (q == rank) continue;
+    ibox in, out;
+    parts_halo(&gp, rank, q, &in, &out);
+    *ghosts += box_points(&in, g->dim);
+  }
+  free(gp.part);
+  return CL_OK;
+}
+
+cl_status cl_grid_point_locate(const cl_grid_box *g, cl_dtype real, double cell, int reach, int parts, const size_t u[3],
+                               uint64_t *global, int *owner, int *ghost_of, int *nghost, cl_error *err) {
+  static const char who[] = "cl_grid_point_locate";
+  if (!(cell >= 0) || (real != CL_F32 && real != CL_F64))
+    return cl_error_set(err, CL_ERR_ARG, "%s: cell %g, dtype %s", who, cell, cl_dtype_name(real));
+  grid_parts gp;
+  CL_TRY(parts_make(g, reach, parts, 0, who, &gp, err));
+  if (!box_holds(&gp.all, u)) {
+    free(gp.part);
+    return cl_error_set(err, CL_ERR_ARG, "%s: point (%zu, %zu, %zu) lies outside the grid of %zu x %zu x %zu points", who,
+                        u[0], u[1], u[2], gp.all.hi[0], gp.all.hi[1], gp.all.hi[2]);
+  }
+  grid_order o;
+  cl_status st = order_make(g, real, cell, &o, err);
+  if (st != CL_OK) {
+    free(gp.part);
+    return st;
+  }
+  /* as visit_box counts it: the points of the cells below its cell's, then its place in its cell */
+  uint32_t c[3] = {o.cell[0][u[0]], o.cell[1][u[1]], o.cell[2][u[2]]};
+  ibox in;
+  cell_range(&o, c, &gp.all, &in);
+  *global = points_before_cell(&o, c, &gp.all) + grid_offset(&in, u);
+  *owner = 0, *nghost = 0;
+  for (int q = 0; q < parts; q++)
+    if (box_holds(&gp.part[q], u)) *owner = q;
+  for (int q = 0; q < parts; q++) {
+    ibox around = grown(&gp.part[q], &gp.all, gp.reach, g->dim);
+    if (q != *owner && box_holds(&around, u)) ghost_of[(*nghost)++] = q;
+  }
+  order_free(&o);
+  free(gp.part);
+  return CL_OK;
 }

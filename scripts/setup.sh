@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CLEAVE_BUILD:-$root/build}
 
 packages="build-essential cmake pkg-config liblua5.4-dev lua5.4 lua-lpeg-dev libcriterion-dev
-libcairo2-dev libreadline-dev tmux python3 libopenmpi-dev openmpi-bin libsuitesparse-dev"
+libcairo2-dev libreadline-dev tmux python3 libopenmpi-dev openmpi-bin libsuitesparse-dev libmetis-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -148,15 +148,36 @@ local function bytes_per_point(dim, precision, horizon_dx, layout)
   return (4 * dim + 2) * real + bond_bytes + 8 * dim
 end
 
--- Refuses, before allocating, a body that would not fit in the current device's free memory.
+-- A rank's local rows are 32-bit (bond entries, halo rows, kernels' indices); global indices are 64-bit.
+local local_points_max = 4294967295
+
+-- Refuses, before allocating, a body whose rank would hold 2^32 points or more, or would not fit in
+-- the current device's free memory (points: this rank's, owned and ghosts); the message names both
+-- when both hold.
 local function check_memory(fn, points, dim, precision, horizon_dx, layout, level)
+  local ranks = cl.comm.size()
   local need = points * bytes_per_point(dim, precision, horizon_dx, layout)
   local info = cl.info()
-  if need > info.memory_free then
-    error(string.format("%s: about %d points would need about %.3g GB on %s, which has %.3g GB free; " ..
-      "use a larger dx, precision = \"f32\", or a device with more memory", fn, points, need / 1e9,
-      info.device, info.memory_free / 1e9), level + 1)
+  local too_many, too_big = points > local_points_max, need > info.memory_free
+  if not (too_many or too_big) then return end
+  local why, fix = {}, {}
+  if too_big then
+    why[1] = string.format("would need about %.3g GB (%.0f bytes) on %s, which has %.3g GB free", need / 1e9, need,
+      info.device, info.memory_free / 1e9)
   end
+  if too_many then
+    why[#why + 1] = "a rank holds at most 2^32 - 1 (its local indices are 32-bit)"
+    fix[1] = string.format("more ranks (mpirun -np %d or more)", math.ceil(ranks * points / local_points_max))
+  end
+  fix[#fix + 1] = "a larger dx"
+  if too_big then
+    if precision ~= "f32" then fix[#fix + 1] = "precision = \"f32\"" end
+    if not too_many then fix[#fix + 1] = "more ranks" end
+    fix[#fix + 1] = "a device with more memory"
+  end
+  error(string.format("%s: about %.0f points%s %s; use %s", fn, points,
+    ranks > 1 and string.format(" per rank (%d ranks)", ranks) or "", table.concat(why, ", and "),
+    table.concat(fix, ", ")), level + 1)
 end
 
 local body_mt = {}
@@ -179,14 +200,22 @@ local body_keys = { shape = true, points = true, dx = true, horizon = true, delt
 -- ranks within a horizon of them. Local rows: owned points in the global (Morton) order, then the
 -- ghosts. Each rank computes the forces of its own points from their whole family (owner
 -- computes: no force is summed across ranks); a halo stage refreshes the ghosts' displacements
--- before every force evaluation. Returns the local x (and volume) and the plan.
-local function partition(x, volume, delta, dx, layout)
-  local counts = pd.bonds { x = x, delta = delta, layout = layout, dx = dx }:counts():convert("f64")
-  local plan = cl.comm.partition { x = x, weights = counts, reach = delta }
-  counts = nil
-  local global = plan.global
-  if type(volume) ~= "number" then volume = pd.gather(volume, global) end
-  return pd.gather(x, global), volume, plan
+-- before every force evaluation. Both methods read the bond graph of the whole body, a list that
+-- reaches 1e-6 of delta further than the body's bonds (so that it holds every bond of either layout
+-- whatever the rounding of a distance near delta): "rcb" weighs each point by its bonds, "graph" has
+-- METIS cut the graph (cl.comm.partition{ method = "graph" }); the ghosts are exactly the other ranks'
+-- bond neighbours of the rank's points. Returns the local x (and volume) and the plan.
+local function partition(x, volume, delta, method)
+  local graph = pd.bonds { x = x, delta = delta * (1 + 1e-6), layout = "list" }
+  local plan
+  if method == "graph" then
+    plan = cl.comm.partition { x = x, reach = delta, method = "graph", bonds = graph }
+  else
+    plan = cl.comm.partition { x = x, weights = graph:counts():convert("f64"), reach = delta, bonds = graph }
+  end
+  graph = nil
+  if type(volume) ~= "number" then volume = cl.comm.take_rows(volume, plan) end
+  return cl.comm.take_rows(x, plan), volume, plan
 end
 
 -- A partitioned body of a box shape (shape:grid_box): this rank makes only its own points and its
@@ -204,7 +233,8 @@ end
 --- cleave.pd.body{ shape = | points = "file", dx =, horizon = 3.015 (in dx) | delta = (metres),
 ---   dim = 2, plane = "stress", thickness = 1, precision = "f64", material = cleave.pd.pmb{...},
 ---   partial_volume = true, surface_correction = true, kernel = "point" | "half" | "group" | "group8" ...,
----   reorder = true, layout = "lattice" (shapes) | "list" (point files), law = cleave.jit.bond_force{...} }
+---   reorder = true, layout = "lattice" (shapes) | "list" (point files), law = cleave.jit.bond_force{...},
+---   partition = "rcb" | "graph" | false, overlap = true, transport = "auto" }
 function pd.body(args)
   local fn = "cleave.pd.body"
   cl.check_args(fn, args, body_keys)
@@ -239,6 +269,18 @@ function pd.body(args)
   if layout ~= "lattice" and layout ~= "list" then
     error(fn .. ": argument 'layout' must be \"lattice\" (bonds from the grid stencil) or \"list\" (a bond list)", 2)
   end
+  -- partition = false keeps the whole body on every rank; "rcb" / "graph" choose how the global path
+  -- cuts it (a box shape is cut per rank from its grid). The default: "graph" for point files when
+  -- built with METIS (fewer ghosts and halo bytes at the same balance of bonds: docs/scale-out.md),
+  -- else "rcb"
+  local partition_method = args.partition
+  if partition_method == nil or partition_method == true then
+    partition_method = args.points ~= nil and cl.comm.graph_available() and "graph" or "rcb"
+  end
+  if partition_method ~= "rcb" and partition_method ~= "graph" and type(partition_method) ~= "boolean" then
+    error(fn .. ": argument 'partition' must be \"rcb\" (coordinate bisection), \"graph\" (METIS on the bond graph) " ..
+      "or false (the whole body on every rank)", 2)
+  end
   local x64, volume, dx, grid
   if args.points ~= nil then
     if args.shape ~= nil then error(fn .. ": give 'shape' or 'points', not both", 2) end
@@ -255,8 +297,12 @@ function pd.body(args)
     local horizon_dx = args.delta and cl.positive_number(fn, args, "delta") / dx or
       args.horizon and cl.positive_number(fn, args, "horizon") or 3.015
     volume = dx ^ dim * thickness
-    grid = cl.comm.size() > 1 and args.partition ~= false and args.shape:grid_box { dx = dx, dim = dim } or nil
-    if grid then cells = grid.count[1] * grid.count[2] * grid.count[3] / cl.comm.size() end -- this rank's points (local_grid below)
+    grid = cl.comm.size() > 1 and partition_method == "rcb" and args.shape:grid_box { dx = dx, dim = dim } or nil
+    if grid then -- this rank's points, owned and ghosts (local_grid below), counted from the grid alone
+      local owned, ghosts = cl.comm.grid_counts { grid = grid, dx = dx, dim = dim,
+        reach = math.floor((args.delta or horizon_dx * dx) / dx) }
+      cells = owned + ghosts
+    end
     check_memory(fn, cells, dim, precision, horizon_dx, layout, 3) -- before making points that would not fit
     if not grid then x64 = args.shape:points { dx = dx, dim = dim, max_points = math.max(cells, 1) } end
   end
@@ -289,7 +335,9 @@ function pd.body(args)
       if type(volume) ~= "number" then volume = pd.gather(volume, order) end
     end
     global_n = x.n
-    if cl.comm.size() > 1 and args.partition ~= false then x, volume, plan = partition(x, volume, delta, dx, layout) end
+    if cl.comm.size() > 1 and args.partition ~= false then
+      x, volume, plan = partition(x, volume, delta, partition_method)
+    end
   end
   collectgarbage() -- the reordering's temporaries hold device memory the body needs
   local n = x.n
@@ -879,11 +927,10 @@ function run_mt:restore(path)
   local names, mine = state_fields(b)
   local bonds = fields.bonds
   if b.plan then -- this rank's rows (owned and ghosts) of the whole body's
-    local global = b.plan.global
     for _, name in ipairs(names) do
-      if fields[name] then fields[name] = pd.gather(fields[name], global) end
+      if fields[name] then fields[name] = cl.comm.take_rows(fields[name], b.plan) end
     end
-    if bonds then bonds = pd.gather(bonds, global, sorted and math.tointeger(values.bond_words) or b.bonds.words) end
+    if bonds then bonds = cl.comm.take_rows(bonds, b.plan, sorted and math.tointeger(values.bond_words) or b.bonds.words) end
   end
   cl.explicit_run.restore_fields(self, path, fields, values, mine, names)
   if sorted then

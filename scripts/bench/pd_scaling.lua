@@ -7,6 +7,7 @@
 --   mpirun -np N cleave run scripts/bench/pd_scaling.lua strong [points in all = 4e8]   [f32|f64] [steps = 20] [dim = 2] [overlap = on|off]
 --   mpirun -np N cleave run scripts/bench/pd_scaling.lua kw     [dx_mm = 0.1] [outdir = out/pd_scaling]
 --   cleave run scripts/bench/pd_scaling.lua compare a.ckpt b.ckpt
+--   cleave run scripts/bench/pd_scaling.lua partition [dx_mm = 0.25] [L_mm = 40]
 --
 -- weak / strong: a box body (rect in 2D, box in 3D) of the lattice layout with breaking on, built
 -- per rank from its grid (cl.comm.partition_grid), its points in a rigid motion (the step's work
@@ -18,7 +19,10 @@
 -- alone: the median over 3 runs of `steps` exchanges. One line per run (rank 0 prints):
 --   ranks, points, precision, ms per step, halo bytes sent per rank and step (largest rank), halo ms
 --   per step (largest), halo share of the step, link bandwidth (GB/s each way, the slowest pair of
---   ranks 2p <-> 2p+1, 64 MB messages), the transport, set-up seconds.
+--   ranks 2p <-> 2p+1, 64 MB messages), the transport, set-up seconds, and the memory the body and its
+--   run hold on the largest rank (device bytes per rank and per local point: on a GPU the device's
+--   used memory after the run less before the body; on the CPU backend the process's resident memory
+--   after the run less before the body, and its peak during set-up).
 -- overlap: the body's step computes its interior rows while the halo travels (on, the default) or
 -- exchanges the halo, then computes (off) (cl.pd.body{ overlap = }). The transport is the halo
 -- stage's "auto": NCCL between GPUs when every rank has its own, else MPI through (pinned) host
@@ -32,6 +36,48 @@ local mode = arg[1] or "weak"
 local rank, ranks = cl.comm.rank(), cl.comm.size()
 
 local function median(t) table.sort(t); return t[(#t + 1) // 2] end
+
+-- partition: a non-convex point file (scripts/bench/lshape_points.lua: an L-shaped plate with two
+-- holes) cut in 2, 3 and 4 parts (all computed on this process, as each rank does): recursive
+-- coordinate bisection balanced by bonds with the ghosts of the box rule ("rcb box": every point
+-- within a horizon of the box of a part's points, the plans of cleave before the graph partition) and
+-- with the ghosts of the bond graph ("rcb", what cl.pd.body does now), and METIS on the bond graph
+-- ("graph"). Per cut: ghost points (all parts, the largest part's), rows and bytes sent per step by
+-- the largest part (f64 2D: 16 B a row), the bond imbalance (the largest part's bonds over the mean)
+-- and the seconds of the partition and plans.
+if mode == "partition" then
+  local dx, L = (tonumber(arg[2]) or 0.25) * 1e-3, (tonumber(arg[3]) or 40) * 1e-3
+  local dir = "out/pd_scaling"
+  local path = string.format("%s/lshape_%g_%g.txt", dir, L * 1e3, dx * 1e3)
+  os.execute("mkdir -p " .. dir)
+  dofile(debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") .. "/lshape_points.lua")(path, L, dx, 1e-3)
+  local x = cl.geom.read_points(path)
+  local delta = 3.015 * dx
+  local graph = cl.pd.bonds { x = x, delta = delta * (1 + 1e-6), layout = "list" } -- as cl.pd.body cuts
+  local counts = graph:counts():convert("f64")
+  local bonds = counts:to_table()
+  print(string.format("pd_scaling partition: L-shaped plate with 2 holes, L = %g mm, dx = %g mm, %d points, %d bonds",
+    L * 1e3, dx * 1e3, x.n, graph.count))
+  print(string.format("%5s %-9s %8s %10s %9s %10s %14s %8s", "parts", "method", "ghosts", "max ghosts", "max sent",
+    "max B/step", "bonds max/mean", "seconds"))
+  for parts = 2, 4 do
+    for _, method in ipairs { "rcb box", "rcb", "graph" } do
+      local t0, ghosts, most, sent, heaviest = cl.clock(), 0, 0, 0, 0
+      for r = 0, parts - 1 do
+        local plan = cl.comm.partition { x = x, reach = delta, parts = parts, rank = r,
+          method = method == "graph" and "graph" or "rcb", weights = method ~= "graph" and counts or nil,
+          bonds = method ~= "rcb box" and graph or nil }
+        local global, mine = plan.global:to_table(), 0
+        for i = 1, plan.owned do mine = mine + bonds[global[i] + 1] end
+        ghosts, most, sent, heaviest = ghosts + plan.ghosts, math.max(most, plan.ghosts), math.max(sent, plan.sent),
+          math.max(heaviest, mine)
+      end
+      print(string.format("%5d %-9s %8d %10d %9d %10d %14.4f %8.2f", parts, method, ghosts, most, sent, sent * 16,
+        heaviest / (graph.count * 2 / parts), cl.clock() - t0))
+    end
+  end
+  return
+end
 
 if mode == "compare" then
   local a, b = assert(arg[2], "compare: give two checkpoints"), assert(arg[3], "compare: give two checkpoints")
@@ -70,7 +116,7 @@ if mode == "kw" then
   return
 end
 
-if mode ~= "weak" and mode ~= "strong" then error("mode (argument 1) must be weak, strong, kw or compare", 0) end
+if mode ~= "weak" and mode ~= "strong" then error("mode (argument 1) must be weak, strong, kw, compare or partition", 0) end
 local points = tonumber(arg[2]) or (mode == "weak" and 1e8 or 4e8)
 local precision = arg[3] or "f64"
 local steps = math.tointeger(tonumber(arg[4]) or 20)
@@ -94,6 +140,19 @@ local extent = {}
 for a = 1, 3 do extent[a] = blocks[a] * side * dx end
 local shape = dim == 2 and cl.geom.rect { 0, extent[1], 0, extent[2] } or cl.geom.box { 0, extent[1], 0, extent[2], 0, extent[3] }
 
+-- bytes the device holds now (GPU: used memory; CPU backend: this process's resident memory) and the
+-- peak so far (CPU only: VmHWM)
+local function memory()
+  local info = cl.info()
+  if info.device:match("^cpu") then
+    local status = assert(io.open("/proc/self/status")):read("a")
+    return tonumber(status:match("VmRSS:%s*(%d+)")) * 1024, tonumber(status:match("VmHWM:%s*(%d+)")) * 1024
+  end
+  return info.memory_total - info.memory_free, nil
+end
+
+collectgarbage()
+local memory0 = memory()
 cl.comm.barrier()
 local t0 = cl.clock()
 local transport = os.getenv("CLEAVE_TRANSPORT") or "auto"
@@ -128,13 +187,19 @@ if halo then
   link, used = cl.comm.min(bw.bandwidth or math.huge), bw.transport
 end
 bytes, halo_s = cl.comm.max(bytes), cl.comm.max(halo_s)
+collectgarbage()
+local held, peak = memory()
+held = held - memory0
+local per_point = cl.comm.max(held / body.n)
+peak = peak and cl.comm.max(peak - memory0)
+held = cl.comm.max(held)
 
 if rank == 0 then
   print(string.format("pd_scaling %s, %dD, %s, %s, %d steps, overlap %s (%s)", mode, dim, precision, cl.info().device,
     steps, overlap and "on" or "off", os.date("!%Y-%m-%d %H:%M UTC")))
-  print(string.format("%5s %13s %5s %10s %12s %9s %7s %10s %9s %8s", "ranks", "points", "prec", "ms/step", "halo B/step",
-    "halo ms", "share", "link GB/s", "transport", "setup s"))
-  print(string.format("%5d %13d %5s %10.3f %12d %9.4f %6.2f%% %10s %9s %8.1f", ranks, body.global_n, precision, step * 1e3,
-    bytes, halo_s * 1e3, 100 * halo_s / step, link and link < math.huge and string.format("%.2f", link / 1e9) or "-",
-    used, setup))
+  print(string.format("%5s %13s %5s %10s %12s %9s %7s %10s %9s %8s %9s %8s %9s", "ranks", "points", "prec", "ms/step",
+    "halo B/step", "halo ms", "share", "link GB/s", "transport", "setup s", "GB/rank", "B/point", "peak GB"))
+  print(string.format("%5d %13d %5s %10.3f %12d %9.4f %6.2f%% %10s %9s %8.1f %9.3f %8.1f %9s", ranks, body.global_n, precision,
+    step * 1e3, bytes, halo_s * 1e3, 100 * halo_s / step, link and link < math.huge and string.format("%.2f", link / 1e9) or "-",
+    used, setup, held / 1e9, per_point, peak and string.format("%.3f", peak / 1e9) or "-"))
 end

@@ -157,4 +157,36 @@ if size > 1 then
   end
   shape_methods.points = points
 end
+-- A 2D f32 plate of 10^10 points (10^5 x 10^5, the multi-GPU issue's largest problem), never made:
+-- global indices past 2^32 are Lua integers, and cl.pd.body refuses it before allocating, naming what
+-- one rank would hold: on 1 and 2 ranks more than 2^32 - 1 local points (its local indices are 32-bit),
+-- on 3 the bytes of its owned + ghost points, more than this machine has.
+do
+  local huge = cl.geom.rect { 0, 100, 0, 100 }
+  local grid = huge:grid_box { dx = 1e-3, dim = 2 }
+  if grid.count[1] ~= 100000 or grid.count[2] ~= 100000 then error("the 10^10 box: " .. grid.count[1] .. " x " .. grid.count[2]) end
+  local global, owner = cl.comm.grid_locate { grid = grid, dx = 1e-3, dim = 2, precision = "f32", reach = 3, parts = 8,
+    index = { 99998, 99999 } }
+  if math.type(global) ~= "integer" or global ~= 9999999998 or owner ~= 7 then
+    error(string.format("grid_locate on the 10^10 box: global %s (%s), owner %s", tostring(global), math.type(global), tostring(owner)))
+  end
+  local ok, message = pcall(cl.pd.body, { shape = huge, dx = 1e-3, precision = "f32", material = material,
+    surface_correction = false })
+  if ok then error("a body of 10^10 points was made on " .. size .. " ranks") end
+  local per_rank = size > 1 and string.format("per rank (%d ranks)", size) or ""
+  if size < 3 then
+    if not (message:find("at most 2^32 - 1", 1, true) and message:find(per_rank, 1, true) and message:find("mpirun -np 3 or more", 1, true)) then
+      error(size .. " ranks of 10^10 points: " .. message)
+    end
+  else
+    local owned, ghosts = cl.comm.grid_counts { grid = grid, dx = 1e-3, dim = 2, reach = 3 }
+    -- bytes per point of the check: 2D f32 lattice, 3.015 dx: (4 dim + 2) 4 + 8 + 4 ceil(pi 3.015^2 / 32) + 8 dim
+    local bytes = string.format("(%.0f bytes)", (owned + ghosts) * 68)
+    if not (message:find(per_rank, 1, true) and message:find(bytes, 1, true)) then
+      error(string.format("%d ranks of 10^10 points: want %s %s in: %s", size, per_rank, bytes, message))
+    end
+  end
+  if rank == 0 then print("test_mpi_grid: 10^10 points on " .. size .. " ranks refused: " .. message) end
+end
+
 if rank == 0 then print("test_mpi_grid: passed") end
