@@ -1,6 +1,6 @@
 #!/bin/sh
 # Issue 18 on the GPU machine: peridynamics over 1, 2, 4, 8 GPUs of one host through NCCL, from the
-# bundle of scripts/gpu/build_ranks.sh (carried as .gpu-ranks), one rank per GPU (scripts/gpu/ranks.sh).
+# bundle of scripts/gpu/build_ranks.sh (carried as .gpu-ranks.tgz), one rank per GPU (scripts/gpu/ranks.sh).
 #   sh scripts/bench/pd_multi_gpu.sh [what = "kw weak strong largest"] [ranks = "1 2 4 8", those the host has]
 # kw:      Kalthoff-Winkler at 0.1 mm in f64 on each rank count, compared with one rank (1e-12 on u,
 #          the same bond words; pd_scaling.lua compare);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # On the GPU machine: runs a cleave script on NP ranks, one per GPU, from the bundle of
-# build_ranks.sh (carried as .gpu-ranks/carry). NCCL comes from the host's CUDA toolkit; NVLink
+# build_ranks.sh (carried packed as .gpu-ranks.tgz, unpacked into .gpu-ranks/carry). NCCL comes from the host's CUDA toolkit; NVLink
 # multicast stays off (NCCL_NVLS_ENABLE=0: the device tool's notes). Usage: ranks.sh NP script args...
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
