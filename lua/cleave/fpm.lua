@@ -264,6 +264,11 @@ end
 --- assembly: how element forces reach the particles, atomic adds ("scatter") or a sum per particle
 --- over its elements' rows of an element buffer ("gather", the paper's Algorithm 1: no atomics, the
 --- same order on every device, one more pass over 3 (beams: 6) reals per element corner).
+-- The assembly a body of each element type gets unless it names one: the faster of the two in
+-- scripts/bench/bench_fpm.lua on the GPU (docs/benchmarks.md, finite particle method); the atomic
+-- scatter until that run has decided.
+local DEFAULT_ASSEMBLY = { beam = "scatter", shell = "scatter", hex = "scatter" }
+
 function fpm.body(args)
   local fn = "cleave.fpm.body"
   cl.check_args(fn, args, body_keys)
@@ -285,13 +290,14 @@ function fpm.body(args)
   end
   local precision = args.precision or "f64"
   if precision ~= "f32" and precision ~= "f64" then error(fn .. ": argument 'precision' must be \"f32\" or \"f64\"", 2) end
-  local assembly = args.assembly or "scatter"
+  local kind = args.beams and "beam" or args.shells and "shell" or "hex"
+  local assembly = args.assembly or DEFAULT_ASSEMBLY[kind]
   if assembly ~= "scatter" and assembly ~= "gather" then
     error(fn .. ": argument 'assembly' must be \"scatter\" (atomic adds) or \"gather\" (per particle, Algorithm 1)", 2)
   end
   local n = #points
   local b = setmetatable({ n = n, material = m, precision = precision, points = points,
-    constraints = {}, loads = {}, kind = args.beams and "beam" or args.shells and "shell" or "hex",
+    constraints = {}, loads = {}, kind = kind,
     assembly = assembly }, body_mt)
   local elements = args.beams or args.shells or args.hexes
   b.x0 = cl.field { data = points, k = 3, dtype = precision }
