@@ -70,5 +70,10 @@ cl_status cl_k_fpm_gather(cl_device *d, cl_dtype t, const cl_fpm_gather_args *a,
 }
 
 cl_status cl_k_fpm_hex(cl_device *d, void *entry, cl_fpm_hex_args *a, cl_error *err) {
-  return a->ne ? cl_jit_launch(d, entry, a, a->ne, "fpm hexahedra (stress_update law)", err) : CL_OK;
+  /* the GPU's threads: CL_FPM_HEX_GPU_LANES per element (the CPU's entry loops over elements), in
+   * blocks of 3 warps: at the 136 registers a thread of the built-in laws take (ptxas, sm_90) an SM
+   * holds 15 warps, 5 such blocks, where blocks of 256 threads would fit one (8 warps) */
+  return a->ne ? cl_jit_launch_threads(d, entry, a, a->ne * CL_FPM_HEX_GPU_LANES, 96,
+                                       "fpm hexahedra (stress_update law)", err)
+               : CL_OK;
 }
