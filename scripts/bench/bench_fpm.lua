@@ -138,10 +138,10 @@ local function timed(case, label, body)
   local yielding = case:find("_j2") ~= nil
   local dt = 0.9 * body:stable_dt() -- explicit's "auto"
   if yielding then stretch(body, dt) else cantilever(body) end
-  local run = cl.fpm.explicit { body, dt = dt, steps = steps, xi = yielding and 0 or 10, progress = false }
+  local run = cl.fpm.explicit { body, dt = dt, steps = WARMUP + steps, xi = yielding and 0 or 10, progress = false }
   run:go { steps = WARMUP }
   local before, ep0 = energies(body), yielding and plastic_strains(body)
-  local stats = run:go()
+  local stats = run:go { steps = steps }
   local seconds = balance.checked(label, before, energies(body), stats.seconds)
   if yielding then
     local ep1, flowing = plastic_strains(body), 0
