@@ -50,6 +50,6 @@ print(string.format("%d steps in %.2f s: %.4g steps/s, %.4g element-steps/s, %.3
   paper_seconds / (shell.ne / 1e4) / (total / 1e4)))
 print(string.format("the %d steps: %s s %s (paper %g s, %s; issue target for mesh 5 <= 42 s); t = %.4g s, P = %.4g N, " ..
   "pinch %.4g m", total, balance.time(checked and whole, "%.1f"), run.step < total and "extrapolated" or "measured",
-  paper_seconds, checked and string.format("%.3gx faster", paper_seconds / whole) or "-", run.t,
+  paper_seconds, checked and string.format("speed-up %.3gx", paper_seconds / whole) or "-", run.t,
   P * math.min(run.t, 1), pinch))
 balance.exit()
