@@ -29,6 +29,16 @@ cl_status cl_k_fpm_apply(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a
   return cl_k_check_launch(d, code, "fpm_apply", err);
 }
 
+cl_status cl_k_fpm_step(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err) {
+  CL_TRY(real_only(t, err));
+  if (d->kind == CL_BACKEND_CPU) {
+    (t == CL_F32 ? cl_fpm_step_cpu_f32 : cl_fpm_step_cpu_f64)(a);
+    return CL_OK;
+  }
+  int code = t == CL_F32 ? CL_CUDA_CALL(cl_fpm_step_cuda_f32(a)) : CL_CUDA_CALL(cl_fpm_step_cuda_f64(a));
+  return cl_k_check_launch(d, code, "fpm_step", err);
+}
+
 cl_status cl_k_fpm_beam(cl_device *d, cl_dtype t, const cl_fpm_beam_args *a, cl_error *err) {
   CL_TRY(real_only(t, err));
   if (d->kind == CL_BACKEND_CPU) {

@@ -1121,13 +1121,21 @@ local function step_pipeline(b, dt, xi, static)
   local particles = { dt = dt, xi = xi, mass = b.mass, d = b.d, dd = b.dd, dd_new = b.dd_new, f = b.f,
     fext = b.fext, inertia = b.inertia, q = b.q, dth = b.dth, dth_new = b.dth_new, m = b.m, mext = b.mext,
     mask = mask_field(b), work = b.work }
-  particles.half = "predict"
-  add(cl.stage.fpm_particles(particles))
+  -- prescribed velocities set their increments between the two halves; without any, one pass
+  local prescribed = {}
   for _, k in ipairs(b.constraints) do
     local target, c = increment_target(b, k.dof)
-    if k.value ~= 0 then add(cl.stage.set_rows { field = target, rows = k.rows, component = c, time_offset = -dt / 2,
-      value = pd.stage_value(k.value, target, dt) }) end
+    if k.value ~= 0 then prescribed[#prescribed + 1] = cl.stage.set_rows { field = target, rows = k.rows,
+      component = c, time_offset = -dt / 2, value = pd.stage_value(k.value, target, dt) } end
   end
+  if #prescribed == 0 then
+    particles.half = "step"
+    add(cl.stage.fpm_particles(particles))
+    return cl.pipeline(stages)
+  end
+  particles.half = "predict"
+  add(cl.stage.fpm_particles(particles))
+  for _, stage in ipairs(prescribed) do add(stage) end
   particles.half = "apply"
   add(cl.stage.fpm_particles(particles))
   return cl.pipeline(stages)
