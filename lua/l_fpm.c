@@ -50,15 +50,19 @@ typedef struct particle_stage {
   cl_stage stage;
   cl_fpm_particle_args a;
   cl_field *touched[8]; /* what the half writes */
-  int apply;            /* 0: predict, 1: apply */
+  int half;             /* HALF_PREDICT, HALF_APPLY or HALF_BOTH */
   cl_dtype dtype;
 } particle_stage;
+
+enum { HALF_PREDICT = 1, HALF_APPLY = 2, HALF_BOTH = 3 };
 
 static cl_status run_particles(void *data, long step, double t, cl_error *err) {
   particle_stage *s = data;
   (void)step, (void)t;
   cl_device *d = s->stage.device;
-  CL_TRY(s->apply ? cl_k_fpm_apply(d, s->dtype, &s->a, err) : cl_k_fpm_predict(d, s->dtype, &s->a, err));
+  CL_TRY(s->half == HALF_BOTH    ? cl_k_fpm_step(d, s->dtype, &s->a, err)
+         : s->half == HALF_APPLY ? cl_k_fpm_apply(d, s->dtype, &s->a, err)
+                                 : cl_k_fpm_predict(d, s->dtype, &s->a, err));
   for (int k = 0; k < 8 && s->touched[k]; k++) cl_field_touch(s->touched[k]);
   return CL_OK;
 }
@@ -66,7 +70,7 @@ static cl_status run_particles(void *data, long step, double t, cl_error *err) {
 static const char *const particle_args[] = {"half", "dt", "xi", "mass", "inertia", "d", "dd", "dd_new", "f", "fext",
                                             "q", "dth", "dth_new", "m", "mext", "mask", "work", NULL};
 
-/* cleave.stage.fpm_particles{ half = "predict" | "apply", dt =, xi = 0, mass =, d =, dd =, dd_new =,
+/* cleave.stage.fpm_particles{ half = "predict" | "apply" | "step" (both), dt =, xi = 0, mass =, d =, dd =, dd_new =,
  *   f =, fext =, [ inertia =, q =, dth =, dth_new =, m =, mext = ] (rotations: all or none),
  *   mask = u32 per particle, work = n x 5 (energies: kernels/fpm/fpm.h) } (kernels/fpm/integrate.h) */
 static int stage_particles(lua_State *L) {
@@ -74,9 +78,11 @@ static int stage_particles(lua_State *L) {
   cl_lua_check_args(L, 1, fn, particle_args);
   particle_stage *s = new_stage(L, sizeof *s);
   const char *half = cl_lua_opt_string(L, 1, fn, "half", NULL);
-  if (!half || (strcmp(half, "predict") != 0 && strcmp(half, "apply") != 0))
-    return luaL_error(L, "%s: 'half' must be \"predict\" or \"apply\"", fn);
-  s->apply = strcmp(half, "apply") == 0;
+  s->half = !half ? 0 : strcmp(half, "predict") == 0 ? HALF_PREDICT : strcmp(half, "apply") == 0 ? HALF_APPLY
+                   : strcmp(half, "step") == 0    ? HALF_BOTH : 0;
+  if (!s->half)
+    return luaL_error(L, "%s: 'half' must be \"predict\", \"apply\" or \"step\" (both, when no prescribed "
+                      "velocity is set between them)", fn);
   cl_field *mass = cl_lua_req_field(L, 1, fn, "mass");
   if (mass->dtype != CL_F32 && mass->dtype != CL_F64) return luaL_error(L, "%s: 'mass' must be f32 or f64", fn);
   const cl_device *dev = &mass->device->dev;
@@ -100,12 +106,14 @@ static int stage_particles(lua_State *L) {
   a->d = d->data, a->dd = dd->data, a->dd_new = dd_new->data, a->f = f->data, a->fext = fext->data;
   a->inertia = data_of(inertia), a->q = data_of(q), a->dth = data_of(dth), a->dth_new = data_of(dth_new);
   a->m = data_of(m), a->mext = data_of(mext), a->mask = data_of(mask), a->work = data_of(work);
-  cl_field *const predicted[5] = {dd_new, dth_new}, *const applied[5] = {d, dd, q, dth, work};
-  for (int k = 0, j = 0; k < 5; k++) {
-    cl_field *w = s->apply ? applied[k] : predicted[k];
-    if (w) s->touched[j++] = w;
-  }
-  cl_lua_stage_init(L, &s->stage, s->apply ? "fpm_apply" : "fpm_predict", run_particles, s, &mass->device->dev);
+  cl_field *const predicted[2] = {dd_new, dth_new}, *const applied[5] = {d, dd, q, dth, work};
+  int j = 0;
+  for (int k = 0; k < 2; k++)
+    if ((s->half & HALF_PREDICT) && predicted[k]) s->touched[j++] = predicted[k];
+  for (int k = 0; k < 5; k++)
+    if ((s->half & HALF_APPLY) && applied[k]) s->touched[j++] = applied[k];
+  const char *name = s->half == HALF_BOTH ? "fpm_step" : s->half == HALF_APPLY ? "fpm_apply" : "fpm_predict";
+  cl_lua_stage_init(L, &s->stage, name, run_particles, s, &mass->device->dev);
   return 1;
 }
 

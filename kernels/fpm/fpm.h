@@ -78,7 +78,9 @@ typedef struct cl_fpm_pressure_args {
   void *fext;                /* n x 3: the loads are added */
 } cl_fpm_pressure_args;
 
-/* 8-particle hexahedra, 8 Gauss points, a stress_update law at each (hex.h). */
+/* 8-particle hexahedra, 8 Gauss points, a stress_update law at each (hex.h). On the GPU each
+ * element is CL_FPM_HEX_GPU_LANES threads of a warp (one per corner and Gauss point). */
+#define CL_FPM_HEX_GPU_LANES 8
 typedef struct cl_fpm_hex_args {
   size_t ne, n;
   const uint32_t *conn;      /* ne x 8, VTK order */

@@ -18,6 +18,11 @@ void CL_PREC(cl_fpm_apply_cpu)(const cl_fpm_particle_args *a) {
   for (size_t i = 0; i < a->n; i++) cl_fpm_apply_step(a, i);
 }
 
+void CL_PREC(cl_fpm_step_cpu)(const cl_fpm_particle_args *a) {
+#pragma omp parallel for schedule(static) if (a->n > CL_FPM_SERIAL_BELOW)
+  for (size_t i = 0; i < a->n; i++) cl_fpm_step_at(a, i);
+}
+
 void CL_PREC(cl_fpm_gather_cpu)(const cl_fpm_gather_args *a) {
 #pragma omp parallel for schedule(static) if (a->n > CL_FPM_SERIAL_BELOW)
   for (size_t i = 0; i < a->n; i++) cl_fpm_gather_at(a, i);

@@ -12,6 +12,8 @@
 
 cl_status cl_k_fpm_predict(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err);
 cl_status cl_k_fpm_apply(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err);
+/* predict and apply in one pass (integrate.h) */
+cl_status cl_k_fpm_step(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err);
 cl_status cl_k_fpm_beam(cl_device *d, cl_dtype t, const cl_fpm_beam_args *a, cl_error *err);
 cl_status cl_k_fpm_shell(cl_device *d, cl_dtype t, const cl_fpm_shell_args *a, cl_error *err);
 cl_status cl_k_fpm_pressure(cl_device *d, cl_dtype t, const cl_fpm_pressure_args *a, cl_error *err);
@@ -27,6 +29,10 @@ void cl_fpm_predict_cpu_f32(const cl_fpm_particle_args *a);
 void cl_fpm_predict_cpu_f64(const cl_fpm_particle_args *a);
 void cl_fpm_apply_cpu_f32(const cl_fpm_particle_args *a);
 void cl_fpm_apply_cpu_f64(const cl_fpm_particle_args *a);
+void cl_fpm_step_cpu_f32(const cl_fpm_particle_args *a);
+void cl_fpm_step_cpu_f64(const cl_fpm_particle_args *a);
+int cl_fpm_step_cuda_f32(const cl_fpm_particle_args *a);
+int cl_fpm_step_cuda_f64(const cl_fpm_particle_args *a);
 void cl_fpm_shell_cpu_f32(const cl_fpm_shell_args *a);
 void cl_fpm_shell_cpu_f64(const cl_fpm_shell_args *a);
 int cl_fpm_shell_cuda_f32(const cl_fpm_shell_args *a);

@@ -7,7 +7,16 @@
  * the small strain of eta, its increment since the last evaluation, and the stress_update law
  * (CL_FPM_LAW, defined before this header: a built-in or user snippet, lua/cleave/jit.lua) give the
  * stress in the DCS; the element forces int B^T sig dV (eq. 9) are turned back by R and
- * subtracted from the particles' forces. A rigid motion leaves eta at round-off: no force. */
+ * subtracted from the particles' forces. A rigid motion leaves eta at round-off: no force.
+ *
+ * The work of an element is split among 8 lanes: lane a loads corner a, computes its eta and
+ * assembles its force; lane g evaluates Gauss point g. On the GPU the lanes are 8 threads of a warp
+ * exchanging values by shuffles (one thread per element kept 8 x 3 values of each of X, x, eta,
+ * the gradients and the forces live: 255 registers and spills, docs/methods/finite-particle.md);
+ * the CPU runs the same lane functions one after another in one thread per element, the lanes'
+ * values in arrays. The gradients dN_a/dX = J^-T dN_a/ds are never formed: the displacement
+ * gradient is (sum_a eta_a (x) dN_a/ds) J^-1 and the force of point g on corner a is T_g dN_a/ds
+ * with the 3 x 3 T_g = sigma J^-T dV. */
 #ifndef CL_FPM_HEX_H
 #define CL_FPM_HEX_H
 
@@ -19,91 +28,190 @@
                                          (((a) == 2 || (a) == 3 || (a) == 6 || (a) == 7) && (c) == 1) ||   \
                                          ((a) >= 4 && (c) == 2)) * 2 - 1)
 
-/* Gradients of the shape functions at natural point s with respect to the reference coordinates
- * (g[3a + c]) from the corners X (X[3a + c]); returns det J. */
-CL_HD static inline real cl_fpm_hex_gradients(const real *X, const real *s, real *g) {
-  real dn[24], J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, Jinv[9];
-  for (int a = 0; a < 8; a++) {
-    const real xi = CL_FPM_HEX_CORNER(a, 0), et = CL_FPM_HEX_CORNER(a, 1), ze = CL_FPM_HEX_CORNER(a, 2);
-    dn[3 * a] = xi * (1 + et * s[1]) * (1 + ze * s[2]) / 8;
-    dn[3 * a + 1] = et * (1 + xi * s[0]) * (1 + ze * s[2]) / 8;
-    dn[3 * a + 2] = ze * (1 + xi * s[0]) * (1 + et * s[1]) / 8;
-    for (int r = 0; r < 3; r++) /* J[r][c] = d X_r / d s_c */
-      for (int c = 0; c < 3; c++) J[3 * r + c] += X[3 * a + r] * dn[3 * a + c];
-  }
-  const real det = cl_fpm_inverse(J, Jinv);
-  for (int a = 0; a < 8; a++) /* dN/dX_c = dN/ds_r Jinv[r][c] */
+/* The derivatives of corner a's shape function with respect to the natural coordinates at s. */
+CL_HD static inline void cl_fpm_hex_dn(int a, const real *s, real *dn) {
+  const real xi = CL_FPM_HEX_CORNER(a, 0), et = CL_FPM_HEX_CORNER(a, 1), ze = CL_FPM_HEX_CORNER(a, 2);
+  dn[0] = xi * (1 + et * s[1]) * (1 + ze * s[2]) / 8;
+  dn[1] = et * (1 + xi * s[0]) * (1 + ze * s[2]) / 8;
+  dn[2] = ze * (1 + xi * s[0]) * (1 + et * s[1]) / 8;
+}
+
+/* Gauss point g's natural coordinates (weights 1). */
+CL_HD static inline void cl_fpm_hex_gauss(int g, real *s) {
+  const real gauss = (real)0.57735026918962576451; /* 1/sqrt(3) */
+  for (int c = 0; c < 3; c++) s[c] = CL_FPM_HEX_CORNER(g, c) * gauss;
+}
+
+/* C = A B (transposed = 0) or A B^T (1), 3 x 3 row-major. */
+CL_HD static inline void cl_fpm_hex_product(const real *A, const real *B, int transposed, real *C) {
+  for (int r = 0; r < 3; r++)
     for (int c = 0; c < 3; c++)
-      g[3 * a + c] = dn[3 * a] * Jinv[c] + dn[3 * a + 1] * Jinv[3 + c] + dn[3 * a + 2] * Jinv[6 + c];
-  return det;
+      C[3 * r + c] = transposed ? A[3 * r] * B[3 * c] + A[3 * r + 1] * B[3 * c + 1] + A[3 * r + 2] * B[3 * c + 2]
+                                : A[3 * r] * B[c] + A[3 * r + 1] * B[3 + c] + A[3 * r + 2] * B[6 + c];
+}
+
+/* The lanes of one element: on the GPU the 8 threads of a warp named by mask, on the CPU arrays of
+ * the values each lane shares (lane b's at rows + b stride). */
+typedef struct cl_fpm_hex_lanes {
+  unsigned mask;
+  const real *rows;
+  int stride;
+} cl_fpm_hex_lanes;
+
+/* Lane src's k values (its `mine`) into out; on the GPU every lane of the element calls it alike. */
+CL_HD static inline void cl_fpm_hex_fetch(const cl_fpm_hex_lanes *L, const real *mine, int k, int src, real *out) {
+#ifdef __CUDA_ARCH__
+  for (int c = 0; c < k; c++) out[c] = __shfl_sync(L->mask, mine[c], src, 8);
+#else
+  (void)mine;
+  for (int c = 0; c < k; c++) out[c] = L->rows[src * L->stride + c];
+#endif
+}
+
+/* The centre sums of corner a (reference X, current x): S[0..5] its share of the centroids X_c, x_c,
+ * S[6..14] and S[15..23] of sum X_a (x) dN_a/ds and sum x_a (x) dN_a/ds at the centre. */
+CL_HD static inline void cl_fpm_hex_centre_terms(int a, const real *X, const real *x, real *S) {
+  const real centre[3] = {0, 0, 0};
+  real dn[3];
+  cl_fpm_hex_dn(a, centre, dn);
+  for (int r = 0; r < 3; r++) {
+    S[r] = X[r] / 8, S[3 + r] = x[r] / 8;
+    for (int k = 0; k < 3; k++) S[6 + 3 * r + k] = X[r] * dn[k], S[15 + 3 * r + k] = x[r] * dn[k];
+  }
+}
+
+/* The rigid rotation from the summed centre terms: the polar decomposition of F at the centre. */
+CL_HD static inline void cl_fpm_hex_rotation(const real *S, real *R) {
+  real Jinv[9], F[9];
+  cl_fpm_inverse(S + 6, Jinv);
+  cl_fpm_hex_product(S + 15, Jinv, 0, F);
+  cl_fpm_polar(F, R);
+}
+
+/* Corner a's pure deformation eta = R^T (x - x_c) - (X - X_c) (S: the summed centre terms). */
+CL_HD static inline void cl_fpm_hex_eta(const real *R, const real *S, const real *X, const real *x, real *eta) {
+  const real rel[3] = {x[0] - S[3], x[1] - S[4], x[2] - S[5]};
+  cl_fpm_apply_t(R, rel, eta);
+  for (int c = 0; c < 3; c++) eta[c] -= X[c] - S[c];
 }
 
 #ifdef CL_FPM_LAW
-CL_HD static inline void cl_fpm_hex_at(const cl_fpm_hex_args *A, size_t e) {
-  const size_t n = A->n, ne = A->ne, np = 8 * ne;
-  const real *x0 = (const real *)A->x0, *d = (const real *)A->d;
-  uint32_t p[8];
-  real X[24], x[24], Xc[3] = {0, 0, 0}, xc[3] = {0, 0, 0};
-  for (int a = 0; a < 8; a++) {
-    p[a] = A->conn[a * ne + e];
-    for (int c = 0; c < 3; c++) {
-      X[3 * a + c] = x0[c * n + p[a]], x[3 * a + c] = X[3 * a + c] + d[c * n + p[a]];
-      Xc[c] += X[3 * a + c] / 8, xc[c] += x[3 * a + c] / 8;
-    }
-  }
-  /* the rigid rotation: polar decomposition of F = sum x_a (x) grad N_a at the centre */
-  real g[24], F[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, R[9];
-  const real centre[3] = {0, 0, 0};
-  cl_fpm_hex_gradients(X, centre, g);
-  for (int a = 0; a < 8; a++)
+/* Gauss point g of element e: from the lanes' X and eta (6 values each, `mine` this lane's), the
+ * strain, the law, the stored stress and strain, and T = sigma J^-T dV; returns the point's elastic
+ * energy sig . eps / 2 dV. */
+CL_HD static inline real cl_fpm_hex_point(const cl_fpm_hex_args *A, size_t e, int g, const cl_fpm_hex_lanes *L,
+                                          const real *mine, real *T) {
+  const size_t np = 8 * A->ne, i = e * 8 + g;
+  real s[3], J[9], Hn[9];
+  cl_fpm_hex_gauss(g, s);
+  for (int k = 0; k < 9; k++) J[k] = 0, Hn[k] = 0;
+  for (int b = 0; b < 8; b++) {
+    real v[6], dn[3];
+    cl_fpm_hex_fetch(L, mine, 6, b, v);
+    cl_fpm_hex_dn(b, s, dn);
     for (int r = 0; r < 3; r++)
-      for (int c = 0; c < 3; c++) F[3 * r + c] += (x[3 * a + r] - xc[r]) * g[3 * a + c];
-  cl_fpm_polar(F, R);
-  real eta[24];
-  for (int a = 0; a < 8; a++) {
-    real rel[3] = {x[3 * a] - xc[0], x[3 * a + 1] - xc[1], x[3 * a + 2] - xc[2]};
-    cl_fpm_apply_t(R, rel, eta + 3 * a);
-    for (int c = 0; c < 3; c++) eta[3 * a + c] -= X[3 * a + c] - Xc[c];
+      for (int k = 0; k < 3; k++) J[3 * r + k] += v[r] * dn[k], Hn[3 * r + k] += v[3 + r] * dn[k];
   }
-  real fl[24], energy = 0;
-  for (int k = 0; k < 24; k++) fl[k] = 0;
+  real Jinv[9], H[9]; /* H: the displacement gradient d eta_r / d X_c */
+  const real dV = cl_fpm_inverse(J, Jinv);
+  cl_fpm_hex_product(Hn, Jinv, 0, H);
+  const real strain[6] = {H[0], H[4], H[8], H[5] + H[7], H[2] + H[6], H[1] + H[3]};
   real *sig = (real *)A->sig, *eps = (real *)A->eps;
-  const real gauss = (real)0.57735026918962576451; /* 1/sqrt(3) */
-  for (int gp = 0; gp < 8; gp++) {
-    const size_t i = (size_t)e * 8 + gp;
-    const real s[3] = {CL_FPM_HEX_CORNER(gp, 0) * gauss, CL_FPM_HEX_CORNER(gp, 1) * gauss,
-                       CL_FPM_HEX_CORNER(gp, 2) * gauss};
-    const real dV = cl_fpm_hex_gradients(X, s, g); /* weights 1 */
-    real H[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};       /* displacement gradient d eta_r / d X_c */
-    for (int a = 0; a < 8; a++)
-      for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) H[3 * r + c] += eta[3 * a + r] * g[3 * a + c];
-    const real strain[6] = {H[0], H[4], H[8], H[5] + H[7], H[2] + H[6], H[1] + H[3]};
-    real deps[6], st[6], D[36];
-    for (int c = 0; c < 6; c++) {
-      deps[c] = strain[c] - eps[c * np + i];
-      eps[c * np + i] = strain[c];
-      st[c] = sig[c * np + i];
-    }
-    for (int c = 0; c < 36; c++) D[c] = 0;
-    CL_FPM_LAW(deps, st, D, &A->law, i);
-    for (int c = 0; c < 6; c++) {
-      sig[c * np + i] = st[c];
-      energy += st[c] * strain[c] / 2 * dV;
-    }
-    /* f_a = sigma grad N_a dV (sigma as the symmetric 3 x 3 of the Voigt vector) */
-    const real S[9] = {st[0], st[5], st[4], st[5], st[1], st[3], st[4], st[3], st[2]};
-    for (int a = 0; a < 8; a++)
-      for (int r = 0; r < 3; r++)
-        fl[3 * a + r] += (S[3 * r] * g[3 * a] + S[3 * r + 1] * g[3 * a + 1] + S[3 * r + 2] * g[3 * a + 2]) * dV;
+  real deps[6], st[6], D[36], energy = 0;
+  for (int c = 0; c < 6; c++) {
+    deps[c] = strain[c] - eps[c * np + i];
+    eps[c * np + i] = strain[c];
+    st[c] = sig[c * np + i];
   }
+  for (int c = 0; c < 36; c++) D[c] = 0;
+  CL_FPM_LAW(deps, st, D, &A->law, i);
+  for (int c = 0; c < 6; c++) {
+    sig[c * np + i] = st[c];
+    energy += st[c] * strain[c] / 2 * dV;
+  }
+  /* sigma dV as the symmetric 3 x 3 of the Voigt vector */
+  const real Sv[9] = {st[0] * dV, st[5] * dV, st[4] * dV, st[5] * dV, st[1] * dV,
+                      st[3] * dV, st[4] * dV, st[3] * dV, st[2] * dV};
+  cl_fpm_hex_product(Sv, Jinv, 1, T);
+  return energy;
+}
+
+/* Corner a's force sum_g T_g dN_a/ds(g) from the lanes' T (`mine` this lane's), turned back by R and
+ * taken from its particle p. */
+CL_HD static inline void cl_fpm_hex_corner_force(const cl_fpm_hex_args *A, size_t e, int a, uint32_t p,
+                                                 const cl_fpm_hex_lanes *L, const real *mine, const real *R) {
+  real fl[3] = {0, 0, 0}, fg[3];
+  for (int g = 0; g < 8; g++) {
+    real T[9], s[3], dn[3];
+    cl_fpm_hex_fetch(L, mine, 9, g, T);
+    cl_fpm_hex_gauss(g, s);
+    cl_fpm_hex_dn(a, s, dn);
+    for (int r = 0; r < 3; r++) fl[r] += T[3 * r] * dn[0] + T[3 * r + 1] * dn[1] + T[3 * r + 2] * dn[2];
+  }
+  cl_fpm_apply(R, fl, fg);
+  for (int c = 0; c < 3; c++) cl_fpm_deposit(A->fe, 8 * A->ne, A->ne, e, a, A->f, A->n, p, c, fg[c]);
+}
+
+/* Corner a of element e: its particle, reference and current position. */
+CL_HD static inline uint32_t cl_fpm_hex_corner(const cl_fpm_hex_args *A, size_t e, int a, real *X, real *x) {
+  const real *x0 = (const real *)A->x0, *d = (const real *)A->d;
+  const uint32_t p = A->conn[a * A->ne + e];
+  for (int c = 0; c < 3; c++) X[c] = x0[c * A->n + p], x[c] = X[c] + d[c * A->n + p];
+  return p;
+}
+
+#ifdef __CUDA_ARCH__
+/* Threads per element (the lanes); the generated entry runs ne x CL_FPM_HEX_LANES items. */
+#define CL_FPM_HEX_LANES CL_FPM_HEX_GPU_LANES
+
+/* Thread t: lane t % 8 of element t / 8 (blocks of a multiple of 32 threads: an element's lanes are
+ * 8 aligned threads of one warp, all present or all absent). */
+__device__ static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t) {
+  const size_t e = t / 8;
+  const int lane = (int)(t % 8);
+  cl_fpm_hex_lanes L = {0xffu << (threadIdx.x & 24), 0, 0};
+  real X[3], x[3], S[24], R[9];
+  const uint32_t p = cl_fpm_hex_corner(A, e, lane, X, x);
+  cl_fpm_hex_centre_terms(lane, X, x, S);
+  for (int k = 1; k < 8; k <<= 1) /* the butterfly leaves every lane the same sums */
+    for (int c = 0; c < 24; c++) S[c] += __shfl_xor_sync(L.mask, S[c], k, 8);
+  cl_fpm_hex_rotation(S, R);
+  real mine[6] = {X[0], X[1], X[2]};
+  cl_fpm_hex_eta(R, S, X, x, mine + 3);
+  real T[9];
+  real energy = cl_fpm_hex_point(A, e, lane, &L, mine, T);
+  cl_fpm_hex_corner_force(A, e, lane, p, &L, T, R);
+  for (int k = 1; k < 8; k <<= 1) energy += __shfl_xor_sync(L.mask, energy, k, 8);
+  if (A->energy && lane == 0) ((real *)A->energy)[e] = energy;
+}
+#else
+#define CL_FPM_HEX_LANES 1
+
+/* Element t, its 8 lanes one after another. */
+static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t) {
+  const size_t e = t;
+  real X[8][3], x[8][3], S[24], R[9], lanes[8][9];
+  uint32_t p[8];
+  for (int c = 0; c < 24; c++) S[c] = 0;
   for (int a = 0; a < 8; a++) {
-    real fg[3];
-    cl_fpm_apply(R, fl + 3 * a, fg);
-    for (int c = 0; c < 3; c++) cl_fpm_deposit(A->fe, np, ne, e, a, A->f, n, p[a], c, fg[c]);
+    real terms[24];
+    p[a] = cl_fpm_hex_corner(A, e, a, X[a], x[a]);
+    cl_fpm_hex_centre_terms(a, X[a], x[a], terms);
+    for (int c = 0; c < 24; c++) S[c] += terms[c];
   }
+  cl_fpm_hex_rotation(S, R);
+  for (int a = 0; a < 8; a++) { /* lane a's X and eta */
+    for (int c = 0; c < 3; c++) lanes[a][c] = X[a][c];
+    cl_fpm_hex_eta(R, S, X[a], x[a], lanes[a] + 3);
+  }
+  cl_fpm_hex_lanes L = {0, lanes[0], 9};
+  real T[8][9], energy = 0;
+  for (int g = 0; g < 8; g++) energy += cl_fpm_hex_point(A, e, g, &L, lanes[g], T[g]);
+  L.rows = T[0];
+  for (int a = 0; a < 8; a++) cl_fpm_hex_corner_force(A, e, a, p[a], &L, T[a], R);
   if (A->energy) ((real *)A->energy)[e] = energy;
 }
+#endif
 #endif
 
 #endif

@@ -133,8 +133,6 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
     eps[1] += c[k] * u[2 * k + 1] / area2;
     eps[2] += (c[k] * u[2 * k] + b[k] * u[2 * k + 1]) / area2;
   }
-  real fl[3][3], ml[3][3], energy = 0;
-  for (int k = 0; k < 3; k++) fl[k][0] = fl[k][1] = fl[k][2] = 0, ml[k][0] = ml[k][1] = ml[k][2] = 0;
   /* bending: each corner's normal (the reference normal turned by the particle's rotation) in the
    * DCS gives its rotations about e1 and e2; the rotation about the normal (drilling) has no part in
    * them, so a drilling rotation, which nothing resists, cannot leak into the bending */
@@ -150,6 +148,32 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
     cl_fpm_apply(Rp, E0, axis);
     drill[k] = atan2(cl_fpm_dot(E + 3, axis), cl_fpm_dot(E, axis));
   }
+  /* membrane and bending at the DKT's 3 points (exact for its quadratic bending energy), in three
+   * passes so that the DKT's 3 x 9 B of a point is not kept live across the (J2) section: the
+   * curvatures, the sections' resultants, then the forces B^T M (B formed again). The membrane
+   * strain is constant, its forces f = area B^T N with B = (b, c) / area2 */
+  const real gauss[3][2] = {{(real)1 / 6, (real)1 / 6}, {(real)2 / 3, (real)1 / 6}, {(real)1 / 6, (real)2 / 3}};
+  real kappa[3][3], N[3][3], M[3][3], energy = 0;
+  for (int g = 0; g < 3; g++) {
+    real B[27];
+    cl_fpm_dkt_b(XY, gauss[g][0], gauss[g][1], B);
+    for (int r = 0; r < 3; r++) {
+      kappa[g][r] = 0;
+      for (int j = 0; j < 9; j++) kappa[g][r] += B[9 * r + j] * U[j];
+    }
+  }
+  for (int g = 0; g < 3; g++) energy += cl_fpm_shell_section(A, e, g, eps, kappa[g], N[g], M[g]) * area / 3;
+  real fl[3][3], ml[3][3], fb[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < 3; k++) fl[k][0] = fl[k][1] = 0, ml[k][0] = ml[k][1] = ml[k][2] = 0;
+  for (int g = 0; g < 3; g++) {
+    real B[27];
+    cl_fpm_dkt_b(XY, gauss[g][0], gauss[g][1], B);
+    for (int j = 0; j < 9; j++) fb[j] += (B[j] * M[g][0] + B[9 + j] * M[g][1] + B[18 + j] * M[g][2]) * area / 3;
+    for (int k = 0; k < 3; k++) {
+      fl[k][0] += (b[k] * N[g][0] + c[k] * N[g][2]) / 6;
+      fl[k][1] += (c[k] * N[g][1] + b[k] * N[g][2]) / 6;
+    }
+  }
   /* a weak drilling spring against the element's own in-plane rotation w = (dv/dx - du/dy) / 2, so
    * that a particle's rotation about its normal neither drifts nor spins (k = E t^3 / 100: its
    * frequency stays below the membrane's, docs/methods/finite-particle.md) */
@@ -164,22 +188,6 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
       fl[j][1] -= Mz * b[j] / (2 * area2);
     }
     energy += Mz * (drill[k] - spin) / 2;
-  }
-  /* membrane and bending at the DKT's 3 points (exact for its quadratic bending energy); the
-   * membrane strain is constant, its forces f = area B^T N with B = (b, c) / area2 */
-  const real gauss[3][2] = {{(real)1 / 6, (real)1 / 6}, {(real)2 / 3, (real)1 / 6}, {(real)1 / 6, (real)2 / 3}};
-  real fb[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  for (int g = 0; g < 3; g++) {
-    real B[27], kappa[3] = {0, 0, 0}, N[3], M[3];
-    cl_fpm_dkt_b(XY, gauss[g][0], gauss[g][1], B);
-    for (int r = 0; r < 3; r++)
-      for (int j = 0; j < 9; j++) kappa[r] += B[9 * r + j] * U[j];
-    energy += cl_fpm_shell_section(A, e, g, eps, kappa, N, M) * area / 3;
-    for (int j = 0; j < 9; j++) fb[j] += (B[j] * M[0] + B[9 + j] * M[1] + B[18 + j] * M[2]) * area / 3;
-    for (int k = 0; k < 3; k++) {
-      fl[k][0] += (b[k] * N[0] + c[k] * N[2]) / 6;
-      fl[k][1] += (c[k] * N[1] + b[k] * N[2]) / 6;
-    }
   }
   for (int k = 0; k < 3; k++) fl[k][2] = fb[3 * k], ml[k][0] = fb[3 * k + 1], ml[k][1] = fb[3 * k + 2];
   for (int k = 0; k < 3; k++)

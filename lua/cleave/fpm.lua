@@ -264,6 +264,11 @@ end
 --- assembly: how element forces reach the particles, atomic adds ("scatter") or a sum per particle
 --- over its elements' rows of an element buffer ("gather", the paper's Algorithm 1: no atomics, the
 --- same order on every device, one more pass over 3 (beams: 6) reals per element corner).
+-- The assembly a body of each element type gets unless it names one: the faster of the two in
+-- scripts/bench/bench_fpm.lua on the GPU (docs/benchmarks.md, finite particle method); the atomic
+-- scatter until that run has decided.
+local DEFAULT_ASSEMBLY = { beam = "scatter", shell = "scatter", hex = "scatter" }
+
 function fpm.body(args)
   local fn = "cleave.fpm.body"
   cl.check_args(fn, args, body_keys)
@@ -285,13 +290,14 @@ function fpm.body(args)
   end
   local precision = args.precision or "f64"
   if precision ~= "f32" and precision ~= "f64" then error(fn .. ": argument 'precision' must be \"f32\" or \"f64\"", 2) end
-  local assembly = args.assembly or "scatter"
+  local kind = args.beams and "beam" or args.shells and "shell" or "hex"
+  local assembly = args.assembly or DEFAULT_ASSEMBLY[kind]
   if assembly ~= "scatter" and assembly ~= "gather" then
     error(fn .. ": argument 'assembly' must be \"scatter\" (atomic adds) or \"gather\" (per particle, Algorithm 1)", 2)
   end
   local n = #points
   local b = setmetatable({ n = n, material = m, precision = precision, points = points,
-    constraints = {}, loads = {}, kind = args.beams and "beam" or args.shells and "shell" or "hex",
+    constraints = {}, loads = {}, kind = kind,
     assembly = assembly }, body_mt)
   local elements = args.beams or args.shells or args.hexes
   b.x0 = cl.field { data = points, k = 3, dtype = precision }
@@ -1115,13 +1121,21 @@ local function step_pipeline(b, dt, xi, static)
   local particles = { dt = dt, xi = xi, mass = b.mass, d = b.d, dd = b.dd, dd_new = b.dd_new, f = b.f,
     fext = b.fext, inertia = b.inertia, q = b.q, dth = b.dth, dth_new = b.dth_new, m = b.m, mext = b.mext,
     mask = mask_field(b), work = b.work }
-  particles.half = "predict"
-  add(cl.stage.fpm_particles(particles))
+  -- prescribed velocities set their increments between the two halves; without any, one pass
+  local prescribed = {}
   for _, k in ipairs(b.constraints) do
     local target, c = increment_target(b, k.dof)
-    if k.value ~= 0 then add(cl.stage.set_rows { field = target, rows = k.rows, component = c, time_offset = -dt / 2,
-      value = pd.stage_value(k.value, target, dt) }) end
+    if k.value ~= 0 then prescribed[#prescribed + 1] = cl.stage.set_rows { field = target, rows = k.rows,
+      component = c, time_offset = -dt / 2, value = pd.stage_value(k.value, target, dt) } end
   end
+  if #prescribed == 0 then
+    particles.half = "step"
+    add(cl.stage.fpm_particles(particles))
+    return cl.pipeline(stages)
+  end
+  particles.half = "predict"
+  add(cl.stage.fpm_particles(particles))
+  for _, stage in ipairs(prescribed) do add(stage) end
   particles.half = "apply"
   add(cl.stage.fpm_particles(particles))
   return cl.pipeline(stages)

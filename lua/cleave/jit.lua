@@ -435,7 +435,9 @@ function law_mt:fpm_hex_module(field)
     lines[#lines + 1] = "#define CL_FPM_LAW cl_jit_law"
     lines[#lines + 1] = '#include "kernels/fpm/hex.h"'
     -- one CPU thread below 512 elements (~20 us of work), where forking the team costs more
-    lines[#lines + 1] = entry_loop(field.device, "cl_jit_fpm_hex", "cl_fpm_hex_args", "ne", "cl_fpm_hex_at", 512)
+    -- items: elements on the CPU, 8 lanes of each on the GPU (CL_FPM_HEX_LANES, hex.h)
+    lines[#lines + 1] = entry_loop(field.device, "cl_jit_fpm_hex", "cl_fpm_hex_args", "ne * CL_FPM_HEX_LANES",
+      "cl_fpm_hex_item", 512)
     return table.concat(lines, "\n")
   end, "cl_jit_fpm_hex", self.fast_math)
 end

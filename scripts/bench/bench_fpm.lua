@@ -1,31 +1,82 @@
--- Finite particle method throughput (paper 001, Table 1-3's unit: seconds per 10^4 elements per
+-- Finite particle method throughput (paper 001, Tables 1-3's unit: seconds per 10^4 elements per
 -- 10^4 steps; the issue's unit: element-steps/s), per element type, material and assembly. Usage:
---   cleave run scripts/bench/bench_fpm.lua [elements] [steps] [precision]
--- (defaults 100000 elements, 200 steps, f64 on the GPU; give fewer on the CPU). Each timed run is a
--- cantilever block under a ramped end load (hexahedra) or a 3D frame of beams on the same grid; its
--- energy balance (kinetic + strain + damping against the external work) must hold within 1%
--- (balance.lua) or no time is reported. The J2 runs stay elastic (the balance counts no plastic
--- dissipation): they time the law's yield check and state, not its return mapping.
+--   cleave run scripts/bench/bench_fpm.lua [elements] [steps] [precision] [bandwidth] [cases]
+-- (defaults 100000 elements (each body has at least that many), 200 steps, f64, 3.35e12 B/s: the
+-- H100 SXM's HBM3; cases: a comma list of beam, shell, shell_j2, hex, hex_j2, default all). Every
+-- case runs with the atomic scatter and with the gather (paper Algorithm 1).
+--   elastic runs: a cantilever (a frame of beams, a shell strip, a block of hexahedra) under a
+--     ramped end load;
+--   J2 runs: a bar (shell strip or block) stretched along x at a constant rate from a homogeneous
+--     initial velocity, both ends' velocities prescribed: past the yield strain within the warm-up,
+--     so the timed steps are plastic flow. The fraction of integration points whose equivalent
+--     plastic strain grew over the timed steps is printed; below 50% the run is refused.
+-- A run's time is reported only when its energy balance (kinetic + internal work + damping against
+-- the external and constraint work; plastic dissipation is in the internal work) holds within 1%
+-- (balance.lua). Each line gives the ratio to the paper's time (GTX 980 Ti) and the fraction of the
+-- memory floor (docs/benchmarks.md, "memory floor"): the bytes a step must move per element, over
+-- the bandwidth.
 local cl = require "cleave"
 local balance = dofile((arg[0]:match("^(.*)/") or ".") .. "/balance.lua")
 local elements, steps = tonumber(arg[1] or "100000"), tonumber(arg[2] or "200")
 local precision = arg[3] or "f64"
+local bandwidth = tonumber(arg[4] or "3.35e12")
+local wanted = {}
+for name in (arg[5] or "beam,shell,shell_j2,hex,hex_j2"):gmatch("[^,]+") do wanted[name] = true end
+local WARMUP = 30 -- steps before the timed ones (the first compiles; the J2 bars yield in them)
 
--- A grid of nx x ny x nz cells with about `count` cells, 4:1:1.
-local function grid(count)
-  local n = math.max(1, math.floor((count / 16) ^ (1 / 3) + 0.5))
+-- The paper's seconds per 10^4 elements per 10^4 steps (its Tables 1-3, f64, GTX 980 Ti).
+local PAPER = { shell = 11.6, shell_j2 = 29.9, hex = 13.2, hex_j2 = 13.2 }
+
+-- The memory floor: the bytes one step must move per element, each array read or written once per
+-- kernel that needs it (shared particles cached perfectly), w the size of a real.
+--   particles, per particle and step: the element pass reads x0, d (3 + 3 w), writes the forces
+--     (3 w); the update reads f, fext, d, dd, mass (13 w) and writes d, dd (6 w): 28 w; beams and
+--     shells add the rotations: q read by both passes and written (12 w), moments written and read
+--     (6 w), mext, dth, inertia read (7 w), dth written (3 w): 56 w in all;
+--   elements: connectivity (4 B per corner); hexahedra: the stress and strain of 8 points read and
+--     written (192 w), J2 adds its ep (16 w); J2 shells: 3 x layers points of 4 state values read
+--     and written (24 layers w);
+--   gather: each corner's force row written and read (6 w; rotating: 12 w) and its slot (4 B).
+local function floor_bytes(body)
+  local w = precision == "f32" and 4 or 8
+  local k = ({ beam = 2, shell = 3, hex = 8 })[body.kind]
+  local per_particle = body.rotates and 56 or 28
+  local bytes = 4 * k + w * per_particle * body.n / body.ne
+  if body.kind == "hex" then bytes = bytes + w * (192 + 16 * #body.law_state) end
+  if body.plastic then bytes = bytes + w * 24 * body.layers end
+  if body.assembly == "gather" then bytes = bytes + k * (4 + w * (body.rotates and 12 or 6)) end
+  return bytes
+end
+
+-- Cells of a 4:1:1 (hexahedra) or 4:1 (shells) grid with at least `count` elements of `per_cell`.
+local function block(count)
+  local n = math.ceil((count / 4) ^ (1 / 3))
   return 4 * n, n, n
 end
 
+local function strip(count)
+  local n = math.ceil(math.sqrt(count / 8)) -- 2 triangles a cell
+  return 4 * n, n
+end
+
+local steel = cl.fpm.elastic { E = 2e11, nu = 0.3, rho = 7850 }
+local steel_j2 = cl.fpm.j2 { E = 2e11, nu = 0.3, rho = 7850, sy = 2.5e8, Et = 2e10 }
+
 local function hex_body(material, assembly)
-  local nx, ny, nz = grid(elements)
+  local nx, ny, nz = block(elements)
   return cl.fpm.box { x = { 0, 4 }, y = { 0, 1 }, z = { 0, 1 }, nx = nx, ny = ny, nz = nz, material = material,
-    precision = precision, assembly = assembly }, 4
+    precision = precision, assembly = assembly }
+end
+
+local function shell_body(material, assembly)
+  local nx, ny = strip(elements)
+  return cl.fpm.cantilever { kind = "shell", length = 4, width = 1, elements = nx, ny = ny, thickness = 0.02,
+    material = material, precision = precision, assembly = assembly }
 end
 
 -- Beams along the edges of a grid (3 per node, as a space frame).
 local function beam_body(assembly)
-  local nx, ny, nz = grid(elements / 3)
+  local nx, ny, nz = block(elements / 3)
   local points, beams, orient = {}, {}, {}
   local function id(i, j, k) return 1 + i + (nx + 1) * (j + (ny + 1) * k) end
   for k = 0, nz do
@@ -47,32 +98,86 @@ local function beam_body(assembly)
     end
   end
   return cl.fpm.body { points = points, beams = beams, orient = orient, section = { b = 0.02, h = 0.02 },
-    material = cl.fpm.elastic { E = 2e11, nu = 0.3, rho = 7850 }, precision = precision, assembly = assembly }, 4
+    material = steel, precision = precision, assembly = assembly }
 end
 
 local function energies(body)
   local e = body:energies()
-  return { kinetic = e.kinetic, strain = e.strain, damping = e.damping, external_work = e.external + e.constraint }
+  return { kinetic = e.kinetic, internal = e.internal, damping = e.damping, external_work = e.external,
+    constraint_work = e.constraint }
 end
 
-local function timed(label, body, length)
+-- The equivalent plastic strain of the body's integration points (a sample of at most 2e5, evenly
+-- spaced), as a list.
+local function plastic_strains(body)
+  local field, column = body.plastic, 4
+  if not field then field, column = body.law_state[1], nil end
+  local stride, values = math.max(1, field.n // 200000), {}
+  for i = 1, field.n, stride do
+    local row = field[i]
+    values[#values + 1] = column and row[column] or row
+  end
+  return values
+end
+
+-- A J2 bar along x (length 4) stretched at the rate that takes it to twice the yield strain in
+-- the warm-up: the initial velocity homogeneous, both ends' prescribed.
+local function stretch(body, dt)
+  local rate = 2 * steel_j2.sy / steel_j2.E / (WARMUP * dt) -- 1/s
+  body.dd:assign(function(i) return rate * (body.points[i][1] - 2) * dt, 0, 0 end)
+  body:velocity { where = "x < 1e-9", vx = -2 * rate }
+  body:velocity { where = "x > 4 - 1e-9", vx = 2 * rate }
+end
+
+local function cantilever(body)
   body:fix { where = "x < 1e-9" }
-  body:load { where = "x > " .. length .. " - 1e-9", fz = "-1e3 * min(t / 1e-4, 1)" }
-  local run = cl.fpm.explicit { body, steps = steps, xi = 10, progress = false }
-  run:go { steps = 5 } -- compiles and warms up
-  local before = energies(body)
-  local stats = run:go()
-  local seconds = balance.checked(label, before, energies(body), stats.seconds)
-  print(string.format("%-34s %8d elements  %s  %s element-steps/s  %s s per 1e4 elements per 1e4 steps", label, body.ne,
-    balance.time(seconds, "%.3f s"), seconds and string.format("%.3g", body.ne * steps / seconds) or "-",
-    seconds and string.format("%.3g", seconds / (body.ne / 1e4) / (steps / 1e4)) or "-"))
+  body:load { where = "x > 4 - 1e-9", fz = "-1e3 * min(t / 1e-4, 1)" }
 end
 
-print(string.format("cleave.fpm on %s, %s, %d steps", cl.info().device, precision, steps))
-for _, assembly in ipairs { "scatter", "gather" } do
-  timed("beams, " .. assembly, beam_body(assembly))
-  timed("hexahedra elastic, " .. assembly, hex_body(cl.fpm.elastic { E = 2e11, nu = 0.3, rho = 7850 }, assembly))
-  timed("hexahedra J2, " .. assembly, hex_body(cl.fpm.j2 { E = 2e11, nu = 0.3, rho = 7850, sy = 2.5e8, Et = 2e10 },
-    assembly))
+local function timed(case, label, body)
+  local yielding = case:find("_j2") ~= nil
+  local dt = 0.9 * body:stable_dt() -- explicit's "auto"
+  if yielding then stretch(body, dt) else cantilever(body) end
+  local run = cl.fpm.explicit { body, dt = dt, steps = WARMUP + steps, xi = yielding and 0 or 10, progress = false }
+  run:go { steps = WARMUP }
+  local before, ep0 = energies(body), yielding and plastic_strains(body)
+  local stats = run:go { steps = steps }
+  local seconds = balance.checked(label, before, energies(body), stats.seconds)
+  if yielding then
+    local ep1, flowing = plastic_strains(body), 0
+    for i = 1, #ep1 do if ep1[i] > ep0[i] then flowing = flowing + 1 end end
+    local fraction = flowing / #ep1
+    print(string.format("  %s: %.1f%% of the integration points in plastic flow over the timed steps", label,
+      100 * fraction))
+    if fraction < 0.5 then
+      balance.refuse(label, "fewer than half the points yielding")
+      seconds = nil
+    end
+  end
+  local rate = seconds and body.ne * steps / seconds
+  local unified = seconds and seconds / (body.ne / 1e4) / (steps / 1e4)
+  local floor = floor_bytes(body)
+  print(string.format("%-30s %7d el. %s  %s el.-steps/s  %s s/1e4 el./1e4 steps  paper %s  ratio %s  " ..
+    "floor %d B/el.-step  %s of it", label, body.ne, balance.time(seconds, "%.3f s"),
+    rate and string.format("%.3g", rate) or "-", unified and string.format("%.3g", unified) or "-",
+    PAPER[case] or "-", unified and PAPER[case] and string.format("%.3gx", PAPER[case] / unified) or "-",
+    math.floor(floor + 0.5), rate and string.format("%.3g%%", 100 * rate * floor / bandwidth) or "-"))
+  io.stdout:flush()
+end
+
+local CASES = {
+  { "beam", "beams, elastic", function(assembly) return beam_body(assembly) end },
+  { "shell", "shells, elastic", function(assembly) return shell_body(steel, assembly) end },
+  { "shell_j2", "shells, J2 yielding", function(assembly) return shell_body(steel_j2, assembly) end },
+  { "hex", "hexahedra, elastic", function(assembly) return hex_body(steel, assembly) end },
+  { "hex_j2", "hexahedra, J2 yielding", function(assembly) return hex_body(steel_j2, assembly) end },
+}
+
+print(string.format("cleave.fpm on %s, %s, %d steps after %d, bandwidth %.3g B/s", cl.info().device, precision,
+  steps, WARMUP, bandwidth))
+for _, case in ipairs(CASES) do
+  if wanted[case[1]] then
+    for _, assembly in ipairs { "scatter", "gather" } do timed(case[1], case[2] .. ", " .. assembly, case[3](assembly)) end
+  end
 end
 balance.exit()

@@ -10,6 +10,10 @@
 -- reference points, default 1, for a load-step study). Prints P, the deflection W of the load point,
 -- the reference, the difference and the steps, a line per reference point as it is settled.
 local cl = require "cleave"
+if arg[1] == "mesh" then
+  dofile((arg[0]:match("^(.*)/") or ".") .. "/fpm_pinched_cylinder_paper.lua")
+  return
+end
 local around, along = tonumber(arg[1] or "32"), tonumber(arg[2] or "64")
 cl.device(arg[3] or "auto")
 local tol, substeps = tonumber(arg[4] or "1e-5"), math.tointeger(tonumber(arg[5] or "1"))
