@@ -614,6 +614,7 @@ static cl_status solve(cl_dda_model *m, double dt, const double *x0, cl_dda_pcg_
 cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   if (!(dt > 0) || !isfinite(dt)) return cl_error_set(err, CL_ERR_ARG, "dt = %g must be a number > 0", dt);
   double d0 = 2.5 * m->p.max_displacement, dt0 = dt, mark = seconds_now();
+  const long launches0 = m->solver.launches, syncs0 = m->solver.syncs;
   cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
   CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
   CL_TRY(cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, m->stats.steps == 0, &m->start, err));
@@ -693,6 +694,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.steps++;
   m->stats.t += dt, m->stats.dt = dt;
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
+  m->stats.launches = m->solver.launches - launches0, m->stats.syncs = m->solver.syncs - syncs0;
   m->stats.warm_residual = warm_residual;
   memcpy(m->stats.trace_pcg, trace.pcg, sizeof trace.pcg);
   memcpy(m->stats.trace_changed, trace.changed, sizeof trace.changed);

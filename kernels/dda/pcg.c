@@ -10,6 +10,7 @@
 #include "../backend.h"
 #include "../dispatch.h"
 #include "pcg_kernels.h"
+#include "pcg_scalars.h"
 
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
@@ -19,7 +20,7 @@ _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer pe
 
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
   memset(s, 0, sizeof *s);
-  s->dev = d, s->format = format;
+  s->dev = d, s->format = format, s->check_every = CL_DDA_PCG_CHECK_EVERY;
 }
 
 void cl_dda_solver_free(cl_dda_solver *s) {
@@ -40,9 +41,30 @@ static cl_status ensure(cl_dda_solver *s, int k, size_t bytes, cl_error *err) {
   return CL_OK;
 }
 
+/* The device's operations, counted (cl_dda_solver's launches and syncs). */
+static cl_status to_device(cl_dda_solver *s, void *dst, const void *src, size_t bytes, cl_error *err) {
+  s->syncs++;
+  return s->dev->to_device(s->dev, dst, src, bytes, err);
+}
+
+static cl_status to_host(cl_dda_solver *s, void *dst, const void *src, size_t bytes, cl_error *err) {
+  s->syncs++;
+  return s->dev->to_host(s->dev, dst, src, bytes, err);
+}
+
+static cl_status copy(cl_dda_solver *s, void *dst, const void *src, size_t bytes, cl_error *err) {
+  s->launches++;
+  return s->dev->copy(s->dev, dst, src, bytes, err);
+}
+
+static cl_status run(cl_dda_solver *s, int op, cl_error *err) {
+  s->launches += op >= CL_DDA_OP_DOT_BB ? 2 : 1; /* a dot operation: a reduction and its last pass */
+  return cl_k_dda_pcg(s->dev, CL_F64, &s->A, op, err);
+}
+
 static cl_status upload(cl_dda_solver *s, int k, const void *src, size_t bytes, cl_error *err) {
   CL_TRY(ensure(s, k, bytes, err));
-  return bytes ? s->dev->to_device(s->dev, s->buf[k], src, bytes, err) : CL_OK;
+  return bytes ? to_device(s, s->buf[k], src, bytes, err) : CL_OK;
 }
 
 static void *staging(cl_dda_solver *s, size_t bytes) {
@@ -111,24 +133,23 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
   }
   CL_TRY(ensure(s, B_CHOL, 36 * n * sizeof(double), err));
   for (int k = B_B; k <= B_T; k++) CL_TRY(ensure(s, k, 6 * n * sizeof(double), err));
-  CL_TRY(ensure(s, B_DOTS, CL_DDA_DOT2_PARTIALS * sizeof(double), err));
+  CL_TRY(ensure(s, B_DOTS, (CL_DDA_DOT_PARTIALS + CL_DDA_SCALARS) * sizeof(double), err));
   void **b = s->buf;
   cl_dda_pcg_args A = {.n = n, .format = s->format, .rowptr = b[B_ROWPTR], .col = b[B_COL], .val = b[B_VAL],
                        .nup = s->A.nup, .diag = b[B_DIAG], .up = b[B_UP], .uptr = b[B_UPTR], .ucol = b[B_UCOL],
                        .urow = b[B_UROW], .lptr = b[B_LPTR], .lslot = b[B_LSLOT], .ntarget = ntarget,
                        .chol = b[B_CHOL], .b = b[B_B], .x = b[B_X], .r = b[B_R], .z = b[B_Z], .p = b[B_P],
-                       .q = b[B_Q], .t = b[B_T]};
+                       .q = b[B_Q], .t = b[B_T], .partials = b[B_DOTS],
+                       .scal = (double *)b[B_DOTS] + CL_DDA_DOT_PARTIALS};
   s->A = A;
   return CL_OK;
 }
-
-static cl_status run(cl_dda_solver *s, int op, cl_error *err) { return cl_k_dda_pcg(s->dev, CL_F64, &s->A, op, err); }
 
 static cl_status not_positive_definite(cl_dda_solver *s, cl_error *err) {
   size_t n = s->A.n, i = 0;
   double *first = staging(s, n * sizeof *first);
   if (!first) return oom(err);
-  CL_TRY(s->dev->to_host(s->dev, first, s->buf[B_CHOL], n * sizeof *first, err));
+  CL_TRY(to_host(s, first, s->buf[B_CHOL], n * sizeof *first, err));
   while (i + 1 < n && isfinite(first[i])) i++;
   return cl_error_set(err, CL_ERR_ARG, "DDA solver: the diagonal submatrix of block %zu is not positive definite "
                       "(check its material: E > 0, 0 <= nu < 0.5, density > 0)", i + 1);
@@ -139,6 +160,7 @@ static cl_status factor(cl_dda_solver *s, cl_error *err) {
   /* a failed factorisation leaves NaN in its block's first entry: the sum of their squares is
    * finite exactly when every block was factored; only then is the slice looked at on the host */
   double sum;
+  s->launches += 2, s->syncs++; /* on cuda a reduction, its last pass and the scalar's download */
   CL_TRY(cl_k_dda_dot(s->dev, CL_F64, s->A.n, s->buf[B_CHOL], s->buf[B_CHOL], &sum, err));
   return isfinite(sum) ? CL_OK : not_positive_definite(s, err);
 }
@@ -239,8 +261,8 @@ cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const d
                                  const void *Fdiag, cl_error *err) {
   size_t nc = s->A.nc;
   if (nc) {
-    CL_TRY(s->dev->to_device(s->dev, s->buf[B_CSTATE], state, nc * sizeof *state, err));
-    CL_TRY(s->dev->to_device(s->dev, s->buf[B_CFRIC], friction, nc * sizeof *friction, err));
+    CL_TRY(to_device(s, s->buf[B_CSTATE], state, nc * sizeof *state, err));
+    CL_TRY(to_device(s, s->buf[B_CFRIC], friction, nc * sizeof *friction, err));
   }
   s->A.Kdiag = Kdiag, s->A.Fdiag = Fdiag;
   CL_TRY(run(s, CL_DDA_OP_SPRINGS, err));
@@ -251,7 +273,7 @@ cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const d
 
 cl_status cl_dda_solver_start_from(cl_dda_solver *s, const void *x0, cl_error *err) {
   size_t bytes = 6 * s->A.n * sizeof(double);
-  return bytes ? s->dev->copy(s->dev, s->buf[B_X], x0, bytes, err) : CL_OK;
+  return bytes ? copy(s, s->buf[B_X], x0, bytes, err) : CL_OK;
 }
 
 /* Host vector v (block-major) to device buffer k (SoA), or back. */
@@ -261,14 +283,14 @@ static cl_status vector_up(cl_dda_solver *s, int k, const double *v, cl_error *e
   if (!w) return oom(err);
   for (size_t i = 0; i < n; i++)
     for (int c = 0; c < 6; c++) w[c * n + i] = v[6 * i + c];
-  return s->dev->to_device(s->dev, s->buf[k], w, 6 * n * sizeof *w, err);
+  return to_device(s, s->buf[k], w, 6 * n * sizeof *w, err);
 }
 
 static cl_status vector_down(cl_dda_solver *s, int k, double *v, cl_error *err) {
   size_t n = s->A.n;
   double *w = staging(s, 6 * n * sizeof *w);
   if (!w) return oom(err);
-  CL_TRY(s->dev->to_host(s->dev, w, s->buf[k], 6 * n * sizeof *w, err));
+  CL_TRY(to_host(s, w, s->buf[k], 6 * n * sizeof *w, err));
   for (size_t i = 0; i < n; i++)
     for (int c = 0; c < 6; c++) v[6 * i + c] = w[c * n + i];
   return CL_OK;
@@ -306,56 +328,52 @@ static cl_status precondition(cl_dda_solver *s, cl_dda_preconditioner kind, cl_e
   return run(s, CL_DDA_OP_SSOR_FINISH, err);            /* z = t - D^-1 L^T t */
 }
 
-static cl_status dot(cl_dda_solver *s, int x, int y, double *out, cl_error *err) {
-  return cl_k_dda_dot(s->dev, CL_F64, 6 * s->A.n, s->buf[x], s->buf[y], out, err);
+/* One PCG iteration, a fixed sequence of launches that reads and writes its scalars on the device
+ * (pcg_scalars.h) and does nothing once the solve has stopped. */
+static cl_status iteration(cl_dda_solver *s, cl_dda_preconditioner kind, cl_error *err) {
+  CL_TRY(product(s, CL_DDA_WHOLE, B_P, B_Q, err)); /* q = A p */
+  CL_TRY(run(s, CL_DDA_OP_ALPHA, err));             /* alpha = r.z / p.q */
+  CL_TRY(run(s, CL_DDA_OP_STEP, err));              /* x += alpha p, r -= alpha q */
+  CL_TRY(precondition(s, kind, err));               /* z = M^-1 r */
+  CL_TRY(run(s, CL_DDA_OP_BETA, err));              /* beta = r.z / the last r.z; stop? */
+  return run(s, CL_DDA_OP_DIRECTION, err);          /* p = z + beta p */
 }
 
-/* r.z and r.r in one pass: per iteration two synchronisations with the device (p.q and these), not three. */
-static cl_status residual_dots(cl_dda_solver *s, double out[2], cl_error *err) {
-  return cl_k_dda_dot2(s->dev, CL_F64, 6 * s->A.n, s->buf[B_R], s->buf[B_Z], s->buf[B_DOTS], out, err);
-}
-
+/* The host waits for the device's scalars once before the first iteration (a warm start may need
+ * none) and then once every check_every iterations: a solve of k iterations waits
+ * 1 + ceil(k / check_every) times and launches at most check_every - 1 idle iterations past its
+ * stop, which change nothing. */
 cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
                      double tol, double update_energy, int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
   size_t m = 6 * s->A.n;
   res->iterations = 0, res->converged = 1, res->residual = 0, res->initial_residual = 0;
   if (m == 0) return CL_OK;
+  s->A.tol = tol, s->A.update_energy = update_energy, s->A.max_iterations = max_iterations;
   if (b) CL_TRY(vector_up(s, B_B, b, err));
-  double bb;
-  CL_TRY(dot(s, B_B, B_B, &bb, err));
-  if (bb == 0) {
+  if (x0) CL_TRY(vector_up(s, B_X, x0, err));
+  CL_TRY(run(s, CL_DDA_OP_DOT_BB, err));
+  CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));
+  CL_TRY(run(s, CL_DDA_OP_RESIDUAL, err)); /* r = b - A x */
+  CL_TRY(precondition(s, kind, err));
+  CL_TRY(copy(s, s->buf[B_P], s->buf[B_Z], m * sizeof(double), err));
+  CL_TRY(run(s, CL_DDA_OP_BEGIN, err));
+  double sc[CL_DDA_SCALARS];
+  const int every = s->check_every > 0 ? s->check_every : 1;
+  for (;;) {
+    CL_TRY(to_host(s, sc, s->A.scal, sizeof sc, err));
+    if (sc[CL_DDA_S_STATE] != CL_DDA_PCG_RUNNING) break;
+    for (int k = 0; k < every; k++) CL_TRY(iteration(s, kind, err));
+  }
+  if (sc[CL_DDA_S_STATE] == CL_DDA_PCG_ZERO_RHS) { /* x = 0, and the next warm start from it */
+    s->launches++;
     CL_TRY(cl_k_fill(s->dev, CL_F64, s->buf[B_X], m, 0, err));
     if (x) memset(x, 0, m * sizeof *x);
     return CL_OK;
   }
-  if (x0) CL_TRY(vector_up(s, B_X, x0, err));
-  CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));
-  CL_TRY(run(s, CL_DDA_OP_RESIDUAL, err)); /* r = b - A x */
-  CL_TRY(precondition(s, kind, err));
-  CL_TRY(s->dev->copy(s->dev, s->buf[B_P], s->buf[B_Z], m * sizeof(double), err));
-  double dots[2]; /* r.z, r.r */
-  CL_TRY(residual_dots(s, dots, err));
-  double rz = dots[0], bnorm = sqrt(bb), rnorm = sqrt(dots[1]);
-  res->initial_residual = rnorm / bnorm;
-  int it = 0, small_update = 0;
-  while (rnorm > tol * bnorm && !small_update && it < max_iterations) {
-    double pq;
-    CL_TRY(product(s, CL_DDA_WHOLE, B_P, B_Q, err));
-    CL_TRY(dot(s, B_P, B_Q, &pq, err));
-    if (!(pq > 0)) break; /* not positive definite (or not finite): reported as not converged */
-    s->A.alpha = rz / pq;
-    small_update = s->A.alpha * rz <= update_energy; /* (alpha p)^T A (alpha p) = alpha^2 p.q */
-    CL_TRY(run(s, CL_DDA_OP_STEP, err));
-    CL_TRY(precondition(s, kind, err));
-    CL_TRY(residual_dots(s, dots, err));
-    s->A.beta = dots[0] / rz;
-    rz = dots[0];
-    CL_TRY(run(s, CL_DDA_OP_DIRECTION, err));
-    rnorm = sqrt(dots[1]);
-    it++;
-  }
-  res->iterations = it;
-  res->residual = rnorm / bnorm;
-  res->converged = rnorm <= tol * bnorm || small_update;
+  const double bnorm = sqrt(sc[CL_DDA_S_BB]);
+  res->iterations = (int)sc[CL_DDA_S_ITERATIONS];
+  res->initial_residual = sqrt(sc[CL_DDA_S_RR0]) / bnorm;
+  res->residual = sqrt(sc[CL_DDA_S_RR]) / bnorm;
+  res->converged = sc[CL_DDA_S_STATE] == CL_DDA_PCG_CONVERGED || sc[CL_DDA_S_STATE] == CL_DDA_PCG_SMALL_UPDATE;
   return x ? vector_down(s, B_X, x, err) : CL_OK;
 }

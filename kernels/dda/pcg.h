@@ -2,8 +2,8 @@
  * host BSR (bsr.h), assembled on the device from the diagonal submatrices and the closed contacts'
  * springs (assembly_ops.h) -- or loaded with the host BSR's values -- in the paper's HSBCSR or in
  * full BSR (pcg_args.h), and conjugate gradients preconditioned by block Jacobi or SSOR's
- * approximate inverse, warm-started from the caller's x. Inside PCG only scalars (the dots) cross
- * to the host; the pattern and the assembly's indices are set once per step, each open-close
+ * approximate inverse, warm-started from the caller's x. PCG's scalars stay on the device
+ * (pcg_scalars.h): the host reads them once every check_every iterations; the pattern and the assembly's indices are set once per step, each open-close
  * iteration sends only the contacts' states and friction forces. */
 #ifndef CL_DDA_PCG_H
 #define CL_DDA_PCG_H
@@ -23,6 +23,9 @@ typedef struct cl_dda_pcg_result {
 
 enum { CL_DDA_SOLVER_BUFFERS = 31 };
 
+/* PCG's host reads the convergence scalars once every this many iterations (cl_dda_pcg) */
+#define CL_DDA_PCG_CHECK_EVERY 8
+
 typedef struct cl_dda_solver {
   cl_device *dev;
   cl_dda_spmv_format format;
@@ -31,6 +34,11 @@ typedef struct cl_dda_solver {
   size_t cap[CL_DDA_SOLVER_BUFFERS];       /* their sizes in bytes */
   void *stage;                             /* host staging of the HSBCSR arrays and the vectors */
   size_t stage_cap;
+  /* since init, what a GPU would do: kernel launches and device-to-device copies (launches), and
+   * the transfers the host waits for (syncs: every upload and download, a scalar's included) --
+   * the proxy of a step's cost where launches and waits, not bandwidth, dominate */
+  long launches, syncs;
+  int check_every; /* CL_DDA_PCG_CHECK_EVERY unless set */
 } cl_dda_solver;
 
 /* An empty solver on d (zero-initialised s). */
@@ -80,7 +88,10 @@ cl_status cl_dda_solver_spmv(cl_dda_solver *s, const double *x, double *y, cl_er
  * solution stays on the device and, when x is not NULL, comes down into it (block-major). Stops
  * when |b - A x| <= tol |b|, or when an iteration's update dx = alpha p has an energy
  * dx^T A dx = alpha r.z <= update_energy (0: never; the model's displacement criterion), or after
- * max_iterations (not converged). */
+ * max_iterations (not converged). The rule is applied on the device after every iteration and the
+ * host looks every s->check_every iterations: x is the stopping iteration's whatever check_every is,
+ * and a solve of k iterations waits for the device 1 + ceil(k / check_every) times (plus the
+ * uploads of b and x0 and the download of x asked for). */
 cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
                      double tol, double update_energy, int max_iterations, cl_dda_pcg_result *res, cl_error *err);
 

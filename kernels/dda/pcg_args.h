@@ -22,8 +22,13 @@ typedef enum cl_dda_pcg_op {
   CL_DDA_OP_SSOR_FINISH, /* per block: z = t - D^-1 z */
   CL_DDA_OP_RESIDUAL,    /* per entry: r = b - q */
   CL_DDA_OP_SUBTRACT,    /* per entry: out = in - out */
-  CL_DDA_OP_STEP,        /* per entry: x += alpha p, r -= alpha q */
-  CL_DDA_OP_DIRECTION    /* per entry: p = z + beta p */
+  CL_DDA_OP_STEP,        /* per entry: x += alpha p, r -= alpha q (while running, pcg_scalars.h) */
+  CL_DDA_OP_DIRECTION,   /* per entry: p = z + beta p (while running) */
+  /* dot products, their scalars kept on the device (pcg_scalars.h) */
+  CL_DDA_OP_DOT_BB,      /* b.b */
+  CL_DDA_OP_BEGIN,       /* r.z and r.r of the start */
+  CL_DDA_OP_ALPHA,       /* p.q: alpha */
+  CL_DDA_OP_BETA         /* r.z and r.r of the update: beta, the stopping rule */
 } cl_dda_pcg_op;
 
 typedef struct cl_dda_pcg_args {
@@ -62,7 +67,11 @@ typedef struct cl_dda_pcg_args {
   void *out;
   void *b;
   void *x, *r, *z, *p, *q, *t;
-  double alpha, beta;
+  /* PCG's scalars (CL_DDA_SCALARS doubles, pcg_scalars.h) and the dots' partial sums
+   * (CL_DDA_DOT_PARTIALS doubles, cuda), on the device; the stopping rule's parameters (pcg.h) */
+  double *scal, *partials;
+  double tol, update_energy;
+  int max_iterations;
 } cl_dda_pcg_args;
 
 #endif

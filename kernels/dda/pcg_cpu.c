@@ -8,6 +8,16 @@
 
 #define PARALLEL_MIN 4096
 
+/* A dot operation: its sums, then its scalar step (pcg_scalars.h). */
+static void dots(const cl_dda_pcg_args *A, int op) {
+  const void *x[2], *y[2];
+  const size_t m = 6 * A->n;
+  const int count = cl_dda_dot_vectors(A, op, x, y);
+  double d[2] = {0, 0};
+  for (int k = 0; k < count; k++) d[k] = CL_PREC(cl_dda_dot_cpu)(m, x[k], y[k]);
+  cl_dda_pcg_scalars(A, op, d[0], d[1]);
+}
+
 void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
   const size_t n = A->n, m = 6 * n;
   switch (op) {
@@ -33,20 +43,16 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
 #pragma omp parallel for schedule(static) if (m >= PARALLEL_MIN)
       for (size_t row = 0; row < m; row++) cl_dda_spmv_row(A, row);
       break;
+    case CL_DDA_OP_DOT_BB:
+    case CL_DDA_OP_BEGIN:
+    case CL_DDA_OP_ALPHA:
+    case CL_DDA_OP_BETA:
+      dots(A, op);
+      break;
     default:
 #pragma omp parallel for schedule(static) if (m >= PARALLEL_MIN)
       for (size_t e = 0; e < m; e++) cl_dda_pcg_entry(A, op, e);
   }
-}
-
-/* PCG's r.z and r.r in one pass (on cuda one synchronisation instead of two), each summed in the
- * order of cl_dda_dot_cpu's. */
-void CL_PREC(cl_dda_dot2_cpu)(size_t m, const void *r_, const void *z_, double out[2]) {
-  const real *r = r_, *z = z_;
-  double a = 0, b = 0;
-#pragma omp parallel for schedule(static) reduction(+ : a, b) if (m >= PARALLEL_MIN)
-  for (size_t k = 0; k < m; k++) a += cl_dot_term(r[k], z[k]), b += cl_dot_term(r[k], r[k]);
-  out[0] = a, out[1] = b;
 }
 
 /* The dot product of PCG, serial below PARALLEL_MIN for the same reason (the shared cl_k_dot forks

@@ -10,6 +10,7 @@
 
 #include "../common/real.h"
 #include "pcg_args.h"
+#include "pcg_scalars.h"
 
 /* Entry (r, c) of diagonal block i. */
 CL_HD static inline real cl_dda_diag_entry(const cl_dda_pcg_args *A, size_t i, int r, int c) {
@@ -114,14 +115,30 @@ CL_HD static inline void cl_dda_spmv_row(const cl_dda_pcg_args *A, size_t k) {
   ((real *)A->out)[(size_t)r * n + i] = s;
 }
 
-/* The per-entry vector updates. */
+/* The per-entry vector updates; PCG's (STEP, DIRECTION) only while the solve runs. */
 CL_HD static inline void cl_dda_pcg_entry(const cl_dda_pcg_args *A, int op, size_t e) {
   real *x = (real *)A->x, *r = (real *)A->r, *z = (real *)A->z, *p = (real *)A->p;
   const real *q = (const real *)A->q;
-  if (op == CL_DDA_OP_RESIDUAL) r[e] = ((const real *)A->b)[e] - q[e];
-  else if (op == CL_DDA_OP_SUBTRACT) ((real *)A->out)[e] = ((const real *)A->in)[e] - ((real *)A->out)[e];
-  else if (op == CL_DDA_OP_STEP) x[e] += (real)A->alpha * p[e], r[e] -= (real)A->alpha * q[e];
-  else p[e] = z[e] + (real)A->beta * p[e];
+  if (op == CL_DDA_OP_RESIDUAL) {
+    r[e] = ((const real *)A->b)[e] - q[e];
+  } else if (op == CL_DDA_OP_SUBTRACT) {
+    ((real *)A->out)[e] = ((const real *)A->in)[e] - ((real *)A->out)[e];
+  } else if (cl_dda_pcg_running(A->scal)) {
+    if (op == CL_DDA_OP_STEP) {
+      const real alpha = (real)A->scal[CL_DDA_S_ALPHA];
+      x[e] += alpha * p[e], r[e] -= alpha * q[e];
+    } else {
+      p[e] = z[e] + (real)A->scal[CL_DDA_S_BETA] * p[e];
+    }
+  }
+}
+
+/* The vectors of a dot operation: x.y, and u.v for the two-sum ones (BEGIN, BETA: r.z, r.r). */
+CL_HD static inline int cl_dda_dot_vectors(const cl_dda_pcg_args *A, int op, const void **x, const void **y) {
+  if (op == CL_DDA_OP_DOT_BB) x[0] = y[0] = A->b;
+  else if (op == CL_DDA_OP_ALPHA) x[0] = A->p, y[0] = A->q;
+  else x[0] = A->r, y[0] = A->z, x[1] = y[1] = A->r;
+  return op == CL_DDA_OP_BEGIN || op == CL_DDA_OP_BETA ? 2 : 1;
 }
 
 #endif
