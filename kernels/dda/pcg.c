@@ -15,7 +15,7 @@
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
        B_CBI, B_CBJ, B_CSTATE, B_CGEO, B_CFRIC, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS,
-       B_COUNT };
+       B_CSGN, B_CN, B_CFLIPS, B_CLAW, B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
 
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
@@ -240,6 +240,10 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   if (st == CL_OK) st = upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CSTATE, nc * sizeof(int32_t), err);
   if (st == CL_OK) st = ensure(s, B_CFRIC, nc * sizeof(double), err);
+  if (st == CL_OK) st = ensure(s, B_CSGN, nc * sizeof(double), err);
+  if (st == CL_OK) st = ensure(s, B_CN, nc * sizeof(double), err);
+  if (st == CL_OK) st = ensure(s, B_CFLIPS, nc * sizeof(int32_t), err);
+  if (st == CL_OK && c->law) st = upload(s, B_CLAW, c->law, 3 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CK, 108 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CF, 12 * nc * sizeof(double), err);
   if (st == CL_OK) st = upload(s, B_GSTART, gstart, (ntarget + 1) * sizeof(int32_t), err);
@@ -254,13 +258,47 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   s->A.cfric = b[B_CFRIC], s->A.kn = c->kn, s->A.ks = c->ks, s->A.cK = b[B_CK], s->A.cF = b[B_CF];
   s->A.gstart = b[B_GSTART], s->A.gitem = b[B_GITEM], s->A.tdiag = b[B_TDIAG], s->A.rstart = b[B_RSTART];
   s->A.ritem = b[B_RITEM];
+  s->A.csgn = b[B_CSGN], s->A.cN = b[B_CN], s->A.cflips = b[B_CFLIPS], s->A.claw = b[B_CLAW];
+  s->A.slip_floor = c->slip_floor, s->A.force_floor = c->force_floor, s->A.flip_limit = c->flip_limit;
+  return CL_OK;
+}
+
+/* The contacts' per-contact arrays of the open-close rule (cl_dda_solver_set_states), in order. */
+static void state_arrays(cl_dda_solver *s, void *dev[5]) {
+  dev[0] = s->buf[B_CSTATE], dev[1] = s->buf[B_CSGN], dev[2] = s->buf[B_CFLIPS], dev[3] = s->buf[B_CN];
+  dev[4] = s->buf[B_CFRIC];
+}
+
+cl_status cl_dda_solver_set_states(cl_dda_solver *s, const cl_dda_contact_states *c, cl_error *err) {
+  const void *host[5] = {c->state, c->sgn, c->flips, c->N, c->friction};
+  const size_t size[5] = {sizeof(int32_t), sizeof(double), sizeof(int32_t), sizeof(double), sizeof(double)};
+  void *dev[5];
+  state_arrays(s, dev);
+  for (int k = 0; k < 5 && s->A.nc; k++) CL_TRY(to_device(s, dev[k], host[k], s->A.nc * size[k], err));
+  return CL_OK;
+}
+
+cl_status cl_dda_solver_get_states(cl_dda_solver *s, cl_dda_contact_states *c, cl_error *err) {
+  void *host[4] = {c->state, c->sgn, c->flips, c->N};
+  const size_t size[4] = {sizeof(int32_t), sizeof(double), sizeof(int32_t), sizeof(double)};
+  void *dev[5];
+  state_arrays(s, dev);
+  for (int k = 0; k < 4 && s->A.nc; k++) CL_TRY(to_host(s, host[k], dev[k], s->A.nc * size[k], err));
+  return CL_OK;
+}
+
+cl_status cl_dda_solver_open_close(cl_dda_solver *s, int *changed, int *unsettled, cl_error *err) {
+  double sc[CL_DDA_SCALARS];
+  CL_TRY(run(s, CL_DDA_OP_OPEN_CLOSE, err));
+  CL_TRY(to_host(s, sc, s->A.scal, sizeof sc, err));
+  *changed = (int)sc[CL_DDA_S_CHANGED], *unsettled = (int)sc[CL_DDA_S_UNSETTLED];
   return CL_OK;
 }
 
 cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const double *friction, const void *Kdiag,
                                  const void *Fdiag, cl_error *err) {
   size_t nc = s->A.nc;
-  if (nc) {
+  if (nc && state) {
     CL_TRY(to_device(s, s->buf[B_CSTATE], state, nc * sizeof *state, err));
     CL_TRY(to_device(s, s->buf[B_CFRIC], friction, nc * sizeof *friction, err));
   }
@@ -299,6 +337,10 @@ static cl_status vector_down(cl_dda_solver *s, int k, double *v, cl_error *err) 
 static cl_status product(cl_dda_solver *s, int parts, int in, int out, cl_error *err) {
   s->A.parts = parts, s->A.in = s->buf[in], s->A.out = s->buf[out];
   return run(s, CL_DDA_OP_SPMV, err);
+}
+
+cl_status cl_dda_solver_solution(cl_dda_solver *s, double *x, cl_error *err) {
+  return s->A.n ? vector_down(s, B_X, x, err) : CL_OK;
 }
 
 cl_status cl_dda_solver_spmv(cl_dda_solver *s, const double *x, double *y, cl_error *err) {

@@ -28,7 +28,8 @@ typedef enum cl_dda_pcg_op {
   CL_DDA_OP_DOT_BB,      /* b.b */
   CL_DDA_OP_BEGIN,       /* r.z and r.r of the start */
   CL_DDA_OP_ALPHA,       /* p.q: alpha */
-  CL_DDA_OP_BETA         /* r.z and r.r of the update: beta, the stopping rule */
+  CL_DDA_OP_BETA,        /* r.z and r.r of the update: beta, the stopping rule */
+  CL_DDA_OP_OPEN_CLOSE   /* per contact: the open-close rule on x, the counts of changes as scalars */
 } cl_dda_pcg_op;
 
 typedef struct cl_dda_pcg_args {
@@ -55,9 +56,19 @@ typedef struct cl_dda_pcg_args {
    * contact k); block row i of b is Fdiag's (SoA) plus ritem[rstart[i] .. rstart[i+1]] (2 k + 0:
    * Fi, 1: Fj). Items are in the order of their contacts: the sums are deterministic. */
   size_t nc, ntarget;
-  const int32_t *cbi, *cbj, *cstate;
-  const void *cgeo, *cfric;
+  const int32_t *cbi, *cbj;
+  int32_t *cstate;
+  const void *cgeo;
+  void *cfric;
   double kn, ks;
+  /* the open-close rule (open_close_ops.h): the contacts' sliding directions, normal forces, state
+   * changes in this step, and laws (3 x nc: tan phi, cohesion and tensile strength as forces); the
+   * rule's round-off bands and the changes after which a contact is held */
+  void *csgn, *cN;
+  int32_t *cflips;
+  const void *claw;
+  double slip_floor, force_floor;
+  int flip_limit;
   void *cK, *cF;
   const int32_t *gstart, *gitem, *tdiag, *rstart, *ritem;
   const void *Kdiag, *Fdiag;

@@ -3,6 +3,7 @@
  * costs more than the loop. */
 #include "../common/blas1.h"
 #include "assembly_ops.h"
+#include "open_close_ops.h"
 #include "pcg_kernels.h"
 #include "pcg_ops.h"
 
@@ -16,6 +17,16 @@ static void dots(const cl_dda_pcg_args *A, int op) {
   double d[2] = {0, 0};
   for (int k = 0; k < count; k++) d[k] = CL_PREC(cl_dda_dot_cpu)(m, x[k], y[k]);
   cl_dda_pcg_scalars(A, op, d[0], d[1]);
+}
+
+/* The open-close rule over the contacts, in contact order, and its counts. */
+static void open_close(const cl_dda_pcg_args *A) {
+  double changed = 0, unsettled = 0;
+  for (size_t k = 0; k < A->nc; k++) {
+    const int flag = cl_dda_contact_rule(A, k);
+    changed += flag == 1, unsettled += flag == 2;
+  }
+  cl_dda_pcg_scalars(A, CL_DDA_OP_OPEN_CLOSE, changed, unsettled);
 }
 
 void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
@@ -48,6 +59,9 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
     case CL_DDA_OP_ALPHA:
     case CL_DDA_OP_BETA:
       dots(A, op);
+      break;
+    case CL_DDA_OP_OPEN_CLOSE:
+      open_close(A);
       break;
     default:
 #pragma omp parallel for schedule(static) if (m >= PARALLEL_MIN)

@@ -5,6 +5,7 @@
 #include "../common/launch_cuda.cuh"
 #include "../common/reduce_cuda.cuh"
 #include "assembly_ops.h"
+#include "open_close_ops.h"
 #include "pcg_kernels.h"
 #include "pcg_ops.h"
 
@@ -50,7 +51,21 @@ __global__ void CL_PREC(dda_dots_kernel)(cl_dda_pcg_args A, int op) {
   if (threadIdx.x == 0) A.partials[blockIdx.x] = a, A.partials[gridDim.x + blockIdx.x] = b;
 }
 
-/* Its last pass, one block: the sums of the partials, then the scalar step on the device. */
+/* The open-close rule, one thread a contact, and its counts' partial sums (two a block). */
+__global__ void CL_PREC(dda_open_close_kernel)(cl_dda_pcg_args A) {
+  double changed = 0, unsettled = 0;
+  CL_GRID_STRIDE(k, A.nc) {
+    const int flag = cl_dda_contact_rule(&A, k);
+    changed += flag == 1, unsettled += flag == 2;
+  }
+  changed = cl_block_reduce(CL_COMBINE_SUM, changed);
+  __syncthreads();
+  unsettled = cl_block_reduce(CL_COMBINE_SUM, unsettled);
+  if (threadIdx.x == 0) A.partials[blockIdx.x] = changed, A.partials[gridDim.x + blockIdx.x] = unsettled;
+}
+
+/* The last pass of a dot operation or of the open-close rule, one block: the sums of the partials,
+ * then the scalar step on the device. */
 __global__ void CL_PREC(dda_dots_finish_kernel)(cl_dda_pcg_args A, int op, int nparts) {
   double a = 0, b = 0;
   for (int i = threadIdx.x; i < nparts; i += blockDim.x) a += A.partials[i], b += A.partials[nparts + i];
@@ -87,6 +102,14 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
       const int blocks = cl_reduce_blocks(6 * A->n);
       int e;
       CL_PREC(dda_dots_kernel)<<<blocks, CL_REDUCE_THREADS>>>(*A, op);
+      if ((e = (int)cudaGetLastError())) return e;
+      CL_PREC(dda_dots_finish_kernel)<<<1, CL_REDUCE_THREADS>>>(*A, op, blocks);
+      break;
+    }
+    case CL_DDA_OP_OPEN_CLOSE: {
+      const int blocks = cl_reduce_blocks(A->nc);
+      int e;
+      CL_PREC(dda_open_close_kernel)<<<blocks, CL_REDUCE_THREADS>>>(*A);
       if ((e = (int)cudaGetLastError())) return e;
       CL_PREC(dda_dots_finish_kernel)<<<1, CL_REDUCE_THREADS>>>(*A, op, blocks);
       break;

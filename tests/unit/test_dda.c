@@ -439,7 +439,7 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
     cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
     cl_dda_solver s;
     cl_dda_solver_init(&s, &dev, (cl_dda_spmv_format)f);
-    cl_dda_step_contacts sc = {nc, bi, bj, geo, kn, ks};
+    cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = kn, .ks = ks};
     cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
     memset(u, 0, m * sizeof *u);
     for (int iteration = 0; iteration < 3; iteration++) {
@@ -493,6 +493,88 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
 /* The broad phase's candidate pairs against every pair's box test: random small squares over a
  * base as wide as the domain (the case where cells as wide as the largest box made every pair a
  * candidate), grown by d0. */
+/* The open-close rule on the device (open_close_ops.h) against the rule applied here on the host
+ * as the model did before (contact.h's cl_dda_open_close, the flip limit, the settling of friction):
+ * random contacts, solutions, states, directions, changes and forces give the same states,
+ * directions, changes and normal forces (exactly: the same f64 arithmetic), the same counts, and
+ * the rule sends nothing up and brings back only the scalars. */
+Test(dda, device_open_close_rule_matches_the_host_rule) {
+  lcg_seed(5);
+  const size_t n = 30, nc = 400, m = 6 * n;
+  const double kn = 1, ks = 0.5, slip_floor = 1e-3, force_floor = 1e-3;
+  const int flip_limit = 4;
+  int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
+  int32_t *flips = malloc(nc * sizeof *flips), *dstate = malloc(nc * sizeof *dstate), *dflips = malloc(nc * sizeof *dflips);
+  double *geo = malloc(26 * nc * sizeof *geo), *law = malloc(3 * nc * sizeof *law), *sgn = malloc(nc * sizeof *sgn);
+  double *N = malloc(nc * sizeof *N), *fric = malloc(nc * sizeof *fric), *dsgn = malloc(nc * sizeof *dsgn);
+  double *dN = malloc(nc * sizeof *dN), *x = malloc(m * sizeof *x), *xsoa = malloc(m * sizeof *xsoa);
+  for (size_t k = 0; k < nc; k++) {
+    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
+    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    law[k] = lcg_uniform(0, 1), law[nc + k] = lcg_uniform(0, 0.5), law[2 * nc + k] = lcg_uniform(0, 0.5);
+    state[k] = (int32_t)lcg_below(3), flips[k] = (int32_t)lcg_below(6);
+    sgn[k] = lcg_below(2) ? 1 : -1, N[k] = state[k] == CL_DDA_OPEN ? 0 : lcg_uniform(-0.5, 2);
+    fric[k] = state[k] == CL_DDA_SLIDE ? law[k] * fmax(N[k], 0) * sgn[k] : 0;
+  }
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) x[6 * i + c] = xsoa[c * n + i] = lcg_uniform(-0.3, 0.3);
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK);
+  plain_to_device = dev.to_device, plain_to_host = dev.to_host;
+  dev.to_device = counted_to_device, dev.to_host = counted_to_host;
+  cl_dda_bsr a = {0};
+  cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+  cl_dda_solver s;
+  cl_dda_solver_init(&s, &dev, CL_DDA_BSR);
+  cl_dda_step_contacts sc = {nc, bi, bj, geo, kn, ks, law, slip_floor, force_floor, flip_limit};
+  cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+  cl_dda_contact_states st = {state, flips, sgn, N, fric};
+  cr_assert_eq(cl_dda_solver_set_states(&s, &st, &err), CL_OK, "%s", err.msg);
+  void *dx;
+  cr_assert_eq(dev.alloc(&dev, &dx, m * sizeof *xsoa, &err), CL_OK);
+  cr_assert_eq(dev.to_device(&dev, dx, xsoa, m * sizeof *xsoa, &err), CL_OK);
+  cr_assert_eq(cl_dda_solver_start_from(&s, dx, &err), CL_OK, "%s", err.msg);
+  int changed, unsettled, want_changed = 0, want_unsettled = 0;
+  bytes_in = bytes_out = 0;
+  cr_assert_eq(cl_dda_solver_open_close(&s, &changed, &unsettled, &err), CL_OK, "%s", err.msg);
+  cr_assert(bytes_in == 0 && bytes_out == CL_DDA_SCALARS * sizeof(double), "the rule sent %zu bytes in and %zu out",
+            bytes_in, bytes_out);
+  cl_dda_contact_states got = {dstate, dflips, dsgn, dN, NULL};
+  cr_assert_eq(cl_dda_solver_get_states(&s, &got, &err), CL_OK, "%s", err.msg);
+  int kinds[3] = {0, 0, 0};
+  for (size_t k = 0; k < nc; k++) {
+    const double *Di = x + 6 * (size_t)bi[k], *Dj = x + 6 * (size_t)bj[k];
+    double en[6], fn[6], es[6], fs[6];
+    for (int c = 0; c < 6; c++)
+      en[c] = geo[c * nc + k], fn[c] = geo[(6 + c) * nc + k], es[c] = geo[(12 + c) * nc + k], fs[c] = geo[(18 + c) * nc + k];
+    double gn = cl_dda_gap(geo[24 * nc + k], en, fn, Di, Dj), gs = cl_dda_gap(geo[25 * nc + k], es, fs, Di, Dj);
+    double normal = -kn * gn, dir = sgn[k];
+    cl_dda_contact_law rule = {kn, ks, law[k], law[nc + k], law[2 * nc + k], slip_floor, force_floor};
+    int want = cl_dda_open_close(state[k], gn, gs, geo[25 * nc + k], &dir, &rule), want_flips = flips[k];
+    double want_sgn = sgn[k];
+    if (flips[k] >= flip_limit && want != state[k] && want != CL_DDA_LOCK) want = state[k];
+    if (want != state[k]) want_changed++, want_flips++, want_sgn = dir;
+    else if (want == CL_DDA_SLIDE && fabs(normal - N[k]) > 1e-6 * fabs(normal) + force_floor) want_unsettled++;
+    kinds[want]++;
+    cr_assert(dstate[k] == want && dflips[k] == want_flips && dsgn[k] == want_sgn &&
+              dN[k] == (want == CL_DDA_OPEN ? 0 : normal),
+              "contact %zu: state %d flips %d sgn %g N %.17g, the host rule's %d %d %g %.17g", k, dstate[k], dflips[k],
+              dsgn[k], dN[k], want, want_flips, want_sgn, want == CL_DDA_OPEN ? 0 : normal);
+  }
+  cr_assert(changed == want_changed && unsettled == want_unsettled, "counts %d+%d, the host's %d+%d", changed,
+            unsettled, want_changed, want_unsettled);
+  cr_assert(want_changed > 20 && want_unsettled > 5 && kinds[0] > 20 && kinds[1] > 20 && kinds[2] > 20,
+            "the test meets every case: %d changed, %d unsettled, states %d/%d/%d", want_changed, want_unsettled,
+            kinds[0], kinds[1], kinds[2]);
+  dev.release(&dev, dx);
+  cl_dda_solver_free(&s);
+  cl_device_close(&dev);
+  cl_dda_bsr_free(&a);
+  free(bi), free(bj), free(state), free(flips), free(dstate), free(dflips), free(geo), free(law), free(sgn), free(N);
+  free(fric), free(dsgn), free(dN), free(x), free(xsoa);
+}
+
 Test(dda, broad_phase_finds_exactly_the_overlapping_boxes) {
   lcg_seed(5);
   const size_t n = 400;
