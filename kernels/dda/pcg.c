@@ -14,9 +14,12 @@
 
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
-       B_CBI, B_CBJ, B_CSTATE, B_CGEO, B_CFRIC, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS,
-       B_CSGN, B_CN, B_CFLIPS, B_CLAW, B_COUNT };
+       B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
+       B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
+
+/* the bytes of a contact's state on the device (B_CSTATES) */
+#define STATE_BYTES 32
 
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
   memset(s, 0, sizeof *s);
@@ -155,14 +158,17 @@ static cl_status not_positive_definite(cl_dda_solver *s, cl_error *err) {
                       "(check its material: E > 0, 0 <= nu < 0.5, density > 0)", i + 1);
 }
 
-static cl_status factor(cl_dda_solver *s, cl_error *err) {
+/* The diagonal blocks' factors and, on the device, whether all were factored (pcg_scalars.h): a
+ * failed factorisation leaves NaN in its block's first entry, and the sum of the first slices'
+ * squares is finite exactly when every block was factored. The host looks at it in PCG's first
+ * scalar read (now, with `check`); only on a failure is the slice looked at on the host. */
+static cl_status factor(cl_dda_solver *s, int check, cl_error *err) {
   CL_TRY(run(s, CL_DDA_OP_FACTOR, err));
-  /* a failed factorisation leaves NaN in its block's first entry: the sum of their squares is
-   * finite exactly when every block was factored; only then is the slice looked at on the host */
-  double sum;
-  s->launches += 2, s->syncs++; /* on cuda a reduction, its last pass and the scalar's download */
-  CL_TRY(cl_k_dda_dot(s->dev, CL_F64, s->A.n, s->buf[B_CHOL], s->buf[B_CHOL], &sum, err));
-  return isfinite(sum) ? CL_OK : not_positive_definite(s, err);
+  CL_TRY(run(s, CL_DDA_OP_FACTOR_CHECK, err));
+  if (!check) return CL_OK;
+  double sc[CL_DDA_SCALARS];
+  CL_TRY(to_host(s, sc, s->A.scal, sizeof sc, err));
+  return isfinite(sc[CL_DDA_S_FACTORED]) ? CL_OK : not_positive_definite(s, err);
 }
 
 cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *err) {
@@ -187,7 +193,7 @@ cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *er
     if (st == CL_OK) st = upload(s, B_UP, up, 36 * nup * sizeof *d, err);
   }
   free(target);
-  return st == CL_OK ? factor(s, err) : st;
+  return st == CL_OK ? factor(s, 1, err) : st;
 }
 
 /* Counting sort of (key, item) pairs into CSR: start (nkeys + 1) and items in the order given. */
@@ -238,11 +244,7 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   st = upload(s, B_CBI, c->bi, nc * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_CBJ, c->bj, nc * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err);
-  if (st == CL_OK) st = ensure(s, B_CSTATE, nc * sizeof(int32_t), err);
-  if (st == CL_OK) st = ensure(s, B_CFRIC, nc * sizeof(double), err);
-  if (st == CL_OK) st = ensure(s, B_CSGN, nc * sizeof(double), err);
-  if (st == CL_OK) st = ensure(s, B_CN, nc * sizeof(double), err);
-  if (st == CL_OK) st = ensure(s, B_CFLIPS, nc * sizeof(int32_t), err);
+  if (st == CL_OK) st = ensure(s, B_CSTATES, STATE_BYTES * nc, err);
   if (st == CL_OK && c->law) st = upload(s, B_CLAW, c->law, 3 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CK, 108 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CF, 12 * nc * sizeof(double), err);
@@ -254,36 +256,42 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   free(target), free(sorted);
   if (st != CL_OK) return st;
   void **b = s->buf;
-  s->A.nc = nc, s->A.cbi = b[B_CBI], s->A.cbj = b[B_CBJ], s->A.cstate = b[B_CSTATE], s->A.cgeo = b[B_CGEO];
-  s->A.cfric = b[B_CFRIC], s->A.kn = c->kn, s->A.ks = c->ks, s->A.cK = b[B_CK], s->A.cF = b[B_CF];
+  char *states = b[B_CSTATES]; /* state, flips (int32), sgn, N, friction (double): one transfer each way */
+  s->A.nc = nc, s->A.cbi = b[B_CBI], s->A.cbj = b[B_CBJ], s->A.cgeo = b[B_CGEO];
+  s->A.cstate = (int32_t *)states, s->A.cflips = (int32_t *)(states + 4 * nc), s->A.csgn = states + 8 * nc;
+  s->A.cN = states + 16 * nc, s->A.cfric = states + 24 * nc;
+  s->A.kn = c->kn, s->A.ks = c->ks, s->A.cK = b[B_CK], s->A.cF = b[B_CF];
   s->A.gstart = b[B_GSTART], s->A.gitem = b[B_GITEM], s->A.tdiag = b[B_TDIAG], s->A.rstart = b[B_RSTART];
   s->A.ritem = b[B_RITEM];
-  s->A.csgn = b[B_CSGN], s->A.cN = b[B_CN], s->A.cflips = b[B_CFLIPS], s->A.claw = b[B_CLAW];
+  s->A.claw = b[B_CLAW];
   s->A.slip_floor = c->slip_floor, s->A.force_floor = c->force_floor, s->A.flip_limit = c->flip_limit;
   return CL_OK;
 }
 
-/* The contacts' per-contact arrays of the open-close rule (cl_dda_solver_set_states), in order. */
-static void state_arrays(cl_dda_solver *s, void *dev[5]) {
-  dev[0] = s->buf[B_CSTATE], dev[1] = s->buf[B_CSGN], dev[2] = s->buf[B_CFLIPS], dev[3] = s->buf[B_CN];
-  dev[4] = s->buf[B_CFRIC];
+/* The contacts' states packed as on the device (set_contacts): state, flips, sgn, N, friction. */
+static void *pack_states(cl_dda_solver *s, const cl_dda_contact_states *c) {
+  const size_t nc = s->A.nc;
+  char *p = staging(s, STATE_BYTES * nc);
+  if (!p) return NULL;
+  memcpy(p, c->state, 4 * nc), memcpy(p + 4 * nc, c->flips, 4 * nc), memcpy(p + 8 * nc, c->sgn, 8 * nc);
+  memcpy(p + 16 * nc, c->N, 8 * nc), memcpy(p + 24 * nc, c->friction, 8 * nc);
+  return p;
 }
 
 cl_status cl_dda_solver_set_states(cl_dda_solver *s, const cl_dda_contact_states *c, cl_error *err) {
-  const void *host[5] = {c->state, c->sgn, c->flips, c->N, c->friction};
-  const size_t size[5] = {sizeof(int32_t), sizeof(double), sizeof(int32_t), sizeof(double), sizeof(double)};
-  void *dev[5];
-  state_arrays(s, dev);
-  for (int k = 0; k < 5 && s->A.nc; k++) CL_TRY(to_device(s, dev[k], host[k], s->A.nc * size[k], err));
-  return CL_OK;
+  if (!s->A.nc) return CL_OK;
+  void *p = pack_states(s, c);
+  return p ? to_device(s, s->buf[B_CSTATES], p, STATE_BYTES * s->A.nc, err) : oom(err);
 }
 
 cl_status cl_dda_solver_get_states(cl_dda_solver *s, cl_dda_contact_states *c, cl_error *err) {
-  void *host[4] = {c->state, c->sgn, c->flips, c->N};
-  const size_t size[4] = {sizeof(int32_t), sizeof(double), sizeof(int32_t), sizeof(double)};
-  void *dev[5];
-  state_arrays(s, dev);
-  for (int k = 0; k < 4 && s->A.nc; k++) CL_TRY(to_host(s, host[k], dev[k], s->A.nc * size[k], err));
+  const size_t nc = s->A.nc;
+  if (!nc) return CL_OK;
+  char *p = staging(s, STATE_BYTES * nc);
+  if (!p) return oom(err);
+  CL_TRY(to_host(s, p, s->buf[B_CSTATES], 24 * nc, err)); /* all but the friction */
+  memcpy(c->state, p, 4 * nc), memcpy(c->flips, p + 4 * nc, 4 * nc), memcpy(c->sgn, p + 8 * nc, 8 * nc);
+  memcpy(c->N, p + 16 * nc, 8 * nc);
   return CL_OK;
 }
 
@@ -299,14 +307,14 @@ cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const d
                                  const void *Fdiag, cl_error *err) {
   size_t nc = s->A.nc;
   if (nc && state) {
-    CL_TRY(to_device(s, s->buf[B_CSTATE], state, nc * sizeof *state, err));
-    CL_TRY(to_device(s, s->buf[B_CFRIC], friction, nc * sizeof *friction, err));
+    CL_TRY(to_device(s, s->A.cstate, state, nc * sizeof *state, err));
+    CL_TRY(to_device(s, s->A.cfric, friction, nc * sizeof *friction, err));
   }
   s->A.Kdiag = Kdiag, s->A.Fdiag = Fdiag;
   CL_TRY(run(s, CL_DDA_OP_SPRINGS, err));
   CL_TRY(run(s, CL_DDA_OP_GATHER, err));
   CL_TRY(run(s, CL_DDA_OP_GATHER_RHS, err));
-  return factor(s, err);
+  return factor(s, 0, err);
 }
 
 cl_status cl_dda_solver_start_from(cl_dda_solver *s, const void *x0, cl_error *err) {
@@ -406,6 +414,7 @@ cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double
     if (sc[CL_DDA_S_STATE] != CL_DDA_PCG_RUNNING) break;
     for (int k = 0; k < every; k++) CL_TRY(iteration(s, kind, err));
   }
+  if (sc[CL_DDA_S_STATE] == CL_DDA_PCG_NOT_FACTORED) return not_positive_definite(s, err);
   if (sc[CL_DDA_S_STATE] == CL_DDA_PCG_ZERO_RHS) { /* x = 0, and the next warm start from it */
     s->launches++;
     CL_TRY(cl_k_fill(s->dev, CL_F64, s->buf[B_X], m, 0, err));

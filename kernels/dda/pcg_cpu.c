@@ -58,6 +58,7 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
     case CL_DDA_OP_BEGIN:
     case CL_DDA_OP_ALPHA:
     case CL_DDA_OP_BETA:
+    case CL_DDA_OP_FACTOR_CHECK:
       dots(A, op);
       break;
     case CL_DDA_OP_OPEN_CLOSE:

@@ -98,7 +98,8 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
     case CL_DDA_OP_DOT_BB:
     case CL_DDA_OP_BEGIN:
     case CL_DDA_OP_ALPHA:
-    case CL_DDA_OP_BETA: {
+    case CL_DDA_OP_BETA:
+    case CL_DDA_OP_FACTOR_CHECK: {
       const int blocks = cl_reduce_blocks(6 * A->n);
       int e;
       CL_PREC(dda_dots_kernel)<<<blocks, CL_REDUCE_THREADS>>>(*A, op);

@@ -14,8 +14,6 @@ extern "C" {
 
 /* Pointers in A are on d, of type t (f32/f64); op is a cl_dda_pcg_op. */
 cl_status cl_k_dda_pcg(cl_device *d, cl_dtype t, const cl_dda_pcg_args *A, int op, cl_error *err);
-/* *out = x . y over m entries (on cuda the shared cl_k_dot) */
-cl_status cl_k_dda_dot(cl_device *d, cl_dtype t, size_t m, const void *x, const void *y, double *out, cl_error *err);
 #endif
 
 /* the cuda partials of a dot operation (cl_dda_pcg_args.partials): two per block, at most

@@ -136,6 +136,7 @@ CL_HD static inline void cl_dda_pcg_entry(const cl_dda_pcg_args *A, int op, size
 /* The vectors of a dot operation: x.y, and u.v for the two-sum ones (BEGIN, BETA: r.z, r.r). */
 CL_HD static inline int cl_dda_dot_vectors(const cl_dda_pcg_args *A, int op, const void **x, const void **y) {
   if (op == CL_DDA_OP_DOT_BB) x[0] = y[0] = A->b;
+  else if (op == CL_DDA_OP_FACTOR_CHECK) x[0] = y[0] = A->chol; /* its first 6 n entries */
   else if (op == CL_DDA_OP_ALPHA) x[0] = A->p, y[0] = A->q;
   else x[0] = A->r, y[0] = A->z, x[1] = y[1] = A->r;
   return op == CL_DDA_OP_BEGIN || op == CL_DDA_OP_BETA ? 2 : 1;
