@@ -379,13 +379,18 @@ static cl_status precondition(cl_dda_solver *s, cl_dda_preconditioner kind, cl_e
 }
 
 /* One PCG iteration, a fixed sequence of launches that reads and writes its scalars on the device
- * (pcg_scalars.h) and does nothing once the solve has stopped. */
+ * (pcg_scalars.h) and does nothing once the solve has stopped: block Jacobi 6 launches (the update,
+ * the block solve and the sums of r.z and r.r fused), SSOR-AI 13. */
 static cl_status iteration(cl_dda_solver *s, cl_dda_preconditioner kind, cl_error *err) {
   CL_TRY(product(s, CL_DDA_WHOLE, B_P, B_Q, err)); /* q = A p */
   CL_TRY(run(s, CL_DDA_OP_ALPHA, err));             /* alpha = r.z / p.q */
-  CL_TRY(run(s, CL_DDA_OP_STEP, err));              /* x += alpha p, r -= alpha q */
-  CL_TRY(precondition(s, kind, err));               /* z = M^-1 r */
-  CL_TRY(run(s, CL_DDA_OP_BETA, err));              /* beta = r.z / the last r.z; stop? */
+  if (kind == CL_DDA_BLOCK_JACOBI) {
+    CL_TRY(run(s, CL_DDA_OP_STEP_JACOBI, err));     /* the three below in one pass */
+  } else {
+    CL_TRY(run(s, CL_DDA_OP_STEP, err));            /* x += alpha p, r -= alpha q */
+    CL_TRY(precondition(s, kind, err));             /* z = M^-1 r */
+    CL_TRY(run(s, CL_DDA_OP_BETA, err));            /* beta = r.z / the last r.z; stop? */
+  }
   return run(s, CL_DDA_OP_DIRECTION, err);          /* p = z + beta p */
 }
 

@@ -64,6 +64,11 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
     case CL_DDA_OP_OPEN_CLOSE:
       open_close(A);
       break;
+    case CL_DDA_OP_STEP_JACOBI: /* on one core fusing saves nothing: the unfused order of the sums */
+#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)
+      for (size_t i = 0; i < n; i++) cl_dda_step_jacobi(A, i, NULL);
+      dots(A, CL_DDA_OP_BETA);
+      break;
     default:
 #pragma omp parallel for schedule(static) if (m >= PARALLEL_MIN)
       for (size_t e = 0; e < m; e++) cl_dda_pcg_entry(A, op, e);

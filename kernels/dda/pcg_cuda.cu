@@ -64,6 +64,16 @@ __global__ void CL_PREC(dda_open_close_kernel)(cl_dda_pcg_args A) {
   if (threadIdx.x == 0) A.partials[blockIdx.x] = changed, A.partials[gridDim.x + blockIdx.x] = unsettled;
 }
 
+/* Block Jacobi's fused iteration step, one thread a block, and BETA's partial sums (two a block). */
+__global__ void CL_PREC(dda_step_jacobi_kernel)(cl_dda_pcg_args A) {
+  double sums[2] = {0, 0};
+  CL_GRID_STRIDE(i, A.n) cl_dda_step_jacobi(&A, i, sums);
+  double a = cl_block_reduce(CL_COMBINE_SUM, sums[0]);
+  __syncthreads();
+  double b = cl_block_reduce(CL_COMBINE_SUM, sums[1]);
+  if (threadIdx.x == 0) A.partials[blockIdx.x] = a, A.partials[gridDim.x + blockIdx.x] = b;
+}
+
 /* The last pass of a dot operation or of the open-close rule, one block: the sums of the partials,
  * then the scalar step on the device. */
 __global__ void CL_PREC(dda_dots_finish_kernel)(cl_dda_pcg_args A, int op, int nparts) {
@@ -105,6 +115,14 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
       CL_PREC(dda_dots_kernel)<<<blocks, CL_REDUCE_THREADS>>>(*A, op);
       if ((e = (int)cudaGetLastError())) return e;
       CL_PREC(dda_dots_finish_kernel)<<<1, CL_REDUCE_THREADS>>>(*A, op, blocks);
+      break;
+    }
+    case CL_DDA_OP_STEP_JACOBI: {
+      const int blocks = cl_reduce_blocks(A->n);
+      int e;
+      CL_PREC(dda_step_jacobi_kernel)<<<blocks, CL_REDUCE_THREADS>>>(*A);
+      if ((e = (int)cudaGetLastError())) return e;
+      CL_PREC(dda_dots_finish_kernel)<<<1, CL_REDUCE_THREADS>>>(*A, CL_DDA_OP_BETA, blocks);
       break;
     }
     case CL_DDA_OP_OPEN_CLOSE: {

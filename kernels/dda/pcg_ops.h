@@ -8,6 +8,7 @@
 #ifndef CL_DDA_PCG_OPS_H
 #define CL_DDA_PCG_OPS_H
 
+#include "../common/blas1.h"
 #include "../common/real.h"
 #include "pcg_args.h"
 #include "pcg_scalars.h"
@@ -76,6 +77,27 @@ CL_HD static inline void cl_dda_pcg_block(const cl_dda_pcg_args *A, int op, size
     const real *t = (const real *)A->t;
     for (int c = 0; c < 6; c++) ((real *)A->z)[c * n + i] = t[c * n + i] - w[c];
   }
+}
+
+/* Block Jacobi's iteration after alpha, fused (CL_DDA_OP_STEP_JACOBI) for block i: x += alpha p,
+ * r -= alpha q (while the solve runs), z = D^-1 r, and r.z and r.r of its six entries added to
+ * sums (NULL: not summed; the cpu sums them in entry order afterwards). */
+CL_HD static inline void cl_dda_step_jacobi(const cl_dda_pcg_args *A, size_t i, double *sums) {
+  const size_t n = A->n;
+  real *x = (real *)A->x, *r = (real *)A->r, *z = (real *)A->z;
+  const real *p = (const real *)A->p, *q = (const real *)A->q;
+  const int running = cl_dda_pcg_running(A->scal);
+  const real alpha = (real)A->scal[CL_DDA_S_ALPHA];
+  real v[6], w[6];
+  for (int c = 0; c < 6; c++) {
+    const size_t e = (size_t)c * n + i;
+    if (running) x[e] += alpha * p[e], r[e] -= alpha * q[e];
+    v[c] = r[e];
+  }
+  cl_dda_block_solve(A, i, v, w);
+  for (int c = 0; c < 6; c++) z[(size_t)c * n + i] = w[c];
+  if (sums)
+    for (int c = 0; c < 6; c++) sums[0] += cl_dot_term(v[c], w[c]), sums[1] += cl_dot_term(v[c], v[c]);
 }
 
 /* One row of out = A_parts in: component r of block row i. The k-th thread takes, in HSBCSR,
