@@ -15,7 +15,7 @@
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
        B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
-       B_COUNT };
+       B_PACK, B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
 
 /* the bytes of a contact's state on the device (B_CSTATES) */
@@ -29,7 +29,7 @@ void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format forma
 void cl_dda_solver_free(cl_dda_solver *s) {
   for (int k = 0; k < B_COUNT; k++)
     if (s->buf[k]) s->dev->release(s->dev, s->buf[k]);
-  free(s->stage);
+  free(s->stage), free(s->pack);
   memset(s, 0, sizeof *s);
 }
 
@@ -65,9 +65,35 @@ static cl_status run(cl_dda_solver *s, int op, cl_error *err) {
   return cl_k_dda_pcg(s->dev, CL_F64, &s->A, op, err);
 }
 
+static cl_status oom(cl_error *err) { return cl_error_set(err, CL_ERR_OOM, "DDA solver: out of memory"); }
+
+/* Buffer k's upload of a setup, kept in the host pack until send_uploads (8-byte aligned). */
 static cl_status upload(cl_dda_solver *s, int k, const void *src, size_t bytes, cl_error *err) {
   CL_TRY(ensure(s, k, bytes, err));
-  return bytes ? to_device(s, s->buf[k], src, bytes, err) : CL_OK;
+  if (!bytes) return CL_OK;
+  if (s->npending == CL_DDA_SOLVER_PENDING) return cl_error_set(err, CL_ERR_ARG, "DDA solver: too many uploads");
+  size_t at = (s->pack_used + 7) & ~(size_t)7;
+  if (at + bytes > s->pack_cap) {
+    unsigned char *p = realloc(s->pack, at + bytes + (at + bytes) / 2);
+    if (!p) return oom(err);
+    s->pack = p, s->pack_cap = at + bytes + (at + bytes) / 2;
+  }
+  memcpy(s->pack + at, src, bytes);
+  s->pending[s->npending].buf = k, s->pending[s->npending].at = at, s->pending[s->npending].bytes = bytes;
+  s->npending++, s->pack_used = at + bytes;
+  return CL_OK;
+}
+
+/* The setup's uploads in one transfer (one host wait), then device copies into their buffers. */
+static cl_status send_uploads(cl_dda_solver *s, cl_error *err) {
+  cl_status st = CL_OK;
+  if (s->npending) st = ensure(s, B_PACK, s->pack_used, err);
+  if (st == CL_OK && s->npending) st = to_device(s, s->buf[B_PACK], s->pack, s->pack_used, err);
+  for (int k = 0; st == CL_OK && k < s->npending; k++)
+    st = copy(s, s->buf[s->pending[k].buf], (unsigned char *)s->buf[B_PACK] + s->pending[k].at, s->pending[k].bytes,
+              err);
+  s->npending = 0, s->pack_used = 0;
+  return st;
 }
 
 static void *staging(cl_dda_solver *s, size_t bytes) {
@@ -78,8 +104,6 @@ static void *staging(cl_dda_solver *s, size_t bytes) {
   }
   return s->stage;
 }
-
-static cl_status oom(cl_error *err) { return cl_error_set(err, CL_ERR_OOM, "DDA solver: out of memory"); }
 
 /* The format's structure of pattern a on the device, and where each block of a goes: target[p]
  * is the matrix block of a's block p (BSR: p; HSBCSR: the diagonal block i, or n + the upper
@@ -173,6 +197,7 @@ static cl_status factor(cl_dda_solver *s, int check, cl_error *err) {
 
 cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *err) {
   size_t n = a->n, ntarget;
+  s->npending = 0, s->pack_used = 0; /* nothing left from a setup that failed */
   int32_t *target = malloc((a->nnzb + 1) * sizeof *target);
   if (!target) return oom(err);
   cl_status st = load_structure(s, a, target, &ntarget, err);
@@ -193,6 +218,7 @@ cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *er
     if (st == CL_OK) st = upload(s, B_UP, up, 36 * nup * sizeof *d, err);
   }
   free(target);
+  if (st == CL_OK) st = send_uploads(s, err);
   return st == CL_OK ? factor(s, 1, err) : st;
 }
 
@@ -210,6 +236,7 @@ static void bucket(size_t nkeys, size_t nitems, const int32_t *key, const int32_
 cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_step_contacts *c,
                                      cl_error *err) {
   size_t n = a->n, nc = c->count, ntarget, nitems = 0;
+  s->npending = 0, s->pack_used = 0; /* nothing left from a setup that failed */
   size_t ints = a->nnzb + 1 + 2 * (4 * nc) + 2 * (2 * nc) + 2 * (a->nnzb + n + 2) + n;
   int32_t *target = malloc(ints * sizeof *target);
   if (!target) return oom(err);
@@ -254,6 +281,7 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   if (st == CL_OK) st = upload(s, B_RSTART, rstart, (n + 1) * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_RITEM, sorted + nitems, 2 * nc * sizeof(int32_t), err);
   free(target), free(sorted);
+  if (st == CL_OK) st = send_uploads(s, err);
   if (st != CL_OK) return st;
   void **b = s->buf;
   char *states = b[B_CSTATES]; /* state, flips (int32), sgn, N, friction (double): one transfer each way */

@@ -21,7 +21,7 @@ typedef struct cl_dda_pcg_result {
   double initial_residual; /* |b - A x0| / |b| at the start: how good the warm start was */
 } cl_dda_pcg_result;
 
-enum { CL_DDA_SOLVER_BUFFERS = 31 };
+enum { CL_DDA_SOLVER_BUFFERS = 32, CL_DDA_SOLVER_PENDING = 16 };
 
 /* PCG's host reads the convergence scalars once every this many iterations (cl_dda_pcg) */
 #define CL_DDA_PCG_CHECK_EVERY 8
@@ -34,6 +34,12 @@ typedef struct cl_dda_solver {
   size_t cap[CL_DDA_SOLVER_BUFFERS];       /* their sizes in bytes */
   void *stage;                             /* host staging of the HSBCSR arrays and the vectors */
   size_t stage_cap;
+  /* the uploads of a setup (the pattern, the indices, the contacts), gathered on the host and sent
+   * in one transfer, then copied on the device into their buffers */
+  unsigned char *pack;
+  size_t pack_cap, pack_used;
+  struct { int buf; size_t at, bytes; } pending[CL_DDA_SOLVER_PENDING];
+  int npending;
   /* since init, what a GPU would do: kernel launches and device-to-device copies (launches), and
    * the transfers the host waits for (syncs: every upload and download, a scalar's included) --
    * the proxy of a step's cost where launches and waits, not bandwidth, dominate */
