@@ -135,17 +135,20 @@ static void set_number(lua_State *L, const char *key, double v) {
   lua_setfield(L, -2, key);
 }
 
-/* model:stats() -> {steps, t, dt, open_close, pcg, reductions, contacts, closed, kinetic, ..., warm_residual,
+/* model:stats() -> {steps, t, dt, open_close, pcg, reductions, launches, syncs, contacts, closed, kinetic, ...,
+ * warm_residual,
  * iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's open-close iterations),
  * seconds = {detection, diagonal, assembly, solve, open_close, update}} */
 static int model_stats(lua_State *L) {
   const cl_dda_stats *s = cl_dda_stats_of(check_model(L)->m);
-  lua_createtable(L, 0, 12);
+  lua_createtable(L, 0, 14);
   lua_pushinteger(L, s->steps), lua_setfield(L, -2, "steps");
   set_number(L, "t", s->t), set_number(L, "dt", s->dt);
   lua_pushinteger(L, s->open_close), lua_setfield(L, -2, "open_close");
   lua_pushinteger(L, s->pcg), lua_setfield(L, -2, "pcg");
   lua_pushinteger(L, s->reductions), lua_setfield(L, -2, "reductions");
+  lua_pushinteger(L, s->launches), lua_setfield(L, -2, "launches");
+  lua_pushinteger(L, s->syncs), lua_setfield(L, -2, "syncs");
   lua_pushinteger(L, (lua_Integer)s->contacts), lua_setfield(L, -2, "contacts");
   lua_pushinteger(L, (lua_Integer)s->closed), lua_setfield(L, -2, "closed");
   set_number(L, "kinetic", s->kinetic), set_number(L, "gravity_work", s->gravity_work);

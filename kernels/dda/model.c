@@ -20,7 +20,7 @@
  * before it gives up */
 #define MAX_REDUCTIONS 20
 /* state changes after which a contact is held in its state for the rest of the step's open-close
- * iteration (but for locking: see update_states): it breaks the cycles between two states that are
+ * iteration (but for locking: see open_close_ops.h): it breaks the cycles between two states that are
  * both violated (open: penetrates; closed: in tension), where the answer is a contact at zero force */
 #define FLIP_LIMIT 4
 
@@ -46,8 +46,8 @@ struct cl_dda_model {
   cl_dda_contact_list contacts, trial, start;
   int32_t *pairs;
   size_t npairs_cap, ncand;
-  int32_t *step_ints;           /* the step's contacts' blocks and states (3 x step_cap) */
-  double *step_reals;           /* their geometry and friction forces (27 x step_cap) */
+  int32_t *step_ints;           /* the step's contacts' blocks, states and state changes (4 x step_cap) */
+  double *step_reals;           /* their geometry, laws, friction, directions, normal forces (32 x step_cap) */
   size_t step_cap;
   cl_dda_bsr a;                 /* the step's pattern (every pair of blocks with a contact) */
   cl_dda_solver solver;         /* the matrix of a on the device, and PCG */
@@ -402,18 +402,21 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
   size_t count = m->start.count;
   if (count > m->step_cap || !m->step_ints) {
     size_t cap = count ? count : 1;
-    int32_t *p = realloc(m->step_ints, 3 * cap * sizeof *p);
+    int32_t *p = realloc(m->step_ints, 4 * cap * sizeof *p);
     if (p) m->step_ints = p;
-    double *r = realloc(m->step_reals, 27 * cap * sizeof *r);
+    double *r = realloc(m->step_reals, 32 * cap * sizeof *r);
     if (r) m->step_reals = r;
     if (!p || !r) return oom(err);
     m->step_cap = cap;
   }
   int32_t *bi = m->step_ints, *bj = bi + count;
-  double *geo = m->step_reals; /* SoA: en, fn, es, fs, gn0, gs0 */
+  double *geo = m->step_reals, *law = geo + 26 * count; /* SoA: en, fn, es, fs, gn0, gs0; tan phi, c, t */
   for (size_t k = 0; k < count; k++) {
     const cl_dda_contact *c = &m->start.c[k];
+    const cl_dda_joint *jt = joint_of(m, c);
+    const double l = c->bonded ? c->length : 0;
     bi[k] = c->bi, bj[k] = c->bj;
+    law[k] = tan(jt->friction_angle * PI / 180), law[count + k] = jt->cohesion * l, law[2 * count + k] = jt->tension * l;
     for (int r = 0; r < 6; r++) {
       geo[r * count + k] = c->g.en[r], geo[(6 + r) * count + k] = c->g.fn[r];
       geo[(12 + r) * count + k] = c->g.es[r], geo[(18 + r) * count + k] = c->g.fs[r];
@@ -421,53 +424,42 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
     geo[24 * count + k] = c->g.gn0, geo[25 * count + k] = c->g.gs0;
   }
   CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
-  cl_dda_step_contacts sc = {count, bi, bj, geo, m->p.normal_stiffness, m->p.shear_stiffness};
+  const double slip_floor = 1e-9 * m->p.max_displacement;
+  cl_dda_step_contacts sc = {count, bi, bj, geo, m->p.normal_stiffness, m->p.shear_stiffness, law,
+                             slip_floor, slip_floor * m->p.normal_stiffness, FLIP_LIMIT};
   return cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err);
 }
 
-/* The global matrix and right-hand side of the contacts' current states, assembled on the device
- * into the step's pattern: only the states and the sliding contacts' friction forces go up. */
-static cl_status assemble(cl_dda_model *m, cl_error *err) {
+/* The host arrays of the contacts' states (step_ints, step_reals past the geometry and laws). */
+static cl_dda_contact_states state_arrays(cl_dda_model *m) {
   size_t count = m->trial.count;
-  int32_t *state = m->step_ints + 2 * count;
-  double *fric = m->step_reals + 26 * count;
-  for (size_t k = 0; k < count; k++) {
-    const cl_dda_contact *c = &m->trial.c[k];
-    state[k] = c->state;
-    fric[k] = c->state == CL_DDA_SLIDE ? friction_force(m, c) * c->sgn : 0;
-  }
-  return cl_dda_solver_assemble(&m->solver, state, fric, m->device[A_K], m->device[A_F], err);
+  double *r = m->step_reals + 29 * count;
+  cl_dda_contact_states st = {m->step_ints + 2 * count, m->step_ints + 3 * count, r + count, r + 2 * count, r};
+  return st;
 }
 
-/* The open-close rule (cl_dda_open_close) on the solution; counts the contacts whose state changed
- * (*changed) and the sliding ones whose friction force has not settled (*unsettled: relative 1e-6 of
- * its normal force); the iteration goes on while either is not zero. The
- * round-off bands are 1e-9 of the allowed displacement and its force through the normal stiffness:
- * a contact carrying no force would otherwise flip on gaps of 1e-20 and chatter on slightly
- * larger ones. A contact that changed FLIP_LIMIT times keeps its state, but for locking: an open one
- * that penetrates closes, and a sliding one whose slip turns back locks -- held sliding, its
- * friction would push the blocks along their slip and do negative work (on dda_slope.lua the
- * friction work of 100 steps came out -1.7 J, every negative share a held contact's). Locked, a
- * held contact stores its shear in a conservative spring, and it changes at most once more. */
-static void update_states(cl_dda_model *m, int *changed, int *unsettled) {
-  double slip_floor = 1e-9 * m->p.max_displacement;
-  *changed = *unsettled = 0;
+/* Once per attempt at a step: the contacts' states at its start go up; the open-close iteration
+ * keeps them on the device (cl_dda_solver_open_close). */
+static cl_status send_states(cl_dda_model *m, cl_error *err) {
+  cl_dda_contact_states st = state_arrays(m);
+  for (size_t k = 0; k < m->trial.count; k++) {
+    const cl_dda_contact *c = &m->trial.c[k];
+    st.state[k] = c->state, st.flips[k] = c->flips, st.sgn[k] = c->sgn, st.N[k] = c->N;
+    st.friction[k] = c->state == CL_DDA_SLIDE ? friction_force(m, c) * c->sgn : 0;
+  }
+  return cl_dda_solver_set_states(&m->solver, &st, err);
+}
+
+/* Once the open-close iteration has settled: the contacts' states into the trial list, and the
+ * solution into m->x. */
+static cl_status fetch_states(cl_dda_model *m, cl_error *err) {
+  cl_dda_contact_states st = state_arrays(m);
+  CL_TRY(cl_dda_solver_get_states(&m->solver, &st, err));
   for (size_t k = 0; k < m->trial.count; k++) {
     cl_dda_contact *c = &m->trial.c[k];
-    const double *Di = m->x + 6 * c->bi, *Dj = m->x + 6 * c->bj;
-    double gn = cl_dda_gap(c->g.gn0, c->g.en, c->g.fn, Di, Dj), gs = cl_dda_gap(c->g.gs0, c->g.es, c->g.fs, Di, Dj);
-    const cl_dda_joint *jt = joint_of(m, c);
-    double l = c->bonded ? c->length : 0, N = -m->p.normal_stiffness * gn;
-    cl_dda_contact_law law = {m->p.normal_stiffness, m->p.shear_stiffness, tan(jt->friction_angle * PI / 180),
-                              jt->cohesion * l, jt->tension * l, slip_floor, slip_floor * m->p.normal_stiffness};
-    double sgn = c->sgn;
-    int state = cl_dda_open_close(c->state, gn, gs, c->g.gs0, &sgn, &law);
-    if (c->flips >= FLIP_LIMIT && state != c->state && state != CL_DDA_LOCK) state = c->state;
-    if (state != c->state) (*changed)++, c->flips++, c->sgn = sgn;
-    else if (state == CL_DDA_SLIDE && fabs(N - c->N) > 1e-6 * fabs(N) + law.force_floor) (*unsettled)++;
-    c->state = state;
-    c->N = state == CL_DDA_OPEN ? 0 : N;
+    c->state = st.state[k], c->flips = st.flips[k], c->sgn = st.sgn[k], c->N = st.N[k];
   }
+  return cl_dda_solver_solution(&m->solver, m->x, err);
 }
 
 /* The first block whose area the step's solution would change by more than a factor 2 (the
@@ -603,9 +595,9 @@ static void predict(cl_dda_model *m, double dt) {
  * block-major) or, when NULL, the device's x. */
 static cl_status solve(cl_dda_model *m, double dt, const double *x0, cl_dda_pcg_result *r, double *mark,
                        cl_error *err) {
-  CL_TRY(assemble(m, err));
+  CL_TRY(cl_dda_solver_assemble(&m->solver, NULL, NULL, m->device[A_K], m->device[A_F], err));
   charge(m, CL_DDA_ASSEMBLY, mark);
-  CL_TRY(cl_dda_pcg(&m->solver, NULL, x0, m->x, m->p.preconditioner, m->p.pcg_tolerance, update_energy(m, dt),
+  CL_TRY(cl_dda_pcg(&m->solver, NULL, x0, NULL, m->p.preconditioner, m->p.pcg_tolerance, update_energy(m, dt),
                     m->p.pcg_max_iterations, r, err));
   charge(m, CL_DDA_SOLVE, mark);
   return CL_OK;
@@ -614,6 +606,7 @@ static cl_status solve(cl_dda_model *m, double dt, const double *x0, cl_dda_pcg_
 cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   if (!(dt > 0) || !isfinite(dt)) return cl_error_set(err, CL_ERR_ARG, "dt = %g must be a number > 0", dt);
   double d0 = 2.5 * m->p.max_displacement, dt0 = dt, mark = seconds_now();
+  const long launches0 = m->solver.launches, syncs0 = m->solver.syncs;
   cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
   CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
   CL_TRY(cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, m->stats.steps == 0, &m->start, err));
@@ -639,6 +632,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       charge(m, CL_DDA_ASSEMBLY, &mark);
     }
     CL_TRY(copy_list(&m->trial, &m->start, err));
+    CL_TRY(send_states(m, err));
     /* PCG starts from the previous step's solution (on the device: D); a dynamic one from the step
      * predicted at the last step's acceleration */
     int predicted = m->p.dynamic && m->stats.steps > 0;
@@ -655,7 +649,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       if (oc == 1) warm_residual = r.initial_residual;
       if (!r.converged) break;
       int changed, unsettled;
-      update_states(m, &changed, &unsettled);
+      CL_TRY(cl_dda_solver_open_close(&m->solver, &changed, &unsettled, err));
       if (oc <= CL_DDA_TRACE)
         trace.pcg[oc - 1] = r.iterations, trace.changed[oc - 1] = changed, trace.unsettled[oc - 1] = unsettled;
       charge(m, CL_DDA_OPEN_CLOSE, &mark);
@@ -669,6 +663,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       dt /= 2;
       continue;
     }
+    CL_TRY(fetch_states(m, err));
     last_disp = max_vertex_displacement(m);
     int32_t collapsing = collapsing_block(m);
     charge(m, CL_DDA_OPEN_CLOSE, &mark);
@@ -693,6 +688,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.steps++;
   m->stats.t += dt, m->stats.dt = dt;
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
+  m->stats.launches = m->solver.launches - launches0, m->stats.syncs = m->solver.syncs - syncs0;
   m->stats.warm_residual = warm_residual;
   memcpy(m->stats.trace_pcg, trace.pcg, sizeof trace.pcg);
   memcpy(m->stats.trace_changed, trace.changed, sizeof trace.changed);

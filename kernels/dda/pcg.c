@@ -10,22 +10,26 @@
 #include "../backend.h"
 #include "../dispatch.h"
 #include "pcg_kernels.h"
+#include "pcg_scalars.h"
 
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
-       B_CBI, B_CBJ, B_CSTATE, B_CGEO, B_CFRIC, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS,
-       B_COUNT };
+       B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
+       B_PACK, B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
+
+/* the bytes of a contact's state on the device (B_CSTATES) */
+#define STATE_BYTES 32
 
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
   memset(s, 0, sizeof *s);
-  s->dev = d, s->format = format;
+  s->dev = d, s->format = format, s->check_every = CL_DDA_PCG_CHECK_EVERY;
 }
 
 void cl_dda_solver_free(cl_dda_solver *s) {
   for (int k = 0; k < B_COUNT; k++)
     if (s->buf[k]) s->dev->release(s->dev, s->buf[k]);
-  free(s->stage);
+  free(s->stage), free(s->pack);
   memset(s, 0, sizeof *s);
 }
 
@@ -40,9 +44,56 @@ static cl_status ensure(cl_dda_solver *s, int k, size_t bytes, cl_error *err) {
   return CL_OK;
 }
 
+/* The device's operations, counted (cl_dda_solver's launches and syncs). */
+static cl_status to_device(cl_dda_solver *s, void *dst, const void *src, size_t bytes, cl_error *err) {
+  s->syncs++;
+  return s->dev->to_device(s->dev, dst, src, bytes, err);
+}
+
+static cl_status to_host(cl_dda_solver *s, void *dst, const void *src, size_t bytes, cl_error *err) {
+  s->syncs++;
+  return s->dev->to_host(s->dev, dst, src, bytes, err);
+}
+
+static cl_status copy(cl_dda_solver *s, void *dst, const void *src, size_t bytes, cl_error *err) {
+  s->launches++;
+  return s->dev->copy(s->dev, dst, src, bytes, err);
+}
+
+static cl_status run(cl_dda_solver *s, int op, cl_error *err) {
+  s->launches += op >= CL_DDA_OP_DOT_BB ? 2 : 1; /* a dot operation: a reduction and its last pass */
+  return cl_k_dda_pcg(s->dev, CL_F64, &s->A, op, err);
+}
+
+static cl_status oom(cl_error *err) { return cl_error_set(err, CL_ERR_OOM, "DDA solver: out of memory"); }
+
+/* Buffer k's upload of a setup, kept in the host pack until send_uploads (8-byte aligned). */
 static cl_status upload(cl_dda_solver *s, int k, const void *src, size_t bytes, cl_error *err) {
   CL_TRY(ensure(s, k, bytes, err));
-  return bytes ? s->dev->to_device(s->dev, s->buf[k], src, bytes, err) : CL_OK;
+  if (!bytes) return CL_OK;
+  if (s->npending == CL_DDA_SOLVER_PENDING) return cl_error_set(err, CL_ERR_ARG, "DDA solver: too many uploads");
+  size_t at = (s->pack_used + 7) & ~(size_t)7;
+  if (at + bytes > s->pack_cap) {
+    unsigned char *p = realloc(s->pack, at + bytes + (at + bytes) / 2);
+    if (!p) return oom(err);
+    s->pack = p, s->pack_cap = at + bytes + (at + bytes) / 2;
+  }
+  memcpy(s->pack + at, src, bytes);
+  s->pending[s->npending].buf = k, s->pending[s->npending].at = at, s->pending[s->npending].bytes = bytes;
+  s->npending++, s->pack_used = at + bytes;
+  return CL_OK;
+}
+
+/* The setup's uploads in one transfer (one host wait), then device copies into their buffers. */
+static cl_status send_uploads(cl_dda_solver *s, cl_error *err) {
+  cl_status st = CL_OK;
+  if (s->npending) st = ensure(s, B_PACK, s->pack_used, err);
+  if (st == CL_OK && s->npending) st = to_device(s, s->buf[B_PACK], s->pack, s->pack_used, err);
+  for (int k = 0; st == CL_OK && k < s->npending; k++)
+    st = copy(s, s->buf[s->pending[k].buf], (unsigned char *)s->buf[B_PACK] + s->pending[k].at, s->pending[k].bytes,
+              err);
+  s->npending = 0, s->pack_used = 0;
+  return st;
 }
 
 static void *staging(cl_dda_solver *s, size_t bytes) {
@@ -53,8 +104,6 @@ static void *staging(cl_dda_solver *s, size_t bytes) {
   }
   return s->stage;
 }
-
-static cl_status oom(cl_error *err) { return cl_error_set(err, CL_ERR_OOM, "DDA solver: out of memory"); }
 
 /* The format's structure of pattern a on the device, and where each block of a goes: target[p]
  * is the matrix block of a's block p (BSR: p; HSBCSR: the diagonal block i, or n + the upper
@@ -111,40 +160,44 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
   }
   CL_TRY(ensure(s, B_CHOL, 36 * n * sizeof(double), err));
   for (int k = B_B; k <= B_T; k++) CL_TRY(ensure(s, k, 6 * n * sizeof(double), err));
-  CL_TRY(ensure(s, B_DOTS, CL_DDA_DOT2_PARTIALS * sizeof(double), err));
+  CL_TRY(ensure(s, B_DOTS, (CL_DDA_DOT_PARTIALS + CL_DDA_SCALARS) * sizeof(double), err));
   void **b = s->buf;
   cl_dda_pcg_args A = {.n = n, .format = s->format, .rowptr = b[B_ROWPTR], .col = b[B_COL], .val = b[B_VAL],
                        .nup = s->A.nup, .diag = b[B_DIAG], .up = b[B_UP], .uptr = b[B_UPTR], .ucol = b[B_UCOL],
                        .urow = b[B_UROW], .lptr = b[B_LPTR], .lslot = b[B_LSLOT], .ntarget = ntarget,
                        .chol = b[B_CHOL], .b = b[B_B], .x = b[B_X], .r = b[B_R], .z = b[B_Z], .p = b[B_P],
-                       .q = b[B_Q], .t = b[B_T]};
+                       .q = b[B_Q], .t = b[B_T], .partials = b[B_DOTS],
+                       .scal = (double *)b[B_DOTS] + CL_DDA_DOT_PARTIALS};
   s->A = A;
   return CL_OK;
 }
-
-static cl_status run(cl_dda_solver *s, int op, cl_error *err) { return cl_k_dda_pcg(s->dev, CL_F64, &s->A, op, err); }
 
 static cl_status not_positive_definite(cl_dda_solver *s, cl_error *err) {
   size_t n = s->A.n, i = 0;
   double *first = staging(s, n * sizeof *first);
   if (!first) return oom(err);
-  CL_TRY(s->dev->to_host(s->dev, first, s->buf[B_CHOL], n * sizeof *first, err));
+  CL_TRY(to_host(s, first, s->buf[B_CHOL], n * sizeof *first, err));
   while (i + 1 < n && isfinite(first[i])) i++;
   return cl_error_set(err, CL_ERR_ARG, "DDA solver: the diagonal submatrix of block %zu is not positive definite "
                       "(check its material: E > 0, 0 <= nu < 0.5, density > 0)", i + 1);
 }
 
-static cl_status factor(cl_dda_solver *s, cl_error *err) {
+/* The diagonal blocks' factors and, on the device, whether all were factored (pcg_scalars.h): a
+ * failed factorisation leaves NaN in its block's first entry, and the sum of the first slices'
+ * squares is finite exactly when every block was factored. The host looks at it in PCG's first
+ * scalar read (now, with `check`); only on a failure is the slice looked at on the host. */
+static cl_status factor(cl_dda_solver *s, int check, cl_error *err) {
   CL_TRY(run(s, CL_DDA_OP_FACTOR, err));
-  /* a failed factorisation leaves NaN in its block's first entry: the sum of their squares is
-   * finite exactly when every block was factored; only then is the slice looked at on the host */
-  double sum;
-  CL_TRY(cl_k_dda_dot(s->dev, CL_F64, s->A.n, s->buf[B_CHOL], s->buf[B_CHOL], &sum, err));
-  return isfinite(sum) ? CL_OK : not_positive_definite(s, err);
+  CL_TRY(run(s, CL_DDA_OP_FACTOR_CHECK, err));
+  if (!check) return CL_OK;
+  double sc[CL_DDA_SCALARS];
+  CL_TRY(to_host(s, sc, s->A.scal, sizeof sc, err));
+  return isfinite(sc[CL_DDA_S_FACTORED]) ? CL_OK : not_positive_definite(s, err);
 }
 
 cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *err) {
   size_t n = a->n, ntarget;
+  s->npending = 0, s->pack_used = 0; /* nothing left from a setup that failed */
   int32_t *target = malloc((a->nnzb + 1) * sizeof *target);
   if (!target) return oom(err);
   cl_status st = load_structure(s, a, target, &ntarget, err);
@@ -165,7 +218,8 @@ cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *er
     if (st == CL_OK) st = upload(s, B_UP, up, 36 * nup * sizeof *d, err);
   }
   free(target);
-  return st == CL_OK ? factor(s, err) : st;
+  if (st == CL_OK) st = send_uploads(s, err);
+  return st == CL_OK ? factor(s, 1, err) : st;
 }
 
 /* Counting sort of (key, item) pairs into CSR: start (nkeys + 1) and items in the order given. */
@@ -182,6 +236,7 @@ static void bucket(size_t nkeys, size_t nitems, const int32_t *key, const int32_
 cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_step_contacts *c,
                                      cl_error *err) {
   size_t n = a->n, nc = c->count, ntarget, nitems = 0;
+  s->npending = 0, s->pack_used = 0; /* nothing left from a setup that failed */
   size_t ints = a->nnzb + 1 + 2 * (4 * nc) + 2 * (2 * nc) + 2 * (a->nnzb + n + 2) + n;
   int32_t *target = malloc(ints * sizeof *target);
   if (!target) return oom(err);
@@ -216,8 +271,8 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   st = upload(s, B_CBI, c->bi, nc * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_CBJ, c->bj, nc * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err);
-  if (st == CL_OK) st = ensure(s, B_CSTATE, nc * sizeof(int32_t), err);
-  if (st == CL_OK) st = ensure(s, B_CFRIC, nc * sizeof(double), err);
+  if (st == CL_OK) st = ensure(s, B_CSTATES, STATE_BYTES * nc, err);
+  if (st == CL_OK && c->law) st = upload(s, B_CLAW, c->law, 3 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CK, 108 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CF, 12 * nc * sizeof(double), err);
   if (st == CL_OK) st = upload(s, B_GSTART, gstart, (ntarget + 1) * sizeof(int32_t), err);
@@ -226,32 +281,73 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   if (st == CL_OK) st = upload(s, B_RSTART, rstart, (n + 1) * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_RITEM, sorted + nitems, 2 * nc * sizeof(int32_t), err);
   free(target), free(sorted);
+  if (st == CL_OK) st = send_uploads(s, err);
   if (st != CL_OK) return st;
   void **b = s->buf;
-  s->A.nc = nc, s->A.cbi = b[B_CBI], s->A.cbj = b[B_CBJ], s->A.cstate = b[B_CSTATE], s->A.cgeo = b[B_CGEO];
-  s->A.cfric = b[B_CFRIC], s->A.kn = c->kn, s->A.ks = c->ks, s->A.cK = b[B_CK], s->A.cF = b[B_CF];
+  char *states = b[B_CSTATES]; /* state, flips (int32), sgn, N, friction (double): one transfer each way */
+  s->A.nc = nc, s->A.cbi = b[B_CBI], s->A.cbj = b[B_CBJ], s->A.cgeo = b[B_CGEO];
+  s->A.cstate = (int32_t *)states, s->A.cflips = (int32_t *)(states + 4 * nc), s->A.csgn = states + 8 * nc;
+  s->A.cN = states + 16 * nc, s->A.cfric = states + 24 * nc;
+  s->A.kn = c->kn, s->A.ks = c->ks, s->A.cK = b[B_CK], s->A.cF = b[B_CF];
   s->A.gstart = b[B_GSTART], s->A.gitem = b[B_GITEM], s->A.tdiag = b[B_TDIAG], s->A.rstart = b[B_RSTART];
   s->A.ritem = b[B_RITEM];
+  s->A.claw = b[B_CLAW];
+  s->A.slip_floor = c->slip_floor, s->A.force_floor = c->force_floor, s->A.flip_limit = c->flip_limit;
+  return CL_OK;
+}
+
+/* The contacts' states packed as on the device (set_contacts): state, flips, sgn, N, friction. */
+static void *pack_states(cl_dda_solver *s, const cl_dda_contact_states *c) {
+  const size_t nc = s->A.nc;
+  char *p = staging(s, STATE_BYTES * nc);
+  if (!p) return NULL;
+  memcpy(p, c->state, 4 * nc), memcpy(p + 4 * nc, c->flips, 4 * nc), memcpy(p + 8 * nc, c->sgn, 8 * nc);
+  memcpy(p + 16 * nc, c->N, 8 * nc), memcpy(p + 24 * nc, c->friction, 8 * nc);
+  return p;
+}
+
+cl_status cl_dda_solver_set_states(cl_dda_solver *s, const cl_dda_contact_states *c, cl_error *err) {
+  if (!s->A.nc) return CL_OK;
+  void *p = pack_states(s, c);
+  return p ? to_device(s, s->buf[B_CSTATES], p, STATE_BYTES * s->A.nc, err) : oom(err);
+}
+
+cl_status cl_dda_solver_get_states(cl_dda_solver *s, cl_dda_contact_states *c, cl_error *err) {
+  const size_t nc = s->A.nc;
+  if (!nc) return CL_OK;
+  char *p = staging(s, STATE_BYTES * nc);
+  if (!p) return oom(err);
+  CL_TRY(to_host(s, p, s->buf[B_CSTATES], 24 * nc, err)); /* all but the friction */
+  memcpy(c->state, p, 4 * nc), memcpy(c->flips, p + 4 * nc, 4 * nc), memcpy(c->sgn, p + 8 * nc, 8 * nc);
+  memcpy(c->N, p + 16 * nc, 8 * nc);
+  return CL_OK;
+}
+
+cl_status cl_dda_solver_open_close(cl_dda_solver *s, int *changed, int *unsettled, cl_error *err) {
+  double sc[CL_DDA_SCALARS];
+  CL_TRY(run(s, CL_DDA_OP_OPEN_CLOSE, err));
+  CL_TRY(to_host(s, sc, s->A.scal, sizeof sc, err));
+  *changed = (int)sc[CL_DDA_S_CHANGED], *unsettled = (int)sc[CL_DDA_S_UNSETTLED];
   return CL_OK;
 }
 
 cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const double *friction, const void *Kdiag,
                                  const void *Fdiag, cl_error *err) {
   size_t nc = s->A.nc;
-  if (nc) {
-    CL_TRY(s->dev->to_device(s->dev, s->buf[B_CSTATE], state, nc * sizeof *state, err));
-    CL_TRY(s->dev->to_device(s->dev, s->buf[B_CFRIC], friction, nc * sizeof *friction, err));
+  if (nc && state) {
+    CL_TRY(to_device(s, s->A.cstate, state, nc * sizeof *state, err));
+    CL_TRY(to_device(s, s->A.cfric, friction, nc * sizeof *friction, err));
   }
   s->A.Kdiag = Kdiag, s->A.Fdiag = Fdiag;
   CL_TRY(run(s, CL_DDA_OP_SPRINGS, err));
   CL_TRY(run(s, CL_DDA_OP_GATHER, err));
   CL_TRY(run(s, CL_DDA_OP_GATHER_RHS, err));
-  return factor(s, err);
+  return factor(s, 0, err);
 }
 
 cl_status cl_dda_solver_start_from(cl_dda_solver *s, const void *x0, cl_error *err) {
   size_t bytes = 6 * s->A.n * sizeof(double);
-  return bytes ? s->dev->copy(s->dev, s->buf[B_X], x0, bytes, err) : CL_OK;
+  return bytes ? copy(s, s->buf[B_X], x0, bytes, err) : CL_OK;
 }
 
 /* Host vector v (block-major) to device buffer k (SoA), or back. */
@@ -261,14 +357,14 @@ static cl_status vector_up(cl_dda_solver *s, int k, const double *v, cl_error *e
   if (!w) return oom(err);
   for (size_t i = 0; i < n; i++)
     for (int c = 0; c < 6; c++) w[c * n + i] = v[6 * i + c];
-  return s->dev->to_device(s->dev, s->buf[k], w, 6 * n * sizeof *w, err);
+  return to_device(s, s->buf[k], w, 6 * n * sizeof *w, err);
 }
 
 static cl_status vector_down(cl_dda_solver *s, int k, double *v, cl_error *err) {
   size_t n = s->A.n;
   double *w = staging(s, 6 * n * sizeof *w);
   if (!w) return oom(err);
-  CL_TRY(s->dev->to_host(s->dev, w, s->buf[k], 6 * n * sizeof *w, err));
+  CL_TRY(to_host(s, w, s->buf[k], 6 * n * sizeof *w, err));
   for (size_t i = 0; i < n; i++)
     for (int c = 0; c < 6; c++) v[6 * i + c] = w[c * n + i];
   return CL_OK;
@@ -277,6 +373,10 @@ static cl_status vector_down(cl_dda_solver *s, int k, double *v, cl_error *err) 
 static cl_status product(cl_dda_solver *s, int parts, int in, int out, cl_error *err) {
   s->A.parts = parts, s->A.in = s->buf[in], s->A.out = s->buf[out];
   return run(s, CL_DDA_OP_SPMV, err);
+}
+
+cl_status cl_dda_solver_solution(cl_dda_solver *s, double *x, cl_error *err) {
+  return s->A.n ? vector_down(s, B_X, x, err) : CL_OK;
 }
 
 cl_status cl_dda_solver_spmv(cl_dda_solver *s, const double *x, double *y, cl_error *err) {
@@ -306,56 +406,58 @@ static cl_status precondition(cl_dda_solver *s, cl_dda_preconditioner kind, cl_e
   return run(s, CL_DDA_OP_SSOR_FINISH, err);            /* z = t - D^-1 L^T t */
 }
 
-static cl_status dot(cl_dda_solver *s, int x, int y, double *out, cl_error *err) {
-  return cl_k_dda_dot(s->dev, CL_F64, 6 * s->A.n, s->buf[x], s->buf[y], out, err);
+/* One PCG iteration, a fixed sequence of launches that reads and writes its scalars on the device
+ * (pcg_scalars.h) and does nothing once the solve has stopped: block Jacobi 6 launches (the update,
+ * the block solve and the sums of r.z and r.r fused), SSOR-AI 13. */
+static cl_status iteration(cl_dda_solver *s, cl_dda_preconditioner kind, cl_error *err) {
+  CL_TRY(product(s, CL_DDA_WHOLE, B_P, B_Q, err)); /* q = A p */
+  CL_TRY(run(s, CL_DDA_OP_ALPHA, err));             /* alpha = r.z / p.q */
+  if (kind == CL_DDA_BLOCK_JACOBI) {
+    CL_TRY(run(s, CL_DDA_OP_STEP_JACOBI, err));     /* the three below in one pass */
+  } else {
+    CL_TRY(run(s, CL_DDA_OP_STEP, err));            /* x += alpha p, r -= alpha q */
+    CL_TRY(precondition(s, kind, err));             /* z = M^-1 r */
+    CL_TRY(run(s, CL_DDA_OP_BETA, err));            /* beta = r.z / the last r.z; stop? */
+  }
+  return run(s, CL_DDA_OP_DIRECTION, err);          /* p = z + beta p */
 }
 
-/* r.z and r.r in one pass: per iteration two synchronisations with the device (p.q and these), not three. */
-static cl_status residual_dots(cl_dda_solver *s, double out[2], cl_error *err) {
-  return cl_k_dda_dot2(s->dev, CL_F64, 6 * s->A.n, s->buf[B_R], s->buf[B_Z], s->buf[B_DOTS], out, err);
-}
-
+/* The host waits for the device's scalars once before the first iteration (a warm start may need
+ * none) and then once every check_every iterations: a solve of k iterations waits
+ * 1 + ceil(k / check_every) times and launches at most check_every - 1 idle iterations past its
+ * stop, which change nothing. */
 cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
                      double tol, double update_energy, int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
   size_t m = 6 * s->A.n;
   res->iterations = 0, res->converged = 1, res->residual = 0, res->initial_residual = 0;
   if (m == 0) return CL_OK;
+  s->A.tol = tol, s->A.update_energy = update_energy, s->A.max_iterations = max_iterations;
   if (b) CL_TRY(vector_up(s, B_B, b, err));
-  double bb;
-  CL_TRY(dot(s, B_B, B_B, &bb, err));
-  if (bb == 0) {
+  if (x0) CL_TRY(vector_up(s, B_X, x0, err));
+  CL_TRY(run(s, CL_DDA_OP_DOT_BB, err));
+  CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));
+  CL_TRY(run(s, CL_DDA_OP_RESIDUAL, err)); /* r = b - A x */
+  CL_TRY(precondition(s, kind, err));
+  CL_TRY(copy(s, s->buf[B_P], s->buf[B_Z], m * sizeof(double), err));
+  CL_TRY(run(s, CL_DDA_OP_BEGIN, err));
+  double sc[CL_DDA_SCALARS];
+  const int every = s->check_every > 0 ? s->check_every : 1;
+  for (;;) {
+    CL_TRY(to_host(s, sc, s->A.scal, sizeof sc, err));
+    if (sc[CL_DDA_S_STATE] != CL_DDA_PCG_RUNNING) break;
+    for (int k = 0; k < every; k++) CL_TRY(iteration(s, kind, err));
+  }
+  if (sc[CL_DDA_S_STATE] == CL_DDA_PCG_NOT_FACTORED) return not_positive_definite(s, err);
+  if (sc[CL_DDA_S_STATE] == CL_DDA_PCG_ZERO_RHS) { /* x = 0, and the next warm start from it */
+    s->launches++;
     CL_TRY(cl_k_fill(s->dev, CL_F64, s->buf[B_X], m, 0, err));
     if (x) memset(x, 0, m * sizeof *x);
     return CL_OK;
   }
-  if (x0) CL_TRY(vector_up(s, B_X, x0, err));
-  CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));
-  CL_TRY(run(s, CL_DDA_OP_RESIDUAL, err)); /* r = b - A x */
-  CL_TRY(precondition(s, kind, err));
-  CL_TRY(s->dev->copy(s->dev, s->buf[B_P], s->buf[B_Z], m * sizeof(double), err));
-  double dots[2]; /* r.z, r.r */
-  CL_TRY(residual_dots(s, dots, err));
-  double rz = dots[0], bnorm = sqrt(bb), rnorm = sqrt(dots[1]);
-  res->initial_residual = rnorm / bnorm;
-  int it = 0, small_update = 0;
-  while (rnorm > tol * bnorm && !small_update && it < max_iterations) {
-    double pq;
-    CL_TRY(product(s, CL_DDA_WHOLE, B_P, B_Q, err));
-    CL_TRY(dot(s, B_P, B_Q, &pq, err));
-    if (!(pq > 0)) break; /* not positive definite (or not finite): reported as not converged */
-    s->A.alpha = rz / pq;
-    small_update = s->A.alpha * rz <= update_energy; /* (alpha p)^T A (alpha p) = alpha^2 p.q */
-    CL_TRY(run(s, CL_DDA_OP_STEP, err));
-    CL_TRY(precondition(s, kind, err));
-    CL_TRY(residual_dots(s, dots, err));
-    s->A.beta = dots[0] / rz;
-    rz = dots[0];
-    CL_TRY(run(s, CL_DDA_OP_DIRECTION, err));
-    rnorm = sqrt(dots[1]);
-    it++;
-  }
-  res->iterations = it;
-  res->residual = rnorm / bnorm;
-  res->converged = rnorm <= tol * bnorm || small_update;
+  const double bnorm = sqrt(sc[CL_DDA_S_BB]);
+  res->iterations = (int)sc[CL_DDA_S_ITERATIONS];
+  res->initial_residual = sqrt(sc[CL_DDA_S_RR0]) / bnorm;
+  res->residual = sqrt(sc[CL_DDA_S_RR]) / bnorm;
+  res->converged = sc[CL_DDA_S_STATE] == CL_DDA_PCG_CONVERGED || sc[CL_DDA_S_STATE] == CL_DDA_PCG_SMALL_UPDATE;
   return x ? vector_down(s, B_X, x, err) : CL_OK;
 }

@@ -2,8 +2,8 @@
  * host BSR (bsr.h), assembled on the device from the diagonal submatrices and the closed contacts'
  * springs (assembly_ops.h) -- or loaded with the host BSR's values -- in the paper's HSBCSR or in
  * full BSR (pcg_args.h), and conjugate gradients preconditioned by block Jacobi or SSOR's
- * approximate inverse, warm-started from the caller's x. Inside PCG only scalars (the dots) cross
- * to the host; the pattern and the assembly's indices are set once per step, each open-close
+ * approximate inverse, warm-started from the caller's x. PCG's scalars stay on the device
+ * (pcg_scalars.h): the host reads them once every check_every iterations; the pattern and the assembly's indices are set once per step, each open-close
  * iteration sends only the contacts' states and friction forces. */
 #ifndef CL_DDA_PCG_H
 #define CL_DDA_PCG_H
@@ -21,7 +21,10 @@ typedef struct cl_dda_pcg_result {
   double initial_residual; /* |b - A x0| / |b| at the start: how good the warm start was */
 } cl_dda_pcg_result;
 
-enum { CL_DDA_SOLVER_BUFFERS = 31 };
+enum { CL_DDA_SOLVER_BUFFERS = 32, CL_DDA_SOLVER_PENDING = 16 };
+
+/* PCG's host reads the convergence scalars once every this many iterations (cl_dda_pcg) */
+#define CL_DDA_PCG_CHECK_EVERY 8
 
 typedef struct cl_dda_solver {
   cl_device *dev;
@@ -31,6 +34,17 @@ typedef struct cl_dda_solver {
   size_t cap[CL_DDA_SOLVER_BUFFERS];       /* their sizes in bytes */
   void *stage;                             /* host staging of the HSBCSR arrays and the vectors */
   size_t stage_cap;
+  /* the uploads of a setup (the pattern, the indices, the contacts), gathered on the host and sent
+   * in one transfer, then copied on the device into their buffers */
+  unsigned char *pack;
+  size_t pack_cap, pack_used;
+  struct { int buf; size_t at, bytes; } pending[CL_DDA_SOLVER_PENDING];
+  int npending;
+  /* since init, what a GPU would do: kernel launches and device-to-device copies (launches), and
+   * the transfers the host waits for (syncs: every upload and download, a scalar's included) --
+   * the proxy of a step's cost where launches and waits, not bandwidth, dominate */
+  long launches, syncs;
+  int check_every; /* CL_DDA_PCG_CHECK_EVERY unless set */
 } cl_dda_solver;
 
 /* An empty solver on d (zero-initialised s). */
@@ -50,7 +64,22 @@ typedef struct cl_dda_step_contacts {
   const int32_t *bi, *bj; /* the vertex's block, the edge's block */
   const double *geo;      /* 26 x count (SoA): en, fn, es, fs, gn0, gs0 (contact.h) */
   double kn, ks;          /* spring stiffnesses */
+  /* the open-close rule's (cl_dda_solver_open_close; NULL: not run): 3 x count (SoA) tan phi,
+   * cohesion and tensile strength as forces; the round-off bands and the changes after which a
+   * contact is held (open_close_ops.h) */
+  const double *law;
+  double slip_floor, force_floor;
+  int flip_limit;
 } cl_dda_step_contacts;
+
+/* The contacts' states as the open-close rule keeps them, count of each (host arrays): state
+ * (cl_dda_contact_state), sliding direction (+1 / -1), state changes in the step, normal force, and
+ * friction force times the sliding direction (sliding ones; sent up, never brought back: the rule
+ * derives it from the others). */
+typedef struct cl_dda_contact_states {
+  int32_t *state, *flips;
+  double *sgn, *N, *friction;
+} cl_dda_contact_states;
 
 /* Once per step: the matrix's structure on the device for pattern a (its values unused; every
  * pair of blocks with a contact, open or not: cl_dda_bsr_pattern), the assembly's indices over all
@@ -59,7 +88,24 @@ typedef struct cl_dda_step_contacts {
 cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_step_contacts *c,
                                      cl_error *err);
 
-/* Each open-close iteration: the contacts' states (cl_dda_contact_state; an open one adds nothing)
+/* Once per attempt at a step: the contacts' states at the step's start go up (the rule then keeps
+ * them on the device). */
+cl_status cl_dda_solver_set_states(cl_dda_solver *s, const cl_dda_contact_states *c, cl_error *err);
+
+/* After a solve: the open-close rule (open_close_ops.h) on every contact with the device's solution,
+ * its states updated on the device; only the counts of contacts whose state changed and of sliding
+ * ones whose normal force had not settled come back. */
+cl_status cl_dda_solver_open_close(cl_dda_solver *s, int *changed, int *unsettled, cl_error *err);
+
+/* The contacts' states, directions, changes and normal forces down (friction is not), once the
+ * open-close iteration has settled. */
+cl_status cl_dda_solver_get_states(cl_dda_solver *s, cl_dda_contact_states *c, cl_error *err);
+
+/* The device's solution x down (block-major, 6 n). */
+cl_status cl_dda_solver_solution(cl_dda_solver *s, double *x, cl_error *err);
+
+/* Each open-close iteration (state and friction NULL: the device's, from cl_dda_solver_set_states
+ * and the rule; else they go up): the contacts' states (cl_dda_contact_state; an open one adds nothing)
  * and friction forces times the sliding direction (sliding ones), count of each, go up, and the
  * matrix of the structure set above is assembled on the device from the diagonal submatrices
  * Kdiag (36 n, row-major blocks) and right-hand sides Fdiag (6 x n, SoA), both device arrays, and
@@ -80,7 +126,10 @@ cl_status cl_dda_solver_spmv(cl_dda_solver *s, const double *x, double *y, cl_er
  * solution stays on the device and, when x is not NULL, comes down into it (block-major). Stops
  * when |b - A x| <= tol |b|, or when an iteration's update dx = alpha p has an energy
  * dx^T A dx = alpha r.z <= update_energy (0: never; the model's displacement criterion), or after
- * max_iterations (not converged). */
+ * max_iterations (not converged). The rule is applied on the device after every iteration and the
+ * host looks every s->check_every iterations: x is the stopping iteration's whatever check_every is,
+ * and a solve of k iterations waits for the device 1 + ceil(k / check_every) times (plus the
+ * uploads of b and x0 and the download of x asked for). */
 cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
                      double tol, double update_energy, int max_iterations, cl_dda_pcg_result *res, cl_error *err);
 

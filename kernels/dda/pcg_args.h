@@ -22,8 +22,16 @@ typedef enum cl_dda_pcg_op {
   CL_DDA_OP_SSOR_FINISH, /* per block: z = t - D^-1 z */
   CL_DDA_OP_RESIDUAL,    /* per entry: r = b - q */
   CL_DDA_OP_SUBTRACT,    /* per entry: out = in - out */
-  CL_DDA_OP_STEP,        /* per entry: x += alpha p, r -= alpha q */
-  CL_DDA_OP_DIRECTION    /* per entry: p = z + beta p */
+  CL_DDA_OP_STEP,        /* per entry: x += alpha p, r -= alpha q (while running, pcg_scalars.h) */
+  CL_DDA_OP_DIRECTION,   /* per entry: p = z + beta p (while running) */
+  /* dot products, their scalars kept on the device (pcg_scalars.h) */
+  CL_DDA_OP_DOT_BB,      /* b.b */
+  CL_DDA_OP_BEGIN,       /* r.z and r.r of the start */
+  CL_DDA_OP_ALPHA,       /* p.q: alpha */
+  CL_DDA_OP_BETA,        /* r.z and r.r of the update: beta, the stopping rule */
+  CL_DDA_OP_STEP_JACOBI, /* per block: STEP, z = D^-1 r (block Jacobi) and BETA's sums in one pass */
+  CL_DDA_OP_FACTOR_CHECK, /* the squares of the factors' first slices: whether every block was factored */
+  CL_DDA_OP_OPEN_CLOSE   /* per contact: the open-close rule on x, the counts of changes as scalars */
 } cl_dda_pcg_op;
 
 typedef struct cl_dda_pcg_args {
@@ -50,9 +58,19 @@ typedef struct cl_dda_pcg_args {
    * contact k); block row i of b is Fdiag's (SoA) plus ritem[rstart[i] .. rstart[i+1]] (2 k + 0:
    * Fi, 1: Fj). Items are in the order of their contacts: the sums are deterministic. */
   size_t nc, ntarget;
-  const int32_t *cbi, *cbj, *cstate;
-  const void *cgeo, *cfric;
+  const int32_t *cbi, *cbj;
+  int32_t *cstate;
+  const void *cgeo;
+  void *cfric;
   double kn, ks;
+  /* the open-close rule (open_close_ops.h): the contacts' sliding directions, normal forces, state
+   * changes in this step, and laws (3 x nc: tan phi, cohesion and tensile strength as forces); the
+   * rule's round-off bands and the changes after which a contact is held */
+  void *csgn, *cN;
+  int32_t *cflips;
+  const void *claw;
+  double slip_floor, force_floor;
+  int flip_limit;
   void *cK, *cF;
   const int32_t *gstart, *gitem, *tdiag, *rstart, *ritem;
   const void *Kdiag, *Fdiag;
@@ -62,7 +80,11 @@ typedef struct cl_dda_pcg_args {
   void *out;
   void *b;
   void *x, *r, *z, *p, *q, *t;
-  double alpha, beta;
+  /* PCG's scalars (CL_DDA_SCALARS doubles, pcg_scalars.h) and the dots' partial sums
+   * (CL_DDA_DOT_PARTIALS doubles, cuda), on the device; the stopping rule's parameters (pcg.h) */
+  double *scal, *partials;
+  double tol, update_energy;
+  int max_iterations;
 } cl_dda_pcg_args;
 
 #endif

@@ -3,10 +3,31 @@
  * costs more than the loop. */
 #include "../common/blas1.h"
 #include "assembly_ops.h"
+#include "open_close_ops.h"
 #include "pcg_kernels.h"
 #include "pcg_ops.h"
 
 #define PARALLEL_MIN 4096
+
+/* A dot operation: its sums, then its scalar step (pcg_scalars.h). */
+static void dots(const cl_dda_pcg_args *A, int op) {
+  const void *x[2], *y[2];
+  const size_t m = 6 * A->n;
+  const int count = cl_dda_dot_vectors(A, op, x, y);
+  double d[2] = {0, 0};
+  for (int k = 0; k < count; k++) d[k] = CL_PREC(cl_dda_dot_cpu)(m, x[k], y[k]);
+  cl_dda_pcg_scalars(A, op, d[0], d[1]);
+}
+
+/* The open-close rule over the contacts, in contact order, and its counts. */
+static void open_close(const cl_dda_pcg_args *A) {
+  double changed = 0, unsettled = 0;
+  for (size_t k = 0; k < A->nc; k++) {
+    const int flag = cl_dda_contact_rule(A, k);
+    changed += flag == 1, unsettled += flag == 2;
+  }
+  cl_dda_pcg_scalars(A, CL_DDA_OP_OPEN_CLOSE, changed, unsettled);
+}
 
 void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
   const size_t n = A->n, m = 6 * n;
@@ -33,20 +54,25 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
 #pragma omp parallel for schedule(static) if (m >= PARALLEL_MIN)
       for (size_t row = 0; row < m; row++) cl_dda_spmv_row(A, row);
       break;
+    case CL_DDA_OP_DOT_BB:
+    case CL_DDA_OP_BEGIN:
+    case CL_DDA_OP_ALPHA:
+    case CL_DDA_OP_BETA:
+    case CL_DDA_OP_FACTOR_CHECK:
+      dots(A, op);
+      break;
+    case CL_DDA_OP_OPEN_CLOSE:
+      open_close(A);
+      break;
+    case CL_DDA_OP_STEP_JACOBI: /* on one core fusing saves nothing: the unfused order of the sums */
+#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)
+      for (size_t i = 0; i < n; i++) cl_dda_step_jacobi(A, i, NULL);
+      dots(A, CL_DDA_OP_BETA);
+      break;
     default:
 #pragma omp parallel for schedule(static) if (m >= PARALLEL_MIN)
       for (size_t e = 0; e < m; e++) cl_dda_pcg_entry(A, op, e);
   }
-}
-
-/* PCG's r.z and r.r in one pass (on cuda one synchronisation instead of two), each summed in the
- * order of cl_dda_dot_cpu's. */
-void CL_PREC(cl_dda_dot2_cpu)(size_t m, const void *r_, const void *z_, double out[2]) {
-  const real *r = r_, *z = z_;
-  double a = 0, b = 0;
-#pragma omp parallel for schedule(static) reduction(+ : a, b) if (m >= PARALLEL_MIN)
-  for (size_t k = 0; k < m; k++) a += cl_dot_term(r[k], z[k]), b += cl_dot_term(r[k], r[k]);
-  out[0] = a, out[1] = b;
 }
 
 /* The dot product of PCG, serial below PARALLEL_MIN for the same reason (the shared cl_k_dot forks

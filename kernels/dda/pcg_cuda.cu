@@ -1,9 +1,11 @@
 /* The DDA solver's operations as CUDA kernels (assembly_ops.h, pcg_ops.h): one thread per
- * contact, matrix block, block row, matrix row or vector entry, on the default stream like the block kernels and the reductions. */
+ * contact, matrix block, block row, matrix row or vector entry, on the default stream like the block kernels and the
+ * reductions; a dot operation is a reduction and its one-block last pass, which does PCG's scalar step. */
 #include "../common/blas1.h"
 #include "../common/launch_cuda.cuh"
 #include "../common/reduce_cuda.cuh"
 #include "assembly_ops.h"
+#include "open_close_ops.h"
 #include "pcg_kernels.h"
 #include "pcg_ops.h"
 
@@ -31,33 +33,56 @@ __global__ void CL_PREC(dda_pcg_entry_kernel)(cl_dda_pcg_args A, int op) {
   CL_GRID_STRIDE(e, 6 * A.n) cl_dda_pcg_entry(&A, op, e);
 }
 
-/* r.z and r.r in one pass: two partial sums a block (the second reduction after a barrier: the
- * block reduction's shared words are reused) */
-__global__ void CL_PREC(dda_dot2_kernel)(size_t n, const real *r, const real *z, double *partials) {
+/* A dot operation's first pass: x.y (and u.v for the two-sum ones), two partial sums a block (the
+ * second reduction after a barrier: the block reduction's shared words are reused). */
+__global__ void CL_PREC(dda_dots_kernel)(cl_dda_pcg_args A, int op) {
+  const void *x[2], *y[2];
+  const int count = cl_dda_dot_vectors(&A, op, x, y);
+  const real *x0 = (const real *)x[0], *y0 = (const real *)y[0], *x1 = (const real *)x[count - 1];
+  const real *y1 = (const real *)y[count - 1];
   double a = 0, b = 0;
-  CL_GRID_STRIDE(i, n) a += cl_dot_term(r[i], z[i]), b += cl_dot_term(r[i], r[i]);
+  CL_GRID_STRIDE(i, 6 * A.n) {
+    a += cl_dot_term(x0[i], y0[i]);
+    if (count == 2) b += cl_dot_term(x1[i], y1[i]);
+  }
   a = cl_block_reduce(CL_COMBINE_SUM, a);
   __syncthreads();
   b = cl_block_reduce(CL_COMBINE_SUM, b);
-  if (threadIdx.x == 0) partials[blockIdx.x] = a, partials[gridDim.x + blockIdx.x] = b;
+  if (threadIdx.x == 0) A.partials[blockIdx.x] = a, A.partials[gridDim.x + blockIdx.x] = b;
 }
 
-__global__ void CL_PREC(dda_dot2_finish_kernel)(double *partials, int nparts) {
+/* The open-close rule, one thread a contact, and its counts' partial sums (two a block). */
+__global__ void CL_PREC(dda_open_close_kernel)(cl_dda_pcg_args A) {
+  double changed = 0, unsettled = 0;
+  CL_GRID_STRIDE(k, A.nc) {
+    const int flag = cl_dda_contact_rule(&A, k);
+    changed += flag == 1, unsettled += flag == 2;
+  }
+  changed = cl_block_reduce(CL_COMBINE_SUM, changed);
+  __syncthreads();
+  unsettled = cl_block_reduce(CL_COMBINE_SUM, unsettled);
+  if (threadIdx.x == 0) A.partials[blockIdx.x] = changed, A.partials[gridDim.x + blockIdx.x] = unsettled;
+}
+
+/* Block Jacobi's fused iteration step, one thread a block, and BETA's partial sums (two a block). */
+__global__ void CL_PREC(dda_step_jacobi_kernel)(cl_dda_pcg_args A) {
+  double sums[2] = {0, 0};
+  CL_GRID_STRIDE(i, A.n) cl_dda_step_jacobi(&A, i, sums);
+  double a = cl_block_reduce(CL_COMBINE_SUM, sums[0]);
+  __syncthreads();
+  double b = cl_block_reduce(CL_COMBINE_SUM, sums[1]);
+  if (threadIdx.x == 0) A.partials[blockIdx.x] = a, A.partials[gridDim.x + blockIdx.x] = b;
+}
+
+/* The last pass of a dot operation or of the open-close rule, one block: the sums of the partials,
+ * then the scalar step on the device. */
+__global__ void CL_PREC(dda_dots_finish_kernel)(cl_dda_pcg_args A, int op, int nparts) {
   double a = 0, b = 0;
-  for (int i = threadIdx.x; i < nparts; i += blockDim.x) a += partials[i], b += partials[nparts + i];
+  for (int i = threadIdx.x; i < nparts; i += blockDim.x) a += A.partials[i], b += A.partials[nparts + i];
   a = cl_block_reduce(CL_COMBINE_SUM, a);
   __syncthreads();
   b = cl_block_reduce(CL_COMBINE_SUM, b);
-  if (threadIdx.x == 0) partials[2 * nparts] = a, partials[2 * nparts + 1] = b;
-}
-
-extern "C" int CL_PREC(cl_dda_dot2_cuda)(size_t n, const void *r, const void *z, double *partials, double out[2]) {
-  int blocks = cl_reduce_blocks(n), e;
-  CL_PREC(dda_dot2_kernel)<<<blocks, CL_REDUCE_THREADS>>>(n, (const real *)r, (const real *)z, partials);
-  if ((e = (int)cudaGetLastError())) return e;
-  CL_PREC(dda_dot2_finish_kernel)<<<1, CL_REDUCE_THREADS>>>(partials, blocks);
-  if ((e = (int)cudaGetLastError())) return e;
-  return (int)cudaMemcpy(out, partials + 2 * blocks, 2 * sizeof(double), cudaMemcpyDeviceToHost);
+  if (threadIdx.x == 0) cl_dda_pcg_scalars(&A, op, a, b);
 }
 
 extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
@@ -80,6 +105,34 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
     case CL_DDA_OP_SPMV:
       CL_PREC(dda_spmv_kernel)<<<cl_grid_1d(6 * A->n), CL_THREADS>>>(*A);
       break;
+    case CL_DDA_OP_DOT_BB:
+    case CL_DDA_OP_BEGIN:
+    case CL_DDA_OP_ALPHA:
+    case CL_DDA_OP_BETA:
+    case CL_DDA_OP_FACTOR_CHECK: {
+      const int blocks = cl_reduce_blocks(6 * A->n);
+      int e;
+      CL_PREC(dda_dots_kernel)<<<blocks, CL_REDUCE_THREADS>>>(*A, op);
+      if ((e = (int)cudaGetLastError())) return e;
+      CL_PREC(dda_dots_finish_kernel)<<<1, CL_REDUCE_THREADS>>>(*A, op, blocks);
+      break;
+    }
+    case CL_DDA_OP_STEP_JACOBI: {
+      const int blocks = cl_reduce_blocks(A->n);
+      int e;
+      CL_PREC(dda_step_jacobi_kernel)<<<blocks, CL_REDUCE_THREADS>>>(*A);
+      if ((e = (int)cudaGetLastError())) return e;
+      CL_PREC(dda_dots_finish_kernel)<<<1, CL_REDUCE_THREADS>>>(*A, CL_DDA_OP_BETA, blocks);
+      break;
+    }
+    case CL_DDA_OP_OPEN_CLOSE: {
+      const int blocks = cl_reduce_blocks(A->nc);
+      int e;
+      CL_PREC(dda_open_close_kernel)<<<blocks, CL_REDUCE_THREADS>>>(*A);
+      if ((e = (int)cudaGetLastError())) return e;
+      CL_PREC(dda_dots_finish_kernel)<<<1, CL_REDUCE_THREADS>>>(*A, op, blocks);
+      break;
+    }
     default:
       CL_PREC(dda_pcg_entry_kernel)<<<cl_grid_1d(6 * A->n), CL_THREADS>>>(*A, op);
   }

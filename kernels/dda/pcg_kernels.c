@@ -17,22 +17,3 @@ cl_status cl_k_dda_pcg(cl_device *d, cl_dtype t, const cl_dda_pcg_args *A, int o
   int code = t == CL_F32 ? CL_CUDA_CALL(cl_dda_pcg_cuda_f32(A, op)) : CL_CUDA_CALL(cl_dda_pcg_cuda_f64(A, op));
   return cl_k_check_launch(d, code, "dda_pcg", err);
 }
-
-cl_status cl_k_dda_dot(cl_device *d, cl_dtype t, size_t m, const void *x, const void *y, double *out, cl_error *err) {
-  CL_TRY(check_type(t, err));
-  if (d->kind != CL_BACKEND_CPU) return cl_k_dot(d, t, m, x, y, out, err);
-  *out = (t == CL_F32 ? cl_dda_dot_cpu_f32 : cl_dda_dot_cpu_f64)(m, x, y);
-  return CL_OK;
-}
-
-cl_status cl_k_dda_dot2(cl_device *d, cl_dtype t, size_t m, const void *r, const void *z, double *partials,
-                        double out[2], cl_error *err) {
-  CL_TRY(check_type(t, err));
-  if (d->kind == CL_BACKEND_CPU) {
-    (t == CL_F32 ? cl_dda_dot2_cpu_f32 : cl_dda_dot2_cpu_f64)(m, r, z, out);
-    return CL_OK;
-  }
-  int code = t == CL_F32 ? CL_CUDA_CALL(cl_dda_dot2_cuda_f32(m, r, z, partials, out))
-                         : CL_CUDA_CALL(cl_dda_dot2_cuda_f64(m, r, z, partials, out));
-  return cl_k_check_launch(d, code, "dda_dot2", err);
-}

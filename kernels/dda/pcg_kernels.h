@@ -14,25 +14,16 @@ extern "C" {
 
 /* Pointers in A are on d, of type t (f32/f64); op is a cl_dda_pcg_op. */
 cl_status cl_k_dda_pcg(cl_device *d, cl_dtype t, const cl_dda_pcg_args *A, int op, cl_error *err);
-/* *out = x . y over m entries (on cuda the shared cl_k_dot) */
-cl_status cl_k_dda_dot(cl_device *d, cl_dtype t, size_t m, const void *x, const void *y, double *out, cl_error *err);
-/* out = {r . z, r . r} over m entries in one pass; partials: a device buffer of CL_DDA_DOT2_PARTIALS
- * doubles (cuda) */
-cl_status cl_k_dda_dot2(cl_device *d, cl_dtype t, size_t m, const void *r, const void *z, double *partials,
-                        double out[2], cl_error *err);
 #endif
 
-/* the cuda partials of cl_k_dda_dot2: two per block, at most CL_REDUCE_MAX_BLOCKS blocks, and the two sums */
-#define CL_DDA_DOT2_PARTIALS (2 * CL_REDUCE_MAX_BLOCKS + 2)
+/* the cuda partials of a dot operation (cl_dda_pcg_args.partials): two per block, at most
+ * CL_REDUCE_MAX_BLOCKS blocks */
+#define CL_DDA_DOT_PARTIALS (2 * CL_REDUCE_MAX_BLOCKS)
 
 void cl_dda_pcg_cpu_f32(const cl_dda_pcg_args *A, int op);
 void cl_dda_pcg_cpu_f64(const cl_dda_pcg_args *A, int op);
 double cl_dda_dot_cpu_f32(size_t m, const void *x, const void *y);
 double cl_dda_dot_cpu_f64(size_t m, const void *x, const void *y);
-void cl_dda_dot2_cpu_f32(size_t m, const void *r, const void *z, double out[2]);
-void cl_dda_dot2_cpu_f64(size_t m, const void *r, const void *z, double out[2]);
-int cl_dda_dot2_cuda_f32(size_t m, const void *r, const void *z, double *partials, double out[2]);
-int cl_dda_dot2_cuda_f64(size_t m, const void *r, const void *z, double *partials, double out[2]);
 int cl_dda_pcg_cuda_f32(const cl_dda_pcg_args *A, int op);
 int cl_dda_pcg_cuda_f64(const cl_dda_pcg_args *A, int op);
 

@@ -8,8 +8,10 @@
 #ifndef CL_DDA_PCG_OPS_H
 #define CL_DDA_PCG_OPS_H
 
+#include "../common/blas1.h"
 #include "../common/real.h"
 #include "pcg_args.h"
+#include "pcg_scalars.h"
 
 /* Entry (r, c) of diagonal block i. */
 CL_HD static inline real cl_dda_diag_entry(const cl_dda_pcg_args *A, size_t i, int r, int c) {
@@ -77,6 +79,27 @@ CL_HD static inline void cl_dda_pcg_block(const cl_dda_pcg_args *A, int op, size
   }
 }
 
+/* Block Jacobi's iteration after alpha, fused (CL_DDA_OP_STEP_JACOBI) for block i: x += alpha p,
+ * r -= alpha q (while the solve runs), z = D^-1 r, and r.z and r.r of its six entries added to
+ * sums (NULL: not summed; the cpu sums them in entry order afterwards). */
+CL_HD static inline void cl_dda_step_jacobi(const cl_dda_pcg_args *A, size_t i, double *sums) {
+  const size_t n = A->n;
+  real *x = (real *)A->x, *r = (real *)A->r, *z = (real *)A->z;
+  const real *p = (const real *)A->p, *q = (const real *)A->q;
+  const int running = cl_dda_pcg_running(A->scal);
+  const real alpha = (real)A->scal[CL_DDA_S_ALPHA];
+  real v[6], w[6];
+  for (int c = 0; c < 6; c++) {
+    const size_t e = (size_t)c * n + i;
+    if (running) x[e] += alpha * p[e], r[e] -= alpha * q[e];
+    v[c] = r[e];
+  }
+  cl_dda_block_solve(A, i, v, w);
+  for (int c = 0; c < 6; c++) z[(size_t)c * n + i] = w[c];
+  if (sums)
+    for (int c = 0; c < 6; c++) sums[0] += cl_dot_term(v[c], w[c]), sums[1] += cl_dot_term(v[c], v[c]);
+}
+
 /* One row of out = A_parts in: component r of block row i. The k-th thread takes, in HSBCSR,
  * r = k / n, i = k % n (neighbouring threads read neighbouring words of a slice) and, in BSR,
  * i = k / 6, r = k % 6 (the six rows of a block row read its blocks' consecutive rows). */
@@ -114,14 +137,31 @@ CL_HD static inline void cl_dda_spmv_row(const cl_dda_pcg_args *A, size_t k) {
   ((real *)A->out)[(size_t)r * n + i] = s;
 }
 
-/* The per-entry vector updates. */
+/* The per-entry vector updates; PCG's (STEP, DIRECTION) only while the solve runs. */
 CL_HD static inline void cl_dda_pcg_entry(const cl_dda_pcg_args *A, int op, size_t e) {
   real *x = (real *)A->x, *r = (real *)A->r, *z = (real *)A->z, *p = (real *)A->p;
   const real *q = (const real *)A->q;
-  if (op == CL_DDA_OP_RESIDUAL) r[e] = ((const real *)A->b)[e] - q[e];
-  else if (op == CL_DDA_OP_SUBTRACT) ((real *)A->out)[e] = ((const real *)A->in)[e] - ((real *)A->out)[e];
-  else if (op == CL_DDA_OP_STEP) x[e] += (real)A->alpha * p[e], r[e] -= (real)A->alpha * q[e];
-  else p[e] = z[e] + (real)A->beta * p[e];
+  if (op == CL_DDA_OP_RESIDUAL) {
+    r[e] = ((const real *)A->b)[e] - q[e];
+  } else if (op == CL_DDA_OP_SUBTRACT) {
+    ((real *)A->out)[e] = ((const real *)A->in)[e] - ((real *)A->out)[e];
+  } else if (cl_dda_pcg_running(A->scal)) {
+    if (op == CL_DDA_OP_STEP) {
+      const real alpha = (real)A->scal[CL_DDA_S_ALPHA];
+      x[e] += alpha * p[e], r[e] -= alpha * q[e];
+    } else {
+      p[e] = z[e] + (real)A->scal[CL_DDA_S_BETA] * p[e];
+    }
+  }
+}
+
+/* The vectors of a dot operation: x.y, and u.v for the two-sum ones (BEGIN, BETA: r.z, r.r). */
+CL_HD static inline int cl_dda_dot_vectors(const cl_dda_pcg_args *A, int op, const void **x, const void **y) {
+  if (op == CL_DDA_OP_DOT_BB) x[0] = y[0] = A->b;
+  else if (op == CL_DDA_OP_FACTOR_CHECK) x[0] = y[0] = A->chol; /* its first 6 n entries */
+  else if (op == CL_DDA_OP_ALPHA) x[0] = A->p, y[0] = A->q;
+  else x[0] = A->r, y[0] = A->z, x[1] = y[1] = A->r;
+  return op == CL_DDA_OP_BEGIN || op == CL_DDA_OP_BETA ? 2 : 1;
 }
 
 #endif

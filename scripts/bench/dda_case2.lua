@@ -45,11 +45,12 @@ local model = cl.dda.model {
 }
 print(string.format("%d blocks (built in %.2f s), device %s, %s, %s, dt %g s", model:count(), cl.clock() - t0,
   cl.device(), preconditioner, spmv or "default product", dt))
-local cpu0, wall0, iterations, oc, reductions = os.clock(), cl.clock(), 0, 0, 0
+local cpu0, wall0, iterations, oc, reductions, launches, syncs = os.clock(), cl.clock(), 0, 0, 0, 0, 0
 local t1 = cl.clock()
 for step = 1, steps do
   local s = model:run { steps = 1, dt = dt, png = step == steps and "out/dda_case2/state" or nil }
   iterations, oc, reductions = iterations + s.pcg, oc + s.open_close, reductions + s.reductions
+  launches, syncs = launches + s.launches, syncs + s.syncs
   if step % every == 0 or step == steps then
     local front = model:block(model:count()) -- the lowest rock of the top layer
     print(string.format("step %d: %.2f s, t %.4f s, dt %.3g, contacts %d (closed %d), open-close %d, PCG %d, " ..
@@ -65,6 +66,7 @@ print(string.format("%d steps: %.2f s wall, %.2f s CPU; a step: %.1f open-close 
   "(%.0f a solve), %.2f time-step reductions", steps, wall, os.clock() - cpu0, oc / steps, iterations / steps,
   iterations / oc, reductions / steps))
 report.table_one(preconditioner, iterations / steps)
+report.device_work(launches, syncs, iterations, steps)
 report.modules(s, steps, { steps = 80000, target = 65, k40 = { detection = 59.43, diagonal = 3.74, assembly = 343.84,
   solve = 2755.1, open_close = 88.73, update = 13.98 } })
 report.energies(s)

@@ -43,12 +43,15 @@ local built = cl.clock() - t0
 print(string.format("%d blocks (%d courses of %d bricks, %.0f x %.1f m) on a base, device %s, %s, %s, dt %g s; " ..
   "setup: wall generated in %.2f s, model built and checked in %.2f s", model:count(), courses, per_course, width,
   courses * h, cl.device(), preconditioner, spmv or "default product", dt, generated, built))
-local later, iterations, oc = 0, 0, 0
+local later, iterations, oc, launches, syncs = 0, 0, 0, 0, 0
 for step = 1, steps do
   local t1 = cl.clock()
   local s = model:run { steps = 1, dt = dt }
   local took = cl.clock() - t1
-  if step > 1 then later, iterations, oc = later + took, iterations + s.pcg, oc + s.open_close end
+  if step > 1 then
+    later, iterations, oc = later + took, iterations + s.pcg, oc + s.open_close
+    launches, syncs = launches + s.launches, syncs + s.syncs
+  end
   print(string.format("step %d%s: %.3f s, dt %.3g, contacts %d (closed %d), open-close %d, PCG %d, reductions %d: %s",
     step, step == 1 and " (every contact new)" or "", took, s.dt, s.contacts, s.closed, s.open_close, s.pcg,
     s.reductions, report.iterations(s)))
@@ -56,5 +59,6 @@ end
 if steps > 1 then
   print(string.format("%d blocks: %.3f s a step (mean of steps 2-%d), %.1f open-close and %.0f PCG iterations a step",
     model:count(), later / (steps - 1), steps, oc / (steps - 1), iterations / (steps - 1)))
+  report.device_work(launches, syncs, iterations, steps - 1)
 end
 if steps > 0 then report.modules(model:stats(), steps) end

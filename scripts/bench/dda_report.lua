@@ -2,7 +2,8 @@
 --   local report = dofile((arg[0]:match("^(.*)/") or ".") .. "/dda_report.lua")
 -- report.modules(stats, steps, paper): the time in each module as the paper's Tables II-III
 -- (model:stats().seconds, wall clock), beside the paper's K40 times, per step, and extrapolated to
--- the paper's step count; report.energies(stats): the work and energy bookkeeping.
+-- the paper's step count; report.energies(stats): the work and energy bookkeeping;
+-- report.device_work(launches, syncs, iterations, steps): the solver's launches and host waits.
 local report = {}
 
 -- the model's modules and the paper's names for them (Tables II-III)
@@ -30,6 +31,17 @@ function report.modules(stats, steps, paper)
   print(string.format("extrapolated to the paper's %d steps at this run's mean step time: %.1f s (paper, K40: %.0f s; " ..
     "target %.0f s); an estimate only: the step time changes as the blocks move and the contacts with them",
     paper.steps, total / steps * paper.steps, ptotal, paper.target))
+end
+
+-- The solver's kernel launches (and device copies) and host waits (transfers, scalar reads),
+-- summed over the steps (model:stats().launches, .syncs), per step and per PCG iteration (over the
+-- accepted attempts' iterations, model:stats().pcg; a redone attempt's work counts in the sums):
+-- where launches and waits, not bandwidth, dominate a step -- a launch costs some 3-5 us on a GPU, a
+-- wait 10-20 us -- these are what its time goes to (docs/benchmarks.md).
+function report.device_work(launches, syncs, iterations, steps)
+  print(string.format("solver: %.0f launches and %.1f host waits a step; %.1f launches and %.3f waits a PCG iteration " ..
+    "(all included)", launches / steps, syncs / steps, launches / math.max(iterations, 1),
+    syncs / math.max(iterations, 1)))
 end
 
 -- Gravity's work goes into kinetic energy, friction and what neither counts: the blocks' strain,

@@ -10,6 +10,7 @@
 #include "../../kernels/dda/contact.h"
 #include "../../kernels/dda/contacts.h"
 #include "../../kernels/dda/pcg.h"
+#include "../../kernels/dda/pcg_scalars.h"
 #include "../../kernels/dda/polygon.h"
 #include "../../kernels/dda/random_system.h"
 #include "lcg.h"
@@ -209,6 +210,135 @@ Test(dda, pcg_both_preconditioners_solve_in_both_formats) {
   }
 }
 
+/* y = A x, block-major, from the host BSR. */
+static void host_product(const cl_dda_bsr *a, const double *x, double *y) {
+  for (size_t i = 0; i < a->n; i++)
+    for (int r = 0; r < 6; r++) {
+      double s = 0;
+      for (int32_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++)
+        for (int c = 0; c < 6; c++) s += a->val[36 * (size_t)p + 6 * r + c] * x[6 * (size_t)a->col[p] + c];
+      y[6 * i + r] = s;
+    }
+}
+
+/* z = D^-1 r block by block (Gaussian elimination of each diagonal block, SPD: no pivoting). */
+static void host_block_jacobi(const cl_dda_bsr *a, const double *r, double *z) {
+  for (size_t i = 0; i < a->n; i++) {
+    double M[6][7];
+    const double *d = a->val + 36 * (size_t)cl_dda_bsr_position(a, (int32_t)i, (int32_t)i);
+    for (int u = 0; u < 6; u++) {
+      for (int v = 0; v < 6; v++) M[u][v] = d[6 * u + v];
+      M[u][6] = r[6 * i + u];
+    }
+    for (int k = 0; k < 6; k++)
+      for (int u = k + 1; u < 6; u++)
+        for (int v = 6; v >= k; v--) M[u][v] -= M[u][k] / M[k][k] * M[k][v];
+    for (int u = 5; u >= 0; u--) {
+      double s = M[u][6];
+      for (int v = u + 1; v < 6; v++) s -= M[u][v] * z[6 * i + v];
+      z[6 * i + u] = s / M[u][u];
+    }
+  }
+}
+
+static double host_dot(size_t m, const double *x, const double *y) {
+  double s = 0;
+  for (size_t k = 0; k < m; k++) s += x[k] * y[k];
+  return s;
+}
+
+/* The textbook PCG with block Jacobi and its scalars on the host, from x = 0: iterate j into
+ * xs[j * m ...] until |r| <= tol |b| or max iterations; returns the iterations. */
+static int host_pcg(const cl_dda_bsr *a, const double *b, double tol, int max, double *xs) {
+  size_t m = 6 * a->n;
+  double *r = malloc(m * sizeof *r), *z = malloc(m * sizeof *z), *p = malloc(m * sizeof *p), *q = malloc(m * sizeof *q);
+  memset(xs, 0, m * sizeof *xs);
+  memcpy(r, b, m * sizeof *r);
+  host_block_jacobi(a, r, z);
+  memcpy(p, z, m * sizeof *p);
+  double rz = host_dot(m, r, z), bnorm = sqrt(host_dot(m, b, b));
+  int it = 0;
+  while (sqrt(host_dot(m, r, r)) > tol * bnorm && it < max) {
+    host_product(a, p, q);
+    double alpha = rz / host_dot(m, p, q), *last = xs + (size_t)it * m, *x = last + m;
+    for (size_t k = 0; k < m; k++) x[k] = last[k] + alpha * p[k], r[k] -= alpha * q[k];
+    host_block_jacobi(a, r, z);
+    double rz1 = host_dot(m, r, z);
+    for (size_t k = 0; k < m; k++) p[k] = z[k] + rz1 / rz * p[k];
+    rz = rz1, it++;
+  }
+  free(r), free(z), free(p), free(q);
+  return it;
+}
+
+/* A chain of n blocks, ill-conditioned enough for block Jacobi to take some n iterations: diagonal
+ * blocks 2.01 I + 0.1 S (S symmetric, entries in [-1, 1): eigenvalues in [1.41, 2.61]) and
+ * neighbours coupled by -0.7 I (the coupling's eigenvalues are above -1.4): positive definite. */
+static void chain_matrix(cl_dda_bsr *a, size_t n) {
+  int32_t *pi = malloc(n * sizeof *pi), *pj = malloc(n * sizeof *pj);
+  for (size_t k = 0; k + 1 < n; k++) pi[k] = (int32_t)k, pj[k] = (int32_t)k + 1;
+  cl_error err;
+  cr_assert_eq(cl_dda_bsr_pattern(a, n, n - 1, pi, pj, &err), CL_OK);
+  cr_assert_eq(cl_dda_bsr_zero_values(a, &err), CL_OK);
+  for (size_t i = 0; i < n; i++) {
+    double *d = a->val + 36 * (size_t)cl_dda_bsr_position(a, (int32_t)i, (int32_t)i);
+    for (int r = 0; r < 6; r++)
+      for (int c = r; c < 6; c++) d[6 * r + c] = d[6 * c + r] = (r == c ? 2.01 : 0) + 0.1 * lcg_uniform(-1, 1);
+    for (size_t j = i ? i - 1 : i + 1; j <= i + 1 && j < n; j += 2) {
+      double *o = a->val + 36 * (size_t)cl_dda_bsr_position(a, (int32_t)i, (int32_t)j);
+      for (int r = 0; r < 6; r++) o[6 * r + r] = -0.7;
+    }
+  }
+  free(pi), free(pj);
+}
+
+/* PCG's scalars stay on the device and the host looks at them once every check_every iterations:
+ * stopped after any j iterations (max_iterations = j), x is the host-scalar PCG's j-th iterate
+ * (to 1e-12 of its size: only the sums' order differs), and a solve waits for the device at most
+ * once per check_every iterations besides its four fixed transfers (b and x0 up, the first check,
+ * x down). */
+Test(dda, pcg_scalars_on_the_device_give_the_host_iterates_with_one_sync_per_check) {
+  lcg_seed(11);
+  size_t n = 40, m = 6 * n;
+  cl_dda_bsr a = {0};
+  chain_matrix(&a, n);
+  double *b = malloc(m * sizeof *b), *x = malloc(m * sizeof *x), *x0 = calloc(m, sizeof *x0);
+  for (size_t k = 0; k < m; k++) b[k] = lcg_uniform(-1, 1);
+  double *xs = malloc(201 * m * sizeof *xs);
+  int total = host_pcg(&a, b, 1e-12, 200, xs);
+  cr_assert(total > 16 && total < 200, "the host PCG took %d iterations", total);
+  const int checks[] = {1, 5, 8, 16};
+  for (int f = 0; f < 2; f++)
+    for (int c = 0; c < 4; c++) {
+      cl_device dev;
+      cl_dda_solver s;
+      cl_error err;
+      cl_dda_pcg_result res;
+      load_solver(&dev, &s, &a, (cl_dda_spmv_format)f);
+      s.check_every = checks[c];
+      for (int j = 1; j <= total; j++) {
+        cr_assert_eq(cl_dda_pcg(&s, b, x0, x, CL_DDA_BLOCK_JACOBI, 1e-12, 0, j, &res, &err), CL_OK, "%s", err.msg);
+        cr_assert_eq(res.iterations, j, "format %d, check every %d: stopped after %d of %d", f, checks[c],
+                     res.iterations, j);
+        const double *ref = xs + (size_t)j * m;
+        double size = 0, diff = 0;
+        for (size_t k = 0; k < m; k++) size = fmax(size, fabs(ref[k])), diff = fmax(diff, fabs(x[k] - ref[k]));
+        cr_assert(diff <= 1e-12 * size, "format %d, check every %d, iterate %d: off by %.3g of %.3g", f, checks[c], j,
+                  diff, size);
+      }
+      long syncs = s.syncs;
+      cr_assert_eq(cl_dda_pcg(&s, b, x0, x, CL_DDA_BLOCK_JACOBI, 1e-12, 0, 200, &res, &err), CL_OK, "%s", err.msg);
+      cr_assert(res.converged && res.iterations == total, "%d iterations, the host's %d", res.iterations, total);
+      long checks_seen = s.syncs - syncs - 4, allowed = (total + checks[c] - 1) / checks[c];
+      cr_assert(checks_seen <= allowed, "check every %d: %ld host waits for %d iterations (at most %ld)", checks[c],
+                checks_seen, total, allowed);
+      cl_dda_solver_free(&s);
+      cl_device_close(&dev);
+    }
+  free(b), free(x), free(x0), free(xs);
+  cl_dda_bsr_free(&a);
+}
+
 Test(dda, solver_names_a_block_that_is_not_positive_definite) {
   lcg_seed(3);
   cl_dda_bsr a = {0};
@@ -279,7 +409,7 @@ static void dense_system(size_t n, const double *K, const double *F, size_t nc, 
  * open-close iterations change their states at random (open, sliding, locked), and each assembly
  * must match its dense system -- the product A x and the solution of A x = b -- while sending no
  * more than the states and friction forces (12 bytes a contact) to the device, and PCG no more
- * than its solution back (6 n doubles; inside it only scalars). */
+ * than its solution back (6 n doubles) and its scalars once every CL_DDA_PCG_CHECK_EVERY iterations. */
 Test(dda, device_assembly_matches_dense_sums_as_states_change) {
   lcg_seed(11);
   const size_t n = 30, nc = 90, m = 6 * n;
@@ -309,7 +439,7 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
     cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
     cl_dda_solver s;
     cl_dda_solver_init(&s, &dev, (cl_dda_spmv_format)f);
-    cl_dda_step_contacts sc = {nc, bi, bj, geo, kn, ks};
+    cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = kn, .ks = ks};
     cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
     memset(u, 0, m * sizeof *u);
     for (int iteration = 0; iteration < 3; iteration++) {
@@ -336,8 +466,10 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
       bytes_in = bytes_out = 0;
       cr_assert_eq(cl_dda_pcg(&s, NULL, NULL, u, CL_DDA_BLOCK_JACOBI, 1e-13, 0, 5000, &res, &err), CL_OK, "%s", err.msg);
       cr_assert(res.converged, "PCG: %d iterations, residual %.3g", res.iterations, res.residual);
-      cr_assert(bytes_in == 0 && bytes_out == m * sizeof *u, "format %d: PCG sent %zu bytes in and %zu out (%d "
-                "iterations)", f, bytes_in, bytes_out, res.iterations);
+      /* the solution, and the scalars once before the iterations and once every check */
+      size_t scalar_reads = 1 + ((size_t)res.iterations + CL_DDA_PCG_CHECK_EVERY - 1) / CL_DDA_PCG_CHECK_EVERY;
+      cr_assert(bytes_in == 0 && bytes_out == m * sizeof *u + scalar_reads * CL_DDA_SCALARS * sizeof(double),
+                "format %d: PCG sent %zu bytes in and %zu out (%d iterations)", f, bytes_in, bytes_out, res.iterations);
       double rn = 0, bn = 0;
       for (size_t r = 0; r < m; r++) {
         double s_r = b[r];
@@ -361,6 +493,88 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
 /* The broad phase's candidate pairs against every pair's box test: random small squares over a
  * base as wide as the domain (the case where cells as wide as the largest box made every pair a
  * candidate), grown by d0. */
+/* The open-close rule on the device (open_close_ops.h) against the rule applied here on the host
+ * as the model did before (contact.h's cl_dda_open_close, the flip limit, the settling of friction):
+ * random contacts, solutions, states, directions, changes and forces give the same states,
+ * directions, changes and normal forces (exactly: the same f64 arithmetic), the same counts, and
+ * the rule sends nothing up and brings back only the scalars. */
+Test(dda, device_open_close_rule_matches_the_host_rule) {
+  lcg_seed(5);
+  const size_t n = 30, nc = 400, m = 6 * n;
+  const double kn = 1, ks = 0.5, slip_floor = 1e-3, force_floor = 1e-3;
+  const int flip_limit = 4;
+  int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
+  int32_t *flips = malloc(nc * sizeof *flips), *dstate = malloc(nc * sizeof *dstate), *dflips = malloc(nc * sizeof *dflips);
+  double *geo = malloc(26 * nc * sizeof *geo), *law = malloc(3 * nc * sizeof *law), *sgn = malloc(nc * sizeof *sgn);
+  double *N = malloc(nc * sizeof *N), *fric = malloc(nc * sizeof *fric), *dsgn = malloc(nc * sizeof *dsgn);
+  double *dN = malloc(nc * sizeof *dN), *x = malloc(m * sizeof *x), *xsoa = malloc(m * sizeof *xsoa);
+  for (size_t k = 0; k < nc; k++) {
+    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
+    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    law[k] = lcg_uniform(0, 1), law[nc + k] = lcg_uniform(0, 0.5), law[2 * nc + k] = lcg_uniform(0, 0.5);
+    state[k] = (int32_t)lcg_below(3), flips[k] = (int32_t)lcg_below(6);
+    sgn[k] = lcg_below(2) ? 1 : -1, N[k] = state[k] == CL_DDA_OPEN ? 0 : lcg_uniform(-0.5, 2);
+    fric[k] = state[k] == CL_DDA_SLIDE ? law[k] * fmax(N[k], 0) * sgn[k] : 0;
+  }
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < 6; c++) x[6 * i + c] = xsoa[c * n + i] = lcg_uniform(-0.3, 0.3);
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK);
+  plain_to_device = dev.to_device, plain_to_host = dev.to_host;
+  dev.to_device = counted_to_device, dev.to_host = counted_to_host;
+  cl_dda_bsr a = {0};
+  cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+  cl_dda_solver s;
+  cl_dda_solver_init(&s, &dev, CL_DDA_BSR);
+  cl_dda_step_contacts sc = {nc, bi, bj, geo, kn, ks, law, slip_floor, force_floor, flip_limit};
+  cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+  cl_dda_contact_states st = {state, flips, sgn, N, fric};
+  cr_assert_eq(cl_dda_solver_set_states(&s, &st, &err), CL_OK, "%s", err.msg);
+  void *dx;
+  cr_assert_eq(dev.alloc(&dev, &dx, m * sizeof *xsoa, &err), CL_OK);
+  cr_assert_eq(dev.to_device(&dev, dx, xsoa, m * sizeof *xsoa, &err), CL_OK);
+  cr_assert_eq(cl_dda_solver_start_from(&s, dx, &err), CL_OK, "%s", err.msg);
+  int changed, unsettled, want_changed = 0, want_unsettled = 0;
+  bytes_in = bytes_out = 0;
+  cr_assert_eq(cl_dda_solver_open_close(&s, &changed, &unsettled, &err), CL_OK, "%s", err.msg);
+  cr_assert(bytes_in == 0 && bytes_out == CL_DDA_SCALARS * sizeof(double), "the rule sent %zu bytes in and %zu out",
+            bytes_in, bytes_out);
+  cl_dda_contact_states got = {dstate, dflips, dsgn, dN, NULL};
+  cr_assert_eq(cl_dda_solver_get_states(&s, &got, &err), CL_OK, "%s", err.msg);
+  int kinds[3] = {0, 0, 0};
+  for (size_t k = 0; k < nc; k++) {
+    const double *Di = x + 6 * (size_t)bi[k], *Dj = x + 6 * (size_t)bj[k];
+    double en[6], fn[6], es[6], fs[6];
+    for (int c = 0; c < 6; c++)
+      en[c] = geo[c * nc + k], fn[c] = geo[(6 + c) * nc + k], es[c] = geo[(12 + c) * nc + k], fs[c] = geo[(18 + c) * nc + k];
+    double gn = cl_dda_gap(geo[24 * nc + k], en, fn, Di, Dj), gs = cl_dda_gap(geo[25 * nc + k], es, fs, Di, Dj);
+    double normal = -kn * gn, dir = sgn[k];
+    cl_dda_contact_law rule = {kn, ks, law[k], law[nc + k], law[2 * nc + k], slip_floor, force_floor};
+    int want = cl_dda_open_close(state[k], gn, gs, geo[25 * nc + k], &dir, &rule), want_flips = flips[k];
+    double want_sgn = sgn[k];
+    if (flips[k] >= flip_limit && want != state[k] && want != CL_DDA_LOCK) want = state[k];
+    if (want != state[k]) want_changed++, want_flips++, want_sgn = dir;
+    else if (want == CL_DDA_SLIDE && fabs(normal - N[k]) > 1e-6 * fabs(normal) + force_floor) want_unsettled++;
+    kinds[want]++;
+    cr_assert(dstate[k] == want && dflips[k] == want_flips && dsgn[k] == want_sgn &&
+              dN[k] == (want == CL_DDA_OPEN ? 0 : normal),
+              "contact %zu: state %d flips %d sgn %g N %.17g, the host rule's %d %d %g %.17g", k, dstate[k], dflips[k],
+              dsgn[k], dN[k], want, want_flips, want_sgn, want == CL_DDA_OPEN ? 0 : normal);
+  }
+  cr_assert(changed == want_changed && unsettled == want_unsettled, "counts %d+%d, the host's %d+%d", changed,
+            unsettled, want_changed, want_unsettled);
+  cr_assert(want_changed > 20 && want_unsettled > 5 && kinds[0] > 20 && kinds[1] > 20 && kinds[2] > 20,
+            "the test meets every case: %d changed, %d unsettled, states %d/%d/%d", want_changed, want_unsettled,
+            kinds[0], kinds[1], kinds[2]);
+  dev.release(&dev, dx);
+  cl_dda_solver_free(&s);
+  cl_device_close(&dev);
+  cl_dda_bsr_free(&a);
+  free(bi), free(bj), free(state), free(flips), free(dstate), free(dflips), free(geo), free(law), free(sgn), free(N);
+  free(fric), free(dsgn), free(dN), free(x), free(xsoa);
+}
+
 Test(dda, broad_phase_finds_exactly_the_overlapping_boxes) {
   lcg_seed(5);
   const size_t n = 400;

@@ -1,0 +1,71 @@
+/* PCG's scalars on the device (pcg.c's iteration): computed by the last pass of the dot products
+ * and read by the vector updates, so an iteration is a fixed sequence of launches with no host
+ * wait; the host reads them only every few iterations (cl_dda_solver's check_every). The stopping
+ * rule is decided here at every iteration and the updates of a stopped solve do nothing: iterations
+ * launched past the stop leave x as the stopping iteration left it (the host-scalar iterates
+ * exactly, whatever check_every is). Written once for both backends. */
+#ifndef CL_DDA_PCG_SCALARS_H
+#define CL_DDA_PCG_SCALARS_H
+
+#include "../common/real.h"
+#include "pcg_args.h"
+
+/* the scalars' slots */
+enum { CL_DDA_S_BB, CL_DDA_S_RZ, CL_DDA_S_RR, CL_DDA_S_RR0, CL_DDA_S_ALPHA, CL_DDA_S_BETA, CL_DDA_S_SMALL,
+       CL_DDA_S_ITERATIONS, CL_DDA_S_STATE, CL_DDA_S_CHANGED, CL_DDA_S_UNSETTLED, CL_DDA_S_FACTORED,
+       CL_DDA_SCALARS };
+
+/* a solve's state (slot CL_DDA_S_STATE) */
+enum { CL_DDA_PCG_RUNNING = 0, CL_DDA_PCG_CONVERGED, CL_DDA_PCG_SMALL_UPDATE, CL_DDA_PCG_BREAKDOWN,
+       CL_DDA_PCG_MAX_ITERATIONS, CL_DDA_PCG_ZERO_RHS, CL_DDA_PCG_NOT_FACTORED };
+
+CL_HD static inline int cl_dda_pcg_running(const double *s) { return s[CL_DDA_S_STATE] == CL_DDA_PCG_RUNNING; }
+
+/* Why a solve that has not stopped before this iteration stops after it (or RUNNING). */
+CL_HD static inline int cl_dda_pcg_stop(const cl_dda_pcg_args *A, const double *s) {
+  if (!(sqrt(s[CL_DDA_S_RR]) > A->tol * sqrt(s[CL_DDA_S_BB]))) return CL_DDA_PCG_CONVERGED;
+  if (s[CL_DDA_S_SMALL] != 0) return CL_DDA_PCG_SMALL_UPDATE;
+  if (s[CL_DDA_S_ITERATIONS] >= A->max_iterations) return CL_DDA_PCG_MAX_ITERATIONS;
+  return CL_DDA_PCG_RUNNING;
+}
+
+/* The scalar step of a dot operation (one thread), given its sums d0 and d1:
+ * CL_DDA_OP_DOT_BB: d0 = b.b; CL_DDA_OP_BEGIN: d0 = r.z, d1 = r.r of the start;
+ * CL_DDA_OP_ALPHA: d0 = p.q, alpha = r.z / p.q, and whether the update alpha p has an energy
+ * (alpha p)^T A (alpha p) = alpha r.z below the displacement criterion's (pcg.h);
+ * CL_DDA_OP_BETA: d0 = r.z, d1 = r.r after the update: beta, and the stopping rule;
+ * CL_DDA_OP_OPEN_CLOSE: the contacts changed (d0) and sliding unsettled (d1, open_close_ops.h);
+ * CL_DDA_OP_FACTOR_CHECK: d0 = the squares of the factors' first slices, not finite when a
+ * diagonal block could not be factored (pcg.c), which stops the next solve before it begins. */
+CL_HD static inline void cl_dda_pcg_scalars(const cl_dda_pcg_args *A, int op, double d0, double d1) {
+  double *s = A->scal;
+  if (op == CL_DDA_OP_OPEN_CLOSE) {
+    s[CL_DDA_S_CHANGED] = d0, s[CL_DDA_S_UNSETTLED] = d1;
+  } else if (op == CL_DDA_OP_FACTOR_CHECK) {
+    s[CL_DDA_S_FACTORED] = d0;
+  } else if (op == CL_DDA_OP_DOT_BB) {
+    s[CL_DDA_S_BB] = d0;
+  } else if (op == CL_DDA_OP_BEGIN) {
+    s[CL_DDA_S_RZ] = d0, s[CL_DDA_S_RR] = s[CL_DDA_S_RR0] = d1;
+    s[CL_DDA_S_SMALL] = 0, s[CL_DDA_S_ITERATIONS] = 0;
+    s[CL_DDA_S_STATE] = !isfinite(s[CL_DDA_S_FACTORED]) ? CL_DDA_PCG_NOT_FACTORED
+                        : s[CL_DDA_S_BB] == 0                ? CL_DDA_PCG_ZERO_RHS
+                                                             : cl_dda_pcg_stop(A, s);
+  } else if (!cl_dda_pcg_running(s)) {
+    return;
+  } else if (op == CL_DDA_OP_ALPHA) {
+    if (!(d0 > 0)) { /* not positive definite (or not finite): reported as not converged */
+      s[CL_DDA_S_STATE] = CL_DDA_PCG_BREAKDOWN;
+      return;
+    }
+    s[CL_DDA_S_ALPHA] = s[CL_DDA_S_RZ] / d0;
+    s[CL_DDA_S_SMALL] = s[CL_DDA_S_ALPHA] * s[CL_DDA_S_RZ] <= A->update_energy;
+  } else {
+    s[CL_DDA_S_BETA] = d0 / s[CL_DDA_S_RZ];
+    s[CL_DDA_S_RZ] = d0, s[CL_DDA_S_RR] = d1;
+    s[CL_DDA_S_ITERATIONS] += 1;
+    s[CL_DDA_S_STATE] = cl_dda_pcg_stop(A, s);
+  }
+}
+
+#endif
