@@ -520,3 +520,44 @@ Test(dda, detection_in_parallel_matches_the_serial_order) {
   for (int t = 0; t < 2; t++) cl_dda_contact_list_free(&first[t]), cl_dda_contact_list_free(&second[t]);
   free(ref), free(bx), free(found), free(sorted), free(vstart), free(vx), free(vy);
 }
+
+/* The block pattern (a counting sort by row, each row's columns sorted and made unique in
+ * parallel) against a dense table: 2000 blocks, random pairs in either order with repeats, at 1
+ * and 2 threads, the same arrays. */
+Test(dda, bsr_pattern_matches_a_dense_table) {
+  lcg_seed(13);
+  const size_t n = 2000, np = 9000;
+  int32_t *pi = malloc(np * sizeof *pi), *pj = malloc(np * sizeof *pj);
+  unsigned char *dense = calloc(n * n, 1);
+  for (size_t k = 0; k < np; k++) {
+    int32_t i = (int32_t)lcg_uniform(0, (double)n), j = (int32_t)lcg_uniform(0, (double)n);
+    if (k % 7 == 3) i = pi[k - 1], j = pj[k - 1]; /* a repeat */
+    pi[k] = i, pj[k] = j;
+    dense[(size_t)i * n + (size_t)j] = dense[(size_t)j * n + (size_t)i] = 1;
+  }
+  for (size_t i = 0; i < n; i++) dense[i * n + i] = 1;
+  int threads0 = omp_get_max_threads();
+  cl_dda_bsr a[2] = {{0}};
+  cl_error err;
+  for (int t = 0; t < 2; t++) {
+    omp_set_num_threads(t + 1);
+    cr_assert_eq(cl_dda_bsr_pattern(&a[t], n, np, pi, pj, &err), CL_OK, "%s", err.msg);
+  }
+  omp_set_num_threads(threads0);
+  size_t q = 0;
+  for (size_t i = 0; i < n; i++) {
+    cr_assert_eq(a[0].rowptr[i], (int32_t)q, "row %zu starts at %d, expected %zu", i, a[0].rowptr[i], q);
+    for (size_t j = 0; j < n; j++)
+      if (dense[i * n + j]) {
+        cr_assert(a[0].col[q] == (int32_t)j, "row %zu: column %d, expected %zu", i, a[0].col[q], j);
+        q++;
+      }
+  }
+  cr_assert_eq(a[0].nnzb, q);
+  cr_assert_eq(a[0].rowptr[n], (int32_t)q);
+  cr_assert(a[1].nnzb == q && memcmp(a[0].rowptr, a[1].rowptr, (n + 1) * sizeof *a[0].rowptr) == 0 &&
+                memcmp(a[0].col, a[1].col, q * sizeof *a[0].col) == 0,
+            "1 and 2 threads give the same pattern");
+  cl_dda_bsr_free(&a[0]), cl_dda_bsr_free(&a[1]);
+  free(pi), free(pj), free(dense);
+}
