@@ -3,6 +3,7 @@
  * results at its offset, so the lists are the same, bit for bit, whatever the threads. */
 #include "contacts.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +98,8 @@ cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pair
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu blocks", n);
   }
   double ax0 = INFINITY, ay0 = INFINITY, ax1 = -INFINITY, ay1 = -INFINITY;
-#pragma omp parallel for schedule(static) reduction(min : ax0, ay0) reduction(max : ax1, ay1) if (n >= CL_DDA_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) reduction(min : ax0, ay0) reduction(max : ax1, ay1) \
+    if (n >= CL_DDA_PARALLEL_MIN)
   for (size_t i = 0; i < n; i++) {
     cl_dda_box b = boxes[i] = cl_dda_block_box(g, (int32_t)i, d0 / 2);
     ax0 = fmin(ax0, b.x0), ay0 = fmin(ay0, b.y0), ax1 = fmax(ax1, b.x1), ay1 = fmax(ay1, b.y1);
@@ -223,19 +225,57 @@ static int key_order(const cl_dda_found *f, size_t m, size_t nv, size_t *order) 
   return 1;
 }
 
+/* The narrow phase's unit of parallel work: a fixed number of pairs, so that the list does not
+ * depend on the threads; each chunk's contacts go to its own buffer, in the pairs' order. */
+#define PAIRS_PER_CHUNK 256
+
+typedef struct chunk {
+  cl_dda_found *f;
+  size_t n, cap;
+} chunk;
+
+/* The contacts of pairs [k0, k1) into c, its buffer grown (and a pair's search run again) when a
+ * pair finds more than the room left; 0 when out of memory. */
+static int chunk_contacts(const cl_dda_geometry *g, const int32_t *pairs, size_t k0, size_t k1, double d0, chunk *c) {
+  c->n = 0;
+  for (size_t k = k0; k < k1; k++)
+    for (;;) {
+      size_t room = c->cap - c->n;
+      int got = cl_dda_pair_contacts(g, pairs[2 * k], pairs[2 * k + 1], d0, c->f ? c->f + c->n : NULL,
+                                     room < INT_MAX ? (int)room : INT_MAX);
+      if ((size_t)got <= room) {
+        c->n += (size_t)got;
+        break;
+      }
+      size_t cap = 2 * (c->n + (size_t)got) + 8 * (k1 - k);
+      cl_dda_found *f = realloc(c->f, cap * sizeof *f);
+      if (!f) return 0;
+      c->f = f, c->cap = cap;
+    }
+  return 1;
+}
+
 cl_status cl_dda_narrow_phase(const cl_dda_geometry *g, const int32_t *pairs, size_t npairs, double d0,
                               cl_dda_contact_list *prev, int first, cl_dda_contact_list *out, cl_error *err) {
   out->count = 0;
-  size_t *offset = malloc((npairs + 1) * sizeof *offset);
+  size_t nchunks = (npairs + PAIRS_PER_CHUNK - 1) / PAIRS_PER_CHUNK, m = 0;
+  chunk *chunks = calloc(nchunks ? nchunks : 1, sizeof *chunks);
+  size_t *at = malloc((nchunks ? nchunks : 1) * sizeof *at), *order = NULL;
   int64_t *prev_keys = malloc((prev->count ? prev->count : 1) * sizeof *prev_keys);
   cl_dda_found *found = NULL;
-  size_t *order = NULL, m = 0;
-  int ok = offset && prev_keys;
-  if (ok) { /* each pair's contacts counted, then written at the prefix sum's offsets */
-#pragma omp parallel for schedule(dynamic, 64) if (npairs >= CL_DDA_PARALLEL_MIN)
-    for (size_t k = 0; k < npairs; k++)
-      offset[k] = (size_t)cl_dda_pair_contacts(g, pairs[2 * k], pairs[2 * k + 1], d0, NULL);
-    m = prefix_sum(offset, npairs);
+  int ok = chunks && at && prev_keys;
+  if (ok) {
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(|| : failed) if (npairs >= CL_DDA_PARALLEL_MIN)
+    for (size_t c = 0; c < nchunks; c++) {
+      size_t k0 = c * PAIRS_PER_CHUNK, k1 = k0 + PAIRS_PER_CHUNK < npairs ? k0 + PAIRS_PER_CHUNK : npairs;
+      failed = failed || !chunk_contacts(g, pairs, k0, k1, d0, &chunks[c]);
+    }
+    ok = !failed;
+  }
+  if (ok) { /* the chunks one after the other, at a prefix sum's offsets */
+    for (size_t c = 0; c < nchunks; c++) at[c] = chunks[c].n;
+    m = prefix_sum(at, nchunks);
     found = malloc((m ? m : 1) * sizeof *found);
     order = malloc((m ? m : 1) * sizeof *order);
     ok = found && order;
@@ -246,11 +286,13 @@ cl_status cl_dda_narrow_phase(const cl_dda_geometry *g, const int32_t *pairs, si
     else ok = 0;
   }
   if (ok) {
-#pragma omp parallel for schedule(dynamic, 64) if (npairs >= CL_DDA_PARALLEL_MIN)
-    for (size_t k = 0; k < npairs; k++) cl_dda_pair_contacts(g, pairs[2 * k], pairs[2 * k + 1], d0, found + offset[k]);
+#pragma omp parallel for schedule(static) if (npairs >= CL_DDA_PARALLEL_MIN)
+    for (size_t c = 0; c < nchunks; c++)
+      if (chunks[c].n) memcpy(found + at[c], chunks[c].f, chunks[c].n * sizeof *found);
     ok = key_order(found, m, (size_t)g->vstart[g->n], order);
   }
-  free(offset);
+  for (size_t c = 0; chunks && c < nchunks; c++) free(chunks[c].f);
+  free(chunks), free(at);
   if (!ok) {
     free(prev_keys), free(found), free(order);
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu candidate pairs' contacts",

@@ -1,7 +1,8 @@
 /* The DDA narrow phase of one candidate pair of blocks (a, b): the vertex-edge (VE) and
  * vertex-vertex contacts with the angle check (VV1 for parallel opposite edges, VV2 otherwise).
- * No allocation and no sort: each pair is independent, so the host runs the pairs in parallel
- * (count, prefix sum, write) and a device kernel can run the same functions. */
+ * No allocation and no sort: each pair is independent and writes into the room it is given,
+ * counting what did not fit, so the host runs chunks of pairs in parallel and a device kernel
+ * can run the same functions (count, prefix sum, write). */
 #ifndef CL_DDA_NARROW_H
 #define CL_DDA_NARROW_H
 
@@ -95,15 +96,22 @@ CL_HD static inline int cl_dda_in_box(const cl_dda_geometry *g, int32_t v, cl_dd
   return g->vx[v] >= r.x0 && g->vx[v] <= r.x1 && g->vy[v] >= r.y0 && g->vy[v] <= r.y1;
 }
 
-/* Records contact number *count in out (when out is not NULL) and counts it. */
-CL_HD static inline void cl_dda_found_at(const cl_dda_geometry *g, cl_dda_found *out, int *count, int32_t bi,
-                                         int32_t vi, int32_t bj, int32_t ej, int kind, double t) {
-  if (out) {
-    cl_dda_found *c = &out[*count];
+/* Where the narrow phase of a pair writes: out[0 .. cap) (out may be NULL); count counts every
+ * contact found, written or not, so a caller whose room ran out knows how much it needs. */
+typedef struct cl_dda_found_out {
+  cl_dda_found *out;
+  int cap, count;
+} cl_dda_found_out;
+
+/* Records contact number o->count (when there is room) and counts it. */
+CL_HD static inline void cl_dda_found_at(const cl_dda_geometry *g, cl_dda_found_out *o, int32_t bi, int32_t vi,
+                                         int32_t bj, int32_t ej, int kind, double t) {
+  if (o->out && o->count < o->cap) {
+    cl_dda_found *c = &o->out[o->count];
     c->bi = bi, c->vi = vi, c->bj = bj, c->ej = ej, c->kind = kind, c->t = t;
     c->length = cl_dda_joint_length(g, bi, vi, bj, ej, kind);
   }
-  ++*count;
+  o->count++;
 }
 
 /* The VE contacts of block a's vertices with block b's edges: the vertex within d0 of the edge's
@@ -111,7 +119,7 @@ CL_HD static inline void cl_dda_found_at(const cl_dda_geometry *g, cl_dda_found 
  * are vertex-vertex). near_b: b's box grown by more than d0 (a vertex outside is near none of
  * b's edges). */
 CL_HD static inline void cl_dda_vertex_edge(const cl_dda_geometry *g, int32_t a, int32_t b, cl_dda_box near_b,
-                                            double d0, cl_dda_found *out, int *count) {
+                                            double d0, cl_dda_found_out *o) {
   for (int32_t v = g->vstart[a]; v < g->vstart[a + 1]; v++) {
     if (!cl_dda_in_box(g, v, near_b)) continue;
     for (int32_t e = g->vstart[b]; e < g->vstart[b + 1]; e++) {
@@ -127,7 +135,7 @@ CL_HD static inline void cl_dda_vertex_edge(const cl_dda_geometry *g, int32_t a,
       if (hypot(g->vx[v] - g->vx[e], g->vy[v] - g->vy[e]) < d0) continue;
       if (hypot(g->vx[v] - g->vx[f], g->vy[v] - g->vy[f]) < d0) continue;
       if (!cl_dda_angle_ok(g, a, v, b, e)) continue;
-      cl_dda_found_at(g, out, count, a, v, b, e, CL_DDA_VE, t);
+      cl_dda_found_at(g, o, a, v, b, e, CL_DDA_VE, t);
     }
   }
 }
@@ -138,7 +146,7 @@ CL_HD static inline void cl_dda_vertex_edge(const cl_dda_geometry *g, int32_t a,
  * anchor is the vertex's projection on the edge's line, even beyond the edge's end, so that a new
  * contact's shear spring starts unstretched. */
 CL_HD static inline void cl_dda_vertex_vertex(const cl_dda_geometry *g, int32_t a, int32_t p, int32_t b, int32_t q,
-                                              cl_dda_found *out, int *count) {
+                                              cl_dda_found_out *o) {
   int32_t vb[4] = {a, a, b, b}, vv[4] = {p, p, q, q}, eb[4] = {b, b, a, a};
   int32_t ee[4] = {cl_dda_prev_vertex(g, b, q), q, cl_dda_prev_vertex(g, a, p), p};
   int ok[4], parallel[4], any_parallel = 0;
@@ -153,7 +161,7 @@ CL_HD static inline void cl_dda_vertex_vertex(const cl_dda_geometry *g, int32_t 
     if (!ok[k]) continue;
     double t, gap = cl_dda_edge_gap(g, vv[k], eb[k], ee[k], &t);
     if (any_parallel) {
-      if (parallel[k]) cl_dda_found_at(g, out, count, vb[k], vv[k], eb[k], ee[k], CL_DDA_VV1, t);
+      if (parallel[k]) cl_dda_found_at(g, o, vb[k], vv[k], eb[k], ee[k], CL_DDA_VV1, t);
     } else if (gap > best_gap) {
       best = k, best_gap = gap;
     }
@@ -161,30 +169,31 @@ CL_HD static inline void cl_dda_vertex_vertex(const cl_dda_geometry *g, int32_t 
   if (best >= 0) {
     double t;
     cl_dda_edge_gap(g, vv[best], eb[best], ee[best], &t);
-    cl_dda_found_at(g, out, count, vb[best], vv[best], eb[best], ee[best], CL_DDA_VV2, t);
+    cl_dda_found_at(g, o, vb[best], vv[best], eb[best], ee[best], CL_DDA_VV2, t);
   }
 }
 
 /* The contacts of candidate pair (a, b) within distance d0, in a fixed order: a's vertices on b's
- * edges, b's on a's, then the vertex-vertex pairs; written to out unless NULL; returns how many.
+ * edges, b's on a's, then the vertex-vertex pairs; the first cap written to out (unless NULL);
+ * returns how many there are.
  * Only the vertices in the other block's box grown by 2 d0 are tried: a contact needs its vertex
  * within d0 of the other block (exactly so for vertex-vertex: hypot >= the larger of |dx|, |dy|;
  * for vertex-edge up to the rounding of the gap, ~1e-16 of the coordinates, far below the
  * margin d0), so the filter skips only work and the contacts are those of the full loops. */
 CL_HD static inline int cl_dda_pair_contacts(const cl_dda_geometry *g, int32_t a, int32_t b, double d0,
-                                             cl_dda_found *out) {
-  int count = 0;
+                                             cl_dda_found *out, int cap) {
+  cl_dda_found_out o = {out, cap, 0};
   cl_dda_box near_a = cl_dda_block_box(g, a, 2 * d0), near_b = cl_dda_block_box(g, b, 2 * d0);
-  cl_dda_vertex_edge(g, a, b, near_b, d0, out, &count);
-  cl_dda_vertex_edge(g, b, a, near_a, d0, out, &count);
+  cl_dda_vertex_edge(g, a, b, near_b, d0, &o);
+  cl_dda_vertex_edge(g, b, a, near_a, d0, &o);
   for (int32_t p = g->vstart[a]; p < g->vstart[a + 1]; p++) {
     if (!cl_dda_in_box(g, p, near_b)) continue;
     for (int32_t q = g->vstart[b]; q < g->vstart[b + 1]; q++)
       if (cl_dda_in_box(g, q, near_a) && fabs(g->vx[p] - g->vx[q]) < d0 && fabs(g->vy[p] - g->vy[q]) < d0 &&
           hypot(g->vx[p] - g->vx[q], g->vy[p] - g->vy[q]) < d0)
-        cl_dda_vertex_vertex(g, a, p, b, q, out, &count);
+        cl_dda_vertex_vertex(g, a, p, b, q, &o);
   }
-  return count;
+  return o.count;
 }
 
 #endif

@@ -465,13 +465,16 @@ Test(dda, detection_in_parallel_matches_the_serial_order) {
     }
   /* the contacts of the reference pairs, serially, stably sorted by key */
   size_t nfound = 0;
-  for (size_t k = 0; k < nref; k++) nfound += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, NULL);
+  for (size_t k = 0; k < nref; k++)
+    nfound += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, NULL, 0);
   cl_dda_found *found = malloc(nfound * sizeof *found), **sorted = malloc(nfound * sizeof *sorted);
-  for (size_t k = 0, at = 0; k < nref; k++) at += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, found + at);
+  for (size_t k = 0, at = 0; k < nref; k++)
+    at += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, found + at, (int)(nfound - at));
   for (size_t k = 0; k < nfound; k++) sorted[k] = &found[k];
   qsort(sorted, nfound, sizeof *sorted, found_key_cmp);
   size_t equal_keys = 0;
-  for (size_t k = 1; k < nfound; k++) equal_keys += sorted[k]->vi == sorted[k - 1]->vi && sorted[k]->ej == sorted[k - 1]->ej;
+  for (size_t k = 1; k < nfound; k++)
+    equal_keys += sorted[k]->vi == sorted[k - 1]->vi && sorted[k]->ej == sorted[k - 1]->ej;
   cr_assert(nfound > 2 * n && equal_keys > 0, "the test has contacts (%zu) and equal keys (%zu) to order", nfound,
             equal_keys);
 
