@@ -400,27 +400,6 @@ Test(dda, broad_phase_finds_exactly_the_overlapping_boxes) {
   free(pairs), free(vstart), free(vx), free(vy);
 }
 
-/* A jittered grid of nx x ny quadrilaterals (gaps of 0.02 between cells of 1) with a short edge
- * (0.03, below d0) at one corner of every third block: vertices near both ends of a short edge
- * give equal contact keys (the same vertex and edge from two vertex-vertex pairs). */
-static void jittered_grid(int nx, int ny, int32_t **vstart, double **vx, double **vy, size_t *n) {
-  *n = (size_t)(nx * ny);
-  *vstart = malloc((*n + 1) * sizeof **vstart), *vx = malloc(5 * *n * sizeof **vx), *vy = malloc(5 * *n * sizeof **vy);
-  int32_t v = 0;
-  for (int j = 0; j < ny; j++)
-    for (int i = 0; i < nx; i++) {
-      size_t b = (size_t)(j * nx + i);
-      double x0 = i + 0.01, y0 = j + 0.01, x1 = i + 0.99, y1 = j + 0.99, jit = 0.008;
-      double X[4] = {x0, x1, x1, x0}, Y[4] = {y0, y0, y1, y1};
-      (*vstart)[b] = v;
-      for (int k = 0; k < 4; k++) {
-        (*vx)[v] = X[k] + lcg_uniform(-jit, jit), (*vy)[v] = Y[k] + lcg_uniform(-jit, jit), v++;
-        if (k == 1 && b % 3 == 0) (*vx)[v] = (*vx)[v - 1] + 0.002, (*vy)[v] = (*vy)[v - 1] + 0.03, v++;
-      }
-    }
-  (*vstart)[*n] = v;
-}
-
 static int key_of_equal(const cl_dda_contact *a, const cl_dda_contact *b) {
   return a->bi == b->bi && a->vi == b->vi && a->bj == b->bj && a->ej == b->ej;
 }
@@ -435,14 +414,15 @@ static int found_key_cmp(const void *x, const void *y) {
 /* Detection in parallel against the serial order: the broad phase's pairs against every pair's
  * box test, and the narrow phase's contacts, each field bit for bit, against a serial reference
  * (the pairs one after the other, then a stable sort by key: what the serial code did), at 1 and
- * 2 threads, the second call carrying the first's states over. The grid has 1200 blocks: above
- * the size where the passes go parallel. */
+ * 2 threads, the second call carrying the first's states over. The grid (cl_dda_random_grid, with
+ * short edges: equal keys) has 1200 blocks, above the size where the passes go parallel. */
 Test(dda, detection_in_parallel_matches_the_serial_order) {
-  lcg_seed(11);
+  uint64_t state = 11;
   int32_t *vstart;
   double *vx, *vy;
-  size_t n;
-  jittered_grid(40, 30, &vstart, &vx, &vy, &n);
+  const size_t n = 40 * 30;
+  cl_error err;
+  cr_assert_eq(cl_dda_random_grid(40, 30, &state, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
   cl_dda_geometry g = {n, vstart, vx, vy};
   const double d0 = 0.05;
   /* the reference: every pair of boxes (grown by d0 / 2) that overlap, in order */
@@ -484,7 +464,6 @@ Test(dda, detection_in_parallel_matches_the_serial_order) {
     omp_set_num_threads(t + 1);
     int32_t *pairs = NULL;
     size_t np = 0, cap = 0;
-    cl_error err;
     cr_assert_eq(cl_dda_broad_phase(&g, d0, &pairs, &np, &cap, &err), CL_OK, "%s", err.msg);
     cr_assert_eq(np, nref, "%d threads: %zu candidate pairs, %zu overlapping boxes", t + 1, np, nref);
     cr_assert(memcmp(pairs, ref, 2 * np * sizeof *pairs) == 0, "%d threads: the pairs' order", t + 1);
