@@ -10,6 +10,7 @@
 #include "../../kernels/dda/block.h"
 #include "../../kernels/dda/contact.h"
 #include "../../kernels/dda/contacts.h"
+#include "../../kernels/dda/narrow_kernels.h"
 #include "../../kernels/dda/pcg.h"
 #include "../../kernels/dda/polygon.h"
 #include "../../kernels/dda/random_system.h"
@@ -542,4 +543,57 @@ Test(dda, bsr_pattern_matches_a_dense_table) {
             "1 and 2 threads give the same pattern");
   cl_dda_bsr_free(&a[0]), cl_dda_bsr_free(&a[1]);
   free(pi), free(pj), free(dense);
+}
+
+/* Two found contacts alike, field by field (the struct has padding), the reals bit for bit. */
+static int found_equal(const cl_dda_found *a, const cl_dda_found *b) {
+  return a->bi == b->bi && a->vi == b->vi && a->bj == b->bj && a->ej == b->ej && a->kind == b->kind &&
+         memcmp(&a->t, &b->t, sizeof a->t) == 0 && memcmp(&a->length, &b->length, sizeof a->length) == 0;
+}
+
+/* The narrow phase as a device pass over the candidate pairs (count, prefix sum, write) against
+ * the host's serial loop, bit for bit: on the cpu device and, where there is one, on cuda. */
+Test(dda, narrow_phase_on_the_device_matches_the_host) {
+  uint64_t state = 17;
+  int32_t *vstart;
+  double *vx, *vy;
+  const size_t n = 30 * 25;
+  cl_error err;
+  cr_assert_eq(cl_dda_random_grid(30, 25, &state, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
+  cl_dda_geometry g = {n, vstart, vx, vy};
+  const double d0 = 0.05;
+  int32_t *pairs = NULL;
+  size_t np = 0, cap = 0, nref = 0;
+  cr_assert_eq(cl_dda_broad_phase(&g, d0, &pairs, &np, &cap, &err), CL_OK, "%s", err.msg);
+  for (size_t k = 0; k < np; k++) nref += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, NULL, 0);
+  cl_dda_found *ref = malloc(nref * sizeof *ref);
+  for (size_t k = 0, at = 0; k < np; k++)
+    at += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, ref + at, (int)(nref - at));
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_geometry on = g;
+    void *dv = NULL, *dx = NULL, *dy = NULL;
+    if (b == 1) {
+      size_t nv = (size_t)vstart[n];
+      cr_assert_eq(dev.alloc(&dev, &dv, (n + 1) * sizeof *vstart, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.alloc(&dev, &dx, nv * sizeof *vx, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.alloc(&dev, &dy, nv * sizeof *vy, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dv, vstart, (n + 1) * sizeof *vstart, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dx, vx, nv * sizeof *vx, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dy, vy, nv * sizeof *vy, &err), CL_OK, "%s", err.msg);
+      on.vstart = dv, on.vx = dx, on.vy = dy;
+    }
+    cl_dda_found *found = NULL;
+    size_t nfound = 0;
+    cr_assert_eq(cl_dda_narrow_found_on(&dev, &on, pairs, np, d0, &found, &nfound, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(nfound, nref, "%s: %zu contacts, the host %zu", names[b], nfound, nref);
+    for (size_t k = 0; k < nref; k++)
+      cr_assert(found_equal(&found[k], &ref[k]), "%s: contact %zu differs from the host's", names[b], k);
+    if (b == 1) dev.release(&dev, dv), dev.release(&dev, dx), dev.release(&dev, dy);
+    free(found);
+    cl_device_close(&dev);
+  }
+  free(ref), free(pairs), free(vstart), free(vx), free(vy);
 }
