@@ -4,25 +4,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int pair_cmp(const void *a, const void *b) {
-  const int64_t *x = a, *y = b;
-  return *x < *y ? -1 : *x > *y;
+#include "host_parallel.h"
+
+static int int32_cmp(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return x < y ? -1 : x > y;
 }
 
 cl_status cl_dda_bsr_pattern(cl_dda_bsr *a, size_t n, size_t npairs, const int32_t *pi, const int32_t *pj,
                              cl_error *err) {
-  size_t nkeys = n + 2 * npairs;
-  int64_t *keys = malloc((nkeys ? nkeys : 1) * sizeof *keys);
-  if (!keys) return cl_error_set(err, CL_ERR_OOM, "DDA matrix: out of memory for %zu block entries", nkeys);
-  for (size_t i = 0; i < n; i++) keys[i] = (int64_t)i * (int64_t)n + (int64_t)i;
-  for (size_t k = 0; k < npairs; k++) {
-    keys[n + 2 * k] = (int64_t)pi[k] * (int64_t)n + pj[k];
-    keys[n + 2 * k + 1] = (int64_t)pj[k] * (int64_t)n + pi[k];
+  /* the columns binned by row (a counting sort: the diagonal, then each pair's two entries), then
+   * each row's few columns sorted and made unique in parallel: O(n + pairs) */
+  size_t nentries = n + 2 * npairs;
+  size_t *start = calloc(n + 1, sizeof *start);
+  int32_t *cols = malloc((nentries ? nentries : 1) * sizeof *cols);
+  size_t *unique = malloc((n + 1) * sizeof *unique);
+  if (!start || !cols || !unique) {
+    free(start), free(cols), free(unique);
+    return cl_error_set(err, CL_ERR_OOM, "DDA matrix: out of memory for %zu block entries", nentries);
   }
-  qsort(keys, nkeys, sizeof *keys, pair_cmp);
+  for (size_t k = 0; k < npairs; k++) start[pi[k] + 1]++, start[pj[k] + 1]++;
+  for (size_t i = 0; i < n; i++) start[i + 1] += start[i] + 1;
+  size_t *fill = unique; /* the rows' next free slot, before it holds the unique counts */
+  for (size_t i = 0; i < n; i++) cols[start[i]] = (int32_t)i, fill[i] = start[i] + 1;
+  for (size_t k = 0; k < npairs; k++) cols[fill[pi[k]]++] = pj[k], cols[fill[pj[k]]++] = pi[k];
+#pragma omp parallel for schedule(dynamic, 256) if (n >= CL_DDA_PARALLEL_MIN)
+  for (size_t i = 0; i < n; i++) {
+    int32_t *c = cols + start[i];
+    size_t len = start[i + 1] - start[i], u = 0;
+    qsort(c, len, sizeof *c, int32_cmp);
+    for (size_t k = 0; k < len; k++)
+      if (u == 0 || c[k] != c[u - 1]) c[u++] = c[k];
+    unique[i] = u;
+  }
   size_t u = 0;
-  for (size_t k = 0; k < nkeys; k++)
-    if (u == 0 || keys[k] != keys[u - 1]) keys[u++] = keys[k];
+  for (size_t i = 0; i < n; i++) u += unique[i];
   if (u > a->cap || !a->rowptr || a->n != n) {
     int32_t *rowptr = realloc(a->rowptr, (n + 1) * sizeof *rowptr);
     if (rowptr) a->rowptr = rowptr;
@@ -30,19 +46,17 @@ cl_status cl_dda_bsr_pattern(cl_dda_bsr *a, size_t n, size_t npairs, const int32
     int32_t *col = realloc(a->col, cap * sizeof *col);
     if (col) a->col = col;
     if (!rowptr || !col) {
-      free(keys);
+      free(start), free(cols), free(unique);
       return cl_error_set(err, CL_ERR_OOM, "DDA matrix: out of memory for %zu blocks", u);
     }
     a->cap = cap;
   }
   a->n = n, a->nnzb = u;
-  memset(a->rowptr, 0, (n + 1) * sizeof *a->rowptr);
-  for (size_t k = 0; k < u; k++) {
-    a->rowptr[keys[k] / (int64_t)n + 1]++;
-    a->col[k] = (int32_t)(keys[k] % (int64_t)n);
-  }
-  for (size_t i = 0; i < n; i++) a->rowptr[i + 1] += a->rowptr[i];
-  free(keys);
+  a->rowptr[0] = 0;
+  for (size_t i = 0; i < n; i++) a->rowptr[i + 1] = a->rowptr[i] + (int32_t)unique[i];
+#pragma omp parallel for schedule(static) if (n >= CL_DDA_PARALLEL_MIN)
+  for (size_t i = 0; i < n; i++) memcpy(a->col + a->rowptr[i], cols + start[i], unique[i] * sizeof *cols);
+  free(start), free(cols), free(unique);
   return CL_OK;
 }
 

@@ -1,58 +1,88 @@
-/* DDA contact detection and transfer (contacts.h). */
+/* DDA contact detection and transfer (contacts.h). Every pass runs in parallel on the host
+ * (OpenMP) and writes its results in a fixed order: counts, a prefix sum, then each item's
+ * results at its offset, so the lists are the same, bit for bit, whatever the threads. */
 #include "contacts.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "polygon.h"
+#include "host_parallel.h"
 
-/* how far (as the sine of the angle) a vertex's wedge may dip below a contact edge and still
- * touch it from outside: blocks rotate a little within a step */
-#define ANGLE_TOLERANCE 0.01
-
-typedef struct box {
-  double x0, y0, x1, y1;
-} box;
-
-static box block_box(const cl_dda_geometry *g, size_t i, double grow) {
-  box b = {INFINITY, INFINITY, -INFINITY, -INFINITY};
-  for (int32_t v = g->vstart[i]; v < g->vstart[i + 1]; v++) {
-    b.x0 = fmin(b.x0, g->vx[v]), b.y0 = fmin(b.y0, g->vy[v]);
-    b.x1 = fmax(b.x1, g->vx[v]), b.y1 = fmax(b.y1, g->vy[v]);
-  }
-  b.x0 -= grow, b.y0 -= grow, b.x1 += grow, b.y1 += grow;
-  return b;
-}
-
-static int push_pair(int32_t **pairs, size_t *npairs, size_t *cap, int32_t i, int32_t j) {
-  if (*npairs == *cap) {
-    size_t c = *cap ? 2 * *cap : 64;
-    int32_t *p = realloc(*pairs, 2 * c * sizeof *p);
-    if (!p) return 0;
-    *pairs = p, *cap = c;
-  }
-  (*pairs)[2 * *npairs] = i, (*pairs)[2 * *npairs + 1] = j;
-  (*npairs)++;
-  return 1;
-}
-
-static int double_cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
+static int int32_cmp(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
   return x < y ? -1 : x > y;
 }
 
-static int pair_cmp(const void *a, const void *b) {
-  const int32_t *x = a, *y = b;
-  return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+/* The k-th smallest of x[0..n) (x is reordered): selection by three-way partitions, O(n) on average. */
+static double select_kth(double *x, size_t n, size_t k) {
+  size_t lo = 0, hi = n;
+  while (hi - lo > 1) {
+    double pivot = x[lo + (hi - lo) / 2], t;
+    size_t lt = lo, i = lo, gt = hi; /* [lo, lt) < pivot, [lt, i) = pivot, [gt, hi) > pivot */
+    while (i < gt) {
+      if (x[i] < pivot) t = x[lt], x[lt++] = x[i], x[i++] = t;
+      else if (x[i] > pivot) t = x[--gt], x[gt] = x[i], x[i] = t;
+      else i++;
+    }
+    if (k < lt) hi = lt;
+    else if (k >= gt) lo = gt;
+    else return pivot;
+  }
+  return x[lo];
+}
+
+/* Exclusive prefix sum of c[0..n) in place; returns the total. */
+static size_t prefix_sum(size_t *c, size_t n) {
+  size_t total = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t t = c[k];
+    c[k] = total, total += t;
+  }
+  return total;
 }
 
 /* The cells box b covers: [*x0, *x1] x [*y0, *y1]. */
-static void cell_range(box b, box all, double h, size_t nx, size_t ny, size_t *x0, size_t *x1, size_t *y0,
-                       size_t *y1) {
+static void cell_range(cl_dda_box b, cl_dda_box all, double h, size_t nx, size_t ny, size_t *x0, size_t *x1,
+                       size_t *y0, size_t *y1) {
   double fx0 = (b.x0 - all.x0) / h, fx1 = (b.x1 - all.x0) / h, fy0 = (b.y0 - all.y0) / h, fy1 = (b.y1 - all.y0) / h;
   *x0 = (size_t)fx0 < nx ? (size_t)fx0 : nx - 1, *x1 = (size_t)fx1 < nx ? (size_t)fx1 : nx - 1;
   *y0 = (size_t)fy0 < ny ? (size_t)fy0 : ny - 1, *y1 = (size_t)fy1 < ny ? (size_t)fy1 : ny - 1;
+}
+
+/* The uniform grid the broad phase bins the boxes in: cell c holds in_cell[start[c] .. start[c + 1]). */
+typedef struct grid {
+  cl_dda_box all;
+  double h;
+  size_t nx, ny;
+  size_t *start;
+  int32_t *in_cell;
+} grid;
+
+/* The partners j > i of block i, each found in the one cell that holds the lower-left corner of
+ * the two boxes' overlap; written to out unless NULL; returns how many. */
+static size_t partners(const grid *gr, const cl_dda_box *boxes, int32_t i, int32_t *out) {
+  size_t x0, x1, y0, y1, count = 0;
+  cell_range(boxes[i], gr->all, gr->h, gr->nx, gr->ny, &x0, &x1, &y0, &y1);
+  cl_dda_box a = boxes[i];
+  for (size_t y = y0; y <= y1; y++)
+    for (size_t x = x0; x <= x1; x++) {
+      size_t c = y * gr->nx + x;
+      for (size_t p = gr->start[c]; p < gr->start[c + 1]; p++) {
+        int32_t j = gr->in_cell[p];
+        if (j <= i) continue;
+        cl_dda_box b = boxes[j];
+        if (a.x0 > b.x1 || b.x0 > a.x1 || a.y0 > b.y1 || b.y0 > a.y1) continue;
+        cl_dda_box corner = {fmax(a.x0, b.x0), fmax(a.y0, b.y0), fmax(a.x0, b.x0), fmax(a.y0, b.y0)};
+        size_t cx0, cx1, cy0, cy1;
+        cell_range(corner, gr->all, gr->h, gr->nx, gr->ny, &cx0, &cx1, &cy0, &cy1);
+        if (cy0 * gr->nx + cx0 != c) continue;
+        if (out) out[count] = j;
+        count++;
+      }
+    }
+  return count;
 }
 
 cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pairs, size_t *npairs, size_t *cap,
@@ -60,198 +90,91 @@ cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pair
   size_t n = g->n;
   *npairs = 0;
   if (n < 2) return CL_OK;
-  box *boxes = malloc(n * sizeof *boxes);
+  cl_dda_box *boxes = malloc(n * sizeof *boxes);
   double *size = malloc(n * sizeof *size);
-  if (!boxes || !size) {
-    free(boxes), free(size);
+  size_t *count = malloc((n + 1) * sizeof *count);
+  if (!boxes || !size || !count) {
+    free(boxes), free(size), free(count);
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu blocks", n);
   }
-  box all = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+  double ax0 = INFINITY, ay0 = INFINITY, ax1 = -INFINITY, ay1 = -INFINITY;
+#pragma omp parallel for schedule(static) reduction(min : ax0, ay0) reduction(max : ax1, ay1) \
+    if (n >= CL_DDA_PARALLEL_MIN)
   for (size_t i = 0; i < n; i++) {
-    box b = boxes[i] = block_box(g, i, d0 / 2);
-    all.x0 = fmin(all.x0, b.x0), all.y0 = fmin(all.y0, b.y0), all.x1 = fmax(all.x1, b.x1), all.y1 = fmax(all.y1, b.y1);
+    cl_dda_box b = boxes[i] = cl_dda_block_box(g, (int32_t)i, d0 / 2);
+    ax0 = fmin(ax0, b.x0), ay0 = fmin(ay0, b.y0), ax1 = fmax(ax1, b.x1), ay1 = fmax(ay1, b.y1);
     size[i] = fmax(b.x1 - b.x0, b.y1 - b.y0);
   }
+  grid gr = {.all = {ax0, ay0, ax1, ay1}};
   /* cells as wide as the median box: a typical block covers at most four, and a block as wide as
    * the domain (a base) covers a row of them instead of making every pair a candidate; never more
    * cells than 4 n (memory O(n)) */
-  qsort(size, n, sizeof *size, double_cmp);
-  double h = size[n / 2];
+  gr.h = select_kth(size, n, n / 2);
   free(size);
-  size_t nx, ny;
   for (;;) {
-    nx = (size_t)((all.x1 - all.x0) / h) + 1, ny = (size_t)((all.y1 - all.y0) / h) + 1;
-    if (nx * ny <= 4 * n) break;
-    h *= 1.5;
+    gr.nx = (size_t)((ax1 - ax0) / gr.h) + 1, gr.ny = (size_t)((ay1 - ay0) / gr.h) + 1;
+    if (gr.nx * gr.ny <= 4 * n) break;
+    gr.h *= 1.5;
   }
-  size_t ncells = nx * ny, entries = 0;
-  size_t *start = calloc(ncells + 1, sizeof *start);
-  if (!start) {
-    free(boxes);
+  size_t ncells = gr.nx * gr.ny;
+  gr.start = calloc(ncells + 1, sizeof *gr.start);
+  if (!gr.start) {
+    free(boxes), free(count);
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu cells", ncells);
   }
+  /* the blocks binned by a counting sort: each cell's blocks in ascending order */
   for (size_t i = 0; i < n; i++) {
     size_t x0, x1, y0, y1;
-    cell_range(boxes[i], all, h, nx, ny, &x0, &x1, &y0, &y1);
+    cell_range(boxes[i], gr.all, gr.h, gr.nx, gr.ny, &x0, &x1, &y0, &y1);
     for (size_t y = y0; y <= y1; y++)
-      for (size_t x = x0; x <= x1; x++) start[y * nx + x + 1]++, entries++;
+      for (size_t x = x0; x <= x1; x++) gr.start[y * gr.nx + x + 1]++;
   }
-  for (size_t c = 0; c < ncells; c++) start[c + 1] += start[c];
-  int32_t *in_cell = malloc((entries ? entries : 1) * sizeof *in_cell);
-  if (!in_cell) {
-    free(boxes), free(start);
+  for (size_t c = 0; c < ncells; c++) gr.start[c + 1] += gr.start[c];
+  size_t entries = gr.start[ncells];
+  gr.in_cell = malloc((entries ? entries : 1) * sizeof *gr.in_cell);
+  size_t *fill = malloc((ncells ? ncells : 1) * sizeof *fill);
+  if (!gr.in_cell || !fill) {
+    free(boxes), free(count), free(gr.start), free(gr.in_cell), free(fill);
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu cell entries", entries);
   }
-  for (size_t i = 0; i < n; i++) { /* counting sort; start shifts by one cell */
+  memcpy(fill, gr.start, ncells * sizeof *fill);
+  for (size_t i = 0; i < n; i++) {
     size_t x0, x1, y0, y1;
-    cell_range(boxes[i], all, h, nx, ny, &x0, &x1, &y0, &y1);
+    cell_range(boxes[i], gr.all, gr.h, gr.nx, gr.ny, &x0, &x1, &y0, &y1);
     for (size_t y = y0; y <= y1; y++)
-      for (size_t x = x0; x <= x1; x++) in_cell[start[y * nx + x]++] = (int32_t)i;
+      for (size_t x = x0; x <= x1; x++) gr.in_cell[fill[y * gr.nx + x]++] = (int32_t)i;
   }
-  memmove(start + 1, start, ncells * sizeof *start);
-  start[0] = 0;
-  /* a pair whose boxes overlap is reported by the one cell that holds the lower-left corner of
-   * their overlap */
+  free(fill);
+  /* each block's partners j > i counted, then written at the prefix sum's offsets and sorted: the
+   * list in the order of the blocks, the same whatever the cells and the threads */
   cl_status st = CL_OK;
-  for (size_t c = 0; c < ncells && st == CL_OK; c++)
-    for (size_t p = start[c]; p < start[c + 1]; p++)
-      for (size_t q = p + 1; q < start[c + 1]; q++) {
-        int32_t i = in_cell[p], j = in_cell[q];
-        box a = boxes[i], b = boxes[j];
-        if (a.x0 > b.x1 || b.x0 > a.x1 || a.y0 > b.y1 || b.y0 > a.y1) continue;
-        box corner = {fmax(a.x0, b.x0), fmax(a.y0, b.y0), fmax(a.x0, b.x0), fmax(a.y0, b.y0)};
-        size_t x0, x1, y0, y1;
-        cell_range(corner, all, h, nx, ny, &x0, &x1, &y0, &y1);
-        if (y0 * nx + x0 != c) continue;
-        if (!push_pair(pairs, npairs, cap, i < j ? i : j, i < j ? j : i))
-          st = cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for the candidate pairs");
-      }
-  /* in the order of the blocks: the same list whatever the cells */
-  if (st == CL_OK && *npairs) qsort(*pairs, *npairs, 2 * sizeof **pairs, pair_cmp);
-  free(boxes), free(start), free(in_cell);
+#pragma omp parallel for schedule(dynamic, 64) if (n >= CL_DDA_PARALLEL_MIN)
+  for (size_t i = 0; i < n; i++) count[i] = partners(&gr, boxes, (int32_t)i, NULL);
+  size_t total = prefix_sum(count, n);
+  count[n] = total;
+  if (total > *cap) {
+    int32_t *p = realloc(*pairs, 2 * total * sizeof *p);
+    if (p) *pairs = p, *cap = total;
+    else st = cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu candidate pairs", total);
+  }
+  if (st == CL_OK) {
+    int32_t *out = *pairs;
+#pragma omp parallel for schedule(dynamic, 64) if (n >= CL_DDA_PARALLEL_MIN)
+    for (size_t i = 0; i < n; i++) {
+      /* the partners go to the second half of this block's stretch, then out as (i, j) */
+      size_t c = count[i], m = count[i + 1] - c;
+      int32_t *j = out + 2 * c + m;
+      partners(&gr, boxes, (int32_t)i, j);
+      qsort(j, m, sizeof *j, int32_cmp);
+      for (size_t k = 0; k < m; k++) out[2 * (c + k)] = (int32_t)i, out[2 * (c + k) + 1] = j[k];
+    }
+    *npairs = total;
+  }
+  free(boxes), free(count), free(gr.start), free(gr.in_cell);
   return st;
 }
 
 /* ---- narrow phase ------------------------------------------------------------ */
-
-static int32_t next_vertex(const cl_dda_geometry *g, int32_t b, int32_t v) {
-  return v + 1 == g->vstart[b + 1] ? g->vstart[b] : v + 1;
-}
-static int32_t prev_vertex(const cl_dda_geometry *g, int32_t b, int32_t v) {
-  return v == g->vstart[b] ? g->vstart[b + 1] - 1 : v - 1;
-}
-
-/* The angle check: vertex v of block bv can touch edge e -> e+1 of block be from outside only
- * if both of its edges leave it on the outer side of that edge (its wedge above the edge). */
-static int angle_ok(const cl_dda_geometry *g, int32_t bv, int32_t v, int32_t be, int32_t e) {
-  int32_t f = next_vertex(g, be, e), p = prev_vertex(g, bv, v), q = next_vertex(g, bv, v);
-  double dx = g->vx[f] - g->vx[e], dy = g->vy[f] - g->vy[e], l = hypot(dx, dy);
-  double nx = dy / l, ny = -dx / l;
-  for (int k = 0; k < 2; k++) {
-    int32_t w = k ? q : p;
-    double ux = g->vx[w] - g->vx[v], uy = g->vy[w] - g->vy[v];
-    if (nx * ux + ny * uy < -ANGLE_TOLERANCE * hypot(ux, uy)) return 0;
-  }
-  return 1;
-}
-
-/* The joint length a contact stands for: half of each edge at the vertex that lies along the
- * contact edge (a face against a face), none for a corner against a face; a VV1 pair makes two
- * contacts at the same corner, each standing for half of it. */
-static double joint_length(const cl_dda_geometry *g, int32_t bv, int32_t v, int32_t be, int32_t e, int kind) {
-  int32_t f = next_vertex(g, be, e);
-  double dx = g->vx[f] - g->vx[e], dy = g->vy[f] - g->vy[e], l = hypot(dx, dy), sum = 0;
-  int32_t ends[2][2] = {{prev_vertex(g, bv, v), v}, {v, next_vertex(g, bv, v)}};
-  for (int k = 0; k < 2; k++) {
-    double ux = g->vx[ends[k][1]] - g->vx[ends[k][0]], uy = g->vy[ends[k][1]] - g->vy[ends[k][0]];
-    double lu = hypot(ux, uy);
-    if (fabs(ux * dy - uy * dx) <= ANGLE_TOLERANCE * l * lu && ux * dx + uy * dy < 0) sum += lu / 2;
-  }
-  return kind == CL_DDA_VV1 ? sum / 2 : sum;
-}
-
-/* Whether one of the two edges at vertex v of block bv runs opposite to edge e of block be. */
-static int parallel_edges(const cl_dda_geometry *g, int32_t bv, int32_t v, int32_t be, int32_t e) {
-  return joint_length(g, bv, v, be, e, CL_DDA_VE) > 0;
-}
-
-static int push_contact(const cl_dda_geometry *g, cl_dda_contact_list *l, int32_t bi, int32_t vi, int32_t bj,
-                        int32_t ej, int kind, double t) {
-  if (l->count == l->cap) {
-    size_t c = l->cap ? 2 * l->cap : 64;
-    cl_dda_contact *p = realloc(l->c, c * sizeof *p);
-    if (!p) return 0;
-    l->c = p, l->cap = c;
-  }
-  cl_dda_contact *c = &l->c[l->count++];
-  memset(c, 0, sizeof *c);
-  c->bi = bi, c->vi = vi, c->bj = bj, c->ej = ej, c->kind = kind, c->t_ref = t, c->sgn = 1;
-  c->length = joint_length(g, bi, vi, bj, ej, kind);
-  return 1;
-}
-
-/* Signed distance of vertex v from the line of edge e (> 0 outside block be). */
-static double edge_gap(const cl_dda_geometry *g, int32_t v, int32_t be, int32_t e, double *t) {
-  int32_t f = next_vertex(g, be, e);
-  double dx = g->vx[f] - g->vx[e], dy = g->vy[f] - g->vy[e], l = hypot(dx, dy);
-  double px = g->vx[v] - g->vx[e], py = g->vy[v] - g->vy[e];
-  *t = (px * dx + py * dy) / (l * l);
-  return (px * dy - py * dx) / l;
-}
-
-/* The VE contacts of block a's vertices with block b's edges: the vertex within d0 of the edge's
- * interior (outside it, or less than d0 / 10 behind it) and farther than d0 from its ends (those
- * are vertex-vertex). */
-static int vertex_edge(const cl_dda_geometry *g, int32_t a, int32_t b, double d0, cl_dda_contact_list *out) {
-  for (int32_t v = g->vstart[a]; v < g->vstart[a + 1]; v++)
-    for (int32_t e = g->vstart[b]; e < g->vstart[b + 1]; e++) {
-      int32_t f = next_vertex(g, b, e);
-      double t, gap = edge_gap(g, v, b, e, &t);
-      /* a vertex deeper behind the edge than a tenth of d0 cannot have come through it in a step
-       * (steps move less than d0 / 1.25): it lies across the other block, not in contact */
-      if (gap >= d0 || gap <= -d0 / 10 || t <= 0 || t >= 1) continue;
-      if (hypot(g->vx[v] - g->vx[e], g->vy[v] - g->vy[e]) < d0) continue;
-      if (hypot(g->vx[v] - g->vx[f], g->vy[v] - g->vy[f]) < d0) continue;
-      if (!angle_ok(g, a, v, b, e)) continue;
-      if (!push_contact(g, out, a, v, b, e, CL_DDA_VE, t)) return 0;
-    }
-  return 1;
-}
-
-/* Vertex p of block a near vertex q of block b: the four (vertex, edge) combinations, each edge
- * one of the two at the other vertex. Parallel opposite edges (VV1) keep every combination that
- * passes the angle check; otherwise (VV2) the one edge the vertex penetrates least. The shear
- * anchor is the vertex's projection on the edge's line, even beyond the edge's end, so that a new
- * contact's shear spring starts unstretched. */
-static int vertex_vertex(const cl_dda_geometry *g, int32_t a, int32_t p, int32_t b, int32_t q,
-                         cl_dda_contact_list *out) {
-  int32_t vb[4] = {a, a, b, b}, vv[4] = {p, p, q, q}, eb[4] = {b, b, a, a};
-  int32_t ee[4] = {prev_vertex(g, b, q), q, prev_vertex(g, a, p), p};
-  int ok[4], parallel = 0;
-  for (int k = 0; k < 4; k++) {
-    ok[k] = angle_ok(g, vb[k], vv[k], eb[k], ee[k]);
-    if (ok[k] && parallel_edges(g, vb[k], vv[k], eb[k], ee[k])) parallel = 1;
-  }
-  int best = -1;
-  double best_gap = -INFINITY;
-  for (int k = 0; k < 4; k++) {
-    if (!ok[k]) continue;
-    double t, gap = edge_gap(g, vv[k], eb[k], ee[k], &t);
-    if (parallel) {
-      if (parallel_edges(g, vb[k], vv[k], eb[k], ee[k]) &&
-          !push_contact(g, out, vb[k], vv[k], eb[k], ee[k], CL_DDA_VV1, t))
-        return 0;
-    } else if (gap > best_gap) {
-      best = k, best_gap = gap;
-    }
-  }
-  if (best >= 0) {
-    double t;
-    edge_gap(g, vv[best], eb[best], ee[best], &t);
-    if (!push_contact(g, out, vb[best], vv[best], eb[best], ee[best], CL_DDA_VV2, t)) return 0;
-  }
-  return 1;
-}
 
 static int key_cmp(const void *x, const void *y) {
   const cl_dda_contact *a = x, *b = y;
@@ -262,32 +185,150 @@ static int key_cmp(const void *x, const void *y) {
   return 0;
 }
 
+/* A contact's key as one integer, in key_cmp's order: a vertex's index orders its block too, an
+ * edge's its block. */
+static int64_t key_of(int32_t vi, int32_t ej) { return (int64_t)vi << 32 | (int64_t)(uint32_t)ej; }
+
+/* The position of key k in keys[0..n) (sorted), or -1: bisection with glibc bsearch's rule (the
+ * middle (lo + hi) / 2 of [lo, hi)), so that among equal keys it finds the contact bsearch on the
+ * whole list found -- on 8-byte keys that stay in cache instead of 300-byte contacts. */
+static ptrdiff_t find_key(const int64_t *keys, size_t n, int64_t k) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (k < keys[mid]) hi = mid;
+    else if (k > keys[mid]) lo = mid + 1;
+    else return (ptrdiff_t)mid;
+  }
+  return -1;
+}
+
+/* The order of the found contacts by key (vertex block, vertex, edge block, edge), stable (equal
+ * keys keep the detection's order): a vertex's index orders its block too, an edge's its block,
+ * so a counting sort on the vertex, then each vertex's few contacts by insertion on the edge. */
+static int key_order(const cl_dda_found *f, size_t m, size_t nv, size_t *order) {
+  size_t *start = calloc(nv + 1, sizeof *start);
+  if (!start) return 0;
+  for (size_t k = 0; k < m; k++) start[f[k].vi + 1]++;
+  for (size_t v = 0; v < nv; v++) start[v + 1] += start[v];
+  for (size_t k = 0; k < m; k++) order[start[f[k].vi]++] = k; /* start[v] moves to v + 1's */
+#pragma omp parallel for schedule(static) if (nv >= CL_DDA_PARALLEL_MIN)
+  for (size_t v = 0; v < nv; v++) {
+    size_t lo = v ? start[v - 1] : 0;
+    for (size_t k = lo + 1; k < start[v]; k++) {
+      size_t x = order[k], p = k;
+      for (; p > lo && f[order[p - 1]].ej > f[x].ej; p--) order[p] = order[p - 1];
+      order[p] = x;
+    }
+  }
+  free(start);
+  return 1;
+}
+
+/* The narrow phase's unit of parallel work: a fixed number of pairs, so that the list does not
+ * depend on the threads; each chunk's contacts go to its own buffer, in the pairs' order. */
+#define PAIRS_PER_CHUNK 256
+
+typedef struct chunk {
+  cl_dda_found *f;
+  size_t n, cap;
+} chunk;
+
+/* The contacts of pairs [k0, k1) into c, its buffer grown (and a pair's search run again) when a
+ * pair finds more than the room left; 0 when out of memory. */
+static int chunk_contacts(const cl_dda_geometry *g, const int32_t *pairs, size_t k0, size_t k1, double d0, chunk *c) {
+  c->n = 0;
+  for (size_t k = k0; k < k1; k++)
+    for (;;) {
+      size_t room = c->cap - c->n;
+      int got = cl_dda_pair_contacts(g, pairs[2 * k], pairs[2 * k + 1], d0, c->f ? c->f + c->n : NULL,
+                                     room < INT_MAX ? (int)room : INT_MAX);
+      if ((size_t)got <= room) {
+        c->n += (size_t)got;
+        break;
+      }
+      size_t cap = 2 * (c->n + (size_t)got) + 8 * (k1 - k);
+      cl_dda_found *f = realloc(c->f, cap * sizeof *f);
+      if (!f) return 0;
+      c->f = f, c->cap = cap;
+    }
+  return 1;
+}
+
 cl_status cl_dda_narrow_phase(const cl_dda_geometry *g, const int32_t *pairs, size_t npairs, double d0,
                               cl_dda_contact_list *prev, int first, cl_dda_contact_list *out, cl_error *err) {
   out->count = 0;
-  for (size_t k = 0; k < npairs; k++) {
-    int32_t a = pairs[2 * k], b = pairs[2 * k + 1];
-    int ok = vertex_edge(g, a, b, d0, out) && vertex_edge(g, b, a, d0, out);
-    for (int32_t p = g->vstart[a]; ok && p < g->vstart[a + 1]; p++)
-      for (int32_t q = g->vstart[b]; ok && q < g->vstart[b + 1]; q++)
-        if (hypot(g->vx[p] - g->vx[q], g->vy[p] - g->vy[q]) < d0) ok = vertex_vertex(g, a, p, b, q, out);
-    if (!ok) return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for the contacts");
+  size_t nchunks = (npairs + PAIRS_PER_CHUNK - 1) / PAIRS_PER_CHUNK, m = 0;
+  chunk *chunks = calloc(nchunks ? nchunks : 1, sizeof *chunks);
+  size_t *at = malloc((nchunks ? nchunks : 1) * sizeof *at), *order = NULL;
+  int64_t *prev_keys = malloc((prev->count ? prev->count : 1) * sizeof *prev_keys);
+  cl_dda_found *found = NULL;
+  int ok = chunks && at && prev_keys;
+  if (ok) {
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(|| : failed) if (npairs >= CL_DDA_PARALLEL_MIN)
+    for (size_t c = 0; c < nchunks; c++) {
+      size_t k0 = c * PAIRS_PER_CHUNK, k1 = k0 + PAIRS_PER_CHUNK < npairs ? k0 + PAIRS_PER_CHUNK : npairs;
+      failed = failed || !chunk_contacts(g, pairs, k0, k1, d0, &chunks[c]);
+    }
+    ok = !failed;
   }
-  /* a deterministic order whatever the detection's: by key */
-  if (out->count) qsort(out->c, out->count, sizeof *out->c, key_cmp);
-  if (prev->count) qsort(prev->c, prev->count, sizeof *prev->c, key_cmp);
-  for (size_t k = 0; k < out->count; k++) {
+  if (ok) { /* the chunks one after the other, at a prefix sum's offsets */
+    for (size_t c = 0; c < nchunks; c++) at[c] = chunks[c].n;
+    m = prefix_sum(at, nchunks);
+    found = malloc((m ? m : 1) * sizeof *found);
+    order = malloc((m ? m : 1) * sizeof *order);
+    ok = found && order;
+  }
+  if (ok && m > out->cap) {
+    cl_dda_contact *c = realloc(out->c, m * sizeof *c);
+    if (c) out->c = c, out->cap = m;
+    else ok = 0;
+  }
+  if (ok) {
+#pragma omp parallel for schedule(static) if (npairs >= CL_DDA_PARALLEL_MIN)
+    for (size_t c = 0; c < nchunks; c++)
+      if (chunks[c].n) memcpy(found + at[c], chunks[c].f, chunks[c].n * sizeof *found);
+    ok = key_order(found, m, (size_t)g->vstart[g->n], order);
+  }
+  for (size_t c = 0; chunks && c < nchunks; c++) free(chunks[c].f);
+  free(chunks), free(at);
+  if (!ok) {
+    free(prev_keys), free(found), free(order);
+    return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu candidate pairs' contacts",
+                        npairs);
+  }
+  /* the previous step's list is this function's output, already in key order */
+  int sorted = 1;
+#pragma omp parallel for schedule(static) reduction(&& : sorted) if (prev->count >= CL_DDA_PARALLEL_MIN)
+  for (size_t k = 0; k < prev->count; k++) {
+    prev_keys[k] = key_of(prev->c[k].vi, prev->c[k].ej);
+    sorted = sorted && (k == 0 || key_cmp(&prev->c[k - 1], &prev->c[k]) <= 0);
+  }
+  if (!sorted) {
+    qsort(prev->c, prev->count, sizeof *prev->c, key_cmp);
+    for (size_t k = 0; k < prev->count; k++) prev_keys[k] = key_of(prev->c[k].vi, prev->c[k].ej);
+  }
+#pragma omp parallel for schedule(static) if (m >= CL_DDA_PARALLEL_MIN)
+  for (size_t k = 0; k < m; k++) {
+    const cl_dda_found *f = &found[order[k]];
     cl_dda_contact *c = &out->c[k];
-    const cl_dda_contact *old = prev->count ? bsearch(c, prev->c, prev->count, sizeof *c, key_cmp) : NULL;
-    if (old) {
+    memset(c, 0, sizeof *c);
+    c->bi = f->bi, c->vi = f->vi, c->bj = f->bj, c->ej = f->ej, c->kind = f->kind, c->t_ref = f->t, c->sgn = 1;
+    c->length = f->length;
+    ptrdiff_t at = find_key(prev_keys, prev->count, key_of(c->vi, c->ej));
+    if (at >= 0) {
+      const cl_dda_contact *old = &prev->c[at];
       c->state = old->state, c->bonded = old->bonded, c->t_ref = old->t_ref, c->sgn = old->sgn;
       c->N = old->N, c->S = old->S;
     } else {
       double t;
-      c->state = edge_gap(g, c->vi, c->bj, c->ej, &t) <= 0 ? CL_DDA_LOCK : CL_DDA_OPEN;
+      c->state = cl_dda_edge_gap(g, c->vi, c->bj, c->ej, &t) <= 0 ? CL_DDA_LOCK : CL_DDA_OPEN;
       c->bonded = first;
     }
   }
+  out->count = m;
+  free(found), free(order), free(prev_keys);
   return CL_OK;
 }
 

@@ -1,8 +1,10 @@
 /* DDA contacts on the host: detection (broad phase by a uniform grid of cells,
  * O(n) for blocks of bounded size; the narrow phase's vertex-edge (VE) and
  * vertex-vertex classes with the angle check, VV1 for parallel edges and VV2
- * otherwise) and the transfer of each contact's state from the previous step by
- * sorted search on its key (vertex block, vertex, edge block, edge). */
+ * otherwise, narrow.h) and the transfer of each contact's state from the previous
+ * step by sorted search on its key (vertex block, vertex, edge block, edge). Both
+ * phases run in parallel (OpenMP) and give the same lists, in the same order, bit
+ * for bit, whatever the number of threads. */
 #ifndef CL_DDA_CONTACTS_H
 #define CL_DDA_CONTACTS_H
 
@@ -11,8 +13,7 @@
 
 #include "../../runtime/status.h"
 #include "contact.h"
-
-typedef enum cl_dda_contact_kind { CL_DDA_VE = 0, CL_DDA_VV1 = 1, CL_DDA_VV2 = 2 } cl_dda_contact_kind;
+#include "narrow.h"
 
 typedef struct cl_dda_contact {
   int32_t bi, vi;    /* the vertex: its block and its index among all vertices */
@@ -34,23 +35,18 @@ typedef struct cl_dda_contact_list {
   size_t count, cap;
 } cl_dda_contact_list;
 
-/* The blocks as detection sees them. */
-typedef struct cl_dda_geometry {
-  size_t n;
-  const int32_t *vstart; /* n + 1 */
-  const double *vx, *vy;
-} cl_dda_geometry;
-
 /* The candidate pairs (i < j) whose bounding boxes, grown by d0, overlap, sorted: a uniform grid
  * of cells as wide as the median box, each block in every cell its box covers, each pair found in
  * the cell of its overlap's lower-left corner -- O(n + pairs) for blocks of bounded size, a base as
- * wide as the domain included; *pairs (2 per pair) is reallocated. */
+ * wide as the domain included; *pairs (2 per pair, *cap pairs) is reallocated. */
 cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pairs, size_t *npairs, size_t *cap,
                              cl_error *err);
 
 /* All contacts of the candidate pairs within distance d0, their states taken from prev where
  * the same (vertex, edge) was in contact (prev is sorted here), new ones closed (locked) when
- * touching or penetrating and open otherwise, bonded when `first` (the analysis' first step). */
+ * touching or penetrating and open otherwise, bonded when `first` (the analysis' first step).
+ * The list is sorted by key; equal keys (a vertex near both ends of a short edge) keep the
+ * detection's order: by pair, then as cl_dda_pair_contacts finds them. */
 cl_status cl_dda_narrow_phase(const cl_dda_geometry *g, const int32_t *pairs, size_t npairs, double d0,
                               cl_dda_contact_list *prev, int first, cl_dda_contact_list *out, cl_error *err);
 

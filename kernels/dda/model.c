@@ -12,6 +12,7 @@
 #include "block.h"
 #include "block_kernels.h"
 #include "contacts.h"
+#include "host_parallel.h"
 #include "pcg.h"
 #include "polygon.h"
 
@@ -371,6 +372,7 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
 
 static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
   size_t n = m->n;
+#pragma omp parallel for schedule(static) if (n >= CL_DDA_PARALLEL_MIN)
   for (size_t i = 0; i < n; i++)
     for (int k = 0; k < 6; k++) m->D[k * n + i] = m->x[6 * i + k];
   CL_TRY(to_device(m, A_D, err));
@@ -384,10 +386,16 @@ static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
 static double centroid_x(const cl_dda_model *m, int32_t b) { return m->moments[4 * m->n + b]; }
 static double centroid_y(const cl_dda_model *m, int32_t b) { return m->moments[5 * m->n + b]; }
 
-static void contact_geometry(cl_dda_model *m, cl_dda_contact *c) {
-  int32_t e = c->ej, f = e + 1 == m->vstart[c->bj + 1] ? m->vstart[c->bj] : e + 1;
-  c->g = cl_dda_contact_at(m->vx[c->vi], m->vy[c->vi], m->vx[e], m->vy[e], m->vx[f], m->vy[f], c->t_ref,
-                           centroid_x(m, c->bi), centroid_y(m, c->bi), centroid_x(m, c->bj), centroid_y(m, c->bj));
+/* The step's contacts' geometry at its start, each contact on its own (in parallel). */
+static void contact_geometry(cl_dda_model *m) {
+  size_t count = m->start.count;
+#pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
+  for (size_t k = 0; k < count; k++) {
+    cl_dda_contact *c = &m->start.c[k];
+    int32_t e = c->ej, f = e + 1 == m->vstart[c->bj + 1] ? m->vstart[c->bj] : e + 1;
+    c->g = cl_dda_contact_at(m->vx[c->vi], m->vy[c->vi], m->vx[e], m->vy[e], m->vx[f], m->vy[f], c->t_ref,
+                             centroid_x(m, c->bi), centroid_y(m, c->bi), centroid_x(m, c->bj), centroid_y(m, c->bj));
+  }
 }
 
 static double friction_force(const cl_dda_model *m, const cl_dda_contact *c) {
@@ -411,6 +419,7 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
   }
   int32_t *bi = m->step_ints, *bj = bi + count;
   double *geo = m->step_reals, *law = geo + 26 * count; /* SoA: en, fn, es, fs, gn0, gs0; tan phi, c, t */
+#pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
   for (size_t k = 0; k < count; k++) {
     const cl_dda_contact *c = &m->start.c[k];
     const cl_dda_joint *jt = joint_of(m, c);
@@ -626,7 +635,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     CL_TRY(diagonal(m, dt, err));
     charge(m, CL_DDA_DIAGONAL, &mark);
     if (reductions == 0) { /* the contacts' geometry needs the centroids, which the diagonal kernel gives */
-      for (size_t k = 0; k < m->start.count; k++) contact_geometry(m, &m->start.c[k]);
+      contact_geometry(m);
       charge(m, CL_DDA_DETECTION, &mark);
       CL_TRY(set_step_contacts(m, err));
       charge(m, CL_DDA_ASSEMBLY, &mark);

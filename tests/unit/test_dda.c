@@ -3,12 +3,14 @@
  * SPD matrices: the HSBCSR and BSR products against a dense one, PCG with both preconditioners. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../kernels/dda/block.h"
 #include "../../kernels/dda/contact.h"
 #include "../../kernels/dda/contacts.h"
+#include "../../kernels/dda/narrow_kernels.h"
 #include "../../kernels/dda/pcg.h"
 #include "../../kernels/dda/pcg_scalars.h"
 #include "../../kernels/dda/polygon.h"
@@ -611,4 +613,201 @@ Test(dda, broad_phase_finds_exactly_the_overlapping_boxes) {
   cr_assert_eq(np, expected, "%zu candidate pairs, %zu overlapping boxes", np, expected);
   cr_assert(expected > n / 2, "the test has overlaps to find (%zu)", expected);
   free(pairs), free(vstart), free(vx), free(vy);
+}
+
+static int key_of_equal(const cl_dda_contact *a, const cl_dda_contact *b) {
+  return a->bi == b->bi && a->vi == b->vi && a->bj == b->bj && a->ej == b->ej;
+}
+
+static int found_key_cmp(const void *x, const void *y) {
+  const cl_dda_found *a = *(const cl_dda_found *const *)x, *b = *(const cl_dda_found *const *)y;
+  if (a->vi != b->vi) return a->vi < b->vi ? -1 : 1;
+  if (a->ej != b->ej) return a->ej < b->ej ? -1 : 1;
+  return a < b ? -1 : a > b; /* equal keys in the detection's order */
+}
+
+/* Detection in parallel against the serial order: the broad phase's pairs against every pair's
+ * box test, and the narrow phase's contacts, each field bit for bit, against a serial reference
+ * (the pairs one after the other, then a stable sort by key: what the serial code did), at 1 and
+ * 2 threads, the second call carrying the first's states over. The grid (cl_dda_random_grid, with
+ * short edges: equal keys) has 1200 blocks, above the size where the passes go parallel. */
+Test(dda, detection_in_parallel_matches_the_serial_order) {
+  uint64_t state = 11;
+  int32_t *vstart;
+  double *vx, *vy;
+  const size_t n = 40 * 30;
+  cl_error err;
+  cr_assert_eq(cl_dda_random_grid(40, 30, &state, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
+  cl_dda_geometry g = {n, vstart, vx, vy};
+  const double d0 = 0.05;
+  /* the reference: every pair of boxes (grown by d0 / 2) that overlap, in order */
+  size_t nref = 0, refcap = 8 * n;
+  int32_t *ref = malloc(2 * refcap * sizeof *ref);
+  double (*bx)[4] = malloc(n * sizeof *bx);
+  for (size_t i = 0; i < n; i++) {
+    bx[i][0] = bx[i][1] = INFINITY, bx[i][2] = bx[i][3] = -INFINITY;
+    for (int32_t v = vstart[i]; v < vstart[i + 1]; v++)
+      bx[i][0] = fmin(bx[i][0], vx[v]), bx[i][1] = fmin(bx[i][1], vy[v]), bx[i][2] = fmax(bx[i][2], vx[v]),
+      bx[i][3] = fmax(bx[i][3], vy[v]);
+  }
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++) {
+      if (bx[i][0] - d0 / 2 > bx[j][2] + d0 / 2 || bx[j][0] - d0 / 2 > bx[i][2] + d0 / 2 ||
+          bx[i][1] - d0 / 2 > bx[j][3] + d0 / 2 || bx[j][1] - d0 / 2 > bx[i][3] + d0 / 2)
+        continue;
+      cr_assert(nref < refcap);
+      ref[2 * nref] = (int32_t)i, ref[2 * nref + 1] = (int32_t)j, nref++;
+    }
+  /* the contacts of the reference pairs, serially, stably sorted by key */
+  size_t nfound = 0;
+  for (size_t k = 0; k < nref; k++)
+    nfound += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, NULL, 0);
+  cl_dda_found *found = malloc(nfound * sizeof *found), **sorted = malloc(nfound * sizeof *sorted);
+  for (size_t k = 0, at = 0; k < nref; k++)
+    at += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, found + at, (int)(nfound - at));
+  for (size_t k = 0; k < nfound; k++) sorted[k] = &found[k];
+  qsort(sorted, nfound, sizeof *sorted, found_key_cmp);
+  size_t equal_keys = 0;
+  for (size_t k = 1; k < nfound; k++)
+    equal_keys += sorted[k]->vi == sorted[k - 1]->vi && sorted[k]->ej == sorted[k - 1]->ej;
+  cr_assert(nfound > 2 * n && equal_keys > 0, "the test has contacts (%zu) and equal keys (%zu) to order", nfound,
+            equal_keys);
+
+  int threads0 = omp_get_max_threads();
+  cl_dda_contact_list first[2] = {{0}}, second[2] = {{0}};
+  for (int t = 0; t < 2; t++) {
+    omp_set_num_threads(t + 1);
+    int32_t *pairs = NULL;
+    size_t np = 0, cap = 0;
+    cr_assert_eq(cl_dda_broad_phase(&g, d0, &pairs, &np, &cap, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(np, nref, "%d threads: %zu candidate pairs, %zu overlapping boxes", t + 1, np, nref);
+    cr_assert(memcmp(pairs, ref, 2 * np * sizeof *pairs) == 0, "%d threads: the pairs' order", t + 1);
+    cl_dda_contact_list none = {0};
+    cr_assert_eq(cl_dda_narrow_phase(&g, pairs, np, d0, &none, 1, &first[t], &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(first[t].count, nfound, "%d threads: %zu contacts, the serial %zu", t + 1, first[t].count, nfound);
+    for (size_t k = 0; k < nfound; k++) {
+      const cl_dda_contact *c = &first[t].c[k];
+      const cl_dda_found *f = sorted[k];
+      double gap, tt;
+      gap = cl_dda_edge_gap(&g, f->vi, f->bj, f->ej, &tt);
+      cr_assert(c->bi == f->bi && c->vi == f->vi && c->bj == f->bj && c->ej == f->ej && c->kind == f->kind &&
+                memcmp(&c->t_ref, &f->t, sizeof f->t) == 0 && memcmp(&c->length, &f->length, sizeof f->length) == 0 &&
+                c->state == (gap <= 0 ? CL_DDA_LOCK : CL_DDA_OPEN) && c->bonded == 1,
+                "%d threads: contact %zu differs from the serial order's", t + 1, k);
+    }
+    /* the second step carries the states over: mark each contact, by its place, and find it again */
+    cl_dda_contact_list prev = {0};
+    prev.c = malloc(nfound * sizeof *prev.c), prev.count = prev.cap = nfound;
+    memcpy(prev.c, first[t].c, nfound * sizeof *prev.c);
+    for (size_t k = 0; k < nfound; k++) prev.c[k].state = (int)(k % 3), prev.c[k].N = (double)k;
+    cr_assert_eq(cl_dda_narrow_phase(&g, pairs, np, d0, &prev, 0, &second[t], &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(second[t].count, nfound);
+    for (size_t k = 0; k < nfound; k++) {
+      const cl_dda_contact *c = &second[t].c[k];
+      /* equal keys take the state of the one bsearch finds, among the equal ones */
+      cr_assert(key_of_equal(&prev.c[(size_t)c->N], c) && c->state == (int)((size_t)c->N % 3),
+                "%d threads: contact %zu did not keep its state", t + 1, k);
+    }
+    cl_dda_contact_list_free(&prev);
+    free(pairs);
+  }
+  omp_set_num_threads(threads0);
+  cr_assert(memcmp(first[0].c, first[1].c, nfound * sizeof *first[0].c) == 0, "first step: 1 and 2 threads");
+  cr_assert(memcmp(second[0].c, second[1].c, nfound * sizeof *second[0].c) == 0, "second step: 1 and 2 threads");
+  for (int t = 0; t < 2; t++) cl_dda_contact_list_free(&first[t]), cl_dda_contact_list_free(&second[t]);
+  free(ref), free(bx), free(found), free(sorted), free(vstart), free(vx), free(vy);
+}
+
+/* The block pattern (a counting sort by row, each row's columns sorted and made unique in
+ * parallel) against a dense table: 2000 blocks, random pairs in either order with repeats, at 1
+ * and 2 threads, the same arrays. */
+Test(dda, bsr_pattern_matches_a_dense_table) {
+  lcg_seed(13);
+  const size_t n = 2000, np = 9000;
+  int32_t *pi = malloc(np * sizeof *pi), *pj = malloc(np * sizeof *pj);
+  unsigned char *dense = calloc(n * n, 1);
+  for (size_t k = 0; k < np; k++) {
+    int32_t i = (int32_t)lcg_uniform(0, (double)n), j = (int32_t)lcg_uniform(0, (double)n);
+    if (k % 7 == 3) i = pi[k - 1], j = pj[k - 1]; /* a repeat */
+    pi[k] = i, pj[k] = j;
+    dense[(size_t)i * n + (size_t)j] = dense[(size_t)j * n + (size_t)i] = 1;
+  }
+  for (size_t i = 0; i < n; i++) dense[i * n + i] = 1;
+  int threads0 = omp_get_max_threads();
+  cl_dda_bsr a[2] = {{0}};
+  cl_error err;
+  for (int t = 0; t < 2; t++) {
+    omp_set_num_threads(t + 1);
+    cr_assert_eq(cl_dda_bsr_pattern(&a[t], n, np, pi, pj, &err), CL_OK, "%s", err.msg);
+  }
+  omp_set_num_threads(threads0);
+  size_t q = 0;
+  for (size_t i = 0; i < n; i++) {
+    cr_assert_eq(a[0].rowptr[i], (int32_t)q, "row %zu starts at %d, expected %zu", i, a[0].rowptr[i], q);
+    for (size_t j = 0; j < n; j++)
+      if (dense[i * n + j]) {
+        cr_assert(a[0].col[q] == (int32_t)j, "row %zu: column %d, expected %zu", i, a[0].col[q], j);
+        q++;
+      }
+  }
+  cr_assert_eq(a[0].nnzb, q);
+  cr_assert_eq(a[0].rowptr[n], (int32_t)q);
+  cr_assert(a[1].nnzb == q && memcmp(a[0].rowptr, a[1].rowptr, (n + 1) * sizeof *a[0].rowptr) == 0 &&
+                memcmp(a[0].col, a[1].col, q * sizeof *a[0].col) == 0,
+            "1 and 2 threads give the same pattern");
+  cl_dda_bsr_free(&a[0]), cl_dda_bsr_free(&a[1]);
+  free(pi), free(pj), free(dense);
+}
+
+/* Two found contacts alike, field by field (the struct has padding), the reals bit for bit. */
+static int found_equal(const cl_dda_found *a, const cl_dda_found *b) {
+  return a->bi == b->bi && a->vi == b->vi && a->bj == b->bj && a->ej == b->ej && a->kind == b->kind &&
+         memcmp(&a->t, &b->t, sizeof a->t) == 0 && memcmp(&a->length, &b->length, sizeof a->length) == 0;
+}
+
+/* The narrow phase as a device pass over the candidate pairs (count, prefix sum, write) against
+ * the host's serial loop, bit for bit: on the cpu device and, where there is one, on cuda. */
+Test(dda, narrow_phase_on_the_device_matches_the_host) {
+  uint64_t state = 17;
+  int32_t *vstart;
+  double *vx, *vy;
+  const size_t n = 30 * 25;
+  cl_error err;
+  cr_assert_eq(cl_dda_random_grid(30, 25, &state, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
+  cl_dda_geometry g = {n, vstart, vx, vy};
+  const double d0 = 0.05;
+  int32_t *pairs = NULL;
+  size_t np = 0, cap = 0, nref = 0;
+  cr_assert_eq(cl_dda_broad_phase(&g, d0, &pairs, &np, &cap, &err), CL_OK, "%s", err.msg);
+  for (size_t k = 0; k < np; k++) nref += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, NULL, 0);
+  cl_dda_found *ref = malloc(nref * sizeof *ref);
+  for (size_t k = 0, at = 0; k < np; k++)
+    at += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, ref + at, (int)(nref - at));
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_geometry on = g;
+    void *dv = NULL, *dx = NULL, *dy = NULL;
+    if (b == 1) {
+      size_t nv = (size_t)vstart[n];
+      cr_assert_eq(dev.alloc(&dev, &dv, (n + 1) * sizeof *vstart, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.alloc(&dev, &dx, nv * sizeof *vx, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.alloc(&dev, &dy, nv * sizeof *vy, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dv, vstart, (n + 1) * sizeof *vstart, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dx, vx, nv * sizeof *vx, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dy, vy, nv * sizeof *vy, &err), CL_OK, "%s", err.msg);
+      on.vstart = dv, on.vx = dx, on.vy = dy;
+    }
+    cl_dda_found *found = NULL;
+    size_t nfound = 0;
+    cr_assert_eq(cl_dda_narrow_found_on(&dev, &on, pairs, np, d0, &found, &nfound, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(nfound, nref, "%s: %zu contacts, the host %zu", names[b], nfound, nref);
+    for (size_t k = 0; k < nref; k++)
+      cr_assert(found_equal(&found[k], &ref[k]), "%s: contact %zu differs from the host's", names[b], k);
+    if (b == 1) dev.release(&dev, dv), dev.release(&dev, dx), dev.release(&dev, dy);
+    free(found);
+    cl_device_close(&dev);
+  }
+  free(ref), free(pairs), free(vstart), free(vx), free(vy);
 }

@@ -1,0 +1,199 @@
+/* The DDA narrow phase of one candidate pair of blocks (a, b): the vertex-edge (VE) and
+ * vertex-vertex contacts with the angle check (VV1 for parallel opposite edges, VV2 otherwise).
+ * No allocation and no sort: each pair is independent and writes into the room it is given,
+ * counting what did not fit, so the host runs chunks of pairs in parallel and a device kernel
+ * can run the same functions (count, prefix sum, write). */
+#ifndef CL_DDA_NARROW_H
+#define CL_DDA_NARROW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "block.h"
+
+/* how far (as the sine of the angle) a vertex's wedge may dip below a contact edge and still
+ * touch it from outside: blocks rotate a little within a step */
+#define CL_DDA_ANGLE_TOLERANCE 0.01
+
+typedef enum cl_dda_contact_kind { CL_DDA_VE = 0, CL_DDA_VV1 = 1, CL_DDA_VV2 = 2 } cl_dda_contact_kind;
+
+/* The blocks as detection sees them. */
+typedef struct cl_dda_geometry {
+  size_t n;
+  const int32_t *vstart; /* n + 1 */
+  const double *vx, *vy;
+} cl_dda_geometry;
+
+/* A contact as the narrow phase finds it: vertex vi of block bi against the edge ej -> next of
+ * block bj, t the vertex's projection on the edge (a ratio), length the joint it stands for. */
+typedef struct cl_dda_found {
+  int32_t bi, vi, bj, ej, kind;
+  double t, length;
+} cl_dda_found;
+
+CL_HD static inline int32_t cl_dda_next_vertex(const cl_dda_geometry *g, int32_t b, int32_t v) {
+  return v + 1 == g->vstart[b + 1] ? g->vstart[b] : v + 1;
+}
+CL_HD static inline int32_t cl_dda_prev_vertex(const cl_dda_geometry *g, int32_t b, int32_t v) {
+  return v == g->vstart[b] ? g->vstart[b + 1] - 1 : v - 1;
+}
+
+/* The angle check: vertex v of block bv can touch edge e -> e+1 of block be from outside only
+ * if both of its edges leave it on the outer side of that edge (its wedge above the edge). */
+CL_HD static inline int cl_dda_angle_ok(const cl_dda_geometry *g, int32_t bv, int32_t v, int32_t be, int32_t e) {
+  int32_t f = cl_dda_next_vertex(g, be, e), p = cl_dda_prev_vertex(g, bv, v), q = cl_dda_next_vertex(g, bv, v);
+  double dx = g->vx[f] - g->vx[e], dy = g->vy[f] - g->vy[e], l = hypot(dx, dy);
+  double nx = dy / l, ny = -dx / l;
+  for (int k = 0; k < 2; k++) {
+    int32_t w = k ? q : p;
+    double ux = g->vx[w] - g->vx[v], uy = g->vy[w] - g->vy[v];
+    if (nx * ux + ny * uy < -CL_DDA_ANGLE_TOLERANCE * hypot(ux, uy)) return 0;
+  }
+  return 1;
+}
+
+/* The joint length a contact stands for: half of each edge at the vertex that lies along the
+ * contact edge (a face against a face), none for a corner against a face; a VV1 pair makes two
+ * contacts at the same corner, each standing for half of it. */
+CL_HD static inline double cl_dda_joint_length(const cl_dda_geometry *g, int32_t bv, int32_t v, int32_t be,
+                                               int32_t e, int kind) {
+  int32_t f = cl_dda_next_vertex(g, be, e);
+  double dx = g->vx[f] - g->vx[e], dy = g->vy[f] - g->vy[e], l = hypot(dx, dy), sum = 0;
+  int32_t ends[2][2] = {{cl_dda_prev_vertex(g, bv, v), v}, {v, cl_dda_next_vertex(g, bv, v)}};
+  for (int k = 0; k < 2; k++) {
+    double ux = g->vx[ends[k][1]] - g->vx[ends[k][0]], uy = g->vy[ends[k][1]] - g->vy[ends[k][0]];
+    double lu = hypot(ux, uy);
+    if (fabs(ux * dy - uy * dx) <= CL_DDA_ANGLE_TOLERANCE * l * lu && ux * dx + uy * dy < 0) sum += lu / 2;
+  }
+  return kind == CL_DDA_VV1 ? sum / 2 : sum;
+}
+
+/* Signed distance of vertex v from the line of edge e (> 0 outside block be); *t its projection. */
+CL_HD static inline double cl_dda_edge_gap(const cl_dda_geometry *g, int32_t v, int32_t be, int32_t e, double *t) {
+  int32_t f = cl_dda_next_vertex(g, be, e);
+  double dx = g->vx[f] - g->vx[e], dy = g->vy[f] - g->vy[e], l = hypot(dx, dy);
+  double px = g->vx[v] - g->vx[e], py = g->vy[v] - g->vy[e];
+  *t = (px * dx + py * dy) / (l * l);
+  return (px * dy - py * dx) / l;
+}
+
+/* A box around a block's vertices, grown by a margin. */
+typedef struct cl_dda_box {
+  double x0, y0, x1, y1;
+} cl_dda_box;
+
+CL_HD static inline cl_dda_box cl_dda_block_box(const cl_dda_geometry *g, int32_t b, double grow) {
+  cl_dda_box r = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+  for (int32_t v = g->vstart[b]; v < g->vstart[b + 1]; v++) {
+    r.x0 = fmin(r.x0, g->vx[v]), r.y0 = fmin(r.y0, g->vy[v]);
+    r.x1 = fmax(r.x1, g->vx[v]), r.y1 = fmax(r.y1, g->vy[v]);
+  }
+  r.x0 -= grow, r.y0 -= grow, r.x1 += grow, r.y1 += grow;
+  return r;
+}
+
+CL_HD static inline int cl_dda_in_box(const cl_dda_geometry *g, int32_t v, cl_dda_box r) {
+  return g->vx[v] >= r.x0 && g->vx[v] <= r.x1 && g->vy[v] >= r.y0 && g->vy[v] <= r.y1;
+}
+
+/* Where the narrow phase of a pair writes: out[0 .. cap) (out may be NULL); count counts every
+ * contact found, written or not, so a caller whose room ran out knows how much it needs. */
+typedef struct cl_dda_found_out {
+  cl_dda_found *out;
+  int cap, count;
+} cl_dda_found_out;
+
+/* Records contact number o->count (when there is room) and counts it. */
+CL_HD static inline void cl_dda_found_at(const cl_dda_geometry *g, cl_dda_found_out *o, int32_t bi, int32_t vi,
+                                         int32_t bj, int32_t ej, int kind, double t) {
+  if (o->out && o->count < o->cap) {
+    cl_dda_found *c = &o->out[o->count];
+    c->bi = bi, c->vi = vi, c->bj = bj, c->ej = ej, c->kind = kind, c->t = t;
+    c->length = cl_dda_joint_length(g, bi, vi, bj, ej, kind);
+  }
+  o->count++;
+}
+
+/* The VE contacts of block a's vertices with block b's edges: the vertex within d0 of the edge's
+ * interior (outside it, or less than d0 / 10 behind it) and farther than d0 from its ends (those
+ * are vertex-vertex). near_b: b's box grown by more than d0 (a vertex outside is near none of
+ * b's edges). */
+CL_HD static inline void cl_dda_vertex_edge(const cl_dda_geometry *g, int32_t a, int32_t b, cl_dda_box near_b,
+                                            double d0, cl_dda_found_out *o) {
+  for (int32_t v = g->vstart[a]; v < g->vstart[a + 1]; v++) {
+    if (!cl_dda_in_box(g, v, near_b)) continue;
+    for (int32_t e = g->vstart[b]; e < g->vstart[b + 1]; e++) {
+      int32_t f = cl_dda_next_vertex(g, b, e);
+      /* as in cl_dda_pair_contacts: a vertex in contact lies within d0 of the edge */
+      cl_dda_box near_e = {fmin(g->vx[e], g->vx[f]) - 2 * d0, fmin(g->vy[e], g->vy[f]) - 2 * d0,
+                           fmax(g->vx[e], g->vx[f]) + 2 * d0, fmax(g->vy[e], g->vy[f]) + 2 * d0};
+      if (!cl_dda_in_box(g, v, near_e)) continue;
+      double t, gap = cl_dda_edge_gap(g, v, b, e, &t);
+      /* a vertex deeper behind the edge than a tenth of d0 cannot have come through it in a step
+       * (steps move less than d0 / 1.25): it lies across the other block, not in contact */
+      if (gap >= d0 || gap <= -d0 / 10 || t <= 0 || t >= 1) continue;
+      if (hypot(g->vx[v] - g->vx[e], g->vy[v] - g->vy[e]) < d0) continue;
+      if (hypot(g->vx[v] - g->vx[f], g->vy[v] - g->vy[f]) < d0) continue;
+      if (!cl_dda_angle_ok(g, a, v, b, e)) continue;
+      cl_dda_found_at(g, o, a, v, b, e, CL_DDA_VE, t);
+    }
+  }
+}
+
+/* Vertex p of block a near vertex q of block b: the four (vertex, edge) combinations, each edge
+ * one of the two at the other vertex. Parallel opposite edges (VV1) keep every combination that
+ * passes the angle check; otherwise (VV2) the one edge the vertex penetrates least. The shear
+ * anchor is the vertex's projection on the edge's line, even beyond the edge's end, so that a new
+ * contact's shear spring starts unstretched. */
+CL_HD static inline void cl_dda_vertex_vertex(const cl_dda_geometry *g, int32_t a, int32_t p, int32_t b, int32_t q,
+                                              cl_dda_found_out *o) {
+  int32_t vb[4] = {a, a, b, b}, vv[4] = {p, p, q, q}, eb[4] = {b, b, a, a};
+  int32_t ee[4] = {cl_dda_prev_vertex(g, b, q), q, cl_dda_prev_vertex(g, a, p), p};
+  int ok[4], parallel[4], any_parallel = 0;
+  for (int k = 0; k < 4; k++) {
+    ok[k] = cl_dda_angle_ok(g, vb[k], vv[k], eb[k], ee[k]);
+    parallel[k] = ok[k] && cl_dda_joint_length(g, vb[k], vv[k], eb[k], ee[k], CL_DDA_VE) > 0;
+    any_parallel |= parallel[k];
+  }
+  int best = -1;
+  double best_gap = -INFINITY;
+  for (int k = 0; k < 4; k++) {
+    if (!ok[k]) continue;
+    double t, gap = cl_dda_edge_gap(g, vv[k], eb[k], ee[k], &t);
+    if (any_parallel) {
+      if (parallel[k]) cl_dda_found_at(g, o, vb[k], vv[k], eb[k], ee[k], CL_DDA_VV1, t);
+    } else if (gap > best_gap) {
+      best = k, best_gap = gap;
+    }
+  }
+  if (best >= 0) {
+    double t;
+    cl_dda_edge_gap(g, vv[best], eb[best], ee[best], &t);
+    cl_dda_found_at(g, o, vb[best], vv[best], eb[best], ee[best], CL_DDA_VV2, t);
+  }
+}
+
+/* The contacts of candidate pair (a, b) within distance d0, in a fixed order: a's vertices on b's
+ * edges, b's on a's, then the vertex-vertex pairs; the first cap written to out (unless NULL);
+ * returns how many there are.
+ * Only the vertices in the other block's box grown by 2 d0 are tried: a contact needs its vertex
+ * within d0 of the other block (exactly so for vertex-vertex: hypot >= the larger of |dx|, |dy|;
+ * for vertex-edge up to the rounding of the gap, ~1e-16 of the coordinates, far below the
+ * margin d0), so the filter skips only work and the contacts are those of the full loops. */
+CL_HD static inline int cl_dda_pair_contacts(const cl_dda_geometry *g, int32_t a, int32_t b, double d0,
+                                             cl_dda_found *out, int cap) {
+  cl_dda_found_out o = {out, cap, 0};
+  cl_dda_box near_a = cl_dda_block_box(g, a, 2 * d0), near_b = cl_dda_block_box(g, b, 2 * d0);
+  cl_dda_vertex_edge(g, a, b, near_b, d0, &o);
+  cl_dda_vertex_edge(g, b, a, near_a, d0, &o);
+  for (int32_t p = g->vstart[a]; p < g->vstart[a + 1]; p++) {
+    if (!cl_dda_in_box(g, p, near_b)) continue;
+    for (int32_t q = g->vstart[b]; q < g->vstart[b + 1]; q++)
+      if (cl_dda_in_box(g, q, near_a) && fabs(g->vx[p] - g->vx[q]) < d0 && fabs(g->vy[p] - g->vy[q]) < d0 &&
+          hypot(g->vx[p] - g->vx[q], g->vy[p] - g->vy[q]) < d0)
+        cl_dda_vertex_vertex(g, a, p, b, q, &o);
+  }
+  return o.count;
+}
+
+#endif

@@ -1,0 +1,43 @@
+/* The narrow phase (narrow.h) over candidate pairs on a device: one pass counts each pair's
+ * contacts, a second writes them at given offsets, so that the list is the pairs' in order,
+ * the same on the cpu and on cuda (f64). */
+#ifndef CL_DDA_NARROW_KERNELS_H
+#define CL_DDA_NARROW_KERNELS_H
+
+#include "narrow.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Pointers on the device. count == NULL: write pass (out at offset[k] .. offset[k + 1] for pair k);
+ * else count pass (count[k] = pair k's contacts). */
+typedef struct cl_dda_narrow_args {
+  cl_dda_geometry g;
+  const int32_t *pairs; /* 2 npairs */
+  size_t npairs;
+  double d0;
+  int32_t *count;
+  const int64_t *offset; /* npairs + 1 */
+  cl_dda_found *out;
+} cl_dda_narrow_args;
+
+#ifndef __CUDACC__
+#include "../../runtime/device.h"
+
+cl_status cl_k_dda_narrow(cl_device *d, const cl_dda_narrow_args *a, cl_error *err);
+
+/* The contacts of the pairs (host array) on device d, whose g holds device pointers: the pairs
+ * go up, the counts come down for the prefix sum, the offsets go up, the contacts come down into
+ * *found (reallocated, *nfound of them, in the pairs' order). */
+cl_status cl_dda_narrow_found_on(cl_device *d, const cl_dda_geometry *g, const int32_t *pairs, size_t npairs,
+                                 double d0, cl_dda_found **found, size_t *nfound, cl_error *err);
+#endif
+
+int cl_dda_narrow_cuda(const cl_dda_narrow_args *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
