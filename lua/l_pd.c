@@ -18,6 +18,7 @@
 typedef struct pd_stage {
   cl_stage stage;
   cl_field *x, *u, *a, *volume, *body, *surface, *damage, *energy;
+  cl_field *v, *kick_held;      /* the fused closing kick's velocities and prescribed components, or NULL */
   cl_lua_bonds *bonds;
   cl_pd_force_args args;
   cl_pd_kernel kernel;
@@ -55,6 +56,8 @@ static cl_status run_pd_force(void *data, long step, double t, cl_error *err) {
   a.surface = s->surface ? s->surface->data : NULL;
   a.damage = s->damage ? s->damage->data : NULL;
   a.energy = s->energy ? s->energy->data : NULL;
+  a.v = s->v ? s->v->data : NULL;
+  a.kick_held = s->kick_held ? s->kick_held->data : NULL;
   cl_lua_bonds_args(s->bonds, &a);
   if (s->law) {
     a.nonfinite = s->nonfinite;
@@ -67,6 +70,7 @@ static cl_status run_pd_force(void *data, long step, double t, cl_error *err) {
   cl_field_touch(s->a);
   if (s->damage) cl_field_touch(s->damage);
   if (s->energy) cl_field_touch(s->energy);
+  if (s->v) cl_field_touch(s->v);
   return CL_OK;
 }
 
@@ -76,6 +80,26 @@ static void check_same(lua_State *L, const char *fn, const char *key, cl_field *
     luaL_error(L, "%s: field '%s' must be %s, %I x %d, on %s like 'x' (got %s, %I x %d, on %s)", fn, key,
                cl_dtype_name(x->dtype), (LUAI_UACINT)x->n, k, x->device->dev.name, cl_dtype_name(f->dtype),
                (LUAI_UACINT)f->n, f->k, f->device->dev.name);
+}
+
+/* Stage options v =, kick_dt =, kick_held = (u8 per point): the closing Verlet kick, fused. */
+static void check_kick(lua_State *L, const char *fn, pd_stage *s, int dim) {
+  s->v = cl_lua_opt_field(L, 1, fn, "v");
+  s->kick_held = cl_lua_opt_field(L, 1, fn, "kick_held");
+  check_same(L, fn, "v", s->v, s->x, dim);
+  lua_getfield(L, 1, "kick_dt");
+  int has_dt = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (!s->v) {
+    if (has_dt || s->kick_held) luaL_error(L, "%s: 'kick_dt' and 'kick_held' kick the velocities: give 'v' too", fn);
+    return;
+  }
+  s->args.kick_dt = cl_lua_req_number(L, 1, fn, "kick_dt");
+  if (!(s->args.kick_dt > 0)) luaL_error(L, "%s: 'kick_dt' must be positive (the step's dt)", fn);
+  if (s->kick_held && (s->kick_held->dtype != CL_U8 || s->kick_held->n != s->x->n || s->kick_held->k != 1 ||
+                       !cl_device_same(&s->kick_held->device->dev, &s->x->device->dev)))
+    luaL_error(L, "%s: 'kick_held' must be u8, %I x 1, on %s like 'x' (bit c - 1 set: component c is prescribed)", fn,
+               (LUAI_UACINT)s->x->n, s->x->device->dev.name);
 }
 
 /* Stage option law_state = { fields }: the law's per-bond state variables, in its order (real,
@@ -126,11 +150,14 @@ static void attach_law(lua_State *L, const char *fn, pd_stage *s, int stage) {
 }
 
 static const char *const force_args[] = {"x", "u", "a", "bonds", "c", "s0", "rho", "delta", "dx", "volume",
-                                         "body", "surface", "damage", "energy", "kernel", "law", "law_state", "rows", NULL};
+                                         "body", "surface", "damage", "energy", "kernel", "law", "law_state", "rows",
+                                         "v", "kick_dt", "kick_held", NULL};
 
 /* cleave.stage.pd_force{ x =, u =, a =, bonds =, c =, s0 = 0, rho =, delta =, dx = 0,
  *   volume = number or field, body =, surface =, damage =, energy =, kernel = "point" | "half" | "group" | ...,
- *   rows = { first, count } (0-based; all rows when absent; "half" then runs as "point") }
+ *   rows = { first, count } (0-based; all rows when absent; "half" then runs as "point"),
+ *   v =, kick_dt =, kick_held = (the step's closing kick fused: v += kick_dt/2 a, except the
+ *   components c whose bit c - 1 of the u8 field kick_held is set) }
  * "point" is the fastest on the H100 in both precisions (docs/benchmarks.md). */
 static int stage_pd_force(lua_State *L) {
   const char *fn = "cleave.stage.pd_force";
@@ -149,6 +176,7 @@ static int stage_pd_force(lua_State *L) {
   check_same(L, fn, "u", s->u, s->x, dim), check_same(L, fn, "a", s->a, s->x, dim);
   check_same(L, fn, "body", s->body, s->x, dim), check_same(L, fn, "damage", s->damage, s->x, 1);
   check_same(L, fn, "energy", s->energy, s->x, 1);
+  check_kick(L, fn, s, dim);
   lua_getfield(L, 1, "bonds");
   s->bonds = cl_lua_check_bonds(L, -1);
   lua_pop(L, 1);

@@ -51,6 +51,10 @@ typedef struct cl_pd_force_args {
   double c, s0, rho, delta, dx; /* s0 <= 0: no breaking; dx <= 0: no partial volumes */
   uint64_t *nonfinite;      /* or NULL; else receives 1 + the index of a point whose
                                acceleration came out NaN or infinite (stays 0 if none) */
+  void *v;                  /* or NULL; else the closing Verlet kick is fused here: v += dt/2 a (cl_verlet_kick with
+                               kick_dt) after a is written, except components whose bit c of kick_held[i] is set */
+  double kick_dt;
+  const uint8_t *kick_held; /* or NULL: per point, bit c set = component c is prescribed (its v is not kicked) */
   void *law_state[CL_PD_LAW_STATE_MAX]; /* a run-time law's per-bond state variables (real): the
                                slot of bond entry b of a list is b; of stencil entry k of point i
                                on a lattice, k n + i */

@@ -10,6 +10,7 @@
 #include "force_args.h"
 #include "pmb.h"
 #include "../common/record.h"
+#include "../common/verlet.h"
 
 typedef struct cl_pd_partial {
   real acc[3];
@@ -139,14 +140,18 @@ CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_p
   }
 }
 
-/* Writes point i's acceleration, damage and energy from its summed partial. */
+/* Writes point i's acceleration, damage and energy from its summed partial, and kicks its velocity
+ * with the new acceleration when the step's closing kick is fused (a->v): the separate kick's
+ * expression on the same value, so the same bits, without a pass over v and a of its own. */
 CL_HD static inline void cl_pd_finish(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
                                       size_t i, const cl_pd_partial *p) {
   real *acc = (real *)a->a;
   const real *body = (const real *)a->body;
+  const unsigned held = a->kick_held ? a->kick_held[i] : 0;
   for (int c = 0; c < dim; c++) {
     const real value = (p->acc[c] + (body ? body[c * a->n + i] : 0)) * m->inv_rho;
     acc[c * a->n + i] = value;
+    if (a->v && !(held >> c & 1)) cl_verlet_kick(&((real *)a->v)[c * a->n + i], value, (real)a->kick_dt);
     if (a->nonfinite && !isfinite(value)) cl_record_first(a->nonfinite, i);
   }
   if (a->damage)

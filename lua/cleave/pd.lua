@@ -402,18 +402,19 @@ function body_mt:surface_factors()
   return factors
 end
 
---- body:step_force_stages() -> the stages of a step's forces: the force stage, after the halo stage
+--- body:step_force_stages([kick]) -> the stages of a step's forces: the force stage, after the halo stage
 --- that refreshes the ghosts' displacements on a partitioned body. With overlap (the default; not with
 --- kernel = "half", which writes both ends of a bond) the halo is started, the interior rows (whose
 --- family is all owned: plan.interior) are computed while its messages travel, and the other owned
---- rows once it has finished; ghost rows are not computed (nothing reads their forces).
-function body_mt:step_force_stages()
-  if not self.plan then return { self:force_stage() } end
+--- rows once it has finished; ghost rows are not computed (nothing reads their forces). kick = { dt =,
+--- held = } fuses the step's closing kick into them (force_stage).
+function body_mt:step_force_stages(kick)
+  if not self.plan then return { self:force_stage { kick = kick } } end
   local halo = self:halo(self.u)
-  if not self.overlap or self.kernel == "half" then return { halo, self:force_stage() } end
+  if not self.overlap or self.kernel == "half" then return { halo, self:force_stage { kick = kick } } end
   local interior, owned = self.plan.interior, self.owned
-  return { cl.stage.halo_start { halo = halo }, self:force_stage { rows = { 0, interior } },
-    cl.stage.halo_finish { halo = halo }, self:force_stage { rows = { interior, owned - interior } } }
+  return { cl.stage.halo_start { halo = halo }, self:force_stage { rows = { 0, interior }, kick = kick },
+    cl.stage.halo_finish { halo = halo }, self:force_stage { rows = { interior, owned - interior }, kick = kick } }
 end
 
 --- body:halo(field) -> the stage that copies the ghost rows of a field of a partitioned body
@@ -680,7 +681,8 @@ local function law_state_fields(body)
   return fields
 end
 
---- The step kernel as a stage (options: energy = field, break_bonds = false, kernel =, rows = { first, count }). With a
+--- The step kernel as a stage (options: energy = field, break_bonds = false, kernel =, rows = { first, count },
+--- kick = { dt =, held = u8 field or nil }: v += dt/2 a after a is written, except the held components). With a
 --- user law (body.law) the stage runs it, except for energies: only PMB has a strain energy here.
 function body_mt:force_stage(opts)
   opts = opts or {}
@@ -692,7 +694,8 @@ function body_mt:force_stage(opts)
     dx = self.partial_volume and self.dx or 0, volume = self.volume, body = self.body_load,
     surface = self.surface,
     damage = self.damage, energy = opts.energy, kernel = kernel, law = law, law_state = law and law_state_fields(self),
-    rows = opts.rows,
+    rows = opts.rows, v = opts.kick and self.v, kick_dt = opts.kick and opts.kick.dt,
+    kick_held = opts.kick and opts.kick.held,
   }
 end
 
@@ -804,9 +807,20 @@ function body_mt:reaction_work()
   return over_ranks(self, "sum", w) -- every rank of a partitioned body asks at once
 end
 
+-- The components each point's constraints prescribe as a u8 field (bit c - 1: component c),
+-- which the fused kick leaves alone; nil without constraints.
+local function held_field(body)
+  if #body.constraints == 0 then return nil end
+  local mask, data = prescribed(body), {}
+  for i = 1, body.n do data[i] = mask[i] or 0 end
+  return cl.field { data = data, dtype = "u8" }
+end
+
 -- The velocity-Verlet time step of a body as a pipeline (see docs/methods/peridynamics.md):
 -- prescribed velocities at mid-step, kick-drift, prescribed displacements, bond forces
--- (+ breaking + damage), zero acceleration on constrained points, kick.
+-- (+ breaking + damage) and the closing kick of the unconstrained components in the same
+-- pass, zero acceleration on constrained points. body.separate_kick (an internal switch, for
+-- tests and benchmarks) runs the kick as its own stage after the zeroing: the same numbers.
 local function step_pipeline(body, dt)
   local stages = {}
   local function add(stage) stages[#stages + 1] = stage end
@@ -824,13 +838,14 @@ local function step_pipeline(body, dt)
     end
   end
   for _, stage in ipairs(body:load_stages()) do add(stage) end
-  for _, stage in ipairs(body:step_force_stages()) do add(stage) end
+  local kick = not body.separate_kick and { dt = dt, held = held_field(body) } or nil
+  for _, stage in ipairs(body:step_force_stages(kick)) do add(stage) end
   if body.reactions then add(body:reaction_stage()) end -- before the constraints zero a
   body.has_run = true -- a reaction made later would not be in this pipeline: body:reaction refuses it
   for _, k in ipairs(body.constraints) do
     add(cl.stage.set_rows { field = body.a, rows = k.rows, component = k.component, value = 0 })
   end
-  add(cl.stage.verlet_kick { v = body.v, a = body.a, dt = dt })
+  if not kick then add(cl.stage.verlet_kick { v = body.v, a = body.a, dt = dt }) end
   return cl.pipeline(stages)
 end
 

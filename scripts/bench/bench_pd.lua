@@ -4,7 +4,9 @@
 -- in 3D), PMB with breaking on, no surface correction:
 --   cleave [--device D] run scripts/bench/bench_pd.lua [points2d] [points3d] [steps] [variants]
 -- points3d = 0 skips 3D. variants (comma-separated, default all):
---   point  cleave's default (lattice; on the GPU at 3.015 dx the stencil as launch constants)
+--   point  the lattice point kernel (on the GPU at 3.015 dx the stencil as launch constants) with
+--          the closing kick as a kernel of its own, as before issue 19's fusion
+--   fused  cleave's default step: the same kernel with the closing kick fused into it (cl_pd_finish)
 --   walk   the lattice point kernel walking the stencil in global memory (the former default)
 --   tile   the lattice point kernel with u in shared-memory tiles (2D; 3D runs point)
 --   half   each lattice bond once for both its points, atomic sums (half_stencil.h)
@@ -39,7 +41,7 @@ local gpu = cl.device() == "cuda"
 local points = { [2] = tonumber(arg[1]) or (gpu and 10e6 or 4e4), [3] = tonumber(arg[2]) or (gpu and 10e6 or 8e3) }
 local steps = tonumber(arg[3]) or (gpu and 100 or 3)
 local wanted = {}
-for v in (arg[4] or "point,walk,tile,half,list,peer,hook"):gmatch("[^,]+") do wanted[v] = true end
+for v in (arg[4] or "point,fused,walk,tile,half,list,peer,hook"):gmatch("[^,]+") do wanted[v] = true end
 
 local FLOOR_BYTES = { lattice = { [2] = { f32 = 96, f64 = 180 }, [3] = { f32 = 148, f64 = 272 } },
   list = { [2] = { f32 = 208, f64 = 268 } } }
@@ -108,6 +110,9 @@ local rows, failed = {}, 0
 local reference = {} -- [dim .. precision] = { u =, a =, u0 = } of the lattice point kernel
 
 -- Times `variants` (name -> force stage) on body, in the given order, each from the same start.
+local dt = 1e-9
+local kick_fused = { fused = true } -- the variants whose force stage does the closing kick itself
+
 local function time_variants(body, layout, order, stages)
   local dim, precision = body.dim, body.precision
   local start = { u = body.u:copy(), v = body.v:copy(), a = body.a:copy() }
@@ -116,10 +121,9 @@ local function time_variants(body, layout, order, stages)
   local key = dim .. precision
   for _, name in ipairs(order) do
     cl.run { pipeline = restore, steps = 1, progress = false }
-    local dt = 1e-9
     local pipeline = cl.pipeline {
       cl.stage.verlet_kick_drift { u = body.u, v = body.v, a = body.a, dt = dt }, stages[name],
-      cl.stage.verlet_kick { v = body.v, a = body.a, dt = dt } }
+      not kick_fused[name] and cl.stage.verlet_kick { v = body.v, a = body.a, dt = dt } or nil }
     local before = balance.energies(body)
     cl.run { pipeline = pipeline, steps = 2, progress = false }
     local samples = {}
@@ -159,9 +163,10 @@ for _, dim in ipairs { 2, 3 } do
     if points[dim] > 0 then
       local order, stages = {}, {}
       local lattice = make_body(dim, precision, "lattice")
-      for _, name in ipairs { "point", "walk", "tile", "half" } do
+      for _, name in ipairs { "point", "fused", "walk", "tile", "half" } do
         if wanted[name] or name == "point" then
-          order[#order + 1], stages[name] = name, lattice:force_stage { kernel = name }
+          order[#order + 1], stages[name] = name, lattice:force_stage { kernel = name == "fused" and "point" or name,
+            kick = kick_fused[name] and { dt = dt } or nil }
         end
       end
       time_variants(lattice, "lattice", order, stages)
