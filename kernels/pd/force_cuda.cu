@@ -64,18 +64,39 @@ static bool launch_table(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   return true;
 }
 
-/* The shared-memory tile kernel, for the 2D stencil at 3.015 dx (reach 3) on a map of at most
- * 65 535 tile rows (the grid's y limit), over all rows (its blocks are tiles of the map, not row
- * ranges: a partitioned step's interior and rest take the table kernel); false otherwise. */
+/* The shared-memory tile kernel of one stencil (stencil_tile.cuh); its shared memory is dynamic,
+ * since the 3D f64 tile needs more than the 48 KB a launch gets without asking. */
+template <int DIM, int K, int R, bool PLAIN>
+static void launch_tile_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
+  const size_t bytes = cl_pd_tile_halo<DIM, R>::BYTES;
+  if (bytes > 48 * 1024)
+    cudaFuncSetAttribute(CL_PREC(pd_tile_kernel)<DIM, K, R, PLAIN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         (int)bytes);
+  CL_PREC(pd_tile_kernel)<DIM, K, R, PLAIN><<<cl_pd_tile_grid<DIM>(a), CL_THREADS, bytes>>>(
+      *a, m, cl_pd_make_table<DIM, K>(a, m), cl_pd_make_tile_steps<DIM, K, R>(a));
+}
+
+/* The tile kernel for the stencils at 3.015 dx (reach 3; 28 entries in 2D, 122 in 3D) on a map
+ * whose tiles fit the grid's limits; any rows (a partitioned step's interior or rest); false
+ * otherwise (no table, energies, other stencils). */
 static bool launch_tile(const cl_pd_force_args *a, const cl_pd_pmb &m) {
-  if (!a->stencil_host || a->energy || a->dim != 2 || a->nstencil != 28 || a->row0 || a->rows) return false;
-  if ((a->map_dims[1] + CL_PD_TILE_Y - 1) / CL_PD_TILE_Y > 65535) return false;
-  const cl_pd_stencil_table<2, 28> table = cl_pd_make_table<2, 28>(a, m);
-  const cl_pd_tile_steps<28> steps = cl_pd_make_tile_steps<28>(a, CL_PD_TILE_X + 2 * 3);
-  if (!a->volume && !a->surface) CL_PREC(pd_tile_kernel)<28, 3, true><<<cl_pd_tile_grid(a), CL_THREADS>>>(*a, m, table, steps);
-  else CL_PREC(pd_tile_kernel)<28, 3, false><<<cl_pd_tile_grid(a), CL_THREADS>>>(*a, m, table, steps);
+  if (!a->stencil_host || a->energy) return false;
+  const bool plain = !a->volume && !a->surface;
+  if (a->dim == 2 && a->nstencil == 28 && cl_pd_tile_grid_fits<2>(a)) {
+    if (plain) launch_tile_as<2, 28, 3, true>(a, m);
+    else launch_tile_as<2, 28, 3, false>(a, m);
+  } else if (a->dim == 3 && a->nstencil == 122 && cl_pd_tile_grid_fits<3>(a)) {
+    if (plain) launch_tile_as<3, 122, 3, true>(a, m);
+    else launch_tile_as<3, 122, 3, false>(a, m);
+  } else {
+    return false;
+  }
   return true;
 }
+
+/* Whether the default kernel ("point") runs the tile kernel where it can, per dimension (issue 19: the
+ * switch for when the H100's bench_pd.lua shows the tile kernel faster in f32 and f64 alike). */
+static const bool tile_default_2d = false, tile_default_3d = false;
 
 extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel kernel) {
   if (CL_PD_ROWS_END(a) <= a->row0) return 0;
@@ -86,7 +107,8 @@ extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel
     else launch_half<3>(a, m);
     return (int)cudaGetLastError();
   }
-  if (lattice && kernel == CL_PD_TILE && launch_tile(a, m)) return (int)cudaGetLastError();
+  const bool tile = kernel == CL_PD_TILE || (kernel == CL_PD_POINT && (a->dim == 2 ? tile_default_2d : tile_default_3d));
+  if (lattice && tile && launch_tile(a, m)) return (int)cudaGetLastError();
   if (lattice && (kernel == CL_PD_POINT || kernel == CL_PD_TILE) && launch_table(a, m)) return (int)cudaGetLastError();
   if (kernel == CL_PD_WALK || kernel == CL_PD_TILE) kernel = CL_PD_POINT; /* the stencil walk */
   if (a->dim == 2) lattice ? launch<2, true>(a, m, kernel) : launch<2, false>(a, m, kernel);

@@ -19,9 +19,9 @@ for function in re.split(r"\n\s*Function : ", open(sys.argv[1]).read())[1:]:
     checks = [k for k, op in enumerate(ops) if "ISETP.NE" in op and "-0x1, PT" in op]
     if len(checks) < 3:
         continue
-    if "table" in name or "tile" in name:  # unrolled: template arguments <DIM, K, ...> / <K, R, ...>
+    if "table" in name or "tile" in name:  # unrolled: template arguments <DIM, K, ...>
         numbers = [int(v) for v in re.findall(r"Li(\d+)", name)]
-        bonds = numbers[1] if "table" in name else numbers[0]
+        bonds = numbers[1]
         gaps = [b - a for a, b in zip(checks, checks[1:])][: bonds - 1]
         per_bond = sum(gaps) / len(gaps)
         # with one copy of the bonds, the point loop (the tile kernel: all of it) over K also counts what
