@@ -33,16 +33,16 @@ CL_HD static inline int cl_pd_visit(const cl_pd_force_args *a, const cl_pd_pmb *
   return intact;
 }
 
-/* Volume and surface-correction factor of bond i-j (gi: point i's factors). */
+/* Volume and surface-correction factor of bond i-j (r0 = |xi|; gi: point i's factors). */
 CL_HD static inline void cl_pd_bond_weights(const cl_pd_force_args *a, const int dim, size_t j,
-                                            const real *xi, const real *gi, real *volume, real *scale) {
+                                            const real *xi, real r0, const real *gi, real *volume, real *scale) {
   const real *vol = (const real *)a->volume, *g = (const real *)a->surface;
   *volume = vol ? vol[j] : (real)a->uniform_volume;
   *scale = 1;
   if (g) {
     real gj[3];
     for (int c = 0; c < dim; c++) gj[c] = g[c * a->n + j];
-    *scale = cl_pd_surface_factor(dim, xi, gi, gj);
+    *scale = cl_pd_surface_factor(dim, xi, r0, gi, gj);
   }
 }
 
@@ -68,9 +68,8 @@ CL_HD static inline void cl_pd_row(const cl_pd_force_args *a, const cl_pd_pmb *m
       xi[c] = x[c * n + j] - xi_i[c], eta[c] = u[c * n + j] - ui[c];
       r0_2 += xi[c] * xi[c];
     }
-    const real inv_r0 = CL_RSQRT(r0_2);
-    cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
-    const real r0 = r0_2 * inv_r0;
+    const real inv_r0 = CL_RSQRT(r0_2), r0 = r0_2 * inv_r0;
+    cl_pd_bond_weights(a, dim, j, xi, r0, gi, &volume, &scale);
     int intact = cl_pd_visit(a, m, dim, xi, eta, r0, inv_r0, volume * cl_pd_volume_fraction(m, r0), scale,
                              !(entry & CL_PD_BROKEN), b, p);
     if (!intact && !(entry & CL_PD_BROKEN)) a->neighbors[b] = entry | CL_PD_BROKEN;
@@ -98,7 +97,7 @@ CL_HD static inline void cl_pd_lattice_bond_to(const cl_pd_force_args *a, const 
                                                uint32_t state, uint32_t *fresh, cl_pd_partial *p) {
   real xi[3], eta[3], volume, scale;
   for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = uj[c] - ui[c];
-  cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
+  cl_pd_bond_weights(a, dim, j, xi, geometry[dim], gi, &volume, &scale);
   const uint32_t bit = 1u << (k & 31);
   const int intact = cl_pd_visit(a, m, dim, xi, eta, geometry[dim], geometry[dim + 1], volume * fraction, scale,
                                  !(state & bit), (size_t)k * a->n + i, p);

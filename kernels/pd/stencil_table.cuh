@@ -51,19 +51,29 @@ static __device__ __forceinline__ void cl_pd_table_row(const cl_pd_force_args *a
   }
 }
 
-/* Arguments as the kernels below see them: energies are never asked of them (force_cuda.cu), and a
- * PLAIN instance serves bodies with a uniform volume and no surface correction; then the tests of
- * those per bond and the volume's conversion leave the unrolled loop (2D f32: ~85 instructions per
- * bond without this, ~50 with it; pd_sass/count.sh). */
-template <bool PLAIN>
-static __device__ __forceinline__ void cl_pd_table_args(cl_pd_force_args *a) {
-  a->energy = NULL;
-  if (PLAIN) a->volume = NULL, a->surface = NULL;
+/* The per-bond weights an unrolled instance serves (issue 19): the general one tests for per-point
+ * volumes and the surface correction at every bond; PLAIN bodies (uniform volume, no correction:
+ * the benchmarks') and SURFACE ones (uniform volume with the correction: the default for shapes)
+ * have instances without the tests and the volume's conversion in the unrolled loop (2D f32 PLAIN:
+ * ~85 instructions per bond without this, ~50 with it; pd_sass/count.sh). */
+enum { CL_PD_WEIGHTS_ANY = 0, CL_PD_WEIGHTS_PLAIN = 1, CL_PD_WEIGHTS_SURFACE = 2 };
+
+static inline int cl_pd_weights_of(const cl_pd_force_args *a) {
+  return a->volume ? CL_PD_WEIGHTS_ANY : a->surface ? CL_PD_WEIGHTS_SURFACE : CL_PD_WEIGHTS_PLAIN;
 }
 
-template <int DIM, int K, bool PLAIN>
+/* Arguments as the kernels below see them: energies are never asked of them (force_cuda.cu). */
+template <int WEIGHTS>
+static __device__ __forceinline__ void cl_pd_table_args(cl_pd_force_args *a) {
+  a->energy = NULL;
+  if (WEIGHTS != CL_PD_WEIGHTS_ANY) a->volume = NULL;
+  if (WEIGHTS == CL_PD_WEIGHTS_PLAIN) a->surface = NULL;
+  if (WEIGHTS == CL_PD_WEIGHTS_SURFACE) __builtin_assume(a->surface != NULL);
+}
+
+template <int DIM, int K, int WEIGHTS>
 __global__ void CL_PREC(pd_table_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_table<DIM, K> t) {
-  cl_pd_table_args<PLAIN>(&a);
+  cl_pd_table_args<WEIGHTS>(&a);
   CL_GRID_STRIDE(r, CL_PD_ROWS_END(&a) - a.row0) { /* the rows asked for (a partitioned step's interior or rest) */
     const size_t i = a.row0 + r;
     cl_pd_partial p = {};

@@ -87,7 +87,7 @@ static __device__ __forceinline__ uint32_t cl_pd_tile_point(const cl_pd_force_ar
 
 extern __shared__ __align__(16) unsigned char cl_pd_tile_memory[];
 
-template <int DIM, int K, int R, bool PLAIN>
+template <int DIM, int K, int R, int WEIGHTS>
 __global__ void __launch_bounds__(CL_THREADS)
 CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_table<DIM, K> t,
                         const cl_pd_tile_steps<K> s) {
@@ -96,7 +96,7 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
   constexpr int RZ = DIM == 3 ? R : 0;
   real *tile_u = (real *)cl_pd_tile_memory;                    /* [DIM][CELLS] */
   uint32_t *point = (uint32_t *)(tile_u + DIM * H::CELLS); /* [CELLS] */
-  cl_pd_table_args<PLAIN>(&a);
+  cl_pd_table_args<WEIGHTS>(&a);
   const real *u = (const real *)a.u;
   const size_t rows = CL_PD_ROWS_END(&a) - a.row0;
   /* the tile's cells start at (x0, y0, z0) of the map, its halo R cells before */
