@@ -106,7 +106,9 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
   const bool asked = own != CL_PD_ABSENT && own - a.row0 < rows;
   if (!__syncthreads_or(asked)) return;
   for (int q = threadIdx.x; q < H::CELLS; q += blockDim.x) {
-    const uint32_t j = cl_pd_tile_point<DIM>(a, x0 - R + q % H::X, y0 - R + q / H::X % H::Y, z0 - RZ + q / (H::X * H::Y));
+    const int qy = q / H::X; /* in 2D the row; in 3D row and plane */
+    const uint32_t j = cl_pd_tile_point<DIM>(a, x0 - R + q % H::X, y0 - R + (DIM == 2 ? qy : qy % H::Y),
+                                             DIM == 2 ? 0 : z0 - RZ + qy / H::Y);
     point[q] = j;
     if (j != CL_PD_ABSENT)
       for (int c = 0; c < DIM; c++) tile_u[c * H::CELLS + q] = u[c * a.n + j];
