@@ -56,7 +56,7 @@ static void launch_table_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
 template <int DIM, int K, int WEIGHTS>
 static void launch_tile_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   constexpr int R = 3; /* the reach of the stencils at 3.015 dx */
-  const size_t bytes = cl_pd_tile_halo<DIM, R>::BYTES;
+  const size_t bytes = cl_pd_tile_halo<DIM, R, cl_pd_tile_holds_g<DIM, R, WEIGHTS>::value>::BYTES;
   if (bytes > 48 * 1024)
     cudaFuncSetAttribute(CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                          (int)bytes);

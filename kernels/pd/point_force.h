@@ -33,16 +33,18 @@ CL_HD static inline int cl_pd_visit(const cl_pd_force_args *a, const cl_pd_pmb *
   return intact;
 }
 
-/* Volume and surface-correction factor of bond i-j (r0 = |xi|; gi: point i's factors). */
-CL_HD static inline void cl_pd_bond_weights(const cl_pd_force_args *a, const int dim, size_t j,
-                                            const real *xi, real r0, const real *gi, real *volume, real *scale) {
+/* Volume and surface-correction factor of bond i-j (r0 = |xi|; gi: point i's factors; gj: j's where
+ * the caller has them, NULL to read them from a->surface). */
+CL_HD static inline void cl_pd_bond_weights(const cl_pd_force_args *a, const int dim, size_t j, const real *xi,
+                                            real r0, const real *gi, const real *gj, real *volume, real *scale) {
   const real *vol = (const real *)a->volume, *g = (const real *)a->surface;
   *volume = vol ? vol[j] : (real)a->uniform_volume;
   *scale = 1;
   if (g) {
-    real gj[3];
-    for (int c = 0; c < dim; c++) gj[c] = g[c * a->n + j];
-    *scale = cl_pd_surface_factor(dim, xi, r0, gi, gj);
+    real read[3];
+    if (!gj)
+      for (int c = 0; c < dim; c++) read[c] = g[c * a->n + j];
+    *scale = cl_pd_surface_factor(dim, xi, r0, gi, gj ? gj : read);
   }
 }
 
@@ -69,7 +71,7 @@ CL_HD static inline void cl_pd_row(const cl_pd_force_args *a, const cl_pd_pmb *m
       r0_2 += xi[c] * xi[c];
     }
     const real inv_r0 = CL_RSQRT(r0_2), r0 = r0_2 * inv_r0;
-    cl_pd_bond_weights(a, dim, j, xi, r0, gi, &volume, &scale);
+    cl_pd_bond_weights(a, dim, j, xi, r0, gi, NULL, &volume, &scale);
     int intact = cl_pd_visit(a, m, dim, xi, eta, r0, inv_r0, volume * cl_pd_volume_fraction(m, r0), scale,
                              !(entry & CL_PD_BROKEN), b, p);
     if (!intact && !(entry & CL_PD_BROKEN)) a->neighbors[b] = entry | CL_PD_BROKEN;
@@ -85,7 +87,8 @@ CL_HD static inline void cl_pd_mark_broken(uint32_t *word, uint32_t bits) {
 #endif
 }
 
-/* Bond k of point i on a lattice, to neighbour j (present) whose displacement is uj: geometry is
+/* Bond k of point i on a lattice, to neighbour j (present) whose displacement is uj (and surface
+ * factors gj, or NULL: read from a->surface where there are any): geometry is
  * the stencil entry's xi (dim), |xi|, 1 / |xi|, fraction its partial-volume fraction
  * (cl_pd_volume_fraction of |xi|); state is the bond-state word holding bit k, fresh
  * collects the bits of bonds that break now. Shared by the stencil walk below and the CUDA kernels
@@ -94,10 +97,10 @@ CL_HD static inline void cl_pd_mark_broken(uint32_t *word, uint32_t bits) {
 CL_HD static inline void cl_pd_lattice_bond_to(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
                                                size_t i, uint32_t j, uint32_t k, const real *geometry,
                                                real fraction, const real *uj, const real *ui, const real *gi,
-                                               uint32_t state, uint32_t *fresh, cl_pd_partial *p) {
+                                               const real *gj, uint32_t state, uint32_t *fresh, cl_pd_partial *p) {
   real xi[3], eta[3], volume, scale;
   for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = uj[c] - ui[c];
-  cl_pd_bond_weights(a, dim, j, xi, geometry[dim], gi, &volume, &scale);
+  cl_pd_bond_weights(a, dim, j, xi, geometry[dim], gi, gj, &volume, &scale);
   const uint32_t bit = 1u << (k & 31);
   const int intact = cl_pd_visit(a, m, dim, xi, eta, geometry[dim], geometry[dim + 1], volume * fraction, scale,
                                  !(state & bit), (size_t)k * a->n + i, p);
@@ -112,7 +115,7 @@ CL_HD static inline void cl_pd_lattice_bond(const cl_pd_force_args *a, const cl_
   const real *u = (const real *)a->u;
   real uj[3];
   for (int c = 0; c < dim; c++) uj[c] = (u + c * a->n)[j]; /* the component's base is hoisted */
-  cl_pd_lattice_bond_to(a, m, dim, i, j, k, geometry, fraction, uj, ui, gi, state, fresh, p);
+  cl_pd_lattice_bond_to(a, m, dim, i, j, k, geometry, fraction, uj, ui, gi, NULL, state, fresh, p);
 }
 
 /* Point i's bonds from the lattice stencil: lanes take stencil entries

@@ -24,13 +24,24 @@ struct cl_pd_tile_shape {
                        Z = DIM == 2 ? 1 : CL_THREADS / 64;
 };
 
-/* The tile with its halo of R cells on each side (none along z in 2D). */
-template <int DIM, int R>
+/* The tile with its halo of R cells on each side (none along z in 2D); G: with the points' surface
+ * factors. */
+template <int DIM, int R, bool G>
 struct cl_pd_tile_halo {
   static constexpr int X = cl_pd_tile_shape<DIM>::X + 2 * R, Y = cl_pd_tile_shape<DIM>::Y + 2 * R,
                        Z = DIM == 2 ? 1 : cl_pd_tile_shape<DIM>::Z + 2 * R, CELLS = X * Y * Z;
-  /* shared memory: u (DIM components), then the point of each cell */
-  static constexpr size_t BYTES = CELLS * (DIM * sizeof(real) + sizeof(uint32_t));
+  /* shared memory: u (DIM components), the surface factors (DIM, if G), then the point of each cell */
+  static constexpr size_t BYTES = CELLS * ((G ? 2 : 1) * DIM * sizeof(real) + sizeof(uint32_t));
+};
+
+/* Whether the tile holds the points' surface factors too (bodies that may have them), so that a bond
+ * reads its neighbour's from shared memory instead of three global loads with their addresses
+ * (3D f32 with the correction: 90.5 -> 84.6 instructions per bond, pd_sass/count.sh): where the
+ * shared memory stays within a third of an SM's 227 KB, so that 3 blocks (24 warps) still fit —
+ * not the 3D f64 tile, which would need 102 KB. */
+template <int DIM, int R, int WEIGHTS>
+struct cl_pd_tile_holds_g {
+  static constexpr bool value = WEIGHTS != CL_PD_WEIGHTS_PLAIN && cl_pd_tile_halo<DIM, R, true>::BYTES <= 227 * 1024 / 3;
 };
 
 /* Each stencil entry's step as an offset in the shared tile. */
@@ -46,7 +57,7 @@ static inline int64_t cl_pd_tile_nearest(int64_t offset, int64_t unit) {
 
 template <int DIM, int K, int R>
 static cl_pd_tile_steps<K> cl_pd_make_tile_steps(const cl_pd_force_args *a) {
-  typedef cl_pd_tile_halo<DIM, R> H;
+  typedef cl_pd_tile_halo<DIM, R, false> H;
   cl_pd_tile_steps<K> s;
   const int64_t row = (int64_t)a->map_dims[0], plane = row * (int64_t)a->map_dims[1];
   for (int k = 0; k < K; k++) {
@@ -92,10 +103,13 @@ __global__ void __launch_bounds__(CL_THREADS)
 CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_table<DIM, K> t,
                         const cl_pd_tile_steps<K> s) {
   typedef cl_pd_tile_shape<DIM> S;
-  typedef cl_pd_tile_halo<DIM, R> H;
+  constexpr bool G = cl_pd_tile_holds_g<DIM, R, WEIGHTS>::value;
+  typedef cl_pd_tile_halo<DIM, R, G> H;
   constexpr int RZ = DIM == 3 ? R : 0;
-  real *tile_u = (real *)cl_pd_tile_memory;                    /* [DIM][CELLS] */
-  uint32_t *point = (uint32_t *)(tile_u + DIM * H::CELLS); /* [CELLS] */
+  real *tile_u = (real *)cl_pd_tile_memory;                             /* [DIM][CELLS] */
+  real *tile_g = tile_u + DIM * H::CELLS;                               /* [DIM][CELLS] if G */
+  uint32_t *point = (uint32_t *)(tile_u + (G ? 2 : 1) * DIM * H::CELLS); /* [CELLS] */
+  const real *g = (const real *)a.surface;
   cl_pd_table_args<WEIGHTS>(&a);
   const real *u = (const real *)a.u;
   const size_t rows = CL_PD_ROWS_END(&a) - a.row0;
@@ -110,17 +124,19 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
     const uint32_t j = cl_pd_tile_point<DIM>(a, x0 - R + q % H::X, y0 - R + (DIM == 2 ? qy : qy % H::Y),
                                              DIM == 2 ? 0 : z0 - RZ + qy / H::Y);
     point[q] = j;
-    if (j != CL_PD_ABSENT)
-      for (int c = 0; c < DIM; c++) tile_u[c * H::CELLS + q] = u[c * a.n + j];
+    if (j == CL_PD_ABSENT) continue;
+    for (int c = 0; c < DIM; c++) tile_u[c * H::CELLS + q] = u[c * a.n + j];
+    if (G && g)
+      for (int c = 0; c < DIM; c++) tile_g[c * H::CELLS + q] = g[c * a.n + j];
   }
   __syncthreads();
   if (!asked) return;
   const uint32_t i = own;
   const int home = ((tz + RZ) * H::Y + ty + R) * H::X + tx + R;
-  real ui[3] = {0, 0, 0}, gi[3], uj[3] = {0, 0, 0};
+  real ui[3] = {0, 0, 0}, gi[3] = {0, 0, 0}, uj[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
   for (int c = 0; c < DIM; c++) ui[c] = tile_u[c * H::CELLS + home];
-  if (a.surface)
-    for (int c = 0; c < DIM; c++) gi[c] = ((const real *)a.surface)[c * a.n + i];
+  if (G && g)
+    for (int c = 0; c < DIM; c++) gi[c] = tile_g[c * H::CELLS + home];
   cl_pd_partial p = {};
 #pragma unroll
   for (int w = 0; w < (K + 31) / 32; w++) {
@@ -132,7 +148,10 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
       const uint32_t j = point[q];
       if (j == CL_PD_ABSENT) continue;
       for (int c = 0; c < DIM; c++) uj[c] = tile_u[c * H::CELLS + q];
-      cl_pd_lattice_bond_to(&a, &m, DIM, i, j, k, t.geometry[k], t.fraction[k], uj, ui, gi, state, &fresh, &p);
+      if (G && g)
+        for (int c = 0; c < DIM; c++) gj[c] = tile_g[c * H::CELLS + q];
+      cl_pd_lattice_bond_to(&a, &m, DIM, i, j, k, t.geometry[k], t.fraction[k], uj, ui, gi, G ? gj : NULL, state,
+                            &fresh, &p);
     }
     if (fresh) cl_pd_mark_broken(&a.broken[w * a.n + i], fresh);
   }

@@ -4,8 +4,9 @@ A bond's code begins with the test for an absent neighbour (ISETP.NE ... -0x1), 
 length is the distance between consecutive tests: for the unrolled table kernel (probe_table) the
 mean over the first copy of its K bonds (the compiler makes a second copy for bodies without the
 partial-volume correction), for the stencil walk (probe_walk) the size of its innermost loop over
-the bonds in it. usage: python3 per_bond.py FILE.sass (the instances whose name has ELb1 are the
-PLAIN ones: uniform volume, no surface correction)"""
+the bonds in it. usage: python3 per_bond.py FILE.sass (the unrolled kernels' last template argument
+is the instance, stencil_table.cuh: ...ELi1 PLAIN, uniform volume and no surface correction; ...ELi2
+SURFACE, uniform volume with the correction; ...ELi0 the general one)"""
 import re
 import sys
 
