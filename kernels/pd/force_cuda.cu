@@ -55,13 +55,13 @@ static void launch_table_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
  * since the 3D f64 tile needs more than the 48 KB a launch gets without asking. */
 template <int DIM, int K, int WEIGHTS>
 static void launch_tile_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
-  constexpr int R = 3; /* the reach of the stencils at 3.015 dx */
+  constexpr int R = 3; /* the reach of the stencils at 3.015 dx (cl_pd_tile_stencil_matches) */
   const size_t bytes = cl_pd_tile_halo<DIM, R, cl_pd_tile_holds_g<DIM, R, WEIGHTS>::value>::BYTES;
   if (bytes > 48 * 1024)
     cudaFuncSetAttribute(CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                          (int)bytes);
   CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS><<<cl_pd_tile_grid<DIM>(a), CL_THREADS, bytes>>>(
-      *a, m, cl_pd_make_table<DIM, K>(a, m), cl_pd_make_tile_steps<DIM, K, R>(a));
+      *a, m, cl_pd_make_table<DIM, K>(a, m));
 }
 
 /* An unrolled kernel's instance for the body's per-bond weights (stencil_table.cuh). */
@@ -84,10 +84,10 @@ static void launch_unrolled(const cl_pd_force_args *a, const cl_pd_pmb &m) {
 static bool launch_stencil(const cl_pd_force_args *a, const cl_pd_pmb &m, bool tile) {
   if (!a->stencil_host || a->energy) return false;
   if (a->dim == 2 && a->nstencil == 28) {
-    if (tile && cl_pd_tile_grid_fits<2>(a)) launch_unrolled<2, 28, true>(a, m);
+    if (tile && cl_pd_tile_grid_fits<2>(a) && cl_pd_tile_stencil_matches<2, 28, 3>(a)) launch_unrolled<2, 28, true>(a, m);
     else launch_unrolled<2, 28, false>(a, m);
   } else if (a->dim == 3 && a->nstencil == 122) {
-    if (tile && cl_pd_tile_grid_fits<3>(a)) launch_unrolled<3, 122, true>(a, m);
+    if (tile && cl_pd_tile_grid_fits<3>(a) && cl_pd_tile_stencil_matches<3, 122, 3>(a)) launch_unrolled<3, 122, true>(a, m);
     else launch_unrolled<3, 122, false>(a, m);
   } else {
     return false;
