@@ -48,7 +48,7 @@ static void launch(const cl_pd_force_args *a, const cl_pd_pmb &m, cl_pd_kernel k
 template <int DIM, int K, int WEIGHTS>
 static void launch_table_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   CL_PREC(pd_table_kernel)<DIM, K, WEIGHTS><<<cl_grid_1d(CL_PD_ROWS_END(a) - a->row0), CL_THREADS>>>(
-      *a, m, cl_pd_make_table<DIM, K>(a, m));
+      *a, m, cl_pd_make_table<DIM, K>(a, m, WEIGHTS != CL_PD_WEIGHTS_ANY));
 }
 
 /* The shared-memory tile kernel of one stencil (stencil_tile.cuh); its shared memory is dynamic,
@@ -61,7 +61,7 @@ static void launch_tile_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
     cudaFuncSetAttribute(CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                          (int)bytes);
   CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS><<<cl_pd_tile_grid<DIM>(a), CL_THREADS, bytes>>>(
-      *a, m, cl_pd_make_table<DIM, K>(a, m));
+      *a, m, cl_pd_make_table<DIM, K>(a, m, WEIGHTS != CL_PD_WEIGHTS_ANY));
 }
 
 /* An unrolled kernel's instance for the body's per-bond weights (stencil_table.cuh). */

@@ -17,17 +17,21 @@ template <int DIM, int K>
 struct cl_pd_stencil_table {
   int32_t offset[K];          /* map index step of each entry */
   real geometry[K][DIM + 2];  /* xi, |xi|, 1 / |xi| */
-  real fraction[K];           /* partial-volume fraction (cl_pd_volume_fraction of |xi|) */
+  real fraction[K];           /* partial-volume fraction (cl_pd_volume_fraction of |xi|), or with a
+                                 uniform volume the bond's weight V beta (cl_pd_table_args) */
 };
 
 /* The table from the lattice's host copies (force_args.h: stencil_host, stencil_geometry_host) and
- * the material's horizon (the fractions: the same function in the same precision as the CPU's). */
+ * the material's horizon (the fractions: the same function in the same precision as the CPU's);
+ * uniform: the body's volume is uniform and the fractions are multiplied by it here, in the
+ * precision of the kernel as the CPU multiplies them, instead of in every bond. */
 template <int DIM, int K>
-static cl_pd_stencil_table<DIM, K> cl_pd_make_table(const cl_pd_force_args *a, const cl_pd_pmb &m) {
+static cl_pd_stencil_table<DIM, K> cl_pd_make_table(const cl_pd_force_args *a, const cl_pd_pmb &m, bool uniform) {
   cl_pd_stencil_table<DIM, K> t;
   memcpy(t.offset, a->stencil_host, sizeof t.offset);
   memcpy(t.geometry, a->stencil_geometry_host, sizeof t.geometry);
-  for (int k = 0; k < K; k++) t.fraction[k] = cl_pd_volume_fraction(&m, t.geometry[k][DIM]);
+  for (int k = 0; k < K; k++)
+    t.fraction[k] = (uniform ? (real)a->uniform_volume : (real)1) * cl_pd_volume_fraction(&m, t.geometry[k][DIM]);
   return t;
 }
 
@@ -62,11 +66,12 @@ static inline int cl_pd_weights_of(const cl_pd_force_args *a) {
   return a->volume ? CL_PD_WEIGHTS_ANY : a->surface ? CL_PD_WEIGHTS_SURFACE : CL_PD_WEIGHTS_PLAIN;
 }
 
-/* Arguments as the kernels below see them: energies are never asked of them (force_cuda.cu). */
+/* Arguments as the kernels below see them: energies are never asked of them (force_cuda.cu); the
+ * instances with a uniform volume have it in their table's fractions (cl_pd_make_table). */
 template <int WEIGHTS>
 static __device__ __forceinline__ void cl_pd_table_args(cl_pd_force_args *a) {
   a->energy = NULL;
-  if (WEIGHTS != CL_PD_WEIGHTS_ANY) a->volume = NULL;
+  if (WEIGHTS != CL_PD_WEIGHTS_ANY) a->volume = NULL, a->uniform_volume = 1;
   if (WEIGHTS == CL_PD_WEIGHTS_PLAIN) a->surface = NULL;
   if (WEIGHTS == CL_PD_WEIGHTS_SURFACE) __builtin_assume(a->surface != NULL);
 }
