@@ -45,13 +45,13 @@ static __device__ __forceinline__ void cl_pd_table_row(const cl_pd_force_args *a
 #pragma unroll
   for (int w = 0; w < (K + 31) / 32; w++) {
     const uint32_t state = a->broken[w * a->n + i];
-    uint32_t fresh = 0;
+    uint32_t broken = 0;
 #pragma unroll
     for (int k = 32 * w; k < K && k < 32 * w + 32; k++) {
       const uint32_t j = a->map[home + (uint32_t)t.offset[k]];
-      if (j != CL_PD_ABSENT) cl_pd_lattice_bond(a, m, DIM, i, j, k, t.geometry[k], t.fraction[k], ui, gi, state, &fresh, p);
+      if (j != CL_PD_ABSENT) cl_pd_lattice_bond(a, m, DIM, i, j, k, t.geometry[k], t.fraction[k], ui, gi, state, &broken, p);
     }
-    if (fresh) cl_pd_mark_broken(&a->broken[w * a->n + i], fresh);
+    cl_pd_store_broken(&a->broken[w * a->n + i], state, broken);
   }
 }
 

@@ -155,7 +155,7 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
 #pragma unroll
   for (int w = 0; w < (K + 31) / 32; w++) {
     const uint32_t state = a.broken[w * a.n + i];
-    uint32_t fresh = 0;
+    uint32_t broken = 0;
 #pragma unroll
     for (int k = 32 * w; k < K && k < 32 * w + 32; k++) {
       const int *step = cl_pd_tile_stencil_of<DIM, K, R>.step[k];
@@ -166,9 +166,9 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
       if (G && g)
         for (int c = 0; c < DIM; c++) gj[c] = tile_g[c * H::CELLS + q];
       cl_pd_lattice_bond_to(&a, &m, DIM, i, j, k, t.geometry[k], t.fraction[k], uj, ui, gi, G ? gj : NULL, state,
-                            &fresh, &p);
+                            &broken, &p);
     }
-    if (fresh) cl_pd_mark_broken(&a.broken[w * a.n + i], fresh);
+    cl_pd_store_broken(&a.broken[w * a.n + i], state, broken);
   }
   cl_pd_finish(&a, &m, DIM, i, &p);
 }
