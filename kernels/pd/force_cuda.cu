@@ -45,37 +45,59 @@ static void launch(const cl_pd_force_args *a, const cl_pd_pmb &m, cl_pd_kernel k
   }
 }
 
-/* The point kernel with the stencil as launch constants, for the stencils of the horizons the
- * benchmarks and examples use (delta = 3.015 dx: 28 entries in 2D, 122 in 3D); returns false for
- * others and for energies (they take the stencil walk). Another stencil is one line here. */
-static bool launch_table(const cl_pd_force_args *a, const cl_pd_pmb &m) {
+template <int DIM, int K, int WEIGHTS>
+static void launch_table_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
+  CL_PREC(pd_table_kernel)<DIM, K, WEIGHTS><<<cl_grid_1d(CL_PD_ROWS_END(a) - a->row0), CL_THREADS>>>(
+      *a, m, cl_pd_make_table<DIM, K>(a, m, WEIGHTS != CL_PD_WEIGHTS_ANY));
+}
+
+/* The shared-memory tile kernel of one stencil (stencil_tile.cuh); its shared memory is dynamic,
+ * since the 3D f64 tile needs more than the 48 KB a launch gets without asking. */
+template <int DIM, int K, int WEIGHTS>
+static void launch_tile_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
+  constexpr int R = 3; /* the reach of the stencils at 3.015 dx (cl_pd_tile_stencil_matches) */
+  const size_t bytes = cl_pd_tile_halo<DIM, R, cl_pd_tile_holds_g<DIM, R, WEIGHTS>::value>::BYTES;
+  if (bytes > 48 * 1024)
+    cudaFuncSetAttribute(CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         (int)bytes);
+  CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS><<<cl_pd_tile_grid<DIM>(a), CL_THREADS, bytes>>>(
+      *a, m, cl_pd_make_table<DIM, K>(a, m, WEIGHTS != CL_PD_WEIGHTS_ANY));
+}
+
+/* An unrolled kernel's instance for the body's per-bond weights (stencil_table.cuh). */
+template <int DIM, int K, bool TILE>
+static void launch_unrolled(const cl_pd_force_args *a, const cl_pd_pmb &m) {
+  switch (cl_pd_weights_of(a)) {
+    case CL_PD_WEIGHTS_PLAIN: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_PLAIN>(a, m)
+                                   : launch_table_as<DIM, K, CL_PD_WEIGHTS_PLAIN>(a, m); break;
+    case CL_PD_WEIGHTS_SURFACE: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_SURFACE>(a, m)
+                                     : launch_table_as<DIM, K, CL_PD_WEIGHTS_SURFACE>(a, m); break;
+    default: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_ANY>(a, m) : launch_table_as<DIM, K, CL_PD_WEIGHTS_ANY>(a, m);
+  }
+}
+
+/* The point kernel with the stencil as launch constants (tile = false), or the tile kernel, for the
+ * stencils of the horizons the benchmarks and examples use (delta = 3.015 dx: 28 entries in 2D,
+ * 122 in 3D, reach 3; the tile kernel on maps whose tiles fit the grid's limits); any rows (a
+ * partitioned step's interior or rest). Returns false for other stencils and for energies (they
+ * take the stencil walk). Another stencil is a line here. */
+static bool launch_stencil(const cl_pd_force_args *a, const cl_pd_pmb &m, bool tile) {
   if (!a->stencil_host || a->energy) return false;
-  const unsigned blocks = cl_grid_1d(CL_PD_ROWS_END(a) - a->row0);
-  const bool plain = !a->volume && !a->surface;
   if (a->dim == 2 && a->nstencil == 28) {
-    if (plain) CL_PREC(pd_table_kernel)<2, 28, true><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<2, 28>(a, m));
-    else CL_PREC(pd_table_kernel)<2, 28, false><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<2, 28>(a, m));
+    if (tile && cl_pd_tile_grid_fits<2>(a) && cl_pd_tile_stencil_matches<2, 28, 3>(a)) launch_unrolled<2, 28, true>(a, m);
+    else launch_unrolled<2, 28, false>(a, m);
   } else if (a->dim == 3 && a->nstencil == 122) {
-    if (plain) CL_PREC(pd_table_kernel)<3, 122, true><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<3, 122>(a, m));
-    else CL_PREC(pd_table_kernel)<3, 122, false><<<blocks, CL_THREADS>>>(*a, m, cl_pd_make_table<3, 122>(a, m));
+    if (tile && cl_pd_tile_grid_fits<3>(a) && cl_pd_tile_stencil_matches<3, 122, 3>(a)) launch_unrolled<3, 122, true>(a, m);
+    else launch_unrolled<3, 122, false>(a, m);
   } else {
     return false;
   }
   return true;
 }
 
-/* The shared-memory tile kernel, for the 2D stencil at 3.015 dx (reach 3) on a map of at most
- * 65 535 tile rows (the grid's y limit), over all rows (its blocks are tiles of the map, not row
- * ranges: a partitioned step's interior and rest take the table kernel); false otherwise. */
-static bool launch_tile(const cl_pd_force_args *a, const cl_pd_pmb &m) {
-  if (!a->stencil_host || a->energy || a->dim != 2 || a->nstencil != 28 || a->row0 || a->rows) return false;
-  if ((a->map_dims[1] + CL_PD_TILE_Y - 1) / CL_PD_TILE_Y > 65535) return false;
-  const cl_pd_stencil_table<2, 28> table = cl_pd_make_table<2, 28>(a, m);
-  const cl_pd_tile_steps<28> steps = cl_pd_make_tile_steps<28>(a, CL_PD_TILE_X + 2 * 3);
-  if (!a->volume && !a->surface) CL_PREC(pd_tile_kernel)<28, 3, true><<<cl_pd_tile_grid(a), CL_THREADS>>>(*a, m, table, steps);
-  else CL_PREC(pd_tile_kernel)<28, 3, false><<<cl_pd_tile_grid(a), CL_THREADS>>>(*a, m, table, steps);
-  return true;
-}
+/* Whether the default kernel ("point") runs the tile kernel where it can, per dimension (issue 19: the
+ * switch for when the H100's bench_pd.lua shows the tile kernel faster in f32 and f64 alike). */
+static const bool tile_default_2d = false, tile_default_3d = false;
 
 extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel kernel) {
   if (CL_PD_ROWS_END(a) <= a->row0) return 0;
@@ -86,8 +108,9 @@ extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel
     else launch_half<3>(a, m);
     return (int)cudaGetLastError();
   }
-  if (lattice && kernel == CL_PD_TILE && launch_tile(a, m)) return (int)cudaGetLastError();
-  if (lattice && (kernel == CL_PD_POINT || kernel == CL_PD_TILE) && launch_table(a, m)) return (int)cudaGetLastError();
+  const bool tile = kernel == CL_PD_TILE || (kernel == CL_PD_POINT && (a->dim == 2 ? tile_default_2d : tile_default_3d));
+  if (lattice && (kernel == CL_PD_POINT || kernel == CL_PD_TILE) && launch_stencil(a, m, tile))
+    return (int)cudaGetLastError();
   if (kernel == CL_PD_WALK || kernel == CL_PD_TILE) kernel = CL_PD_POINT; /* the stencil walk */
   if (a->dim == 2) lattice ? launch<2, true>(a, m, kernel) : launch<2, false>(a, m, kernel);
   else lattice ? launch<3, true>(a, m, kernel) : launch<3, false>(a, m, kernel);

@@ -57,7 +57,7 @@ CL_HD static inline void cl_pd_half_row(const cl_pd_force_args *a, const cl_pd_p
       const real *geometry = stencil + k * (dim + 2); /* xi, |xi|, 1 / |xi| */
       real xi[3], eta[3], volume_j, scale, f[3] = {0, 0, 0}, all = 0, intact_weight = 0;
       for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = u[c * n + j] - ui[c];
-      cl_pd_bond_weights(a, dim, j, xi, gi, &volume_j, &scale);
+      cl_pd_bond_weights(a, dim, j, xi, geometry[dim], gi, NULL, &volume_j, &scale);
       const uint32_t bit = 1u << (k & 31);
       /* unit volume: f is the force per volume of the other end */
       const int intact = cl_pd_bond(m, dim, xi, eta, geometry[dim], geometry[dim + 1],

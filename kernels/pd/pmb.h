@@ -146,15 +146,28 @@ CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, 
 /* Surface correction of bond i-j (Madenci & Oterkus 2014, sec. 4.3): from the
  * per-point factors g (one per axis, W_continuum / W_PD under a uniform
  * extension along that axis), the bond's factor is the ellipse radius along
- * its direction n = xi / |xi| with semi-axes (g_i + g_j) / 2. */
-CL_HD static inline real cl_pd_surface_factor(int dim, const real *xi, const real *gi, const real *gj) {
-  real r2 = 0, q = 0;
-  for (int c = 0; c < dim; c++) r2 += xi[c] * xi[c];
-  for (int c = 0; c < dim; c++) {
-    real g = (gi[c] + gj[c]) / 2;
-    q += xi[c] * xi[c] / (r2 * g * g);
+ * its direction n = xi / |xi| with semi-axes (g_i + g_j) / 2, 1 / rho^2 = sum_c n_c^2 / g_c^2.
+ * Written without a division per axis (issue 19: they were most of the cost of a corrected
+ * bond): with s_c = gi_c + gj_c (positive, near 2) and r0 = |xi|,
+ *   2D: rho = r0 s_0 s_1 / (2 sqrt(xi_0^2 s_1^2 + xi_1^2 s_0^2)),
+ *   3D: rho = r0 s_0 s_1 s_2 / (2 sqrt(xi_0^2 (s_1 s_2)^2 + xi_1^2 (s_0 s_2)^2 + xi_2^2 (s_0 s_1)^2)),
+ * one reciprocal square root (in f32 on the GPU the hardware one, as for the stretch). */
+CL_HD static inline real cl_pd_surface_factor(int dim, const real *xi, real r0, const real *gi, const real *gj) {
+  real s[3], q, product;
+  for (int c = 0; c < dim; c++) s[c] = gi[c] + gj[c];
+  if (dim == 2) {
+    q = xi[0] * xi[0] * (s[1] * s[1]) + xi[1] * xi[1] * (s[0] * s[0]);
+    product = s[0] * s[1];
+  } else {
+    const real s01 = s[0] * s[1], s02 = s[0] * s[2], s12 = s[1] * s[2];
+    q = xi[0] * xi[0] * (s12 * s12) + xi[1] * xi[1] * (s02 * s02) + xi[2] * xi[2] * (s01 * s01);
+    product = s01 * s[2];
   }
-  return CL_RSQRT(q);
+#if defined(CL_PRECISION_F32)
+  return (real)0.5 * r0 * product * cl_pd_rsqrt32(q);
+#else
+  return (real)0.5 * r0 * product * CL_RSQRT(q);
+#endif
 }
 
 #endif

@@ -34,16 +34,18 @@ CL_HD static inline int cl_pd_visit(const cl_pd_force_args *a, const cl_pd_pmb *
   return intact;
 }
 
-/* Volume and surface-correction factor of bond i-j (gi: point i's factors). */
-CL_HD static inline void cl_pd_bond_weights(const cl_pd_force_args *a, const int dim, size_t j,
-                                            const real *xi, const real *gi, real *volume, real *scale) {
+/* Volume and surface-correction factor of bond i-j (r0 = |xi|; gi: point i's factors; gj: j's where
+ * the caller has them, NULL to read them from a->surface). */
+CL_HD static inline void cl_pd_bond_weights(const cl_pd_force_args *a, const int dim, size_t j, const real *xi,
+                                            real r0, const real *gi, const real *gj, real *volume, real *scale) {
   const real *vol = (const real *)a->volume, *g = (const real *)a->surface;
   *volume = vol ? vol[j] : (real)a->uniform_volume;
   *scale = 1;
   if (g) {
-    real gj[3];
-    for (int c = 0; c < dim; c++) gj[c] = g[c * a->n + j];
-    *scale = cl_pd_surface_factor(dim, xi, gi, gj);
+    real read[3];
+    if (!gj)
+      for (int c = 0; c < dim; c++) read[c] = g[c * a->n + j];
+    *scale = cl_pd_surface_factor(dim, xi, r0, gi, gj ? gj : read);
   }
 }
 
@@ -69,9 +71,8 @@ CL_HD static inline void cl_pd_row(const cl_pd_force_args *a, const cl_pd_pmb *m
       xi[c] = x[c * n + j] - xi_i[c], eta[c] = u[c * n + j] - ui[c];
       r0_2 += xi[c] * xi[c];
     }
-    const real inv_r0 = CL_RSQRT(r0_2);
-    cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
-    const real r0 = r0_2 * inv_r0;
+    const real inv_r0 = CL_RSQRT(r0_2), r0 = r0_2 * inv_r0;
+    cl_pd_bond_weights(a, dim, j, xi, r0, gi, NULL, &volume, &scale);
     int intact = cl_pd_visit(a, m, dim, xi, eta, r0, inv_r0, volume * cl_pd_volume_fraction(m, r0), scale,
                              !(entry & CL_PD_BROKEN), b, p);
     if (!intact && !(entry & CL_PD_BROKEN)) a->neighbors[b] = entry | CL_PD_BROKEN;
@@ -87,34 +88,44 @@ CL_HD static inline void cl_pd_mark_broken(uint32_t *word, uint32_t bits) {
 #endif
 }
 
-/* Bond k of point i on a lattice, to neighbour j (present) whose displacement is uj: geometry is
+/* Stores in a bond-state word the bonds that broke in this step: `broken` has the bit of every bond
+ * found broken (before it, as in state, the word as read, or now). Collecting them all, a branchless
+ * OR per bond, and keeping the new ones here costs ~3 instructions per bond less on the GPU than
+ * testing each bond's old state (pd_sass/count.sh). */
+CL_HD static inline void cl_pd_store_broken(uint32_t *word, uint32_t state, uint32_t broken) {
+  const uint32_t fresh = broken & ~state;
+  if (fresh) cl_pd_mark_broken(word, fresh);
+}
+
+/* Bond k of point i on a lattice, to neighbour j (present) whose displacement is uj (and surface
+ * factors gj, or NULL: read from a->surface where there are any): geometry is
  * the stencil entry's xi (dim), |xi|, 1 / |xi|, fraction its partial-volume fraction
- * (cl_pd_volume_fraction of |xi|); state is the bond-state word holding bit k, fresh
- * collects the bits of bonds that break now. Shared by the stencil walk below and the CUDA kernels
+ * (cl_pd_volume_fraction of |xi|); state is the bond-state word holding bit k, broken
+ * collects the bits of the bonds found broken (cl_pd_store_broken). Shared by the stencil walk below and the CUDA kernels
  * that take the stencil as launch constants (stencil_table.cuh) or u from shared memory
  * (stencil_tile.cuh). */
 CL_HD static inline void cl_pd_lattice_bond_to(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
                                                size_t i, uint32_t j, uint32_t k, const real *geometry,
                                                real fraction, const real *uj, const real *ui, const real *gi,
-                                               uint32_t state, uint32_t *fresh, cl_pd_partial *p) {
+                                               const real *gj, uint32_t state, uint32_t *broken, cl_pd_partial *p) {
   real xi[3], eta[3], volume, scale;
   for (int c = 0; c < dim; c++) xi[c] = geometry[c], eta[c] = uj[c] - ui[c];
-  cl_pd_bond_weights(a, dim, j, xi, gi, &volume, &scale);
+  cl_pd_bond_weights(a, dim, j, xi, geometry[dim], gi, gj, &volume, &scale);
   const uint32_t bit = 1u << (k & 31);
   const int intact = cl_pd_visit(a, m, dim, xi, eta, geometry[dim], geometry[dim + 1], volume * fraction, scale,
                                  !(state & bit), (size_t)k * a->n + i, p);
-  if (!intact && !(state & bit)) *fresh |= bit;
+  *broken |= (uint32_t)(intact - 1) & bit; /* intact is 0 or 1 */
 }
 
 /* The same with the neighbour's displacement read from u. */
 CL_HD static inline void cl_pd_lattice_bond(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
                                             size_t i, uint32_t j, uint32_t k, const real *geometry, real fraction,
-                                            const real *ui, const real *gi, uint32_t state, uint32_t *fresh,
+                                            const real *ui, const real *gi, uint32_t state, uint32_t *broken,
                                             cl_pd_partial *p) {
   const real *u = (const real *)a->u;
   real uj[3];
   for (int c = 0; c < dim; c++) uj[c] = (u + c * a->n)[j]; /* the component's base is hoisted */
-  cl_pd_lattice_bond_to(a, m, dim, i, j, k, geometry, fraction, uj, ui, gi, state, fresh, p);
+  cl_pd_lattice_bond_to(a, m, dim, i, j, k, geometry, fraction, uj, ui, gi, NULL, state, broken, p);
 }
 
 /* Point i's bonds from the lattice stencil: lanes take stencil entries
@@ -129,14 +140,14 @@ CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_p
   for (uint32_t w = 0; 32 * w < a->nstencil; w++) {
     const uint32_t state = a->broken[w * n + i];
     const uint32_t end = 32 * w + 32 < a->nstencil ? 32 * w + 32 : a->nstencil;
-    uint32_t fresh = 0;
+    uint32_t broken = 0;
     for (uint32_t k = 32 * w + lane; k < end; k += stride) {
       const uint32_t j = a->map[home + a->stencil[k]];
       if (j == CL_PD_ABSENT) continue;
       const real *geometry = stencil + k * (dim + 2);
-      cl_pd_lattice_bond(a, m, dim, i, j, k, geometry, cl_pd_volume_fraction(m, geometry[dim]), ui, gi, state, &fresh, p);
+      cl_pd_lattice_bond(a, m, dim, i, j, k, geometry, cl_pd_volume_fraction(m, geometry[dim]), ui, gi, state, &broken, p);
     }
-    if (fresh) cl_pd_mark_broken(&a->broken[w * n + i], fresh);
+    cl_pd_store_broken(&a->broken[w * n + i], state, broken);
   }
 }
 

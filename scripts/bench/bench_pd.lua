@@ -8,12 +8,15 @@
 --          the closing kick as a kernel of its own, as before issue 19's fusion
 --   fused  cleave's default step: the same kernel with the closing kick fused into it (cl_pd_finish)
 --   walk   the lattice point kernel walking the stencil in global memory (the former default)
---   tile   the lattice point kernel with u in shared-memory tiles (2D; 3D runs point)
+--   tile   the lattice point kernel with u in shared-memory tiles (stencil_tile.cuh; 2D and 3D)
+--   tile-rows  the tile kernel launched over two row ranges, the first third of the rows and the
+--          rest, as a partitioned step runs its interior and boundary rows (its cost over "tile" is
+--          what making the tile kernel the default costs partitioned bodies)
 --   half   each lattice bond once for both its points, atomic sums (half_stencil.h)
---   list   cleave's point kernel over a CSR bond list (2D)
+--   list   cleave's point kernel over a CSR bond list
 --   peer   a plain CSR step kernel of our own (pd_peer_csr.inc: thread per point, fused force +
---          breaking + damage; the issue's peer), on the list body (2D)
---   hook   cleave's PMB through the same run-time-law hook the peer is launched by (2D list)
+--          breaking + damage; the issue's peer), on the list body
+--   hook   cleave's PMB through the same run-time-law hook the peer is launched by (list body)
 -- Timed: median of 3 runs of `steps` steps after a 2-step warm-up, each run's seconds between
 -- device synchronisations (cl.run). Each variant starts from the same state (u, v, a copied back),
 -- so after its timed steps its u and a are compared with the lattice point kernel's on the device:
@@ -30,10 +33,11 @@
 -- against the device's copy bandwidth measured here (one 512 MB copy, median of 5); ar%: the
 -- bond arithmetic (FLOPS_PER_BOND, an FMA counted as 2) over the peak vector rate of an H100 SXM
 -- (67 TFLOP/s f32, 34 f64; "-" on other devices); peer/x: the peer's time over this variant's
--- (2D, same precision; issue target >= 2). Floor bytes per point and step, if every neighbour's u
--- comes from cache: lattice 2D f32 96 (read u, the cell, the bond word and a map entry, write a
--- and damage: 32 B, plus 64 B of the two Verlet updates), f64 180; 3D 148 / 272; list 2D 208 / 268
--- (x, the row offset and 28 neighbour indices instead of the cell, word and map entry).
+-- (same dimension and precision; issue target >= 2). Floor bytes per point and step, if every
+-- neighbour's u comes from cache: lattice 2D f32 96 (read u, the cell, the bond word and a map
+-- entry, write a and damage: 32 B, plus 64 B of the two Verlet updates), f64 180; 3D 148 / 272;
+-- list: x, the row offset and a 4-byte neighbour index per bond instead of the cell, words and map
+-- entry: 2D 208 / 300, 3D 628 / 764 (at 122 bonds).
 local cl = require "cleave"
 local here = arg[0]:match("^(.*)/") or "."
 local balance = dofile(here .. "/balance.lua")
@@ -41,10 +45,10 @@ local gpu = cl.device() == "cuda"
 local points = { [2] = tonumber(arg[1]) or (gpu and 10e6 or 4e4), [3] = tonumber(arg[2]) or (gpu and 10e6 or 8e3) }
 local steps = tonumber(arg[3]) or (gpu and 100 or 3)
 local wanted = {}
-for v in (arg[4] or "point,fused,walk,tile,half,list,peer,hook"):gmatch("[^,]+") do wanted[v] = true end
+for v in (arg[4] or "point,fused,walk,tile,tile-rows,half,list,peer,hook"):gmatch("[^,]+") do wanted[v] = true end
 
 local FLOOR_BYTES = { lattice = { [2] = { f32 = 96, f64 = 180 }, [3] = { f32 = 148, f64 = 272 } },
-  list = { [2] = { f32 = 208, f64 = 268 } } }
+  list = { [2] = { f32 = 208, f64 = 300 }, [3] = { f32 = 628, f64 = 764 } } }
 -- per bond: eta, d = xi + eta, |d|^2, the stretch's numerator and reciprocals, the law, the force
 -- and its sum, the damage weights (kernels/pd/pmb.h, cl_pd_bond)
 local FLOPS_PER_BOND = { [2] = 30, [3] = 42 }
@@ -121,9 +125,10 @@ local function time_variants(body, layout, order, stages)
   local key = dim .. precision
   for _, name in ipairs(order) do
     cl.run { pipeline = restore, steps = 1, progress = false }
-    local pipeline = cl.pipeline {
-      cl.stage.verlet_kick_drift { u = body.u, v = body.v, a = body.a, dt = dt }, stages[name],
-      not kick_fused[name] and cl.stage.verlet_kick { v = body.v, a = body.a, dt = dt } or nil }
+    local list = { cl.stage.verlet_kick_drift { u = body.u, v = body.v, a = body.a, dt = dt } }
+    for _, stage in ipairs(type(stages[name]) == "table" and stages[name] or { stages[name] }) do list[#list + 1] = stage end
+    if not kick_fused[name] then list[#list + 1] = cl.stage.verlet_kick { v = body.v, a = body.a, dt = dt } end
+    local pipeline = cl.pipeline(list)
     local before = balance.energies(body)
     cl.run { pipeline = pipeline, steps = 2, progress = false }
     local samples = {}
@@ -169,10 +174,15 @@ for _, dim in ipairs { 2, 3 } do
             kick = kick_fused[name] and { dt = dt } or nil }
         end
       end
+      if wanted["tile-rows"] then
+        local first = lattice.n // 3
+        order[#order + 1], stages["tile-rows"] = "tile-rows", { lattice:force_stage { kernel = "tile", rows = { 0, first } },
+          lattice:force_stage { kernel = "tile", rows = { first, lattice.n - first } } }
+      end
       time_variants(lattice, "lattice", order, stages)
       lattice, stages = nil, nil
       collectgarbage()
-      if dim == 2 and (wanted.list or wanted.peer or wanted.hook) then
+      if wanted.list or wanted.peer or wanted.hook then
         local list = make_body(dim, precision, "list")
         local hooks = hook_stages(list)
         order, stages = {}, { list = list:force_stage { kernel = "point" }, peer = hooks.peer, hook = hooks.hook }
@@ -188,16 +198,17 @@ for _, dim in ipairs { 2, 3 } do
 end
 
 local peer_ms = {}
-for _, r in ipairs(rows) do if r.name == "peer" then peer_ms[r.precision] = r.step_ms end end
+for _, r in ipairs(rows) do if r.name == "peer" then peer_ms[r.dim .. r.precision] = r.step_ms end end
 
 local function fmt(format, v) return v and string.format(format, v) or "-" end
 print(string.format("device: %s (%s), %d steps per run, copy bandwidth %.0f GB/s", cl.device(), info.device_name,
   steps, bandwidth))
-print(string.format("%-3s %-4s %-6s %10s %11s %9s %10s %6s %6s %7s %9s %9s %s", "dim", "prec", "kernel", "points",
+print(string.format("%-3s %-4s %-9s %10s %11s %9s %10s %6s %6s %7s %9s %9s %s", "dim", "prec", "kernel", "points",
   "bonds", "ms/step", "bond upd/s", "bw%", "ar%", "peer/x", "du", "da", "check"))
 for _, r in ipairs(rows) do
-  local ratio = r.dim == 2 and peer_ms[r.precision] and r.step_ms and peer_ms[r.precision] / r.step_ms
-  print(string.format("%-3s %-4s %-6s %10d %11d %9s %10s %6s %6s %7s %9s %9s %s", r.dim .. "D", r.precision, r.name,
+  local peer = peer_ms[r.dim .. r.precision]
+  local ratio = peer and r.step_ms and peer / r.step_ms
+  print(string.format("%-3s %-4s %-9s %10d %11d %9s %10s %6s %6s %7s %9s %9s %s", r.dim .. "D", r.precision, r.name,
     r.n, r.bonds, fmt("%.3f", r.step_ms), fmt("%.3e", r.rate), fmt("%.1f", r.bw and 100 * r.bw),
     fmt("%.1f", r.ar and 100 * r.ar), fmt("%.2f", ratio), fmt("%.1e", r.du), fmt("%.1e", r.da),
     (r.ok and r.step_ms) and "ok" or "FAILED"))

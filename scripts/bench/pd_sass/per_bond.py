@@ -4,8 +4,9 @@ A bond's code begins with the test for an absent neighbour (ISETP.NE ... -0x1), 
 length is the distance between consecutive tests: for the unrolled table kernel (probe_table) the
 mean over the first copy of its K bonds (the compiler makes a second copy for bodies without the
 partial-volume correction), for the stencil walk (probe_walk) the size of its innermost loop over
-the bonds in it. usage: python3 per_bond.py FILE.sass (the instances whose name has ELb1 are the
-PLAIN ones: uniform volume, no surface correction)"""
+the bonds in it. usage: python3 per_bond.py FILE.sass (the unrolled kernels' last template argument
+is the instance, stencil_table.cuh: ...ELi1 PLAIN, uniform volume and no surface correction; ...ELi2
+SURFACE, uniform volume with the correction; ...ELi0 the general one)"""
 import re
 import sys
 
@@ -19,9 +20,9 @@ for function in re.split(r"\n\s*Function : ", open(sys.argv[1]).read())[1:]:
     checks = [k for k, op in enumerate(ops) if "ISETP.NE" in op and "-0x1, PT" in op]
     if len(checks) < 3:
         continue
-    if "table" in name or "tile" in name:  # unrolled: template arguments <DIM, K, ...> / <K, R, ...>
+    if "table" in name or "tile" in name:  # unrolled: template arguments <DIM, K, ...>
         numbers = [int(v) for v in re.findall(r"Li(\d+)", name)]
-        bonds = numbers[1] if "table" in name else numbers[0]
+        bonds = numbers[1]
         gaps = [b - a for a, b in zip(checks, checks[1:])][: bonds - 1]
         per_bond = sum(gaps) / len(gaps)
         # with one copy of the bonds, the point loop (the tile kernel: all of it) over K also counts what
