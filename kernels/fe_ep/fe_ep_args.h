@@ -40,6 +40,7 @@
 #define CL_FE_EP_ARGS_H
 
 #include "../common/material_point.h"
+#include "../fe/mohr_coulomb.h"
 
 /* the built-in laws compiled into the element kernels, or a run-time compiled one (lua/cleave/jit.lua
  * law:fe_module: the same kernels with CL_FE_EP_LAW defined as the law) */
@@ -65,6 +66,7 @@ typedef struct cl_fe_ep_args {
   int matrix_free;             /* 1: the element kernels recompute B-bar and W from x; 0: they read grad, wdet */
   double E, nu, c, phi;        /* material: Young's modulus, Poisson's ratio, cohesion, friction angle (degrees) */
   double thickness;
+  cl_fe_mc_law mc;             /* law == CL_FE_EP_MOHR_COULOMB: its constants, computed once (cl_fe_mc_law_of) */
   size_t ne, nnodes, nnz;
   size_t gs_e, gs_k, grad_e, grad_i, fe_e, fe_i; /* the layout's strides (above) */
   const uint32_t *elem;

@@ -43,7 +43,7 @@ CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const
     if (A->law_ep >= 0) ep = ((const real *)A->law_args.state[A->law_ep])[g];
 #else
     if (A->law == CL_FE_EP_MOHR_COULOMB)
-      cl_fe_mohr_coulomb((real)A->E, (real)A->nu, (real)A->c, (real)A->phi, deps, sig, D6, &ep);
+      cl_fe_mohr_coulomb(&A->mc, deps, sig, D6, &ep);
     else
       cl_fe_elastic((real)A->E, (real)A->nu, deps, sig, D6);
 #endif

@@ -236,6 +236,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   A->shape = mesh->shape, A->order = mesh->order, A->nn = nn, A->ngp = cl_fe_ngauss(mesh->shape, mesh->order);
   A->law = mat->law, A->plane_strain = mat->plane_strain;
   A->E = mat->E, A->nu = mat->nu, A->c = mat->c, A->phi = mat->phi, A->thickness = mat->thickness;
+  A->mc = cl_fe_mc_law_of(mat->E, mat->nu, mat->c, mat->phi);
   A->ne = mesh->nelems, A->nnodes = mesh->nnodes;
   m->ndof = 2 * mesh->nnodes;
   const size_t G = A->ne * A->ngp, nd = 2 * nn;
