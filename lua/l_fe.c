@@ -335,6 +335,8 @@ static int model_info(lua_State *L) {
   /* the device memory of the stored B-bar: 0 while matrix-free */
   lua_pushinteger(L, m->f[CL_FE_EP_F_GRAD] ? (lua_Integer)(cl_field_count(m->f[CL_FE_EP_F_GRAD]) * sizeof(double)) : 0);
   lua_setfield(L, -2, "bbar_bytes");
+  lua_pushinteger(L, (lua_Integer)(cl_field_count(m->f[CL_FE_EP_F_SIG]) / (m->A.ne * m->A.ngp)));
+  lua_setfield(L, -2, "stress_components"); /* stored per Gauss point: xx yy zz xy */
   return 1;
 }
 

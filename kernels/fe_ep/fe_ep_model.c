@@ -267,8 +267,8 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   for (size_t r = 0; r <= m->ndof; r++) rp[r] = (uint32_t)m->rowptr[r];
   const struct { cl_fe_ep_field_id id; cl_dtype t; size_t n; const void *host; } fields[] = {
       {CL_FE_EP_F_ELEM, CL_U32, A->ne * nn, mesh->elem}, {CL_FE_EP_F_WDET, CL_F64, G, wdet}, {CL_FE_EP_F_U, CL_F64, m->ndof, NULL},
-      {CL_FE_EP_F_U_N, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_SIG, CL_F64, 6 * G, NULL},
-      {CL_FE_EP_F_SIG_N, CL_F64, 6 * G, NULL}, {CL_FE_EP_F_EP, CL_F64, G, NULL}, {CL_FE_EP_F_EP_N, CL_F64, G, NULL},
+      {CL_FE_EP_F_U_N, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_SIG, CL_F64, CL_FE_EP_NSIG * G, NULL},
+      {CL_FE_EP_F_SIG_N, CL_F64, CL_FE_EP_NSIG * G, NULL}, {CL_FE_EP_F_EP, CL_F64, G, NULL}, {CL_FE_EP_F_EP_N, CL_F64, G, NULL},
       {CL_FE_EP_F_FE, CL_F64, A->ne * nd, NULL}, {CL_FE_EP_F_KE, CL_F64, A->ne * nd * nd, NULL},
       {CL_FE_EP_F_R, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_KVAL, CL_F64, A->nnz, NULL},
       {CL_FE_EP_F_NODE_START, CL_U32, A->nnodes + 1, ns}, {CL_FE_EP_F_NODE_SLOT, CL_U32, A->ne * nn, nsl},
@@ -283,7 +283,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
    * is read. Zeros are uploaded from one host buffer rather than filled: a fill is a parallel loop,
    * and a few dozen of those per model cost more than the small models' whole solve on a loaded
    * machine (see fe_ep_cpu.c) */
-  double *zeros = calloc(6 * G > m->ndof ? 6 * G : m->ndof, sizeof *zeros);
+  double *zeros = calloc(CL_FE_EP_NSIG * G > m->ndof ? CL_FE_EP_NSIG * G : m->ndof, sizeof *zeros);
   if (!zeros) {
     st = cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
     goto done;
@@ -410,11 +410,10 @@ cl_status cl_fe_ep_body_force(cl_fe_ep_model *m, double bx, double by, cl_error 
 
 cl_status cl_fe_ep_initial_stress(cl_fe_ep_model *m, const double s[4], cl_error *err) {
   const size_t G = m->A.ne * m->A.ngp;
-  double *sig = malloc(sizeof *sig * 6 * G);
+  double *sig = malloc(sizeof *sig * CL_FE_EP_NSIG * G);
   if (!sig) return cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
-  const double v[6] = {s[0], s[1], s[2], 0, 0, s[3]};
-  for (int r = 0; r < 6; r++)
-    for (size_t g = 0; g < G; g++) sig[r * G + g] = v[r];
+  for (int r = 0; r < CL_FE_EP_NSIG; r++) /* xx yy zz xy, as stored */
+    for (size_t g = 0; g < G; g++) sig[r * G + g] = s[r];
   cl_status st = cl_field_upload(m->f[CL_FE_EP_F_SIG_N], sig, err);
   if (st == CL_OK) st = cl_field_upload(m->f[CL_FE_EP_F_SIG], sig, err);
   free(sig);
@@ -423,14 +422,17 @@ cl_status cl_fe_ep_initial_stress(cl_fe_ep_model *m, const double s[4], cl_error
 
 cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_error *err) {
   const cl_fe_ep_args *A = &m->A;
-  const int per_gauss = id == CL_FE_EP_F_SIG || id == CL_FE_EP_F_SIG_N || id == CL_FE_EP_F_EP || id == CL_FE_EP_F_EP_N ||
-                        id == CL_FE_EP_F_WDET;
-  if (!per_gauss || A->gs_k == 1) return cl_field_download(m->f[id], out, err);
+  const int sig = id == CL_FE_EP_F_SIG || id == CL_FE_EP_F_SIG_N;
+  const int per_gauss = sig || id == CL_FE_EP_F_EP || id == CL_FE_EP_F_EP_N || id == CL_FE_EP_F_WDET;
+  if (!per_gauss || (A->gs_k == 1 && !sig)) return cl_field_download(m->f[id], out, err);
   const size_t G = A->ne * A->ngp, n = cl_field_count(m->f[id]);
   double *dev = malloc(sizeof *dev * n);
   if (!dev) return cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
   cl_status st = cl_field_download(m->f[id], dev, err);
-  for (size_t c = 0; st == CL_OK && c < n / G; c++) reorder(A, (size_t)A->ngp, A->gs_e, A->gs_k, 0, dev + c * G, out + c * G);
+  /* the stress's stored xx yy zz xy to the host's six Voigt components, yz = xz = 0 */
+  for (size_t c = 0; st == CL_OK && c < n / G; c++)
+    reorder(A, (size_t)A->ngp, A->gs_e, A->gs_k, 0, dev + c * G, out + (sig && c == 3 ? 5 : c) * G);
+  if (sig) memset(out + 3 * G, 0, sizeof *out * 2 * G);
   free(dev);
   return st;
 }

@@ -156,7 +156,7 @@ cl_status cl_fe_ep_solve(cl_fe_ep_model *m, const cl_fe_ep_solve_opts *opts, cl_
  * (CUDA), "cholmod" or "cg" (the host's, fe_ep_linear.h). */
 const char *cl_fe_ep_solver_name(const cl_fe_ep_model *m, cl_fe_ep_linear_kind linear);
 
-/* Host copies: u (2 nnodes, SoA), Gauss point stresses (6 G, SoA), ep (G), weights (G); Gauss point k of
+/* Host copies: u (2 nnodes, SoA), Gauss point stresses (6 G, SoA, Voigt; 4 stored: yz = xz = 0), ep (G), weights (G); Gauss point k of
  * element e at e ngp + k on every backend (the device's own order may differ: fe_ep_args.h). */
 cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_error *err);
 

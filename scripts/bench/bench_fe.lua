@@ -55,13 +55,14 @@ local material = { law = "mohr_coulomb", E = 2000, nu = 0.2, c = c, phi = phi }
 local function left() return budget - (cl.clock() - t_start) end
 
 -- bytes one residual evaluation must move per Gauss point (docs/benchmarks.md): stored B-bar: compact
--- B-bar 16 n, W 8, converged state read and updated state written 2 x 56, element force written and read
+-- B-bar 16 n, W 8, converged state read and updated state written 2 x 40 (xx yy zz xy and ep; 2 x 56 with
+-- the six stress components stored before the fifth slice), element force written and read
 -- back and connectivity read twice (32 n + 8 n) / g, per node u, u_n, R and its slot range 52 B x
 -- nodes / G; matrix-free: no B-bar and W, the node coordinates 16 B more per node
 local function floor_bytes(p, nodes, gauss, matrix_free)
   local n, g = (p + 1) ^ 2, (p + 1) ^ 2
-  if matrix_free then return gauss * (112 + 40 * n / g) + 68 * nodes end
-  return gauss * (16 * n + 8 + 112 + 40 * n / g) + 52 * nodes
+  if matrix_free then return gauss * (80 + 40 * n / g) + 68 * nodes end
+  return gauss * (16 * n + 8 + 80 + 40 * n / g) + 52 * nodes
 end
 
 -- floating-point operations per Gauss point of the matrix-free residual (docs/benchmarks.md counts

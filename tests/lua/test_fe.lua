@@ -714,6 +714,30 @@ T.case("the default residual is matrix-free and keeps no B-bar", function()
   T.eq(s.core:info().bbar_bytes, i.elements * i.gauss_per_element * 2 * 9 * 8, "residual = \"stored\" keeps B-bar")
 end)
 
+-- The stress state keeps the 2D state's four components per Gauss point (xx yy zz xy; yz = xz = 0 are
+-- not stored); the host still sees six, yz and xz exactly 0, in either layout, after a plastic solve.
+T.case("the stress state stores xx, yy, zz, xy per Gauss point", function()
+  for _, layout in ipairs { "element_major", "element_minor" } do
+    local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 2, nr = 3, nt = 2 }
+    local m = quarter_wellbore(mesh, { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi })
+    m.core:layout(layout)
+    m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+    m:pressure { where = "outer", p = P0 }
+    m:pressure { where = "inner", p = p_i }
+    local i = m.core:info()
+    T.eq(i.stress_components, 4, layout .. ": stored stress components")
+    m:solve { method = "newton", increments = 2, tol = 1e-10 }
+    local s, G = m.core:get("sig"), i.elements * i.gauss_per_element
+    T.eq(#s, 6 * G, layout .. ": six components on the host")
+    local zz, xy = 0, 0
+    for g = 1, G do
+      T.eq(s[3 * G + g], 0, layout .. ": yz") T.eq(s[4 * G + g], 0, layout .. ": xz")
+      zz, xy = math.max(zz, math.abs(s[2 * G + g])), math.max(xy, math.abs(s[5 * G + g]))
+    end
+    T.ok(zz > 0 and xy > 0, layout .. ": zz and xy carried")
+  end
+end)
+
 -- Newton with the consistent tangent: once the residual is small the next one is of the order
 -- of its square: r_{k+1} <= 10 r_k^2 / r_0 ... measured as log ratios close to 2.
 T.case("Newton converges quadratically near the solution", function()
