@@ -1,5 +1,6 @@
 /* The quasi-static elastoplastic FE model: construction (W, gather tables, CSR sparsity; B-bar
- * when a stored residual is asked for), constraints and loads, host copies. The solvers are in fe_ep_solve.c. */
+ * when a stored residual is asked for), constraints and loads, host copies. The solvers are in
+ * fe_ep_solve.c. */
 #include "fe_ep_model.h"
 
 #include <math.h>
@@ -266,7 +267,8 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   }
   for (size_t r = 0; r <= m->ndof; r++) rp[r] = (uint32_t)m->rowptr[r];
   const struct { cl_fe_ep_field_id id; cl_dtype t; size_t n; const void *host; } fields[] = {
-      {CL_FE_EP_F_ELEM, CL_U32, A->ne * nn, mesh->elem}, {CL_FE_EP_F_WDET, CL_F64, G, wdet}, {CL_FE_EP_F_U, CL_F64, m->ndof, NULL},
+      {CL_FE_EP_F_ELEM, CL_U32, A->ne * nn, mesh->elem}, {CL_FE_EP_F_WDET, CL_F64, G, wdet},
+      {CL_FE_EP_F_U, CL_F64, m->ndof, NULL},
       {CL_FE_EP_F_U_N, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_SIG, CL_F64, CL_FE_EP_NSIG * G, NULL},
       {CL_FE_EP_F_SIG_N, CL_F64, CL_FE_EP_NSIG * G, NULL}, {CL_FE_EP_F_EP, CL_F64, G, NULL}, {CL_FE_EP_F_EP_N, CL_F64, G, NULL},
       {CL_FE_EP_F_FE, CL_F64, A->ne * nd, NULL}, {CL_FE_EP_F_KE, CL_F64, A->ne * nd * nd, NULL},
