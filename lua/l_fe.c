@@ -155,12 +155,14 @@ static int model_layout(lua_State *L) {
   return 0;
 }
 
-/* m:residual("stored" | "matrix_free"): the element kernels read B-bar and W or recompute them
- * (cl_fe_ep_set_matrix_free) */
+/* m:residual("stored" | "matrix_free"): the element kernels read B-bar (built now) and W or
+ * recompute them (B-bar freed) (cl_fe_ep_set_matrix_free) */
 static int model_residual(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
   const char *const names[] = {"stored", "matrix_free", NULL};
-  cl_fe_ep_set_matrix_free(m, luaL_checkoption(L, 2, NULL, names));
+  cl_error err;
+  if (cl_fe_ep_set_matrix_free(m, luaL_checkoption(L, 2, NULL, names), &err))
+    return luaL_error(L, "model:residual: %s", err.msg);
   return 0;
 }
 
@@ -330,6 +332,11 @@ static int model_info(lua_State *L) {
   lua_pushstring(L, m->dev->name), lua_setfield(L, -2, "device");
   lua_pushstring(L, cl_fe_ep_solver_name(m, CL_FE_EP_LINEAR_FACTOR)), lua_setfield(L, -2, "linear_solver");
   lua_pushstring(L, m->A.matrix_free ? "matrix_free" : "stored"), lua_setfield(L, -2, "residual");
+  /* the device memory of the stored B-bar: 0 while matrix-free */
+  lua_pushinteger(L, m->f[CL_FE_EP_F_GRAD] ? (lua_Integer)(cl_field_count(m->f[CL_FE_EP_F_GRAD]) * sizeof(double)) : 0);
+  lua_setfield(L, -2, "bbar_bytes");
+  lua_pushinteger(L, (lua_Integer)(cl_field_count(m->f[CL_FE_EP_F_SIG]) / (m->A.ne * m->A.ngp)));
+  lua_setfield(L, -2, "stress_components"); /* stored per Gauss point: xx yy zz xy */
   return 1;
 }
 

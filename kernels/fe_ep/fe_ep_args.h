@@ -17,7 +17,8 @@
  * where the threads of a warp (consecutive elements) then read and write consecutive words. The
  * arithmetic is the same; the host sees the CPU's order (cl_fe_ep_get).
  *   u, u_n  2 x nnodes displacements now and at the last converged increment (SoA)
- *   sig_n, ep_n   6 x G stresses (Voigt xx yy zz yz xz xy, SoA) and G equivalent plastic
+ *   sig_n, ep_n   CL_FE_EP_NSIG x G stresses (xx yy zz xy, SoA: the 2D state's yz = xz = 0 are not
+ *           stored, 16 B per Gauss point less to read and to write; the law sees all six) and G equivalent plastic
  *           strains at the last converged increment; sig, ep their updates for u
  *   dgp     9 x G the law's 2D tangent per Gauss point (r G + g), on a GPU only: its Newton tangent
  *           is one kernel per Gauss point (stresses, forces, this) and one per element-matrix row
@@ -40,6 +41,10 @@
 #define CL_FE_EP_ARGS_H
 
 #include "../common/material_point.h"
+#include "../fe/mohr_coulomb.h"
+
+/* the stress components stored per Gauss point: xx yy zz xy (Voigt 0 1 2 5) */
+#define CL_FE_EP_NSIG 4
 
 /* the built-in laws compiled into the element kernels, or a run-time compiled one (lua/cleave/jit.lua
  * law:fe_module: the same kernels with CL_FE_EP_LAW defined as the law) */
@@ -65,6 +70,7 @@ typedef struct cl_fe_ep_args {
   int matrix_free;             /* 1: the element kernels recompute B-bar and W from x; 0: they read grad, wdet */
   double E, nu, c, phi;        /* material: Young's modulus, Poisson's ratio, cohesion, friction angle (degrees) */
   double thickness;
+  cl_fe_mc_law mc;             /* law == CL_FE_EP_MOHR_COULOMB: its constants, computed once (cl_fe_mc_law_of) */
   size_t ne, nnodes, nnz;
   size_t gs_e, gs_k, grad_e, grad_i, fe_e, fe_i; /* the layout's strides (above) */
   const uint32_t *elem;

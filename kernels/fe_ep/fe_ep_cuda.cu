@@ -16,8 +16,12 @@
  * i blockDim.x + x: consecutive elements in consecutive banks. For Newton (OP CL_FE_EP_FORCES_TANGENT)
  * each point also leaves its law's tangent in dgp for the row kernel. */
 extern __shared__ double fe_ep_shared[];
-template <int OP, int SHAPE, int ORDER>
+/* MF: the model's residual kind as a constant (A.matrix_free), so that each kernel holds the registers
+ * of one way to get B-bar, not of both (ptxas, f64, sm_90, residual, p = 3: 288 B spilled with both,
+ * 100 B matrix-free alone) */
+template <int OP, int SHAPE, int ORDER, int MF>
 __global__ void __launch_bounds__(CL_THREADS, 2) CL_PREC(fe_ep_gauss_kernel)(cl_fe_ep_args A) {
+  A.matrix_free = MF;
   const int nn = cl_fe_nodes(SHAPE, ORDER), nd = 2 * nn, eb = blockDim.x, x = threadIdx.x, k = threadIdx.y;
   const size_t e = (size_t)blockIdx.x * eb + x;
   const bool live = e < A.ne;
@@ -50,9 +54,15 @@ __global__ void CL_PREC(fe_ep_row_matrix_kernel)(cl_fe_ep_args A) {
 template <int OP, int SHAPE, int ORDER>
 static void CL_PREC(launch)(const cl_fe_ep_args *A) {
   const int ngp = cl_fe_ngauss(SHAPE, ORDER), nd = 2 * cl_fe_nodes(SHAPE, ORDER), eb = CL_THREADS / ngp;
-  if (OP != CL_FE_EP_ELASTIC_TANGENT)
-    CL_PREC(fe_ep_gauss_kernel)<OP == CL_FE_EP_FORCES ? CL_FE_EP_FORCES : CL_FE_EP_FORCES_TANGENT, SHAPE, ORDER>
-        <<<(unsigned)((A->ne + eb - 1) / eb), dim3(eb, ngp), 3 * sizeof(real) * eb * nd, cudaStreamPerThread>>>(*A);
+  if (OP != CL_FE_EP_ELASTIC_TANGENT) {
+    const int GOP = OP == CL_FE_EP_FORCES ? CL_FE_EP_FORCES : CL_FE_EP_FORCES_TANGENT;
+    const dim3 grid((unsigned)((A->ne + eb - 1) / eb)), block(eb, ngp);
+    const size_t shared = 3 * sizeof(real) * eb * nd;
+    if (A->matrix_free)
+      CL_PREC(fe_ep_gauss_kernel)<GOP, SHAPE, ORDER, 1><<<grid, block, shared, cudaStreamPerThread>>>(*A);
+    else
+      CL_PREC(fe_ep_gauss_kernel)<GOP, SHAPE, ORDER, 0><<<grid, block, shared, cudaStreamPerThread>>>(*A);
+  }
   if (OP != CL_FE_EP_FORCES)
     CL_PREC(fe_ep_row_matrix_kernel)<OP == CL_FE_EP_ELASTIC_TANGENT ? CL_FE_EP_ELASTIC_TANGENT : CL_FE_EP_FORCES_TANGENT,
                                      SHAPE, ORDER><<<cl_grid_1d(A->ne * nd), CL_THREADS, 0, cudaStreamPerThread>>>(*A);

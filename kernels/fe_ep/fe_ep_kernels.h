@@ -28,7 +28,7 @@ CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const
   const size_t G = A->ne * A->ngp;
   const real *sig_n = (const real *)A->sig_n;
   real sig[6], D6[36], ep = ((const real *)A->ep_n)[g];
-  for (int r = 0; r < 6; r++) sig[r] = sig_n[r * G + g];
+  sig[0] = sig_n[g], sig[1] = sig_n[G + g], sig[2] = sig_n[2 * G + g], sig[3] = sig[4] = 0, sig[5] = sig_n[3 * G + g];
   if (!A->plane_strain) {
     cl_tri_elasticity((real)A->E, (real)A->nu, 0, D3);
     const real ds[3] = {D3[0] * deps3[0] + D3[1] * deps3[1], D3[3] * deps3[0] + D3[4] * deps3[1], D3[8] * deps3[2]};
@@ -43,14 +43,14 @@ CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const
     if (A->law_ep >= 0) ep = ((const real *)A->law_args.state[A->law_ep])[g];
 #else
     if (A->law == CL_FE_EP_MOHR_COULOMB)
-      cl_fe_mohr_coulomb((real)A->E, (real)A->nu, (real)A->c, (real)A->phi, deps, sig, D6, &ep);
+      cl_fe_mohr_coulomb(&A->mc, deps, sig, D6, &ep);
     else
       cl_fe_elastic((real)A->E, (real)A->nu, deps, sig, D6);
 #endif
     cl_fe_ep_plane_tangent(D6, D3);
   }
-  real *out = (real *)A->sig;
-  for (int r = 0; r < 6; r++) out[r * G + g] = sig[r];
+  real *out = (real *)A->sig; /* yz, xz stay 0 in 2D: not stored (CL_FE_EP_NSIG) */
+  out[g] = sig[0], out[G + g] = sig[1], out[2 * G + g] = sig[2], out[3 * G + g] = sig[5];
   ((real *)A->ep)[g] = ep;
   s3[0] = sig[0], s3[1] = sig[1], s3[2] = sig[5];
 }

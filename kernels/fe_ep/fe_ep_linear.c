@@ -10,6 +10,9 @@
 
 struct cl_fe_ep_linear {
   cholmod_common c;
+  size_t n;
+  const uint64_t *rowptr; /* the pattern (the caller's), until the first factorization */
+  const uint32_t *col;
   cholmod_sparse *A; /* the full CSR read as CSC (the matrix is symmetric), upper triangle used */
   cholmod_factor *L;
 };
@@ -23,24 +26,31 @@ cl_status cl_fe_ep_linear_create(size_t n, const uint64_t *rowptr, const uint32_
   if (!s) return cl_error_set(err, CL_ERR_OOM, "fe: out of memory for the linear solver");
   cholmod_l_start(&s->c);
   s->c.print = 0;
-  s->A = cholmod_l_allocate_sparse(n, n, rowptr[n], 1, 1, 1, CHOLMOD_REAL, &s->c);
-  if (!s->A) {
-    cl_fe_ep_linear_free(s);
-    return cl_error_set(err, CL_ERR_OOM, "fe: out of memory for a %zu x %zu sparse matrix", n, n);
-  }
-  SuiteSparse_long *p = s->A->p, *i = s->A->i;
-  for (size_t r = 0; r <= n; r++) p[r] = (SuiteSparse_long)rowptr[r];
-  for (uint64_t k = 0; k < rowptr[n]; k++) i[k] = col[k];
-  s->L = cholmod_l_analyze(s->A, &s->c); /* fill-reducing ordering (AMD/METIS), once */
-  if (!s->L) {
-    cl_fe_ep_linear_free(s);
-    return cl_error_set(err, CL_ERR_OOM, "fe: CHOLMOD's analysis failed (status %d)", s->c.status);
-  }
+  s->n = n, s->rowptr = rowptr, s->col = col;
   *out = s;
   return CL_OK;
 }
 
+/* The matrix's copy and the fill-reducing ordering (AMD/METIS), once, at the first factorization: a
+ * model that never factors on the host (multigrid or PCG, a GPU's cuSOLVER) does not pay for them (at
+ * level 3, p = 2, most of its creation) */
+static cl_status analyze(cl_fe_ep_linear *s, cl_error *err) {
+  const size_t n = s->n;
+  s->A = cholmod_l_allocate_sparse(n, n, s->rowptr[n], 1, 1, 1, CHOLMOD_REAL, &s->c);
+  if (!s->A) return cl_error_set(err, CL_ERR_OOM, "fe: out of memory for a %zu x %zu sparse matrix", n, n);
+  SuiteSparse_long *p = s->A->p, *i = s->A->i;
+  for (size_t r = 0; r <= n; r++) p[r] = (SuiteSparse_long)s->rowptr[r];
+  for (uint64_t k = 0; k < s->rowptr[n]; k++) i[k] = s->col[k];
+  s->L = cholmod_l_analyze(s->A, &s->c);
+  if (!s->L) {
+    cholmod_l_free_sparse(&s->A, &s->c);
+    return cl_error_set(err, CL_ERR_OOM, "fe: CHOLMOD's analysis failed (status %d)", s->c.status);
+  }
+  return CL_OK;
+}
+
 cl_status cl_fe_ep_linear_factor(cl_fe_ep_linear *s, const double *val, size_t *bad_row, cl_error *err) {
+  if (!s->L) CL_TRY(analyze(s, err));
   memcpy(s->A->x, val, sizeof(double) * ((SuiteSparse_long *)s->A->p)[s->A->ncol]);
   cholmod_l_factorize(s->A, s->L, &s->c);
   if (s->c.status == CHOLMOD_NOT_POSDEF) {

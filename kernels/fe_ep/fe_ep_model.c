@@ -1,5 +1,6 @@
-/* The quasi-static elastoplastic FE model: construction (B-bar, W, gather tables, CSR
- * sparsity), constraints and loads, host copies. The solvers are in fe_ep_solve.c. */
+/* The quasi-static elastoplastic FE model: construction (W, gather tables, CSR sparsity; B-bar
+ * when a stored residual is asked for), constraints and loads, host copies. The solvers are in
+ * fe_ep_solve.c. */
 #include "fe_ep_model.h"
 
 #include <math.h>
@@ -44,10 +45,11 @@ static cl_status new_field(cl_fe_ep_model *m, cl_fe_ep_field_id id, cl_dtype t, 
 
 static void *dptr(cl_fe_ep_model *m, cl_fe_ep_field_id id) { return cl_field_component(m->f[id], 0); }
 
-/* B-bar (the gradients) and W at every Gauss point, the Gauss points' coordinates; an element
- * whose Jacobian is not positive somewhere is named. */
+/* W at every Gauss point, the Gauss points' coordinates and, unless grad is NULL (matrix-free),
+ * B-bar (the gradients, element-major); an element whose Jacobian is not positive somewhere is named. */
 static cl_status geometry(cl_fe_ep_model *m, const cl_fe_ep_mesh *mesh, double *grad, double *wdet, cl_error *err) {
   const int nn = m->A.nn, ngp = m->A.ngp;
+  double grad_k[CL_FE_MAX_DOFS]; /* one Gauss point's, when B-bar is not kept */
   for (size_t e = 0; e < mesh->nelems; e++) {
     double xe[CL_FE_MAX_DOFS];
     for (int a = 0; a < nn; a++) {
@@ -58,7 +60,7 @@ static cl_status geometry(cl_fe_ep_model *m, const cl_fe_ep_mesh *mesh, double *
       const size_t g = e * ngp + k;
       double xi, eta, w, N[CL_FE_MAX_NODES], dN[CL_FE_MAX_DOFS];
       cl_fe_gauss(mesh->shape, mesh->order, k, &xi, &eta, &w);
-      const double det = cl_fe_gradients(mesh->shape, mesh->order, xe, xi, eta, grad + g * 2 * nn);
+      const double det = cl_fe_gradients(mesh->shape, mesh->order, xe, xi, eta, grad ? grad + g * 2 * nn : grad_k);
       if (!(det > 0))
         return cl_error_set(err, CL_ERR_ARG, "element %zu is inverted or degenerate (det J = %g at Gauss point %d; "
                             "its first node is %u at (%g, %g)): check its node order (counter-clockwise) and "
@@ -235,23 +237,27 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   A->shape = mesh->shape, A->order = mesh->order, A->nn = nn, A->ngp = cl_fe_ngauss(mesh->shape, mesh->order);
   A->law = mat->law, A->plane_strain = mat->plane_strain;
   A->E = mat->E, A->nu = mat->nu, A->c = mat->c, A->phi = mat->phi, A->thickness = mat->thickness;
+  A->mc = cl_fe_mc_law_of(mat->E, mat->nu, mat->c, mat->phi);
   A->ne = mesh->nelems, A->nnodes = mesh->nnodes;
   m->ndof = 2 * mesh->nnodes;
   const size_t G = A->ne * A->ngp, nd = 2 * nn;
-  double *grad = malloc(sizeof *grad * G * nd), *wdet = malloc(sizeof *wdet * G);
+  double *wdet = malloc(sizeof *wdet * G);
   double *xsoa = malloc(sizeof *xsoa * 2 * mesh->nnodes); /* the coordinates as the device stores them */
   m->x = malloc(sizeof *m->x * 2 * mesh->nnodes), m->xg = malloc(sizeof *m->xg * 2 * G);
   m->fixed = calloc(m->ndof, 1), m->fixed_value = calloc(m->ndof, sizeof(double));
   m->f_ext = calloc(m->ndof, sizeof(double));
   uint32_t *ns = NULL, *nsl = NULL, *cs = NULL, *csl = NULL, *rp = NULL;
   cl_status st = CL_OK;
-  if (!grad || !wdet || !xsoa || !m->x || !m->xg || !m->fixed || !m->fixed_value || !m->f_ext) {
+  if (!wdet || !xsoa || !m->x || !m->xg || !m->fixed || !m->fixed_value || !m->f_ext) {
     st = cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
     goto done;
   }
   memcpy(m->x, mesh->x, sizeof *m->x * 2 * mesh->nnodes);
   for (size_t n = 0; n < mesh->nnodes; n++) xsoa[n] = mesh->x[2 * n], xsoa[mesh->nnodes + n] = mesh->x[2 * n + 1];
-  if ((st = geometry(m, mesh, grad, wdet, err)) != CL_OK) goto done;
+  /* matrix-free by default: B-bar is built only when a stored residual is asked for
+   * (cl_fe_ep_set_matrix_free) */
+  A->matrix_free = 1;
+  if ((st = geometry(m, mesh, NULL, wdet, err)) != CL_OK) goto done;
   strides(A, 0); /* as geometry() wrote them; a GPU's below */
   if ((st = tables(m, mesh->elem, &ns, &nsl, &cs, &csl, err)) != CL_OK) goto done;
   /* the device's CSR rows in 32 bits (tables() checked nnz against it) */
@@ -261,10 +267,10 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   }
   for (size_t r = 0; r <= m->ndof; r++) rp[r] = (uint32_t)m->rowptr[r];
   const struct { cl_fe_ep_field_id id; cl_dtype t; size_t n; const void *host; } fields[] = {
-      {CL_FE_EP_F_ELEM, CL_U32, A->ne * nn, mesh->elem}, {CL_FE_EP_F_GRAD, CL_F64, G * nd, grad},
-      {CL_FE_EP_F_WDET, CL_F64, G, wdet}, {CL_FE_EP_F_U, CL_F64, m->ndof, NULL},
-      {CL_FE_EP_F_U_N, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_SIG, CL_F64, 6 * G, NULL},
-      {CL_FE_EP_F_SIG_N, CL_F64, 6 * G, NULL}, {CL_FE_EP_F_EP, CL_F64, G, NULL}, {CL_FE_EP_F_EP_N, CL_F64, G, NULL},
+      {CL_FE_EP_F_ELEM, CL_U32, A->ne * nn, mesh->elem}, {CL_FE_EP_F_WDET, CL_F64, G, wdet},
+      {CL_FE_EP_F_U, CL_F64, m->ndof, NULL},
+      {CL_FE_EP_F_U_N, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_SIG, CL_F64, CL_FE_EP_NSIG * G, NULL},
+      {CL_FE_EP_F_SIG_N, CL_F64, CL_FE_EP_NSIG * G, NULL}, {CL_FE_EP_F_EP, CL_F64, G, NULL}, {CL_FE_EP_F_EP_N, CL_F64, G, NULL},
       {CL_FE_EP_F_FE, CL_F64, A->ne * nd, NULL}, {CL_FE_EP_F_KE, CL_F64, A->ne * nd * nd, NULL},
       {CL_FE_EP_F_R, CL_F64, m->ndof, NULL}, {CL_FE_EP_F_KVAL, CL_F64, A->nnz, NULL},
       {CL_FE_EP_F_NODE_START, CL_U32, A->nnodes + 1, ns}, {CL_FE_EP_F_NODE_SLOT, CL_U32, A->ne * nn, nsl},
@@ -279,7 +285,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
    * is read. Zeros are uploaded from one host buffer rather than filled: a fill is a parallel loop,
    * and a few dozen of those per model cost more than the small models' whole solve on a loaded
    * machine (see fe_ep_cpu.c) */
-  double *zeros = calloc(6 * G > m->ndof ? 6 * G : m->ndof, sizeof *zeros);
+  double *zeros = calloc(CL_FE_EP_NSIG * G > m->ndof ? CL_FE_EP_NSIG * G : m->ndof, sizeof *zeros);
   if (!zeros) {
     st = cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
     goto done;
@@ -295,7 +301,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   free(zeros);
   if (st != CL_OK) goto done;
   A->x = dptr(m, CL_FE_EP_F_X), A->dgp = dptr(m, CL_FE_EP_F_DGP);
-  A->elem = dptr(m, CL_FE_EP_F_ELEM), A->grad = dptr(m, CL_FE_EP_F_GRAD), A->wdet = dptr(m, CL_FE_EP_F_WDET);
+  A->elem = dptr(m, CL_FE_EP_F_ELEM), A->wdet = dptr(m, CL_FE_EP_F_WDET);
   A->u = dptr(m, CL_FE_EP_F_U), A->u_n = dptr(m, CL_FE_EP_F_U_N), A->sig = dptr(m, CL_FE_EP_F_SIG);
   A->sig_n = dptr(m, CL_FE_EP_F_SIG_N), A->ep = dptr(m, CL_FE_EP_F_EP), A->ep_n = dptr(m, CL_FE_EP_F_EP_N);
   A->fe = dptr(m, CL_FE_EP_F_FE), A->ke = dptr(m, CL_FE_EP_F_KE), A->R = dptr(m, CL_FE_EP_F_R);
@@ -310,7 +316,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   if (m->dev->kind != CL_BACKEND_CPU && (st = cl_fe_ep_set_layout(m, 1, err)) != CL_OK) goto done;
   st = cl_fe_ep_linear_create(m->ndof, m->rowptr, m->col, &m->solver, err);
 done:
-  free(grad), free(wdet), free(xsoa), free(ns), free(nsl), free(cs), free(csl), free(rp);
+  free(wdet), free(xsoa), free(ns), free(nsl), free(cs), free(csl), free(rp);
   if (st != CL_OK) {
     cl_fe_ep_destroy(m);
     return st;
@@ -406,11 +412,10 @@ cl_status cl_fe_ep_body_force(cl_fe_ep_model *m, double bx, double by, cl_error 
 
 cl_status cl_fe_ep_initial_stress(cl_fe_ep_model *m, const double s[4], cl_error *err) {
   const size_t G = m->A.ne * m->A.ngp;
-  double *sig = malloc(sizeof *sig * 6 * G);
+  double *sig = malloc(sizeof *sig * CL_FE_EP_NSIG * G);
   if (!sig) return cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
-  const double v[6] = {s[0], s[1], s[2], 0, 0, s[3]};
-  for (int r = 0; r < 6; r++)
-    for (size_t g = 0; g < G; g++) sig[r * G + g] = v[r];
+  for (int r = 0; r < CL_FE_EP_NSIG; r++) /* xx yy zz xy, as stored */
+    for (size_t g = 0; g < G; g++) sig[r * G + g] = s[r];
   cl_status st = cl_field_upload(m->f[CL_FE_EP_F_SIG_N], sig, err);
   if (st == CL_OK) st = cl_field_upload(m->f[CL_FE_EP_F_SIG], sig, err);
   free(sig);
@@ -419,14 +424,17 @@ cl_status cl_fe_ep_initial_stress(cl_fe_ep_model *m, const double s[4], cl_error
 
 cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_error *err) {
   const cl_fe_ep_args *A = &m->A;
-  const int per_gauss = id == CL_FE_EP_F_SIG || id == CL_FE_EP_F_SIG_N || id == CL_FE_EP_F_EP || id == CL_FE_EP_F_EP_N ||
-                        id == CL_FE_EP_F_WDET;
-  if (!per_gauss || A->gs_k == 1) return cl_field_download(m->f[id], out, err);
+  const int sig = id == CL_FE_EP_F_SIG || id == CL_FE_EP_F_SIG_N;
+  const int per_gauss = sig || id == CL_FE_EP_F_EP || id == CL_FE_EP_F_EP_N || id == CL_FE_EP_F_WDET;
+  if (!per_gauss || (A->gs_k == 1 && !sig)) return cl_field_download(m->f[id], out, err);
   const size_t G = A->ne * A->ngp, n = cl_field_count(m->f[id]);
   double *dev = malloc(sizeof *dev * n);
   if (!dev) return cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
   cl_status st = cl_field_download(m->f[id], dev, err);
-  for (size_t c = 0; st == CL_OK && c < n / G; c++) reorder(A, (size_t)A->ngp, A->gs_e, A->gs_k, 0, dev + c * G, out + c * G);
+  /* the stress's stored xx yy zz xy to the host's six Voigt components, yz = xz = 0 */
+  for (size_t c = 0; st == CL_OK && c < n / G; c++)
+    reorder(A, (size_t)A->ngp, A->gs_e, A->gs_k, 0, dev + c * G, out + (sig && c == 3 ? 5 : c) * G);
+  if (sig) memset(out + 3 * G, 0, sizeof *out * 2 * G);
   free(dev);
   return st;
 }
@@ -487,7 +495,38 @@ cl_status cl_fe_ep_profile(cl_fe_ep_model *m, int reps, double *residual, double
   return CL_OK;
 }
 
-void cl_fe_ep_set_matrix_free(cl_fe_ep_model *m, int matrix_free) { m->A.matrix_free = matrix_free != 0; }
+/* B-bar computed on the host (element-major) and uploaded in the model's layout */
+static cl_status build_bbar(cl_fe_ep_model *m, cl_error *err) {
+  cl_fe_ep_args *A = &m->A;
+  const size_t G = A->ne * A->ngp, nd = 2 * (size_t)A->nn;
+  const void *he;
+  CL_TRY(cl_field_host(m->f[CL_FE_EP_F_ELEM], &he, err));
+  const cl_fe_ep_mesh mesh = {A->shape, A->order, A->nnodes, A->ne, m->x, he};
+  double *grad = malloc(sizeof *grad * G * nd), *dev = malloc(sizeof *dev * G * nd);
+  double *wdet = malloc(sizeof *wdet * G); /* the same W as at creation: not uploaded again */
+  cl_status st = grad && dev && wdet ? CL_OK : cl_error_set(err, CL_ERR_OOM, "fe: out of memory for B-bar");
+  if (st == CL_OK) st = geometry(m, &mesh, grad, wdet, err);
+  if (st == CL_OK) {
+    reorder(A, (size_t)A->ngp * nd, A->grad_e, A->grad_i, 1, grad, dev);
+    st = new_field(m, CL_FE_EP_F_GRAD, CL_F64, G * nd, err);
+  }
+  if (st == CL_OK) st = cl_field_upload(m->f[CL_FE_EP_F_GRAD], dev, err);
+  if (st == CL_OK) A->grad = dptr(m, CL_FE_EP_F_GRAD);
+  else cl_field_destroy(m->f[CL_FE_EP_F_GRAD]), m->f[CL_FE_EP_F_GRAD] = NULL;
+  free(grad), free(dev), free(wdet);
+  return st;
+}
+
+cl_status cl_fe_ep_set_matrix_free(cl_fe_ep_model *m, int matrix_free, cl_error *err) {
+  if (matrix_free) { /* B-bar's memory (16 n B per Gauss point) goes back */
+    cl_field_destroy(m->f[CL_FE_EP_F_GRAD]);
+    m->f[CL_FE_EP_F_GRAD] = NULL, m->A.grad = NULL;
+  } else if (!m->f[CL_FE_EP_F_GRAD]) {
+    CL_TRY(build_bbar(m, err));
+  }
+  m->A.matrix_free = matrix_free != 0;
+  return CL_OK;
+}
 
 cl_status cl_fe_ep_set_grid(cl_fe_ep_model *m, size_t ni, size_t nj, int wrap, cl_error *err) {
   if (ni < 2 || nj < 2 || ni * nj != m->A.nnodes)
@@ -518,7 +557,7 @@ cl_status cl_fe_ep_set_layout(cl_fe_ep_model *m, int element_minor, cl_error *er
   const size_t G = A->ne * A->ngp, nd = 2 * (size_t)A->nn;
   double *tmp = malloc(sizeof *tmp * G * (nd > 6 ? nd : 6)), *host = malloc(sizeof *host * G * nd);
   cl_status st = tmp && host ? CL_OK : cl_error_set(err, CL_ERR_OOM, "fe: out of memory");
-  if (st == CL_OK)
+  if (st == CL_OK && m->f[CL_FE_EP_F_GRAD]) /* B-bar, when stored */
     st = relayout(m, m->f[CL_FE_EP_F_GRAD], A->ngp * nd, old.grad_e, old.grad_i, A->grad_e, A->grad_i, tmp, host, err);
   const cl_fe_ep_field_id per_gauss[] = {CL_FE_EP_F_WDET, CL_FE_EP_F_SIG, CL_FE_EP_F_SIG_N, CL_FE_EP_F_EP, CL_FE_EP_F_EP_N};
   for (int i = 0; i < 5 + 2 * A->law_nstate && st == CL_OK; i++) { /* then a run-time compiled law's state */

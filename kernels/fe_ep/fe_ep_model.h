@@ -1,6 +1,6 @@
 /* The quasi-static elastoplastic FE model (paper 002, Devloo et al.; cleave.fe): a 2D mesh of
- * triangles or Lagrange quadrilaterals on a device, the operator B-bar and weights W computed
- * once, the CSR sparsity built once, Dirichlet constraints, edge pressures, an initial stress,
+ * triangles or Lagrange quadrilaterals on a device, the weights W computed once (the operator
+ * B-bar too when the residual is "stored"), the CSR sparsity built once, Dirichlet constraints, edge pressures, an initial stress,
  * and the nonlinear solvers (fe_ep_solve.c) over a load factor.
  *
  * Degrees of freedom are numbered as the fields store them: dof c nnodes + n is component c
@@ -105,8 +105,8 @@ typedef struct cl_fe_ep_model {
 } cl_fe_ep_model;
 
 /* Builds the model: checks the material (named parameter and the fix) and every element's
- * Jacobian at its Gauss points (an inverted or degenerate element is named), computes B-bar and
- * W, the gather tables and the CSR sparsity, and allocates the state on dev (zero displacement
+ * Jacobian at its Gauss points (an inverted or degenerate element is named), computes W (the
+ * residual is matrix-free: no B-bar until cl_fe_ep_set_matrix_free asks for it), the gather tables and the CSR sparsity, and allocates the state on dev (zero displacement
  * and stress). */
 cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const cl_fe_ep_material *mat,
                           cl_fe_ep_model **out, cl_error *err);
@@ -117,10 +117,12 @@ void cl_fe_ep_destroy(cl_fe_ep_model *m);
  * an error (out of memory) the model's state is undefined: destroy it. */
 cl_status cl_fe_ep_set_layout(cl_fe_ep_model *m, int element_minor, cl_error *err);
 
-/* The element kernels' B-bar and W: read from the arrays computed at creation (0, "stored", the
- * default) or recomputed at every Gauss point from the node coordinates (1, "matrix-free"); the same
- * numbers to rounding either way (docs/methods/elastoplastic-fe.md compares their costs). */
-void cl_fe_ep_set_matrix_free(cl_fe_ep_model *m, int matrix_free);
+/* The element kernels' B-bar and W: recomputed at every Gauss point from the node coordinates (1,
+ * "matrix-free", the default: faster on a GPU, docs/methods/elastoplastic-fe.md) or read from stored
+ * arrays (0, "stored": B-bar is built and uploaded here, 16 n B per Gauss point, and freed again when
+ * the model goes back to matrix-free); the same numbers to rounding either way. On an error (out of
+ * memory) the model stays as it was. */
+cl_status cl_fe_ep_set_matrix_free(cl_fe_ep_model *m, int matrix_free, cl_error *err);
 
 /* Declares the mesh's nodes a structured grid: node i + ni j (0-based), ni x nj = nnodes; wrap: j is
  * periodic (the last row of nodes is followed by the first). Needed by linear = "mg". */
@@ -154,7 +156,7 @@ cl_status cl_fe_ep_solve(cl_fe_ep_model *m, const cl_fe_ep_solve_opts *opts, cl_
  * (CUDA), "cholmod" or "cg" (the host's, fe_ep_linear.h). */
 const char *cl_fe_ep_solver_name(const cl_fe_ep_model *m, cl_fe_ep_linear_kind linear);
 
-/* Host copies: u (2 nnodes, SoA), Gauss point stresses (6 G, SoA), ep (G), weights (G); Gauss point k of
+/* Host copies: u (2 nnodes, SoA), Gauss point stresses (6 G, SoA, Voigt; 4 stored: yz = xz = 0), ep (G), weights (G); Gauss point k of
  * element e at e ngp + k on every backend (the device's own order may differ: fe_ep_args.h). */
 cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_error *err);
 

@@ -254,10 +254,12 @@ local function check_number(fn, t, key, ok, what)
 end
 
 --- cl.fe.model{ mesh =, material = { law = "elastic" | "mohr_coulomb" | "j2" | a law, E =, nu =, c =, phi =,
----   sy =, H = }, plane = "strain" | "stress", thickness = 1, residual = "stored" | "matrix_free" } -> a
+---   sy =, H = }, plane = "strain" | "stress", thickness = 1, residual = "matrix_free" | "stored" } -> a
 --- model at rest (zero displacement and stress) on the current device, precision f64. phi in degrees.
---- residual: the element kernels read B-bar and W computed once ("stored") or recompute them from the
---- node coordinates at every Gauss point ("matrix_free"); the results agree to rounding. "elastic" and "mohr_coulomb" are
+--- residual: the element kernels recompute B-bar and W from the node coordinates at every Gauss point
+--- ("matrix_free", the default: the faster on a GPU at every order and level measured, and B-bar's 16 n
+--- bytes per Gauss point are never allocated) or read B-bar computed once ("stored"); the results agree
+--- to rounding. "elastic" and "mohr_coulomb" are
 --- compiled into the element kernels; "j2" (yield stress sy, hardening modulus H = 0) and a law made
 --- by cleave.jit.stress_update{...} run as run-time compiled element kernels (law:fe_module), E and
 --- nu then being the initial stiffness of the IS solvers. A law's state "ep" is the plastic strain
@@ -314,14 +316,17 @@ function fe.model(args)
       if name == "ep" then core_args.ep_index = k end
     end
   end
-  local residual = args.residual or "stored"
+  local residual = args.residual or "matrix_free"
   if residual ~= "stored" and residual ~= "matrix_free" then
-    error(fn .. ": 'residual' must be \"stored\" (B-bar and W computed once) or \"matrix_free\" (recomputed " ..
-      "at every Gauss point) (got " .. tostring(residual) .. ")", 2)
+    error(fn .. ": 'residual' must be \"matrix_free\" (B-bar and W recomputed at every Gauss point, the default) " ..
+      "or \"stored\" (B-bar computed once and kept) (got " .. tostring(residual) .. ")", 2)
   end
   local ok, core = pcall(fe._model, core_args)
   if not ok then error(core, 2) end
-  core:residual(residual)
+  if residual == "stored" then
+    local built, why = pcall(core.residual, core, residual)
+    if not built then error(fn .. ": " .. tostring(why), 2) end
+  end
   if mesh.grid then core:grid(mesh.grid.ni, mesh.grid.nj, mesh.grid.wrap) end
   return setmetatable({ core = core, mesh = mesh, law = user and law.name or law, fixed = 0, pressures = {},
     timed_fixes = {} }, model_mt)

@@ -667,10 +667,12 @@ end)
 T.case("the matrix-free residual gives the stored B-bar's results", function()
   local function run(p, shape, residual, layout)
     local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = p, nr = p == 1 and 24 or 3, nt = 2, shape = shape }
-    local m = cl.fe.model { mesh = mesh, thickness = 0.5, residual = residual,
+    -- in the GPU's layout the model is made matrix-free (the default) and B-bar, when stored, built in
+    -- that layout afterwards
+    local m = cl.fe.model { mesh = mesh, thickness = 0.5, residual = not layout and residual or nil,
       material = { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi } }
+    if layout then m.core:layout(layout) m.core:residual(residual) end
     T.eq(m.core:info().residual, residual, "residual kind")
-    if layout then m.core:layout(layout) end
     m:fix { where = "xsym", x = 0 }
     m:fix { where = "ysym", y = 0 }
     m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
@@ -693,7 +695,47 @@ T.case("the matrix-free residual gives the stored B-bar's results", function()
     for i = 1, #e0 do T.near(e1[i], e0[i], 1e-12, what .. " ep", math.max(1e-3, e0[i])) end
   end
   T.raises(function() cl.fe.model { mesh = cl.fe.rect { x1 = 1, y1 = 1, nx = 1, ny = 1 }, material = { E = E, nu = nu },
-    residual = "recomputed" } end, "'residual' must be \"stored\"", "an unknown residual kind is named")
+    residual = "recomputed" } end, "'residual' must be \"matrix_free\"", "an unknown residual kind is named")
+end)
+
+-- The default residual is matrix-free and allocates no B-bar; "stored" builds it (16 n bytes per
+-- Gauss point: 2 n gradients of 8 bytes) and going back to matrix-free frees it.
+T.case("the default residual is matrix-free and keeps no B-bar", function()
+  local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 2, nr = 3, nt = 2 }
+  local m = cl.fe.model { mesh = mesh, material = { E = E, nu = nu } }
+  local i = m.core:info()
+  T.eq(i.residual, "matrix_free", "the default residual")
+  T.eq(i.bbar_bytes, 0, "no B-bar while matrix-free")
+  m.core:residual("stored")
+  T.eq(m.core:info().bbar_bytes, i.elements * i.gauss_per_element * 2 * 9 * 8, "B-bar of Q9: 18 doubles per point")
+  m.core:residual("matrix_free")
+  T.eq(m.core:info().bbar_bytes, 0, "B-bar freed")
+  local s = cl.fe.model { mesh = mesh, material = { E = E, nu = nu }, residual = "stored" }
+  T.eq(s.core:info().bbar_bytes, i.elements * i.gauss_per_element * 2 * 9 * 8, "residual = \"stored\" keeps B-bar")
+end)
+
+-- The stress state keeps the 2D state's four components per Gauss point (xx yy zz xy; yz = xz = 0 are
+-- not stored); the host still sees six, yz and xz exactly 0, in either layout, after a plastic solve.
+T.case("the stress state stores xx, yy, zz, xy per Gauss point", function()
+  for _, layout in ipairs { "element_major", "element_minor" } do
+    local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 2, nr = 3, nt = 2 }
+    local m = quarter_wellbore(mesh, { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi })
+    m.core:layout(layout)
+    m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+    m:pressure { where = "outer", p = P0 }
+    m:pressure { where = "inner", p = p_i }
+    local i = m.core:info()
+    T.eq(i.stress_components, 4, layout .. ": stored stress components")
+    m:solve { method = "newton", increments = 2, tol = 1e-10 }
+    local s, G = m.core:get("sig"), i.elements * i.gauss_per_element
+    T.eq(#s, 6 * G, layout .. ": six components on the host")
+    local zz, xy = 0, 0
+    for g = 1, G do
+      T.eq(s[3 * G + g], 0, layout .. ": yz") T.eq(s[4 * G + g], 0, layout .. ": xz")
+      zz, xy = math.max(zz, math.abs(s[2 * G + g])), math.max(xy, math.abs(s[5 * G + g]))
+    end
+    T.ok(zz > 0 and xy > 0, layout .. ": zz and xy carried")
+  end
 end)
 
 -- Newton with the consistent tangent: once the residual is small the next one is of the order

@@ -34,7 +34,8 @@ static double yield(const double *s) {
 static void update(const double *trial, const double *deps, double *sig, double *D, double *ep) {
   for (int r = 0; r < 6; r++) sig[r] = trial[r];
   *ep = 0;
-  cl_fe_mohr_coulomb(E, nu, coh, phi, deps, sig, D, ep);
+  const cl_fe_mc_law law = cl_fe_mc_law_of(E, nu, coh, phi);
+  cl_fe_mohr_coulomb(&law, deps, sig, D, ep);
 }
 
 enum region { ELASTIC, MAIN, RIGHT, LEFT, APEX };
@@ -80,6 +81,25 @@ Test(fe_mohr_coulomb, trial_stresses_exactly_on_edges_and_apex_pick_them) {
   check_region((double[6]){20, 20, 20, 0, 0, 0}, APEX);   /* hydrostatic tension beyond c cot phi */
   const double apex = coh / tan(phi * DEG);        /* exactly at the apex: on the surface, elastic */
   check_region((double[6]){apex, apex, apex, 0, 0, 0}, ELASTIC);
+}
+
+/* The principal directions come from 2 theta in closed form (no atan2, cos, sin): where the trial's
+ * in-plane normal stresses are equal the directions lie at exactly 45 degrees, so a plastic return keeps
+ * sigma_xx = sigma_yy bit for bit (cos^2 = sin^2 = 1/2; through cos and sin of a rounded pi/4 they
+ * differ in the last bit), whatever the sign of the shear; and a trial without shear keeps it zero. */
+Test(fe_mohr_coulomb, equal_normal_stresses_stay_equal_through_a_plastic_return) {
+  const double zero[6] = {0};
+  const double trials[3][6] = {{-20, -20, -20, 0, 0, 15}, {-20, -20, -20, 0, 0, -15}, {-3, -3, -45, 0, 0, 7}};
+  for (int t = 0; t < 3; t++) {
+    double sig[6], D[36], ep;
+    update(trials[t], zero, sig, D, &ep);
+    cr_assert(ep > 0, "trial %d: plastic", t);
+    cr_assert(sig[0] == sig[1], "trial %d: xx %.17g != yy %.17g", t, sig[0], sig[1]);
+    cr_assert(D[6 * 0 + 0] == D[6 * 1 + 1] && D[6 * 0 + 5] == D[6 * 1 + 5], "trial %d: tangent symmetric in x, y", t);
+  }
+  double sig[6], D[36], ep;
+  update((double[6]){-40, -40, 0, 0, 0, 0}, zero, sig, D, &ep);
+  cr_assert(ep > 0 && sig[5] == 0, "no shear: xy stays 0 (got %g)", sig[5]);
 }
 
 /* The tangent against central differences of the stress in the strain increment (the 2D

@@ -16,16 +16,28 @@
  * (1 - sin phi) s1 - 2 s2 + (1 + sin phi) s3 picks, else the apex. tol = 1e-12 (f32: 1e-5)
  * times the stress scale: stresses exactly on an edge or at the apex are then decided by the
  * exact algebra, not by round-off, and the return map is continuous, so a stress within tol of
- * a border gets the same result (to tol) from either side. */
-const real deg = (real)0.017453292519943295, sp = sin(phi * deg), cp = cos(phi * deg), k = 2 * c * cp;
-const real G = E / (2 * (1 + nu)), K = E / (3 * (1 - 2 * nu)), lam = K - 2 * G / 3;
+ * a border gets the same result (to tol) from either side.
+ *
+ * The material's constants sin phi, cos phi and the moduli G, K: a caller that evaluates many points of
+ * one material defines CL_MC_CONSTANTS and gives sp, cp, G, K itself, computed once (the FE's element
+ * kernels: kernels/fe/mohr_coulomb.h), rather than a sin, a cos and two divisions per point. */
+#ifndef CL_MC_CONSTANTS
+const real deg = (real)0.017453292519943295, sp = sin(phi * deg), cp = cos(phi * deg);
+const real G = E / (2 * (1 + nu)), K = E / (3 * (1 - 2 * nu));
+#endif
+const real k = 2 * c * cp, lam = K - 2 * G / 3;
 const real dv = deps[0] + deps[1] + deps[2];
 real t[6];
 for (int r = 0; r < 3; r++) t[r] = sig[r] + 2 * G * deps[r] + lam * dv;
 for (int r = 3; r < 6; r++) t[r] = sig[r] + G * deps[r];
-/* principal directions: 0 = (cs, sn) in plane, 1 = (-sn, cs), 2 = z */
-const real half = (t[0] - t[1]) / 2, rad = hypot(half, t[5]), mid = (t[0] + t[1]) / 2;
-const real theta = atan2(t[5], half) / 2, cs = cos(theta), sn = sin(theta);
+/* principal directions: 0 = (cs, sn) = (cos theta, sin theta) in plane, 1 = (-sn, cs), 2 = z. Every use
+ * below is quadratic in (cs, sn), so they come from 2 theta in closed form, without trigonometry:
+ * cc = cs^2 = (1 + cos 2theta) / 2, ss = sn^2, csn = cs sn = sin 2theta / 2, with cos 2theta = half / rad,
+ * sin 2theta = xy / rad; equal in-plane values (rad = 0) take theta = 0. Exact where the angle is:
+ * sigma_xx = sigma_yy gives cc = ss = 1/2. */
+const real half = (t[0] - t[1]) / 2, rad = sqrt(half * half + t[5] * t[5]), mid = (t[0] + t[1]) / 2;
+const real cos2 = rad > 0 ? half / rad : 1, sin2 = rad > 0 ? t[5] / rad : 0;
+const real cc = (1 + cos2) / 2, ss = (1 - cos2) / 2, csn = sin2 / 2;
 const real pt[3] = {mid + rad, mid - rad, t[2]};
 /* o[i]: the direction of the i-th largest; ties keep direction order */
 int o[3] = {0, 1, 2};
@@ -99,13 +111,13 @@ if (!inplane) {
 } else if (f <= tol) { /* elastic: the trial itself, not its round trip through the eigenvalues */
   for (int r = 0; r < 6; r++) sig[r] = t[r];
 } else {
-  sig[0] = pd[0] * cs * cs + pd[1] * sn * sn;
-  sig[1] = pd[0] * sn * sn + pd[1] * cs * cs;
+  sig[0] = pd[0] * cc + pd[1] * ss;
+  sig[1] = pd[0] * ss + pd[1] * cc;
   sig[2] = pd[2];
   sig[3] = sig[4] = 0;
-  sig[5] = (pd[0] - pd[1]) * cs * sn;
+  sig[5] = (pd[0] - pd[1]) * csn;
 }
-const real v[3][6] = {{cs * cs, sn * sn, 0, 0, 0, cs * sn}, {sn * sn, cs * cs, 0, 0, 0, -cs * sn}, {0, 0, 1, 0, 0, 0}};
+const real v[3][6] = {{cc, ss, 0, 0, 0, csn}, {ss, cc, 0, 0, 0, -csn}, {0, 0, 1, 0, 0, 0}};
 real r01, r02, r12; /* spin ratios (s_i - s_j) / (st_i - st_j), their limit C_ii - C_ij when equal */
 {
   const real d01 = pt[0] - pt[1], d02 = pt[0] - pt[2], d12 = pt[1] - pt[2];
@@ -113,7 +125,7 @@ real r01, r02, r12; /* spin ratios (s_i - s_j) / (st_i - st_j), their limit C_ii
   r02 = fabs(d02) > tol ? (pd[0] - pd[2]) / d02 : Cd[0] - Cd[2];
   r12 = fabs(d12) > tol ? (pd[1] - pd[2]) / d12 : Cd[4] - Cd[5];
 }
-const real m[6] = {-2 * cs * sn, 2 * cs * sn, 0, 0, 0, cs * cs - sn * sn};
+const real m[6] = {-sin2, sin2, 0, 0, 0, cos2};
 for (int r = 0; r < 6; r++)
   for (int q = 0; q < 6; q++) {
     real d = G * r01 * m[r] * m[q];
@@ -122,6 +134,6 @@ for (int r = 0; r < 6; r++)
     D[6 * r + q] = d;
   }
 /* out-of-plane shears: yz, xz against the in-plane directions (sn, cs) and (cs, -sn) as (y, x) */
-D[6 * 3 + 3] = G * (r02 * sn * sn + r12 * cs * cs);
-D[6 * 4 + 4] = G * (r02 * cs * cs + r12 * sn * sn);
-D[6 * 3 + 4] = D[6 * 4 + 3] = G * (r02 - r12) * sn * cs;
+D[6 * 3 + 3] = G * (r02 * ss + r12 * cc);
+D[6 * 4 + 4] = G * (r02 * cc + r12 * ss);
+D[6 * 3 + 4] = D[6 * 4 + 3] = G * (r02 - r12) * csn;
