@@ -79,10 +79,10 @@ CL_HD static inline void cl_fpm_dkt_b(const real *xy, real s, real t, real *B) {
  * area. Elastic: N = t D eps, M = t^3/12 D kappa. J2: the strain eps + z kappa at `layers` Simpson
  * points z through the thickness (exact for the elastic section, and for a fully plastic one, whose
  * stress is constant on each half), each returned to the yield surface with its stored state. */
-CL_HD static inline real cl_fpm_shell_section(const cl_fpm_shell_args *A, size_t e, int g, const real *eps,
-                                              const real *kappa, real *N, real *M) {
+CL_HD static inline real cl_fpm_shell_section(const cl_fpm_shell_args *A, int plastic, size_t e, int g,
+                                              const real *eps, const real *kappa, real *N, real *M) {
   const real h = (real)A->thickness, Ey = (real)A->E, nu = (real)A->nu, k0 = Ey / (1 - nu * nu);
-  if (!A->plastic) {
+  if (!plastic) {
     const real D[3] = {k0, k0 * nu, k0 * (1 - nu) / 2}, Db = h * h / 12;
     N[0] = h * (D[0] * eps[0] + D[1] * eps[1]), N[1] = h * (D[1] * eps[0] + D[0] * eps[1]), N[2] = h * D[2] * eps[2];
     M[0] = h * Db * (D[0] * kappa[0] + D[1] * kappa[1]), M[1] = h * Db * (D[1] * kappa[0] + D[0] * kappa[1]);
@@ -109,7 +109,9 @@ CL_HD static inline real cl_fpm_shell_section(const cl_fpm_shell_args *A, size_t
   return energy;
 }
 
-CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
+/* Element e's forces; plastic: whether A->plastic is set (the J2 section), a constant in a GPU kernel
+ * built for one section, so that the elastic one leaves out the J2 return's registers. */
+CL_HD static inline void cl_fpm_shell_element(const cl_fpm_shell_args *A, int plastic, size_t e) {
   const size_t n = A->n, ne = A->ne;
   const real *x0 = (const real *)A->x0, *d = (const real *)A->d, *q = (const real *)A->q;
   uint32_t p[3];
@@ -162,7 +164,7 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
       for (int j = 0; j < 9; j++) kappa[g][r] += B[9 * r + j] * U[j];
     }
   }
-  for (int g = 0; g < 3; g++) energy += cl_fpm_shell_section(A, e, g, eps, kappa[g], N[g], M[g]) * area / 3;
+  for (int g = 0; g < 3; g++) energy += cl_fpm_shell_section(A, plastic, e, g, eps, kappa[g], N[g], M[g]) * area / 3;
   real fl[3][3], ml[3][3], fb[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (int k = 0; k < 3; k++) fl[k][0] = fl[k][1] = 0, ml[k][0] = ml[k][1] = ml[k][2] = 0;
   for (int g = 0; g < 3; g++) {
@@ -198,6 +200,10 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
       cl_fpm_deposit(A->me, 3 * ne, ne, e, k, A->m, n, p[k], cc, mg);
     }
   if (A->energy) ((real *)A->energy)[e] = energy;
+}
+
+CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
+  cl_fpm_shell_element(A, A->plastic != NULL, e);
 }
 
 CL_HD static inline void cl_fpm_pressure_at(const cl_fpm_pressure_args *A, size_t r) {
