@@ -12,8 +12,8 @@ CL_HD static inline void cl_fpm_cross(const real *a, const real *b, real *c) {
 }
 
 CL_HD static inline real cl_fpm_normalize(real *a) {
-  const real len = sqrt(cl_fpm_dot(a, a));
-  for (int c = 0; c < 3; c++) a[c] /= len;
+  const real len = sqrt(cl_fpm_dot(a, a)), inv = 1 / len;
+  for (int c = 0; c < 3; c++) a[c] *= inv;
   return len;
 }
 
