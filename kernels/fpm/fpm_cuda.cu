@@ -11,8 +11,8 @@ __global__ void CL_PREC(fpm_apply_kernel)(cl_fpm_particle_args a) { CL_GRID_STRI
 __global__ void CL_PREC(fpm_step_kernel)(cl_fpm_particle_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_step_at(&a, i); }
 __global__ void CL_PREC(fpm_gather_kernel)(cl_fpm_gather_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_gather_at(&a, i); }
 /* The shell kernel under several register budgets (cl_fpm_shell_variant; docs/methods/finite-particle.md,
- * "kernel variants"): unbounded, ptxas gives it 255 registers and a local frame, so an SM holds 8
- * warps; __launch_bounds__(threads, blocks) caps it at 65536 / (threads x blocks) registers, spilling
+ * "Kernel variants"): unbounded, ptxas gives it 242-244 registers and a local frame, so an SM holds
+ * 8 warps; __launch_bounds__(threads, blocks) caps it at 65536 / (threads x blocks) registers, spilling
  * the rest to local memory, for more warps in flight. Each is built for the elastic and for the J2
  * section (the elastic one without the J2 return's registers). Same operations, same results. */
 #define CL_FPM_SHELL_KERNELS(name, bounds)                                                         \
