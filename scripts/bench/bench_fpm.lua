@@ -199,7 +199,7 @@ local function timed(case, label, body, reference)
   local rate = seconds and body.ne * steps / seconds
   local unified = seconds and seconds / (body.ne / 1e4) / (steps / 1e4)
   local floor = floor_bytes(body)
-  print(string.format("%-30s %7d el. %s  %s el.-steps/s  %s s/1e4 el./1e4 steps  paper %s  ratio %s  " ..
+  print(string.format("%-40s %7d el. %s  %s el.-steps/s  %s s/1e4 el./1e4 steps  paper %s  ratio %s  " ..
     "floor %d B/el.-step  %s of it", label, body.ne, balance.time(seconds, "%.3f s"),
     rate and string.format("%.3g", rate) or "-", unified and string.format("%.3g", unified) or "-",
     PAPER[case] or "-", unified and PAPER[case] and string.format("%.3gx", PAPER[case] / unified) or "-",
