@@ -212,22 +212,24 @@ typedef struct shell_stage {
   cl_fpm_shell_args a;
   rotational_io io;
   cl_dtype dtype;
+  cl_fpm_shell_variant variant;
 } shell_stage;
 
 static cl_status run_shells(void *data, long step, double t, cl_error *err) {
   shell_stage *s = data;
   (void)step, (void)t;
-  CL_TRY(cl_k_fpm_shell(s->stage.device, s->dtype, &s->a, err));
+  CL_TRY(cl_k_fpm_shell(s->stage.device, s->dtype, s->variant, &s->a, err));
   rotational_touch(&s->io);
   return CL_OK;
 }
 
 static const char *const shell_args[] = {"conn", "thickness", "E", "nu", "x0", "d", "q", "f", "m", "fe", "me",
-                                         "energy", "sy", "H", "layers", "plastic", NULL};
+                                         "energy", "sy", "H", "layers", "plastic", "variant", NULL};
 
 /* cleave.stage.fpm_shell{ conn = u32 ne x 3, thickness =, E =, nu =, x0 =, d =, q =, f =, m =, energy = ne
  *   (optional), fe =, me = (3 ne x 3, gather assembly), J2 plasticity: sy =, H = 0, layers = 5 (odd),
- *   plastic = 3 layers ne x 4 }: as fpm_beam, for triangular shells (shell.h) */
+ *   plastic = 3 layers ne x 4, variant = "default" (the GPU kernel's build: cl_fpm_shell_variant_names) }: as
+ *   fpm_beam, for triangular shells (shell.h) */
 static int stage_shell(lua_State *L) {
   const char *fn = "cleave.stage.fpm_shell";
   cl_lua_check_args(L, 1, fn, shell_args);
@@ -255,6 +257,14 @@ static int stage_shell(lua_State *L) {
   a->sy = cl_lua_opt_number(L, 1, fn, "sy", 0), a->H = cl_lua_opt_number(L, 1, fn, "H", 0);
   if (plastic && !(a->sy > 0 && a->H >= 0))
     return luaL_error(L, "%s: 'sy' (yield stress) must be positive and 'H' (hardening modulus) >= 0", fn);
+  const char *variant = lua_getfield(L, 1, "variant") == LUA_TNIL ? "default" : lua_tostring(L, -1);
+  int v = 0;
+  while (v < CL_FPM_SHELL_VARIANTS && !(variant && strcmp(variant, cl_fpm_shell_variant_names[v]) == 0)) v++;
+  if (v == CL_FPM_SHELL_VARIANTS)
+    return luaL_error(L, "%s: 'variant' must be default, lb128x3, lb128x4 or lb256x2 (got %s)", fn,
+                      variant ? variant : luaL_typename(L, -1));
+  s->variant = (cl_fpm_shell_variant)v;
+  lua_pop(L, 1);
   cl_lua_stage_init(L, &s->stage, "fpm_shell", run_shells, s, &x0->device->dev);
   return 1;
 }
@@ -345,21 +355,26 @@ typedef struct hex_stage {
   const cl_lua_jit_module *law;
   cl_field *touched[4 + CL_MP_STATE_MAX];
   int ntouched;
+  int lanes;      /* GPU threads per element, as the module was built */
+  unsigned block; /* GPU threads per block */
 } hex_stage;
 
 static cl_status run_hexes(void *data, long step, double t, cl_error *err) {
   hex_stage *s = data;
   (void)step, (void)t;
-  CL_TRY(cl_k_fpm_hex(s->stage.device, s->law->module->symbols[0], &s->a, err));
+  CL_TRY(cl_k_fpm_hex(s->stage.device, s->law->module->symbols[0], &s->a, s->lanes, s->block, err));
   for (int k = 0; k < s->ntouched; k++) cl_field_touch(s->touched[k]);
   return CL_OK;
 }
 
-static const char *const hex_args[] = {"conn", "x0", "d", "f", "fe", "sig", "eps", "energy", "law", "law_state", NULL};
+static const char *const hex_args[] = {"conn",   "x0",  "d",         "f",     "fe",    "sig", "eps",
+                                       "energy", "law", "law_state", "lanes", "block", NULL};
 
 /* cleave.stage.fpm_hex{ conn = u32 ne x 8, x0 =, d =, f =, sig = 8 ne x 6, eps = 8 ne x 6, energy = ne
  *   (optional), fe = 8 ne x 3 (gather assembly: the forces per element corner, written instead of f),
- *   law = module (law:fpm_hex_module(x0)), law_state = { fields of 8 ne, the law's order } } */
+ *   law = module (law:fpm_hex_module(x0, variant)), law_state = { fields of 8 ne, the law's order },
+ *   lanes = 8 (GPU threads per element: 8, or 1 for a module built one thread an element),
+ *   block = 96 (GPU threads per block: a multiple of 32, within the module's launch bounds) } */
 static int stage_hex(lua_State *L) {
   const char *fn = "cleave.stage.fpm_hex";
   cl_lua_check_args(L, 1, fn, hex_args);
@@ -402,6 +417,14 @@ static int stage_hex(lua_State *L) {
     return luaL_error(L, "%s: 'law' was compiled for %s, the fields live on %s", fn, s->law->device->dev.name,
                       dev->name);
   lua_pop(L, 1);
+  s->lanes = (int)cl_lua_opt_number(L, 1, fn, "lanes", CL_FPM_HEX_GPU_LANES);
+  if (s->lanes != 1 && s->lanes != CL_FPM_HEX_GPU_LANES)
+    return luaL_error(L, "%s: 'lanes' must be %d (the 8-lane module) or 1 (one thread an element)", fn,
+                      CL_FPM_HEX_GPU_LANES);
+  const double block = cl_lua_opt_number(L, 1, fn, "block", 96);
+  if (!(block >= 32 && block <= 1024 && (int)block == block && (int)block % 32 == 0))
+    return luaL_error(L, "%s: 'block' must be a multiple of 32 from 32 to 1024 (got %g)", fn, block);
+  s->block = (unsigned)block;
   cl_lua_stage_init(L, &s->stage, "fpm_hex", run_hexes, s, &x0->device->dev);
   return 1;
 }
@@ -547,16 +570,34 @@ static int fpm_read_mesh(lua_State *L) {
   return 1;
 }
 
+/* "stage<name>" as cleave's other stages print (every stage struct here begins with its cl_stage): the
+ * benchmarks' per-stage split names the stages so. */
+static int stage_tostring(lua_State *L) {
+  const cl_stage *s = lua_touserdata(L, 1);
+  lua_pushfstring(L, "stage<%s>", s->name);
+  return 1;
+}
+
 int cl_lua_open_fpm(lua_State *L) {
   cl_lua_stage_metatable(L, FPM_STAGE_MT);
+  lua_pushcfunction(L, stage_tostring);
+  lua_setfield(L, -2, "__tostring");
   lua_pop(L, 1);
   cl_lua_stage_metatable(L, FPM_PRESSURE_MT);
+  lua_pushcfunction(L, stage_tostring);
+  lua_setfield(L, -2, "__tostring");
   lua_pushcfunction(L, pressure_gc);
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
   lua_newtable(L);
   lua_pushcfunction(L, fpm_read_mesh);
   lua_setfield(L, -2, "_read_mesh");
+  lua_newtable(L); /* the shell kernel's builds, for cleave.fpm.kernel_variant */
+  for (int k = 0; k < CL_FPM_SHELL_VARIANTS; k++) {
+    lua_pushstring(L, cl_fpm_shell_variant_names[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "_shell_variants");
   lua_setfield(L, -2, "fpm");
   lua_getfield(L, -1, "stage");
   lua_pushcfunction(L, stage_particles);

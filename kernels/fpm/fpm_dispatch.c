@@ -49,13 +49,19 @@ cl_status cl_k_fpm_beam(cl_device *d, cl_dtype t, const cl_fpm_beam_args *a, cl_
   return cl_k_check_launch(d, code, "fpm_beam", err);
 }
 
-cl_status cl_k_fpm_shell(cl_device *d, cl_dtype t, const cl_fpm_shell_args *a, cl_error *err) {
+const char *const cl_fpm_shell_variant_names[CL_FPM_SHELL_VARIANTS + 1] = {"default", "lb128x3", "lb128x4",
+                                                                          "lb256x2", NULL};
+
+cl_status cl_k_fpm_shell(cl_device *d, cl_dtype t, cl_fpm_shell_variant variant, const cl_fpm_shell_args *a,
+                         cl_error *err) {
   CL_TRY(real_only(t, err));
   if (d->kind == CL_BACKEND_CPU) {
     (t == CL_F32 ? cl_fpm_shell_cpu_f32 : cl_fpm_shell_cpu_f64)(a);
     return CL_OK;
   }
-  int code = t == CL_F32 ? CL_CUDA_CALL(cl_fpm_shell_cuda_f32(a)) : CL_CUDA_CALL(cl_fpm_shell_cuda_f64(a));
+  (void)variant; /* read by the CUDA launch only (CL_CUDA_CALL drops it without CUDA) */
+  int code = t == CL_F32 ? CL_CUDA_CALL(cl_fpm_shell_cuda_f32(a, variant))
+                         : CL_CUDA_CALL(cl_fpm_shell_cuda_f64(a, variant));
   return cl_k_check_launch(d, code, "fpm_shell", err);
 }
 
@@ -79,11 +85,13 @@ cl_status cl_k_fpm_gather(cl_device *d, cl_dtype t, const cl_fpm_gather_args *a,
   return cl_k_check_launch(d, code, "fpm_gather", err);
 }
 
-cl_status cl_k_fpm_hex(cl_device *d, void *entry, cl_fpm_hex_args *a, cl_error *err) {
-  /* the GPU's threads: CL_FPM_HEX_GPU_LANES per element (the CPU's entry loops over elements), in
-   * blocks of 3 warps: at the 136 registers a thread of the built-in laws take (ptxas, sm_90) an SM
-   * holds 15 warps, 5 such blocks, where blocks of 256 threads would fit one (8 warps) */
-  return a->ne ? cl_jit_launch_threads(d, entry, a, a->ne * CL_FPM_HEX_GPU_LANES, 96,
-                                       "fpm hexahedra (stress_update law)", err)
+cl_status cl_k_fpm_hex(cl_device *d, void *entry, cl_fpm_hex_args *a, int lanes, unsigned block, cl_error *err) {
+  /* the GPU's threads: `lanes` per element, as the module was built (CL_FPM_HEX_GPU_LANES, or 1 with
+   * CL_FPM_HEX_ONE_THREAD; the CPU's entry loops over elements whatever they are), in blocks of
+   * `block` (at most the module's launch bounds). The default, blocks of 3 warps of 8-lane elements:
+   * at the 136 registers a thread of the built-in laws take (ptxas, sm_90) an SM holds 15 warps,
+   * 5 such blocks, where blocks of 256 threads would fit one (8 warps) */
+  return a->ne ? cl_jit_launch_threads(d, entry, a, a->ne * (size_t)lanes, block, "fpm hexahedra (stress_update law)",
+                                       err)
                : CL_OK;
 }

@@ -14,7 +14,9 @@
  * exchanging values by shuffles (one thread per element kept 8 x 3 values of each of X, x, eta,
  * the gradients and the forces live: 255 registers and spills, docs/methods/finite-particle.md);
  * the CPU runs the same lane functions one after another in one thread per element, the lanes'
- * values in arrays. The gradients dN_a/dX = J^-T dN_a/ds are never formed: the displacement
+ * values in arrays, and so does a GPU module built with CL_FPM_HEX_ONE_THREAD (the kernel variant
+ * "element", cleave.fpm.kernel_variant: the Gauss points one at a time, not unrolled, so that their
+ * arrays are not all live at once). The gradients dN_a/dX = J^-T dN_a/ds are never formed: the displacement
  * gradient is (sum_a eta_a (x) dN_a/ds) J^-1 and the force of point g on corner a is T_g dN_a/ds
  * with the 3 x 3 T_g = sigma J^-T dV. */
 #ifndef CL_FPM_HEX_H
@@ -22,6 +24,16 @@
 
 #include "fpm.h"
 #include "rotation.h"
+
+/* An element is 8 lanes of a warp on the GPU, unless the module is built one thread an element. */
+#if defined(__CUDA_ARCH__) && !defined(CL_FPM_HEX_ONE_THREAD)
+#define CL_FPM_HEX_WARP 1
+#define CL_FPM_HEX_POINT_LOOP
+#elif defined(__CUDA_ARCH__)
+#define CL_FPM_HEX_POINT_LOOP _Pragma("unroll 1")
+#else
+#define CL_FPM_HEX_POINT_LOOP
+#endif
 
 /* Natural coordinates of the corners, VTK_HEXAHEDRON order. */
 #define CL_FPM_HEX_CORNER(a, c) ((real)((((a) == 1 || (a) == 2 || (a) == 5 || (a) == 6) && (c) == 0) || \
@@ -60,7 +72,7 @@ typedef struct cl_fpm_hex_lanes {
 
 /* Lane src's k values (its `mine`) into out; on the GPU every lane of the element calls it alike. */
 CL_HD static inline void cl_fpm_hex_fetch(const cl_fpm_hex_lanes *L, const real *mine, int k, int src, real *out) {
-#ifdef __CUDA_ARCH__
+#ifdef CL_FPM_HEX_WARP
   for (int c = 0; c < k; c++) out[c] = __shfl_sync(L->mask, mine[c], src, 8);
 #else
   (void)mine;
@@ -160,7 +172,7 @@ CL_HD static inline uint32_t cl_fpm_hex_corner(const cl_fpm_hex_args *A, size_t 
   return p;
 }
 
-#ifdef __CUDA_ARCH__
+#ifdef CL_FPM_HEX_WARP
 /* Threads per element (the lanes); the generated entry runs ne x CL_FPM_HEX_LANES items. */
 #define CL_FPM_HEX_LANES CL_FPM_HEX_GPU_LANES
 
@@ -188,7 +200,7 @@ __device__ static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t
 #define CL_FPM_HEX_LANES 1
 
 /* Element t, its 8 lanes one after another. */
-static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t) {
+CL_HD static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t) {
   const size_t e = t;
   real X[8][3], x[8][3], S[24], R[9], lanes[8][9];
   uint32_t p[8];
@@ -206,8 +218,10 @@ static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t) {
   }
   cl_fpm_hex_lanes L = {0, lanes[0], 9};
   real T[8][9], energy = 0;
+  CL_FPM_HEX_POINT_LOOP
   for (int g = 0; g < 8; g++) energy += cl_fpm_hex_point(A, e, g, &L, lanes[g], T[g]);
   L.rows = T[0];
+  CL_FPM_HEX_POINT_LOOP
   for (int a = 0; a < 8; a++) cl_fpm_hex_corner_force(A, e, a, p[a], &L, T[a], R);
   if (A->energy) ((real *)A->energy)[e] = energy;
 }

@@ -20,26 +20,27 @@ CL_HD static inline void cl_fpm_j2_plane_stress(real E, real nu, real sy, real H
   const real e0 = eps[0] - ep[0], e1 = eps[1] - ep[1], e2 = eps[2] - ep[2];
   sig[0] = k0 * (e0 + nu * e1), sig[1] = k0 * (nu * e0 + e1), sig[2] = G * e2;
   const real sum = sig[0] + sig[1], diff = sig[1] - sig[0], shear = sig[2];
-  const real A1 = sum * sum / 6, A2 = diff * diff / 2 + 2 * shear * shear; /* s.P s = A1 + A2 */
-  const real R0 = sy + H * *alpha;
-  if ((A1 + A2) / 2 <= R0 * R0 / 3) return; /* elastic */
+  /* (divisions by a variable are a dozen instructions each on a GPU in f64: by constants, products) */
+  const real third = (real)1 / 3, A1 = sum * sum * (third / 2), A2 = diff * diff / 2 + 2 * shear * shear;
+  const real R0 = sy + H * *alpha; /* s.P s = A1 + A2 */
+  if ((A1 + A2) / 2 <= R0 * R0 * third) return; /* elastic */
   const real c1 = E / (3 * (1 - nu)), c2 = 2 * G, root23 = (real)0.816496580927726; /* sqrt(2/3) */
   const real tol = sizeof(real) == 4 ? (real)1e-5 : (real)1e-12; /* of the yield stress squared */
-  real g = 0, d1 = 1, d2 = 1, f2 = A1 + A2;
+  real g = 0, i1 = 1, i2 = 1, f2 = A1 + A2; /* i1, i2: the scales 1 / d1, 1 / d2 */
   for (int it = 0; it < 50; it++) {
     const real f = sqrt(f2), R = sy + H * (*alpha + root23 * g * f);
-    const real residual = f2 / 2 - R * R / 3;
+    const real residual = f2 / 2 - R * R * third;
     if (fabs(residual) <= tol * R * R) break;
-    const real df2 = -2 * c1 * A1 / (d1 * d1 * d1) - 2 * c2 * A2 / (d2 * d2 * d2);
+    const real df2 = -2 * c1 * A1 * (i1 * i1 * i1) - 2 * c2 * A2 * (i2 * i2 * i2);
     const real dR = H * root23 * (f + g * df2 / (2 * f));
-    g -= residual / (df2 / 2 - 2 * R * dR / 3);
-    d1 = 1 + c1 * g, d2 = 1 + c2 * g;
-    f2 = A1 / (d1 * d1) + A2 / (d2 * d2);
+    g -= residual / (df2 / 2 - 2 * R * dR * third);
+    i1 = 1 / (1 + c1 * g), i2 = 1 / (1 + c2 * g);
+    f2 = A1 * (i1 * i1) + A2 * (i2 * i2);
   }
-  const real s = sum / d1, d = diff / d2;
-  sig[0] = (s - d) / 2, sig[1] = (s + d) / 2, sig[2] = shear / d2;
+  const real s = sum * i1, d = diff * i2;
+  sig[0] = (s - d) / 2, sig[1] = (s + d) / 2, sig[2] = shear * i2;
   *alpha += root23 * g * sqrt(f2);
-  ep[0] += g * (2 * sig[0] - sig[1]) / 3, ep[1] += g * (2 * sig[1] - sig[0]) / 3, ep[2] += g * 2 * sig[2];
+  ep[0] += g * (2 * sig[0] - sig[1]) * third, ep[1] += g * (2 * sig[1] - sig[0]) * third, ep[2] += g * 2 * sig[2];
 }
 
 #endif

@@ -12,8 +12,8 @@ CL_HD static inline void cl_fpm_cross(const real *a, const real *b, real *c) {
 }
 
 CL_HD static inline real cl_fpm_normalize(real *a) {
-  const real len = sqrt(cl_fpm_dot(a, a));
-  for (int c = 0; c < 3; c++) a[c] /= len;
+  const real len = sqrt(cl_fpm_dot(a, a)), inv = 1 / len;
+  for (int c = 0; c < 3; c++) a[c] *= inv;
   return len;
 }
 
@@ -72,8 +72,8 @@ CL_HD static inline real cl_fpm_inverse(const real *A, real *B) {
   B[0] = A[4] * A[8] - A[5] * A[7], B[1] = A[2] * A[7] - A[1] * A[8], B[2] = A[1] * A[5] - A[2] * A[4];
   B[3] = A[5] * A[6] - A[3] * A[8], B[4] = A[0] * A[8] - A[2] * A[6], B[5] = A[2] * A[3] - A[0] * A[5];
   B[6] = A[3] * A[7] - A[4] * A[6], B[7] = A[1] * A[6] - A[0] * A[7], B[8] = A[0] * A[4] - A[1] * A[3];
-  const real det = A[0] * B[0] + A[1] * B[3] + A[2] * B[6];
-  for (int k = 0; k < 9; k++) B[k] /= det;
+  const real det = A[0] * B[0] + A[1] * B[3] + A[2] * B[6], inv = 1 / det; /* one division (GPU f64: costly) */
+  for (int k = 0; k < 9; k++) B[k] *= inv;
   return det;
 }
 

@@ -44,9 +44,10 @@ CL_HD static inline void cl_fpm_dkt_b(const real *xy, real s, real t, real *B) {
   const int si[3] = {1, 2, 0}, sj[3] = {2, 0, 1};
   real a[3], b[3], c[3], d[3], e[3];
   for (int k = 0; k < 3; k++) {
-    const real xij = x[si[k]] - x[sj[k]], yij = y[si[k]] - y[sj[k]], l2 = xij * xij + yij * yij;
-    a[k] = -xij / l2, b[k] = (real)0.75 * xij * yij / l2, c[k] = ((real)0.25 * xij * xij - (real)0.5 * yij * yij) / l2;
-    d[k] = -yij / l2, e[k] = ((real)0.25 * yij * yij - (real)0.5 * xij * xij) / l2;
+    const real xij = x[si[k]] - x[sj[k]], yij = y[si[k]] - y[sj[k]], inv_l2 = 1 / (xij * xij + yij * yij);
+    a[k] = -xij * inv_l2, b[k] = (real)0.75 * xij * yij * inv_l2;
+    c[k] = ((real)0.25 * xij * xij - (real)0.5 * yij * yij) * inv_l2;
+    d[k] = -yij * inv_l2, e[k] = ((real)0.25 * yij * yij - (real)0.5 * xij * xij) * inv_l2;
   }
   const real l = 1 - s - t;
   /* derivatives of N1..N6 along s (dir 0) and t (dir 1) */
@@ -67,10 +68,11 @@ CL_HD static inline void cl_fpm_dkt_b(const real *xy, real s, real t, real *B) {
       hy[dir][3 * m + 2] = -hx[dir][3 * m + 1];
     }
   }
+  const real inv_det = 1 / det;
   for (int j = 0; j < 9; j++) { /* d/dx = (y31 d/ds - y21 d/dt) / det, d/dy = (-x31 d/ds + x21 d/dt) / det */
-    B[j] = (y31 * hx[0][j] - y21 * hx[1][j]) / det;
-    B[9 + j] = (-x31 * hy[0][j] + x21 * hy[1][j]) / det;
-    B[18 + j] = (-x31 * hx[0][j] + x21 * hx[1][j] + y31 * hy[0][j] - y21 * hy[1][j]) / det;
+    B[j] = (y31 * hx[0][j] - y21 * hx[1][j]) * inv_det;
+    B[9 + j] = (-x31 * hy[0][j] + x21 * hy[1][j]) * inv_det;
+    B[18 + j] = (-x31 * hx[0][j] + x21 * hx[1][j] + y31 * hy[0][j] - y21 * hy[1][j]) * inv_det;
   }
 }
 
@@ -79,10 +81,10 @@ CL_HD static inline void cl_fpm_dkt_b(const real *xy, real s, real t, real *B) {
  * area. Elastic: N = t D eps, M = t^3/12 D kappa. J2: the strain eps + z kappa at `layers` Simpson
  * points z through the thickness (exact for the elastic section, and for a fully plastic one, whose
  * stress is constant on each half), each returned to the yield surface with its stored state. */
-CL_HD static inline real cl_fpm_shell_section(const cl_fpm_shell_args *A, size_t e, int g, const real *eps,
-                                              const real *kappa, real *N, real *M) {
+CL_HD static inline real cl_fpm_shell_section(const cl_fpm_shell_args *A, int plastic, size_t e, int g,
+                                              const real *eps, const real *kappa, real *N, real *M) {
   const real h = (real)A->thickness, Ey = (real)A->E, nu = (real)A->nu, k0 = Ey / (1 - nu * nu);
-  if (!A->plastic) {
+  if (!plastic) {
     const real D[3] = {k0, k0 * nu, k0 * (1 - nu) / 2}, Db = h * h / 12;
     N[0] = h * (D[0] * eps[0] + D[1] * eps[1]), N[1] = h * (D[1] * eps[0] + D[0] * eps[1]), N[2] = h * D[2] * eps[2];
     M[0] = h * Db * (D[0] * kappa[0] + D[1] * kappa[1]), M[1] = h * Db * (D[1] * kappa[0] + D[0] * kappa[1]);
@@ -90,12 +92,13 @@ CL_HD static inline real cl_fpm_shell_section(const cl_fpm_shell_args *A, size_t
     return (N[0] * eps[0] + N[1] * eps[1] + N[2] * eps[2] + M[0] * kappa[0] + M[1] * kappa[1] + M[2] * kappa[2]) / 2;
   }
   const int layers = A->layers;
+  const real spacing = (real)1 / (layers - 1); /* of the Simpson points, in thicknesses */
   const size_t rows = (size_t)3 * layers * A->ne;
   real *state = (real *)A->plastic, energy = 0;
   for (int c = 0; c < 3; c++) N[c] = 0, M[c] = 0;
   for (int l = 0; l < layers; l++) {
-    const real z = h * ((real)l / (layers - 1) - (real)0.5);
-    const real w = h / (3 * (layers - 1)) * (l == 0 || l == layers - 1 ? 1 : (l % 2 ? 4 : 2)); /* Simpson */
+    const real z = h * ((real)l * spacing - (real)0.5);
+    const real w = h * spacing / 3 * (l == 0 || l == layers - 1 ? 1 : (l % 2 ? 4 : 2)); /* Simpson */
     const size_t r = ((size_t)g * layers + l) * A->ne + e;
     real ep[3] = {state[r], state[rows + r], state[2 * rows + r]}, alpha = state[3 * rows + r], sig[3];
     const real strain[3] = {eps[0] + z * kappa[0], eps[1] + z * kappa[1], eps[2] + z * kappa[2]};
@@ -109,7 +112,9 @@ CL_HD static inline real cl_fpm_shell_section(const cl_fpm_shell_args *A, size_t
   return energy;
 }
 
-CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
+/* Element e's forces; plastic: whether A->plastic is set (the J2 section), a constant in a GPU kernel
+ * built for one section, so that the elastic one leaves out the J2 return's registers. */
+CL_HD static inline void cl_fpm_shell_element(const cl_fpm_shell_args *A, int plastic, size_t e) {
   const size_t n = A->n, ne = A->ne;
   const real *x0 = (const real *)A->x0, *d = (const real *)A->d, *q = (const real *)A->q;
   uint32_t p[3];
@@ -121,7 +126,8 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
   real E0[9], E[9], XY[6], xy[6];
   const real area2 = cl_fpm_tri_frame(X[0], X[1], X[2], E0, XY);
   cl_fpm_tri_frame(x[0], x[1], x[2], E, xy);
-  const real area = area2 / 2, h = (real)A->thickness, Ey = (real)A->E;
+  /* divisions are a dozen instructions each on a GPU in f64: the reciprocals once */
+  const real area = area2 / 2, third = area / 3, inv_area2 = 1 / area2, h = (real)A->thickness, Ey = (real)A->E;
   /* membrane: the constant-strain triangle on the reference corners */
   real u[6];
   for (int k = 0; k < 6; k++) u[k] = xy[k] - XY[k];
@@ -129,9 +135,9 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
   const real c[3] = {XY[4] - XY[2], XY[0] - XY[4], XY[2] - XY[0]}; /* x3 - x2, x1 - x3, x2 - x1 */
   real eps[3] = {0, 0, 0};
   for (int k = 0; k < 3; k++) {
-    eps[0] += b[k] * u[2 * k] / area2;
-    eps[1] += c[k] * u[2 * k + 1] / area2;
-    eps[2] += (c[k] * u[2 * k] + b[k] * u[2 * k + 1]) / area2;
+    eps[0] += b[k] * u[2 * k] * inv_area2;
+    eps[1] += c[k] * u[2 * k + 1] * inv_area2;
+    eps[2] += (c[k] * u[2 * k] + b[k] * u[2 * k + 1]) * inv_area2;
   }
   /* bending: each corner's normal (the reference normal turned by the particle's rotation) in the
    * DCS gives its rotations about e1 and e2; the rotation about the normal (drilling) has no part in
@@ -162,30 +168,30 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
       for (int j = 0; j < 9; j++) kappa[g][r] += B[9 * r + j] * U[j];
     }
   }
-  for (int g = 0; g < 3; g++) energy += cl_fpm_shell_section(A, e, g, eps, kappa[g], N[g], M[g]) * area / 3;
+  for (int g = 0; g < 3; g++) energy += cl_fpm_shell_section(A, plastic, e, g, eps, kappa[g], N[g], M[g]) * third;
   real fl[3][3], ml[3][3], fb[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (int k = 0; k < 3; k++) fl[k][0] = fl[k][1] = 0, ml[k][0] = ml[k][1] = ml[k][2] = 0;
   for (int g = 0; g < 3; g++) {
     real B[27];
     cl_fpm_dkt_b(XY, gauss[g][0], gauss[g][1], B);
-    for (int j = 0; j < 9; j++) fb[j] += (B[j] * M[g][0] + B[9 + j] * M[g][1] + B[18 + j] * M[g][2]) * area / 3;
+    for (int j = 0; j < 9; j++) fb[j] += (B[j] * M[g][0] + B[9 + j] * M[g][1] + B[18 + j] * M[g][2]) * third;
     for (int k = 0; k < 3; k++) {
-      fl[k][0] += (b[k] * N[g][0] + c[k] * N[g][2]) / 6;
-      fl[k][1] += (c[k] * N[g][1] + b[k] * N[g][2]) / 6;
+      fl[k][0] += (b[k] * N[g][0] + c[k] * N[g][2]) * ((real)1 / 6);
+      fl[k][1] += (c[k] * N[g][1] + b[k] * N[g][2]) * ((real)1 / 6);
     }
   }
   /* a weak drilling spring against the element's own in-plane rotation w = (dv/dx - du/dy) / 2, so
    * that a particle's rotation about its normal neither drifts nor spins (k = E t^3 / 100: its
    * frequency stays below the membrane's, docs/methods/finite-particle.md) */
   real spin = 0;
-  for (int k = 0; k < 3; k++) spin += (b[k] * u[2 * k + 1] - c[k] * u[2 * k]) / (2 * area2);
+  for (int k = 0; k < 3; k++) spin += (b[k] * u[2 * k + 1] - c[k] * u[2 * k]) * inv_area2 / 2;
   const real kd = Ey * h * h * h / 100;
   for (int k = 0; k < 3; k++) {
     const real Mz = kd * (drill[k] - spin);
     ml[k][2] = Mz;
     for (int j = 0; j < 3; j++) { /* d spin / d u_j = -c_j / (2 area2), d spin / d v_j = b_j / (2 area2) */
-      fl[j][0] += Mz * c[j] / (2 * area2);
-      fl[j][1] -= Mz * b[j] / (2 * area2);
+      fl[j][0] += Mz * c[j] * inv_area2 / 2;
+      fl[j][1] -= Mz * b[j] * inv_area2 / 2;
     }
     energy += Mz * (drill[k] - spin) / 2;
   }
@@ -198,6 +204,10 @@ CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
       cl_fpm_deposit(A->me, 3 * ne, ne, e, k, A->m, n, p[k], cc, mg);
     }
   if (A->energy) ((real *)A->energy)[e] = energy;
+}
+
+CL_HD static inline void cl_fpm_shell_at(const cl_fpm_shell_args *A, size_t e) {
+  cl_fpm_shell_element(A, A->plastic != NULL, e);
 }
 
 CL_HD static inline void cl_fpm_pressure_at(const cl_fpm_pressure_args *A, size_t r) {

@@ -996,6 +996,49 @@ function body_mt:stable_dt()
   return dt
 end
 
+-- ---- kernel variants -------------------------------------------------------------------------
+
+-- The GPU builds of the element kernels (docs/methods/finite-particle.md, "kernel variants"); the
+-- same arithmetic in each, so the same results. Shells: the kernel unbounded ("default") or under
+-- __launch_bounds__(threads, blocks an SM) (lua/l_fpm.c lists them). Hexahedra: 8 lanes an element
+-- in blocks of 96 threads, or of 128 and 256 under launch bounds, or one thread an element.
+local HEX_VARIANTS = {
+  lanes96 = { name = "lanes", lanes = 8, block = 96 },
+  lanes128 = { name = "lanes128", lanes = 8, block = 128, bounds = "128, 4" },
+  lanes256 = { name = "lanes256", lanes = 8, block = 256, bounds = "256, 2" },
+  element = { name = "element", lanes = 1, block = 128 },
+  element_lb = { name = "element_lb", lanes = 1, block = 128, bounds = "128, 4" },
+}
+-- The variants new runs take: the defaults are the fastest the lead measured (docs/benchmarks.md).
+local kernel_variants = { shell = "default", hex = "lanes96" }
+
+--- cleave.fpm.kernel_variants: the names of each kind's variants, sorted ({ shell = {...}, hex = {...} }).
+fpm.kernel_variants = { shell = {}, hex = {} }
+for _, name in ipairs(fpm._shell_variants) do table.insert(fpm.kernel_variants.shell, name) end
+for name in pairs(HEX_VARIANTS) do table.insert(fpm.kernel_variants.hex, name) end
+table.sort(fpm.kernel_variants.shell)
+table.sort(fpm.kernel_variants.hex)
+
+--- cleave.fpm.kernel_variant{ shell =, hex = } -> the variants in use before the call: which GPU
+--- build of the shell and hexahedron kernels the element stages made from now on run (a run's
+--- stages are made by cleave.fpm.explicit / static); the CPU has one of each.
+function fpm.kernel_variant(args)
+  local fn = "cleave.fpm.kernel_variant"
+  args = args or {}
+  cl.check_args(fn, args, { shell = true, hex = true })
+  local before = { shell = kernel_variants.shell, hex = kernel_variants.hex }
+  for kind, names in pairs(fpm.kernel_variants) do
+    local name, known = args[kind], false
+    for _, n in ipairs(names) do known = known or n == name end
+    if name ~= nil and not known then
+      error(string.format("%s: argument '%s' must be one of %s (got %s)", fn, kind, table.concat(names, ", "),
+        tostring(name)), 2)
+    end
+  end
+  for kind in pairs(fpm.kernel_variants) do kernel_variants[kind] = args[kind] or kernel_variants[kind] end
+  return before
+end
+
 -- The element stages: beams precompiled, hexahedra the material's law compiled around hex.h,
 -- then (gather assembly) the sums per particle. They subtract the internal forces from f and m
 -- (the body's own unless given) and write each element's elastic energy into energy.
@@ -1006,15 +1049,17 @@ function body_mt:element_stages(f, m, energy)
     local mat = self.material
     stages = { cl.stage.fpm_shell { conn = self.conn, thickness = self.thickness, E = mat.E, nu = mat.nu, x0 = self.x0,
       d = self.d, q = self.q, f = f, m = m, fe = self.fe, me = self.me, energy = energy, sy = mat.sy, H = mat.H,
-      layers = self.layers, plastic = self.plastic } }
+      layers = self.layers, plastic = self.plastic, variant = kernel_variants.shell } }
   elseif self.kind == "beam" then
     local s, mat = self.section, self.material
     stages = { cl.stage.fpm_beam { conn = self.conn, orient = self.orient, EA = mat.E * s.A, EIy = mat.E * s.Iy,
       EIz = mat.E * s.Iz, GJ = self.G * s.J, x0 = self.x0, d = self.d, q = self.q, f = f, m = m, fe = self.fe,
       me = self.me, energy = energy } }
   else
+    local variant = HEX_VARIANTS[kernel_variants.hex]
     stages = { cl.stage.fpm_hex { conn = self.conn, x0 = self.x0, d = self.d, f = f, fe = self.fe, sig = self.sig,
-      eps = self.eps, energy = energy, law = self.material.law:fpm_hex_module(self.x0), law_state = self.law_state } }
+      eps = self.eps, energy = energy, law = self.material.law:fpm_hex_module(self.x0, variant),
+      law_state = self.law_state, lanes = variant.lanes, block = variant.block } }
   end
   if self.assembly == "gather" then
     stages[2] = cl.stage.fpm_gather { offsets = self.offsets, slots = self.slots, fe = self.fe, f = f }
@@ -1131,14 +1176,14 @@ local function step_pipeline(b, dt, xi, static)
   if #prescribed == 0 then
     particles.half = "step"
     add(cl.stage.fpm_particles(particles))
-    return cl.pipeline(stages)
+    return cl.pipeline(stages), stages
   end
   particles.half = "predict"
   add(cl.stage.fpm_particles(particles))
   for _, stage in ipairs(prescribed) do add(stage) end
   particles.half = "apply"
   add(cl.stage.fpm_particles(particles))
-  return cl.pipeline(stages)
+  return cl.pipeline(stages), stages
 end
 
 --- body:energies() -> { kinetic (at the last half step), internal, external, damping, constraint
@@ -1273,7 +1318,7 @@ function fpm.explicit(args)
   local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.9,
     "this body (eq. 5: the smallest element length over its wave speed)")
   run.xi = xi
-  run.pipeline = step_pipeline(body, run.dt, xi)
+  run.pipeline, run.stages = step_pipeline(body, run.dt, xi)
   body.has_run = true
   return run
 end

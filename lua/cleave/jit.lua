@@ -234,15 +234,18 @@ end
 -- The entry point `name` applying `item(a, i)` to entries 0..count-1 of its argument struct:
 -- an OpenMP loop on the cpu (on one thread below serial_below entries, when given), a grid-stride
 -- kernel on cuda (cl_jit_launch runs either).
-local function entry_loop(device, name, args_type, count, item, serial_below)
+local function entry_loop(device, name, args_type, count, item, serial_below, launch_bounds)
   if device == "cpu" then
     local clause = serial_below and string.format(" if (a->%s > %d)", count, serial_below) or ""
     return string.format("void %s(void *args) {\n  const %s *a = (const %s *)args;\n" ..
       "#pragma omp parallel for schedule(static)%s\n  for (size_t i = 0; i < a->%s; i++) %s(a, i);\n}\n",
       name, args_type, args_type, clause, count, item)
   end
+  -- launch_bounds: "threads, blocks" for __launch_bounds__ (a register budget), or none
+  local bounds = launch_bounds and "__launch_bounds__(" .. launch_bounds .. ") " or ""
   return string.format('#include "kernels/common/grid.h"\n' ..
-    'extern "C" __global__ void %s(%s a) { CL_GRID_STRIDE(i, a.%s) %s(&a, i); }\n', name, args_type, count, item)
+    'extern "C" __global__ void %s%s(%s a) { CL_GRID_STRIDE(i, a.%s) %s(&a, i); }\n', bounds, name, args_type, count,
+    item)
 end
 
 -- obj.modules[key] for field's device and precision, compiled from make_source() when missing;
@@ -426,18 +429,22 @@ function law_mt:cohesive_module(field)
   end, symbols, self.fast_math)
 end
 
---- law:fpm_hex_module(field) -> the finite particle method's hexahedron kernel around this
---- stress_update law (kernels/fpm/hex.h), for the device and precision of field.
-function law_mt:fpm_hex_module(field)
+--- law:fpm_hex_module(field, variant) -> the finite particle method's hexahedron kernel around this
+--- stress_update law (kernels/fpm/hex.h), for the device and precision of field. variant (GPU only,
+--- cleave.fpm.kernel_variant): { name =, lanes = 8 or 1 (one thread an element), bounds = "threads,
+--- blocks" (launch bounds) or nil }; default the 8 lanes without bounds.
+function law_mt:fpm_hex_module(field, variant)
   if self.kind ~= "stress_update" then error("law:fpm_hex_module: needs a stress_update law (got " .. self.kind .. ")", 2) end
-  return module_of(self, field, "fpm_hex", function()
+  if field.device == "cpu" or not variant then variant = { name = "lanes", lanes = 8 } end
+  return module_of(self, field, "fpm_hex/" .. variant.name, function()
     local lines = point_law(self, field.dtype)
+    if variant.lanes == 1 then lines[#lines + 1] = "#define CL_FPM_HEX_ONE_THREAD 1" end
     lines[#lines + 1] = "#define CL_FPM_LAW cl_jit_law"
     lines[#lines + 1] = '#include "kernels/fpm/hex.h"'
     -- one CPU thread below 512 elements (~20 us of work), where forking the team costs more
     -- items: elements on the CPU, 8 lanes of each on the GPU (CL_FPM_HEX_LANES, hex.h)
     lines[#lines + 1] = entry_loop(field.device, "cl_jit_fpm_hex", "cl_fpm_hex_args", "ne * CL_FPM_HEX_LANES",
-      "cl_fpm_hex_item", 512)
+      "cl_fpm_hex_item", 512, variant.bounds)
     return table.concat(lines, "\n")
   end, "cl_jit_fpm_hex", self.fast_math)
 end

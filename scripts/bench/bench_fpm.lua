@@ -1,9 +1,15 @@
 -- Finite particle method throughput (paper 001, Tables 1-3's unit: seconds per 10^4 elements per
 -- 10^4 steps; the issue's unit: element-steps/s), per element type, material and assembly. Usage:
---   cleave run scripts/bench/bench_fpm.lua [elements] [steps] [precision] [bandwidth] [cases]
+--   cleave run scripts/bench/bench_fpm.lua [elements] [steps] [precision] [bandwidth] [cases] [variants]
 -- (defaults 100000 elements (each body has at least that many), 200 steps, f64, 3.35e12 B/s: the
 -- H100 SXM's HBM3; cases: a comma list of beam, shell, shell_j2, hex, hex_j2, default all). Every
 -- case runs with the atomic scatter and with the gather (paper Algorithm 1).
+-- variants: "all" (default) also times, with the scatter, every GPU build of the shell and
+-- hexahedron kernels (cleave.fpm.kernel_variant; the default build first, the gather with it only),
+-- each on a body of its own from the same start; a variant's displacements after the timed steps are
+-- compared with the default's (a sample of at most 5 000 particles): the scatter's atomics add in
+-- no fixed order, so they differ at round-off (~1e-15 a step, relative), and a difference above 1e-6
+-- of the largest displacement, a wrong kernel, refuses the run. "default": the default builds only.
 --   elastic runs: a cantilever (a frame of beams, a shell strip, a block of hexahedra) under a
 --     ramped end load;
 --   J2 runs: a bar (shell strip or block) stretched along x at a constant rate from a homogeneous
@@ -22,6 +28,11 @@ local precision = arg[3] or "f64"
 local bandwidth = tonumber(arg[4] or "3.35e12")
 local wanted = {}
 for name in (arg[5] or "beam,shell,shell_j2,hex,hex_j2"):gmatch("[^,]+") do wanted[name] = true end
+local all_variants = (arg[6] or "all") == "all"
+if arg[6] and not (arg[6] == "all" or arg[6] == "default") then
+  error("bench_fpm.lua: argument 6 (variants) must be all or default", 0)
+end
+local DEFAULT_VARIANTS = cl.fpm.kernel_variant {}
 local WARMUP = 30 -- steps before the timed ones (the first compiles; the J2 bars yield in them)
 
 -- The paper's seconds per 10^4 elements per 10^4 steps (its Tables 1-3, f64, GTX 980 Ti).
@@ -134,7 +145,28 @@ local function cantilever(body)
   body:load { where = "x > 4 - 1e-9", fz = "-1e3 * min(t / 1e-4, 1)" }
 end
 
-local function timed(case, label, body)
+-- The displacements of at most 5 000 particles, evenly spaced, as a list of rows.
+local function displacement_sample(body)
+  local stride, rows = math.max(1, body.n // 5000), {}
+  for i = 1, body.n, stride do rows[#rows + 1] = body.d[i] end
+  return rows
+end
+
+-- max |d - d_reference| / max |d_reference| over the sampled rows.
+local function state_difference(rows, reference)
+  local largest, diff = 0, 0
+  for i, row in ipairs(reference) do
+    for c = 1, 3 do
+      largest = math.max(largest, math.abs(row[c]))
+      diff = math.max(diff, math.abs(rows[i][c] - row[c]))
+    end
+  end
+  return largest > 0 and diff / largest or diff
+end
+
+-- Times one case's run and returns its sampled displacements; reference: the default variant's,
+-- which a variant's must match (header).
+local function timed(case, label, body, reference)
   local yielding = case:find("_j2") ~= nil
   local dt = 0.9 * body:stable_dt() -- explicit's "auto"
   if yielding then stretch(body, dt) else cantilever(body) end
@@ -154,15 +186,26 @@ local function timed(case, label, body)
       seconds = nil
     end
   end
+  local sample = displacement_sample(body)
+  if reference then
+    local difference = state_difference(sample, reference)
+    print(string.format("  %s: displacements against the default build's: %.3g of the largest (limit 1e-6)", label,
+      difference))
+    if not (difference <= 1e-6) then
+      balance.refuse(label, "displacements differ from the default build's")
+      seconds = nil
+    end
+  end
   local rate = seconds and body.ne * steps / seconds
   local unified = seconds and seconds / (body.ne / 1e4) / (steps / 1e4)
   local floor = floor_bytes(body)
-  print(string.format("%-30s %7d el. %s  %s el.-steps/s  %s s/1e4 el./1e4 steps  paper %s  ratio %s  " ..
+  print(string.format("%-40s %7d el. %s  %s el.-steps/s  %s s/1e4 el./1e4 steps  paper %s  ratio %s  " ..
     "floor %d B/el.-step  %s of it", label, body.ne, balance.time(seconds, "%.3f s"),
     rate and string.format("%.3g", rate) or "-", unified and string.format("%.3g", unified) or "-",
     PAPER[case] or "-", unified and PAPER[case] and string.format("%.3gx", PAPER[case] / unified) or "-",
     math.floor(floor + 0.5), rate and string.format("%.3g%%", 100 * rate * floor / bandwidth) or "-"))
   io.stdout:flush()
+  return sample
 end
 
 local CASES = {
@@ -175,9 +218,30 @@ local CASES = {
 
 print(string.format("cleave.fpm on %s, %s, %d steps after %d, bandwidth %.3g B/s", cl.info().device, precision,
   steps, WARMUP, bandwidth))
+-- The builds of a case's kernel timed with the scatter: the default first, then the others.
+local function variants_of(case)
+  local kind = case:match("^(%a+)")
+  local list = { false }
+  if not (all_variants and cl.fpm.kernel_variants[kind]) then return kind, list end
+  list[1] = DEFAULT_VARIANTS[kind]
+  for _, name in ipairs(cl.fpm.kernel_variants[kind]) do
+    if name ~= list[1] then list[#list + 1] = name end
+  end
+  return kind, list
+end
+
 for _, case in ipairs(CASES) do
   if wanted[case[1]] then
-    for _, assembly in ipairs { "scatter", "gather" } do timed(case[1], case[2] .. ", " .. assembly, case[3](assembly)) end
+    local kind, variants = variants_of(case[1])
+    local reference
+    for _, variant in ipairs(variants) do
+      if variant then cl.fpm.kernel_variant { [kind] = variant } end
+      local label = case[2] .. ", scatter" .. (variant and ", " .. variant or "")
+      local sample = timed(case[1], label, case[3]("scatter"), reference)
+      reference = reference or sample
+    end
+    cl.fpm.kernel_variant(DEFAULT_VARIANTS)
+    timed(case[1], case[2] .. ", gather", case[3]("gather"))
   end
 end
 balance.exit()

@@ -1,16 +1,21 @@
 # scripts/bench/bench_fpm.lua on a few hundred elements, CPU: every body has at least the elements
 # asked (its grid once made a quarter of them), the J2 runs are in plastic flow at every sampled
-# point, every run passes its energy balance (exit 0).
+# point, every run passes its energy balance (exit 0); with the kernel variants (cleave.fpm.kernel_variant),
+# each variant's run is compared with the default build's (the CPU runs one loop: no difference).
 . "$CLEAVE_SOURCE/tests/cli/lib.sh"
 
 asked=400
-run "$CLEAVE" --device cpu run "$CLEAVE_SOURCE/scripts/bench/bench_fpm.lua" $asked 3 f64 3.35e12 beam,hex,shell_j2,hex_j2
+run "$CLEAVE" --device cpu run "$CLEAVE_SOURCE/scripts/bench/bench_fpm.lua" $asked 3 f64 3.35e12 beam,hex,shell_j2,hex_j2 all
 expect_status 0 "bench_fpm: every run's energy balance holds"
 counts=$(grep -o ' [0-9][0-9]* el\(ements\|\.\) ' "$tmp/out" | awk '{print $1}')
 [ -n "$counts" ] && echo "$counts" | awk -v asked=$asked '$1 < asked { bad = 1 } END { exit bad }' &&
   ok "bench_fpm: every body has >= $asked elements ($(echo $counts | tr '\n' ' '))" ||
   ko "bench_fpm: a body has fewer than the $asked elements asked ($(echo $counts | tr '\n' ' '))"
+# J2 runs: shells 4 builds + gather, hexahedra 5 builds + gather; compared: 3 + 4 + 4 (hex and hex_j2)
 flows=$(grep -c '100.0% of the integration points in plastic flow' "$tmp/out")
-[ "$flows" -eq 4 ] && ok "bench_fpm: the 4 J2 runs are in plastic flow at every sampled point" ||
-  ko "bench_fpm: $flows of the 4 J2 runs in plastic flow at every sampled point"
+[ "$flows" -eq 11 ] && ok "bench_fpm: the 11 J2 runs are in plastic flow at every sampled point" ||
+  ko "bench_fpm: $flows of the 11 J2 runs in plastic flow at every sampled point"
+same=$(grep -c "displacements against the default build's: 0 of the largest" "$tmp/out")
+[ "$same" -eq 11 ] && ok "bench_fpm: the 11 variant runs match the default build's displacements" ||
+  ko "bench_fpm: $same of the 11 variant runs match the default build's displacements"
 finish

@@ -828,6 +828,46 @@ T.case("CPU and CUDA agree (f64, 1e-10 on displacements after 100 steps), every 
   end
 end)
 
+T.case("kernel variants: every GPU build of the shell and hexahedron kernels gives the default's displacements", function()
+  -- J2 shells and hexahedra that yield, scatter, 100 steps; on the CPU the variants run its one loop
+  -- (identical results), on CUDA the builds differ in registers and launch shape only: the same
+  -- operations, the atomics' order aside (1e-10 of |d|, as CPU against CUDA)
+  local function displacements(device, kind, variant)
+    return T.on_device(device, function()
+      local before = cl.fpm.kernel_variant { [kind] = variant }
+      local j2 = cl.fpm.j2 { E = steel.E, nu = 0.3, rho = steel.rho, sy = 1e6, Et = 2e10 }
+      local body = kind == "shell" and cl.fpm.cantilever { kind = "shell", length = 0.4, elements = 8, width = 0.1,
+        ny = 2, thickness = 0.01, material = j2 } or cl.fpm.cantilever { kind = "hex", length = 0.4, elements = 8,
+        width = 0.1, height = 0.1, ny = 2, nz = 2, material = j2 }
+      body:fix { where = "x < 1e-9" }
+      body:load { where = "x > 0.39", fz = "-1e4 * min(t / 1e-5, 1)", fy = 3e3 }
+      cl.fpm.explicit { body, steps = 100, xi = 10, progress = false }:go()
+      cl.fpm.kernel_variant(before)
+      return body.d:to_table(), body.d:norm()
+    end)
+  end
+  local defaults = cl.fpm.kernel_variant {}
+  for _, device in ipairs(gpu and { "cpu", "cuda" } or { "cpu" }) do
+    for _, kind in ipairs { "shell", "hex" } do
+      local a, scale = displacements(device, kind, defaults[kind])
+      for _, variant in ipairs(cl.fpm.kernel_variants[kind]) do
+        local b = displacements(device, kind, variant)
+        local worst = 0
+        for i = 1, #a do
+          for c = 1, 3 do worst = math.max(worst, math.abs(a[i][c] - b[i][c])) end
+        end
+        print(string.format("    %s, %s, %s: largest difference from %s %.3g of |d| = %.3g", device, kind, variant,
+          defaults[kind], worst, scale))
+        T.ok(worst <= (device == "cpu" and 0 or 1e-10 * scale), device .. ", " .. kind .. ", " .. variant)
+      end
+    end
+  end
+  T.eq(cl.fpm.kernel_variant {}.shell, defaults.shell, "the variants are restored")
+  T.raises(function() cl.fpm.kernel_variant { shell = "lb64" } end, { "'shell'", "default", "lb128x4" })
+  T.raises(function() cl.fpm.kernel_variant { hex = 8 } end, { "'hex'", "lanes96", "element" })
+  T.raises(function() cl.fpm.kernel_variant { beam = "x" } end, { "beam" })
+end)
+
 T.case("bad input is named", function()
   local m = elastic()
   T.raises(function() cl.fpm.elastic { E = 0, rho = 1 } end, { "'E'" })
