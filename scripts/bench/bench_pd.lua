@@ -4,8 +4,8 @@
 -- in 3D), PMB with breaking on, no surface correction:
 --   cleave [--device D] run scripts/bench/bench_pd.lua [points2d] [points3d] [steps] [variants]
 -- points3d = 0 skips 3D. variants (comma-separated, default all):
---   point  the lattice point kernel (on the GPU at 3.015 dx the stencil as launch constants) with
---          the closing kick as a kernel of its own, as before issue 19's fusion
+--   point  the lattice kernel by default (on the GPU at 3.015 dx the tile kernel since issue 19's
+--          third slice: force_cuda.cu's tile_default_2d/3d) with the closing kick as a kernel of its own
 --   fused  cleave's default step: the same kernel with the closing kick fused into it (cl_pd_finish)
 --   walk   the lattice point kernel walking the stencil in global memory (the former default)
 --   tile   the lattice point kernel with u in shared-memory tiles (stencil_tile.cuh; 2D and 3D)
