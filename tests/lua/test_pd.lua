@@ -195,8 +195,10 @@ T.case("point and group kernels give the same accelerations", function()
       b:force_stage { kernel = kernel }:run()
       local a2 = b.a:to_table()
       for i = 1, b.n, 7 do
-        T.near(a2[i][1], a1[i][1], 1e-12, layout .. " " .. kernel .. " ax", 1e3)
-        T.near(a2[i][2], a1[i][2], 1e-12, layout .. " " .. kernel .. " ay", 1e3)
+        -- two summation orders of ~28 bond forces that nearly cancel (steel: each bond's force is
+        -- orders of magnitude above their sum): the GPU/CPU parity bound of f64, 1e-10
+        T.near(a2[i][1], a1[i][1], 1e-10, layout .. " " .. kernel .. " ax", 1e3)
+        T.near(a2[i][2], a1[i][2], 1e-10, layout .. " " .. kernel .. " ay", 1e3)
       end
     end
   end

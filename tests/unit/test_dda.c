@@ -760,13 +760,16 @@ Test(dda, bsr_pattern_matches_a_dense_table) {
 }
 
 /* Two found contacts alike, field by field (the struct has padding), the reals bit for bit. */
-static int found_equal(const cl_dda_found *a, const cl_dda_found *b) {
-  return a->bi == b->bi && a->vi == b->vi && a->bj == b->bj && a->ej == b->ej && a->kind == b->kind &&
-         memcmp(&a->t, &b->t, sizeof a->t) == 0 && memcmp(&a->length, &b->length, sizeof a->length) == 0;
+/* The same contact: its blocks, vertex, edge and kind exactly, its edge parameter and length to tol
+ * relative (0: bit for bit). */
+static int found_equal(const cl_dda_found *a, const cl_dda_found *b, double tol) {
+  if (a->bi != b->bi || a->vi != b->vi || a->bj != b->bj || a->ej != b->ej || a->kind != b->kind) return 0;
+  if (tol == 0) return memcmp(&a->t, &b->t, sizeof a->t) == 0 && memcmp(&a->length, &b->length, sizeof a->length) == 0;
+  return fabs(a->t - b->t) <= tol * fmax(1, fabs(b->t)) && fabs(a->length - b->length) <= tol * fabs(b->length);
 }
 
 /* The narrow phase as a device pass over the candidate pairs (count, prefix sum, write) against
- * the host's serial loop, bit for bit: on the cpu device and, where there is one, on cuda. */
+ * the host's serial loop: bit for bit on the cpu device, to 1e-12 on cuda where there is one. */
 Test(dda, narrow_phase_on_the_device_matches_the_host) {
   uint64_t state = 17;
   int32_t *vstart;
@@ -804,7 +807,10 @@ Test(dda, narrow_phase_on_the_device_matches_the_host) {
     cr_assert_eq(cl_dda_narrow_found_on(&dev, &on, pairs, np, d0, &found, &nfound, &err), CL_OK, "%s", err.msg);
     cr_assert_eq(nfound, nref, "%s: %zu contacts, the host %zu", names[b], nfound, nref);
     for (size_t k = 0; k < nref; k++)
-      cr_assert(found_equal(&found[k], &ref[k]), "%s: contact %zu differs from the host's", names[b], k);
+      /* bit for bit on the cpu device (the same loop); CUDA's hypot and its fused multiply-adds round
+       * differently from the host's in the last bits */
+      cr_assert(found_equal(&found[k], &ref[k], b == 0 ? 0 : 1e-12), "%s: contact %zu differs from the host's",
+                names[b], k);
     if (b == 1) dev.release(&dev, dv), dev.release(&dev, dx), dev.release(&dev, dy);
     free(found);
     cl_device_close(&dev);
