@@ -1010,7 +1010,7 @@ local HEX_VARIANTS = {
   element_lb = { name = "element_lb", lanes = 1, block = 128, bounds = "128, 4" },
 }
 -- The variants new runs take: the defaults are the fastest the lead measured (docs/benchmarks.md).
-local kernel_variants = { shell = "default", hex = "lanes256" }
+local kernel_variants = { shell = "lb128x3", hex = "lanes256" }
 
 --- cleave.fpm.kernel_variants: the names of each kind's variants, sorted ({ shell = {...}, hex = {...} }).
 fpm.kernel_variants = { shell = {}, hex = {} }
