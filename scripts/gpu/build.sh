@@ -31,8 +31,7 @@ mkdir -p "$out/lua/5.4"
 cp -L /usr/lib/x86_64-linux-gnu/lua/5.4/lpeg.so "$out/lua/5.4/" 2>/dev/null || true
 # not needed to run the tests there, and the bundle must stay under the 64 MiB the device tool carries
 rm -rf "$out/build/CMakeFiles" "$out/build/tests/CMakeFiles" \
-  "$out/build/libcleave_core.a" "$out/build/libcleave_lua.a" "$out/build/embedded_lua.c" "$out/build/jit_headers.c" \
-  "$out/build/bench_pd_neighbors" "$out/build/dda_spmv"
+  "$out/build/libcleave_core.a" "$out/build/libcleave_lua.a" "$out/build/embedded_lua.c" "$out/build/jit_headers.c"
 # debug info would not fit the 64 MiB the device tool carries; symbols stay for backtraces
 find "$out/build" "$out/lib" -type f \( -perm -u+x -o -name '*.so*' \) -exec strip --strip-debug {} + 2>/dev/null || true
 # the unit tests' symbols too (a failing test is re-run from a full build here)
