@@ -87,12 +87,7 @@ static bool launch_stencil(const cl_pd_force_args *a, const cl_pd_pmb &m, bool t
     if (tile && cl_pd_tile_grid_fits<2>(a) && cl_pd_tile_stencil_matches<2, 28, 3>(a)) launch_unrolled<2, 28, true>(a, m);
     else launch_unrolled<2, 28, false>(a, m);
   } else if (a->dim == 3 && a->nstencil == 122) {
-    /* the 3D tile kernel on a body with per-bond weights (surface correction) broke other bonds than
-     * the CPU on the H100 (test_pd_half: 43 649 against 43 608): until that is found, such bodies
-     * take the table kernel */
-    if (tile && cl_pd_weights_of(a) == CL_PD_WEIGHTS_PLAIN && cl_pd_tile_grid_fits<3>(a) &&
-        cl_pd_tile_stencil_matches<3, 122, 3>(a))
-      launch_unrolled<3, 122, true>(a, m);
+    if (tile && cl_pd_tile_grid_fits<3>(a) && cl_pd_tile_stencil_matches<3, 122, 3>(a)) launch_unrolled<3, 122, true>(a, m);
     else launch_unrolled<3, 122, false>(a, m);
   } else {
     return false;
@@ -101,11 +96,10 @@ static bool launch_stencil(const cl_pd_force_args *a, const cl_pd_pmb &m, bool t
 }
 
 /* Whether the default kernel ("point") runs the tile kernel where it can, per dimension (issue 19).
- * The H100 (bench_pd.lua, 10^7 points, 2026-11-25) ran the tile kernel faster than the unrolled
+ * On: the H100 (bench_pd.lua, 10^7 points, 2026-11-25) ran the tile kernel faster than the unrolled
  * table kernel in 2D and 3D, f32 and f64 (0.720 / 0.792, 1.068 / 1.179, 3.014 / 3.627, 4.578 / 6.311 ms
- * a step), and over two row ranges, as a partitioned step runs it, within 5% of one launch; in 3D it
- * stays an option: on corrected bodies it broke other bonds than the CPU (launch_stencil). */
-static const bool tile_default_2d = true, tile_default_3d = false;
+ * a step), and over two row ranges, as a partitioned step runs it, within 5% of one launch. */
+static const bool tile_default_2d = true, tile_default_3d = true;
 
 extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel kernel) {
   if (CL_PD_ROWS_END(a) <= a->row0) return 0;

@@ -149,8 +149,8 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
   const int home = ((tz + RZ) * H::Y + ty + R) * H::X + tx + R;
   real ui[3] = {0, 0, 0}, gi[3] = {0, 0, 0}, uj[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
   for (int c = 0; c < DIM; c++) ui[c] = tile_u[c * H::CELLS + home];
-  if (G && g)
-    for (int c = 0; c < DIM; c++) gi[c] = tile_g[c * H::CELLS + home];
+  if (g) /* the point's own factors: from the tile where it holds them, else from global memory */
+    for (int c = 0; c < DIM; c++) gi[c] = G ? tile_g[c * H::CELLS + home] : g[c * a.n + i];
   cl_pd_partial p = {};
 #pragma unroll
   for (int w = 0; w < (K + 31) / 32; w++) {
