@@ -112,6 +112,13 @@ cl_status cl_halo_plan_peers(cl_halo_plan *plan, int parts, const size_t *recv, 
   return CL_OK;
 }
 
+void cl_halo_plan_positions(const cl_halo_plan *plan, size_t *recv_at, size_t *send_at) {
+  for (int k = 0; k < plan->npeers; k++) {
+    const cl_halo_peer *peer = &plan->peers[k];
+    recv_at[peer->rank] = plan->owned + peer->recv_offset, send_at[peer->rank] = peer->send_offset;
+  }
+}
+
 cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner, int parts, int rank,
                             double reach, cl_halo_plan *plan, cl_error *err) {
   memset(plan, 0, sizeof *plan);
@@ -147,10 +154,7 @@ cl_status cl_halo_plan_make(size_t n, int dim, const double *x, const int *owner
   cl_status st = cl_halo_plan_peers(plan, parts, recv, send, "cl_halo_plan_make", err);
   if (st == CL_OK) {
     size_t *recv_at = recv, *send_at = send; /* counts become running positions */
-    for (int k = 0; k < plan->npeers; k++) {
-      const cl_halo_peer *peer = &plan->peers[k];
-      recv_at[peer->rank] = plan->owned + peer->recv_offset, send_at[peer->rank] = peer->send_offset;
-    }
+    cl_halo_plan_positions(plan, recv_at, send_at);
     size_t mine = 0;
     for (size_t i = 0; i < n; i++) {
       int p = owner[i];

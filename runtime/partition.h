@@ -74,6 +74,10 @@ void cl_halo_plan_free(cl_halo_plan *plan);
 #define CL_HALO_LOCAL_MAX 4294967295u
 cl_status cl_halo_plan_peers(cl_halo_plan *plan, int parts, const size_t *recv, const size_t *send, const char *who,
                              cl_error *err);
+/* After cl_halo_plan_peers, for filling global and send_rows in one pass: recv_at[q] and send_at[q]
+ * (the count arrays it was given, overwritten) become the first row of peer q's ghost block and its
+ * first entry in send_rows. */
+void cl_halo_plan_positions(const cl_halo_plan *plan, size_t *recv_at, size_t *send_at);
 
 /* Puts the owned rows sent to no peer first (plan->interior of them), keeping the global order within
  * each part: renames the rows of plan->global and plan->send_rows; *to_new (malloc'ed, owned entries,

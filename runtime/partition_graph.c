@@ -114,10 +114,7 @@ cl_status cl_halo_plan_graph(size_t n, const uint32_t *offsets, const uint32_t *
   if (st == CL_OK) st = cl_halo_plan_peers(plan, parts, recv, send, who, err);
   if (st == CL_OK) {
     size_t *recv_at = recv, *send_at = send; /* counts become running positions */
-    for (int k = 0; k < plan->npeers; k++) {
-      const cl_halo_peer *peer = &plan->peers[k];
-      recv_at[peer->rank] = plan->owned + peer->recv_offset, send_at[peer->rank] = peer->send_offset;
-    }
+    cl_halo_plan_positions(plan, recv_at, send_at);
     size_t mine = 0;
     for (size_t i = 0; i < n; i++) { /* ascending global index: each group in the order its peer keeps it */
       if (owner[i] == rank) {
