@@ -4,7 +4,8 @@
 # (cheap: one metric), then the SpeedOfLight, launch, occupancy, memory and
 # warp-state sections of COUNT launches after SKIP matching ones.
 # Usage: sh scripts/gpu/profile.sh NAME REGEX SKIP COUNT script.lua [args...]
-# Output: $OUT/ncu_NAME_summary.txt and $OUT/ncu_NAME.txt.
+# Output: $OUT/ncu_NAME_summary.txt and $OUT/ncu_NAME.txt. NCU_NAME_BASE=demangled matches REGEX
+# against the whole demangled name (template arguments included; default: the function name).
 set -u
 [ $# -ge 5 ] || { echo "usage: profile.sh NAME REGEX SKIP COUNT script.lua [args...]" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +19,7 @@ cleave="$root/.gpu/build/cleave"
 # --clock-control none: the device notes ask to leave the clocks alone
 ncu --clock-control none --metrics gpu__time_duration.sum --print-summary per-kernel \
   "$cleave" run "$script" "$@" >"$out/ncu_${name}_summary.txt" 2>&1
-ncu --clock-control none -k "regex:$regex" --launch-skip "$skip" --launch-count "$count" \
+ncu --clock-control none --kernel-name-base "${NCU_NAME_BASE:-function}" -k "regex:$regex" --launch-skip "$skip" --launch-count "$count" \
   --section SpeedOfLight --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
   --section WarpStateStats --section SchedulerStats --section InstructionStats \
   "$cleave" run "$script" "$@" >"$out/ncu_${name}.txt" 2>&1
