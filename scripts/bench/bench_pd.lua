@@ -8,7 +8,10 @@
 --          third slice: force_cuda.cu's tile_default_2d/3d) with the closing kick as a kernel of its own
 --   fused  cleave's default step: the same kernel with the closing kick fused into it (cl_pd_finish)
 --   walk   the lattice point kernel walking the stencil in global memory (the former default)
---   tile   the lattice point kernel with u in shared-memory tiles (stencil_tile.cuh; 2D and 3D)
+--   tile   the lattice point kernel with u in shared-memory tiles (stencil_tile.cuh; 2D and 3D); in 3D
+--          a tile whose cells and halo all hold points takes the dense bond loop (no presence checks)
+--   tile-checked  the tile kernel with every 3D tile checking each neighbour's presence (the tile
+--          kernel before its dense loop: "tile" over this is what the dense loop gains)
 --   tile-rows  the tile kernel launched over two row ranges, the first third of the rows and the
 --          rest, as a partitioned step runs its interior and boundary rows (its cost over "tile" is
 --          what making the tile kernel the default costs partitioned bodies)
@@ -31,8 +34,9 @@
 -- exits 1.
 -- Columns: ms per step; bond updates per second; bw%: the floor bytes of the step over its time,
 -- against the device's copy bandwidth measured here (one 512 MB copy, median of 5); ar%: the
--- bond arithmetic (FLOPS_PER_BOND, an FMA counted as 2) over the peak vector rate of an H100 SXM
--- (67 TFLOP/s f32, 34 f64; "-" on other devices); peer/x: the peer's time over this variant's
+-- bond arithmetic (FLOPS_PER_BOND, an FMA counted as 2; half of it per bond update for "half", which
+-- computes a bond once for both its ends) over the peak vector rate of an H100 SXM (67 TFLOP/s f32,
+-- 34 f64; "-" on other devices); peer/x: the peer's time over this variant's
 -- (same dimension and precision; issue target >= 2). Floor bytes per point and step, if every
 -- neighbour's u comes from cache: lattice 2D f32 96 (read u, the cell, the bond word and a map
 -- entry, write a and damage: 32 B, plus 64 B of the two Verlet updates), f64 180; 3D 148 / 272;
@@ -45,13 +49,16 @@ local gpu = cl.device() == "cuda"
 local points = { [2] = tonumber(arg[1]) or (gpu and 10e6 or 4e4), [3] = tonumber(arg[2]) or (gpu and 10e6 or 8e3) }
 local steps = tonumber(arg[3]) or (gpu and 100 or 3)
 local wanted = {}
-for v in (arg[4] or "point,fused,walk,tile,tile-rows,half,list,peer,hook"):gmatch("[^,]+") do wanted[v] = true end
+for v in (arg[4] or "point,fused,walk,tile,tile-checked,tile-rows,half,list,peer,hook"):gmatch("[^,]+") do wanted[v] = true end
 
 local FLOOR_BYTES = { lattice = { [2] = { f32 = 96, f64 = 180 }, [3] = { f32 = 148, f64 = 272 } },
   list = { [2] = { f32 = 208, f64 = 300 }, [3] = { f32 = 628, f64 = 764 } } }
 -- per bond: eta, d = xi + eta, |d|^2, the stretch's numerator and reciprocals, the law, the force
 -- and its sum, the damage weights (kernels/pd/pmb.h, cl_pd_bond)
 local FLOPS_PER_BOND = { [2] = 30, [3] = 42 }
+-- the share of a bond's arithmetic a variant spends per bond update (an entry: a bond at one of its
+-- ends): "half" computes a bond once for both its ends, every other variant once per end
+local ARITHMETIC_SHARE = { half = 0.5 }
 local info = cl.info()
 local PEAK_FLOPS = (info.device_name or ""):find("H100") and { f32 = 67e12, f64 = 34e12 } or nil
 
@@ -156,7 +163,7 @@ local function time_variants(body, layout, order, stages)
     if per_step then
       row.rate = body.bonds.entries / per_step
       row.bw = body.n * FLOOR_BYTES[layout][dim][precision] / per_step / 1e9 / bandwidth
-      row.ar = PEAK_FLOPS and row.rate * FLOPS_PER_BOND[dim] / PEAK_FLOPS[precision]
+      row.ar = PEAK_FLOPS and row.rate * FLOPS_PER_BOND[dim] * (ARITHMETIC_SHARE[name] or 1) / PEAK_FLOPS[precision]
     end
     if not (row.ok and per_step) then failed = failed + 1 end
     rows[#rows + 1] = row
@@ -168,7 +175,7 @@ for _, dim in ipairs { 2, 3 } do
     if points[dim] > 0 then
       local order, stages = {}, {}
       local lattice = make_body(dim, precision, "lattice")
-      for _, name in ipairs { "point", "fused", "walk", "tile", "half" } do
+      for _, name in ipairs { "point", "fused", "walk", "tile", "tile-checked", "half" } do
         if wanted[name] or name == "point" then
           order[#order + 1], stages[name] = name, lattice:force_stage { kernel = name == "fused" and "point" or name,
             kick = kick_fused[name] and { dt = dt } or nil }
@@ -203,12 +210,12 @@ for _, r in ipairs(rows) do if r.name == "peer" then peer_ms[r.dim .. r.precisio
 local function fmt(format, v) return v and string.format(format, v) or "-" end
 print(string.format("device: %s (%s), %d steps per run, copy bandwidth %.0f GB/s", cl.device(), info.device_name,
   steps, bandwidth))
-print(string.format("%-3s %-4s %-9s %10s %11s %9s %10s %6s %6s %7s %9s %9s %s", "dim", "prec", "kernel", "points",
+print(string.format("%-3s %-4s %-12s %10s %11s %9s %10s %6s %6s %7s %9s %9s %s", "dim", "prec", "kernel", "points",
   "bonds", "ms/step", "bond upd/s", "bw%", "ar%", "peer/x", "du", "da", "check"))
 for _, r in ipairs(rows) do
   local peer = peer_ms[r.dim .. r.precision]
   local ratio = peer and r.step_ms and peer / r.step_ms
-  print(string.format("%-3s %-4s %-9s %10d %11d %9s %10s %6s %6s %7s %9s %9s %s", r.dim .. "D", r.precision, r.name,
+  print(string.format("%-3s %-4s %-12s %10d %11d %9s %10s %6s %6s %7s %9s %9s %s", r.dim .. "D", r.precision, r.name,
     r.n, r.bonds, fmt("%.3f", r.step_ms), fmt("%.3e", r.rate), fmt("%.1f", r.bw and 100 * r.bw),
     fmt("%.1f", r.ar and 100 * r.ar), fmt("%.2f", ratio), fmt("%.1e", r.du), fmt("%.1e", r.da),
     (r.ok and r.step_ms) and "ok" or "FAILED"))
