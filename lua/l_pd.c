@@ -11,7 +11,78 @@
 #include "l_pd_bonds.h"
 
 #define PD_STAGE_MT "cleave.pd.stage"
+#define ADVANCE_STAGE_MT "cleave.pd.advance"
 #define ADR_STAGE_MT "cleave.pd.adr"
+
+static void check_same(lua_State *L, const char *fn, const char *key, cl_field *f, cl_field *x, int k);
+
+/* A u8 field of prescribed components per point (bit c - 1: component c), or NULL. */
+static void check_held(lua_State *L, const char *fn, const char *key, cl_field *held, cl_field *x) {
+  if (held && (held->dtype != CL_U8 || held->n != x->n || held->k != 1 || !cl_device_same(&held->device->dev, &x->device->dev)))
+    luaL_error(L, "%s: '%s' must be u8, %I x 1, on %s like '%s' (bit c - 1 set: component c is prescribed)", fn, key,
+               (LUAI_UACINT)x->n, x->device->dev.name, x->k == 1 ? "x" : "u");
+}
+
+/* ---- the opening kick-drift of a step whose force pass drifts the next ---- */
+
+/* The force pass of step n writes u(n+1) to u_next (cl_pd_finish); this stage, at the start of step
+ * n + 1, makes it the current u by swapping the two fields' data, so every stage holding u (the
+ * halo, prescribed displacements, outputs) sees it. It trusts u_next only when the force pass of
+ * the step just before wrote it (ready, for step ready_step): on the first step of a run, after a
+ * restore or a change of the state (reset) it drifts the free components itself. */
+typedef struct pd_advance {
+  cl_stage stage;
+  cl_field *u, *u_next, *v, *a, *held;
+  double dt;
+  int ready;
+  long ready_step;
+} pd_advance;
+
+static cl_status run_pd_advance(void *data, long step, double t, cl_error *err) {
+  pd_advance *s = data;
+  (void)t;
+  const int drifted = s->ready && s->ready_step == step;
+  s->ready = 0;
+  cl_field_swap_data(s->u, s->u_next);
+  if (!drifted || s->held) {
+    CL_TRY(cl_k_pd_advance(&s->u->device->dev, s->u->dtype, s->u->n, s->u->k, s->u->data, s->u_next->data,
+                           s->v->data, s->a->data, s->held ? s->held->data : NULL, s->dt, !drifted, err));
+    if (s->held) cl_field_touch(s->v);
+  }
+  cl_field_touch(s->u);
+  return CL_OK;
+}
+
+static const char *const advance_args[] = {"u", "u_next", "v", "a", "dt", "held", NULL};
+
+/* cleave.stage.pd_advance{ u =, u_next =, v =, a =, dt =, held = (u8 per point) }: the opening
+ * kick-drift of a step whose force stage (pd_force{ advance = this }) drifts the next step's u into
+ * u_next (kernels/pd/advance.h); stage:reset() after the state was changed outside the step. */
+static int stage_pd_advance(lua_State *L) {
+  const char *fn = "cleave.stage.pd_advance";
+  cl_lua_check_args(L, 1, fn, advance_args);
+  pd_advance *s = lua_newuserdatauv(L, sizeof *s, 1);
+  memset(s, 0, sizeof *s);
+  luaL_setmetatable(L, ADVANCE_STAGE_MT);
+  s->u = cl_lua_req_field(L, 1, fn, "u");
+  cl_lua_check_points(L, fn, "u", s->u);
+  s->u_next = cl_lua_req_field(L, 1, fn, "u_next"), s->v = cl_lua_req_field(L, 1, fn, "v");
+  s->a = cl_lua_req_field(L, 1, fn, "a"), s->held = cl_lua_opt_field(L, 1, fn, "held");
+  check_same(L, fn, "u_next", s->u_next, s->u, s->u->k), check_same(L, fn, "v", s->v, s->u, s->u->k);
+  check_same(L, fn, "a", s->a, s->u, s->u->k);
+  if (s->u_next == s->u) luaL_error(L, "%s: 'u_next' must be a field other than 'u' (the second buffer)", fn);
+  check_held(L, fn, "held", s->held, s->u);
+  s->dt = cl_lua_req_number(L, 1, fn, "dt");
+  if (!(s->dt > 0)) luaL_error(L, "%s: 'dt' must be positive (the step's dt)", fn);
+  cl_lua_stage_init(L, &s->stage, "pd_advance", run_pd_advance, s, &s->u->device->dev);
+  return 1;
+}
+
+static int advance_reset(lua_State *L) {
+  ((pd_advance *)luaL_checkudata(L, 1, ADVANCE_STAGE_MT))->ready = 0;
+  lua_settop(L, 1);
+  return 1;
+}
 
 /* ---- the step stage ------------------------------------------------------ */
 
@@ -19,6 +90,7 @@ typedef struct pd_stage {
   cl_stage stage;
   cl_field *x, *u, *a, *volume, *body, *surface, *damage, *energy;
   cl_field *v, *kick_held;      /* the fused closing kick's velocities and prescribed components, or NULL */
+  struct pd_advance *advance;   /* the next step's kick-drift fused too: its stage (u_next, ready), or NULL */
   cl_lua_bonds *bonds;
   cl_pd_force_args args;
   cl_pd_kernel kernel;
@@ -58,6 +130,7 @@ static cl_status run_pd_force(void *data, long step, double t, cl_error *err) {
   a.energy = s->energy ? s->energy->data : NULL;
   a.v = s->v ? s->v->data : NULL;
   a.kick_held = s->kick_held ? s->kick_held->data : NULL;
+  a.u_next = s->advance ? s->advance->u_next->data : NULL;
   cl_lua_bonds_args(s->bonds, &a);
   if (s->law) {
     a.nonfinite = s->nonfinite;
@@ -71,6 +144,10 @@ static cl_status run_pd_force(void *data, long step, double t, cl_error *err) {
   if (s->damage) cl_field_touch(s->damage);
   if (s->energy) cl_field_touch(s->energy);
   if (s->v) cl_field_touch(s->v);
+  if (s->advance) { /* u(n + 1) of the rows computed is in u_next: the next step's advance stage swaps it in */
+    cl_field_touch(s->advance->u_next);
+    s->advance->ready = 1, s->advance->ready_step = step + 1;
+  }
   return CL_OK;
 }
 
@@ -82,8 +159,24 @@ static void check_same(lua_State *L, const char *fn, const char *key, cl_field *
                (LUAI_UACINT)f->n, f->k, f->device->dev.name);
 }
 
-/* Stage options v =, kick_dt =, kick_held = (u8 per point): the closing Verlet kick, fused. */
+/* Stage options v =, kick_dt =, kick_held = (u8 per point): the closing Verlet kick, fused; or
+ * advance = a pd_advance stage: the closing kick and the next step's kick-drift, fused (its v, dt
+ * and held components). */
 static void check_kick(lua_State *L, const char *fn, pd_stage *s, int dim) {
+  if (lua_getfield(L, 1, "advance") != LUA_TNIL) {
+    s->advance = luaL_testudata(L, -1, ADVANCE_STAGE_MT);
+    if (!s->advance) luaL_error(L, "%s: 'advance' must be a cleave.stage.pd_advance stage", fn);
+    if (s->advance->u != s->u)
+      luaL_error(L, "%s: 'advance' drifts another field than 'u': build it with u = this stage's u", fn);
+    lua_getfield(L, 1, "v"), lua_getfield(L, 1, "kick_dt"), lua_getfield(L, 1, "kick_held");
+    if (!lua_isnil(L, -1) || !lua_isnil(L, -2) || !lua_isnil(L, -3))
+      luaL_error(L, "%s: 'advance' carries the kick's v, dt and held components: leave out 'v', 'kick_dt' and "
+                    "'kick_held'", fn);
+    lua_pop(L, 4);
+    s->v = s->advance->v, s->kick_held = s->advance->held, s->args.kick_dt = s->advance->dt;
+    return;
+  }
+  lua_pop(L, 1);
   s->v = cl_lua_opt_field(L, 1, fn, "v");
   s->kick_held = cl_lua_opt_field(L, 1, fn, "kick_held");
   check_same(L, fn, "v", s->v, s->x, dim);
@@ -96,10 +189,7 @@ static void check_kick(lua_State *L, const char *fn, pd_stage *s, int dim) {
   }
   s->args.kick_dt = cl_lua_req_number(L, 1, fn, "kick_dt");
   if (!(s->args.kick_dt > 0)) luaL_error(L, "%s: 'kick_dt' must be positive (the step's dt)", fn);
-  if (s->kick_held && (s->kick_held->dtype != CL_U8 || s->kick_held->n != s->x->n || s->kick_held->k != 1 ||
-                       !cl_device_same(&s->kick_held->device->dev, &s->x->device->dev)))
-    luaL_error(L, "%s: 'kick_held' must be u8, %I x 1, on %s like 'x' (bit c - 1 set: component c is prescribed)", fn,
-               (LUAI_UACINT)s->x->n, s->x->device->dev.name);
+  check_held(L, fn, "kick_held", s->kick_held, s->x);
 }
 
 /* Stage option law_state = { fields }: the law's per-bond state variables, in its order (real,
@@ -151,13 +241,15 @@ static void attach_law(lua_State *L, const char *fn, pd_stage *s, int stage) {
 
 static const char *const force_args[] = {"x", "u", "a", "bonds", "c", "s0", "rho", "delta", "dx", "volume",
                                          "body", "surface", "damage", "energy", "kernel", "law", "law_state", "rows",
-                                         "v", "kick_dt", "kick_held", NULL};
+                                         "v", "kick_dt", "kick_held", "advance", NULL};
 
 /* cleave.stage.pd_force{ x =, u =, a =, bonds =, c =, s0 = 0, rho =, delta =, dx = 0,
  *   volume = number or field, body =, surface =, damage =, energy =, kernel = "point" | "half" | "group" | ...,
  *   rows = { first, count } (0-based; all rows when absent; "half" then runs as "point"),
  *   v =, kick_dt =, kick_held = (the step's closing kick fused: v += kick_dt/2 a, except the
- *   components c whose bit c - 1 of the u8 field kick_held is set) }
+ *   components c whose bit c - 1 of the u8 field kick_held is set),
+ *   advance = (a pd_advance stage: the closing kick and the next step's kick-drift fused, u(n + 1) into its
+ *   u_next; not with kernel "half", which sums the forces in a) }
  * "point" is the fastest on the H100 in both precisions (docs/benchmarks.md). */
 static int stage_pd_force(lua_State *L) {
   const char *fn = "cleave.stage.pd_force";
@@ -228,6 +320,9 @@ static int stage_pd_force(lua_State *L) {
     luaL_error(L, "%s: kernel \"half\" runs the built-in PMB law only (a run-time law keeps state at both ends of "
                   "a bond): give kernel = \"point\" with 'law'", fn);
   if (s->kernel == CL_PD_HALF) lua_pop(L, 1);
+  if (s->kernel == CL_PD_HALF && s->advance)
+    luaL_error(L, "%s: kernel \"half\" sums the forces in 'a', where 'advance' needs the last step's accelerations: "
+                  "give kernel = \"point\" with 'advance', or 'v' and 'kick_dt'", fn);
   attach_law_state(L, fn, s);
   cl_lua_stage_init(L, &s->stage, "pd_force", run_pd_force, s, &s->x->device->dev);
   if (lua_getfield(L, 1, "law") != LUA_TNIL) attach_law(L, fn, s, lua_gettop(L) - 1);
@@ -350,6 +445,11 @@ int cl_lua_open_pd(lua_State *L) {
   lua_pushcfunction(L, pd_stage_tostring);
   lua_setfield(L, -2, "__tostring");
   lua_pop(L, 1);
+  cl_lua_stage_metatable(L, ADVANCE_STAGE_MT);
+  lua_getfield(L, -1, "__index");
+  lua_pushcfunction(L, advance_reset);
+  lua_setfield(L, -2, "reset");
+  lua_pop(L, 2);
   cl_lua_stage_metatable(L, ADR_STAGE_MT);
   lua_pushcfunction(L, adr_index); /* damping, and run */
   lua_setfield(L, -2, "__index");
@@ -363,6 +463,8 @@ int cl_lua_open_pd(lua_State *L) {
   lua_setfield(L, -2, "pd_force");
   lua_pushcfunction(L, stage_pd_adr);
   lua_setfield(L, -2, "pd_adr");
+  lua_pushcfunction(L, stage_pd_advance);
+  lua_setfield(L, -2, "pd_advance");
   lua_pop(L, 1);
   return 0;
 }

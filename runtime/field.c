@@ -62,6 +62,13 @@ void cl_field_destroy(cl_field *f) {
 
 void cl_field_touch(cl_field *f) { f->host_valid = 0; }
 
+void cl_field_swap_data(cl_field *f, cl_field *g) {
+  void *data = f->data, *host = f->host;
+  int valid = f->host_valid;
+  f->data = g->data, f->host = g->host, f->host_valid = g->host_valid;
+  g->data = data, g->host = host, g->host_valid = valid;
+}
+
 cl_status cl_field_host(cl_field *f, const void **host, cl_error *err) {
   if (!f->host) {
     f->host = malloc(cl_field_bytes(f) ? cl_field_bytes(f) : 1);

@@ -38,6 +38,10 @@ void *cl_field_component(cl_field *f, int c);
 
 /* Call after any kernel writes f on the device: the host mirror goes stale. */
 void cl_field_touch(cl_field *f);
+/* Exchanges the contents (device data and host mirrors) of two fields of the same dtype, rows and
+ * components, without copying: stages that hold either field see the other's data when they next run
+ * (a double buffer). */
+void cl_field_swap_data(cl_field *f, cl_field *g);
 /* Host mirror, refreshed from the device when stale. */
 cl_status cl_field_host(cl_field *f, const void **host, cl_error *err);
 

@@ -66,3 +66,14 @@ cl_status cl_k_pd_bond_max(cl_device *d, cl_dtype t, const cl_pd_force_args *a, 
                          : CL_CUDA_CALL(cl_pd_bond_max_cuda_f64(a, values, out));
   return cl_k_check_launch(d, code, "pd_bond_max", err);
 }
+
+cl_status cl_k_pd_advance(cl_device *d, cl_dtype t, size_t n, int dim, void *u, const void *u_prev, void *v,
+                          const void *a, const uint8_t *held, double dt, int free_too, cl_error *err) {
+  if (d->kind == CL_BACKEND_CPU) {
+    (t == CL_F32 ? cl_pd_advance_cpu_f32 : cl_pd_advance_cpu_f64)(n, dim, u, u_prev, v, a, held, dt, free_too);
+    return CL_OK;
+  }
+  int code = t == CL_F32 ? CL_CUDA_CALL(cl_pd_advance_cuda_f32(n, dim, u, u_prev, v, a, held, dt, free_too))
+                         : CL_CUDA_CALL(cl_pd_advance_cuda_f64(n, dim, u, u_prev, v, a, held, dt, free_too));
+  return cl_k_check_launch(d, code, "pd_advance", err);
+}

@@ -39,6 +39,18 @@ void cl_pd_bond_max_cpu_f64(const cl_pd_force_args *a, const void *values, void 
 int cl_pd_bond_max_cuda_f32(const cl_pd_force_args *a, const void *values, void *out);
 int cl_pd_bond_max_cuda_f64(const cl_pd_force_args *a, const void *values, void *out);
 
+/* The opening kick-drift of a step whose force pass drifts the next step's displacements (advance.h):
+ * n points, dim components, u the buffer the step's force pass reads, u_prev the last step's; held:
+ * u8 per point (bit c: component c is prescribed) or NULL; free_too: drift the free components too. */
+cl_status cl_k_pd_advance(cl_device *d, cl_dtype t, size_t n, int dim, void *u, const void *u_prev, void *v,
+                          const void *a, const uint8_t *held, double dt, int free_too, cl_error *err);
+#define CL_PD_ADVANCE_ARGS (size_t n, int dim, void *u, const void *u_prev, void *v, const void *a, \
+                            const uint8_t *held, double dt, int free_too)
+void cl_pd_advance_cpu_f32 CL_PD_ADVANCE_ARGS;
+void cl_pd_advance_cpu_f64 CL_PD_ADVANCE_ARGS;
+int cl_pd_advance_cuda_f32 CL_PD_ADVANCE_ARGS;
+int cl_pd_advance_cuda_f64 CL_PD_ADVANCE_ARGS;
+
 /* The material constants (cl_pd_pmb, at most CL_PD_MATERIAL_BYTES) in each precision, built on
  * the host for the kernels that take them as an argument. */
 #define CL_PD_MATERIAL_BYTES 64

@@ -57,6 +57,10 @@ typedef struct cl_pd_force_args {
                                kick_dt) after a is written, except components whose bit c of kick_held[i] is set */
   double kick_dt;
   const uint8_t *kick_held; /* or NULL: per point, bit c set = component c is prescribed (its v is not kicked) */
+  void *u_next;             /* or NULL; else (with v) the next step's opening kick-drift is fused here too: on entry v
+                               holds v(n-1) and a a(n-1), which the kernel kicks to v(n-1/2) before it overwrites a, then
+                               to v(n) (stored), and it writes u(n+1) = u(n) + dt (v(n) + dt/2 a(n)) to u_next; the
+                               held components are left to the step's stages (advance.h) */
   void *law_state[CL_PD_LAW_STATE_MAX]; /* a run-time law's per-bond state variables (real): the
                                slot of bond entry b of a list is b; of stencil entry k of point i
                                on a lattice, k n + i */

@@ -151,18 +151,39 @@ CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_p
   }
 }
 
-/* Writes point i's acceleration, damage and energy from its summed partial, and kicks its velocity
- * with the new acceleration when the step's closing kick is fused (a->v): the separate kick's
- * expression on the same value, so the same bits, without a pass over v and a of its own. */
+/* Writes point i's acceleration, damage and energy from its summed partial. With the closing kick
+ * fused (a->v) it kicks the point's velocity with the new acceleration: the separate kick's expression
+ * on the same value, so the same bits, without a pass over v and a of its own. With the next step's
+ * opening kick-drift fused too (a->u_next, force_args.h) v and a come in one step behind: v is kicked
+ * with the acceleration it replaces (the opening kick this step's drift made, recomputed from the same
+ * values), then with the new one, and the drift of the next step writes u(n+1) to the other buffer
+ * (a point cannot drift u in place: its neighbours' threads read it). Every kick and drift is
+ * verlet.h's expression on the values the separate stages would see, so the same bits. Any kernel
+ * that calls this gets both fusions. */
 CL_HD static inline void cl_pd_finish(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
                                       size_t i, const cl_pd_partial *p) {
   real *acc = (real *)a->a;
   const real *body = (const real *)a->body;
   const unsigned held = a->kick_held ? a->kick_held[i] : 0;
+  const real dt = (real)a->kick_dt;
   for (int c = 0; c < dim; c++) {
-    const real value = (p->acc[c] + (body ? body[c * a->n + i] : 0)) * m->inv_rho;
-    acc[c * a->n + i] = value;
-    if (a->v && !(held >> c & 1)) cl_verlet_kick(&((real *)a->v)[c * a->n + i], value, (real)a->kick_dt);
+    const size_t at = c * a->n + i;
+    const real value = (p->acc[c] + (body ? body[at] : 0)) * m->inv_rho;
+    const real before = a->u_next ? acc[at] : 0;
+    acc[at] = value;
+    if (a->v && !(held >> c & 1)) {
+      real *v = &((real *)a->v)[at];
+      if (a->u_next) {
+        real vc = *v, uc = ((const real *)a->u)[at];
+        cl_verlet_kick(&vc, before, dt); /* v(n-1/2) */
+        cl_verlet_kick(&vc, value, dt);  /* v(n) */
+        *v = vc;
+        cl_verlet_kick_drift(&uc, &vc, value, dt); /* v(n+1/2), in a register only; u(n+1) */
+        ((real *)a->u_next)[at] = uc;
+      } else {
+        cl_verlet_kick(v, value, dt);
+      }
+    }
     if (a->nonfinite && !isfinite(value)) cl_record_first(a->nonfinite, i);
   }
   if (a->damage)
@@ -173,7 +194,7 @@ CL_HD static inline void cl_pd_finish(const cl_pd_force_args *a, const cl_pd_pmb
 CL_HD static inline cl_pd_pmb cl_pd_material(const cl_pd_force_args *a) {
   cl_pd_pmb m;
   m.c = (real)a->c;
-  m.s0 = (real)a->s0;
+  cl_pd_set_s0(&m, a->s0);
   m.inv_rho = (real)(1 / a->rho);
   m.delta = (real)a->delta;
   m.half_dx = (real)(a->dx > 0 ? a->dx / 2 : 0);

@@ -682,7 +682,8 @@ local function law_state_fields(body)
 end
 
 --- The step kernel as a stage (options: energy = field, break_bonds = false, kernel =, rows = { first, count },
---- kick = { dt =, held = u8 field or nil }: v += dt/2 a after a is written, except the held components). With a
+--- kick = { dt =, held = u8 field or nil }: v += dt/2 a after a is written, except the held components; or
+--- kick = { advance = a cl.stage.pd_advance }: that and the next step's kick-drift, into its u_next). With a
 --- user law (body.law) the stage runs it, except for energies: only PMB has a strain energy here.
 function body_mt:force_stage(opts)
   opts = opts or {}
@@ -694,7 +695,8 @@ function body_mt:force_stage(opts)
     dx = self.partial_volume and self.dx or 0, volume = self.volume, body = self.body_load,
     surface = self.surface,
     damage = self.damage, energy = opts.energy, kernel = kernel, law = law, law_state = law and law_state_fields(self),
-    rows = opts.rows, v = opts.kick and self.v, kick_dt = opts.kick and opts.kick.dt,
+    rows = opts.rows, advance = opts.kick and opts.kick.advance,
+    v = opts.kick and not opts.kick.advance and self.v or nil, kick_dt = opts.kick and opts.kick.dt,
     kick_held = opts.kick and opts.kick.held,
   }
 end
@@ -816,11 +818,21 @@ local function held_field(body)
   return cl.field { data = data, dtype = "u8" }
 end
 
+--- Whether a body's step fuses the next step's opening kick-drift into its force pass (u double-buffered:
+--- body.u_next; docs/methods/peridynamics.md). The one switch for the default (a body's own
+--- body.fused_drift = true / false overrides it, for tests and benchmarks).
+pd.fused_drift = true
+
 -- The velocity-Verlet time step of a body as a pipeline (see docs/methods/peridynamics.md):
 -- prescribed velocities at mid-step, kick-drift, prescribed displacements, bond forces
 -- (+ breaking + damage) and the closing kick of the unconstrained components in the same
--- pass, zero acceleration on constrained points. body.separate_kick (an internal switch, for
--- tests and benchmarks) runs the kick as its own stage after the zeroing: the same numbers.
+-- pass, zero acceleration on constrained points. With the fused drift (pd.fused_drift) the force
+-- pass also kicks and drifts the unconstrained components for the next step, writing u(n+1) to
+-- body.u_next, and the step's kick-drift stage becomes pd_advance: it swaps u(n+1) in and
+-- kick-drifts the constrained components after their velocities were set (not with the half
+-- stencil, which sums its forces in a). body.separate_kick (an internal switch, for tests and
+-- benchmarks) runs the kick as its own stage after the zeroing, the kick-drift as its own
+-- before the forces: the same numbers. Returns the pipeline and its pd_advance stage, if any.
 local function step_pipeline(body, dt)
   local stages = {}
   local function add(stage) stages[#stages + 1] = stage end
@@ -830,7 +842,20 @@ local function step_pipeline(body, dt)
         time_offset = -dt / 2 })
     end
   end
-  add(cl.stage.verlet_kick_drift { u = body.u, v = body.v, a = body.a, dt = dt })
+  local fused = not body.separate_kick
+  local held = fused and held_field(body) or nil
+  local drift = fused and body.kernel ~= "half"
+  if body.fused_drift ~= nil then drift = drift and body.fused_drift else drift = drift and pd.fused_drift end
+  local advance, kick
+  if drift then
+    body.u_next = body.u_next or cl.field { n = body.n, k = body.dim, dtype = body.precision }
+    advance = cl.stage.pd_advance { u = body.u, u_next = body.u_next, v = body.v, a = body.a, dt = dt, held = held }
+    add(advance)
+    kick = { advance = advance }
+  else
+    add(cl.stage.verlet_kick_drift { u = body.u, v = body.v, a = body.a, dt = dt })
+    kick = fused and { dt = dt, held = held } or nil
+  end
   for _, k in ipairs(body.constraints) do
     if k.kind == "displacement" then
       add(cl.stage.set_rows { field = body.u, rows = k.rows, component = k.component, value = stage_value(k.value, body.u) })
@@ -838,7 +863,6 @@ local function step_pipeline(body, dt)
     end
   end
   for _, stage in ipairs(body:load_stages()) do add(stage) end
-  local kick = not body.separate_kick and { dt = dt, held = held_field(body) } or nil
   for _, stage in ipairs(body:step_force_stages(kick)) do add(stage) end
   if body.reactions then add(body:reaction_stage()) end -- before the constraints zero a
   body.has_run = true -- a reaction made later would not be in this pipeline: body:reaction refuses it
@@ -846,7 +870,7 @@ local function step_pipeline(body, dt)
     add(cl.stage.set_rows { field = body.a, rows = k.rows, component = k.component, value = 0 })
   end
   if not kick then add(cl.stage.verlet_kick { v = body.v, a = body.a, dt = dt }) end
-  return cl.pipeline(stages)
+  return cl.pipeline(stages), advance
 end
 
 local run_mt = {}
@@ -883,7 +907,7 @@ function cl.explicit(args)
   local body = args[1] or args.body
   if getmetatable(body) ~= body_mt then error(fn .. ": the first entry must be a body (cleave.pd.body{...})", 2) end
   local run = cl.explicit_run.new(fn, args, body, run_mt, body:stable_dt(), 0.8, "this body (Silling & Askari)")
-  run.pipeline = step_pipeline(body, run.dt)
+  run.pipeline, run.advance = step_pipeline(body, run.dt)
   run.collective = body.plan ~= nil -- the ranks step together: Ctrl-C stops them at one step
   body:set_loads(0)
   if body.plan then body:halo(body.u):run() end
@@ -984,7 +1008,12 @@ function run_mt:write(step, t)
   end
 end
 
-run_mt.go = cl.explicit_run.go
+-- The state may have changed since the last step (a script between two go calls, run:restore): the
+-- first step drifts u itself instead of taking the u(n+1) the last force pass wrote.
+function run_mt:go(args)
+  if self.advance then self.advance:reset() end
+  return cl.explicit_run.go(self, args)
+end
 
 -- What the run checks for NaN and infinities (explicit.nonfinite): every field the step writes
 -- per point (a law's per-bond state feeds only the force, which a law's own check covers).

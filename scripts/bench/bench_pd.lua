@@ -6,7 +6,10 @@
 -- points3d = 0 skips 3D. variants (comma-separated, default all):
 --   point  the lattice kernel by default (on the GPU at 3.015 dx the tile kernel since issue 19's
 --          third slice: force_cuda.cu's tile_default_2d/3d) with the closing kick as a kernel of its own
---   fused  cleave's default step: the same kernel with the closing kick fused into it (cl_pd_finish)
+--   fused  the same kernel with the closing kick fused into it (cl_pd_finish)
+--   fused2 cleave's default step (pd.fused_drift): the same kernel with the closing kick and the next
+--          step's opening kick-drift fused into it, u double-buffered (cl_pd_finish with u_next; the
+--          kick-drift stage becomes pd_advance, which swaps the buffers)
 --   walk   the lattice point kernel walking the stencil in global memory (the former default)
 --   tile   the lattice point kernel with u in shared-memory tiles (stencil_tile.cuh; 2D and 3D); in 3D
 --          a tile whose cells and halo all hold points takes the dense bond loop (no presence checks)
@@ -49,7 +52,7 @@ local gpu = cl.device() == "cuda"
 local points = { [2] = tonumber(arg[1]) or (gpu and 10e6 or 4e4), [3] = tonumber(arg[2]) or (gpu and 10e6 or 8e3) }
 local steps = tonumber(arg[3]) or (gpu and 100 or 3)
 local wanted = {}
-for v in (arg[4] or "point,fused,walk,tile,tile-checked,tile-rows,half,list,peer,hook"):gmatch("[^,]+") do wanted[v] = true end
+for v in (arg[4] or "point,fused,fused2,walk,tile,tile-checked,tile-rows,half,list,peer,hook"):gmatch("[^,]+") do wanted[v] = true end
 
 local FLOOR_BYTES = { lattice = { [2] = { f32 = 96, f64 = 180 }, [3] = { f32 = 148, f64 = 272 } },
   list = { [2] = { f32 = 208, f64 = 300 }, [3] = { f32 = 628, f64 = 764 } } }
@@ -122,7 +125,8 @@ local reference = {} -- [dim .. precision] = { u =, a =, u0 = } of the lattice p
 
 -- Times `variants` (name -> force stage) on body, in the given order, each from the same start.
 local dt = 1e-9
-local kick_fused = { fused = true } -- the variants whose force stage does the closing kick itself
+local kick_fused = { fused = true, fused2 = true } -- the variants whose force stage does the closing kick itself
+local drift_fused = { fused2 = true } -- the variants whose stages do the opening kick-drift themselves
 
 local function time_variants(body, layout, order, stages)
   local dim, precision = body.dim, body.precision
@@ -132,14 +136,17 @@ local function time_variants(body, layout, order, stages)
   local key = dim .. precision
   for _, name in ipairs(order) do
     cl.run { pipeline = restore, steps = 1, progress = false }
-    local list = { cl.stage.verlet_kick_drift { u = body.u, v = body.v, a = body.a, dt = dt } }
+    local list = { not drift_fused[name] and cl.stage.verlet_kick_drift { u = body.u, v = body.v, a = body.a, dt = dt } or nil }
     for _, stage in ipairs(type(stages[name]) == "table" and stages[name] or { stages[name] }) do list[#list + 1] = stage end
     if not kick_fused[name] then list[#list + 1] = cl.stage.verlet_kick { v = body.v, a = body.a, dt = dt } end
     local pipeline = cl.pipeline(list)
     local before = balance.energies(body)
     cl.run { pipeline = pipeline, steps = 2, progress = false }
     local samples = {}
-    for k = 1, 3 do samples[k] = cl.run { pipeline = pipeline, steps = steps, progress = false }.seconds / steps end
+    -- the steps numbered on from the warm-up's, so that a fused2 step takes the u the one before drifted
+    for k = 1, 3 do
+      samples[k] = cl.run { pipeline = pipeline, steps = steps, step0 = 2 + (k - 1) * steps, progress = false }.seconds / steps
+    end
     local label = string.format("%dD %s %s", dim, precision, name)
     local per_step = balance.checked(label, before, balance.energies(body), median(samples))
     local row = { dim = dim, precision = precision, name = name, n = body.n, bonds = body.bonds.entries,
@@ -180,6 +187,11 @@ for _, dim in ipairs { 2, 3 } do
           order[#order + 1], stages[name] = name, lattice:force_stage { kernel = name == "fused" and "point" or name,
             kick = kick_fused[name] and { dt = dt } or nil }
         end
+      end
+      if wanted.fused2 then
+        lattice.u_next = cl.field { n = lattice.n, k = dim, dtype = precision }
+        local advance = cl.stage.pd_advance { u = lattice.u, u_next = lattice.u_next, v = lattice.v, a = lattice.a, dt = dt }
+        order[#order + 1], stages.fused2 = "fused2", { advance, lattice:force_stage { kick = { advance = advance } } }
       end
       if wanted["tile-rows"] then
         local first = lattice.n // 3
