@@ -155,13 +155,15 @@ static int model_layout(lua_State *L) {
   return 0;
 }
 
-/* m:residual("stored" | "matrix_free"): the element kernels read B-bar (built now) and W or
- * recompute them (B-bar freed) (cl_fe_ep_set_matrix_free) */
+/* the residual kinds by their CL_FE_EP_STORED ... CL_FE_EP_SUM_FACTORIZED number */
+static const char *const residual_names[] = {"stored", "matrix_free", "sum_factorized", NULL};
+
+/* m:residual("stored" | "matrix_free" | "sum_factorized"): the element kernels read B-bar (built now)
+ * and W or recompute them (B-bar freed), per Gauss point or by sum factorization (cl_fe_ep_set_matrix_free) */
 static int model_residual(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
-  const char *const names[] = {"stored", "matrix_free", NULL};
   cl_error err;
-  if (cl_fe_ep_set_matrix_free(m, luaL_checkoption(L, 2, NULL, names), &err))
+  if (cl_fe_ep_set_matrix_free(m, luaL_checkoption(L, 2, NULL, residual_names), &err))
     return luaL_error(L, "model:residual: %s", err.msg);
   return 0;
 }
@@ -331,7 +333,7 @@ static int model_info(lua_State *L) {
   lua_pushstring(L, m->A.shape == CL_FE_QUAD ? "quad" : "tri"), lua_setfield(L, -2, "shape");
   lua_pushstring(L, m->dev->name), lua_setfield(L, -2, "device");
   lua_pushstring(L, cl_fe_ep_solver_name(m, CL_FE_EP_LINEAR_FACTOR)), lua_setfield(L, -2, "linear_solver");
-  lua_pushstring(L, m->A.matrix_free ? "matrix_free" : "stored"), lua_setfield(L, -2, "residual");
+  lua_pushstring(L, residual_names[m->A.matrix_free]), lua_setfield(L, -2, "residual");
   /* the device memory of the stored B-bar: 0 while matrix-free */
   lua_pushinteger(L, m->f[CL_FE_EP_F_GRAD] ? (lua_Integer)(cl_field_count(m->f[CL_FE_EP_F_GRAD]) * sizeof(double)) : 0);
   lua_setfield(L, -2, "bbar_bytes");

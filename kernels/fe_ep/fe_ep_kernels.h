@@ -10,6 +10,7 @@
 #include "../fe/element.h"
 #include "../fe/elastic.h"
 #include "../fe/mohr_coulomb.h"
+#include "../fe/quad_sum.h"
 #include "fe_ep_args.h"
 
 /* The 2D (xx, yy, xy) rows and columns of a 6 x 6 Voigt tangent */
@@ -127,10 +128,45 @@ CL_FE_EP_INLINE real cl_fe_ep_gauss_point(const cl_fe_ep_args *A, const int op, 
   return w;
 }
 
+/* Gauss point k of quadrilateral element e by sum factorization (kernels/fe/quad_sum.h), after its first
+ * pass s1: the strain increment from the reference gradients, the stress update, and the point's
+ * reference flux into s2 (entries at stride, as s1) */
+CL_FE_EP_INLINE void cl_fe_ep_sum_gauss_point(const cl_fe_ep_args *A, const int order, size_t e, int k, const real *L,
+                                              const real *dL, const real *s1, real *s2, const int stride) {
+  real J[4], gu[4], eps[3], D3[9], s3[3], xi, eta, w;
+  cl_quad_sum_eta(order, k, L, dL, s1, stride, J, gu);
+  cl_quad_sum_strain(J, gu, eps);
+  cl_quad_gauss(order, k, &xi, &eta, &w);
+  cl_fe_ep_update(A, e * A->gs_e + k * A->gs_k, eps, D3, s3);
+  cl_quad_sum_flux(k, J, s3, w * (real)A->thickness, stride, s2);
+}
+
+/* The element forces of quadrilateral e by sum factorization (residual CL_FE_EP_SUM_FACTORIZED), its
+ * passes one index after another: the CPU's loop (a GPU runs one thread per index, fe_ep_cuda.cu) */
+CL_FE_EP_INLINE void cl_fe_ep_element_sum(const cl_fe_ep_args *A, size_t e, const int order) {
+  const int p1 = order + 1, nn = p1 * p1;
+  real L[16], dL[16], du[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS], s1[8 * CL_FE_MAX_NODES], s2[4 * CL_FE_MAX_NODES];
+  for (int q = 0; q < p1; q++) cl_quad_sum_table_row(order, q, L, dL);
+  for (int a = 0; a < nn; a++) cl_fe_ep_node_values(A, CL_FE_EP_FORCES, nn, e, a, du, xe, 1);
+  for (int m = 0; m < nn; m++) cl_quad_sum_xi(order, m, L, dL, xe, du, 1, s1);
+  for (int k = 0; k < nn; k++) cl_fe_ep_sum_gauss_point(A, order, e, k, L, dL, s1, s2, 1);
+  for (int m = 0; m < nn; m++) cl_quad_sum_flux_xi(order, m, L, dL, s2, 1, s1);
+  real *fe = (real *)A->fe + e * A->fe_e;
+  for (int a = 0; a < nn; a++) {
+    real f[2];
+    cl_quad_sum_force(order, a, L, dL, s1, 1, f);
+    fe[2 * a * A->fe_i] = f[0], fe[(2 * a + 1) * A->fe_i] = f[1];
+  }
+}
+
 /* Element e of the given shape and order: op CL_FE_EP_FORCES[_TANGENT] updates its Gauss points and
  * writes fe (and ke); CL_FE_EP_ELASTIC_TANGENT writes ke with the elastic matrix. */
 CL_FE_EP_INLINE void cl_fe_ep_element_of(const cl_fe_ep_args *A, const int op, size_t e, const int shape,
                                          const int order) {
+  if (op == CL_FE_EP_FORCES && shape == CL_FE_QUAD && A->matrix_free == CL_FE_EP_SUM_FACTORIZED) {
+    cl_fe_ep_element_sum(A, e, order);
+    return;
+  }
   const int nn = cl_fe_nodes(shape, order), nd = 2 * nn, ngp = cl_fe_ngauss(shape, order);
   real f[CL_FE_MAX_DOFS], du[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS];
   for (int a = 0; a < nn; a++) cl_fe_ep_node_values(A, op, nn, e, a, du, xe, 1);

@@ -256,7 +256,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   for (size_t n = 0; n < mesh->nnodes; n++) xsoa[n] = mesh->x[2 * n], xsoa[mesh->nnodes + n] = mesh->x[2 * n + 1];
   /* matrix-free by default: B-bar is built only when a stored residual is asked for
    * (cl_fe_ep_set_matrix_free) */
-  A->matrix_free = 1;
+  A->matrix_free = CL_FE_EP_MATRIX_FREE;
   if ((st = geometry(m, mesh, NULL, wdet, err)) != CL_OK) goto done;
   strides(A, 0); /* as geometry() wrote them; a GPU's below */
   if ((st = tables(m, mesh->elem, &ns, &nsl, &cs, &csl, err)) != CL_OK) goto done;
@@ -518,13 +518,18 @@ static cl_status build_bbar(cl_fe_ep_model *m, cl_error *err) {
 }
 
 cl_status cl_fe_ep_set_matrix_free(cl_fe_ep_model *m, int matrix_free, cl_error *err) {
+  if (matrix_free < CL_FE_EP_STORED || matrix_free > CL_FE_EP_SUM_FACTORIZED)
+    return cl_error_set(err, CL_ERR_ARG, "fe: unknown residual kind %d", matrix_free);
+  if (matrix_free == CL_FE_EP_SUM_FACTORIZED && m->A.shape != CL_FE_QUAD)
+    return cl_error_set(err, CL_ERR_ARG, "fe: residual \"sum_factorized\" needs tensor-product quadrilaterals; "
+                                         "give \"matrix_free\" for triangles");
   if (matrix_free) { /* B-bar's memory (16 n B per Gauss point) goes back */
     cl_field_destroy(m->f[CL_FE_EP_F_GRAD]);
     m->f[CL_FE_EP_F_GRAD] = NULL, m->A.grad = NULL;
   } else if (!m->f[CL_FE_EP_F_GRAD]) {
     CL_TRY(build_bbar(m, err));
   }
-  m->A.matrix_free = matrix_free != 0;
+  m->A.matrix_free = matrix_free;
   return CL_OK;
 }
 

@@ -698,6 +698,55 @@ T.case("the matrix-free residual gives the stored B-bar's results", function()
     residual = "recomputed" } end, "'residual' must be \"matrix_free\"", "an unknown residual kind is named")
 end)
 
+-- The residual by sum factorization (residual = "sum_factorized", kernels/fe/quad_sum.h: an element's
+-- reference gradients and forces as 1D contractions, no per-point shape-function gradients) against the
+-- stored B-bar: the plastic quarter wellbore with modified initial stiffness (every nonlinear iteration
+-- a residual, CL_FE_EP_FORCES, the kind's own kernels; Newton's tangent and forces are the matrix-free
+-- ones), thickness 0.5, Q4, Q9, Q16, in the CPU's and the GPU's layouts. The same integrals summed in
+-- another order (test_fe_element checks the element math to 1e-13), but modified IS converges
+-- linearly and stops below a relative residual of 1e-10: residuals that differ by rounding stop at
+-- iterates up to about that far apart (measured here: 1e-11 for Q4, 2e-12 for Q16; the per-point
+-- matrix-free kernels are bit-identical to the stored ones, hence their 1e-12 with Newton above).
+-- So 1e-10 relative (displacements to their largest, stresses to P0): a wrong weight, sign or stride
+-- is off by far more (dropping W's thickness: the solve no longer converges). Triangles have no tensor product: refused,
+-- naming the kind to use.
+T.case("the sum-factorized residual gives the stored B-bar's results", function()
+  local function run(p, residual, layout)
+    local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = p, nr = p == 1 and 24 or 3, nt = 2 }
+    local m = cl.fe.model { mesh = mesh, thickness = 0.5, residual = not layout and residual or nil,
+      material = { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi } }
+    if layout then m.core:layout(layout) m.core:residual(residual) end
+    T.eq(m.core:info().residual, residual, "residual kind")
+    m:fix { where = "xsym", x = 0 }
+    m:fix { where = "ysym", y = 0 }
+    m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+    m:pressure { where = "outer", p = P0 }
+    m:pressure { where = "inner", p = p_i }
+    m:solve { method = "mis", increments = 2, tol = 1e-10 }
+    if layout then m.core:layout("element_major") end
+    return m:displacements(), m.core:get("sig"), m.core:get("ep")
+  end
+  for _, c in ipairs { { 1 }, { 2 }, { 3 }, { 3, "element_minor" } } do
+    local what = string.format("p = %d %s", c[1], c[2] or "")
+    local u0, s0, e0 = run(c[1], "stored", c[2])
+    local u1, s1, e1 = run(c[1], "sum_factorized", c[2])
+    local plastic, scale = 0, 0
+    for k = 1, #e0 do plastic = plastic + (e0[k] > 0 and 1 or 0) end
+    T.ok(plastic > 0, what .. ": plastic points")
+    for i = 1, #u0 do scale = math.max(scale, math.abs(u0[i])) end
+    for i = 1, #u0 do T.near(u1[i], u0[i], 1e-10, what .. " u", scale) end
+    for i = 1, #s0 do T.near(s1[i], s0[i], 1e-10, what .. " stress", P0) end
+    for i = 1, #e0 do T.near(e1[i], e0[i], 1e-10, what .. " ep", math.max(1e-3, e0[i])) end
+  end
+  local tri = cl.fe.rect { x1 = 1, y1 = 1, nx = 2, ny = 2, order = 2, shape = "tri" }
+  T.raises(function() cl.fe.model { mesh = tri, material = { E = E, nu = nu }, residual = "sum_factorized" } end,
+    "\"sum_factorized\" needs quadrilaterals", "sum factorization of triangles is refused")
+  local m = cl.fe.model { mesh = tri, material = { E = E, nu = nu } }
+  T.raises(function() m.core:residual("sum_factorized") end, "give \"matrix_free\" for triangles",
+    "model:residual refuses it too")
+  T.eq(m.core:info().residual, "matrix_free", "the refused kind leaves the model as it was")
+end)
+
 -- The default residual is matrix-free and allocates no B-bar; "stored" builds it (16 n bytes per
 -- Gauss point: 2 n gradients of 8 bytes) and going back to matrix-free frees it.
 T.case("the default residual is matrix-free and keeps no B-bar", function()
