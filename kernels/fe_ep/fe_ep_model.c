@@ -202,7 +202,14 @@ static void strides(cl_fe_ep_args *A, int element_minor) {
     A->gs_e = A->ngp, A->gs_k = 1, A->grad_e = nd * A->ngp, A->grad_i = 1, A->fe_e = nd, A->fe_i = 1;
   else
     A->gs_e = 1, A->gs_k = A->ne, A->grad_e = 1, A->grad_i = A->ne, A->fe_e = 1, A->fe_i = A->ne;
+  /* The sum-factorized kernel's threads write one node's two forces each: element-major, a warp's pairs
+   * of threads fill whole 32 B sectors, and the gather's reads of a node's neighbours in an element fall
+   * side by side rather than 2 ne doubles apart (fe is scratch between the two: nothing to move) */
+  if (A->matrix_free == CL_FE_EP_SUM_FACTORIZED) A->fe_e = nd, A->fe_i = 1;
 }
+
+/* whether strides() last set the element-minor layout (with one element the two coincide) */
+static int element_minor_now(const cl_fe_ep_args *A) { return A->gs_e == 1 && A->gs_k == A->ne; }
 
 /* per element n values, in the host's element-major order (e n + i), to and from the device's
  * (e stride_e + i stride_i); in and out are distinct arrays */
@@ -530,6 +537,7 @@ cl_status cl_fe_ep_set_matrix_free(cl_fe_ep_model *m, int matrix_free, cl_error 
     CL_TRY(build_bbar(m, err));
   }
   m->A.matrix_free = matrix_free;
+  strides(&m->A, element_minor_now(&m->A));
   return CL_OK;
 }
 
