@@ -60,12 +60,14 @@ __global__ void __launch_bounds__(CL_THREADS, 2) CL_PREC(fe_ep_sum_kernel)(cl_fe
   const bool live = e < A.ne;
   __shared__ real L[nn], dL[nn];
   real *du = (real *)fe_ep_shared + x, *xe = du + eb * 2 * nn, *s1 = xe + eb * 2 * nn, *s2 = du;
+  real sig[6], ep = 0; /* the point's converged state, loaded first: its latency hides behind the passes */
+  if (live) cl_fe_ep_state_n(&A, e * A.gs_e + k * A.gs_k, sig, &ep);
   if (x == 0 && k < p1) cl_quad_sum_table_row(ORDER, k, L, dL);
   if (live) cl_fe_ep_node_values(&A, CL_FE_EP_FORCES, nn, e, k, du, xe, eb);
   __syncthreads();
   if (live) cl_quad_sum_xi(ORDER, k, L, dL, xe, du, eb, s1);
   __syncthreads(); /* the node values read: s2 may overwrite them */
-  if (live) cl_fe_ep_sum_gauss_point(&A, ORDER, e, k, L, dL, s1, s2, eb);
+  if (live) cl_fe_ep_sum_gauss_point(&A, ORDER, e, k, L, dL, s1, sig, ep, s2, eb);
   __syncthreads(); /* s1 read: the third pass may overwrite it */
   if (live) cl_quad_sum_flux_xi(ORDER, k, L, dL, s2, eb, s1);
   __syncthreads();
