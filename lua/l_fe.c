@@ -158,13 +158,23 @@ static int model_layout(lua_State *L) {
 /* the residual kinds by their CL_FE_EP_STORED ... CL_FE_EP_SUM_FACTORIZED number */
 static const char *const residual_names[] = {"stored", "matrix_free", "sum_factorized", NULL};
 
-/* m:residual("stored" | "matrix_free" | "sum_factorized"): the element kernels read B-bar (built now)
- * and W or recompute them (B-bar freed), per Gauss point or by sum factorization (cl_fe_ep_set_matrix_free) */
+/* m:residual("stored" | "matrix_free" | "sum_factorized"[, threads]): the element kernels read B-bar
+ * (built now) and W or recompute them (B-bar freed), per Gauss point or by sum factorization
+ * (cl_fe_ep_set_matrix_free); threads: a GPU block of the sum-factorized kernel (cl_fe_ep_set_sum_threads,
+ * default 0: 256) */
 static int model_residual(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
+  const int kind = luaL_checkoption(L, 2, NULL, residual_names);
+  const lua_Integer threads = luaL_optinteger(L, 3, 0);
+  const int old_threads = m->A.sum_threads;
   cl_error err;
-  if (cl_fe_ep_set_matrix_free(m, luaL_checkoption(L, 2, NULL, residual_names), &err))
+  if (threads < 0 || threads > 256)
+    return luaL_error(L, "model:residual: threads must be 0 (the default) or a multiple of 32 up to 256");
+  if (cl_fe_ep_set_sum_threads(m, (int)threads, &err)) return luaL_error(L, "model:residual: %s", err.msg);
+  if (cl_fe_ep_set_matrix_free(m, kind, &err)) {
+    m->A.sum_threads = old_threads; /* the model stays as it was */
     return luaL_error(L, "model:residual: %s", err.msg);
+  }
   return 0;
 }
 

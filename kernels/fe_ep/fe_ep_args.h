@@ -74,6 +74,7 @@ typedef struct cl_fe_ep_args {
   int law, plane_strain;       /* CL_FE_EP_ELASTIC / _MOHR_COULOMB / _JIT; 0: plane stress (elastic only) */
   int matrix_free;             /* the residual kind: CL_FE_EP_STORED (0) or, recomputing B-bar and W from x, */
                                /* CL_FE_EP_MATRIX_FREE or CL_FE_EP_SUM_FACTORIZED (below) */
+  int sum_threads;             /* a GPU block of the sum-factorized kernel: threads (g per element); 0: CL_THREADS */
   double E, nu, c, phi;        /* material: Young's modulus, Poisson's ratio, cohesion, friction angle (degrees) */
   double thickness;
   cl_fe_mc_law mc;             /* law == CL_FE_EP_MOHR_COULOMB: its constants, computed once (cl_fe_mc_law_of) */

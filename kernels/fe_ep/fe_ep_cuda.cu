@@ -51,8 +51,9 @@ __global__ void __launch_bounds__(CL_THREADS, 2) CL_PREC(fe_ep_gauss_kernel)(cl_
  * xi, the Gauss point's gradients (no per-node shape-function gradients: a thread holds 4 + 4 numbers,
  * not 2 x 2n) and its stress update, the reference fluxes, their contraction in xi, and the node's force,
  * which the thread writes to fe for the existing gather. Shared arrays (entry i of element x at
- * i blockDim.x + x): du | xe (2n + 2n, then the fluxes, 4n), s1 (8n, then the third pass, 4n); the
- * tables L, dL ((p+1)^2 each) once per block. */
+ * i blockDim.x + x, the passes' in quad_sum.h's order): du | xe (2n + 2n, then the fluxes, 4n), s1 (8n,
+ * then the third pass, 4n); the tables L, dL ((p+1)^2 each) once per block. blockDim.x is the launch's
+ * choice (cl_fe_ep_set_sum_threads). */
 template <int ORDER>
 __global__ void __launch_bounds__(CL_THREADS, 2) CL_PREC(fe_ep_sum_kernel)(cl_fe_ep_args A) {
   const int p1 = ORDER + 1, nn = p1 * p1, eb = blockDim.x, x = threadIdx.x, k = threadIdx.y;
@@ -93,9 +94,12 @@ static void CL_PREC(launch)(const cl_fe_ep_args *A) {
     const int GOP = OP == CL_FE_EP_FORCES ? CL_FE_EP_FORCES : CL_FE_EP_FORCES_TANGENT;
     const dim3 grid((unsigned)((A->ne + eb - 1) / eb)), block(eb, ngp);
     const size_t shared = 3 * sizeof(real) * eb * nd;
-    if (OP == CL_FE_EP_FORCES && SHAPE == CL_FE_QUAD && A->matrix_free == CL_FE_EP_SUM_FACTORIZED)
-      CL_PREC(fe_ep_sum_kernel)<ORDER><<<grid, block, 2 * shared, cudaStreamPerThread>>>(*A); /* 12 n per element */
-    else if (A->matrix_free)
+    if (OP == CL_FE_EP_FORCES && SHAPE == CL_FE_QUAD && A->matrix_free == CL_FE_EP_SUM_FACTORIZED) {
+      /* fewer elements a block than the others' when asked: its registers then round up less per SM */
+      const int sb = (A->sum_threads ? A->sum_threads : CL_THREADS) / ngp;
+      CL_PREC(fe_ep_sum_kernel)<ORDER><<<(unsigned)((A->ne + sb - 1) / sb), dim3(sb, ngp),
+                                         6 * sizeof(real) * sb * nd, cudaStreamPerThread>>>(*A); /* 12 n each */
+    } else if (A->matrix_free)
       CL_PREC(fe_ep_gauss_kernel)<GOP, SHAPE, ORDER, 1><<<grid, block, shared, cudaStreamPerThread>>>(*A);
     else
       CL_PREC(fe_ep_gauss_kernel)<GOP, SHAPE, ORDER, 0><<<grid, block, shared, cudaStreamPerThread>>>(*A);

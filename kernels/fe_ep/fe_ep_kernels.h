@@ -155,7 +155,7 @@ CL_FE_EP_INLINE void cl_fe_ep_sum_gauss_point(const cl_fe_ep_args *A, const int 
   cl_quad_sum_strain(J, gu, eps);
   cl_quad_gauss(order, k, &xi, &eta, &w);
   cl_fe_ep_update_from(A, e * A->gs_e + k * A->gs_k, sig, ep, eps, D3, s3);
-  cl_quad_sum_flux(k, J, s3, w * (real)A->thickness, stride, s2);
+  cl_quad_sum_flux(order, k, J, s3, w * (real)A->thickness, stride, s2);
 }
 
 /* The element forces of quadrilateral e by sum factorization (residual CL_FE_EP_SUM_FACTORIZED), its

@@ -541,6 +541,15 @@ cl_status cl_fe_ep_set_matrix_free(cl_fe_ep_model *m, int matrix_free, cl_error 
   return CL_OK;
 }
 
+cl_status cl_fe_ep_set_sum_threads(cl_fe_ep_model *m, int threads, cl_error *err) {
+  if (threads != 0 && (threads < m->A.ngp || threads > 256 || threads % 32))
+    return cl_error_set(err, CL_ERR_ARG,
+                        "fe: the sum-factorized kernel's block must be 0 (the default) or a multiple of 32 threads "
+                        "from the element's %d Gauss points to 256 (got %d)", m->A.ngp, threads);
+  m->A.sum_threads = threads;
+  return CL_OK;
+}
+
 cl_status cl_fe_ep_set_grid(cl_fe_ep_model *m, size_t ni, size_t nj, int wrap, cl_error *err) {
   if (ni < 2 || nj < 2 || ni * nj != m->A.nnodes)
     return cl_error_set(err, CL_ERR_ARG, "fe: a node grid of %zu x %zu does not number the mesh's %zu nodes", ni, nj,

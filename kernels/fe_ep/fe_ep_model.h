@@ -125,6 +125,11 @@ cl_status cl_fe_ep_set_layout(cl_fe_ep_model *m, int element_minor, cl_error *er
  * rounding either way. On an error (out of memory, sum factorization of triangles) the model stays as it was. */
 cl_status cl_fe_ep_set_matrix_free(cl_fe_ep_model *m, int matrix_free, cl_error *err);
 
+/* The threads of a GPU block of the sum-factorized residual kernel: 0 (the default, 256) or a multiple of
+ * 32 from the element's Gauss points to 256 (a block holds threads / g elements); for the benchmark, which
+ * times the sizes side by side. No effect on the CPU or on the results. */
+cl_status cl_fe_ep_set_sum_threads(cl_fe_ep_model *m, int threads, cl_error *err);
+
 /* Declares the mesh's nodes a structured grid: node i + ni j (0-based), ni x nj = nnodes; wrap: j is
  * periodic (the last row of nodes is followed by the first). Needed by linear = "mg". */
 cl_status cl_fe_ep_set_grid(cl_fe_ep_model *m, size_t ni, size_t nj, int wrap, cl_error *err);

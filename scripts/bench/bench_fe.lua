@@ -7,7 +7,7 @@
 --     memory-bandwidth floor (docs/benchmarks.md derives the bytes per Gauss point of each; the two
 --     matrix-free kinds move the same bytes) and, for the matrix-free kinds, of the stored kind's floor
 --     (the lower bound of whichever kind is the fastest), and the matrix-free one's fraction of the f64
---     peak; on a GPU also
+--     peak; on a GPU the sum-factorized kernel also with 128 and 64 threads a block (table 1d); on a GPU also
 --     the same calls on the CPU backend of the same host in the same process (its OpenMP threads,
 --     OMP_NUM_THREADS) and the GPU's speed-up, best kind against best kind (stored, mf, sf), after all of
 --     the GPU's rows
@@ -83,6 +83,9 @@ end
 -- seconds per residual and per tangent of the model m for each residual kind of kinds
 local KINDS = { "stored", "matrix_free", "sum_factorized" }
 local SHORT = { stored = "stored", matrix_free = "mf", sum_factorized = "sf" }
+-- threads a block of the sum-factorized kernel timed beside the default 256 (a GPU's: table 1d): fewer
+-- elements a block round its registers up less per SM (p = 3, 94 registers: 16 warps an SM at 256, 20 at 128)
+local SUM_THREADS = { 128, 64 }
 local function profile_kinds(m, reps, kinds)
   local t = {}
   for _, kind in ipairs(kinds) do
@@ -123,7 +126,7 @@ if max_level > 0 then
   -- the CPU backend's where they fit (1c): the fractions at the paper's sizes matter more
   local took, took_cpu, measured = {}, {}, {}
   local function left1() return left() - TABLE2_RESERVE end
-  local spmv_rows, spmv_failed = {}, false
+  local spmv_rows, spmv_failed, threads_rows = {}, false, {}
   for level = 1, max_level do
     for p = 1, 3 do
       if level > top[p] then goto next_order end
@@ -137,6 +140,13 @@ if max_level > 0 then
       local i = m.core:info()
       local G = i.elements * i.gauss_per_element
       local t = profile_kinds(m, 5, KINDS)
+      -- the sum-factorized kernel with fewer elements a block (table 1d), then back to the default block
+      local by_threads = {}
+      for _, threads in ipairs(device == "cuda" and SUM_THREADS or {}) do
+        m.core:residual("sum_factorized", threads)
+        by_threads[#by_threads + 1] = (m.core:profile(5))
+      end
+      m.core:residual("sum_factorized", 0)
       local spmv = { m.core:spmv(20) }
       spmv_rows[#spmv_rows + 1] = string.format("%5d %2d %9d %10d %12.4g %12s %8s %10s", level, p, i.dofs, i.nonzeros,
         spmv[1], spmv[2] and string.format("%.4g", spmv[2]) or "-", spmv[2] and string.format("%.2f", spmv[2] / spmv[1])
@@ -155,10 +165,19 @@ if max_level > 0 then
         fmt_pct(fs and fs / mf), device == "cuda" and fmt_pct(ar / mf) or "-", sf, fmt_pct(fm and fm / sf),
         fmt_pct(fs and fs / sf), t.stored.tangent, t.matrix_free.tangent))
       measured[#measured + 1] = { level = level, p = p, dofs = i.dofs, t = t }
+      local row = string.format("%5d %2d %9d | %10.4g %5s", level, p, i.dofs, sf, fmt_pct(fm and fm / sf))
+      for _, s in ipairs(by_threads) do row = row .. string.format(" | %10.4g %5s", s, fmt_pct(fm and fm / s)) end
+      threads_rows[#threads_rows + 1] = row
       ::next_order::
     end
   end
   if device == "cuda" then
+    print("\n1d. the sum-factorized residual by threads a GPU block (g per element; default 256), seconds per" ..
+      " call and % of its floor")
+    local head = "level  p      dofs |        256 floor"
+    for _, threads in ipairs(SUM_THREADS) do head = head .. string.format(" | %10d floor", threads) end
+    print(head)
+    for _, row in ipairs(threads_rows) do print(row) end
     -- the same models on the CPU backend of this host (its OpenMP threads), every residual kind
     cl.device "cpu"
     local cpu_name = cl.info().device_name

@@ -738,6 +738,14 @@ T.case("the sum-factorized residual gives the stored B-bar's results", function(
     for i = 1, #s0 do T.near(s1[i], s0[i], 1e-10, what .. " stress", P0) end
     for i = 1, #e0 do T.near(e1[i], e0[i], 1e-10, what .. " ep", math.max(1e-3, e0[i])) end
   end
+  -- a GPU block's threads (cl_fe_ep_set_sum_threads): a multiple of 32 from the element's Gauss points
+  -- to 256, else an error that leaves the model as it was
+  local q = cl.fe.model { mesh = cl.fe.rect { x1 = 1, y1 = 1, nx = 2, ny = 2, order = 3 }, material = { E = E, nu = nu } }
+  q.core:residual("sum_factorized", 64)
+  T.eq(q.core:info().residual, "sum_factorized", "a block of 64 threads")
+  T.raises(function() q.core:residual("stored", 100) end, "multiple of 32", "100 threads are refused")
+  T.raises(function() q.core:residual("stored", 512) end, "multiple of 32", "512 threads are refused")
+  T.eq(q.core:info().residual, "sum_factorized", "the refused call leaves the model as it was")
   local tri = cl.fe.rect { x1 = 1, y1 = 1, nx = 2, ny = 2, order = 2, shape = "tri" }
   T.raises(function() cl.fe.model { mesh = tri, material = { E = E, nu = nu }, residual = "sum_factorized" } end,
     "\"sum_factorized\" needs quadrilaterals", "sum factorization of triangles is refused")

@@ -245,7 +245,7 @@ Test(fe_element, sum_factorization_gives_the_per_point_gradients_strains_and_for
                   eps_sum[c], eps[c]);
       for (int c = 0; c < 3; c++) sig[k][c] = lcg_uniform(-10, 10);
       cl_fe_add_btsig(nn, grad, sig[k], w * det * t, fref);
-      cl_quad_sum_flux(k, J, sig[k], w * t, 1, s2);
+      cl_quad_sum_flux(p, k, J, sig[k], w * t, 1, s2);
     }
     for (int i = 0; i < 2 * nn; i++) fmax = fmax > fabs(fref[i]) ? fmax : fabs(fref[i]);
     for (int m = 0; m < nn; m++) cl_quad_sum_flux_xi(p, m, L, dL, s2, 1, s3);
