@@ -983,6 +983,33 @@ T.case("CPU and CUDA agree on the plastic wellbore (f64, 1e-10 on displacements)
   for i = 1, #c do T.near(g[i], c[i], 1e-10, "u_x", scale) end
 end)
 
+-- The sum-factorized residual kernel (fe_ep_sum_kernel: one thread per pass index, shared memory between
+-- the passes) against the CPU's loop over the same functions, Q16, with GPU blocks of 256, 128 and 64
+-- threads: modified IS to a relative residual of 1e-11, so that every iteration's residual is the kernel's
+-- own; CPU and GPU differ by FMA contraction, which linear convergence carries to the iterate (the CPU's
+-- own sum-factorized against stored: 2e-12 here), so 1e-10 of the largest displacement.
+T.case("CPU and CUDA agree on the sum-factorized residual (Q16, three GPU blocks)", function()
+  if not gpu then T.skip("no GPU") end
+  local function run(device, threads)
+    return T.on_device(device, function()
+      local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 3, nr = 3, nt = 2 }
+      local m = quarter_wellbore(mesh, { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi })
+      m.core:residual("sum_factorized", threads)
+      m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+      m:pressure { where = "outer", p = P0 }
+      m:pressure { where = "inner", p = p_i }
+      m:solve { method = "mis", increments = 2, tol = 1e-11, max_iter = 1000 }
+      return (m:displacements())
+    end)
+  end
+  local c, scale = run("cpu", 0), 0
+  for i = 1, #c do scale = math.max(scale, math.abs(c[i])) end
+  for _, threads in ipairs { 0, 128, 64 } do
+    local g = run("cuda", threads)
+    for i = 1, #c do T.near(g[i], c[i], 1e-10, threads .. " threads: u", scale) end
+  end
+end)
+
 -- linear = "factor" on the GPU factors there (cuSOLVER's csrchol after a symamd ordering); on the CPU
 -- with CHOLMOD: both direct, the residual stops at 1e-10, so the displacements agree to 1e-10 of the
 -- largest. IS factors once for the whole solve, Newton every iteration.
