@@ -171,6 +171,15 @@ if max_level > 0 then
       ::next_order::
     end
   end
+  -- the fastest residual kind at the paper's sizes (each order's largest level), for the default's switch
+  local fastest = {}
+  for _, r in ipairs(measured) do
+    if r.level == top[r.p] then fastest[#fastest + 1] = string.format("p = %d: %s", r.p, select(2, best(r.t, "residual"))) end
+  end
+  if #fastest > 0 then
+    print("fastest residual at each order's largest level: " .. table.concat(fastest, ", ") ..
+      " (quadrilaterals' default: QUAD_RESIDUAL in lua/cleave/fe.lua)")
+  end
   if device == "cuda" then
     print("\n1d. the sum-factorized residual by threads a GPU block (g per element; default 256), seconds per" ..
       " call and % of its floor")
