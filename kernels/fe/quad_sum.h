@@ -7,8 +7,8 @@
  * and the Gauss points alike), so that a GPU runs one thread per index and the CPU a loop over
  * them: the same arithmetic on both. An element's nodal arrays hold entry i at i stride, its pass
  * arrays value c of index m at (c (p+1)^2 + m) stride (stride 1: the CPU's own arrays; a GPU block's
- * shared arrays hold its elements side by side, and consecutive indices then sit in consecutive
- * words whatever the number of elements a block holds: no bank conflicts).
+ * shared arrays hold its elements side by side, and a warp's threads, consecutive elements and then
+ * consecutive indices, then write consecutive words whatever the number of elements a block holds).
  *
  * Tables: L[q (p+1) + n] = l_n(t_q) and dL[q (p+1) + n] = l_n'(t_q), the 1D Lagrange polynomials
  * of the nodes at the Gauss-Legendre points t_q. The nodal fields, per node a: xe[2a], xe[2a+1]

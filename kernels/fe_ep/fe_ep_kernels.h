@@ -162,7 +162,7 @@ CL_FE_EP_INLINE void cl_fe_ep_sum_gauss_point(const cl_fe_ep_args *A, const int 
  * passes one index after another: the CPU's loop (a GPU runs one thread per index, fe_ep_cuda.cu) */
 CL_FE_EP_INLINE void cl_fe_ep_element_sum(const cl_fe_ep_args *A, size_t e, const int order) {
   const int p1 = order + 1, nn = p1 * p1;
-  real L[16], dL[16], du[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS], s1[8 * CL_FE_MAX_NODES], s2[4 * CL_FE_MAX_NODES];
+  real L[CL_QUAD_MAX_NODES], dL[CL_QUAD_MAX_NODES], du[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS], s1[8 * CL_FE_MAX_NODES], s2[4 * CL_FE_MAX_NODES];
   for (int q = 0; q < p1; q++) cl_quad_sum_table_row(order, q, L, dL);
   for (int a = 0; a < nn; a++) cl_fe_ep_node_values(A, CL_FE_EP_FORCES, nn, e, a, du, xe, 1);
   for (int m = 0; m < nn; m++) cl_quad_sum_xi(order, m, L, dL, xe, du, 1, s1);
