@@ -258,3 +258,52 @@ Test(fe_element, sum_factorization_gives_the_per_point_gradients_strains_and_for
     }
   }
 }
+
+/* One element's passes of sum factorization at element stride 3 (slot 1), in the GPU kernel's shared
+ * arrangement (fe_ep_sum_kernel: du | xe | s1, the fluxes over du | xe, the third pass over s1), the
+ * other slots NaN: the node forces equal the stride-1 passes' exactly (the same operations in the same
+ * order). A stride or aliasing error reads a NaN or a value overwritten too early; the CPU runs stride 1
+ * only, so this is where the GPU's indexing is checked. */
+Test(fe_element, sum_factorization_at_a_stride_in_the_gpu_arrangement_gives_the_same_forces) {
+  lcg_seed(5);
+  enum { S = 3, X = 1 };
+  for (int p = 1; p <= 3; p++) {
+    const int p1 = p + 1, nn = p1 * p1;
+    double xe[CL_QUAD_MAX_DOFS], du[CL_QUAD_MAX_DOFS], L[16], dL[16], s1[8 * 16], s2[4 * 16], sig[16][3];
+    double shared[12 * 16 * S];
+    for (int i = 0; i < 12 * 16 * S; i++) shared[i] = NAN;
+    double *du_s = shared + X, *xe_s = du_s + S * 2 * nn, *s1_s = xe_s + S * 2 * nn, *s2_s = du_s;
+    for (int i = 0; i < 2 * nn; i++) {
+      xe[i] = lcg_uniform(0, 1) + (i & 1 ? i / 2 / p1 : i / 2 % p1), du[i] = lcg_uniform(-1e-3, 1e-3);
+      xe_s[i * S] = xe[i], du_s[i * S] = du[i];
+    }
+    for (int k = 0; k < nn; k++)
+      for (int c = 0; c < 3; c++) sig[k][c] = lcg_uniform(-10, 10);
+    for (int q = 0; q < p1; q++) cl_quad_sum_table_row(p, q, L, dL);
+    /* stride 1, separate arrays */
+    for (int m = 0; m < nn; m++) cl_quad_sum_xi(p, m, L, dL, xe, du, 1, s1);
+    for (int k = 0; k < nn; k++) {
+      double J[4], gu[4], eps[3];
+      cl_quad_sum_eta(p, k, L, dL, s1, 1, J, gu);
+      cl_quad_sum_strain(J, gu, eps);
+      cl_quad_sum_flux(p, k, J, sig[k], 0.5 + eps[0], 1, s2);
+    }
+    for (int m = 0; m < nn; m++) cl_quad_sum_flux_xi(p, m, L, dL, s2, 1, s1);
+    /* stride S, the kernel's arrangement: each pass for every index before the next (the barriers) */
+    for (int m = 0; m < nn; m++) cl_quad_sum_xi(p, m, L, dL, xe_s, du_s, S, s1_s);
+    for (int k = 0; k < nn; k++) {
+      double J[4], gu[4], eps[3];
+      cl_quad_sum_eta(p, k, L, dL, s1_s, S, J, gu);
+      cl_quad_sum_strain(J, gu, eps);
+      cl_quad_sum_flux(p, k, J, sig[k], 0.5 + eps[0], S, s2_s);
+    }
+    for (int m = 0; m < nn; m++) cl_quad_sum_flux_xi(p, m, L, dL, s2_s, S, s1_s);
+    for (int a = 0; a < nn; a++) {
+      double f[2], fs[2];
+      cl_quad_sum_force(p, a, L, dL, s1, 1, f);
+      cl_quad_sum_force(p, a, L, dL, s1_s, S, fs);
+      cr_assert(f[0] == fs[0] && f[1] == fs[1] && f[0] == f[0], "p %d node %d: stride %d gives %.17g %.17g, stride 1 %.17g %.17g",
+                p, a, S, fs[0], fs[1], f[0], f[1]);
+    }
+  }
+}
