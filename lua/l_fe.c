@@ -303,16 +303,21 @@ static int model_get(lua_State *L) {
   return 1;
 }
 
-/* m:profile(reps) -> seconds per residual, seconds per tangent */
+/* m:profile(reps[, "residual"]) -> seconds per residual, seconds per tangent (not timed, nil, when
+ * "residual" is asked for alone) */
 static int model_profile(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
   const lua_Integer reps = luaL_optinteger(L, 2, 10);
+  const char *const what[] = {"both", "residual", NULL};
+  const int residual_only = luaL_checkoption(L, 3, "both", what);
   if (reps < 1) return luaL_error(L, "model:profile: reps must be >= 1");
   double r, t;
   cl_error err;
-  if (cl_fe_ep_profile(m, (int)reps, &r, &t, &err)) return luaL_error(L, "model:profile: %s", err.msg);
+  if (cl_fe_ep_profile(m, (int)reps, &r, residual_only ? NULL : &t, &err))
+    return luaL_error(L, "model:profile: %s", err.msg);
   lua_pushnumber(L, r);
-  lua_pushnumber(L, t);
+  if (residual_only) lua_pushnil(L);
+  else lua_pushnumber(L, t);
   return 2;
 }
 

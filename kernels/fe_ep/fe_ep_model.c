@@ -484,7 +484,7 @@ cl_status cl_fe_ep_profile(cl_fe_ep_model *m, int reps, double *residual, double
   const cl_fe_ep_op ops[2][2] = {{CL_FE_EP_FORCES, CL_FE_EP_GATHER_FORCES},
                                  {CL_FE_EP_FORCES_TANGENT, CL_FE_EP_GATHER_TANGENT}};
   double *out[2] = {residual, tangent};
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < (tangent ? 2 : 1); k++) {
     double t0 = 0;
     for (int r = 0; r <= reps; r++) {
       if (r == 1) {

@@ -169,7 +169,7 @@ cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_
 /* Seconds per evaluation, averaged over reps after one warm-up, of the residual (strain, return
  * mapping, element forces, gather; the state is not committed) and of the tangent (the same with
  * the element matrices and their gather into the CSR values), both on the device and synchronised,
- * without host transfers. */
+ * without host transfers; tangent NULL: the residual's alone. */
 cl_status cl_fe_ep_profile(cl_fe_ep_model *m, int reps, double *residual, double *tangent, cl_error *err);
 
 /* ---- internal: fe_ep_solve.c uses these ---- */
