@@ -253,9 +253,10 @@ local function check_number(fn, t, key, ok, what)
   return v
 end
 
--- The default residual kind of quadrilateral meshes (triangles: "matrix_free"), the one-line switch
--- that the H100's bench_fe.lua table 1 decides (docs/benchmarks.md)
-local QUAD_RESIDUAL = "matrix_free"
+-- The default residual kind of quadrilateral meshes (triangles: "matrix_free", having no tensor
+-- product): sum factorization was the fastest kind at every order's largest level on the H100
+-- (bench_fe.lua table 1, docs/benchmarks.md)
+local QUAD_RESIDUAL = "sum_factorized"
 local RESIDUALS = { stored = true, matrix_free = true, sum_factorized = true }
 
 --- cl.fe.model{ mesh =, material = { law = "elastic" | "mohr_coulomb" | "j2" | a law, E =, nu =, c =, phi =,
@@ -263,9 +264,9 @@ local RESIDUALS = { stored = true, matrix_free = true, sum_factorized = true }
 ---   residual = "matrix_free" | "sum_factorized" | "stored" } -> a
 --- model at rest (zero displacement and stress) on the current device, precision f64. phi in degrees.
 --- residual: the element kernels recompute B-bar and W from the node coordinates at every Gauss point
---- ("matrix_free", the default: the faster on a GPU at every order and level measured, and B-bar's 16 n
---- bytes per Gauss point are never allocated), compute the residual's gradients and forces element by
---- element by sum factorization ("sum_factorized", quadrilaterals only; the tangents as "matrix_free")
+--- ("matrix_free", the default for triangles; B-bar's 16 n bytes per Gauss point are never allocated),
+--- compute the residual's gradients and forces element by element by sum factorization
+--- ("sum_factorized", the default for quadrilaterals, the H100's fastest; the tangents as "matrix_free")
 --- or read B-bar computed once ("stored"); the results agree to rounding. "elastic" and "mohr_coulomb" are
 --- compiled into the element kernels; "j2" (yield stress sy, hardening modulus H = 0) and a law made
 --- by cleave.jit.stress_update{...} run as run-time compiled element kernels (law:fe_module), E and

@@ -757,14 +757,18 @@ T.case("the sum-factorized residual gives the stored B-bar's results", function(
   T.eq(m.core:info().residual, "matrix_free", "the refused kind leaves the model as it was")
 end)
 
--- The default residual is matrix-free and allocates no B-bar; "stored" builds it (16 n bytes per
--- Gauss point: 2 n gradients of 8 bytes) and going back to matrix-free frees it.
-T.case("the default residual is matrix-free and keeps no B-bar", function()
+-- The default residual of quadrilaterals is sum-factorized (the H100's fastest, docs/benchmarks.md), of
+-- triangles matrix-free; neither allocates B-bar; "stored" builds it (16 n bytes per Gauss point: 2 n
+-- gradients of 8 bytes) and going back to matrix-free frees it.
+T.case("the default residual is sum-factorized on quadrilaterals, matrix-free on triangles, no B-bar", function()
+  local tri = cl.fe.model { mesh = cl.fe.rect { x1 = 1, y1 = 1, nx = 2, ny = 2, order = 2, shape = "tri" },
+    material = { E = E, nu = nu } }
+  T.eq(tri.core:info().residual, "matrix_free", "the default residual of triangles")
   local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 2, nr = 3, nt = 2 }
   local m = cl.fe.model { mesh = mesh, material = { E = E, nu = nu } }
   local i = m.core:info()
-  T.eq(i.residual, "matrix_free", "the default residual")
-  T.eq(i.bbar_bytes, 0, "no B-bar while matrix-free")
+  T.eq(i.residual, "sum_factorized", "the default residual of quadrilaterals")
+  T.eq(i.bbar_bytes, 0, "no B-bar while sum-factorized")
   m.core:residual("stored")
   T.eq(m.core:info().bbar_bytes, i.elements * i.gauss_per_element * 2 * 9 * 8, "B-bar of Q9: 18 doubles per point")
   m.core:residual("matrix_free")
