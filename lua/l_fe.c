@@ -155,14 +155,26 @@ static int model_layout(lua_State *L) {
   return 0;
 }
 
-/* m:residual("stored" | "matrix_free"): the element kernels read B-bar (built now) and W or
- * recompute them (B-bar freed) (cl_fe_ep_set_matrix_free) */
+/* the residual kinds by their CL_FE_EP_STORED ... CL_FE_EP_SUM_FACTORIZED number */
+static const char *const residual_names[] = {"stored", "matrix_free", "sum_factorized", NULL};
+
+/* m:residual("stored" | "matrix_free" | "sum_factorized"[, threads]): the element kernels read B-bar
+ * (built now) and W or recompute them (B-bar freed), per Gauss point or by sum factorization
+ * (cl_fe_ep_set_matrix_free); threads: a GPU block of the sum-factorized kernel (cl_fe_ep_set_sum_threads,
+ * default 0: 256) */
 static int model_residual(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
-  const char *const names[] = {"stored", "matrix_free", NULL};
+  const int kind = luaL_checkoption(L, 2, NULL, residual_names);
+  const lua_Integer threads = luaL_optinteger(L, 3, 0);
+  const int old_threads = m->A.sum_threads;
   cl_error err;
-  if (cl_fe_ep_set_matrix_free(m, luaL_checkoption(L, 2, NULL, names), &err))
+  if (threads < 0 || threads > 256)
+    return luaL_error(L, "model:residual: threads must be 0 (the default) or a multiple of 32 up to 256");
+  if (cl_fe_ep_set_sum_threads(m, (int)threads, &err)) return luaL_error(L, "model:residual: %s", err.msg);
+  if (cl_fe_ep_set_matrix_free(m, kind, &err)) {
+    m->A.sum_threads = old_threads; /* the model stays as it was */
     return luaL_error(L, "model:residual: %s", err.msg);
+  }
   return 0;
 }
 
@@ -291,16 +303,21 @@ static int model_get(lua_State *L) {
   return 1;
 }
 
-/* m:profile(reps) -> seconds per residual, seconds per tangent */
+/* m:profile(reps[, "residual"]) -> seconds per residual, seconds per tangent (not timed, nil, when
+ * "residual" is asked for alone) */
 static int model_profile(lua_State *L) {
   cl_fe_ep_model *m = check_model(L, 1);
   const lua_Integer reps = luaL_optinteger(L, 2, 10);
+  const char *const what[] = {"both", "residual", NULL};
+  const int residual_only = luaL_checkoption(L, 3, "both", what);
   if (reps < 1) return luaL_error(L, "model:profile: reps must be >= 1");
   double r, t;
   cl_error err;
-  if (cl_fe_ep_profile(m, (int)reps, &r, &t, &err)) return luaL_error(L, "model:profile: %s", err.msg);
+  if (cl_fe_ep_profile(m, (int)reps, &r, residual_only ? NULL : &t, &err))
+    return luaL_error(L, "model:profile: %s", err.msg);
   lua_pushnumber(L, r);
-  lua_pushnumber(L, t);
+  if (residual_only) lua_pushnil(L);
+  else lua_pushnumber(L, t);
   return 2;
 }
 
@@ -331,7 +348,7 @@ static int model_info(lua_State *L) {
   lua_pushstring(L, m->A.shape == CL_FE_QUAD ? "quad" : "tri"), lua_setfield(L, -2, "shape");
   lua_pushstring(L, m->dev->name), lua_setfield(L, -2, "device");
   lua_pushstring(L, cl_fe_ep_solver_name(m, CL_FE_EP_LINEAR_FACTOR)), lua_setfield(L, -2, "linear_solver");
-  lua_pushstring(L, m->A.matrix_free ? "matrix_free" : "stored"), lua_setfield(L, -2, "residual");
+  lua_pushstring(L, residual_names[m->A.matrix_free]), lua_setfield(L, -2, "residual");
   /* the device memory of the stored B-bar: 0 while matrix-free */
   lua_pushinteger(L, m->f[CL_FE_EP_F_GRAD] ? (lua_Integer)(cl_field_count(m->f[CL_FE_EP_F_GRAD]) * sizeof(double)) : 0);
   lua_setfield(L, -2, "bbar_bytes");

@@ -9,7 +9,7 @@
  *           grad[e grad_e + (k 2nn + 2a + c) grad_i]
  *   wdet    G weights w_k det J t (the paper's W), at g
  *   x       2 x nnodes node coordinates (SoA), from which the matrix-free element kernels
- *           (matrix_free = 1) recompute the gradients and W at each Gauss point instead of
+ *           (matrix_free nonzero) recompute the gradients and W at each Gauss point instead of
  *           reading grad and wdet
  * The strides are the backend's (fe_ep_model.c): element-major on the CPU (gs_e = ngp, gs_k = 1;
  * grad_e = 2nn ngp, grad_i = 1; fe_e = 2nn, fe_i = 1), where one core walks one element's data in
@@ -50,6 +50,11 @@
  * law:fe_module: the same kernels with CL_FE_EP_LAW defined as the law) */
 enum { CL_FE_EP_ELASTIC = 0, CL_FE_EP_MOHR_COULOMB = 1, CL_FE_EP_JIT = 2 };
 
+/* how the element kernels get B-bar and W (matrix_free): read grad and wdet; recompute them per Gauss
+ * point from x; or (quadrilaterals, the forces alone: the tangents recompute per point) the element's
+ * reference gradients and forces by sum factorization (kernels/fe/quad_sum.h), no per-point B-bar */
+enum { CL_FE_EP_STORED = 0, CL_FE_EP_MATRIX_FREE = 1, CL_FE_EP_SUM_FACTORIZED = 2 };
+
 /* operations: stresses and element forces [and tangents: consistent or elastic], gathers */
 typedef enum cl_fe_ep_op {
   CL_FE_EP_FORCES = 0,         /* sig, ep and fe from u */
@@ -67,7 +72,9 @@ typedef enum cl_fe_ep_op {
 typedef struct cl_fe_ep_args {
   int shape, order, nn, ngp;   /* element kind (kernels/fe/element.h), nodes and Gauss points per element */
   int law, plane_strain;       /* CL_FE_EP_ELASTIC / _MOHR_COULOMB / _JIT; 0: plane stress (elastic only) */
-  int matrix_free;             /* 1: the element kernels recompute B-bar and W from x; 0: they read grad, wdet */
+  int matrix_free;             /* the residual kind: CL_FE_EP_STORED (0) or, recomputing B-bar and W from x, */
+                               /* CL_FE_EP_MATRIX_FREE or CL_FE_EP_SUM_FACTORIZED (below) */
+  int sum_threads;             /* a GPU block of the sum-factorized kernel: threads (g per element); 0: CL_THREADS */
   double E, nu, c, phi;        /* material: Young's modulus, Poisson's ratio, cohesion, friction angle (degrees) */
   double thickness;
   cl_fe_mc_law mc;             /* law == CL_FE_EP_MOHR_COULOMB: its constants, computed once (cl_fe_mc_law_of) */

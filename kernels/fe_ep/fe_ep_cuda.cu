@@ -44,6 +44,42 @@ __global__ void __launch_bounds__(CL_THREADS, 2) CL_PREC(fe_ep_gauss_kernel)(cl_
     for (int i = k; i < nd; i += blockDim.y) ((real *)A.fe)[e * A.fe_e + i * A.fe_i] = f[i * eb];
 }
 
+/* The element forces of quadrilaterals by sum factorization (residual CL_FE_EP_SUM_FACTORIZED,
+ * kernels/fe/quad_sum.h): a block of blockDim.x elements x (p+1)^2 threads, thread k of an element in
+ * turn node k, Gauss point k and pass index k. The element's node values are staged in shared memory
+ * once, then each pass reads the previous one's results there: the coordinates and du interpolated in
+ * xi, the Gauss point's gradients (no per-node shape-function gradients: a thread holds 4 + 4 numbers,
+ * not 2 x 2n) and its stress update, the reference fluxes, their contraction in xi, and the node's force,
+ * which the thread writes to fe for the existing gather. Shared arrays (entry i of element x at
+ * i blockDim.x + x, the passes' in quad_sum.h's order): du | xe (2n + 2n, then the fluxes, 4n), s1 (8n,
+ * then the third pass, 4n); the tables L, dL ((p+1)^2 each) once per block. blockDim.x is the launch's
+ * choice (cl_fe_ep_set_sum_threads). */
+template <int ORDER>
+__global__ void __launch_bounds__(CL_THREADS, 2) CL_PREC(fe_ep_sum_kernel)(cl_fe_ep_args A) {
+  const int p1 = ORDER + 1, nn = p1 * p1, eb = blockDim.x, x = threadIdx.x, k = threadIdx.y;
+  const size_t e = (size_t)blockIdx.x * eb + x;
+  const bool live = e < A.ne;
+  __shared__ real L[nn], dL[nn];
+  real *du = (real *)fe_ep_shared + x, *xe = du + eb * 2 * nn, *s1 = xe + eb * 2 * nn, *s2 = du;
+  real sig[6], ep = 0; /* the point's converged state, loaded first: its latency hides behind the passes */
+  if (live) cl_fe_ep_state_n(&A, e * A.gs_e + k * A.gs_k, sig, &ep);
+  if (x == 0 && k < p1) cl_quad_sum_table_row(ORDER, k, L, dL);
+  if (live) cl_fe_ep_node_values(&A, CL_FE_EP_FORCES, nn, e, k, du, xe, eb);
+  __syncthreads();
+  if (live) cl_quad_sum_xi(ORDER, k, L, dL, xe, du, eb, s1);
+  __syncthreads(); /* the node values read: s2 may overwrite them */
+  if (live) cl_fe_ep_sum_gauss_point(&A, ORDER, e, k, L, dL, s1, sig, ep, s2, eb);
+  __syncthreads(); /* s1 read: the third pass may overwrite it */
+  if (live) cl_quad_sum_flux_xi(ORDER, k, L, dL, s2, eb, s1);
+  __syncthreads();
+  if (live) {
+    real f[2];
+    cl_quad_sum_force(ORDER, k, L, dL, s1, eb, f);
+    ((real *)A.fe)[e * A.fe_e + 2 * k * A.fe_i] = f[0];
+    ((real *)A.fe)[e * A.fe_e + (2 * k + 1) * A.fe_i] = f[1];
+  }
+}
+
 /* The element matrices with one thread per row: thread t is row t / ne of element t % ne, so that a
  * warp reads the per-Gauss-point data of consecutive elements; each thread writes its whole row */
 template <int OP, int SHAPE, int ORDER>
@@ -58,7 +94,12 @@ static void CL_PREC(launch)(const cl_fe_ep_args *A) {
     const int GOP = OP == CL_FE_EP_FORCES ? CL_FE_EP_FORCES : CL_FE_EP_FORCES_TANGENT;
     const dim3 grid((unsigned)((A->ne + eb - 1) / eb)), block(eb, ngp);
     const size_t shared = 3 * sizeof(real) * eb * nd;
-    if (A->matrix_free)
+    if (OP == CL_FE_EP_FORCES && SHAPE == CL_FE_QUAD && A->matrix_free == CL_FE_EP_SUM_FACTORIZED) {
+      /* fewer elements a block than the others' when asked: its registers then round up less per SM */
+      const int sb = (A->sum_threads ? A->sum_threads : CL_THREADS) / ngp;
+      CL_PREC(fe_ep_sum_kernel)<ORDER><<<(unsigned)((A->ne + sb - 1) / sb), dim3(sb, ngp),
+                                         6 * sizeof(real) * sb * nd, cudaStreamPerThread>>>(*A); /* 12 n each */
+    } else if (A->matrix_free)
       CL_PREC(fe_ep_gauss_kernel)<GOP, SHAPE, ORDER, 1><<<grid, block, shared, cudaStreamPerThread>>>(*A);
     else
       CL_PREC(fe_ep_gauss_kernel)<GOP, SHAPE, ORDER, 0><<<grid, block, shared, cudaStreamPerThread>>>(*A);

@@ -10,6 +10,7 @@
 #include "../fe/element.h"
 #include "../fe/elastic.h"
 #include "../fe/mohr_coulomb.h"
+#include "../fe/quad_sum.h"
 #include "fe_ep_args.h"
 
 /* The 2D (xx, yy, xy) rows and columns of a 6 x 6 Voigt tangent */
@@ -19,16 +20,20 @@ CL_HD static inline void cl_fe_ep_plane_tangent(const real *D6, real *D3) {
     for (int c = 0; c < 3; c++) D3[3 * r + c] = D6[6 * idx[r] + idx[c]];
 }
 
-/* The stress update at Gauss point g for the in-plane strain increment deps3 (xx, yy, xy):
- * sig (6, SoA over G) and ep from their converged values; D3 gets the 2D tangent, s3 the in-plane
- * stress (xx, yy, xy) that the element force needs. Plane
- * strain runs the 3D law with deps_zz = 0; plane stress is elastic only (the host refuses a
- * plastic law there), sigma_zz = 0. */
-CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const real *deps3, real *D3, real *s3) {
+/* Gauss point g's converged stress (six components, yz = xz = 0) and plastic strain: read apart from
+ * the update below, so that a kernel can issue these loads early and wait for them later */
+CL_HD static inline void cl_fe_ep_state_n(const cl_fe_ep_args *A, size_t g, real *sig, real *ep) {
   const size_t G = A->ne * A->ngp;
   const real *sig_n = (const real *)A->sig_n;
-  real sig[6], D6[36], ep = ((const real *)A->ep_n)[g];
   sig[0] = sig_n[g], sig[1] = sig_n[G + g], sig[2] = sig_n[2 * G + g], sig[3] = sig[4] = 0, sig[5] = sig_n[3 * G + g];
+  *ep = ((const real *)A->ep_n)[g];
+}
+
+/* cl_fe_ep_update from the converged state sig, ep (cl_fe_ep_state_n) already read; sig is overwritten */
+CL_HD static inline void cl_fe_ep_update_from(const cl_fe_ep_args *A, size_t g, real *sig, real ep, const real *deps3,
+                                              real *D3, real *s3) {
+  const size_t G = A->ne * A->ngp;
+  real D6[36];
   if (!A->plane_strain) {
     cl_tri_elasticity((real)A->E, (real)A->nu, 0, D3);
     const real ds[3] = {D3[0] * deps3[0] + D3[1] * deps3[1], D3[3] * deps3[0] + D3[4] * deps3[1], D3[8] * deps3[2]};
@@ -53,6 +58,17 @@ CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const
   out[g] = sig[0], out[G + g] = sig[1], out[2 * G + g] = sig[2], out[3 * G + g] = sig[5];
   ((real *)A->ep)[g] = ep;
   s3[0] = sig[0], s3[1] = sig[1], s3[2] = sig[5];
+}
+
+/* The stress update at Gauss point g for the in-plane strain increment deps3 (xx, yy, xy):
+ * sig (6, SoA over G) and ep from their converged values; D3 gets the 2D tangent, s3 the in-plane
+ * stress (xx, yy, xy) that the element force needs. Plane
+ * strain runs the 3D law with deps_zz = 0; plane stress is elastic only (the host refuses a
+ * plastic law there), sigma_zz = 0. */
+CL_HD static inline void cl_fe_ep_update(const cl_fe_ep_args *A, size_t g, const real *deps3, real *D3, real *s3) {
+  real sig[6], ep;
+  cl_fe_ep_state_n(A, g, sig, &ep);
+  cl_fe_ep_update_from(A, g, sig, ep, deps3, D3, s3);
 }
 
 /* Forced inlining of the element kernel's body into its per-order dispatch (below) */
@@ -127,10 +143,51 @@ CL_FE_EP_INLINE real cl_fe_ep_gauss_point(const cl_fe_ep_args *A, const int op, 
   return w;
 }
 
+/* Gauss point k of quadrilateral element e by sum factorization (kernels/fe/quad_sum.h), after its first
+ * pass s1: the strain increment from the reference gradients, the stress update from the converged
+ * state sig, ep (cl_fe_ep_state_n; sig overwritten), and the point's reference flux into s2 (entries at
+ * stride, as s1) */
+CL_FE_EP_INLINE void cl_fe_ep_sum_gauss_point(const cl_fe_ep_args *A, const int order, size_t e, int k, const real *L,
+                                              const real *dL, const real *s1, real *sig, real ep, real *s2,
+                                              const int stride) {
+  real J[4], gu[4], eps[3], D3[9], s3[3], xi, eta, w;
+  cl_quad_sum_eta(order, k, L, dL, s1, stride, J, gu);
+  cl_quad_sum_strain(J, gu, eps);
+  cl_quad_gauss(order, k, &xi, &eta, &w);
+  cl_fe_ep_update_from(A, e * A->gs_e + k * A->gs_k, sig, ep, eps, D3, s3);
+  cl_quad_sum_flux(order, k, J, s3, w * (real)A->thickness, stride, s2);
+}
+
+/* The element forces of quadrilateral e by sum factorization (residual CL_FE_EP_SUM_FACTORIZED), its
+ * passes one index after another: the CPU's loop (a GPU runs one thread per index, fe_ep_cuda.cu) */
+CL_FE_EP_INLINE void cl_fe_ep_element_sum(const cl_fe_ep_args *A, size_t e, const int order) {
+  const int p1 = order + 1, nn = p1 * p1;
+  real L[CL_QUAD_MAX_NODES], dL[CL_QUAD_MAX_NODES], du[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS], s1[8 * CL_FE_MAX_NODES], s2[4 * CL_FE_MAX_NODES];
+  for (int q = 0; q < p1; q++) cl_quad_sum_table_row(order, q, L, dL);
+  for (int a = 0; a < nn; a++) cl_fe_ep_node_values(A, CL_FE_EP_FORCES, nn, e, a, du, xe, 1);
+  for (int m = 0; m < nn; m++) cl_quad_sum_xi(order, m, L, dL, xe, du, 1, s1);
+  for (int k = 0; k < nn; k++) {
+    real sig[6], ep;
+    cl_fe_ep_state_n(A, e * A->gs_e + k * A->gs_k, sig, &ep);
+    cl_fe_ep_sum_gauss_point(A, order, e, k, L, dL, s1, sig, ep, s2, 1);
+  }
+  for (int m = 0; m < nn; m++) cl_quad_sum_flux_xi(order, m, L, dL, s2, 1, s1);
+  real *fe = (real *)A->fe + e * A->fe_e;
+  for (int a = 0; a < nn; a++) {
+    real f[2];
+    cl_quad_sum_force(order, a, L, dL, s1, 1, f);
+    fe[2 * a * A->fe_i] = f[0], fe[(2 * a + 1) * A->fe_i] = f[1];
+  }
+}
+
 /* Element e of the given shape and order: op CL_FE_EP_FORCES[_TANGENT] updates its Gauss points and
  * writes fe (and ke); CL_FE_EP_ELASTIC_TANGENT writes ke with the elastic matrix. */
 CL_FE_EP_INLINE void cl_fe_ep_element_of(const cl_fe_ep_args *A, const int op, size_t e, const int shape,
                                          const int order) {
+  if (op == CL_FE_EP_FORCES && shape == CL_FE_QUAD && A->matrix_free == CL_FE_EP_SUM_FACTORIZED) {
+    cl_fe_ep_element_sum(A, e, order);
+    return;
+  }
   const int nn = cl_fe_nodes(shape, order), nd = 2 * nn, ngp = cl_fe_ngauss(shape, order);
   real f[CL_FE_MAX_DOFS], du[CL_FE_MAX_DOFS], xe[CL_FE_MAX_DOFS];
   for (int a = 0; a < nn; a++) cl_fe_ep_node_values(A, op, nn, e, a, du, xe, 1);

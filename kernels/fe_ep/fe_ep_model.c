@@ -202,7 +202,14 @@ static void strides(cl_fe_ep_args *A, int element_minor) {
     A->gs_e = A->ngp, A->gs_k = 1, A->grad_e = nd * A->ngp, A->grad_i = 1, A->fe_e = nd, A->fe_i = 1;
   else
     A->gs_e = 1, A->gs_k = A->ne, A->grad_e = 1, A->grad_i = A->ne, A->fe_e = 1, A->fe_i = A->ne;
+  /* The sum-factorized kernel's threads write one node's two forces each: element-major, a warp's pairs
+   * of threads fill whole 32 B sectors, and the gather's reads of a node's neighbours in an element fall
+   * side by side rather than 2 ne doubles apart (fe is scratch between the two: nothing to move) */
+  if (A->matrix_free == CL_FE_EP_SUM_FACTORIZED) A->fe_e = nd, A->fe_i = 1;
 }
+
+/* whether strides() last set the element-minor layout (with one element the two coincide) */
+static int element_minor_now(const cl_fe_ep_args *A) { return A->gs_e == 1 && A->gs_k == A->ne; }
 
 /* per element n values, in the host's element-major order (e n + i), to and from the device's
  * (e stride_e + i stride_i); in and out are distinct arrays */
@@ -256,7 +263,7 @@ cl_status cl_fe_ep_create(cl_device_ref *dev, const cl_fe_ep_mesh *mesh, const c
   for (size_t n = 0; n < mesh->nnodes; n++) xsoa[n] = mesh->x[2 * n], xsoa[mesh->nnodes + n] = mesh->x[2 * n + 1];
   /* matrix-free by default: B-bar is built only when a stored residual is asked for
    * (cl_fe_ep_set_matrix_free) */
-  A->matrix_free = 1;
+  A->matrix_free = CL_FE_EP_MATRIX_FREE;
   if ((st = geometry(m, mesh, NULL, wdet, err)) != CL_OK) goto done;
   strides(A, 0); /* as geometry() wrote them; a GPU's below */
   if ((st = tables(m, mesh->elem, &ns, &nsl, &cs, &csl, err)) != CL_OK) goto done;
@@ -477,7 +484,7 @@ cl_status cl_fe_ep_profile(cl_fe_ep_model *m, int reps, double *residual, double
   const cl_fe_ep_op ops[2][2] = {{CL_FE_EP_FORCES, CL_FE_EP_GATHER_FORCES},
                                  {CL_FE_EP_FORCES_TANGENT, CL_FE_EP_GATHER_TANGENT}};
   double *out[2] = {residual, tangent};
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < (tangent ? 2 : 1); k++) {
     double t0 = 0;
     for (int r = 0; r <= reps; r++) {
       if (r == 1) {
@@ -518,13 +525,28 @@ static cl_status build_bbar(cl_fe_ep_model *m, cl_error *err) {
 }
 
 cl_status cl_fe_ep_set_matrix_free(cl_fe_ep_model *m, int matrix_free, cl_error *err) {
+  if (matrix_free < CL_FE_EP_STORED || matrix_free > CL_FE_EP_SUM_FACTORIZED)
+    return cl_error_set(err, CL_ERR_ARG, "fe: unknown residual kind %d", matrix_free);
+  if (matrix_free == CL_FE_EP_SUM_FACTORIZED && m->A.shape != CL_FE_QUAD)
+    return cl_error_set(err, CL_ERR_ARG, "fe: residual \"sum_factorized\" needs tensor-product quadrilaterals; "
+                                         "give \"matrix_free\" for triangles");
   if (matrix_free) { /* B-bar's memory (16 n B per Gauss point) goes back */
     cl_field_destroy(m->f[CL_FE_EP_F_GRAD]);
     m->f[CL_FE_EP_F_GRAD] = NULL, m->A.grad = NULL;
   } else if (!m->f[CL_FE_EP_F_GRAD]) {
     CL_TRY(build_bbar(m, err));
   }
-  m->A.matrix_free = matrix_free != 0;
+  m->A.matrix_free = matrix_free;
+  strides(&m->A, element_minor_now(&m->A));
+  return CL_OK;
+}
+
+cl_status cl_fe_ep_set_sum_threads(cl_fe_ep_model *m, int threads, cl_error *err) {
+  if (threads != 0 && (threads < m->A.ngp || threads > 256 || threads % 32))
+    return cl_error_set(err, CL_ERR_ARG,
+                        "fe: the sum-factorized kernel's block must be 0 (the default) or a multiple of 32 threads "
+                        "from the element's %d Gauss points to 256 (got %d)", m->A.ngp, threads);
+  m->A.sum_threads = threads;
   return CL_OK;
 }
 

@@ -117,12 +117,18 @@ void cl_fe_ep_destroy(cl_fe_ep_model *m);
  * an error (out of memory) the model's state is undefined: destroy it. */
 cl_status cl_fe_ep_set_layout(cl_fe_ep_model *m, int element_minor, cl_error *err);
 
-/* The element kernels' B-bar and W: recomputed at every Gauss point from the node coordinates (1,
- * "matrix-free", the default: faster on a GPU, docs/methods/elastoplastic-fe.md) or read from stored
- * arrays (0, "stored": B-bar is built and uploaded here, 16 n B per Gauss point, and freed again when
- * the model goes back to matrix-free); the same numbers to rounding either way. On an error (out of
- * memory) the model stays as it was. */
+/* The element kernels' B-bar and W (fe_ep_args.h's residual kinds): recomputed at every Gauss point
+ * from the node coordinates (CL_FE_EP_MATRIX_FREE, the default: faster on a GPU,
+ * docs/methods/elastoplastic-fe.md), the residual's by sum factorization (CL_FE_EP_SUM_FACTORIZED,
+ * quadrilaterals only) or read from stored arrays (CL_FE_EP_STORED: B-bar is built and uploaded here, 16 n B
+ * per Gauss point, and freed again when the model goes back to a matrix-free kind); the same numbers to
+ * rounding either way. On an error (out of memory, sum factorization of triangles) the model stays as it was. */
 cl_status cl_fe_ep_set_matrix_free(cl_fe_ep_model *m, int matrix_free, cl_error *err);
+
+/* The threads of a GPU block of the sum-factorized residual kernel: 0 (the default, 256) or a multiple of
+ * 32 from the element's Gauss points to 256 (a block holds threads / g elements); for the benchmark, which
+ * times the sizes side by side. No effect on the CPU or on the results. */
+cl_status cl_fe_ep_set_sum_threads(cl_fe_ep_model *m, int threads, cl_error *err);
 
 /* Declares the mesh's nodes a structured grid: node i + ni j (0-based), ni x nj = nnodes; wrap: j is
  * periodic (the last row of nodes is followed by the first). Needed by linear = "mg". */
@@ -163,7 +169,7 @@ cl_status cl_fe_ep_get(cl_fe_ep_model *m, cl_fe_ep_field_id id, double *out, cl_
 /* Seconds per evaluation, averaged over reps after one warm-up, of the residual (strain, return
  * mapping, element forces, gather; the state is not committed) and of the tangent (the same with
  * the element matrices and their gather into the CSR values), both on the device and synchronised,
- * without host transfers. */
+ * without host transfers; tangent NULL: the residual's alone. */
 cl_status cl_fe_ep_profile(cl_fe_ep_model *m, int reps, double *residual, double *tangent, cl_error *err);
 
 /* ---- internal: fe_ep_solve.c uses these ---- */

@@ -253,13 +253,21 @@ local function check_number(fn, t, key, ok, what)
   return v
 end
 
+-- The default residual kind of quadrilateral meshes (triangles: "matrix_free", having no tensor
+-- product): sum factorization was the fastest kind at every order's largest level on the H100
+-- (bench_fe.lua table 1, docs/benchmarks.md)
+local QUAD_RESIDUAL = "sum_factorized"
+local RESIDUALS = { stored = true, matrix_free = true, sum_factorized = true }
+
 --- cl.fe.model{ mesh =, material = { law = "elastic" | "mohr_coulomb" | "j2" | a law, E =, nu =, c =, phi =,
----   sy =, H = }, plane = "strain" | "stress", thickness = 1, residual = "matrix_free" | "stored" } -> a
+---   sy =, H = }, plane = "strain" | "stress", thickness = 1,
+---   residual = "matrix_free" | "sum_factorized" | "stored" } -> a
 --- model at rest (zero displacement and stress) on the current device, precision f64. phi in degrees.
 --- residual: the element kernels recompute B-bar and W from the node coordinates at every Gauss point
---- ("matrix_free", the default: the faster on a GPU at every order and level measured, and B-bar's 16 n
---- bytes per Gauss point are never allocated) or read B-bar computed once ("stored"); the results agree
---- to rounding. "elastic" and "mohr_coulomb" are
+--- ("matrix_free", the default for triangles; B-bar's 16 n bytes per Gauss point are never allocated),
+--- compute the residual's gradients and forces element by element by sum factorization
+--- ("sum_factorized", the default for quadrilaterals, the H100's fastest; the tangents as "matrix_free")
+--- or read B-bar computed once ("stored"); the results agree to rounding. "elastic" and "mohr_coulomb" are
 --- compiled into the element kernels; "j2" (yield stress sy, hardening modulus H = 0) and a law made
 --- by cleave.jit.stress_update{...} run as run-time compiled element kernels (law:fe_module), E and
 --- nu then being the initial stiffness of the IS solvers. A law's state "ep" is the plastic strain
@@ -316,14 +324,19 @@ function fe.model(args)
       if name == "ep" then core_args.ep_index = k end
     end
   end
-  local residual = args.residual or "matrix_free"
-  if residual ~= "stored" and residual ~= "matrix_free" then
-    error(fn .. ": 'residual' must be \"matrix_free\" (B-bar and W recomputed at every Gauss point, the default) " ..
+  local residual = args.residual or (mesh.shape == "quad" and QUAD_RESIDUAL or "matrix_free")
+  if not RESIDUALS[residual] then
+    error(fn .. ": 'residual' must be \"matrix_free\" (B-bar and W recomputed at every Gauss point), " ..
+      "\"sum_factorized\" (recomputed element by element, quadrilaterals) " ..
       "or \"stored\" (B-bar computed once and kept) (got " .. tostring(residual) .. ")", 2)
+  end
+  if residual == "sum_factorized" and mesh.shape ~= "quad" then
+    error(fn .. ": 'residual' = \"sum_factorized\" needs quadrilaterals (tensor-product elements): give " ..
+      "\"matrix_free\" for triangles", 2)
   end
   local ok, core = pcall(fe._model, core_args)
   if not ok then error(core, 2) end
-  if residual == "stored" then
+  if residual ~= "matrix_free" then
     local built, why = pcall(core.residual, core, residual)
     if not built then error(fn .. ": " .. tostring(why), 2) end
   end

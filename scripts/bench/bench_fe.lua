@@ -1,11 +1,16 @@
 -- The quasi-static elastoplastic FE (cleave.fe, paper 002) on the wellbore meshes of the paper's
 -- Table 1, f64, on the current device:
 --  1. seconds per residual evaluation (strain, Mohr-Coulomb return mapping, element forces, gather)
---     and per tangent assembly, p = 1, 2, 3, with B-bar stored and matrix-free (recomputed per Gauss
---     point), the residual's fraction of its memory-bandwidth floor (docs/benchmarks.md derives the
---     bytes per Gauss point of each) and the matrix-free one's fraction of the f64 peak; on a GPU also
+--     and per tangent assembly, p = 1, 2, 3, with B-bar stored, matrix-free (recomputed per Gauss
+--     point) and sum-factorized (the residual's gradients and forces recomputed element by element,
+--     kernels/fe/quad_sum.h; its tangent is the matrix-free one), the residual's fraction of its
+--     memory-bandwidth floor (docs/benchmarks.md derives the bytes per Gauss point of each; the two
+--     matrix-free kinds move the same bytes) and, for the matrix-free kinds, of the stored kind's floor
+--     (the lower bound of whichever kind is the fastest), and the matrix-free one's fraction of the f64
+--     peak; on a GPU the sum-factorized kernel also with 128 and 64 threads a block (table 1d); on a GPU also
 --     the same calls on the CPU backend of the same host in the same process (its OpenMP threads,
---     OMP_NUM_THREADS) and the GPU's speed-up, best kind against best kind, after all of the GPU's rows
+--     OMP_NUM_THREADS) and the GPU's speed-up, best kind against best kind (stored, mf, sf), after all of
+--     the GPU's rows
 --     (table 1c); 1b. the CG's CSR product of
 --     the elastic stiffness against cuSPARSE's SpMV on the same arrays (a GPU; the run fails when they
 --     differ by more than 1e-10 relative);
@@ -75,13 +80,19 @@ local function mf_flops(p)
   return 8 * p * (p + 1) + 3 * n + 8 * n + 10 + 6 * n + 8 * n + 8 * n + 2 + LAW_FLOPS
 end
 
--- seconds per residual and per tangent of the model m with B-bar stored and matrix-free
-local function profile_both(m, reps)
+-- seconds per residual and per tangent of the model m for each residual kind of kinds (the tangent of a
+-- sum-factorized model is the matrix-free one: timed once, under matrix_free)
+local KINDS = { "stored", "matrix_free", "sum_factorized" }
+local SHORT = { stored = "stored", matrix_free = "mf", sum_factorized = "sf" }
+-- threads a block of the sum-factorized kernel timed beside the default 256 (a GPU's: table 1d): fewer
+-- elements a block round its registers up less per SM (p = 3, 94 registers: 16 warps an SM at 256, 20 at 128)
+local SUM_THREADS = { 128, 64 }
+local function profile_kinds(m, reps, kinds)
   local t = {}
-  for _, kind in ipairs { "stored", "matrix_free" } do
+  for _, kind in ipairs(kinds) do
     m.core:residual(kind)
-    local r, k = m.core:profile(reps)
-    t[kind] = { residual = r, tangent = k }
+    local r, k = m.core:profile(reps, kind == "sum_factorized" and "residual" or "both")
+    t[kind] = { residual = r, tangent = k or math.huge }
   end
   return t
 end
@@ -94,21 +105,29 @@ local function wellbore_model(level, p)
 end
 
 local function fmt_pct(x) return x and string.format("%.0f%%", 100 * x) or "-" end
-local function best(t, what) return math.min(t.stored[what], t.matrix_free[what]) end
+local function best(t, what)
+  local b, kind = math.huge, nil
+  for k, v in pairs(t) do
+    if v[what] < b then b, kind = v[what], k end
+  end
+  return b, kind
+end
 
 print("device " .. device .. ": " .. cl.info().device_name)
 local failed = false
 if max_level > 0 then
   print("\n1. residual and tangent, full ring, seconds per call (mean of 5 after a warm-up; CPU backend: of 3)," ..
-    " B-bar stored | matrix-free; % of the bandwidth floor (matrix-free: also of the f64 peak, " .. PEAK_TFLOPS ..
-    " TF, at " .. LAW_FLOPS + 0 .. " law flops)")
-  print("level  p      dofs | residual: stored  floor | matrix-free floor flops | tangent: stored matrix-free")
+    " B-bar stored | matrix-free | sum-factorized; % of the kind's bandwidth floor, and (matrix-free kinds) of" ..
+    " the stored one's (s.fl), matrix-free also of the f64 peak, " .. PEAK_TFLOPS .. " TF, at " .. LAW_FLOPS + 0 ..
+    " law flops; tangent: stored | matrix-free (sum-factorized's is matrix-free's)")
+  print("level  p      dofs | residual: stored  floor | matrix-free floor s.fl flops | sum-fact. floor s.fl |" ..
+    " tangent: stored matrix-free")
   -- per order: seconds of the level below, on the device (model set-up, profile, SpMV) and on the CPU
   -- backend, for the budget; table 2 keeps its reserve. The device's rows come first, all of them, then
   -- the CPU backend's where they fit (1c): the fractions at the paper's sizes matter more
   local took, took_cpu, measured = {}, {}, {}
   local function left1() return left() - TABLE2_RESERVE end
-  local spmv_rows, spmv_failed = {}, false
+  local spmv_rows, spmv_failed, threads_rows = {}, false, {}
   for level = 1, max_level do
     for p = 1, 3 do
       if level > top[p] then goto next_order end
@@ -121,7 +140,14 @@ if max_level > 0 then
       local m = wellbore_model(level, p)
       local i = m.core:info()
       local G = i.elements * i.gauss_per_element
-      local t = profile_both(m, 5)
+      local t = profile_kinds(m, 5, KINDS)
+      -- the sum-factorized kernel with fewer elements a block (table 1d), then back to the default block
+      local by_threads = {}
+      for _, threads in ipairs(device == "cuda" and SUM_THREADS or {}) do
+        m.core:residual("sum_factorized", threads)
+        by_threads[#by_threads + 1] = (m.core:profile(5, "residual"))
+      end
+      m.core:residual("sum_factorized", 0)
       local spmv = { m.core:spmv(20) }
       spmv_rows[#spmv_rows + 1] = string.format("%5d %2d %9d %10d %12.4g %12s %8s %10s", level, p, i.dofs, i.nonzeros,
         spmv[1], spmv[2] and string.format("%.4g", spmv[2]) or "-", spmv[2] and string.format("%.2f", spmv[2] / spmv[1])
@@ -134,16 +160,35 @@ if max_level > 0 then
       local fs = peak and floor_bytes(p, i.nodes, G, false) / (peak * 1e9)
       local fm = peak and floor_bytes(p, i.nodes, G, true) / (peak * 1e9)
       local ar = G * mf_flops(p) / (PEAK_TFLOPS * 1e12)
-      print(string.format("%5d %2d %9d | %16.4g %6s | %11.4g %5s %5s | %15.4g %11.4g", level, p, i.dofs,
-        t.stored.residual, fmt_pct(fs and fs / t.stored.residual), t.matrix_free.residual,
-        fmt_pct(fm and fm / t.matrix_free.residual), device == "cuda" and fmt_pct(ar / t.matrix_free.residual) or "-",
-        t.stored.tangent, t.matrix_free.tangent))
+      local mf, sf = t.matrix_free.residual, t.sum_factorized.residual
+      print(string.format("%5d %2d %9d | %16.4g %6s | %11.4g %5s %4s %5s | %9.4g %5s %4s | %15.4g %11.4g", level, p,
+        i.dofs, t.stored.residual, fmt_pct(fs and fs / t.stored.residual), mf, fmt_pct(fm and fm / mf),
+        fmt_pct(fs and fs / mf), device == "cuda" and fmt_pct(ar / mf) or "-", sf, fmt_pct(fm and fm / sf),
+        fmt_pct(fs and fs / sf), t.stored.tangent, t.matrix_free.tangent))
       measured[#measured + 1] = { level = level, p = p, dofs = i.dofs, t = t }
+      local row = string.format("%5d %2d %9d | %10.4g %5s", level, p, i.dofs, sf, fmt_pct(fm and fm / sf))
+      for _, s in ipairs(by_threads) do row = row .. string.format(" | %10.4g %5s", s, fmt_pct(fm and fm / s)) end
+      threads_rows[#threads_rows + 1] = row
       ::next_order::
     end
   end
+  -- the fastest residual kind at the paper's sizes (each order's largest level), for the default's switch
+  local fastest = {}
+  for _, r in ipairs(measured) do
+    if r.level == top[r.p] then fastest[#fastest + 1] = string.format("p = %d: %s", r.p, select(2, best(r.t, "residual"))) end
+  end
+  if #fastest > 0 then
+    print("fastest residual at each order's largest level: " .. table.concat(fastest, ", ") ..
+      " (quadrilaterals' default: QUAD_RESIDUAL in lua/cleave/fe.lua)")
+  end
   if device == "cuda" then
-    -- the same models on the CPU backend of this host (its OpenMP threads), both residual kinds
+    print("\n1d. the sum-factorized residual by threads a GPU block (g per element; default 256), seconds per" ..
+      " call and % of its floor")
+    local head = "level  p      dofs |        256 floor"
+    for _, threads in ipairs(SUM_THREADS) do head = head .. string.format(" | %10d floor", threads) end
+    print(head)
+    for _, row in ipairs(threads_rows) do print(row) end
+    -- the same models on the CPU backend of this host (its OpenMP threads), every residual kind
     cl.device "cpu"
     local cpu_name = cl.info().device_name
     cl.device(device)
@@ -158,15 +203,15 @@ if max_level > 0 then
       else
         local t1 = cl.clock()
         cl.device "cpu"
-        local ok, c = pcall(function() return profile_both(wellbore_model(r.level, r.p), 3) end)
+        local ok, c = pcall(function() return profile_kinds(wellbore_model(r.level, r.p), 3, KINDS) end)
         cl.device(device)
         collectgarbage()
         took_cpu[r.p] = cl.clock() - t1
         if ok then
-          local cr, ct = best(c, "residual"), best(c, "tangent")
+          local cr, kind = best(c, "residual")
+          local ct = best(c, "tangent")
           line = line .. string.format(" | %10.4g %8.4g %s | %13.1fx %7.1fx", cr, ct,
-            c.stored.residual <= c.matrix_free.residual and "stored" or "mf", cr / best(r.t, "residual"),
-            ct / best(r.t, "tangent"))
+            SHORT[kind], cr / best(r.t, "residual"), ct / best(r.t, "tangent"))
         else
           line = line .. " | CPU: " .. tostring(c)
         end

@@ -698,14 +698,77 @@ T.case("the matrix-free residual gives the stored B-bar's results", function()
     residual = "recomputed" } end, "'residual' must be \"matrix_free\"", "an unknown residual kind is named")
 end)
 
--- The default residual is matrix-free and allocates no B-bar; "stored" builds it (16 n bytes per
--- Gauss point: 2 n gradients of 8 bytes) and going back to matrix-free frees it.
-T.case("the default residual is matrix-free and keeps no B-bar", function()
+-- The residual by sum factorization (residual = "sum_factorized", kernels/fe/quad_sum.h: an element's
+-- reference gradients and forces as 1D contractions, no per-point shape-function gradients) against the
+-- stored B-bar: the plastic quarter wellbore with modified initial stiffness (every nonlinear iteration
+-- a residual, CL_FE_EP_FORCES, the kind's own kernels; Newton's tangent and forces are the matrix-free
+-- ones), thickness 0.5, Q4, Q9, Q16, in the CPU's and the GPU's layouts. The same integrals summed in
+-- another order (test_fe_element checks the element math to 1e-13), but each solve stops anywhere below
+-- its relative residual tol, and modified IS converges linearly (and not monotonically), so two residuals
+-- that differ by rounding stop at iterates that differ by their distance to the solution, A x tol, A the
+-- residual-to-stress amplification: measured A = 0.6 (CPU) and 1.9 (H100, where this test failed at 1.9e-10
+-- with tol = 1e-10), plus the residual's own rounding floor (near 1e-13: a solve to 1e-13 leaves 3e-12).
+-- So the solve goes to tol = 1e-12 (measured here 7e-12 on Q4, 1e-12 on Q16; three times that on a GPU is
+-- still 5 times below) and the comparison is 1e-10 relative (displacements to their largest, stresses to
+-- P0): a wrong weight, sign or stride is off by far more (dropping W's thickness: the solve no longer
+-- converges; W 1e-8 too large: u 2e-8 off). Triangles have no tensor product: refused, naming the kind to use.
+T.case("the sum-factorized residual gives the stored B-bar's results", function()
+  local function run(p, residual, layout)
+    local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = p, nr = p == 1 and 24 or 3, nt = 2 }
+    local m = cl.fe.model { mesh = mesh, thickness = 0.5, residual = not layout and residual or nil,
+      material = { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi } }
+    if layout then m.core:layout(layout) m.core:residual(residual) end
+    T.eq(m.core:info().residual, residual, "residual kind")
+    m:fix { where = "xsym", x = 0 }
+    m:fix { where = "ysym", y = 0 }
+    m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+    m:pressure { where = "outer", p = P0 }
+    m:pressure { where = "inner", p = p_i }
+    m:solve { method = "mis", increments = 2, tol = 1e-12, max_iter = 1000 }
+    if layout then m.core:layout("element_major") end
+    return m:displacements(), m.core:get("sig"), m.core:get("ep")
+  end
+  for _, c in ipairs { { 1 }, { 2 }, { 3 }, { 3, "element_minor" } } do
+    local what = string.format("p = %d %s", c[1], c[2] or "")
+    local u0, s0, e0 = run(c[1], "stored", c[2])
+    local u1, s1, e1 = run(c[1], "sum_factorized", c[2])
+    local plastic, scale = 0, 0
+    for k = 1, #e0 do plastic = plastic + (e0[k] > 0 and 1 or 0) end
+    T.ok(plastic > 0, what .. ": plastic points")
+    for i = 1, #u0 do scale = math.max(scale, math.abs(u0[i])) end
+    for i = 1, #u0 do T.near(u1[i], u0[i], 1e-10, what .. " u", scale) end
+    for i = 1, #s0 do T.near(s1[i], s0[i], 1e-10, what .. " stress", P0) end
+    for i = 1, #e0 do T.near(e1[i], e0[i], 1e-10, what .. " ep", math.max(1e-3, e0[i])) end
+  end
+  -- a GPU block's threads (cl_fe_ep_set_sum_threads): a multiple of 32 from the element's Gauss points
+  -- to 256, else an error that leaves the model as it was
+  local q = cl.fe.model { mesh = cl.fe.rect { x1 = 1, y1 = 1, nx = 2, ny = 2, order = 3 }, material = { E = E, nu = nu } }
+  q.core:residual("sum_factorized", 64)
+  T.eq(q.core:info().residual, "sum_factorized", "a block of 64 threads")
+  T.raises(function() q.core:residual("stored", 100) end, "multiple of 32", "100 threads are refused")
+  T.raises(function() q.core:residual("stored", 512) end, "multiple of 32", "512 threads are refused")
+  T.eq(q.core:info().residual, "sum_factorized", "the refused call leaves the model as it was")
+  local tri = cl.fe.rect { x1 = 1, y1 = 1, nx = 2, ny = 2, order = 2, shape = "tri" }
+  T.raises(function() cl.fe.model { mesh = tri, material = { E = E, nu = nu }, residual = "sum_factorized" } end,
+    "\"sum_factorized\" needs quadrilaterals", "sum factorization of triangles is refused")
+  local m = cl.fe.model { mesh = tri, material = { E = E, nu = nu } }
+  T.raises(function() m.core:residual("sum_factorized") end, "give \"matrix_free\" for triangles",
+    "model:residual refuses it too")
+  T.eq(m.core:info().residual, "matrix_free", "the refused kind leaves the model as it was")
+end)
+
+-- The default residual of quadrilaterals is sum-factorized (the H100's fastest, docs/benchmarks.md), of
+-- triangles matrix-free; neither allocates B-bar; "stored" builds it (16 n bytes per Gauss point: 2 n
+-- gradients of 8 bytes) and going back to matrix-free frees it.
+T.case("the default residual is sum-factorized on quadrilaterals, matrix-free on triangles, no B-bar", function()
+  local tri = cl.fe.model { mesh = cl.fe.rect { x1 = 1, y1 = 1, nx = 2, ny = 2, order = 2, shape = "tri" },
+    material = { E = E, nu = nu } }
+  T.eq(tri.core:info().residual, "matrix_free", "the default residual of triangles")
   local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 2, nr = 3, nt = 2 }
   local m = cl.fe.model { mesh = mesh, material = { E = E, nu = nu } }
   local i = m.core:info()
-  T.eq(i.residual, "matrix_free", "the default residual")
-  T.eq(i.bbar_bytes, 0, "no B-bar while matrix-free")
+  T.eq(i.residual, "sum_factorized", "the default residual of quadrilaterals")
+  T.eq(i.bbar_bytes, 0, "no B-bar while sum-factorized")
   m.core:residual("stored")
   T.eq(m.core:info().bbar_bytes, i.elements * i.gauss_per_element * 2 * 9 * 8, "B-bar of Q9: 18 doubles per point")
   m.core:residual("matrix_free")
@@ -924,6 +987,33 @@ T.case("CPU and CUDA agree on the plastic wellbore (f64, 1e-10 on displacements)
   local scale = 0
   for i = 1, #c do scale = math.max(scale, math.abs(c[i])) end
   for i = 1, #c do T.near(g[i], c[i], 1e-10, "u_x", scale) end
+end)
+
+-- The sum-factorized residual kernel (fe_ep_sum_kernel: one thread per pass index, shared memory between
+-- the passes) against the CPU's loop over the same functions, Q16, with GPU blocks of 256, 128 and 64
+-- threads: modified IS to a relative residual of 1e-11, so that every iteration's residual is the kernel's
+-- own; CPU and GPU differ by FMA contraction, which linear convergence carries to the iterate (the CPU's
+-- own sum-factorized against stored: 2e-12 here), so 1e-10 of the largest displacement.
+T.case("CPU and CUDA agree on the sum-factorized residual (Q16, three GPU blocks)", function()
+  if not gpu then T.skip("no GPU") end
+  local function run(device, threads)
+    return T.on_device(device, function()
+      local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = 3, nr = 3, nt = 2 }
+      local m = quarter_wellbore(mesh, { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi })
+      m.core:residual("sum_factorized", threads)
+      m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+      m:pressure { where = "outer", p = P0 }
+      m:pressure { where = "inner", p = p_i }
+      m:solve { method = "mis", increments = 2, tol = 1e-11, max_iter = 1000 }
+      return (m:displacements())
+    end)
+  end
+  local c, scale = run("cpu", 0), 0
+  for i = 1, #c do scale = math.max(scale, math.abs(c[i])) end
+  for _, threads in ipairs { 0, 128, 64 } do
+    local g = run("cuda", threads)
+    for i = 1, #c do T.near(g[i], c[i], 1e-10, threads .. " threads: u", scale) end
+  end
 end)
 
 -- linear = "factor" on the GPU factors there (cuSOLVER's csrchol after a symamd ordering); on the CPU

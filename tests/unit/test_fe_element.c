@@ -1,12 +1,14 @@
 /* Element math of the Lagrange quadrilaterals (kernels/fe/quad.h) and the shape-generic
  * interface (kernels/fe/element.h) in double precision: partition of unity, interpolation
  * of the nodes, exactness of the Gauss rules, and the patch test on a distorted patch of
- * 2 x 2 elements for Q4, Q9, Q16 (and T3, T6 through the same interface). */
+ * 2 x 2 elements for Q4, Q9, Q16 (and T3, T6 through the same interface); sum factorization
+ * (kernels/fe/quad_sum.h) against the per-point gradients. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
 #include "../../kernels/fe/element.h"
+#include "../../kernels/fe/quad_sum.h"
 #include "lcg.h"
 
 TestSuite(fe_element, .timeout = 60);
@@ -208,4 +210,100 @@ Test(fe_element, triangle_gradients_match_tri_h) {
   const double d1 = cl_fe_gradients(CL_FE_TRI, 2, xe, 0.2, 0.3, g1), d2 = cl_tri_gradients(2, xe, 0.2, 0.3, g2);
   cr_assert(fabs(d1 - d2) < 1e-14 * fabs(d2));
   for (int a = 0; a < 12; a++) cr_assert(fabs(g1[a] - g2[a]) < 1e-13, "dof %d", a);
+}
+
+/* Sum factorization (quad_sum.h) computes the same integrals as the per-point gradients of
+ * cl_fe_gradients, only summed in another order: on a curved, distorted element of each order with a
+ * random displacement increment and a random stress per Gauss point, det J and the strain at every
+ * point, and the element force sum_k w_k t det J_k B_k^T sig_k, agree to 1e-13 relative (rounding of
+ * sums of at most 64 terms of magnitude <= 10; a wrong table, index or J^-T would be O(1) off). */
+Test(fe_element, sum_factorization_gives_the_per_point_gradients_strains_and_forces) {
+  lcg_seed(11);
+  const double t = 0.7; /* thickness: W's every factor matters */
+  for (int p = 1; p <= 3; p++) {
+    const int p1 = p + 1, nn = p1 * p1;
+    double xe[CL_QUAD_MAX_DOFS], du[CL_QUAD_MAX_DOFS], L[16], dL[16], s1[8 * 16], s2[4 * 16], s3[4 * 16];
+    double sig[16][3], fref[CL_QUAD_MAX_DOFS] = {0}, fmax = 0;
+    for (int a = 0; a < nn; a++) { /* a bent, sheared square: curved edges, non-affine map */
+      const double s = -1 + 2.0 * (a % p1) / p, r = -1 + 2.0 * (a / p1) / p;
+      xe[2 * a] = 2 + s + 0.3 * r + 0.1 * r * r + lcg_uniform(-0.05, 0.05);
+      xe[2 * a + 1] = 1 + 0.8 * r - 0.2 * s * s + lcg_uniform(-0.05, 0.05);
+      du[2 * a] = lcg_uniform(-1e-3, 1e-3), du[2 * a + 1] = lcg_uniform(-1e-3, 1e-3);
+    }
+    for (int q = 0; q < p1; q++) cl_quad_sum_table_row(p, q, L, dL);
+    for (int m = 0; m < nn; m++) cl_quad_sum_xi(p, m, L, dL, xe, du, 1, s1);
+    for (int k = 0; k < nn; k++) {
+      double xi, eta, w, grad[CL_QUAD_MAX_DOFS], eps[3], J[4], gu[4], eps_sum[3];
+      cl_quad_gauss(p, k, &xi, &eta, &w);
+      const double det = cl_fe_gradients(CL_FE_QUAD, p, xe, xi, eta, grad);
+      cl_fe_strain(nn, grad, du, eps);
+      cl_quad_sum_eta(p, k, L, dL, s1, 1, J, gu);
+      const double det_sum = cl_quad_sum_strain(J, gu, eps_sum);
+      cr_assert(fabs(det_sum - det) < 1e-13 * fabs(det), "p %d point %d: det J %.17g, per point %.17g", p, k, det_sum, det);
+      for (int c = 0; c < 3; c++)
+        cr_assert(fabs(eps_sum[c] - eps[c]) < 1e-13 * 1e-2, "p %d point %d: strain %d %.17g, per point %.17g", p, k, c,
+                  eps_sum[c], eps[c]);
+      for (int c = 0; c < 3; c++) sig[k][c] = lcg_uniform(-10, 10);
+      cl_fe_add_btsig(nn, grad, sig[k], w * det * t, fref);
+      cl_quad_sum_flux(p, k, J, sig[k], w * t, 1, s2);
+    }
+    for (int i = 0; i < 2 * nn; i++) fmax = fmax > fabs(fref[i]) ? fmax : fabs(fref[i]);
+    for (int m = 0; m < nn; m++) cl_quad_sum_flux_xi(p, m, L, dL, s2, 1, s3);
+    for (int a = 0; a < nn; a++) {
+      double f[2];
+      cl_quad_sum_force(p, a, L, dL, s3, 1, f);
+      for (int c = 0; c < 2; c++)
+        cr_assert(fabs(f[c] - fref[2 * a + c]) < 1e-13 * fmax, "p %d node %d force %d: %.17g, per point %.17g", p, a, c,
+                  f[c], fref[2 * a + c]);
+    }
+  }
+}
+
+/* One element's passes of sum factorization at element stride 3 (slot 1), in the GPU kernel's shared
+ * arrangement (fe_ep_sum_kernel: du | xe | s1, the fluxes over du | xe, the third pass over s1), the
+ * other slots NaN: the node forces equal the stride-1 passes' exactly (the same operations in the same
+ * order). A stride or aliasing error reads a NaN or a value overwritten too early; the CPU runs stride 1
+ * only, so this is where the GPU's indexing is checked. */
+Test(fe_element, sum_factorization_at_a_stride_in_the_gpu_arrangement_gives_the_same_forces) {
+  lcg_seed(5);
+  enum { S = 3, X = 1 };
+  for (int p = 1; p <= 3; p++) {
+    const int p1 = p + 1, nn = p1 * p1;
+    double xe[CL_QUAD_MAX_DOFS], du[CL_QUAD_MAX_DOFS], L[16], dL[16], s1[8 * 16], s2[4 * 16], sig[16][3];
+    double shared[12 * 16 * S];
+    for (int i = 0; i < 12 * 16 * S; i++) shared[i] = NAN;
+    double *du_s = shared + X, *xe_s = du_s + S * 2 * nn, *s1_s = xe_s + S * 2 * nn, *s2_s = du_s;
+    for (int i = 0; i < 2 * nn; i++) {
+      xe[i] = lcg_uniform(0, 1) + (i & 1 ? i / 2 / p1 : i / 2 % p1), du[i] = lcg_uniform(-1e-3, 1e-3);
+      xe_s[i * S] = xe[i], du_s[i * S] = du[i];
+    }
+    for (int k = 0; k < nn; k++)
+      for (int c = 0; c < 3; c++) sig[k][c] = lcg_uniform(-10, 10);
+    for (int q = 0; q < p1; q++) cl_quad_sum_table_row(p, q, L, dL);
+    /* stride 1, separate arrays */
+    for (int m = 0; m < nn; m++) cl_quad_sum_xi(p, m, L, dL, xe, du, 1, s1);
+    for (int k = 0; k < nn; k++) {
+      double J[4], gu[4], eps[3];
+      cl_quad_sum_eta(p, k, L, dL, s1, 1, J, gu);
+      cl_quad_sum_strain(J, gu, eps);
+      cl_quad_sum_flux(p, k, J, sig[k], 0.5 + eps[0], 1, s2);
+    }
+    for (int m = 0; m < nn; m++) cl_quad_sum_flux_xi(p, m, L, dL, s2, 1, s1);
+    /* stride S, the kernel's arrangement: each pass for every index before the next (the barriers) */
+    for (int m = 0; m < nn; m++) cl_quad_sum_xi(p, m, L, dL, xe_s, du_s, S, s1_s);
+    for (int k = 0; k < nn; k++) {
+      double J[4], gu[4], eps[3];
+      cl_quad_sum_eta(p, k, L, dL, s1_s, S, J, gu);
+      cl_quad_sum_strain(J, gu, eps);
+      cl_quad_sum_flux(p, k, J, sig[k], 0.5 + eps[0], S, s2_s);
+    }
+    for (int m = 0; m < nn; m++) cl_quad_sum_flux_xi(p, m, L, dL, s2_s, S, s1_s);
+    for (int a = 0; a < nn; a++) {
+      double f[2], fs[2];
+      cl_quad_sum_force(p, a, L, dL, s1, 1, f);
+      cl_quad_sum_force(p, a, L, dL, s1_s, S, fs);
+      cr_assert(f[0] == fs[0] && f[1] == fs[1] && f[0] == f[0], "p %d node %d: stride %d gives %.17g %.17g, stride 1 %.17g %.17g",
+                p, a, S, fs[0], fs[1], f[0], f[1]);
+    }
+  }
 }

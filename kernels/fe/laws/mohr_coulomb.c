@@ -39,15 +39,20 @@ const real half = (t[0] - t[1]) / 2, rad = sqrt(half * half + t[5] * t[5]), mid 
 const real cos2 = rad > 0 ? half / rad : 1, sin2 = rad > 0 ? t[5] / rad : 0;
 const real cc = (1 + cos2) / 2, ss = (1 - cos2) / 2, csn = sin2 / 2;
 const real pt[3] = {mid + rad, mid - rad, t[2]};
-/* o[i]: the direction of the i-th largest; ties keep direction order */
+/* o[i]: the direction of the i-th largest, sv[i] its value; ties keep direction order. Values and
+   directions swap together and go back by selects: every array index is known once the loops unroll,
+   so a GPU keeps them in registers (indexed by o, they took a 72 B stack frame) */
 int o[3] = {0, 1, 2};
+real sv[3] = {pt[0], pt[1], pt[2]};
 for (int pass = 0; pass < 2; pass++)
   for (int i = 0; i < 2 - pass; i++)
-    if (pt[o[i + 1]] > pt[o[i]]) {
+    if (sv[i + 1] > sv[i]) {
       const int x = o[i];
+      const real v = sv[i];
       o[i] = o[i + 1], o[i + 1] = x;
+      sv[i] = sv[i + 1], sv[i + 1] = v;
     }
-const real s1 = pt[o[0]], s2 = pt[o[1]], s3 = pt[o[2]];
+const real s1 = sv[0], s2 = sv[1], s3 = sv[2];
 const real scale = fabs(s1) + fabs(s3) + k, tol = (sizeof(real) == 4 ? (real)1e-5 : (real)1e-12) * scale;
 const real a = 4 * G / 3 + K, b = K - 2 * G / 3; /* principal elasticity: a on the diagonal, b off it */
 /* plane normals in sorted principal space: main (s1, s3), right edge (s1, s2), left edge (s2, s3) */
@@ -100,9 +105,14 @@ if (f > tol) {
 }
 /* back to directions: values, C and the tangent D = sum Cp_ij v_i v_j^T + spin terms */
 real pd[3], Cd[9], Dp[9];
-for (int i = 0; i < 3; i++) pd[o[i]] = ps[i];
-for (int i = 0; i < 3; i++)
-  for (int j = 0; j < 3; j++) Cd[3 * o[i] + o[j]] = C[3 * i + j];
+/* direction d is rank i where o[i] == d: rows, then columns, picked by selects */
+real Cr[9];
+for (int d = 0; d < 3; d++) {
+  pd[d] = o[0] == d ? ps[0] : o[1] == d ? ps[1] : ps[2];
+  for (int j = 0; j < 3; j++) Cr[3 * d + j] = o[0] == d ? C[j] : o[1] == d ? C[3 + j] : C[6 + j];
+}
+for (int d = 0; d < 3; d++)
+  for (int e = 0; e < 3; e++) Cd[3 * d + e] = o[0] == e ? Cr[3 * d] : o[1] == e ? Cr[3 * d + 1] : Cr[3 * d + 2];
 for (int i = 0; i < 3; i++)
   for (int j = 0; j < 3; j++) Dp[3 * i + j] = Cd[3 * i + j] * (a - b) + (Cd[3 * i] + Cd[3 * i + 1] + Cd[3 * i + 2]) * b;
 const int inplane = t[3] == 0 && t[4] == 0;
