@@ -108,8 +108,34 @@ CL_HD static inline void cl_fpm_hex_eta(const real *R, const real *S, const real
 }
 
 #ifdef CL_FPM_LAW
+/* What a Gauss point keeps between steps, chosen per law when the body is made (CL_FPM_HEX_STATE,
+ * defined before this header; lua/cleave/fpm.lua):
+ * - INCREMENTAL (a user's law): the stress and the strain of the last evaluation (eqs. 7-8), the
+ *   law given the strain increment and the stored stress;
+ * - TOTAL (the built-in elastic law): nothing. The formulation is total (eta is measured from the
+ *   reference), so the incremental sum of D deps is D eps: the law is given a zero stress and the
+ *   whole strain as its increment;
+ * - PLASTIC (the built-in J2 law): the plastic strain. The law is given a zero stress and the
+ *   elastic strain eps - eps_p, so its trial stress is D (eps - eps_p), which is the incremental
+ *   path's trial sig_n + D deps as long as sig_n = D (eps_n - eps_p,n); the return keeps that true
+ *   with eps_p = eps - C sig (C the elastic compliance). The law's state variables (ep) are kept as
+ *   in every layout. */
+#define CL_FPM_HEX_INCREMENTAL 0
+#define CL_FPM_HEX_TOTAL 1
+#define CL_FPM_HEX_PLASTIC 2
+#ifndef CL_FPM_HEX_STATE
+#define CL_FPM_HEX_STATE CL_FPM_HEX_INCREMENTAL
+#endif
+
+/* The strain of stress sig under isotropic elasticity (E, nu), Voigt with engineering shears. */
+CL_HD static inline void cl_fpm_hex_compliance(real E, real nu, const real *sig, real *eps) {
+  const real inv = 1 / E, trace = sig[0] + sig[1] + sig[2];
+  for (int c = 0; c < 3; c++) eps[c] = ((1 + nu) * sig[c] - nu * trace) * inv;
+  for (int c = 3; c < 6; c++) eps[c] = 2 * (1 + nu) * sig[c] * inv;
+}
+
 /* Gauss point g of element e: from the lanes' X and eta (6 values each, `mine` this lane's), the
- * strain, the law, the stored stress and strain, and T = sigma J^-T dV; returns the point's elastic
+ * strain, the law and its kept state (above), and T = sigma J^-T dV; returns the point's elastic
  * energy sig . eps / 2 dV. */
 CL_HD static inline real cl_fpm_hex_point(const cl_fpm_hex_args *A, size_t e, int g, const cl_fpm_hex_lanes *L,
                                           const real *mine, real *T) {
@@ -128,19 +154,34 @@ CL_HD static inline real cl_fpm_hex_point(const cl_fpm_hex_args *A, size_t e, in
   const real dV = cl_fpm_inverse(J, Jinv);
   cl_fpm_hex_product(Hn, Jinv, 0, H);
   const real strain[6] = {H[0], H[4], H[8], H[5] + H[7], H[2] + H[6], H[1] + H[3]};
-  real *sig = (real *)A->sig, *eps = (real *)A->eps;
+  real *sig = (real *)A->sig;
   real deps[6], st[6], D[36], energy = 0;
+  for (int c = 0; c < 36; c++) D[c] = 0;
+#if CL_FPM_HEX_STATE == CL_FPM_HEX_INCREMENTAL
+  real *eps = (real *)A->eps;
   for (int c = 0; c < 6; c++) {
     deps[c] = strain[c] - eps[c * np + i];
     eps[c * np + i] = strain[c];
     st[c] = sig[c * np + i];
   }
-  for (int c = 0; c < 36; c++) D[c] = 0;
   CL_FPM_LAW(deps, st, D, &A->law, i);
-  for (int c = 0; c < 6; c++) {
-    sig[c * np + i] = st[c];
-    energy += st[c] * strain[c] / 2 * dV;
-  }
+#else
+#if CL_FPM_HEX_STATE == CL_FPM_HEX_PLASTIC
+  real *plastic = (real *)A->plastic;
+  for (int c = 0; c < 6; c++) deps[c] = strain[c] - plastic[c * np + i], st[c] = 0;
+#else
+  for (int c = 0; c < 6; c++) deps[c] = strain[c], st[c] = 0;
+#endif
+  CL_FPM_LAW(deps, st, D, &A->law, i);
+#if CL_FPM_HEX_STATE == CL_FPM_HEX_PLASTIC
+  real elastic[6];
+  cl_fpm_hex_compliance((real)A->E, (real)A->nu, st, elastic);
+  for (int c = 0; c < 6; c++) plastic[c * np + i] = strain[c] - elastic[c];
+#endif
+#endif
+  for (int c = 0; c < 6; c++) energy += st[c] * strain[c] / 2 * dV;
+  if (sig) /* the state (incremental), or the stress asked for as output */
+    for (int c = 0; c < 6; c++) sig[c * np + i] = st[c];
   /* sigma dV as the symmetric 3 x 3 of the Voigt vector */
   const real Sv[9] = {st[0] * dV, st[5] * dV, st[4] * dV, st[5] * dV, st[1] * dV,
                       st[3] * dV, st[4] * dV, st[3] * dV, st[2] * dV};

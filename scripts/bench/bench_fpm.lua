@@ -44,17 +44,18 @@ local PAPER = { shell = 11.6, shell_j2 = 29.9, hex = 13.2, hex_j2 = 13.2 }
 --     (3 w); the update reads f, fext, d, dd, mass (13 w) and writes d, dd (6 w): 28 w; beams and
 --     shells add the rotations: q read by both passes and written (12 w), moments written and read
 --     (6 w), mext, dth, inertia read (7 w), dth written (3 w): 56 w in all;
---   elements: connectivity (4 B per corner); hexahedra: the stress and strain of 8 points read and
---     written (192 w), J2 adds its ep (16 w); J2 shells: 3 x layers points of 4 state values read
---     and written (24 layers w);
+--   elements: connectivity (4 B per corner); what the integration points keep (body:point_state())
+--     read and written: hexahedra of the elastic law nothing, of J2 the plastic strain and ep of 8
+--     points (112 w), of a user's law the stress and strain (192 w) and its state variables (16 w
+--     each); J2 shells 3 x layers points of 4 state values (24 layers w);
 --   gather: each corner's force row written and read (6 w; rotating: 12 w) and its slot (4 B).
 local function floor_bytes(body)
   local w = precision == "f32" and 4 or 8
   local k = ({ beam = 2, shell = 3, hex = 8 })[body.kind]
   local per_particle = body.rotates and 56 or 28
   local bytes = 4 * k + w * per_particle * body.n / body.ne
-  if body.kind == "hex" then bytes = bytes + w * (192 + 16 * #body.law_state) end
-  if body.plastic then bytes = bytes + w * 24 * body.layers end
+  local _, kept = body:point_state()
+  for _, f in pairs(kept) do bytes = bytes + 2 * w * f.k * f.n / body.ne end
   if body.assembly == "gather" then bytes = bytes + k * (4 + w * (body.rotates and 12 or 6)) end
   return bytes
 end
@@ -121,8 +122,8 @@ end
 -- The equivalent plastic strain of the body's integration points (a sample of at most 2e5, evenly
 -- spaced), as a list.
 local function plastic_strains(body)
-  local field, column = body.plastic, 4
-  if not field then field, column = body.law_state[1], nil end
+  local field, column = body.plastic, 4 -- shells: column 4 of their plastic state
+  if body.kind == "hex" then field, column = body.law_state[1], nil end
   local stride, values = math.max(1, field.n // 200000), {}
   for i = 1, field.n, stride do
     local row = field[i]
