@@ -11,7 +11,7 @@
  *
  * The work of an element is split among 8 lanes: lane a loads corner a, computes its eta and
  * assembles its force; lane g evaluates Gauss point g. On the GPU the lanes are 8 threads of a warp
- * exchanging values by shuffles (one thread per element kept 8 x 3 values of each of X, x, eta,
+ * exchanging values by shuffles (the corners' forces by a reduce-scatter of the points' shares) (one thread per element kept 8 x 3 values of each of X, x, eta,
  * the gradients and the forces live: 255 registers and spills, docs/methods/finite-particle.md);
  * the CPU runs the same lane functions one after another in one thread per element, the lanes'
  * values in arrays, and so does a GPU module built with CL_FPM_HEX_ONE_THREAD (the kernel variant
@@ -189,18 +189,18 @@ CL_HD static inline real cl_fpm_hex_point(const cl_fpm_hex_args *A, size_t e, in
   return energy;
 }
 
-/* Corner a's force sum_g T_g dN_a/ds(g) from the lanes' T (`mine` this lane's), turned back by R and
- * taken from its particle p. */
-CL_HD static inline void cl_fpm_hex_corner_force(const cl_fpm_hex_args *A, size_t e, int a, uint32_t p,
-                                                 const cl_fpm_hex_lanes *L, const real *mine, const real *R) {
-  real fl[3] = {0, 0, 0}, fg[3];
-  for (int g = 0; g < 8; g++) {
-    real T[9], s[3], dn[3];
-    cl_fpm_hex_fetch(L, mine, 9, g, T);
-    cl_fpm_hex_gauss(g, s);
-    cl_fpm_hex_dn(a, s, dn);
-    for (int r = 0; r < 3; r++) fl[r] += T[3 * r] * dn[0] + T[3 * r + 1] * dn[1] + T[3 * r + 2] * dn[2];
-  }
+/* Point g's share of corner a's force, T_g dN_a/ds(s_g), added to f. */
+CL_HD static inline void cl_fpm_hex_share(int g, int a, const real *T, real *f) {
+  real s[3], dn[3];
+  cl_fpm_hex_gauss(g, s);
+  cl_fpm_hex_dn(a, s, dn);
+  for (int r = 0; r < 3; r++) f[r] += T[3 * r] * dn[0] + T[3 * r + 1] * dn[1] + T[3 * r + 2] * dn[2];
+}
+
+/* Corner a's force fl (in the DCS) turned back by R and taken from its particle p. */
+CL_HD static inline void cl_fpm_hex_deposit(const cl_fpm_hex_args *A, size_t e, int a, uint32_t p, const real *R,
+                                            const real *fl) {
+  real fg[3];
   cl_fpm_apply(R, fl, fg);
   for (int c = 0; c < 3; c++) cl_fpm_deposit(A->fe, 8 * A->ne, A->ne, e, a, A->f, A->n, p, c, fg[c]);
 }
@@ -217,6 +217,26 @@ CL_HD static inline uint32_t cl_fpm_hex_corner(const cl_fpm_hex_args *A, size_t 
 /* Threads per element (the lanes); the generated entry runs ne x CL_FPM_HEX_LANES items. */
 #define CL_FPM_HEX_LANES CL_FPM_HEX_GPU_LANES
 
+/* Corner `lane`'s force sum_g T_g dN_lane/ds(s_g), from each lane g's T (`T` this lane's), by a
+ * reduce-scatter: lane g forms its shares of the 8 corners, indexed relative to itself (share j is
+ * corner g ^ j), and three exchanges with the lanes 4, 2 and 1 apart each send the half of the
+ * partial sums that the partner keeps: 12 + 6 + 3 shuffled values instead of fetching the 8 lanes'
+ * 9 values of T (72). Relative indices make the halves fixed (j >= 4, then 2, then 1), so no lane
+ * selects what to send. */
+__device__ static inline void cl_fpm_hex_corner_sum(unsigned mask, int lane, const real *T, real *fl) {
+  real half[4][3];
+  for (int k = 0; k < 4; k++) {
+    real far[3] = {0, 0, 0};
+    for (int r = 0; r < 3; r++) half[k][r] = 0;
+    cl_fpm_hex_share(lane, lane ^ k, T, half[k]);
+    cl_fpm_hex_share(lane, lane ^ (k + 4), T, far);
+    for (int r = 0; r < 3; r++) half[k][r] += __shfl_xor_sync(mask, far[r], 4, 8);
+  }
+  for (int k = 0; k < 2; k++)
+    for (int r = 0; r < 3; r++) half[k][r] += __shfl_xor_sync(mask, half[k + 2][r], 2, 8);
+  for (int r = 0; r < 3; r++) fl[r] = half[0][r] + __shfl_xor_sync(mask, half[1][r], 1, 8);
+}
+
 /* Thread t: lane t % 8 of element t / 8 (blocks of a multiple of 32 threads: an element's lanes are
  * 8 aligned threads of one warp, all present or all absent). */
 __device__ static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t) {
@@ -231,9 +251,10 @@ __device__ static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t
   cl_fpm_hex_rotation(S, R);
   real mine[6] = {X[0], X[1], X[2]};
   cl_fpm_hex_eta(R, S, X, x, mine + 3);
-  real T[9];
+  real T[9], fl[3];
   real energy = cl_fpm_hex_point(A, e, lane, &L, mine, T);
-  cl_fpm_hex_corner_force(A, e, lane, p, &L, T, R);
+  cl_fpm_hex_corner_sum(L.mask, lane, T, fl);
+  cl_fpm_hex_deposit(A, e, lane, p, R, fl);
   for (int k = 1; k < 8; k <<= 1) energy += __shfl_xor_sync(L.mask, energy, k, 8);
   if (A->energy && lane == 0) ((real *)A->energy)[e] = energy;
 }
@@ -261,9 +282,12 @@ CL_HD static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t) {
   real T[8][9], energy = 0;
   CL_FPM_HEX_POINT_LOOP
   for (int g = 0; g < 8; g++) energy += cl_fpm_hex_point(A, e, g, &L, lanes[g], T[g]);
-  L.rows = T[0];
   CL_FPM_HEX_POINT_LOOP
-  for (int a = 0; a < 8; a++) cl_fpm_hex_corner_force(A, e, a, p[a], &L, T[a], R);
+  for (int a = 0; a < 8; a++) { /* corner a's force sum_g T_g dN_a/ds(s_g) */
+    real fl[3] = {0, 0, 0};
+    for (int g = 0; g < 8; g++) cl_fpm_hex_share(g, a, T[g], fl);
+    cl_fpm_hex_deposit(A, e, a, p[a], R, fl);
+  }
   if (A->energy) ((real *)A->energy)[e] = energy;
 }
 #endif
