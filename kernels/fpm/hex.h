@@ -70,13 +70,15 @@ typedef struct cl_fpm_hex_lanes {
   int stride;
 } cl_fpm_hex_lanes;
 
-/* Lane src's k values (its `mine`) into out; on the GPU every lane of the element calls it alike. */
-CL_HD static inline void cl_fpm_hex_fetch(const cl_fpm_hex_lanes *L, const real *mine, int k, int src, real *out) {
+/* Lane src's values first .. first + k - 1 (of its `mine`) into out; on the GPU every lane of the
+ * element calls it alike. */
+CL_HD static inline void cl_fpm_hex_fetch(const cl_fpm_hex_lanes *L, const real *mine, int first, int k, int src,
+                                          real *out) {
 #ifdef CL_FPM_HEX_WARP
-  for (int c = 0; c < k; c++) out[c] = __shfl_sync(L->mask, mine[c], src, 8);
+  for (int c = 0; c < k; c++) out[c] = __shfl_sync(L->mask, mine[first + c], src, 8);
 #else
   (void)mine;
-  for (int c = 0; c < k; c++) out[c] = L->rows[src * L->stride + c];
+  for (int c = 0; c < k; c++) out[c] = L->rows[src * L->stride + first + c];
 #endif
 }
 
@@ -127,6 +129,34 @@ CL_HD static inline void cl_fpm_hex_eta(const real *R, const real *S, const real
 #define CL_FPM_HEX_STATE CL_FPM_HEX_INCREMENTAL
 #endif
 
+#ifndef CL_FPM_LAW_STATES
+#error "define CL_FPM_LAW_STATES, the number of the law's state variables, before including hex.h"
+#endif
+
+/* A point's kept values (above) and its law's state variables, read before the element's work
+ * begins: on the GPU their loads are in flight with the corners' (the element waits on memory once
+ * before its arithmetic, not again at its points), and the law runs on them in registers. */
+typedef struct cl_fpm_hex_kept {
+#if CL_FPM_HEX_STATE == CL_FPM_HEX_INCREMENTAL
+  real sig[6], eps[6];
+#elif CL_FPM_HEX_STATE == CL_FPM_HEX_PLASTIC
+  real plastic[6];
+#endif
+  real law[CL_FPM_LAW_STATES + 1]; /* + 1: no array of size 0 */
+} cl_fpm_hex_kept;
+
+/* Point i's kept values (i = 8 e + g). */
+CL_HD static inline void cl_fpm_hex_keep(const cl_fpm_hex_args *A, size_t i, cl_fpm_hex_kept *k) {
+  const size_t np = 8 * A->ne;
+  (void)np;
+#if CL_FPM_HEX_STATE == CL_FPM_HEX_INCREMENTAL
+  for (int c = 0; c < 6; c++) k->sig[c] = ((const real *)A->sig)[c * np + i], k->eps[c] = ((const real *)A->eps)[c * np + i];
+#elif CL_FPM_HEX_STATE == CL_FPM_HEX_PLASTIC
+  for (int c = 0; c < 6; c++) k->plastic[c] = ((const real *)A->plastic)[c * np + i];
+#endif
+  for (int v = 0; v < CL_FPM_LAW_STATES; v++) k->law[v] = ((const real *)A->law.state[v])[i];
+}
+
 /* The strain of stress sig under isotropic elasticity (E, nu), Voigt with engineering shears. */
 CL_HD static inline void cl_fpm_hex_compliance(real E, real nu, const real *sig, real *eps) {
   const real inv = 1 / E, trace = sig[0] + sig[1] + sig[2];
@@ -135,50 +165,52 @@ CL_HD static inline void cl_fpm_hex_compliance(real E, real nu, const real *sig,
 }
 
 /* Gauss point g of element e: from the lanes' X and eta (6 values each, `mine` this lane's), the
- * strain, the law and its kept state (above), and T = sigma J^-T dV; returns the point's elastic
- * energy sig . eps / 2 dV. */
+ * strain, the law on the point's kept values k (read by cl_fpm_hex_keep; the new ones written), and
+ * T = sigma J^-T dV; returns the point's elastic energy sig . eps / 2 dV. */
 CL_HD static inline real cl_fpm_hex_point(const cl_fpm_hex_args *A, size_t e, int g, const cl_fpm_hex_lanes *L,
-                                          const real *mine, real *T) {
+                                          const real *mine, cl_fpm_hex_kept *k, real *T) {
   const size_t np = 8 * A->ne, i = e * 8 + g;
-  real s[3], J[9], Hn[9];
+  /* J from the corners' X, then sum eta (x) dN/ds: one of the two 3 x 3 sums live at a time */
+  real s[3], J[9], Hn[9], Jinv[9], H[9]; /* H: the displacement gradient d eta_r / d X_c */
   cl_fpm_hex_gauss(g, s);
   for (int k = 0; k < 9; k++) J[k] = 0, Hn[k] = 0;
   for (int b = 0; b < 8; b++) {
-    real v[6], dn[3];
-    cl_fpm_hex_fetch(L, mine, 6, b, v);
+    real v[3], dn[3];
+    cl_fpm_hex_fetch(L, mine, 0, 3, b, v);
     cl_fpm_hex_dn(b, s, dn);
     for (int r = 0; r < 3; r++)
-      for (int k = 0; k < 3; k++) J[3 * r + k] += v[r] * dn[k], Hn[3 * r + k] += v[3 + r] * dn[k];
+      for (int k = 0; k < 3; k++) J[3 * r + k] += v[r] * dn[k];
   }
-  real Jinv[9], H[9]; /* H: the displacement gradient d eta_r / d X_c */
   const real dV = cl_fpm_inverse(J, Jinv);
+  for (int b = 0; b < 8; b++) {
+    real v[3], dn[3];
+    cl_fpm_hex_fetch(L, mine, 3, 3, b, v);
+    cl_fpm_hex_dn(b, s, dn);
+    for (int r = 0; r < 3; r++)
+      for (int k = 0; k < 3; k++) Hn[3 * r + k] += v[r] * dn[k];
+  }
   cl_fpm_hex_product(Hn, Jinv, 0, H);
   const real strain[6] = {H[0], H[4], H[8], H[5] + H[7], H[2] + H[6], H[1] + H[3]};
   real *sig = (real *)A->sig;
   real deps[6], st[6], D[36], energy = 0;
   for (int c = 0; c < 36; c++) D[c] = 0;
+  cl_mp_args law = {1, 0, 0, 0, {0}}; /* the law's state variables: k->law, as its point 0 */
+  for (int v = 0; v < CL_FPM_LAW_STATES; v++) law.state[v] = &k->law[v];
 #if CL_FPM_HEX_STATE == CL_FPM_HEX_INCREMENTAL
   real *eps = (real *)A->eps;
-  for (int c = 0; c < 6; c++) {
-    deps[c] = strain[c] - eps[c * np + i];
-    eps[c * np + i] = strain[c];
-    st[c] = sig[c * np + i];
-  }
-  CL_FPM_LAW(deps, st, D, &A->law, i);
-#else
-#if CL_FPM_HEX_STATE == CL_FPM_HEX_PLASTIC
-  real *plastic = (real *)A->plastic;
-  for (int c = 0; c < 6; c++) deps[c] = strain[c] - plastic[c * np + i], st[c] = 0;
+  for (int c = 0; c < 6; c++) deps[c] = strain[c] - k->eps[c], eps[c * np + i] = strain[c], st[c] = k->sig[c];
+#elif CL_FPM_HEX_STATE == CL_FPM_HEX_PLASTIC
+  for (int c = 0; c < 6; c++) deps[c] = strain[c] - k->plastic[c], st[c] = 0;
 #else
   for (int c = 0; c < 6; c++) deps[c] = strain[c], st[c] = 0;
 #endif
-  CL_FPM_LAW(deps, st, D, &A->law, i);
+  CL_FPM_LAW(deps, st, D, &law, 0);
 #if CL_FPM_HEX_STATE == CL_FPM_HEX_PLASTIC
-  real elastic[6];
+  real elastic[6], *plastic = (real *)A->plastic;
   cl_fpm_hex_compliance((real)A->E, (real)A->nu, st, elastic);
   for (int c = 0; c < 6; c++) plastic[c * np + i] = strain[c] - elastic[c];
 #endif
-#endif
+  for (int v = 0; v < CL_FPM_LAW_STATES; v++) ((real *)A->law.state[v])[i] = k->law[v];
   for (int c = 0; c < 6; c++) energy += st[c] * strain[c] / 2 * dV;
   if (sig) /* the state (incremental), or the stress asked for as output */
     for (int c = 0; c < 6; c++) sig[c * np + i] = st[c];
@@ -244,6 +276,8 @@ __device__ static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t
   const int lane = (int)(t % 8);
   cl_fpm_hex_lanes L = {0xffu << (threadIdx.x & 24), 0, 0};
   real X[3], x[3], S[24], R[9];
+  cl_fpm_hex_kept kept; /* point `lane`'s, read with the corner */
+  cl_fpm_hex_keep(A, t, &kept);
   const uint32_t p = cl_fpm_hex_corner(A, e, lane, X, x);
   cl_fpm_hex_centre_terms(lane, X, x, S);
   for (int k = 1; k < 8; k <<= 1) /* the butterfly leaves every lane the same sums */
@@ -252,7 +286,7 @@ __device__ static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t
   real mine[6] = {X[0], X[1], X[2]};
   cl_fpm_hex_eta(R, S, X, x, mine + 3);
   real T[9], fl[3];
-  real energy = cl_fpm_hex_point(A, e, lane, &L, mine, T);
+  real energy = cl_fpm_hex_point(A, e, lane, &L, mine, &kept, T);
   cl_fpm_hex_corner_sum(L.mask, lane, T, fl);
   cl_fpm_hex_deposit(A, e, lane, p, R, fl);
   for (int k = 1; k < 8; k <<= 1) energy += __shfl_xor_sync(L.mask, energy, k, 8);
@@ -281,7 +315,11 @@ CL_HD static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t) {
   cl_fpm_hex_lanes L = {0, lanes[0], 9};
   real T[8][9], energy = 0;
   CL_FPM_HEX_POINT_LOOP
-  for (int g = 0; g < 8; g++) energy += cl_fpm_hex_point(A, e, g, &L, lanes[g], T[g]);
+  for (int g = 0; g < 8; g++) {
+    cl_fpm_hex_kept kept;
+    cl_fpm_hex_keep(A, 8 * e + g, &kept);
+    energy += cl_fpm_hex_point(A, e, g, &L, lanes[g], &kept, T[g]);
+  }
   CL_FPM_HEX_POINT_LOOP
   for (int a = 0; a < 8; a++) { /* corner a's force sum_g T_g dN_a/ds(s_g) */
     real fl[3] = {0, 0, 0};

@@ -450,6 +450,7 @@ function law_mt:fpm_hex_module(field, variant, state)
     if variant.lanes == 1 then lines[#lines + 1] = "#define CL_FPM_HEX_ONE_THREAD 1" end
     lines[#lines + 1] = "#define CL_FPM_LAW cl_jit_law"
     lines[#lines + 1] = "#define CL_FPM_HEX_STATE " .. HEX_STATES[state]
+    lines[#lines + 1] = "#define CL_FPM_LAW_STATES " .. #self.state_names
     lines[#lines + 1] = '#include "kernels/fpm/hex.h"'
     -- one CPU thread below 512 elements (~20 us of work), where forking the team costs more
     -- items: elements on the CPU, 8 lanes of each on the GPU (CL_FPM_HEX_LANES, hex.h)

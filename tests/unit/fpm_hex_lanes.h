@@ -15,6 +15,7 @@ static inline void cl_jit_law(const real *deps, real *sig, real *D, const cl_mp_
 #undef ep
 }
 #define CL_FPM_LAW cl_jit_law
+#define CL_FPM_LAW_STATES 1
 
 struct cl_fpm_hex_args;
 /* Every element of A by the GPU's lanes: 8 threads, one per lane, stepping through the elements
