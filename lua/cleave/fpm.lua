@@ -1011,11 +1011,13 @@ end
 -- The GPU builds of the element kernels (docs/methods/finite-particle.md, "kernel variants"); the
 -- same arithmetic in each, so the same results. Shells: the kernel unbounded ("default") or under
 -- __launch_bounds__(threads, blocks an SM) (lua/l_fpm.c lists them). Hexahedra: 8 lanes an element
--- in blocks of 96 threads, or of 128 and 256 under launch bounds, or one thread an element.
+-- in blocks of 96 threads, or of 128 and 256 under launch bounds (lanes128x5: 96 registers, 20 warps
+-- an SM for the latency-bound kernel, spilling ~120 B), or one thread an element.
 local HEX_VARIANTS = {
   lanes96 = { name = "lanes", lanes = 8, block = 96 },
   lanes128 = { name = "lanes128", lanes = 8, block = 128, bounds = "128, 4" },
   lanes256 = { name = "lanes256", lanes = 8, block = 256, bounds = "256, 2" },
+  lanes128x5 = { name = "lanes128x5", lanes = 8, block = 128, bounds = "128, 5" },
   element = { name = "element", lanes = 1, block = 128 },
   element_lb = { name = "element_lb", lanes = 1, block = 128, bounds = "128, 4" },
 }

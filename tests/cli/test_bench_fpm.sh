@@ -11,11 +11,16 @@ counts=$(grep -o ' [0-9][0-9]* el\(ements\|\.\) ' "$tmp/out" | awk '{print $1}')
 [ -n "$counts" ] && echo "$counts" | awk -v asked=$asked '$1 < asked { bad = 1 } END { exit bad }' &&
   ok "bench_fpm: every body has >= $asked elements ($(echo $counts | tr '\n' ' '))" ||
   ko "bench_fpm: a body has fewer than the $asked elements asked ($(echo $counts | tr '\n' ' '))"
-# J2 runs: shells 4 builds + gather, hexahedra 5 builds + gather; compared: 3 + 4 + 4 (hex and hex_j2)
+# J2 runs: shells 4 builds + gather, hexahedra 6 builds + the user law + gather; compared: 3 + 5 + 5
+# builds (hex and hex_j2, equal on the CPU) and the two user-law runs (round-off apart: the bench
+# refuses more than 1e-6, which the exit status checks)
 flows=$(grep -c '100.0% of the integration points in plastic flow' "$tmp/out")
-[ "$flows" -eq 11 ] && ok "bench_fpm: the 11 J2 runs are in plastic flow at every sampled point" ||
-  ko "bench_fpm: $flows of the 11 J2 runs in plastic flow at every sampled point"
+[ "$flows" -eq 13 ] && ok "bench_fpm: the 13 J2 runs are in plastic flow at every sampled point" ||
+  ko "bench_fpm: $flows of the 13 J2 runs in plastic flow at every sampled point"
 same=$(grep -c "displacements against the default build's: 0 of the largest" "$tmp/out")
-[ "$same" -eq 11 ] && ok "bench_fpm: the 11 variant runs match the default build's displacements" ||
-  ko "bench_fpm: $same of the 11 variant runs match the default build's displacements"
+[ "$same" -eq 13 ] && ok "bench_fpm: the 13 variant runs match the default build's displacements" ||
+  ko "bench_fpm: $same of the 13 variant runs match the default build's displacements"
+users=$(grep -c "as a user law: displacements against the default build's" "$tmp/out")
+[ "$users" -eq 2 ] && ok "bench_fpm: the hexahedra's laws timed as user laws too (incremental state)" ||
+  ko "bench_fpm: $users of the 2 user-law runs of hexahedra"
 finish
