@@ -405,16 +405,20 @@ T.case("hexahedra keep per Gauss point only what the law needs: J2 the plastic s
       T.ok(a.law_state[1]:max() > 3 * sy / E, "j2: the points yielded well past the yield strain")
     end
   end
-  local function run(material)
+  local half = T.outdir("fpm_state") .. "/half.ckpt"
+  local function run(material, steps, checkpoint)
     local body = cl.fpm.cantilever { kind = "hex", length = 0.4, elements = 8, width = 0.1, height = 0.1, ny = 2,
       nz = 2, material = material }
     body:fix { where = "x < 1e-9" }
     body:load { where = "x > 0.39", fz = "-3e4 * sin(t / 3e-5)", fy = "1e4 * sin(t / 4e-5)" }
-    cl.fpm.explicit { body, dt = 5e-7, steps = 600, xi = 10, progress = false }:go()
+    local r = cl.fpm.explicit { body, dt = 5e-7, steps = 600, xi = 10, progress = false }
+    if checkpoint == "restore" then r:restore(half) end
+    r:go { steps = steps }
+    if checkpoint == "save" then r:save(half) end
     return body
   end
   for _, law in ipairs { "elastic", "j2" } do
-    local a, b = run(built_in[law]), run(as_user[law])
+    local a, b = run(built_in[law], 600), run(as_user[law], 600)
     local dd, _, scale = field_difference(b.d, a.d)
     local ea, eb = a:energies(), b:energies()
     print(string.format("    %s, cantilever: |d| %.3g, displacements %.2g of the largest apart, strain energy %.2g%s", law,
@@ -424,6 +428,12 @@ T.case("hexahedra keep per Gauss point only what the law needs: J2 the plastic s
     T.near(ea.strain, eb.strain, 1e-10, law .. ": strain energy")
     if law == "j2" then T.ok(a.law_state[1]:max() > sy / E, "j2: the cantilever yielded") end
   end
+  -- J2 from a checkpoint at step 300 (it holds the plastic strain and ep) ends where the straight run did
+  run(built_in.j2, 300, "save")
+  local straight, resumed = run(built_in.j2, 600), run(built_in.j2, 300, "restore")
+  T.eq(table.concat((resumed:point_state()), " "), "plastic law_1", "j2: the checkpoint's point state")
+  T.ok(field_difference(straight.d, resumed.d) <= 1e-12, "j2: displacements after a restore")
+  T.ok(field_difference(straight.plastic, resumed.plastic) <= 1e-12, "j2: plastic strain after a restore")
 end)
 
 T.case("large rotation: an end moment 2 pi EI / L rolls a beam cantilever into a circle", function()
@@ -985,6 +995,24 @@ T.case("bad input is named", function()
   T.raises(function() cl.fpm.elastic { E = 1e9, rho = 1, nu = 0.5 } end, { "'nu'", "[0, 0.5)" })
   T.raises(function() cl.fpm.j2 { E = 1e9, rho = 1, sy = 1e6, Et = 2e9 } end, { "'Et'" })
   T.raises(function() cl.fpm.elastic { E = 1e9, rho = 1, G = 3 } end, { "G" })
+  -- the hexahedron's state layouts: the stage and the module name what they need
+  local cube = cl.fpm.box { x = { 0, 1 }, y = { 0, 1 }, z = { 0, 1 }, nx = 1, ny = 1, nz = 1, material = m }
+  T.raises(function() m.law:fpm_hex_module(cube.x0, nil, "stored") end, { "'state'", "incremental", "plastic" })
+  local total = m.law:fpm_hex_module(cube.x0, nil, "total")
+  local function hex_stage(extra)
+    local args = { conn = cube.conn, x0 = cube.x0, d = cube.d, f = cube.f, law = total }
+    for k, v in pairs(extra) do args[k] = v end
+    return cl.stage.fpm_hex(args)
+  end
+  T.raises(function() hex_stage { state = "stored" } end, { "'state'", "\"total\"" })
+  T.raises(function() hex_stage {} end, { "'sig'" }) -- incremental (the default) needs the stress and strain
+  T.raises(function() hex_stage { state = "plastic" } end, { "'plastic'" })
+  local plastic = cl.field { n = 8, k = 6 }
+  T.raises(function() hex_stage { state = "plastic", plastic = plastic } end, { "'E'" })
+  T.raises(function() hex_stage { state = "total", plastic = plastic } end, { "'plastic'", "\"plastic\"" })
+  hex_stage { state = "total" }:run() -- the elastic layout keeps nothing
+  T.raises(function() cl.fpm.cantilever { kind = "beam", length = 1, elements = 2, material = m,
+    section = { b = 0.1, h = 0.1 } }:stress() end, { "body:stress", "hexahedra" })
   local pts = { { 0, 0, 0 }, { 1, 0, 0 } }
   T.raises(function() cl.fpm.body { points = pts, beams = { { 1, 2 } }, material = m, section = { b = 0.1, h = 0 } } end,
     { "'h'" })
