@@ -21,5 +21,8 @@ struct cl_fpm_hex_args;
 /* Every element of A by the GPU's lanes: 8 threads, one per lane, stepping through the elements
  * together. */
 void fpm_hex_lanes_gpu(const struct cl_fpm_hex_args *A);
+/* The same two paths with J2 in the plastic layout (fpm_hex_lanes_plastic.c, fpm_hex_lanes_cpu_plastic.c). */
+void fpm_hex_lanes_gpu_plastic(const struct cl_fpm_hex_args *A);
+void fpm_hex_lanes_cpu_plastic(const struct cl_fpm_hex_args *A);
 
 #endif
