@@ -4,15 +4,16 @@
  * the element's centre, the rigid translation that of its centroid; the pure deformation is
  *   eta_a = R^T (x_a - x_c) - (X_a - X_c)
  * in the deformation coordinate system (DCS: the reference axes turned by R). At each Gauss point
- * the small strain of eta, its increment since the last evaluation, and the stress_update law
- * (CL_FPM_LAW, defined before this header: a built-in or user snippet, lua/cleave/jit.lua) give the
+ * the small strain of eta, the stress_update law (CL_FPM_LAW, defined before this header: a built-in
+ * or user snippet, lua/cleave/jit.lua) and what the point keeps (CL_FPM_HEX_STATE, below) give the
  * stress in the DCS; the element forces int B^T sig dV (eq. 9) are turned back by R and
  * subtracted from the particles' forces. A rigid motion leaves eta at round-off: no force.
  *
  * The work of an element is split among 8 lanes: lane a loads corner a, computes its eta and
  * assembles its force; lane g evaluates Gauss point g. On the GPU the lanes are 8 threads of a warp
- * exchanging values by shuffles (the corners' forces by a reduce-scatter of the points' shares) (one thread per element kept 8 x 3 values of each of X, x, eta,
- * the gradients and the forces live: 255 registers and spills, docs/methods/finite-particle.md);
+ * exchanging values by shuffles, the corners' forces by a reduce-scatter of the points' shares (one
+ * thread per element kept 8 x 3 values of each of X, x, eta, the gradients and the forces live: 255
+ * registers and spills, docs/methods/finite-particle.md);
  * the CPU runs the same lane functions one after another in one thread per element, the lanes'
  * values in arrays, and so does a GPU module built with CL_FPM_HEX_ONE_THREAD (the kernel variant
  * "element", cleave.fpm.kernel_variant: the Gauss points one at a time, not unrolled, so that their
