@@ -270,6 +270,19 @@ __device__ static inline void cl_fpm_hex_corner_sum(unsigned mask, int lane, con
   for (int r = 0; r < 3; r++) fl[r] = half[0][r] + __shfl_xor_sync(mask, half[1][r], 1, 8);
 }
 
+/* c ? a : b, as a select the compiler cannot see through: written plainly, R[lane] picked by a chain of
+ * them becomes an indexed load and puts R in local memory for the whole kernel. */
+__device__ static inline real cl_fpm_hex_select(int c, real a, real b) {
+#ifndef __CUDACC__ /* the lanes emulated on the host (tests/unit/fpm_hex_lanes_gpu.c) */
+  b = c ? a : b;
+#elif defined(CL_PRECISION_F32)
+  asm("{ .reg .pred p; setp.ne.s32 p, %3, 0; selp.f32 %0, %1, %2, p; }" : "=f"(b) : "f"(a), "f"(b), "r"(c));
+#else
+  asm("{ .reg .pred p; setp.ne.s32 p, %3, 0; selp.f64 %0, %1, %2, p; }" : "=d"(b) : "d"(a), "d"(b), "r"(c));
+#endif
+  return b;
+}
+
 /* Thread t: lane t % 8 of element t / 8 (blocks of a multiple of 32 threads: an element's lanes are
  * 8 aligned threads of one warp, all present or all absent). */
 __device__ static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t) {
@@ -286,9 +299,16 @@ __device__ static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t
   cl_fpm_hex_rotation(S, R);
   real mine[6] = {X[0], X[1], X[2]};
   cl_fpm_hex_eta(R, S, X, x, mine + 3);
+  /* R is the same in the 8 lanes: through the point each keeps one entry of it (lane k R[k], every
+   * lane R[8]) and gathers it back for the deposit, 8 shuffles for 8 reals fewer live at the law */
+  real R_lane = R[0];
+  for (int k = 1; k < 8; k++) R_lane = cl_fpm_hex_select(lane == k, R[k], R_lane);
+  const real R_8 = R[8];
   real T[9], fl[3];
   real energy = cl_fpm_hex_point(A, e, lane, &L, mine, &kept, T);
   cl_fpm_hex_corner_sum(L.mask, lane, T, fl);
+  for (int k = 0; k < 8; k++) R[k] = __shfl_sync(L.mask, R_lane, k, 8);
+  R[8] = R_8;
   cl_fpm_hex_deposit(A, e, lane, p, R, fl);
   for (int k = 1; k < 8; k <<= 1) energy += __shfl_xor_sync(L.mask, energy, k, 8);
   if (A->energy && lane == 0) ((real *)A->energy)[e] = energy;
