@@ -1021,8 +1021,13 @@ local HEX_VARIANTS = {
   element = { name = "element", lanes = 1, block = 128 },
   element_lb = { name = "element_lb", lanes = 1, block = 128, bounds = "128, 4" },
 }
--- The variants new runs take: the defaults are the fastest the lead measured (docs/benchmarks.md).
-local kernel_variants = { shell = "lb128x3", hex = "lanes256" }
+-- The variants new runs take: the defaults are the fastest the lead measured (docs/benchmarks.md);
+-- hexahedra per law, since what a point keeps (hex.h) sets the kernel's registers: elastic (nothing
+-- kept) one thread an element, J2 (the plastic strain) 8 lanes under (128, 4), a user's law (stress
+-- and strain) 8 lanes under (256, 2).
+local kernel_variants = { shell = "lb128x3", hex = { elastic = "element", j2 = "lanes128", user = "lanes256" } }
+-- The hexahedron's law, by what its points keep (the material's hex_state).
+local HEX_LAW = { total = "elastic", plastic = "j2", incremental = "user" }
 
 --- cleave.fpm.kernel_variants: the names of each kind's variants, sorted ({ shell = {...}, hex = {...} }).
 fpm.kernel_variants = { shell = {}, hex = {} }
@@ -1031,23 +1036,33 @@ for name in pairs(HEX_VARIANTS) do table.insert(fpm.kernel_variants.hex, name) e
 table.sort(fpm.kernel_variants.shell)
 table.sort(fpm.kernel_variants.hex)
 
+local function check_variant(fn, key, name, names)
+  for _, n in ipairs(names) do if n == name then return end end
+  error(string.format("%s: argument '%s' must be one of %s (got %s)", fn, key, table.concat(names, ", "),
+    tostring(name)), 3)
+end
+
 --- cleave.fpm.kernel_variant{ shell =, hex = } -> the variants in use before the call: which GPU
 --- build of the shell and hexahedron kernels the element stages made from now on run (a run's
---- stages are made by cleave.fpm.explicit / static); the CPU has one of each.
+--- stages are made by cleave.fpm.explicit / static); the CPU has one of each. hex: a name (every
+--- law) or { elastic =, j2 =, user = } (the laws it names); the result's hex is such a table.
 function fpm.kernel_variant(args)
   local fn = "cleave.fpm.kernel_variant"
   args = args or {}
   cl.check_args(fn, args, { shell = true, hex = true })
-  local before = { shell = kernel_variants.shell, hex = kernel_variants.hex }
-  for kind, names in pairs(fpm.kernel_variants) do
-    local name, known = args[kind], false
-    for _, n in ipairs(names) do known = known or n == name end
-    if name ~= nil and not known then
-      error(string.format("%s: argument '%s' must be one of %s (got %s)", fn, kind, table.concat(names, ", "),
-        tostring(name)), 2)
-    end
+  local hex = args.hex
+  if type(hex) == "table" then
+    cl.check_args(fn .. " (hex)", hex, { elastic = true, j2 = true, user = true })
+    for law, name in pairs(hex) do check_variant(fn, "hex." .. law, name, fpm.kernel_variants.hex) end
+  elseif hex ~= nil then
+    check_variant(fn, "hex", hex, fpm.kernel_variants.hex)
+    hex = { elastic = hex, j2 = hex, user = hex }
   end
-  for kind in pairs(fpm.kernel_variants) do kernel_variants[kind] = args[kind] or kernel_variants[kind] end
+  if args.shell ~= nil then check_variant(fn, "shell", args.shell, fpm.kernel_variants.shell) end
+  local before = { shell = kernel_variants.shell, hex = {} }
+  for law, name in pairs(kernel_variants.hex) do before.hex[law] = name end
+  kernel_variants.shell = args.shell or kernel_variants.shell
+  for law, name in pairs(hex or {}) do kernel_variants.hex[law] = name end
   return before
 end
 
@@ -1069,7 +1084,8 @@ function body_mt:element_stages(f, m, energy, stress)
       EIz = mat.E * s.Iz, GJ = self.G * s.J, x0 = self.x0, d = self.d, q = self.q, f = f, m = m, fe = self.fe,
       me = self.me, energy = energy } }
   else
-    local variant, mat = HEX_VARIANTS[kernel_variants.hex], self.material
+    local mat = self.material
+    local variant = HEX_VARIANTS[kernel_variants.hex[HEX_LAW[self.hex_state]]]
     stages = { cl.stage.fpm_hex { conn = self.conn, x0 = self.x0, d = self.d, f = f, fe = self.fe,
       state = self.hex_state, sig = self.sig or stress, eps = self.eps, plastic = self.plastic,
       E = self.plastic and mat.E, nu = self.plastic and mat.nu, energy = energy,

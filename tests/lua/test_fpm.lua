@@ -969,7 +969,8 @@ T.case("kernel variants: every GPU build of the shell and hexahedron kernels giv
   local defaults = cl.fpm.kernel_variant {}
   for _, device in ipairs(gpu and { "cpu", "cuda" } or { "cpu" }) do
     for _, kind in ipairs { "shell", "hex" } do
-      local a, scale = displacements(device, kind, defaults[kind])
+      local default = kind == "hex" and defaults.hex.j2 or defaults[kind] -- the bodies are J2
+      local a, scale = displacements(device, kind, default)
       for _, variant in ipairs(cl.fpm.kernel_variants[kind]) do
         local b = displacements(device, kind, variant)
         local worst = 0
@@ -977,7 +978,7 @@ T.case("kernel variants: every GPU build of the shell and hexahedron kernels giv
           for c = 1, 3 do worst = math.max(worst, math.abs(a[i][c] - b[i][c])) end
         end
         print(string.format("    %s, %s, %s: largest difference from %s %.3g of |d| = %.3g", device, kind, variant,
-          defaults[kind], worst, scale))
+          default, worst, scale))
         T.ok(worst <= (device == "cpu" and 0 or 1e-10 * scale), device .. ", " .. kind .. ", " .. variant)
       end
     end
@@ -986,6 +987,25 @@ T.case("kernel variants: every GPU build of the shell and hexahedron kernels giv
   T.raises(function() cl.fpm.kernel_variant { shell = "lb64" } end, { "'shell'", "default", "lb128x4" })
   T.raises(function() cl.fpm.kernel_variant { hex = 8 } end, { "'hex'", "lanes96", "element" })
   T.raises(function() cl.fpm.kernel_variant { beam = "x" } end, { "beam" })
+end)
+
+T.case("kernel variants: hexahedra choose their build per law; a name sets every law's, a table the laws it names",
+  function()
+  -- the defaults are the fastest builds of the lead's H100 run (docs/benchmarks.md)
+  local defaults = cl.fpm.kernel_variant {}
+  T.eq(defaults.hex.elastic, "element", "elastic default")
+  T.eq(defaults.hex.j2, "lanes128", "J2 default")
+  T.eq(defaults.hex.user, "lanes256", "user law default")
+  T.eq(cl.fpm.kernel_variant { hex = { j2 = "lanes96" } }.hex.j2, "lanes128", "the result is the state before")
+  local now = cl.fpm.kernel_variant { hex = "lanes128x5" }
+  T.eq(now.hex.j2, "lanes96", "a table set only the laws it names")
+  T.eq(now.hex.elastic, "element", "a table left the other laws")
+  now = cl.fpm.kernel_variant(defaults)
+  T.ok(now.hex.elastic == "lanes128x5" and now.hex.j2 == "lanes128x5" and now.hex.user == "lanes128x5",
+    "a name set every law's")
+  T.eq(cl.fpm.kernel_variant {}.hex.user, "lanes256", "restored from the table kernel_variant returned")
+  T.raises(function() cl.fpm.kernel_variant { hex = { plastic = "element" } } end, { "plastic" })
+  T.raises(function() cl.fpm.kernel_variant { hex = { j2 = "lanes64" } } end, { "'hex.j2'", "lanes128" })
 end)
 
 T.case("bad input is named", function()
