@@ -6,7 +6,9 @@
 -- case runs with the atomic scatter and with the gather (paper Algorithm 1).
 -- variants: "all" (default) also times, with the scatter, every GPU build of the shell and
 -- hexahedron kernels (cleave.fpm.kernel_variant; the default build first, the gather with it only),
--- each on a body of its own from the same start, and names the fastest; hexahedra also run the
+-- each on a body of its own from the same start, and names the fastest; a comma list of builds
+-- (e.g. lanes256,element: the bodies of 10^5 hexahedra take seconds each to build) times those
+-- beside the default only; hexahedra also run the
 -- default build with the law's source as a user law (each point's stress and strain kept and updated
 -- incrementally: the state the built-in laws kept before their total form); a variant's
 -- displacements after the timed steps are
@@ -31,9 +33,21 @@ local precision = arg[3] or "f64"
 local bandwidth = tonumber(arg[4] or "3.35e12")
 local wanted = {}
 for name in (arg[5] or "beam,shell,shell_j2,hex,hex_j2"):gmatch("[^,]+") do wanted[name] = true end
-local all_variants = (arg[6] or "all") == "all"
-if arg[6] and not (arg[6] == "all" or arg[6] == "default") then
-  error("bench_fpm.lua: argument 6 (variants) must be all or default", 0)
+local all_variants = (arg[6] or "all") ~= "default"
+local chosen -- argument 6 as a list of builds: those timed beside the default (nil: every build)
+if arg[6] and arg[6] ~= "all" and arg[6] ~= "default" then
+  chosen = {}
+  local known = {}
+  for _, names in pairs(cl.fpm.kernel_variants) do
+    for _, name in ipairs(names) do known[name] = true end
+  end
+  for name in arg[6]:gmatch("[^,]+") do
+    if not known[name] then
+      error("bench_fpm.lua: argument 6 (variants) must be all, default or a comma list of builds of " ..
+        "cleave.fpm.kernel_variants (got " .. name .. ")", 0)
+    end
+    chosen[name] = true
+  end
 end
 local DEFAULT_VARIANTS = cl.fpm.kernel_variant {}
 local WARMUP = 30 -- steps before the timed ones (the first compiles; the J2 bars yield in them)
@@ -243,7 +257,7 @@ local function variants_of(case)
   if not (all_variants and cl.fpm.kernel_variants[kind]) then return kind, list end
   list[1] = default_variant(case, kind)
   for _, name in ipairs(cl.fpm.kernel_variants[kind]) do
-    if name ~= list[1] then list[#list + 1] = name end
+    if name ~= list[1] and (not chosen or chosen[name]) then list[#list + 1] = name end
   end
   return kind, list
 end

@@ -23,4 +23,15 @@ same=$(grep -c "displacements against the default build's: 0 of the largest" "$t
 users=$(grep -c "as a user law: displacements against the default build's" "$tmp/out")
 [ "$users" -eq 2 ] && ok "bench_fpm: the hexahedra's laws timed as user laws too (incremental state)" ||
   ko "bench_fpm: $users of the 2 user-law runs of hexahedra"
+# a list of builds: those beside the default only (hex_j2's default lanes128, then the two named)
+run "$CLEAVE" --device cpu run "$CLEAVE_SOURCE/scripts/bench/bench_fpm.lua" $asked 3 f64 3.35e12 hex_j2 lanes256,element
+expect_status 0 "bench_fpm: a list of builds runs"
+timed=$(grep -c '^hexahedra, J2 yielding, scatter, \(lanes128\|lanes256\|element\) ' "$tmp/out")
+others=$(grep -c '^hexahedra, J2 yielding, scatter, \(lanes96\|lanes128x5\|element_lb\) ' "$tmp/out")
+[ "$timed" -eq 3 ] && [ "$others" -eq 0 ] && ok "bench_fpm: the default and the 2 builds named, no other" ||
+  ko "bench_fpm: $timed of the 3 builds asked timed, $others others"
+run "$CLEAVE" --device cpu run "$CLEAVE_SOURCE/scripts/bench/bench_fpm.lua" $asked 3 f64 3.35e12 hex_j2 lanes64
+expect_status 1 "bench_fpm: an unknown build is refused"
+grep -q "argument 6 (variants).*lanes64" "$tmp/err" && ok "bench_fpm: the unknown build is named" ||
+  ko "bench_fpm: the unknown build is not named"
 finish
