@@ -1012,7 +1012,7 @@ end
 -- same arithmetic in each, so the same results. Shells: the kernel unbounded ("default") or under
 -- __launch_bounds__(threads, blocks an SM) (lua/l_fpm.c lists them). Hexahedra: 8 lanes an element
 -- in blocks of 96 threads, or of 128 and 256 under launch bounds (lanes128x5: 96 registers, 20 warps
--- an SM for the latency-bound kernel, spilling ~120 B), or one thread an element.
+-- an SM for the latency-bound kernel, spilling 56-128 B by law), or one thread an element.
 local HEX_VARIANTS = {
   lanes96 = { name = "lanes", lanes = 8, block = 96 },
   lanes128 = { name = "lanes128", lanes = 8, block = 128, bounds = "128, 4" },
