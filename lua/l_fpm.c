@@ -353,7 +353,7 @@ typedef struct hex_stage {
   cl_stage stage;
   cl_fpm_hex_args a;
   const cl_lua_jit_module *law;
-  cl_field *touched[4 + CL_MP_STATE_MAX];
+  cl_field *touched[5 + CL_MP_STATE_MAX];
   int ntouched;
   int lanes;      /* GPU threads per element, as the module was built */
   unsigned block; /* GPU threads per block */
@@ -367,12 +367,16 @@ static cl_status run_hexes(void *data, long step, double t, cl_error *err) {
   return CL_OK;
 }
 
-static const char *const hex_args[] = {"conn",   "x0",  "d",         "f",     "fe",    "sig", "eps",
-                                       "energy", "law", "law_state", "lanes", "block", NULL};
+static const char *const hex_args[] = {"conn", "x0",     "d",   "f",         "fe",    "sig",   "eps", "plastic", "E",
+                                       "nu",   "energy", "law", "law_state", "lanes", "block", "state", NULL};
 
-/* cleave.stage.fpm_hex{ conn = u32 ne x 8, x0 =, d =, f =, sig = 8 ne x 6, eps = 8 ne x 6, energy = ne
- *   (optional), fe = 8 ne x 3 (gather assembly: the forces per element corner, written instead of f),
- *   law = module (law:fpm_hex_module(x0, variant)), law_state = { fields of 8 ne, the law's order },
+/* cleave.stage.fpm_hex{ conn = u32 ne x 8, x0 =, d =, f =, state = "incremental" | "total" | "plastic"
+ *   (what a Gauss point keeps, kernels/fpm/hex.h: as the module was built), sig = 8 ne x 6 (incremental:
+ *   the stress, kept; otherwise optional: the stress written as output), eps = 8 ne x 6 (incremental:
+ *   the strain), plastic = 8 ne x 6, E =, nu = (plastic: the plastic strain, the elastic constants),
+ *   energy = ne (optional), fe = 8 ne x 3 (gather assembly: the forces per element corner, written
+ *   instead of f), law = module (law:fpm_hex_module(x0, variant, state)), law_state = { fields of 8 ne,
+ *   the law's order },
  *   lanes = 8 (GPU threads per element: 8, or 1 for a module built one thread an element),
  *   block = 96 (GPU threads per block: a multiple of 32, within the module's launch bounds) } */
 static int stage_hex(lua_State *L) {
@@ -388,12 +392,30 @@ static int stage_hex(lua_State *L) {
   a->ne = conn->n, a->n = n, a->conn = conn->data, a->x0 = x0->data;
   a->d = field_of(L, fn, "d", 1, t, n, 3, dev)->data;
   cl_field *f = field_of(L, fn, "f", 1, t, n, 3, dev);
-  cl_field *sig = field_of(L, fn, "sig", 1, t, 8 * a->ne, 6, dev), *eps = field_of(L, fn, "eps", 1, t, 8 * a->ne, 6, dev);
+  static const char *const states[] = {"incremental", "total", "plastic", NULL};
+  const char *state = cl_lua_opt_string(L, 1, fn, "state", "incremental");
+  int layout = 0;
+  while (states[layout] && strcmp(states[layout], state)) layout++;
+  if (!states[layout])
+    return luaL_error(L, "%s: 'state' must be \"incremental\", \"total\" or \"plastic\" (got \"%s\")", fn, state);
+  const int incremental = layout == 0, plastic_layout = layout == 2;
+  cl_field *sig = field_of(L, fn, "sig", incremental, t, 8 * a->ne, 6, dev);
+  cl_field *eps = field_of(L, fn, "eps", incremental, t, 8 * a->ne, 6, dev);
+  cl_field *plastic = field_of(L, fn, "plastic", plastic_layout, t, 8 * a->ne, 6, dev);
+  if (!incremental && eps) return luaL_error(L, "%s: 'eps' is the state of state = \"incremental\" only", fn);
+  if (!plastic_layout && plastic) return luaL_error(L, "%s: 'plastic' is the state of state = \"plastic\" only", fn);
+  if (plastic_layout) {
+    a->E = cl_lua_req_number(L, 1, fn, "E"), a->nu = cl_lua_req_number(L, 1, fn, "nu");
+    if (!(a->E > 0) || !(a->nu >= 0 && a->nu < 0.5))
+      return luaL_error(L, "%s: 'E' must be positive and 'nu' in [0, 0.5) (got %g, %g)", fn, a->E, a->nu);
+  }
   cl_field *energy = field_of(L, fn, "energy", 0, t, a->ne, 1, dev);
   cl_field *fe = field_of(L, fn, "fe", 0, t, 8 * a->ne, 3, dev);
-  a->f = f->data, a->fe = data_of(fe), a->sig = sig->data, a->eps = eps->data, a->energy = data_of(energy);
-  s->touched[s->ntouched++] = fe ? fe : f, s->touched[s->ntouched++] = sig, s->touched[s->ntouched++] = eps;
-  if (energy) s->touched[s->ntouched++] = energy;
+  a->f = f->data, a->fe = data_of(fe), a->sig = data_of(sig), a->eps = data_of(eps), a->plastic = data_of(plastic);
+  a->energy = data_of(energy);
+  cl_field *written[] = {fe ? fe : f, sig, eps, plastic, energy};
+  for (size_t k = 0; k < sizeof written / sizeof *written; k++)
+    if (written[k]) s->touched[s->ntouched++] = written[k];
   a->law.n = 8 * a->ne;
   if (lua_getfield(L, 1, "law_state") != LUA_TNIL) {
     luaL_checktype(L, -1, LUA_TTABLE);

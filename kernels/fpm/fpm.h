@@ -89,7 +89,11 @@ typedef struct cl_fpm_hex_args {
   void *fe;                  /* 8 ne x 3 (row k ne + e): the gather assembly's element forces, written
                                 instead of f; NULL: atomic scatter */
   void *sig, *eps;           /* 8 ne x 6: stress and strain (Voigt, engineering shears) per Gauss point,
-                                in the element's deformation coordinate system */
+                                in the element's deformation coordinate system: the state of the
+                                incremental layout (hex.h, CL_FPM_HEX_STATE); in the others eps is
+                                unused and sig, when not NULL, receives the stress (output) */
+  void *plastic;             /* 8 ne x 6: the plastic strain per Gauss point (plastic layout), or NULL */
+  double E, nu;              /* the elastic constants of the plastic layout's law */
   void *energy;              /* ne: sum over points of sig . eps / 2 times volume (elastic energy), or NULL */
   cl_mp_args law;            /* the law's state variables (law.state[k]: 8 ne values); law.n = 8 ne */
 } cl_fpm_hex_args;

@@ -4,15 +4,16 @@
  * the element's centre, the rigid translation that of its centroid; the pure deformation is
  *   eta_a = R^T (x_a - x_c) - (X_a - X_c)
  * in the deformation coordinate system (DCS: the reference axes turned by R). At each Gauss point
- * the small strain of eta, its increment since the last evaluation, and the stress_update law
- * (CL_FPM_LAW, defined before this header: a built-in or user snippet, lua/cleave/jit.lua) give the
+ * the small strain of eta, the stress_update law (CL_FPM_LAW, defined before this header: a built-in
+ * or user snippet, lua/cleave/jit.lua) and what the point keeps (CL_FPM_HEX_STATE, below) give the
  * stress in the DCS; the element forces int B^T sig dV (eq. 9) are turned back by R and
  * subtracted from the particles' forces. A rigid motion leaves eta at round-off: no force.
  *
  * The work of an element is split among 8 lanes: lane a loads corner a, computes its eta and
  * assembles its force; lane g evaluates Gauss point g. On the GPU the lanes are 8 threads of a warp
- * exchanging values by shuffles (one thread per element kept 8 x 3 values of each of X, x, eta,
- * the gradients and the forces live: 255 registers and spills, docs/methods/finite-particle.md);
+ * exchanging values by shuffles, the corners' forces by a reduce-scatter of the points' shares (one
+ * thread per element kept 8 x 3 values of each of X, x, eta, the gradients and the forces live: 255
+ * registers and spills, docs/methods/finite-particle.md);
  * the CPU runs the same lane functions one after another in one thread per element, the lanes'
  * values in arrays, and so does a GPU module built with CL_FPM_HEX_ONE_THREAD (the kernel variant
  * "element", cleave.fpm.kernel_variant: the Gauss points one at a time, not unrolled, so that their
@@ -70,13 +71,15 @@ typedef struct cl_fpm_hex_lanes {
   int stride;
 } cl_fpm_hex_lanes;
 
-/* Lane src's k values (its `mine`) into out; on the GPU every lane of the element calls it alike. */
-CL_HD static inline void cl_fpm_hex_fetch(const cl_fpm_hex_lanes *L, const real *mine, int k, int src, real *out) {
+/* Lane src's values first .. first + k - 1 (of its `mine`) into out; on the GPU every lane of the
+ * element calls it alike. */
+CL_HD static inline void cl_fpm_hex_fetch(const cl_fpm_hex_lanes *L, const real *mine, int first, int k, int src,
+                                          real *out) {
 #ifdef CL_FPM_HEX_WARP
-  for (int c = 0; c < k; c++) out[c] = __shfl_sync(L->mask, mine[c], src, 8);
+  for (int c = 0; c < k; c++) out[c] = __shfl_sync(L->mask, mine[first + c], src, 8);
 #else
   (void)mine;
-  for (int c = 0; c < k; c++) out[c] = L->rows[src * L->stride + c];
+  for (int c = 0; c < k; c++) out[c] = L->rows[src * L->stride + first + c];
 #endif
 }
 
@@ -108,39 +111,110 @@ CL_HD static inline void cl_fpm_hex_eta(const real *R, const real *S, const real
 }
 
 #ifdef CL_FPM_LAW
+/* What a Gauss point keeps between steps, chosen per law when the body is made (CL_FPM_HEX_STATE,
+ * defined before this header; lua/cleave/fpm.lua):
+ * - INCREMENTAL (a user's law): the stress and the strain of the last evaluation (eqs. 7-8), the
+ *   law given the strain increment and the stored stress;
+ * - TOTAL (the built-in elastic law): nothing. The formulation is total (eta is measured from the
+ *   reference), so the incremental sum of D deps is D eps: the law is given a zero stress and the
+ *   whole strain as its increment;
+ * - PLASTIC (the built-in J2 law): the plastic strain. The law is given a zero stress and the
+ *   elastic strain eps - eps_p, so its trial stress is D (eps - eps_p), which is the incremental
+ *   path's trial sig_n + D deps as long as sig_n = D (eps_n - eps_p,n); the return keeps that true
+ *   with eps_p = eps - C sig (C the elastic compliance). The law's state variables (ep) are kept as
+ *   in every layout. */
+#define CL_FPM_HEX_INCREMENTAL 0
+#define CL_FPM_HEX_TOTAL 1
+#define CL_FPM_HEX_PLASTIC 2
+#ifndef CL_FPM_HEX_STATE
+#define CL_FPM_HEX_STATE CL_FPM_HEX_INCREMENTAL
+#endif
+
+#ifndef CL_FPM_LAW_STATES
+#error "define CL_FPM_LAW_STATES, the number of the law's state variables, before including hex.h"
+#endif
+
+/* A point's kept values (above) and its law's state variables, read before the element's work
+ * begins: on the GPU their loads are in flight with the corners' (the element waits on memory once
+ * before its arithmetic, not again at its points), and the law runs on them in registers. */
+typedef struct cl_fpm_hex_kept {
+#if CL_FPM_HEX_STATE == CL_FPM_HEX_INCREMENTAL
+  real sig[6], eps[6];
+#elif CL_FPM_HEX_STATE == CL_FPM_HEX_PLASTIC
+  real plastic[6];
+#endif
+  real law[CL_FPM_LAW_STATES + 1]; /* + 1: no array of size 0 */
+} cl_fpm_hex_kept;
+
+/* Point i's kept values (i = 8 e + g). */
+CL_HD static inline void cl_fpm_hex_keep(const cl_fpm_hex_args *A, size_t i, cl_fpm_hex_kept *k) {
+  const size_t np = 8 * A->ne;
+  (void)np;
+#if CL_FPM_HEX_STATE == CL_FPM_HEX_INCREMENTAL
+  for (int c = 0; c < 6; c++) k->sig[c] = ((const real *)A->sig)[c * np + i], k->eps[c] = ((const real *)A->eps)[c * np + i];
+#elif CL_FPM_HEX_STATE == CL_FPM_HEX_PLASTIC
+  for (int c = 0; c < 6; c++) k->plastic[c] = ((const real *)A->plastic)[c * np + i];
+#endif
+  for (int v = 0; v < CL_FPM_LAW_STATES; v++) k->law[v] = ((const real *)A->law.state[v])[i];
+}
+
+/* The strain of stress sig under isotropic elasticity (E, nu), Voigt with engineering shears. */
+CL_HD static inline void cl_fpm_hex_compliance(real E, real nu, const real *sig, real *eps) {
+  const real inv = 1 / E, trace = sig[0] + sig[1] + sig[2];
+  for (int c = 0; c < 3; c++) eps[c] = ((1 + nu) * sig[c] - nu * trace) * inv;
+  for (int c = 3; c < 6; c++) eps[c] = 2 * (1 + nu) * sig[c] * inv;
+}
+
 /* Gauss point g of element e: from the lanes' X and eta (6 values each, `mine` this lane's), the
- * strain, the law, the stored stress and strain, and T = sigma J^-T dV; returns the point's elastic
- * energy sig . eps / 2 dV. */
+ * strain, the law on the point's kept values k (read by cl_fpm_hex_keep; the new ones written), and
+ * T = sigma J^-T dV; returns the point's elastic energy sig . eps / 2 dV. */
 CL_HD static inline real cl_fpm_hex_point(const cl_fpm_hex_args *A, size_t e, int g, const cl_fpm_hex_lanes *L,
-                                          const real *mine, real *T) {
+                                          const real *mine, cl_fpm_hex_kept *k, real *T) {
   const size_t np = 8 * A->ne, i = e * 8 + g;
-  real s[3], J[9], Hn[9];
+  /* J from the corners' X, then sum eta (x) dN/ds: one of the two 3 x 3 sums live at a time */
+  real s[3], J[9], Hn[9], Jinv[9], H[9]; /* H: the displacement gradient d eta_r / d X_c */
   cl_fpm_hex_gauss(g, s);
   for (int k = 0; k < 9; k++) J[k] = 0, Hn[k] = 0;
   for (int b = 0; b < 8; b++) {
-    real v[6], dn[3];
-    cl_fpm_hex_fetch(L, mine, 6, b, v);
+    real v[3], dn[3];
+    cl_fpm_hex_fetch(L, mine, 0, 3, b, v);
     cl_fpm_hex_dn(b, s, dn);
     for (int r = 0; r < 3; r++)
-      for (int k = 0; k < 3; k++) J[3 * r + k] += v[r] * dn[k], Hn[3 * r + k] += v[3 + r] * dn[k];
+      for (int k = 0; k < 3; k++) J[3 * r + k] += v[r] * dn[k];
   }
-  real Jinv[9], H[9]; /* H: the displacement gradient d eta_r / d X_c */
   const real dV = cl_fpm_inverse(J, Jinv);
+  for (int b = 0; b < 8; b++) {
+    real v[3], dn[3];
+    cl_fpm_hex_fetch(L, mine, 3, 3, b, v);
+    cl_fpm_hex_dn(b, s, dn);
+    for (int r = 0; r < 3; r++)
+      for (int k = 0; k < 3; k++) Hn[3 * r + k] += v[r] * dn[k];
+  }
   cl_fpm_hex_product(Hn, Jinv, 0, H);
   const real strain[6] = {H[0], H[4], H[8], H[5] + H[7], H[2] + H[6], H[1] + H[3]};
-  real *sig = (real *)A->sig, *eps = (real *)A->eps;
+  real *sig = (real *)A->sig;
   real deps[6], st[6], D[36], energy = 0;
-  for (int c = 0; c < 6; c++) {
-    deps[c] = strain[c] - eps[c * np + i];
-    eps[c * np + i] = strain[c];
-    st[c] = sig[c * np + i];
-  }
   for (int c = 0; c < 36; c++) D[c] = 0;
-  CL_FPM_LAW(deps, st, D, &A->law, i);
-  for (int c = 0; c < 6; c++) {
-    sig[c * np + i] = st[c];
-    energy += st[c] * strain[c] / 2 * dV;
-  }
+  cl_mp_args law = {1, 0, 0, 0, {0}}; /* the law's state variables: k->law, as its point 0 */
+  for (int v = 0; v < CL_FPM_LAW_STATES; v++) law.state[v] = &k->law[v];
+#if CL_FPM_HEX_STATE == CL_FPM_HEX_INCREMENTAL
+  real *eps = (real *)A->eps;
+  for (int c = 0; c < 6; c++) deps[c] = strain[c] - k->eps[c], eps[c * np + i] = strain[c], st[c] = k->sig[c];
+#elif CL_FPM_HEX_STATE == CL_FPM_HEX_PLASTIC
+  for (int c = 0; c < 6; c++) deps[c] = strain[c] - k->plastic[c], st[c] = 0;
+#else
+  for (int c = 0; c < 6; c++) deps[c] = strain[c], st[c] = 0;
+#endif
+  CL_FPM_LAW(deps, st, D, &law, 0);
+#if CL_FPM_HEX_STATE == CL_FPM_HEX_PLASTIC
+  real elastic[6], *plastic = (real *)A->plastic;
+  cl_fpm_hex_compliance((real)A->E, (real)A->nu, st, elastic);
+  for (int c = 0; c < 6; c++) plastic[c * np + i] = strain[c] - elastic[c];
+#endif
+  for (int v = 0; v < CL_FPM_LAW_STATES; v++) ((real *)A->law.state[v])[i] = k->law[v];
+  for (int c = 0; c < 6; c++) energy += st[c] * strain[c] / 2 * dV;
+  if (sig) /* the state (incremental), or the stress asked for as output */
+    for (int c = 0; c < 6; c++) sig[c * np + i] = st[c];
   /* sigma dV as the symmetric 3 x 3 of the Voigt vector */
   const real Sv[9] = {st[0] * dV, st[5] * dV, st[4] * dV, st[5] * dV, st[1] * dV,
                       st[3] * dV, st[4] * dV, st[3] * dV, st[2] * dV};
@@ -148,18 +222,18 @@ CL_HD static inline real cl_fpm_hex_point(const cl_fpm_hex_args *A, size_t e, in
   return energy;
 }
 
-/* Corner a's force sum_g T_g dN_a/ds(g) from the lanes' T (`mine` this lane's), turned back by R and
- * taken from its particle p. */
-CL_HD static inline void cl_fpm_hex_corner_force(const cl_fpm_hex_args *A, size_t e, int a, uint32_t p,
-                                                 const cl_fpm_hex_lanes *L, const real *mine, const real *R) {
-  real fl[3] = {0, 0, 0}, fg[3];
-  for (int g = 0; g < 8; g++) {
-    real T[9], s[3], dn[3];
-    cl_fpm_hex_fetch(L, mine, 9, g, T);
-    cl_fpm_hex_gauss(g, s);
-    cl_fpm_hex_dn(a, s, dn);
-    for (int r = 0; r < 3; r++) fl[r] += T[3 * r] * dn[0] + T[3 * r + 1] * dn[1] + T[3 * r + 2] * dn[2];
-  }
+/* Point g's share of corner a's force, T_g dN_a/ds(s_g), added to f. */
+CL_HD static inline void cl_fpm_hex_share(int g, int a, const real *T, real *f) {
+  real s[3], dn[3];
+  cl_fpm_hex_gauss(g, s);
+  cl_fpm_hex_dn(a, s, dn);
+  for (int r = 0; r < 3; r++) f[r] += T[3 * r] * dn[0] + T[3 * r + 1] * dn[1] + T[3 * r + 2] * dn[2];
+}
+
+/* Corner a's force fl (in the DCS) turned back by R and taken from its particle p. */
+CL_HD static inline void cl_fpm_hex_deposit(const cl_fpm_hex_args *A, size_t e, int a, uint32_t p, const real *R,
+                                            const real *fl) {
+  real fg[3];
   cl_fpm_apply(R, fl, fg);
   for (int c = 0; c < 3; c++) cl_fpm_deposit(A->fe, 8 * A->ne, A->ne, e, a, A->f, A->n, p, c, fg[c]);
 }
@@ -176,6 +250,39 @@ CL_HD static inline uint32_t cl_fpm_hex_corner(const cl_fpm_hex_args *A, size_t 
 /* Threads per element (the lanes); the generated entry runs ne x CL_FPM_HEX_LANES items. */
 #define CL_FPM_HEX_LANES CL_FPM_HEX_GPU_LANES
 
+/* Corner `lane`'s force sum_g T_g dN_lane/ds(s_g), from each lane g's T (`T` this lane's), by a
+ * reduce-scatter: lane g forms its shares of the 8 corners, indexed relative to itself (share j is
+ * corner g ^ j), and three exchanges with the lanes 4, 2 and 1 apart each send the half of the
+ * partial sums that the partner keeps: 12 + 6 + 3 shuffled values instead of fetching the 8 lanes'
+ * 9 values of T (72). Relative indices make the halves fixed (j >= 4, then 2, then 1), so no lane
+ * selects what to send. */
+__device__ static inline void cl_fpm_hex_corner_sum(unsigned mask, int lane, const real *T, real *fl) {
+  real half[4][3];
+  for (int k = 0; k < 4; k++) {
+    real far[3] = {0, 0, 0};
+    for (int r = 0; r < 3; r++) half[k][r] = 0;
+    cl_fpm_hex_share(lane, lane ^ k, T, half[k]);
+    cl_fpm_hex_share(lane, lane ^ (k + 4), T, far);
+    for (int r = 0; r < 3; r++) half[k][r] += __shfl_xor_sync(mask, far[r], 4, 8);
+  }
+  for (int k = 0; k < 2; k++)
+    for (int r = 0; r < 3; r++) half[k][r] += __shfl_xor_sync(mask, half[k + 2][r], 2, 8);
+  for (int r = 0; r < 3; r++) fl[r] = half[0][r] + __shfl_xor_sync(mask, half[1][r], 1, 8);
+}
+
+/* c ? a : b, as a select the compiler cannot see through: written plainly, R[lane] picked by a chain of
+ * them becomes an indexed load and puts R in local memory for the whole kernel. */
+__device__ static inline real cl_fpm_hex_select(int c, real a, real b) {
+#ifndef __CUDACC__ /* the lanes emulated on the host (tests/unit/fpm_hex_lanes_gpu.c) */
+  b = c ? a : b;
+#elif defined(CL_PRECISION_F32)
+  asm("{ .reg .pred p; setp.ne.s32 p, %3, 0; selp.f32 %0, %1, %2, p; }" : "=f"(b) : "f"(a), "f"(b), "r"(c));
+#else
+  asm("{ .reg .pred p; setp.ne.s32 p, %3, 0; selp.f64 %0, %1, %2, p; }" : "=d"(b) : "d"(a), "d"(b), "r"(c));
+#endif
+  return b;
+}
+
 /* Thread t: lane t % 8 of element t / 8 (blocks of a multiple of 32 threads: an element's lanes are
  * 8 aligned threads of one warp, all present or all absent). */
 __device__ static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t) {
@@ -183,6 +290,8 @@ __device__ static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t
   const int lane = (int)(t % 8);
   cl_fpm_hex_lanes L = {0xffu << (threadIdx.x & 24), 0, 0};
   real X[3], x[3], S[24], R[9];
+  cl_fpm_hex_kept kept; /* point `lane`'s, read with the corner */
+  cl_fpm_hex_keep(A, t, &kept);
   const uint32_t p = cl_fpm_hex_corner(A, e, lane, X, x);
   cl_fpm_hex_centre_terms(lane, X, x, S);
   for (int k = 1; k < 8; k <<= 1) /* the butterfly leaves every lane the same sums */
@@ -190,9 +299,17 @@ __device__ static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t
   cl_fpm_hex_rotation(S, R);
   real mine[6] = {X[0], X[1], X[2]};
   cl_fpm_hex_eta(R, S, X, x, mine + 3);
-  real T[9];
-  real energy = cl_fpm_hex_point(A, e, lane, &L, mine, T);
-  cl_fpm_hex_corner_force(A, e, lane, p, &L, T, R);
+  /* R is the same in the 8 lanes: through the point each keeps one entry of it (lane k R[k], every
+   * lane R[8]) and gathers it back for the deposit, 8 shuffles for 8 reals fewer live at the law */
+  real R_lane = R[0];
+  for (int k = 1; k < 8; k++) R_lane = cl_fpm_hex_select(lane == k, R[k], R_lane);
+  const real R_8 = R[8];
+  real T[9], fl[3];
+  real energy = cl_fpm_hex_point(A, e, lane, &L, mine, &kept, T);
+  cl_fpm_hex_corner_sum(L.mask, lane, T, fl);
+  for (int k = 0; k < 8; k++) R[k] = __shfl_sync(L.mask, R_lane, k, 8);
+  R[8] = R_8;
+  cl_fpm_hex_deposit(A, e, lane, p, R, fl);
   for (int k = 1; k < 8; k <<= 1) energy += __shfl_xor_sync(L.mask, energy, k, 8);
   if (A->energy && lane == 0) ((real *)A->energy)[e] = energy;
 }
@@ -219,10 +336,17 @@ CL_HD static inline void cl_fpm_hex_item(const cl_fpm_hex_args *A, size_t t) {
   cl_fpm_hex_lanes L = {0, lanes[0], 9};
   real T[8][9], energy = 0;
   CL_FPM_HEX_POINT_LOOP
-  for (int g = 0; g < 8; g++) energy += cl_fpm_hex_point(A, e, g, &L, lanes[g], T[g]);
-  L.rows = T[0];
+  for (int g = 0; g < 8; g++) {
+    cl_fpm_hex_kept kept;
+    cl_fpm_hex_keep(A, 8 * e + g, &kept);
+    energy += cl_fpm_hex_point(A, e, g, &L, lanes[g], &kept, T[g]);
+  }
   CL_FPM_HEX_POINT_LOOP
-  for (int a = 0; a < 8; a++) cl_fpm_hex_corner_force(A, e, a, p[a], &L, T[a], R);
+  for (int a = 0; a < 8; a++) { /* corner a's force sum_g T_g dN_a/ds(s_g) */
+    real fl[3] = {0, 0, 0};
+    for (int g = 0; g < 8; g++) cl_fpm_hex_share(g, a, T[g], fl);
+    cl_fpm_hex_deposit(A, e, a, p[a], R, fl);
+  }
   if (A->energy) ((real *)A->energy)[e] = energy;
 }
 #endif

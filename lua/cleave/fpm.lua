@@ -34,6 +34,7 @@ function fpm.elastic(args)
   m.law = cl.jit.stress_update { name = "elastic", source = cl.jit.law_source("elastic"),
     params = { E = m.E, nu = m.nu } }
   m.elastic = true
+  m.hex_state = "total" -- hexahedra's Gauss points keep nothing (kernels/fpm/hex.h)
   return setmetatable(m, material_mt)
 end
 
@@ -52,6 +53,7 @@ function fpm.j2(args)
   m.H = m.E * m.Et / (m.E - m.Et)
   m.law = cl.jit.stress_update { name = "j2", source = cl.jit.law_source("j2"),
     params = { E = m.E, nu = m.nu, sy = m.sy, H = m.H }, state = { ep = 0 } }
+  m.hex_state = "plastic" -- hexahedra's Gauss points keep the plastic strain and ep (kernels/fpm/hex.h)
   return setmetatable(m, material_mt)
 end
 
@@ -65,6 +67,7 @@ function fpm.material(args)
   end
   local m = elastic_constants(fn, args)
   m.law = args.law
+  m.hex_state = "incremental" -- hexahedra's Gauss points keep the stress and the strain (kernels/fpm/hex.h)
   return setmetatable(m, material_mt)
 end
 
@@ -399,8 +402,15 @@ function fpm.body(args)
       dts[e] = hex_stable_dt(m, volume, area)
     end
     b.element_dt = dts
-    b.sig = cl.field { n = 8 * b.ne, k = 6, dtype = precision }
-    b.eps = cl.field { n = 8 * b.ne, k = 6, dtype = precision }
+    -- what a Gauss point keeps, per law (kernels/fpm/hex.h): the stress and strain of a user's law,
+    -- the plastic strain of J2, nothing of the elastic law (body:stress() evaluates the stress)
+    b.hex_state = m.hex_state
+    if b.hex_state == "incremental" then
+      b.sig = cl.field { n = 8 * b.ne, k = 6, dtype = precision }
+      b.eps = cl.field { n = 8 * b.ne, k = 6, dtype = precision }
+    elseif b.hex_state == "plastic" then
+      b.plastic = cl.field { n = 8 * b.ne, k = 6, dtype = precision }
+    end
     b.law_state = {}
     for k, name in ipairs(m.law.state_names) do
       b.law_state[k] = cl.field { n = 8 * b.ne, dtype = precision, value = m.law.state[name] }
@@ -1001,16 +1011,23 @@ end
 -- The GPU builds of the element kernels (docs/methods/finite-particle.md, "kernel variants"); the
 -- same arithmetic in each, so the same results. Shells: the kernel unbounded ("default") or under
 -- __launch_bounds__(threads, blocks an SM) (lua/l_fpm.c lists them). Hexahedra: 8 lanes an element
--- in blocks of 96 threads, or of 128 and 256 under launch bounds, or one thread an element.
+-- in blocks of 96 threads, or of 128 and 256 under launch bounds (lanes128x5: 96 registers, 20 warps
+-- an SM for the latency-bound kernel, spilling 56-128 B by law), or one thread an element.
 local HEX_VARIANTS = {
   lanes96 = { name = "lanes", lanes = 8, block = 96 },
   lanes128 = { name = "lanes128", lanes = 8, block = 128, bounds = "128, 4" },
   lanes256 = { name = "lanes256", lanes = 8, block = 256, bounds = "256, 2" },
+  lanes128x5 = { name = "lanes128x5", lanes = 8, block = 128, bounds = "128, 5" },
   element = { name = "element", lanes = 1, block = 128 },
   element_lb = { name = "element_lb", lanes = 1, block = 128, bounds = "128, 4" },
 }
--- The variants new runs take: the defaults are the fastest the lead measured (docs/benchmarks.md).
-local kernel_variants = { shell = "lb128x3", hex = "lanes256" }
+-- The variants new runs take: the defaults are the fastest the lead measured (docs/benchmarks.md);
+-- hexahedra per law, since what a point keeps (hex.h) sets the kernel's registers: elastic (nothing
+-- kept) one thread an element, J2 (the plastic strain) 8 lanes under (128, 4), a user's law (stress
+-- and strain) 8 lanes under (256, 2).
+local kernel_variants = { shell = "lb128x3", hex = { elastic = "element", j2 = "lanes128", user = "lanes256" } }
+-- The hexahedron's law, by what its points keep (the material's hex_state).
+local HEX_LAW = { total = "elastic", plastic = "j2", incremental = "user" }
 
 --- cleave.fpm.kernel_variants: the names of each kind's variants, sorted ({ shell = {...}, hex = {...} }).
 fpm.kernel_variants = { shell = {}, hex = {} }
@@ -1019,30 +1036,41 @@ for name in pairs(HEX_VARIANTS) do table.insert(fpm.kernel_variants.hex, name) e
 table.sort(fpm.kernel_variants.shell)
 table.sort(fpm.kernel_variants.hex)
 
+local function check_variant(fn, key, name, names)
+  for _, n in ipairs(names) do if n == name then return end end
+  error(string.format("%s: argument '%s' must be one of %s (got %s)", fn, key, table.concat(names, ", "),
+    tostring(name)), 3)
+end
+
 --- cleave.fpm.kernel_variant{ shell =, hex = } -> the variants in use before the call: which GPU
 --- build of the shell and hexahedron kernels the element stages made from now on run (a run's
---- stages are made by cleave.fpm.explicit / static); the CPU has one of each.
+--- stages are made by cleave.fpm.explicit / static); the CPU has one of each. hex: a name (every
+--- law) or { elastic =, j2 =, user = } (the laws it names); the result's hex is such a table.
 function fpm.kernel_variant(args)
   local fn = "cleave.fpm.kernel_variant"
   args = args or {}
   cl.check_args(fn, args, { shell = true, hex = true })
-  local before = { shell = kernel_variants.shell, hex = kernel_variants.hex }
-  for kind, names in pairs(fpm.kernel_variants) do
-    local name, known = args[kind], false
-    for _, n in ipairs(names) do known = known or n == name end
-    if name ~= nil and not known then
-      error(string.format("%s: argument '%s' must be one of %s (got %s)", fn, kind, table.concat(names, ", "),
-        tostring(name)), 2)
-    end
+  local hex = args.hex
+  if type(hex) == "table" then
+    cl.check_args(fn .. " (hex)", hex, { elastic = true, j2 = true, user = true })
+    for law, name in pairs(hex) do check_variant(fn, "hex." .. law, name, fpm.kernel_variants.hex) end
+  elseif hex ~= nil then
+    check_variant(fn, "hex", hex, fpm.kernel_variants.hex)
+    hex = { elastic = hex, j2 = hex, user = hex }
   end
-  for kind in pairs(fpm.kernel_variants) do kernel_variants[kind] = args[kind] or kernel_variants[kind] end
+  if args.shell ~= nil then check_variant(fn, "shell", args.shell, fpm.kernel_variants.shell) end
+  local before = { shell = kernel_variants.shell, hex = {} }
+  for law, name in pairs(kernel_variants.hex) do before.hex[law] = name end
+  kernel_variants.shell = args.shell or kernel_variants.shell
+  for law, name in pairs(hex or {}) do kernel_variants.hex[law] = name end
   return before
 end
 
 -- The element stages: beams precompiled, hexahedra the material's law compiled around hex.h,
 -- then (gather assembly) the sums per particle. They subtract the internal forces from f and m
--- (the body's own unless given) and write each element's elastic energy into energy.
-function body_mt:element_stages(f, m, energy)
+-- (the body's own unless given) and write each element's elastic energy into energy; hexahedra
+-- that keep no stress write it into stress when given.
+function body_mt:element_stages(f, m, energy, stress)
   f, m, energy = f or self.f, m or self.m, energy or self.energy_density
   local stages
   if self.kind == "shell" then
@@ -1056,10 +1084,13 @@ function body_mt:element_stages(f, m, energy)
       EIz = mat.E * s.Iz, GJ = self.G * s.J, x0 = self.x0, d = self.d, q = self.q, f = f, m = m, fe = self.fe,
       me = self.me, energy = energy } }
   else
-    local variant = HEX_VARIANTS[kernel_variants.hex]
-    stages = { cl.stage.fpm_hex { conn = self.conn, x0 = self.x0, d = self.d, f = f, fe = self.fe, sig = self.sig,
-      eps = self.eps, energy = energy, law = self.material.law:fpm_hex_module(self.x0, variant),
-      law_state = self.law_state, lanes = variant.lanes, block = variant.block } }
+    local mat = self.material
+    local variant = HEX_VARIANTS[kernel_variants.hex[HEX_LAW[self.hex_state]]]
+    stages = { cl.stage.fpm_hex { conn = self.conn, x0 = self.x0, d = self.d, f = f, fe = self.fe,
+      state = self.hex_state, sig = self.sig or stress, eps = self.eps, plastic = self.plastic,
+      E = self.plastic and mat.E, nu = self.plastic and mat.nu, energy = energy,
+      law = mat.law:fpm_hex_module(self.x0, variant, self.hex_state), law_state = self.law_state,
+      lanes = variant.lanes, block = variant.block } }
   end
   if self.assembly == "gather" then
     stages[2] = cl.stage.fpm_gather { offsets = self.offsets, slots = self.slots, fe = self.fe, f = f }
@@ -1209,6 +1240,23 @@ function body_mt:energies()
   local scale = math.max(math.abs(input), math.abs(held))
   e.balance = scale > 0 and math.abs(input - held) / scale or 0
   return e
+end
+
+--- body:stress() -> the hexahedra's Gauss-point stresses (8 ne x 6, Voigt xx yy zz yz xz xy, in the
+--- elements' deformation coordinate systems; row 8 e + g point g of element e) at the present
+--- displacements: one element evaluation, as body:energies() makes (the state it updates is the one
+--- the next step finds unchanged). The field is the body's own, overwritten by the next call.
+function body_mt:stress()
+  if self.kind ~= "hex" then
+    error("body:stress: the Gauss-point stresses are the hexahedra's (shells and beams have section resultants)", 2)
+  end
+  if not self.stress_stages then
+    self.stress_field = self.sig or cl.field { n = 8 * self.ne, k = 6, dtype = self.precision }
+    self.stress_stages = self:element_stages(field(self, 3), nil, cl.field { n = self.ne, dtype = self.precision },
+      self.stress_field)
+  end
+  run_all(self.stress_stages)
+  return self.stress_field
 end
 
 --- A mesh table for output: the deformed particles, beams as lines (VTK 3), hexahedra (VTK 12).
@@ -1452,24 +1500,36 @@ function static_mt:settle(t)
   end
 end
 
--- The names and fields a checkpoint holds: the particles' state, the hexahedra's stress, strain and
--- law state.
+--- body:point_state() -> names, fields: what the integration points keep from step to step (a
+--- hexahedron's stress and strain, or plastic strain, or nothing, by its law; a J2 shell's plastic
+--- strains; the law's state variables as law_1, law_2, ...), in checkpoint order.
+function body_mt:point_state()
+  local names, fields = {}, {}
+  local function add(name, f)
+    if f then
+      names[#names + 1] = name
+      fields[name] = f
+    end
+  end
+  add("sig", self.sig)
+  add("eps", self.eps)
+  add("plastic", self.plastic)
+  for k, f in ipairs(self.law_state or {}) do add("law_" .. k, f) end
+  return names, fields
+end
+
+-- The names and fields a checkpoint holds: the particles' state, then the points' (body:point_state).
 local function state_fields(b)
   local names = { "d", "dd", "work" }
   if b.rotates then
     for _, k in ipairs { "q", "dth" } do names[#names + 1] = k end
-  else
-    for _, k in ipairs { "sig", "eps" } do names[#names + 1] = k end
   end
   local fields = {}
   for _, k in ipairs(names) do fields[k] = b[k] end
-  if b.plastic then
-    names[#names + 1] = "plastic"
-    fields.plastic = b.plastic
-  end
-  for k, f in ipairs(b.law_state or {}) do
-    names[#names + 1] = "law_" .. k
-    fields["law_" .. k] = f
+  local point_names, point_fields = b:point_state()
+  for _, k in ipairs(point_names) do
+    names[#names + 1] = k
+    fields[k] = point_fields[k]
   end
   return names, fields
 end

@@ -429,17 +429,28 @@ function law_mt:cohesive_module(field)
   end, symbols, self.fast_math)
 end
 
---- law:fpm_hex_module(field, variant) -> the finite particle method's hexahedron kernel around this
---- stress_update law (kernels/fpm/hex.h), for the device and precision of field. variant (GPU only,
+--- law:fpm_hex_module(field, variant, state) -> the finite particle method's hexahedron kernel around
+--- this stress_update law (kernels/fpm/hex.h), for the device and precision of field. variant (GPU only,
 --- cleave.fpm.kernel_variant): { name =, lanes = 8 or 1 (one thread an element), bounds = "threads,
---- blocks" (launch bounds) or nil }; default the 8 lanes without bounds.
-function law_mt:fpm_hex_module(field, variant)
+--- blocks" (launch bounds) or nil }; default the 8 lanes without bounds. state: what each Gauss point
+--- keeps (hex.h): "incremental" (stress and strain; the default), "total" (nothing: a linear elastic
+--- law) or "plastic" (the plastic strain: a law elastic-isotropic in eps - eps_p, the built-in J2).
+local HEX_STATES = { incremental = "CL_FPM_HEX_INCREMENTAL", total = "CL_FPM_HEX_TOTAL",
+  plastic = "CL_FPM_HEX_PLASTIC" }
+function law_mt:fpm_hex_module(field, variant, state)
   if self.kind ~= "stress_update" then error("law:fpm_hex_module: needs a stress_update law (got " .. self.kind .. ")", 2) end
+  state = state or "incremental"
+  if not HEX_STATES[state] then
+    error("law:fpm_hex_module: argument 'state' must be \"incremental\", \"total\" or \"plastic\" (got " ..
+      tostring(state) .. ")", 2)
+  end
   if field.device == "cpu" or not variant then variant = { name = "lanes", lanes = 8 } end
-  return module_of(self, field, "fpm_hex/" .. variant.name, function()
+  return module_of(self, field, "fpm_hex/" .. variant.name .. "/" .. state, function()
     local lines = point_law(self, field.dtype)
     if variant.lanes == 1 then lines[#lines + 1] = "#define CL_FPM_HEX_ONE_THREAD 1" end
     lines[#lines + 1] = "#define CL_FPM_LAW cl_jit_law"
+    lines[#lines + 1] = "#define CL_FPM_HEX_STATE " .. HEX_STATES[state]
+    lines[#lines + 1] = "#define CL_FPM_LAW_STATES " .. #self.state_names
     lines[#lines + 1] = '#include "kernels/fpm/hex.h"'
     -- one CPU thread below 512 elements (~20 us of work), where forking the team costs more
     -- items: elements on the CPU, 8 lanes of each on the GPU (CL_FPM_HEX_LANES, hex.h)

@@ -6,7 +6,12 @@
 -- case runs with the atomic scatter and with the gather (paper Algorithm 1).
 -- variants: "all" (default) also times, with the scatter, every GPU build of the shell and
 -- hexahedron kernels (cleave.fpm.kernel_variant; the default build first, the gather with it only),
--- each on a body of its own from the same start; a variant's displacements after the timed steps are
+-- each on a body of its own from the same start, and names the fastest; a comma list of builds
+-- (e.g. lanes256,element: the bodies of 10^5 hexahedra take seconds each to build) times those
+-- beside the default only; hexahedra also run the
+-- default build with the law's source as a user law (each point's stress and strain kept and updated
+-- incrementally: the state the built-in laws kept before their total form); a variant's
+-- displacements after the timed steps are
 -- compared with the default's (a sample of at most 5 000 particles): the scatter's atomics add in
 -- no fixed order, so they differ at round-off (~1e-15 a step, relative), and a difference above 1e-6
 -- of the largest displacement, a wrong kernel, refuses the run. "default": the default builds only.
@@ -28,9 +33,21 @@ local precision = arg[3] or "f64"
 local bandwidth = tonumber(arg[4] or "3.35e12")
 local wanted = {}
 for name in (arg[5] or "beam,shell,shell_j2,hex,hex_j2"):gmatch("[^,]+") do wanted[name] = true end
-local all_variants = (arg[6] or "all") == "all"
-if arg[6] and not (arg[6] == "all" or arg[6] == "default") then
-  error("bench_fpm.lua: argument 6 (variants) must be all or default", 0)
+local all_variants = (arg[6] or "all") ~= "default"
+local chosen -- argument 6 as a list of builds: those timed beside the default (nil: every build)
+if arg[6] and arg[6] ~= "all" and arg[6] ~= "default" then
+  chosen = {}
+  local known = {}
+  for _, names in pairs(cl.fpm.kernel_variants) do
+    for _, name in ipairs(names) do known[name] = true end
+  end
+  for name in arg[6]:gmatch("[^,]+") do
+    if not known[name] then
+      error("bench_fpm.lua: argument 6 (variants) must be all, default or a comma list of builds of " ..
+        "cleave.fpm.kernel_variants (got " .. name .. ")", 0)
+    end
+    chosen[name] = true
+  end
 end
 local DEFAULT_VARIANTS = cl.fpm.kernel_variant {}
 local WARMUP = 30 -- steps before the timed ones (the first compiles; the J2 bars yield in them)
@@ -44,17 +61,18 @@ local PAPER = { shell = 11.6, shell_j2 = 29.9, hex = 13.2, hex_j2 = 13.2 }
 --     (3 w); the update reads f, fext, d, dd, mass (13 w) and writes d, dd (6 w): 28 w; beams and
 --     shells add the rotations: q read by both passes and written (12 w), moments written and read
 --     (6 w), mext, dth, inertia read (7 w), dth written (3 w): 56 w in all;
---   elements: connectivity (4 B per corner); hexahedra: the stress and strain of 8 points read and
---     written (192 w), J2 adds its ep (16 w); J2 shells: 3 x layers points of 4 state values read
---     and written (24 layers w);
+--   elements: connectivity (4 B per corner); what the integration points keep (body:point_state())
+--     read and written: hexahedra of the elastic law nothing, of J2 the plastic strain and ep of 8
+--     points (112 w), of a user's law the stress and strain (192 w) and its state variables (16 w
+--     each); J2 shells 3 x layers points of 4 state values (24 layers w);
 --   gather: each corner's force row written and read (6 w; rotating: 12 w) and its slot (4 B).
 local function floor_bytes(body)
   local w = precision == "f32" and 4 or 8
   local k = ({ beam = 2, shell = 3, hex = 8 })[body.kind]
   local per_particle = body.rotates and 56 or 28
   local bytes = 4 * k + w * per_particle * body.n / body.ne
-  if body.kind == "hex" then bytes = bytes + w * (192 + 16 * #body.law_state) end
-  if body.plastic then bytes = bytes + w * 24 * body.layers end
+  local _, kept = body:point_state()
+  for _, f in pairs(kept) do bytes = bytes + 2 * w * f.k * f.n / body.ne end
   if body.assembly == "gather" then bytes = bytes + k * (4 + w * (body.rotates and 12 or 6)) end
   return bytes
 end
@@ -72,6 +90,14 @@ end
 
 local steel = cl.fpm.elastic { E = 2e11, nu = 0.3, rho = 7850 }
 local steel_j2 = cl.fpm.j2 { E = 2e11, nu = 0.3, rho = 7850, sy = 2.5e8, Et = 2e10 }
+-- The same laws' sources as user laws: hexahedra then keep each point's stress and strain and update
+-- them incrementally (the path before the built-in laws' total form, docs/methods/finite-particle.md)
+local function as_user_law(m)
+  local params = { E = m.E, nu = m.nu, sy = m.sy, H = m.H }
+  return cl.fpm.material { E = m.E, nu = m.nu, rho = m.rho, law = cl.jit.stress_update { name = "user_" .. m.law.name,
+    source = m.law.source, params = params, state = m.sy and { ep = 0 } or nil } }
+end
+local USER_LAW = { hex = as_user_law(steel), hex_j2 = as_user_law(steel_j2) }
 
 local function hex_body(material, assembly)
   local nx, ny, nz = block(elements)
@@ -121,8 +147,8 @@ end
 -- The equivalent plastic strain of the body's integration points (a sample of at most 2e5, evenly
 -- spaced), as a list.
 local function plastic_strains(body)
-  local field, column = body.plastic, 4
-  if not field then field, column = body.law_state[1], nil end
+  local field, column = body.plastic, 4 -- shells: column 4 of their plastic state
+  if body.kind == "hex" then field, column = body.law_state[1], nil end
   local stride, values = math.max(1, field.n // 200000), {}
   for i = 1, field.n, stride do
     local row = field[i]
@@ -199,33 +225,39 @@ local function timed(case, label, body, reference)
   local rate = seconds and body.ne * steps / seconds
   local unified = seconds and seconds / (body.ne / 1e4) / (steps / 1e4)
   local floor = floor_bytes(body)
-  print(string.format("%-40s %7d el. %s  %s el.-steps/s  %s s/1e4 el./1e4 steps  paper %s  ratio %s  " ..
+  print(string.format("%-52s %7d el. %s  %s el.-steps/s  %s s/1e4 el./1e4 steps  paper %s  ratio %s  " ..
     "floor %d B/el.-step  %s of it", label, body.ne, balance.time(seconds, "%.3f s"),
     rate and string.format("%.3g", rate) or "-", unified and string.format("%.3g", unified) or "-",
     PAPER[case] or "-", unified and PAPER[case] and string.format("%.3gx", PAPER[case] / unified) or "-",
     math.floor(floor + 0.5), rate and string.format("%.3g%%", 100 * rate * floor / bandwidth) or "-"))
   io.stdout:flush()
-  return sample
+  return sample, rate
 end
 
 local CASES = {
   { "beam", "beams, elastic", function(assembly) return beam_body(assembly) end },
   { "shell", "shells, elastic", function(assembly) return shell_body(steel, assembly) end },
   { "shell_j2", "shells, J2 yielding", function(assembly) return shell_body(steel_j2, assembly) end },
-  { "hex", "hexahedra, elastic", function(assembly) return hex_body(steel, assembly) end },
-  { "hex_j2", "hexahedra, J2 yielding", function(assembly) return hex_body(steel_j2, assembly) end },
+  { "hex", "hexahedra, elastic", function(assembly, user) return hex_body(user or steel, assembly) end },
+  { "hex_j2", "hexahedra, J2 yielding", function(assembly, user) return hex_body(user or steel_j2, assembly) end },
 }
 
 print(string.format("cleave.fpm on %s, %s, %d steps after %d, bandwidth %.3g B/s", cl.info().device, precision,
   steps, WARMUP, bandwidth))
+-- A case's default build: hexahedra's per law (cleave.fpm.kernel_variant).
+local HEX_LAW = { hex = "elastic", hex_j2 = "j2" }
+local function default_variant(case, kind)
+  return kind == "hex" and DEFAULT_VARIANTS.hex[HEX_LAW[case]] or DEFAULT_VARIANTS[kind]
+end
+
 -- The builds of a case's kernel timed with the scatter: the default first, then the others.
 local function variants_of(case)
   local kind = case:match("^(%a+)")
   local list = { false }
   if not (all_variants and cl.fpm.kernel_variants[kind]) then return kind, list end
-  list[1] = DEFAULT_VARIANTS[kind]
+  list[1] = default_variant(case, kind)
   for _, name in ipairs(cl.fpm.kernel_variants[kind]) do
-    if name ~= list[1] then list[#list + 1] = name end
+    if name ~= list[1] and (not chosen or chosen[name]) then list[#list + 1] = name end
   end
   return kind, list
 end
@@ -233,14 +265,23 @@ end
 for _, case in ipairs(CASES) do
   if wanted[case[1]] then
     local kind, variants = variants_of(case[1])
-    local reference
+    local reference, fastest, best = nil, nil, 0
     for _, variant in ipairs(variants) do
       if variant then cl.fpm.kernel_variant { [kind] = variant } end
       local label = case[2] .. ", scatter" .. (variant and ", " .. variant or "")
-      local sample = timed(case[1], label, case[3]("scatter"), reference)
+      local sample, rate = timed(case[1], label, case[3]("scatter"), reference)
       reference = reference or sample
+      if variant and rate and rate > best then fastest, best = variant, rate end
     end
     cl.fpm.kernel_variant(DEFAULT_VARIANTS)
+    if fastest then
+      print(string.format("  %s: the fastest build is %s (%.3g el.-steps/s); the default is %s (one line: " ..
+        "kernel_variants in lua/cleave/fpm.lua)", case[2], fastest, best, default_variant(case[1], kind)))
+    end
+    if USER_LAW[case[1]] then -- a user law's default build with the incremental state (stress and strain kept)
+      timed(case[1], case[2] .. ", scatter, " .. DEFAULT_VARIANTS.hex.user .. ", as a user law", case[3]("scatter",
+        USER_LAW[case[1]]), reference)
+    end
     timed(case[1], case[2] .. ", gather", case[3]("gather"))
   end
 end

@@ -15,10 +15,14 @@ static inline void cl_jit_law(const real *deps, real *sig, real *D, const cl_mp_
 #undef ep
 }
 #define CL_FPM_LAW cl_jit_law
+#define CL_FPM_LAW_STATES 1
 
 struct cl_fpm_hex_args;
 /* Every element of A by the GPU's lanes: 8 threads, one per lane, stepping through the elements
  * together. */
 void fpm_hex_lanes_gpu(const struct cl_fpm_hex_args *A);
+/* The same two paths with J2 in the plastic layout (fpm_hex_lanes_plastic.c, fpm_hex_lanes_cpu_plastic.c). */
+void fpm_hex_lanes_gpu_plastic(const struct cl_fpm_hex_args *A);
+void fpm_hex_lanes_cpu_plastic(const struct cl_fpm_hex_args *A);
 
 #endif

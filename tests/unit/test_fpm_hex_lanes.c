@@ -2,7 +2,8 @@
  * against its CPU path (the same lane functions in sequence), run here with the shuffles emulated
  * by threads (fpm_hex_lanes_gpu.c): a 3 x 3 x 3 block of distorted hexahedra turned by 1 rad about
  * a skew axis and strained past yield (J2), both assemblies, two evaluations (the second through
- * the stored strain). Forces, element buffer, stresses, strains, plastic strains and energies
+ * the stored strain); and with J2 in the plastic layout (the plastic strain kept, the stress written
+ * as output), scatter. Forces, element buffer, stresses, strains, plastic strains and energies
  * agree to 1e-12 of their largest value: the lanes sum the centre terms and the energy in a
  * butterfly, the CPU in sequence, so they differ by round-off (measured 3e-14). */
 #include <criterion/criterion.h>
@@ -22,7 +23,8 @@ TestSuite(fpm_hex_lanes, .timeout = 60);
 
 typedef struct body {
   uint32_t conn[8 * NE];
-  double x0[3 * N], d[3 * N], f[3 * N], fe[24 * NE], sig[48 * NE], eps[48 * NE], energy[NE], ep[8 * NE];
+  double x0[3 * N], d[3 * N], f[3 * N], fe[24 * NE], sig[48 * NE], eps[48 * NE], plastic[48 * NE], energy[NE];
+  double ep[8 * NE];
 } body;
 
 /* Corners displaced by up to 0.1 of a cell, turned by 1 rad about (0.48, 0.6, 0.64), stretched by
@@ -55,9 +57,11 @@ static void make(body *b) {
       }
 }
 
-static cl_fpm_hex_args args_of(body *b, int gather) {
+/* plastic: the plastic layout (sig the stress written as output, eps unused) */
+static cl_fpm_hex_args args_of(body *b, int gather, int plastic) {
   cl_fpm_hex_args a = {.ne = NE, .n = N, .conn = b->conn, .x0 = b->x0, .d = b->d, .f = b->f,
-                       .fe = gather ? b->fe : NULL, .sig = b->sig, .eps = b->eps, .energy = b->energy};
+                       .fe = gather ? b->fe : NULL, .sig = b->sig, .eps = plastic ? NULL : b->eps,
+                       .plastic = plastic ? b->plastic : NULL, .E = 2e11, .nu = 0.3, .energy = b->energy};
   a.law.n = 8 * NE;
   a.law.state[0] = b->ep;
   return a;
@@ -70,22 +74,28 @@ static double difference(const double *x, const double *y, size_t count) {
   return largest > 0 ? worst / largest : worst;
 }
 
-static void compare(int gather) {
+static void compare(int gather, int plastic) {
   body *cpu = malloc(sizeof *cpu), *gpu = malloc(sizeof *gpu);
   cr_assert(cpu && gpu);
   make(cpu), make(gpu);
   for (int call = 0; call < 2; call++) {
-    cl_fpm_hex_args a = args_of(cpu, gather), g = args_of(gpu, gather);
-    for (size_t e = 0; e < NE; e++) cl_fpm_hex_item(&a, e);
-    fpm_hex_lanes_gpu(&g);
+    cl_fpm_hex_args a = args_of(cpu, gather, plastic), g = args_of(gpu, gather, plastic);
+    if (plastic) {
+      fpm_hex_lanes_cpu_plastic(&a);
+      fpm_hex_lanes_gpu_plastic(&g);
+    } else {
+      for (size_t e = 0; e < NE; e++) cl_fpm_hex_item(&a, e);
+      fpm_hex_lanes_gpu(&g);
+    }
     const struct { const char *name; const double *x, *y; size_t count; } arrays[] = {
         {"f", cpu->f, gpu->f, 3 * N},           {"fe", cpu->fe, gpu->fe, 24 * NE},
         {"sig", cpu->sig, gpu->sig, 48 * NE},   {"eps", cpu->eps, gpu->eps, 48 * NE},
+        {"plastic", cpu->plastic, gpu->plastic, 48 * NE},
         {"ep", cpu->ep, gpu->ep, 8 * NE},       {"energy", cpu->energy, gpu->energy, NE}};
     for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) {
       const double diff = difference(arrays[k].x, arrays[k].y, arrays[k].count);
-      cr_expect(diff <= 1e-12, "%s, evaluation %d: %s differs by %g of its largest value",
-                gather ? "gather" : "scatter", call + 1, arrays[k].name, diff);
+      cr_expect(diff <= 1e-12, "%s%s, evaluation %d: %s differs by %g of its largest value",
+                gather ? "gather" : "scatter", plastic ? " (plastic layout)" : "", call + 1, arrays[k].name, diff);
     }
     int yielded = 0;
     for (size_t i = 0; i < 8 * NE; i++) yielded += cpu->ep[i] > 0;
@@ -96,5 +106,6 @@ static void compare(int gather) {
   free(cpu), free(gpu);
 }
 
-Test(fpm_hex_lanes, scatter_agrees_with_cpu) { compare(0); }
-Test(fpm_hex_lanes, gather_agrees_with_cpu) { compare(1); }
+Test(fpm_hex_lanes, scatter_agrees_with_cpu) { compare(0, 0); }
+Test(fpm_hex_lanes, gather_agrees_with_cpu) { compare(1, 0); }
+Test(fpm_hex_lanes, plastic_layout_agrees_with_cpu) { compare(0, 1); }
