@@ -20,9 +20,13 @@
 #include "../common/real.h"
 #include "contact.h"
 #include "pcg_args.h"
+#include "pcg_scalars.h"
 
-/* Contact k's rule on x; returns 1 if its state changed, 2 if it slides unsettled, else 0. */
+/* Contact k's rule on x; returns 1 if its state changed, 2 if it slides unsettled, else 0. With
+ * A->after_solve it does nothing (0) unless the solve before it converged: chained after the solve
+ * with no host look between (cl_dda_solver_solve_open_close), a failed solve leaves the states. */
 CL_HD static inline int cl_dda_contact_rule(const cl_dda_pcg_args *A, size_t k) {
+  if (A->after_solve && !cl_dda_pcg_converged(A->scal)) return 0;
   const size_t nc = A->nc, n = A->n, i = (size_t)A->cbi[k], j = (size_t)A->cbj[k];
   const real *geo = (const real *)A->cgeo, *x = (const real *)A->x, *law = (const real *)A->claw;
   real *sgn = (real *)A->csgn, *N = (real *)A->cN, *fric = (real *)A->cfric;

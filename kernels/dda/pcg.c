@@ -23,7 +23,7 @@ _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer pe
 
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
   memset(s, 0, sizeof *s);
-  s->dev = d, s->format = format, s->check_every = CL_DDA_PCG_CHECK_EVERY;
+  s->dev = d, s->format = format, s->check_every = CL_DDA_PCG_CHECK_EVERY, s->persistent = 1;
 }
 
 void cl_dda_solver_free(cl_dda_solver *s) {
@@ -422,42 +422,78 @@ static cl_status iteration(cl_dda_solver *s, cl_dda_preconditioner kind, cl_erro
   return run(s, CL_DDA_OP_DIRECTION, err);          /* p = z + beta p */
 }
 
-/* The host waits for the device's scalars once before the first iteration (a warm start may need
- * none) and then once every check_every iterations: a solve of k iterations waits
- * 1 + ceil(k / check_every) times and launches at most check_every - 1 idle iterations past its
- * stop, which change nothing. */
-cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
-                     double tol, double update_energy, int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
-  size_t m = 6 * s->A.n;
-  res->iterations = 0, res->converged = 1, res->residual = 0, res->initial_residual = 0;
-  if (m == 0) return CL_OK;
-  s->A.tol = tol, s->A.update_energy = update_energy, s->A.max_iterations = max_iterations;
-  if (b) CL_TRY(vector_up(s, B_B, b, err));
-  if (x0) CL_TRY(vector_up(s, B_X, x0, err));
+/* The solve on the device from its b and x, its scalars into sc. Where the device runs it as one
+ * launch (s->persistent; pcg_persistent_cuda.cu) the host waits for it once; else the operations
+ * are launched one by one and the host waits for the scalars once before the first iteration (a
+ * warm start may need none) and then once every check_every iterations: a solve of k iterations
+ * waits 1 + ceil(k / check_every) times and launches at most check_every - 1 idle iterations past
+ * its stop, which change nothing. With rule, the open-close rule follows a converged solve before
+ * the host's last look: on the device with no wait between where the solve is one launch. */
+static cl_status device_solve(cl_dda_solver *s, cl_dda_preconditioner kind, int rule, double *sc, cl_error *err) {
+  const size_t bytes = CL_DDA_SCALARS * sizeof *sc;
+  int ran = 0;
+  if (s->persistent) CL_TRY(cl_k_dda_pcg_persistent(s->dev, CL_F64, &s->A, (int)kind, &ran, err));
+  if (ran) {
+    s->launches++;
+    s->A.after_solve = 1;
+    cl_status st = rule ? run(s, CL_DDA_OP_OPEN_CLOSE, err) : CL_OK;
+    s->A.after_solve = 0;
+    return st == CL_OK ? to_host(s, sc, s->A.scal, bytes, err) : st;
+  }
   CL_TRY(run(s, CL_DDA_OP_DOT_BB, err));
   CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));
   CL_TRY(run(s, CL_DDA_OP_RESIDUAL, err)); /* r = b - A x */
   CL_TRY(precondition(s, kind, err));
-  CL_TRY(copy(s, s->buf[B_P], s->buf[B_Z], m * sizeof(double), err));
+  CL_TRY(copy(s, s->buf[B_P], s->buf[B_Z], 6 * s->A.n * sizeof(double), err));
   CL_TRY(run(s, CL_DDA_OP_BEGIN, err));
-  double sc[CL_DDA_SCALARS];
   const int every = s->check_every > 0 ? s->check_every : 1;
   for (;;) {
-    CL_TRY(to_host(s, sc, s->A.scal, sizeof sc, err));
+    CL_TRY(to_host(s, sc, s->A.scal, bytes, err));
     if (sc[CL_DDA_S_STATE] != CL_DDA_PCG_RUNNING) break;
     for (int k = 0; k < every; k++) CL_TRY(iteration(s, kind, err));
   }
+  if (!rule || !cl_dda_pcg_converged(sc)) return CL_OK;
+  CL_TRY(run(s, CL_DDA_OP_OPEN_CLOSE, err));
+  return to_host(s, sc, s->A.scal, bytes, err);
+}
+
+/* cl_dda_pcg and cl_dda_solver_solve_open_close: the uploads, the solve (and the rule), the result. */
+static cl_status solve(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
+                       double tol, double update_energy, int max_iterations, int rule, cl_dda_pcg_result *res,
+                       int *changed, int *unsettled, cl_error *err) {
+  size_t m = 6 * s->A.n;
+  res->iterations = 0, res->converged = 1, res->residual = 0, res->initial_residual = 0;
+  if (rule) *changed = *unsettled = 0;
+  if (m == 0) return CL_OK;
+  s->A.tol = tol, s->A.update_energy = update_energy, s->A.max_iterations = max_iterations;
+  if (b) CL_TRY(vector_up(s, B_B, b, err));
+  if (x0) CL_TRY(vector_up(s, B_X, x0, err));
+  double sc[CL_DDA_SCALARS];
+  CL_TRY(device_solve(s, kind, rule, sc, err));
   if (sc[CL_DDA_S_STATE] == CL_DDA_PCG_NOT_FACTORED) return not_positive_definite(s, err);
   if (sc[CL_DDA_S_STATE] == CL_DDA_PCG_ZERO_RHS) { /* x = 0, and the next warm start from it */
     s->launches++;
     CL_TRY(cl_k_fill(s->dev, CL_F64, s->buf[B_X], m, 0, err));
     if (x) memset(x, 0, m * sizeof *x);
+    if (rule) CL_TRY(cl_dda_solver_open_close(s, changed, unsettled, err));
     return CL_OK;
   }
   const double bnorm = sqrt(sc[CL_DDA_S_BB]);
   res->iterations = (int)sc[CL_DDA_S_ITERATIONS];
   res->initial_residual = sqrt(sc[CL_DDA_S_RR0]) / bnorm;
   res->residual = sqrt(sc[CL_DDA_S_RR]) / bnorm;
-  res->converged = sc[CL_DDA_S_STATE] == CL_DDA_PCG_CONVERGED || sc[CL_DDA_S_STATE] == CL_DDA_PCG_SMALL_UPDATE;
+  res->converged = cl_dda_pcg_converged(sc);
+  if (rule && res->converged) *changed = (int)sc[CL_DDA_S_CHANGED], *unsettled = (int)sc[CL_DDA_S_UNSETTLED];
   return x ? vector_down(s, B_X, x, err) : CL_OK;
+}
+
+cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
+                     double tol, double update_energy, int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
+  return solve(s, b, x0, x, kind, tol, update_energy, max_iterations, 0, res, NULL, NULL, err);
+}
+
+cl_status cl_dda_solver_solve_open_close(cl_dda_solver *s, const double *x0, cl_dda_preconditioner kind, double tol,
+                                         double update_energy, int max_iterations, cl_dda_pcg_result *res,
+                                         int *changed, int *unsettled, cl_error *err) {
+  return solve(s, NULL, x0, NULL, kind, tol, update_energy, max_iterations, 1, res, changed, unsettled, err);
 }

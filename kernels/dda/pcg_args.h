@@ -9,6 +9,8 @@
 
 typedef enum cl_dda_spmv_format { CL_DDA_HSBCSR = 0, CL_DDA_BSR = 1 } cl_dda_spmv_format;
 
+typedef enum cl_dda_preconditioner { CL_DDA_BLOCK_JACOBI = 0, CL_DDA_SSOR_AI = 1 } cl_dda_preconditioner;
+
 /* which parts of A a product uses: the diagonal blocks, the strict upper and lower block triangles */
 enum { CL_DDA_DIAG = 1, CL_DDA_UPPER = 2, CL_DDA_LOWER = 4, CL_DDA_WHOLE = 7 };
 
@@ -71,6 +73,7 @@ typedef struct cl_dda_pcg_args {
   const void *claw;
   double slip_floor, force_floor;
   int flip_limit;
+  int after_solve; /* CL_DDA_OP_OPEN_CLOSE: only after a converged solve (open_close_ops.h) */
   void *cK, *cF;
   const int32_t *gstart, *gitem, *tdiag, *rstart, *ritem;
   const void *Kdiag, *Fdiag;

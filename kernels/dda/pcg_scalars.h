@@ -21,6 +21,11 @@ enum { CL_DDA_PCG_RUNNING = 0, CL_DDA_PCG_CONVERGED, CL_DDA_PCG_SMALL_UPDATE, CL
 
 CL_HD static inline int cl_dda_pcg_running(const double *s) { return s[CL_DDA_S_STATE] == CL_DDA_PCG_RUNNING; }
 
+/* Whether the solve stopped on one of its criteria (the residual, the displacement). */
+CL_HD static inline int cl_dda_pcg_converged(const double *s) {
+  return s[CL_DDA_S_STATE] == CL_DDA_PCG_CONVERGED || s[CL_DDA_S_STATE] == CL_DDA_PCG_SMALL_UPDATE;
+}
+
 /* Why a solve that has not stopped before this iteration stops after it (or RUNNING). */
 CL_HD static inline int cl_dda_pcg_stop(const cl_dda_pcg_args *A, const double *s) {
   if (!(sqrt(s[CL_DDA_S_RR]) > A->tol * sqrt(s[CL_DDA_S_BB]))) return CL_DDA_PCG_CONVERGED;

@@ -341,6 +341,75 @@ Test(dda, pcg_scalars_on_the_device_give_the_host_iterates_with_one_sync_per_che
   cl_dda_bsr_free(&a);
 }
 
+/* One solve on dev by the persistent kernel (persistent 1) or one launch per operation (0): x from
+ * x0, the result, and the solver's launches and host waits in *launches, *syncs. */
+static void solve_on(cl_device *dev, const cl_dda_bsr *a, cl_dda_spmv_format format, int persistent,
+                     cl_dda_preconditioner kind, const double *b, const double *x0, double tol, double energy,
+                     int max, double *x, cl_dda_pcg_result *res, long *launches, long *syncs) {
+  cl_dda_solver s;
+  cl_error err;
+  cl_dda_solver_init(&s, dev, format);
+  s.persistent = persistent;
+  cr_assert_eq(cl_dda_solver_load(&s, a, &err), CL_OK, "%s", err.msg);
+  const long l0 = s.launches, s0 = s.syncs;
+  cr_assert_eq(cl_dda_pcg(&s, b, x0, x, kind, tol, energy, max, res, &err), CL_OK, "%s", err.msg);
+  *launches = s.launches - l0, *syncs = s.syncs - s0;
+  cl_dda_solver_free(&s);
+}
+
+/* The whole PCG solve as one persistent cooperative kernel against the launch per operation, on
+ * cuda (skipped without a GPU; the cpu's solve is one loop either way): both formats, both
+ * preconditioners, each stopping rule (the residual, the displacement criterion's update energy,
+ * the iteration limit) and a zero right-hand side. The operations are the same and only the dots'
+ * order of summation differs (the grids differ): the same iterations and stops, x to 1e-10 of
+ * its size (the round-off of ~100 iterations on this condition is ~1e-13). The persistent solve
+ * is one launch and the host waits once for it besides the transfers of b, x0 and x. */
+Test(dda, persistent_pcg_kernel_matches_the_launches_on_cuda) {
+  if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
+  lcg_seed(23);
+  const size_t n = 3000, m = 6 * n; /* 18 000 rows: a grid of 71 blocks of 256 threads */
+  cl_dda_bsr a = {0};
+  chain_matrix(&a, n);
+  double *b = malloc(m * sizeof *b), *x0 = malloc(m * sizeof *x0), *zero = calloc(m, sizeof *zero);
+  double *xl = malloc(m * sizeof *xl), *xp = malloc(m * sizeof *xp);
+  for (size_t k = 0; k < m; k++) b[k] = lcg_uniform(-1, 1), x0[k] = 0.1 * lcg_uniform(-1, 1);
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cuda", &err), CL_OK, "%s", err.msg);
+  /* tol, update energy, iteration limit: the residual's stop, the displacement criterion's (tol 0:
+   * never the residual), the limit's */
+  const double tols[3] = {1e-12, 0, 1e-12}, energies[3] = {0, 1e-9, 0};
+  const int limits[3] = {1000, 1000, 7};
+  for (int f = 0; f < 2; f++)
+    for (int pc = 0; pc < 2; pc++)
+      for (int c = 0; c < 4; c++) {
+        const double *rhs = c == 3 ? zero : b;
+        const int t = c == 3 ? 0 : c;
+        cl_dda_pcg_result rl, rp;
+        long ll, sl, lp, sp;
+        solve_on(&dev, &a, (cl_dda_spmv_format)f, 0, (cl_dda_preconditioner)pc, rhs, x0, tols[t], energies[t],
+                 limits[t], xl, &rl, &ll, &sl);
+        solve_on(&dev, &a, (cl_dda_spmv_format)f, 1, (cl_dda_preconditioner)pc, rhs, x0, tols[t], energies[t],
+                 limits[t], xp, &rp, &lp, &sp);
+        cr_assert(rl.iterations == rp.iterations && rl.converged == rp.converged,
+                  "format %d, preconditioner %d, case %d: launches %d iterations (converged %d), persistent %d (%d)",
+                  f, pc, c, rl.iterations, rl.converged, rp.iterations, rp.converged);
+        if (c == 0) cr_assert(rl.converged && rl.residual <= 1e-12, "the residual's stop: %.3g", rl.residual);
+        if (c == 1) cr_assert(rl.converged && rl.residual > 0 && rl.iterations < 1000, "the displacement's stop");
+        if (c == 2) cr_assert(!rl.converged && rl.iterations == 7, "the limit's stop");
+        double size = 0, diff = 0;
+        for (size_t k = 0; k < m; k++) size = fmax(size, fabs(xl[k])), diff = fmax(diff, fabs(xp[k] - xl[k]));
+        cr_assert(diff <= 1e-10 * size, "format %d, preconditioner %d, case %d: x off by %.3g of %.3g", f, pc, c,
+                  diff, size);
+        if (c != 3)
+          cr_assert(lp == 1 && sp == 4, "format %d, preconditioner %d, case %d: %ld launches and %ld host waits "
+                    "(1 and 4: b and x0 up, the scalars, x down)", f, pc, c, lp, sp);
+      }
+  cl_device_close(&dev);
+  free(b), free(x0), free(zero), free(xl), free(xp);
+  cl_dda_bsr_free(&a);
+}
+
 Test(dda, solver_names_a_block_that_is_not_positive_definite) {
   lcg_seed(3);
   cl_dda_bsr a = {0};
