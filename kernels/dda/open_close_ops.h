@@ -1,5 +1,5 @@
 /* The open-close rule of the DDA step on the device, per contact, written once for both backends
- * (pcg_cpu.c, pcg_cuda.cu; pcg.c's cl_dda_solver_open_close drives it): after each solve every
+ * (pcg_cpu.c, pcg_cuda.cu, and the tail of pcg_persistent_cuda.cu's solve; pcg.c drives it): after each solve every
  * contact applies cl_dda_open_close (contact.h) to its gaps in the device's solution and keeps its
  * state, sliding direction, state changes, normal and friction force on the device; only the counts
  * of changed and unsettled contacts come back, as two of PCG's scalars (pcg_scalars.h).
@@ -20,13 +20,9 @@
 #include "../common/real.h"
 #include "contact.h"
 #include "pcg_args.h"
-#include "pcg_scalars.h"
 
-/* Contact k's rule on x; returns 1 if its state changed, 2 if it slides unsettled, else 0. With
- * A->after_solve it does nothing (0) unless the solve before it converged: chained after the solve
- * with no host look between (cl_dda_solver_solve_open_close), a failed solve leaves the states. */
+/* Contact k's rule on x; returns 1 if its state changed, 2 if it slides unsettled, else 0. */
 CL_HD static inline int cl_dda_contact_rule(const cl_dda_pcg_args *A, size_t k) {
-  if (A->after_solve && !cl_dda_pcg_converged(A->scal)) return 0;
   const size_t nc = A->nc, n = A->n, i = (size_t)A->cbi[k], j = (size_t)A->cbj[k];
   const real *geo = (const real *)A->cgeo, *x = (const real *)A->x, *law = (const real *)A->claw;
   real *sgn = (real *)A->csgn, *N = (real *)A->cN, *fric = (real *)A->cfric;

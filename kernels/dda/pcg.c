@@ -428,17 +428,14 @@ static cl_status iteration(cl_dda_solver *s, cl_dda_preconditioner kind, cl_erro
  * warm start may need none) and then once every check_every iterations: a solve of k iterations
  * waits 1 + ceil(k / check_every) times and launches at most check_every - 1 idle iterations past
  * its stop, which change nothing. With rule, the open-close rule follows a converged solve before
- * the host's last look: on the device with no wait between where the solve is one launch. */
+ * the host's last look: in the same launch where the solve is one. */
 static cl_status device_solve(cl_dda_solver *s, cl_dda_preconditioner kind, int rule, double *sc, cl_error *err) {
   const size_t bytes = CL_DDA_SCALARS * sizeof *sc;
   int ran = 0;
-  if (s->persistent) CL_TRY(cl_k_dda_pcg_persistent(s->dev, CL_F64, &s->A, (int)kind, &ran, err));
+  if (s->persistent) CL_TRY(cl_k_dda_pcg_persistent(s->dev, CL_F64, &s->A, (int)kind, rule, &ran, err));
   if (ran) {
     s->launches++;
-    s->A.after_solve = 1;
-    cl_status st = rule ? run(s, CL_DDA_OP_OPEN_CLOSE, err) : CL_OK;
-    s->A.after_solve = 0;
-    return st == CL_OK ? to_host(s, sc, s->A.scal, bytes, err) : st;
+    return to_host(s, sc, s->A.scal, bytes, err);
   }
   CL_TRY(run(s, CL_DDA_OP_DOT_BB, err));
   CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));

@@ -137,9 +137,9 @@ cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double
                      double tol, double update_energy, int max_iterations, cl_dda_pcg_result *res, cl_error *err);
 
 /* An iteration of the open-close loop after its assembly: cl_dda_pcg of the assembled system from
- * x0 (as there) and, when it converged, cl_dda_solver_open_close, chained on the device: where the
- * solve is one launch the host waits once, for the scalars of both (the counts are 0 after a solve
- * that did not converge, which leaves the contacts' states as they were). */
+ * x0 (as there) and, when it converged, cl_dda_solver_open_close -- in the same launch where the
+ * solve is one, the host waiting once for the scalars of both (the counts are 0 after a solve that
+ * did not converge, which leaves the contacts' states as they were). */
 cl_status cl_dda_solver_solve_open_close(cl_dda_solver *s, const double *x0, cl_dda_preconditioner kind, double tol,
                                          double update_energy, int max_iterations, cl_dda_pcg_result *res,
                                          int *changed, int *unsettled, cl_error *err);

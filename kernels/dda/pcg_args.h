@@ -73,7 +73,6 @@ typedef struct cl_dda_pcg_args {
   const void *claw;
   double slip_floor, force_floor;
   int flip_limit;
-  int after_solve; /* CL_DDA_OP_OPEN_CLOSE: only after a converged solve (open_close_ops.h) */
   void *cK, *cF;
   const int32_t *gstart, *gitem, *tdiag, *rstart, *ritem;
   const void *Kdiag, *Fdiag;

@@ -17,9 +17,11 @@ cl_status cl_k_dda_pcg(cl_device *d, cl_dtype t, const cl_dda_pcg_args *A, int o
 
 /* The whole PCG solve of cl_dda_pcg after its uploads -- b.b, the start, the iterations until the
  * stopping rule, the scalars left in A->scal -- in one launch (pcg_persistent_cuda.cu; kind: a
- * cl_dda_preconditioner). *ran is 0, and nothing ran, where the device cannot (the cpu, whose
- * solve is a loop already, or a GPU without cooperative launch): the caller runs the operations. */
-cl_status cl_k_dda_pcg_persistent(cl_device *d, cl_dtype t, const cl_dda_pcg_args *A, int kind, int *ran,
+ * cl_dda_preconditioner), and with rule, if the solve converged, the open-close rule on its solution
+ * (CL_DDA_OP_OPEN_CLOSE, its counts among the scalars). *ran is 0, and nothing ran, where the device
+ * cannot (the cpu, whose solve is a loop already, or a GPU without cooperative launch): the caller
+ * runs the operations. */
+cl_status cl_k_dda_pcg_persistent(cl_device *d, cl_dtype t, const cl_dda_pcg_args *A, int kind, int rule, int *ran,
                                   cl_error *err);
 #endif
 
@@ -36,8 +38,8 @@ double cl_dda_dot_cpu_f32(size_t m, const void *x, const void *y);
 double cl_dda_dot_cpu_f64(size_t m, const void *x, const void *y);
 int cl_dda_pcg_cuda_f32(const cl_dda_pcg_args *A, int op);
 int cl_dda_pcg_cuda_f64(const cl_dda_pcg_args *A, int op);
-int cl_dda_pcg_persistent_cuda_f32(const cl_dda_pcg_args *A, int kind);
-int cl_dda_pcg_persistent_cuda_f64(const cl_dda_pcg_args *A, int kind);
+int cl_dda_pcg_persistent_cuda_f32(const cl_dda_pcg_args *A, int kind, int rule);
+int cl_dda_pcg_persistent_cuda_f64(const cl_dda_pcg_args *A, int kind, int rule);
 
 #ifdef __cplusplus
 }

@@ -10,12 +10,16 @@
  * grid-stride slice, one grid barrier, then every block sums all the blocks' partials in the same
  * order, so that all hold the same scalars (in shared memory) without a second barrier, and take
  * the same branch of the stopping rule. Block 0 writes them back at the end. The partials alternate
- * between two sets: a block may write the next dot's while a slower one still reads this one's. */
+ * between two sets: a block may write the next dot's while a slower one still reads this one's.
+ * With rule, a converged solve is followed in the same launch by the open-close rule on its
+ * solution (open_close_ops.h), its counts a last grid-wide dot: an open-close iteration's solve and
+ * rule are one launch and one host wait. */
 #include <cooperative_groups.h>
 
 #include "../common/blas1.h"
 #include "../common/launch_cuda.cuh"
 #include "../common/reduce_cuda.cuh"
+#include "open_close_ops.h"
 #include "pcg_kernels.h"
 #include "pcg_ops.h"
 
@@ -83,7 +87,7 @@ __device__ static void grid_precondition(cl_dda_pcg_args *A, int kind, cg::grid_
 }
 
 __global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_kernel)(cl_dda_pcg_args args,
-                                                                                         int kind) {
+                                                                                         int kind, int rule) {
   cg::grid_group grid = cg::this_grid();
   __shared__ double scal[CL_DDA_SCALARS];
   for (int k = threadIdx.x; k < CL_DDA_SCALARS; k += blockDim.x) scal[k] = args.scal[k]; /* FACTORED */
@@ -122,6 +126,14 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_
     CL_GRID_STRIDE(e, m) cl_dda_pcg_entry(A, CL_DDA_OP_DIRECTION, e); /* p = z + beta p, while running */
     grid.sync();
   }
+  if (rule && cl_dda_pcg_converged(scal)) { /* x is whole: the last barrier followed its update */
+    d0 = 0, d1 = 0;
+    CL_GRID_STRIDE(k, a.nc) {
+      const int flag = cl_dda_contact_rule(A, k);
+      d0 += flag == 1, d1 += flag == 2;
+    }
+    grid_dots(A, CL_DDA_OP_OPEN_CLOSE, d0, d1, &set, grid); /* the contacts changed and unsettled */
+  }
   if (blockIdx.x == 0)
     for (int k = threadIdx.x; k < CL_DDA_SCALARS; k += blockDim.x) args.scal[k] = scal[k];
 }
@@ -129,7 +141,7 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_
 /* As many blocks as fit on the device at once (a grid barrier needs them all resident), no more
  * than one thread a matrix row needs, nor than the partials hold (CL_DDA_DOT_PARTIALS: two sets
  * of two a block). */
-extern "C" int CL_PREC(cl_dda_pcg_persistent_cuda)(const cl_dda_pcg_args *A, int kind) {
+extern "C" int CL_PREC(cl_dda_pcg_persistent_cuda)(const cl_dda_pcg_args *A, int kind, int rule) {
   static int per_sm = -1, sms = 0;
   if (per_sm < 0) {
     int dev, cooperative = 0;
@@ -148,7 +160,7 @@ extern "C" int CL_PREC(cl_dda_pcg_persistent_cuda)(const cl_dda_pcg_args *A, int
   if (blocks > CL_DDA_DOT_PARTIALS / 4) blocks = CL_DDA_DOT_PARTIALS / 4;
   if (blocks < 1) blocks = 1;
   cl_dda_pcg_args args = *A;
-  void *params[] = {&args, &kind};
+  void *params[] = {&args, &kind, &rule};
   const cudaError_t e = cudaLaunchCooperativeKernel((const void *)CL_PREC(dda_pcg_persistent_kernel),
                                                     (unsigned)blocks, CL_REDUCE_THREADS, params, 0, 0);
   if (e == cudaErrorCooperativeLaunchTooLarge || e == cudaErrorNotSupported) {
