@@ -11,6 +11,7 @@
 #include "../common/real.h"
 #include "contact.h"
 #include "pcg_args.h"
+#include "pcg_ops.h"
 
 /* Contact k's Kii, Kjj, Kij (normal spring; shear spring when locked) and Fi, Fj (with the
  * friction force when sliding). An open contact has no share: its slots are left as they are and
@@ -80,6 +81,19 @@ CL_HD static inline void cl_dda_gather_rhs(const cl_dda_pcg_args *A, size_t i) {
     }
     b[r * n + i] = s;
   }
+}
+
+/* Item t of CL_DDA_OP_GATHER (ntarget + n items): matrix block t and, for a diagonal block, its
+ * Cholesky factor from the sums the thread has just written; past ntarget, block row t - ntarget of
+ * b. One pass where three were: an open-close iteration's assembly is two launches and the factors'
+ * check. */
+CL_HD static inline void cl_dda_gather(const cl_dda_pcg_args *A, size_t t) {
+  if (t >= A->ntarget) {
+    cl_dda_gather_rhs(A, t - A->ntarget);
+    return;
+  }
+  cl_dda_gather_block(A, t);
+  if (A->tdiag[t] >= 0) cl_dda_factor_block(A, (size_t)A->tdiag[t]);
 }
 
 #endif

@@ -182,12 +182,11 @@ static cl_status not_positive_definite(cl_dda_solver *s, cl_error *err) {
                       "(check its material: E > 0, 0 <= nu < 0.5, density > 0)", i + 1);
 }
 
-/* The diagonal blocks' factors and, on the device, whether all were factored (pcg_scalars.h): a
- * failed factorisation leaves NaN in its block's first entry, and the sum of the first slices'
- * squares is finite exactly when every block was factored. The host looks at it in PCG's first
- * scalar read (now, with `check`); only on a failure is the slice looked at on the host. */
-static cl_status factor(cl_dda_solver *s, int check, cl_error *err) {
-  CL_TRY(run(s, CL_DDA_OP_FACTOR, err));
+/* Whether every diagonal block was factored, on the device (pcg_scalars.h): a failed factorisation
+ * leaves NaN in its block's first entry, and the sum of the first slices' squares is finite exactly
+ * when every block was factored. The host looks at it in PCG's first scalar read (now, with
+ * `check`); only on a failure is the slice looked at on the host. */
+static cl_status check_factors(cl_dda_solver *s, int check, cl_error *err) {
   CL_TRY(run(s, CL_DDA_OP_FACTOR_CHECK, err));
   if (!check) return CL_OK;
   double sc[CL_DDA_SCALARS];
@@ -219,7 +218,8 @@ cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *er
   }
   free(target);
   if (st == CL_OK) st = send_uploads(s, err);
-  return st == CL_OK ? factor(s, 1, err) : st;
+  if (st == CL_OK) st = run(s, CL_DDA_OP_FACTOR, err);
+  return st == CL_OK ? check_factors(s, 1, err) : st;
 }
 
 /* Counting sort of (key, item) pairs into CSR: start (nkeys + 1) and items in the order given. */
@@ -340,9 +340,8 @@ cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const d
   }
   s->A.Kdiag = Kdiag, s->A.Fdiag = Fdiag;
   CL_TRY(run(s, CL_DDA_OP_SPRINGS, err));
-  CL_TRY(run(s, CL_DDA_OP_GATHER, err));
-  CL_TRY(run(s, CL_DDA_OP_GATHER_RHS, err));
-  return factor(s, 0, err);
+  CL_TRY(run(s, CL_DDA_OP_GATHER, err)); /* the matrix, its diagonal blocks' factors and b */
+  return check_factors(s, 0, err);
 }
 
 cl_status cl_dda_solver_start_from(cl_dda_solver *s, const void *x0, cl_error *err) {

@@ -16,8 +16,9 @@ enum { CL_DDA_DIAG = 1, CL_DDA_UPPER = 2, CL_DDA_LOWER = 4, CL_DDA_WHOLE = 7 };
 
 typedef enum cl_dda_pcg_op {
   CL_DDA_OP_SPRINGS,     /* per contact (zeros when open): its submatrices and right-hand sides into cK, cF */
-  CL_DDA_OP_GATHER,      /* per matrix block: the diagonal submatrix (if any) plus its contacts' shares */
-  CL_DDA_OP_GATHER_RHS,  /* per block row: b = the per-block right-hand side plus its contacts' shares */
+  CL_DDA_OP_GATHER,      /* per matrix block: the diagonal submatrix (if any) plus its contacts' shares, and a
+                            diagonal block's factor; then per block row: b = the per-block right-hand side
+                            plus its contacts' shares (ntarget + n items, assembly_ops.h) */
   CL_DDA_OP_FACTOR,      /* per block: chol = the Cholesky factor of the diagonal block (NaN if not SPD) */
   CL_DDA_OP_SPMV,        /* per row: out = A_parts in */
   CL_DDA_OP_BLOCK_SOLVE, /* per block: out = D^-1 in */

@@ -14,11 +14,7 @@ __global__ void CL_PREC(dda_springs_kernel)(cl_dda_pcg_args A) {
 }
 
 __global__ void CL_PREC(dda_gather_kernel)(cl_dda_pcg_args A) {
-  CL_GRID_STRIDE(t, A.ntarget) cl_dda_gather_block(&A, t);
-}
-
-__global__ void CL_PREC(dda_gather_rhs_kernel)(cl_dda_pcg_args A) {
-  CL_GRID_STRIDE(i, A.n) cl_dda_gather_rhs(&A, i);
+  CL_GRID_STRIDE(t, A.ntarget + A.n) cl_dda_gather(&A, t);
 }
 
 __global__ void CL_PREC(dda_pcg_block_kernel)(cl_dda_pcg_args A, int op) {
@@ -92,10 +88,7 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
       if (A->nc) CL_PREC(dda_springs_kernel)<<<cl_grid_1d(A->nc), CL_THREADS>>>(*A);
       break;
     case CL_DDA_OP_GATHER:
-      CL_PREC(dda_gather_kernel)<<<cl_grid_1d(A->ntarget), CL_THREADS>>>(*A);
-      break;
-    case CL_DDA_OP_GATHER_RHS:
-      CL_PREC(dda_gather_rhs_kernel)<<<cl_grid_1d(A->n), CL_THREADS>>>(*A);
+      CL_PREC(dda_gather_kernel)<<<cl_grid_1d(A->ntarget + A->n), CL_THREADS>>>(*A);
       break;
     case CL_DDA_OP_FACTOR:
     case CL_DDA_OP_BLOCK_SOLVE:
