@@ -479,8 +479,9 @@ static void dense_system(size_t n, const double *K, const double *F, size_t nc, 
  * submatrices, nc random contacts, in both formats. The step's contacts are set once; then three
  * open-close iterations change their states at random (open, sliding, locked), and each assembly
  * must match its dense system -- the product A x and the solution of A x = b -- while sending no
- * more than the states and friction forces (12 bytes a contact) to the device, and PCG no more
- * than its solution back (6 n doubles) and its scalars once every CL_DDA_PCG_CHECK_EVERY iterations. */
+ * more than the states and friction forces (12 bytes a contact) to the device in 4 launches, and PCG
+ * no more than its solution back (6 n doubles) and its scalars once every CL_DDA_PCG_CHECK_EVERY
+ * iterations. */
 Test(dda, device_assembly_matches_dense_sums_as_states_change) {
   lcg_seed(11);
   const size_t n = 30, nc = 90, m = 6 * n;
@@ -527,10 +528,13 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
         scale = fmax(scale, abs_sum);
       }
       bytes_in = bytes_out = 0;
+      const long launches = s.launches;
       cr_assert_eq(cl_dda_solver_assemble(&s, state, fric, K, F, &err), CL_OK, "%s", err.msg);
       cr_assert(bytes_in <= nc * (sizeof *state + sizeof *fric) && bytes_out == 0,
                 "format %d: the assembly sent %zu bytes in and %zu out (the states and forces: %zu)", f, bytes_in,
                 bytes_out, nc * (sizeof *state + sizeof *fric));
+      cr_assert(s.launches - launches == 4, "format %d: the assembly took %ld launches (the springs, the gather "
+                "with the factors and b, the factors' check's two)", f, s.launches - launches);
       /* the right-hand side: the solution of the device's A x = b satisfies the dense system; the
        * solve starts from the last one on the device */
       cl_dda_pcg_result res;
