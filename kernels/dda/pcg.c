@@ -219,6 +219,7 @@ cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *er
   free(target);
   if (st == CL_OK) st = send_uploads(s, err);
   if (st == CL_OK) st = run(s, CL_DDA_OP_FACTOR, err);
+  s->check_pending = 0;
   return st == CL_OK ? check_factors(s, 1, err) : st;
 }
 
@@ -341,7 +342,9 @@ cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const d
   s->A.Kdiag = Kdiag, s->A.Fdiag = Fdiag;
   CL_TRY(run(s, CL_DDA_OP_SPRINGS, err));
   CL_TRY(run(s, CL_DDA_OP_GATHER, err)); /* the matrix, its diagonal blocks' factors and b */
-  return check_factors(s, 0, err);
+  /* the persistent solve checks the factors in its first dot: two launches fewer */
+  s->check_pending = s->persistent;
+  return s->persistent ? CL_OK : check_factors(s, 0, err);
 }
 
 cl_status cl_dda_solver_start_from(cl_dda_solver *s, const void *x0, cl_error *err) {
@@ -433,9 +436,11 @@ static cl_status device_solve(cl_dda_solver *s, cl_dda_preconditioner kind, int 
   int ran = 0;
   if (s->persistent) CL_TRY(cl_k_dda_pcg_persistent(s->dev, CL_F64, &s->A, (int)kind, rule, &ran, err));
   if (ran) {
-    s->launches++;
+    s->launches++, s->check_pending = 0;
     return to_host(s, sc, s->A.scal, bytes, err);
   }
+  if (s->check_pending) CL_TRY(check_factors(s, 0, err)); /* no cooperative launch: as the assembly would */
+  s->check_pending = 0;
   CL_TRY(run(s, CL_DDA_OP_DOT_BB, err));
   CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));
   CL_TRY(run(s, CL_DDA_OP_RESIDUAL, err)); /* r = b - A x */

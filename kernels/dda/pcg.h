@@ -47,6 +47,7 @@ typedef struct cl_dda_solver {
    * (pcg_persistent_cuda.cu); 0, or a device that cannot (the cpu, whose solve is a loop already): one
    * launch per operation and a look at the scalars every check_every iterations */
   int persistent;
+  int check_pending; /* the assembly left the factors' check to the persistent solve */
 } cl_dda_solver;
 
 /* An empty solver on d (zero-initialised s). */

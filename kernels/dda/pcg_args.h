@@ -34,7 +34,8 @@ typedef enum cl_dda_pcg_op {
   CL_DDA_OP_BETA,        /* r.z and r.r of the update: beta, the stopping rule */
   CL_DDA_OP_STEP_JACOBI, /* per block: STEP, z = D^-1 r (block Jacobi) and BETA's sums in one pass */
   CL_DDA_OP_FACTOR_CHECK, /* the squares of the factors' first slices: whether every block was factored */
-  CL_DDA_OP_OPEN_CLOSE   /* per contact: the open-close rule on x, the counts of changes as scalars */
+  CL_DDA_OP_OPEN_CLOSE,  /* per contact: the open-close rule on x, the counts of changes as scalars */
+  CL_DDA_OP_START_SUMS   /* the persistent solve's first dot: b.b and FACTOR_CHECK's sum in one */
 } cl_dda_pcg_op;
 
 typedef struct cl_dda_pcg_args {

@@ -90,17 +90,19 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_
                                                                                          int kind, int rule) {
   cg::grid_group grid = cg::this_grid();
   __shared__ double scal[CL_DDA_SCALARS];
-  for (int k = threadIdx.x; k < CL_DDA_SCALARS; k += blockDim.x) scal[k] = args.scal[k]; /* FACTORED */
+  for (int k = threadIdx.x; k < CL_DDA_SCALARS; k += blockDim.x) scal[k] = args.scal[k];
   __syncthreads();
   cl_dda_pcg_args a = args, *A = &a;
   a.scal = scal;
   const size_t n = a.n, m = 6 * n;
   real *x = (real *)a.x, *r = (real *)a.r, *z = (real *)a.z, *p = (real *)a.p;
-  const real *b = (const real *)a.b;
+  const real *b = (const real *)a.b, *chol = (const real *)a.chol;
   int set = 0;
   double d0 = 0, d1 = 0;
-  CL_GRID_STRIDE(e, m) d0 += cl_dot_term(b[e], b[e]);
-  grid_dots(A, CL_DDA_OP_DOT_BB, d0, 0, &set, grid);
+  /* b.b, and whether every diagonal block was factored (the assembly leaves that check to this
+   * kernel: pcg.c's check_pending) */
+  CL_GRID_STRIDE(e, m) d0 += cl_dot_term(b[e], b[e]), d1 += cl_dot_term(chol[e], chol[e]);
+  grid_dots(A, CL_DDA_OP_START_SUMS, d0, d1, &set, grid);
   grid_product(A, CL_DDA_WHOLE, x, a.q, NULL, grid);
   CL_GRID_STRIDE(e, m) cl_dda_pcg_entry(A, CL_DDA_OP_RESIDUAL, e); /* r = b - A x */
   grid.sync();
