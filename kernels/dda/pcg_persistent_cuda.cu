@@ -11,6 +11,9 @@
  * order, so that all hold the same scalars (in shared memory) without a second barrier, and take
  * the same branch of the stopping rule. Block 0 writes them back at the end. The partials alternate
  * between two sets: a block may write the next dot's while a slower one still reads this one's.
+ * Block Jacobi's iteration has two barriers, after p.q and after r.z and r.r: the direction
+ * p = z + beta p is formed row by row inside the next product (the same expression as the launches'
+ * direction pass), into the other of two buffers, instead of a pass and a barrier of its own.
  * With rule, a converged solve is followed in the same launch by the open-close rule on its
  * solution (open_close_ops.h), its counts a last grid-wide dot: an open-close iteration's solve and
  * rule are one launch and one host wait. */
@@ -55,11 +58,28 @@ __device__ static void grid_product(cl_dda_pcg_args *A, int parts, const void *i
   CL_GRID_STRIDE(k, 6 * n) {
     cl_dda_spmv_row(A, k);
     if (dot) {
-      const size_t e = A->format == CL_DDA_BSR ? (k % 6) * n + k / 6 : k; /* the entry row k wrote */
+      const size_t e = cl_dda_spmv_entry(A, k);
       *dot += cl_dot_term(((const real *)in)[e], ((const real *)out)[e]);
     }
   }
   if (!dot) grid.sync(); /* with dot, the dot's own barrier follows */
+}
+
+/* Block Jacobi's product after the first iteration: q = A p with the direction p = z + beta pold
+ * formed on the fly (row by row, as CL_DDA_OP_DIRECTION forms it), each row's entry of p written
+ * into pnew and its p.q term added to *dot. The direction's own pass and barrier are gone: pold is
+ * not written in this pass (pnew is the other buffer), and z not at all. */
+__device__ static void grid_direction_product(cl_dda_pcg_args *A, const real *pold, real *pnew, double *dot) {
+  const real *z = (const real *)A->z, *q = (const real *)A->q;
+  const real beta = (real)A->scal[CL_DDA_S_BETA];
+  A->parts = CL_DDA_WHOLE, A->in = z, A->out = A->q;
+  CL_GRID_STRIDE(k, 6 * A->n) {
+    cl_dda_spmv_row_of(A, k, pold, beta);
+    const size_t e = cl_dda_spmv_entry(A, k);
+    pnew[e] = cl_dda_spmv_input(z, pold, beta, e);
+    *dot += cl_dot_term(pnew[e], q[e]);
+  }
+  A->p = pnew; /* the step's x += alpha p */
 }
 
 __device__ static void grid_block_solve(cl_dda_pcg_args *A, const void *in, void *out, cg::grid_group &grid) {
@@ -110,13 +130,20 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_
   d0 = 0, d1 = 0;
   CL_GRID_STRIDE(e, m) p[e] = z[e], d0 += cl_dot_term(r[e], z[e]), d1 += cl_dot_term(r[e], r[e]);
   grid_dots(A, CL_DDA_OP_BEGIN, d0, d1, &set, grid);
-  while (cl_dda_pcg_running(scal)) {
+  /* block Jacobi: two barriers an iteration, the direction formed in the next product, its two
+   * buffers p and t (which only SSOR-AI uses) in turn */
+  const int jacobi = kind == CL_DDA_BLOCK_JACOBI;
+  real *dir[2] = {p, (real *)a.t};
+  for (int it = 0; cl_dda_pcg_running(scal); it++) {
     d0 = 0;
-    grid_product(A, CL_DDA_WHOLE, p, a.q, &d0, grid);  /* q = A p, and p.q */
-    grid_dots(A, CL_DDA_OP_ALPHA, d0, 0, &set, grid); /* alpha = r.z / p.q */
-    if (!cl_dda_pcg_running(scal)) break;              /* breakdown */
+    if (jacobi && it > 0)
+      grid_direction_product(A, dir[(it - 1) & 1], dir[it & 1], &d0); /* p = z + beta p, q = A p, p.q */
+    else
+      grid_product(A, CL_DDA_WHOLE, a.p, a.q, &d0, grid); /* q = A p, and p.q */
+    grid_dots(A, CL_DDA_OP_ALPHA, d0, 0, &set, grid);    /* alpha = r.z / p.q */
+    if (!cl_dda_pcg_running(scal)) break;                 /* breakdown */
     double sums[2] = {0, 0};
-    if (kind == CL_DDA_BLOCK_JACOBI) {
+    if (jacobi) {
       CL_GRID_STRIDE(i, n) cl_dda_step_jacobi(A, i, sums); /* x, r, z = D^-1 r and r.z, r.r */
     } else {
       CL_GRID_STRIDE(e, m) cl_dda_pcg_entry(A, CL_DDA_OP_STEP, e); /* x += alpha p, r -= alpha q */
@@ -125,6 +152,7 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_
       CL_GRID_STRIDE(e, m) sums[0] += cl_dot_term(r[e], z[e]), sums[1] += cl_dot_term(r[e], r[e]);
     }
     grid_dots(A, CL_DDA_OP_BETA, sums[0], sums[1], &set, grid); /* beta; stop? */
+    if (jacobi) continue;
     CL_GRID_STRIDE(e, m) cl_dda_pcg_entry(A, CL_DDA_OP_DIRECTION, e); /* p = z + beta p, while running */
     grid.sync();
   }
