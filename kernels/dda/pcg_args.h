@@ -55,8 +55,8 @@ typedef struct cl_dda_pcg_args {
   const int32_t *uptr, *ucol, *urow, *lptr, *lslot;
   /* assembly: the step's nc contacts, their blocks (cbi: the vertex's, cbj: the edge's), states and
    * geometry (26 x nc: en, fn, es, fs, gn0, gs0, contact.h), friction force times the sliding
-   * direction (sliding ones), spring stiffnesses; cK (108 x nc: Kii, Kjj, Kij) and cF (12 x nc:
-   * Fi, Fj) their shares. Matrix block t (ntarget of them: BSR's blocks, or HSBCSR's diagonal
+   * direction (sliding ones), spring stiffnesses; cK (108 a contact, contact-major: Kii, Kjj, Kij) and cF
+   * (12 a contact: Fi, Fj) their shares. Matrix block t (ntarget of them: BSR's blocks, or HSBCSR's diagonal
    * then upper ones) is tdiag's diagonal submatrix (Kdiag, 36 per block, row-major; tdiag -1: none)
    * plus the shares gitem[gstart[t] .. gstart[t+1]] (4 k + 0: Kii, 1: Kjj, 2: Kij, 3: Kij^T of
    * contact k); block row i of b is Fdiag's (SoA) plus ritem[rstart[i] .. rstart[i+1]] (2 k + 0:
