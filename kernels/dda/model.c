@@ -153,6 +153,7 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
                         (int)in->preconditioner);
   if (in->spmv_format != CL_DDA_HSBCSR && in->spmv_format != CL_DDA_BSR)
     return cl_error_set(err, CL_ERR_ARG, "spmv_format %d is not one of HSBCSR (0) and BSR (1)", (int)in->spmv_format);
+  if (in->pcg_blocks < 0) return cl_error_set(err, CL_ERR_ARG, "pcg_blocks must be >= 0 (0: as many as fit)");
   if (in->pcg_max_iterations < 1 || in->open_close_max < 1)
     return cl_error_set(err, CL_ERR_ARG, "pcg_max_iterations and open_close_max must be >= 1");
   if (!isfinite(in->gx) || !isfinite(in->gy)) return cl_error_set(err, CL_ERR_ARG, "gravity must be finite");
@@ -279,7 +280,7 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   if (!m) return oom(err);
   m->dev = d, m->p = *in;
   cl_dda_solver_init(&m->solver, d, in->spmv_format);
-  m->solver.persistent = !in->pcg_launches;
+  m->solver.persistent = !in->pcg_launches, m->solver.persistent_blocks = in->pcg_blocks;
   size_t n = m->n = in->nblocks;
   m->nv = (size_t)in->vstart[n], m->nf = in->nfixed, m->nl = in->nloads;
   m->vstart = alloc_zero(n + 1, sizeof(int32_t)), m->fstart = alloc_zero(n + 1, sizeof(int32_t));

@@ -434,6 +434,7 @@ static cl_status iteration(cl_dda_solver *s, cl_dda_preconditioner kind, cl_erro
 static cl_status device_solve(cl_dda_solver *s, cl_dda_preconditioner kind, int rule, double *sc, cl_error *err) {
   const size_t bytes = CL_DDA_SCALARS * sizeof *sc;
   int ran = 0;
+  s->A.persistent_blocks = s->persistent_blocks;
   if (s->persistent) CL_TRY(cl_k_dda_pcg_persistent(s->dev, CL_F64, &s->A, (int)kind, rule, &ran, err));
   if (ran) {
     s->launches++, s->check_pending = 0;

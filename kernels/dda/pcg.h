@@ -48,6 +48,7 @@ typedef struct cl_dda_solver {
    * launch per operation and a look at the scalars every check_every iterations */
   int persistent;
   int check_pending; /* the assembly left the factors' check to the persistent solve */
+  int persistent_blocks; /* at most this many blocks in the persistent grid (0: as many as fit) */
 } cl_dda_solver;
 
 /* An empty solver on d (zero-initialised s). */

@@ -41,6 +41,7 @@ typedef enum cl_dda_pcg_op {
 typedef struct cl_dda_pcg_args {
   size_t n;   /* block rows */
   int format; /* cl_dda_spmv_format */
+  int persistent_blocks; /* the persistent solve's grid: at most this many blocks (0: as many as fit) */
   /* BSR: every block of both triangles, rows sorted by column, row-major inside a block
    * (entry (r, c) of block k at [36 k + 6 r + c], cuSPARSE's row-major BSR) */
   const int32_t *rowptr, *col;

@@ -169,7 +169,7 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_
 }
 
 /* As many blocks as fit on the device at once (a grid barrier needs them all resident), no more
- * than one thread a matrix row needs, nor than the partials hold (CL_DDA_DOT_PARTIALS: two sets
+ * than one thread a matrix row needs, than the model's pcg_blocks asks, nor than the partials hold (CL_DDA_DOT_PARTIALS: two sets
  * of two a block). */
 extern "C" int CL_PREC(cl_dda_pcg_persistent_cuda)(const cl_dda_pcg_args *A, int kind, int rule) {
   static int per_sm = -1, sms = 0;
@@ -187,6 +187,7 @@ extern "C" int CL_PREC(cl_dda_pcg_persistent_cuda)(const cl_dda_pcg_args *A, int
   const size_t want = (6 * A->n + CL_REDUCE_THREADS - 1) / CL_REDUCE_THREADS;
   size_t blocks = (size_t)per_sm * (size_t)sms;
   if (want < blocks) blocks = want;
+  if (A->persistent_blocks > 0 && (size_t)A->persistent_blocks < blocks) blocks = (size_t)A->persistent_blocks;
   if (blocks > CL_DDA_DOT_PARTIALS / 4) blocks = CL_DDA_DOT_PARTIALS / 4;
   if (blocks < 1) blocks = 1;
   cl_dda_pcg_args args = *A;

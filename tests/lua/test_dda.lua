@@ -333,6 +333,9 @@ T.case("device matrix: HSBCSR (upper blocks) and BSR (both triangles) give the s
     T.near(half:block(i).uy, full:block(i).uy, 2e-10, string.format("block %d's settlement (m)", i), 1)
   end
   T.raises(function() cut_mass { spmv = "csr" } end, { "spmv", "hsbcsr", "bsr" }, "unknown format")
+  -- the persistent grid's size (a GPU's choice; the cpu's solve is one loop): a count of blocks
+  T.raises(function() cut_mass { pcg_blocks = 1.5 } end, { "pcg_blocks", "whole number" }, "a fraction of a block")
+  T.raises(function() cut_mass { pcg_blocks = -1 } end, { "pcg_blocks", "> 0" }, "a negative block count")
 end)
 
 T.case("a block crushed by stiffer contacts: the step shrinks, then fails naming it; never turned inside out", function()
