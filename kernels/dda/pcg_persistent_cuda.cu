@@ -28,24 +28,43 @@
 
 namespace cg = cooperative_groups;
 
+/* The block's sums of a and b (valid in thread 0) in one pass: both shuffled down each warp, one
+ * shared stage and one block barrier where two reductions in turn took three -- the same terms in
+ * the same order as cl_block_reduce's. Its shared words are read again only after a grid barrier. */
+__device__ static void block_sum2(double *a, double *b) {
+  __shared__ double warp_part[2][CL_REDUCE_THREADS / 32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int off = 16; off > 0; off >>= 1)
+    *a += __shfl_down_sync(0xffffffffu, *a, off), *b += __shfl_down_sync(0xffffffffu, *b, off);
+  if (lane == 0) warp_part[0][warp] = *a, warp_part[1][warp] = *b;
+  __syncthreads();
+  if (warp == 0) {
+    const int used = lane < (int)(blockDim.x / 32);
+    *a = used ? warp_part[0][lane] : 0, *b = used ? warp_part[1][lane] : 0;
+    for (int off = 16; off > 0; off >>= 1)
+      *a += __shfl_down_sync(0xffffffffu, *a, off), *b += __shfl_down_sync(0xffffffffu, *b, off);
+  }
+}
+
 /* A dot operation's sums d0, d1 (this thread's terms) over the grid, then its scalar step on the
- * block's copy of the scalars (A->scal, shared); *set alternates the partials' two sets. */
+ * block's copy of the scalars (A->scal, shared); *set alternates the partials' two sets. After the
+ * grid barrier the first warp alone sums the blocks' partials (lane l: partials l, l + 32, ..., then
+ * a shuffle; every block in the same order): no block barrier but the one that publishes the
+ * scalars. */
 __device__ static void grid_dots(cl_dda_pcg_args *A, int op, double d0, double d1, int *set,
                                  cg::grid_group &grid) {
   double *part = A->partials + (size_t)(*set) * 2 * gridDim.x;
   *set ^= 1;
-  d0 = cl_block_reduce(CL_COMBINE_SUM, d0);
-  __syncthreads();
-  d1 = cl_block_reduce(CL_COMBINE_SUM, d1);
+  block_sum2(&d0, &d1);
   if (threadIdx.x == 0) part[blockIdx.x] = d0, part[gridDim.x + blockIdx.x] = d1;
   grid.sync();
-  double s0 = 0, s1 = 0;
-  for (unsigned k = threadIdx.x; k < gridDim.x; k += blockDim.x) s0 += part[k], s1 += part[gridDim.x + k];
-  __syncthreads();
-  s0 = cl_block_reduce(CL_COMBINE_SUM, s0);
-  __syncthreads();
-  s1 = cl_block_reduce(CL_COMBINE_SUM, s1);
-  if (threadIdx.x == 0) cl_dda_pcg_scalars(A, op, s0, s1);
+  if (threadIdx.x < 32) {
+    double s0 = 0, s1 = 0;
+    for (unsigned k = threadIdx.x; k < gridDim.x; k += 32) s0 += part[k], s1 += part[gridDim.x + k];
+    for (int off = 16; off > 0; off >>= 1)
+      s0 += __shfl_down_sync(0xffffffffu, s0, off), s1 += __shfl_down_sync(0xffffffffu, s1, off);
+    if (threadIdx.x == 0) cl_dda_pcg_scalars(A, op, s0, s1);
+  }
   __syncthreads();
 }
 
