@@ -100,7 +100,9 @@ static int dda_model(lua_State *L) {
       .normal_stiffness = num(L, 1, "normal_stiffness"), .shear_stiffness = num(L, 1, "shear_stiffness"),
       .fixed_stiffness = num(L, 1, "fixed_stiffness"), .max_displacement = num(L, 1, "max_displacement"),
       .pcg_tolerance = num(L, 1, "pcg_tolerance"), .pcg_displacement = num(L, 1, "pcg_displacement"), .preconditioner = (cl_dda_preconditioner)num(L, 1, "ssor"),
-      .spmv_format = (cl_dda_spmv_format)num(L, 1, "bsr"), .pcg_max_iterations = (int)num(L, 1, "pcg_max_iterations"),
+      .spmv_format = (cl_dda_spmv_format)num(L, 1, "bsr"), .pcg_launches = (int)num(L, 1, "pcg_launches"),
+      .pcg_blocks = (int)num(L, 1, "pcg_blocks"),
+      .pcg_max_iterations = (int)num(L, 1, "pcg_max_iterations"),
       .open_close_max = (int)num(L, 1, "open_close_max")};
   model_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   memset(u, 0, sizeof *u);

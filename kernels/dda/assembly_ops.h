@@ -1,16 +1,19 @@
 /* The assembly of the DDA step's global matrix on the device, written once for both backends
  * (pcg_cpu.c, pcg_cuda.cu; pcg.c builds the indices once a step): each contact's spring submatrices
- * and right-hand sides (contact.h) computed by one thread into its own slots, then every matrix
- * block and every block row of the right-hand side summed by one thread from the slots of its
- * contacts, listed in contact order. This is the paper's Fig. 4 (sort the shares by block, sum each
- * segment) with the sort done on the contacts' indices alone: no atomics, no write conflicts, the
- * same sums in the same order on the CPU and the GPU. */
+ * and right-hand sides (contact.h) computed by one thread into its own slots, then every entry of
+ * every matrix block and of every block row of the right-hand side summed from the slots of its
+ * block's contacts, listed in contact order. This is the paper's Fig. 4 (sort the shares by block,
+ * sum each segment) with the sort done on the contacts' indices alone: no atomics, no write
+ * conflicts, the same sums in the same order on the CPU and the GPU. The slots are contact-major
+ * (cK: 108 a contact, Kii, Kjj, Kij row-major; cF: 12, Fi, Fj) so that the 36 entries of one
+ * contact's submatrix, summed by 36 neighbouring GPU threads, are read in one coalesced sweep. */
 #ifndef CL_DDA_ASSEMBLY_OPS_H
 #define CL_DDA_ASSEMBLY_OPS_H
 
 #include "../common/real.h"
 #include "contact.h"
 #include "pcg_args.h"
+#include "pcg_ops.h"
 
 /* Contact k's Kii, Kjj, Kij (normal spring; shear spring when locked) and Fi, Fj (with the
  * friction force when sliding). An open contact has no share: its slots are left as they are and
@@ -35,51 +38,57 @@ CL_HD static inline void cl_dda_contact_springs(const cl_dda_pcg_args *A, size_t
     for (int r = 0; r < 6; r++) Fi[r] -= f * es[r], Fj[r] += f * fs[r];
   }
   real *K = (real *)A->cK, *F = (real *)A->cF;
-  for (int e = 0; e < 36; e++) {
-    K[e * nc + k] = (real)Kii[e], K[(36 + e) * nc + k] = (real)Kjj[e], K[(72 + e) * nc + k] = (real)Kij[e];
-  }
-  for (int r = 0; r < 6; r++) F[r * nc + k] = (real)Fi[r], F[(6 + r) * nc + k] = (real)Fj[r];
+  K += 108 * k, F += 12 * k;
+  for (int e = 0; e < 36; e++) K[e] = (real)Kii[e], K[36 + e] = (real)Kjj[e], K[72 + e] = (real)Kij[e];
+  for (int r = 0; r < 6; r++) F[r] = (real)Fi[r], F[6 + r] = (real)Fj[r];
 }
 
-/* Matrix block t: its diagonal submatrix (if any) plus its contacts' shares, written where the
- * format keeps it (BSR: row-major at 36 t; HSBCSR: the diagonal or upper slices). */
-CL_HD static inline void cl_dda_gather_block(const cl_dda_pcg_args *A, size_t t) {
-  const size_t nc = A->nc, n = A->n;
+/* Entry e (0..35, row-major) of matrix block t: its diagonal submatrix's (if any) plus its
+ * contacts' shares, written where the format keeps it (BSR: row-major at 36 t; HSBCSR: the diagonal
+ * or upper slices). Kij^T's entry e is Kij's transposed entry. */
+CL_HD static inline void cl_dda_gather_block_entry(const cl_dda_pcg_args *A, size_t t, int e) {
+  const size_t n = A->n;
   const real *K = (const real *)A->cK;
-  real *dst;
-  size_t stride;
-  if (A->format == CL_DDA_BSR) dst = (real *)A->val + 36 * t, stride = 1;
-  else if (t < n) dst = (real *)A->diag + t, stride = n;
-  else dst = (real *)A->up + (t - n), stride = A->nup;
   const int32_t d = A->tdiag[t];
-  real sum[36];
-  for (int e = 0; e < 36; e++) sum[e] = d >= 0 ? ((const real *)A->Kdiag)[36 * (size_t)d + e] : 0;
+  real sum = d >= 0 ? ((const real *)A->Kdiag)[36 * (size_t)d + e] : 0;
+  const int transposed = 6 * (e % 6) + e / 6;
   for (int32_t q = A->gstart[t]; q < A->gstart[t + 1]; q++) {
     const int32_t item = A->gitem[q], role = item & 3;
     const size_t k = (size_t)(item >> 2);
     if (A->cstate[k] == CL_DDA_OPEN) continue;
-    for (int e = 0; e < 36; e++) {
-      const int entry = role == 3 ? 6 * (e % 6) + e / 6 : e; /* Kij^T */
-      sum[e] += K[((role == 3 ? 2 : role) * 36 + entry) * nc + k];
-    }
+    sum += role == 3 ? K[108 * k + 72 + transposed] : K[108 * k + 36 * role + e];
   }
-  for (int e = 0; e < 36; e++) dst[(size_t)e * stride] = sum[e];
+  if (A->format == CL_DDA_BSR) ((real *)A->val)[36 * t + e] = sum;
+  else if (t < n) ((real *)A->diag)[(size_t)e * n + t] = sum;
+  else ((real *)A->up)[(size_t)e * A->nup + (t - n)] = sum;
 }
 
-/* Block row i of the right-hand side b (SoA). */
-CL_HD static inline void cl_dda_gather_rhs(const cl_dda_pcg_args *A, size_t i) {
-  const size_t nc = A->nc, n = A->n;
-  const real *F = (const real *)A->cF, *Fd = (const real *)A->Fdiag;
-  real *b = (real *)A->b;
-  for (int r = 0; r < 6; r++) {
-    real s = Fd[r * n + i];
-    for (int32_t q = A->rstart[i]; q < A->rstart[i + 1]; q++) {
-      const int32_t item = A->ritem[q];
-      if (A->cstate[item >> 1] == CL_DDA_OPEN) continue;
-      s += F[((item & 1) * 6 + r) * nc + (size_t)(item >> 1)];
-    }
-    b[r * n + i] = s;
+/* Entry r (0..5) of block row i of the right-hand side b (SoA). */
+CL_HD static inline void cl_dda_gather_rhs_entry(const cl_dda_pcg_args *A, size_t i, int r) {
+  const size_t n = A->n;
+  const real *F = (const real *)A->cF;
+  real s = ((const real *)A->Fdiag)[r * n + i];
+  for (int32_t q = A->rstart[i]; q < A->rstart[i + 1]; q++) {
+    const int32_t item = A->ritem[q];
+    const size_t k = (size_t)(item >> 1);
+    if (A->cstate[k] == CL_DDA_OPEN) continue;
+    s += F[12 * k + 6 * (item & 1) + r];
   }
+  ((real *)A->b)[r * n + i] = s;
+}
+
+/* Entry e of item t of CL_DDA_OP_GATHER (ntarget + n items): matrix block t's entry e (36 of them);
+ * past ntarget, entry e of block row t - ntarget of b (6 of them; e >= 6 does nothing). */
+CL_HD static inline void cl_dda_gather_entry(const cl_dda_pcg_args *A, size_t t, int e) {
+  if (t < A->ntarget) cl_dda_gather_block_entry(A, t, e);
+  else if (e < 6) cl_dda_gather_rhs_entry(A, t - A->ntarget, e);
+}
+
+/* After all of item t's entries are written: a diagonal block's Cholesky factor from its sums. One
+ * pass where three were (blocks, factors, b): an open-close iteration's assembly is two launches
+ * and the factors' check. */
+CL_HD static inline void cl_dda_gather_finish(const cl_dda_pcg_args *A, size_t t) {
+  if (t < A->ntarget && A->tdiag[t] >= 0) cl_dda_factor_block(A, (size_t)A->tdiag[t]);
 }
 
 #endif

@@ -153,6 +153,7 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
                         (int)in->preconditioner);
   if (in->spmv_format != CL_DDA_HSBCSR && in->spmv_format != CL_DDA_BSR)
     return cl_error_set(err, CL_ERR_ARG, "spmv_format %d is not one of HSBCSR (0) and BSR (1)", (int)in->spmv_format);
+  if (in->pcg_blocks < 0) return cl_error_set(err, CL_ERR_ARG, "pcg_blocks must be >= 0 (0: as many as fit)");
   if (in->pcg_max_iterations < 1 || in->open_close_max < 1)
     return cl_error_set(err, CL_ERR_ARG, "pcg_max_iterations and open_close_max must be >= 1");
   if (!isfinite(in->gx) || !isfinite(in->gy)) return cl_error_set(err, CL_ERR_ARG, "gravity must be finite");
@@ -279,6 +280,7 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   if (!m) return oom(err);
   m->dev = d, m->p = *in;
   cl_dda_solver_init(&m->solver, d, in->spmv_format);
+  m->solver.persistent = !in->pcg_launches, m->solver.persistent_blocks = in->pcg_blocks;
   size_t n = m->n = in->nblocks;
   m->nv = (size_t)in->vstart[n], m->nf = in->nfixed, m->nl = in->nloads;
   m->vstart = alloc_zero(n + 1, sizeof(int32_t)), m->fstart = alloc_zero(n + 1, sizeof(int32_t));
@@ -600,14 +602,16 @@ static void predict(cl_dda_model *m, double dt) {
     }
 }
 
-/* The matrix of the contacts' current states, assembled on the device and solved from x0 (host,
- * block-major) or, when NULL, the device's x. */
-static cl_status solve(cl_dda_model *m, double dt, const double *x0, cl_dda_pcg_result *r, double *mark,
-                       cl_error *err) {
+/* An open-close iteration: the matrix of the contacts' current states, assembled on the device,
+ * solved from x0 (host, block-major) or, when NULL, the device's x, and the open-close rule on the
+ * solution if it converged -- chained on the device, the host waiting once for the scalars where
+ * the solve is one launch (cl_dda_solver_solve_open_close): the rule's time is then the solve's. */
+static cl_status solve(cl_dda_model *m, double dt, const double *x0, cl_dda_pcg_result *r, int *changed,
+                       int *unsettled, double *mark, cl_error *err) {
   CL_TRY(cl_dda_solver_assemble(&m->solver, NULL, NULL, m->device[A_K], m->device[A_F], err));
   charge(m, CL_DDA_ASSEMBLY, mark);
-  CL_TRY(cl_dda_pcg(&m->solver, NULL, x0, NULL, m->p.preconditioner, m->p.pcg_tolerance, update_energy(m, dt),
-                    m->p.pcg_max_iterations, r, err));
+  CL_TRY(cl_dda_solver_solve_open_close(&m->solver, x0, m->p.preconditioner, m->p.pcg_tolerance, update_energy(m, dt),
+                                        m->p.pcg_max_iterations, r, changed, unsettled, err));
   charge(m, CL_DDA_SOLVE, mark);
   return CL_OK;
 }
@@ -653,15 +657,13 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     memset(&trace, 0, sizeof trace);
     for (oc = 1; oc <= m->p.open_close_max; oc++) {
       cl_dda_pcg_result r;
-      CL_TRY(solve(m, dt, predicted && oc == 1 ? m->x : NULL, &r, &mark, err));
+      int changed, unsettled;
+      CL_TRY(solve(m, dt, predicted && oc == 1 ? m->x : NULL, &r, &changed, &unsettled, &mark, err));
       pcg += r.iterations, last_residual = r.residual;
       if (oc == 1) warm_residual = r.initial_residual;
       if (!r.converged) break;
-      int changed, unsettled;
-      CL_TRY(cl_dda_solver_open_close(&m->solver, &changed, &unsettled, err));
       if (oc <= CL_DDA_TRACE)
         trace.pcg[oc - 1] = r.iterations, trace.changed[oc - 1] = changed, trace.unsettled[oc - 1] = unsettled;
-      charge(m, CL_DDA_OPEN_CLOSE, &mark);
       if (changed + unsettled == 0) {
         settled = 1;
         break;

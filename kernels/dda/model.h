@@ -57,6 +57,10 @@ typedef struct cl_dda_input {
                                   fraction of max_displacement (root mean square over the block; 0: off) */
   cl_dda_preconditioner preconditioner;
   cl_dda_spmv_format spmv_format; /* the device matrix's: HSBCSR (upper blocks) or full BSR */
+  int pcg_launches;            /* 1: PCG launches one kernel per operation; 0: a solve is one persistent
+                                  launch where the device can (cl_dda_solver.persistent) */
+  int pcg_blocks;              /* the persistent solve's grid: at most this many blocks (0: as many as fit;
+                                  fewer blocks make a grid barrier cheaper, docs/benchmarks.md) */
   int pcg_max_iterations, open_close_max;
 } cl_dda_input;
 

@@ -1,5 +1,5 @@
 /* The open-close rule of the DDA step on the device, per contact, written once for both backends
- * (pcg_cpu.c, pcg_cuda.cu; pcg.c's cl_dda_solver_open_close drives it): after each solve every
+ * (pcg_cpu.c, pcg_cuda.cu, and the tail of pcg_persistent_cuda.cu's solve; pcg.c drives it): after each solve every
  * contact applies cl_dda_open_close (contact.h) to its gaps in the device's solution and keeps its
  * state, sliding direction, state changes, normal and friction force on the device; only the counts
  * of changed and unsettled contacts come back, as two of PCG's scalars (pcg_scalars.h).

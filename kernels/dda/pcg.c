@@ -23,7 +23,7 @@ _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer pe
 
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
   memset(s, 0, sizeof *s);
-  s->dev = d, s->format = format, s->check_every = CL_DDA_PCG_CHECK_EVERY;
+  s->dev = d, s->format = format, s->check_every = CL_DDA_PCG_CHECK_EVERY, s->persistent = 1;
 }
 
 void cl_dda_solver_free(cl_dda_solver *s) {
@@ -182,12 +182,11 @@ static cl_status not_positive_definite(cl_dda_solver *s, cl_error *err) {
                       "(check its material: E > 0, 0 <= nu < 0.5, density > 0)", i + 1);
 }
 
-/* The diagonal blocks' factors and, on the device, whether all were factored (pcg_scalars.h): a
- * failed factorisation leaves NaN in its block's first entry, and the sum of the first slices'
- * squares is finite exactly when every block was factored. The host looks at it in PCG's first
- * scalar read (now, with `check`); only on a failure is the slice looked at on the host. */
-static cl_status factor(cl_dda_solver *s, int check, cl_error *err) {
-  CL_TRY(run(s, CL_DDA_OP_FACTOR, err));
+/* Whether every diagonal block was factored, on the device (pcg_scalars.h): a failed factorisation
+ * leaves NaN in its block's first entry, and the sum of the first slices' squares is finite exactly
+ * when every block was factored. The host looks at it in PCG's first scalar read (now, with
+ * `check`); only on a failure is the slice looked at on the host. */
+static cl_status check_factors(cl_dda_solver *s, int check, cl_error *err) {
   CL_TRY(run(s, CL_DDA_OP_FACTOR_CHECK, err));
   if (!check) return CL_OK;
   double sc[CL_DDA_SCALARS];
@@ -219,7 +218,9 @@ cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *er
   }
   free(target);
   if (st == CL_OK) st = send_uploads(s, err);
-  return st == CL_OK ? factor(s, 1, err) : st;
+  if (st == CL_OK) st = run(s, CL_DDA_OP_FACTOR, err);
+  s->check_pending = 0;
+  return st == CL_OK ? check_factors(s, 1, err) : st;
 }
 
 /* Counting sort of (key, item) pairs into CSR: start (nkeys + 1) and items in the order given. */
@@ -340,9 +341,10 @@ cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const d
   }
   s->A.Kdiag = Kdiag, s->A.Fdiag = Fdiag;
   CL_TRY(run(s, CL_DDA_OP_SPRINGS, err));
-  CL_TRY(run(s, CL_DDA_OP_GATHER, err));
-  CL_TRY(run(s, CL_DDA_OP_GATHER_RHS, err));
-  return factor(s, 0, err);
+  CL_TRY(run(s, CL_DDA_OP_GATHER, err)); /* the matrix, its diagonal blocks' factors and b */
+  /* the persistent solve checks the factors in its first dot: two launches fewer */
+  s->check_pending = s->persistent;
+  return s->persistent ? CL_OK : check_factors(s, 0, err);
 }
 
 cl_status cl_dda_solver_start_from(cl_dda_solver *s, const void *x0, cl_error *err) {
@@ -422,42 +424,78 @@ static cl_status iteration(cl_dda_solver *s, cl_dda_preconditioner kind, cl_erro
   return run(s, CL_DDA_OP_DIRECTION, err);          /* p = z + beta p */
 }
 
-/* The host waits for the device's scalars once before the first iteration (a warm start may need
- * none) and then once every check_every iterations: a solve of k iterations waits
- * 1 + ceil(k / check_every) times and launches at most check_every - 1 idle iterations past its
- * stop, which change nothing. */
-cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
-                     double tol, double update_energy, int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
-  size_t m = 6 * s->A.n;
-  res->iterations = 0, res->converged = 1, res->residual = 0, res->initial_residual = 0;
-  if (m == 0) return CL_OK;
-  s->A.tol = tol, s->A.update_energy = update_energy, s->A.max_iterations = max_iterations;
-  if (b) CL_TRY(vector_up(s, B_B, b, err));
-  if (x0) CL_TRY(vector_up(s, B_X, x0, err));
+/* The solve on the device from its b and x, its scalars into sc. Where the device runs it as one
+ * launch (s->persistent; pcg_persistent_cuda.cu) the host waits for it once; else the operations
+ * are launched one by one and the host waits for the scalars once before the first iteration (a
+ * warm start may need none) and then once every check_every iterations: a solve of k iterations
+ * waits 1 + ceil(k / check_every) times and launches at most check_every - 1 idle iterations past
+ * its stop, which change nothing. With rule, the open-close rule follows a converged solve before
+ * the host's last look: in the same launch where the solve is one. */
+static cl_status device_solve(cl_dda_solver *s, cl_dda_preconditioner kind, int rule, double *sc, cl_error *err) {
+  const size_t bytes = CL_DDA_SCALARS * sizeof *sc;
+  int ran = 0;
+  s->A.persistent_blocks = s->persistent_blocks;
+  if (s->persistent) CL_TRY(cl_k_dda_pcg_persistent(s->dev, CL_F64, &s->A, (int)kind, rule, &ran, err));
+  if (ran) {
+    s->launches++, s->check_pending = 0;
+    return to_host(s, sc, s->A.scal, bytes, err);
+  }
+  if (s->check_pending) CL_TRY(check_factors(s, 0, err)); /* no cooperative launch: as the assembly would */
+  s->check_pending = 0;
   CL_TRY(run(s, CL_DDA_OP_DOT_BB, err));
   CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));
   CL_TRY(run(s, CL_DDA_OP_RESIDUAL, err)); /* r = b - A x */
   CL_TRY(precondition(s, kind, err));
-  CL_TRY(copy(s, s->buf[B_P], s->buf[B_Z], m * sizeof(double), err));
+  CL_TRY(copy(s, s->buf[B_P], s->buf[B_Z], 6 * s->A.n * sizeof(double), err));
   CL_TRY(run(s, CL_DDA_OP_BEGIN, err));
-  double sc[CL_DDA_SCALARS];
   const int every = s->check_every > 0 ? s->check_every : 1;
   for (;;) {
-    CL_TRY(to_host(s, sc, s->A.scal, sizeof sc, err));
+    CL_TRY(to_host(s, sc, s->A.scal, bytes, err));
     if (sc[CL_DDA_S_STATE] != CL_DDA_PCG_RUNNING) break;
     for (int k = 0; k < every; k++) CL_TRY(iteration(s, kind, err));
   }
+  if (!rule || !cl_dda_pcg_converged(sc)) return CL_OK;
+  CL_TRY(run(s, CL_DDA_OP_OPEN_CLOSE, err));
+  return to_host(s, sc, s->A.scal, bytes, err);
+}
+
+/* cl_dda_pcg and cl_dda_solver_solve_open_close: the uploads, the solve (and the rule), the result. */
+static cl_status solve(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
+                       double tol, double update_energy, int max_iterations, int rule, cl_dda_pcg_result *res,
+                       int *changed, int *unsettled, cl_error *err) {
+  size_t m = 6 * s->A.n;
+  res->iterations = 0, res->converged = 1, res->residual = 0, res->initial_residual = 0;
+  if (rule) *changed = *unsettled = 0;
+  if (m == 0) return CL_OK;
+  s->A.tol = tol, s->A.update_energy = update_energy, s->A.max_iterations = max_iterations;
+  if (b) CL_TRY(vector_up(s, B_B, b, err));
+  if (x0) CL_TRY(vector_up(s, B_X, x0, err));
+  double sc[CL_DDA_SCALARS];
+  CL_TRY(device_solve(s, kind, rule, sc, err));
   if (sc[CL_DDA_S_STATE] == CL_DDA_PCG_NOT_FACTORED) return not_positive_definite(s, err);
   if (sc[CL_DDA_S_STATE] == CL_DDA_PCG_ZERO_RHS) { /* x = 0, and the next warm start from it */
     s->launches++;
     CL_TRY(cl_k_fill(s->dev, CL_F64, s->buf[B_X], m, 0, err));
     if (x) memset(x, 0, m * sizeof *x);
+    if (rule) CL_TRY(cl_dda_solver_open_close(s, changed, unsettled, err));
     return CL_OK;
   }
   const double bnorm = sqrt(sc[CL_DDA_S_BB]);
   res->iterations = (int)sc[CL_DDA_S_ITERATIONS];
   res->initial_residual = sqrt(sc[CL_DDA_S_RR0]) / bnorm;
   res->residual = sqrt(sc[CL_DDA_S_RR]) / bnorm;
-  res->converged = sc[CL_DDA_S_STATE] == CL_DDA_PCG_CONVERGED || sc[CL_DDA_S_STATE] == CL_DDA_PCG_SMALL_UPDATE;
+  res->converged = cl_dda_pcg_converged(sc);
+  if (rule && res->converged) *changed = (int)sc[CL_DDA_S_CHANGED], *unsettled = (int)sc[CL_DDA_S_UNSETTLED];
   return x ? vector_down(s, B_X, x, err) : CL_OK;
+}
+
+cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
+                     double tol, double update_energy, int max_iterations, cl_dda_pcg_result *res, cl_error *err) {
+  return solve(s, b, x0, x, kind, tol, update_energy, max_iterations, 0, res, NULL, NULL, err);
+}
+
+cl_status cl_dda_solver_solve_open_close(cl_dda_solver *s, const double *x0, cl_dda_preconditioner kind, double tol,
+                                         double update_energy, int max_iterations, cl_dda_pcg_result *res,
+                                         int *changed, int *unsettled, cl_error *err) {
+  return solve(s, NULL, x0, NULL, kind, tol, update_energy, max_iterations, 1, res, changed, unsettled, err);
 }

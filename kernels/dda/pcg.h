@@ -12,8 +12,6 @@
 #include "bsr.h"
 #include "pcg_args.h"
 
-typedef enum cl_dda_preconditioner { CL_DDA_BLOCK_JACOBI = 0, CL_DDA_SSOR_AI = 1 } cl_dda_preconditioner;
-
 typedef struct cl_dda_pcg_result {
   int iterations;
   int converged;
@@ -45,6 +43,12 @@ typedef struct cl_dda_solver {
    * the proxy of a step's cost where launches and waits, not bandwidth, dominate */
   long launches, syncs;
   int check_every; /* CL_DDA_PCG_CHECK_EVERY unless set */
+  /* 1 (the default): a solve is one persistent cooperative launch where the device can
+   * (pcg_persistent_cuda.cu); 0, or a device that cannot (the cpu, whose solve is a loop already): one
+   * launch per operation and a look at the scalars every check_every iterations */
+  int persistent;
+  int check_pending; /* the assembly left the factors' check to the persistent solve */
+  int persistent_blocks; /* at most this many blocks in the persistent grid (0: as many as fit) */
 } cl_dda_solver;
 
 /* An empty solver on d (zero-initialised s). */
@@ -129,8 +133,17 @@ cl_status cl_dda_solver_spmv(cl_dda_solver *s, const double *x, double *y, cl_er
  * max_iterations (not converged). The rule is applied on the device after every iteration and the
  * host looks every s->check_every iterations: x is the stopping iteration's whatever check_every is,
  * and a solve of k iterations waits for the device 1 + ceil(k / check_every) times (plus the
- * uploads of b and x0 and the download of x asked for). */
+ * uploads of b and x0 and the download of x asked for) -- once where it runs as one launch
+ * (s->persistent): the same iterations, x to the round-off of the dots' order. */
 cl_status cl_dda_pcg(cl_dda_solver *s, const double *b, const double *x0, double *x, cl_dda_preconditioner kind,
                      double tol, double update_energy, int max_iterations, cl_dda_pcg_result *res, cl_error *err);
+
+/* An iteration of the open-close loop after its assembly: cl_dda_pcg of the assembled system from
+ * x0 (as there) and, when it converged, cl_dda_solver_open_close -- in the same launch where the
+ * solve is one, the host waiting once for the scalars of both (the counts are 0 after a solve that
+ * did not converge, which leaves the contacts' states as they were). */
+cl_status cl_dda_solver_solve_open_close(cl_dda_solver *s, const double *x0, cl_dda_preconditioner kind, double tol,
+                                         double update_energy, int max_iterations, cl_dda_pcg_result *res,
+                                         int *changed, int *unsettled, cl_error *err);
 
 #endif

@@ -9,13 +9,16 @@
 
 typedef enum cl_dda_spmv_format { CL_DDA_HSBCSR = 0, CL_DDA_BSR = 1 } cl_dda_spmv_format;
 
+typedef enum cl_dda_preconditioner { CL_DDA_BLOCK_JACOBI = 0, CL_DDA_SSOR_AI = 1 } cl_dda_preconditioner;
+
 /* which parts of A a product uses: the diagonal blocks, the strict upper and lower block triangles */
 enum { CL_DDA_DIAG = 1, CL_DDA_UPPER = 2, CL_DDA_LOWER = 4, CL_DDA_WHOLE = 7 };
 
 typedef enum cl_dda_pcg_op {
   CL_DDA_OP_SPRINGS,     /* per contact (zeros when open): its submatrices and right-hand sides into cK, cF */
-  CL_DDA_OP_GATHER,      /* per matrix block: the diagonal submatrix (if any) plus its contacts' shares */
-  CL_DDA_OP_GATHER_RHS,  /* per block row: b = the per-block right-hand side plus its contacts' shares */
+  CL_DDA_OP_GATHER,      /* per matrix block: the diagonal submatrix (if any) plus its contacts' shares, and a
+                            diagonal block's factor; then per block row: b = the per-block right-hand side
+                            plus its contacts' shares (ntarget + n items, assembly_ops.h) */
   CL_DDA_OP_FACTOR,      /* per block: chol = the Cholesky factor of the diagonal block (NaN if not SPD) */
   CL_DDA_OP_SPMV,        /* per row: out = A_parts in */
   CL_DDA_OP_BLOCK_SOLVE, /* per block: out = D^-1 in */
@@ -31,12 +34,14 @@ typedef enum cl_dda_pcg_op {
   CL_DDA_OP_BETA,        /* r.z and r.r of the update: beta, the stopping rule */
   CL_DDA_OP_STEP_JACOBI, /* per block: STEP, z = D^-1 r (block Jacobi) and BETA's sums in one pass */
   CL_DDA_OP_FACTOR_CHECK, /* the squares of the factors' first slices: whether every block was factored */
-  CL_DDA_OP_OPEN_CLOSE   /* per contact: the open-close rule on x, the counts of changes as scalars */
+  CL_DDA_OP_OPEN_CLOSE,  /* per contact: the open-close rule on x, the counts of changes as scalars */
+  CL_DDA_OP_START_SUMS   /* the persistent solve's first dot: b.b and FACTOR_CHECK's sum in one */
 } cl_dda_pcg_op;
 
 typedef struct cl_dda_pcg_args {
   size_t n;   /* block rows */
   int format; /* cl_dda_spmv_format */
+  int persistent_blocks; /* the persistent solve's grid: at most this many blocks (0: as many as fit) */
   /* BSR: every block of both triangles, rows sorted by column, row-major inside a block
    * (entry (r, c) of block k at [36 k + 6 r + c], cuSPARSE's row-major BSR) */
   const int32_t *rowptr, *col;
@@ -51,8 +56,8 @@ typedef struct cl_dda_pcg_args {
   const int32_t *uptr, *ucol, *urow, *lptr, *lslot;
   /* assembly: the step's nc contacts, their blocks (cbi: the vertex's, cbj: the edge's), states and
    * geometry (26 x nc: en, fn, es, fs, gn0, gs0, contact.h), friction force times the sliding
-   * direction (sliding ones), spring stiffnesses; cK (108 x nc: Kii, Kjj, Kij) and cF (12 x nc:
-   * Fi, Fj) their shares. Matrix block t (ntarget of them: BSR's blocks, or HSBCSR's diagonal
+   * direction (sliding ones), spring stiffnesses; cK (108 a contact, contact-major: Kii, Kjj, Kij) and cF
+   * (12 a contact: Fi, Fj) their shares. Matrix block t (ntarget of them: BSR's blocks, or HSBCSR's diagonal
    * then upper ones) is tdiag's diagonal submatrix (Kdiag, 36 per block, row-major; tdiag -1: none)
    * plus the shares gitem[gstart[t] .. gstart[t+1]] (4 k + 0: Kii, 1: Kjj, 2: Kij, 3: Kij^T of
    * contact k); block row i of b is Fdiag's (SoA) plus ritem[rstart[i] .. rstart[i+1]] (2 k + 0:

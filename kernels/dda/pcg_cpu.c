@@ -37,12 +37,11 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
       for (size_t k = 0; k < A->nc; k++) cl_dda_contact_springs(A, k);
       break;
     case CL_DDA_OP_GATHER:
-#pragma omp parallel for schedule(static) if (A->ntarget >= PARALLEL_MIN)
-      for (size_t t = 0; t < A->ntarget; t++) cl_dda_gather_block(A, t);
-      break;
-    case CL_DDA_OP_GATHER_RHS:
-#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)
-      for (size_t i = 0; i < n; i++) cl_dda_gather_rhs(A, i);
+#pragma omp parallel for schedule(static) if (A->ntarget + n >= PARALLEL_MIN)
+      for (size_t t = 0; t < A->ntarget + n; t++) {
+        for (int e = 0; e < 36; e++) cl_dda_gather_entry(A, t, e);
+        cl_dda_gather_finish(A, t);
+      }
       break;
     case CL_DDA_OP_FACTOR:
     case CL_DDA_OP_BLOCK_SOLVE:

@@ -13,12 +13,17 @@ __global__ void CL_PREC(dda_springs_kernel)(cl_dda_pcg_args A) {
   CL_GRID_STRIDE(k, A.nc) cl_dda_contact_springs(&A, k);
 }
 
-__global__ void CL_PREC(dda_gather_kernel)(cl_dda_pcg_args A) {
-  CL_GRID_STRIDE(t, A.ntarget) cl_dda_gather_block(&A, t);
-}
-
-__global__ void CL_PREC(dda_gather_rhs_kernel)(cl_dda_pcg_args A) {
-  CL_GRID_STRIDE(i, A.n) cl_dda_gather_rhs(&A, i);
+/* The gather, 36 threads an item (CL_DDA_GATHER_ITEMS items a block): thread e sums entry e, so a
+ * contact's 36 slots are read by neighbouring threads at once, and a diagonal block's factor waits
+ * at the block barrier for its 36 sums. */
+#define CL_DDA_GATHER_ITEMS 7
+__global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_gather_kernel)(cl_dda_pcg_args A) {
+  const size_t t = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS + threadIdx.x / 36;
+  const int e = (int)(threadIdx.x % 36);
+  const int active = t < A.ntarget + A.n;
+  if (active) cl_dda_gather_entry(&A, t, e);
+  __syncthreads();
+  if (active && e == 0) cl_dda_gather_finish(&A, t);
 }
 
 __global__ void CL_PREC(dda_pcg_block_kernel)(cl_dda_pcg_args A, int op) {
@@ -92,10 +97,8 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
       if (A->nc) CL_PREC(dda_springs_kernel)<<<cl_grid_1d(A->nc), CL_THREADS>>>(*A);
       break;
     case CL_DDA_OP_GATHER:
-      CL_PREC(dda_gather_kernel)<<<cl_grid_1d(A->ntarget), CL_THREADS>>>(*A);
-      break;
-    case CL_DDA_OP_GATHER_RHS:
-      CL_PREC(dda_gather_rhs_kernel)<<<cl_grid_1d(A->n), CL_THREADS>>>(*A);
+      CL_PREC(dda_gather_kernel)<<<(unsigned)((A->ntarget + A->n + CL_DDA_GATHER_ITEMS - 1) / CL_DDA_GATHER_ITEMS),
+                                   36 * CL_DDA_GATHER_ITEMS>>>(*A);
       break;
     case CL_DDA_OP_FACTOR:
     case CL_DDA_OP_BLOCK_SOLVE:

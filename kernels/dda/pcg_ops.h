@@ -100,13 +100,25 @@ CL_HD static inline void cl_dda_step_jacobi(const cl_dda_pcg_args *A, size_t i, 
     for (int c = 0; c < 6; c++) sums[0] += cl_dot_term(v[c], w[c]), sums[1] += cl_dot_term(v[c], v[c]);
 }
 
-/* One row of out = A_parts in: component r of block row i. The k-th thread takes, in HSBCSR,
- * r = k / n, i = k % n (neighbouring threads read neighbouring words of a slice) and, in BSR,
- * i = k / 6, r = k % 6 (the six rows of a block row read its blocks' consecutive rows). */
-CL_HD static inline void cl_dda_spmv_row(const cl_dda_pcg_args *A, size_t k) {
+/* Entry e of a product's input: in, or in + beta p2 (p2 not NULL: the direction z + beta p formed
+ * on the fly, as CL_DDA_OP_DIRECTION forms it). */
+CL_HD static inline real cl_dda_spmv_input(const real *in, const real *p2, real beta, size_t e) {
+  return p2 ? in[e] + beta * p2[e] : in[e];
+}
+
+/* The entry of out that the k-th row of the product writes (cl_dda_spmv_row). */
+CL_HD static inline size_t cl_dda_spmv_entry(const cl_dda_pcg_args *A, size_t k) {
+  return A->format == CL_DDA_BSR ? (k % 6) * A->n + k / 6 : k;
+}
+
+/* One row of out = A_parts v, v = in (p2 NULL) or in + beta p2: component r of block row i. The
+ * k-th thread takes, in HSBCSR, r = k / n, i = k % n (neighbouring threads read neighbouring words of
+ * a slice) and, in BSR, i = k / 6, r = k % 6 (the six rows of a block row read its blocks'
+ * consecutive rows). */
+CL_HD static inline void cl_dda_spmv_row_of(const cl_dda_pcg_args *A, size_t k, const real *p2, real beta) {
   const size_t n = A->n, i = A->format == CL_DDA_BSR ? k / 6 : k % n;
   const int r = (int)(A->format == CL_DDA_BSR ? k % 6 : k / n), parts = A->parts;
-  const real *x = (const real *)A->in;
+  const real *in = (const real *)A->in;
   real s = 0;
   if (A->format == CL_DDA_BSR) {
     const real *val = (const real *)A->val;
@@ -114,28 +126,33 @@ CL_HD static inline void cl_dda_spmv_row(const cl_dda_pcg_args *A, size_t k) {
       const size_t j = (size_t)A->col[p];
       const int part = j == i ? CL_DDA_DIAG : j > i ? CL_DDA_UPPER : CL_DDA_LOWER;
       if (!(parts & part)) continue;
-      for (int c = 0; c < 6; c++) s += val[36 * (size_t)p + 6 * r + c] * x[c * n + j];
+      for (int c = 0; c < 6; c++) s += val[36 * (size_t)p + 6 * r + c] * cl_dda_spmv_input(in, p2, beta, c * n + j);
     }
   } else {
     const size_t nup = A->nup;
     const real *up = (const real *)A->up;
     if (parts & CL_DDA_DIAG) {
       const real *d = (const real *)A->diag;
-      for (int c = 0; c < 6; c++) s += d[(6 * r + c) * n + i] * x[c * n + i];
+      for (int c = 0; c < 6; c++) s += d[(6 * r + c) * n + i] * cl_dda_spmv_input(in, p2, beta, c * n + i);
     }
     if (parts & CL_DDA_UPPER)
       for (int32_t k = A->uptr[i]; k < A->uptr[i + 1]; k++) {
         const size_t j = (size_t)A->ucol[k];
-        for (int c = 0; c < 6; c++) s += up[(6 * r + c) * nup + (size_t)k] * x[c * n + j];
+        for (int c = 0; c < 6; c++)
+          s += up[(6 * r + c) * nup + (size_t)k] * cl_dda_spmv_input(in, p2, beta, c * n + j);
       }
     if (parts & CL_DDA_LOWER)
       for (int32_t q = A->lptr[i]; q < A->lptr[i + 1]; q++) {
         const size_t k = (size_t)A->lslot[q], j = (size_t)A->urow[k];
-        for (int c = 0; c < 6; c++) s += up[(6 * c + r) * nup + k] * x[c * n + j]; /* (U_k^T)(r, c) */
+        for (int c = 0; c < 6; c++) /* (U_k^T)(r, c) */
+          s += up[(6 * c + r) * nup + k] * cl_dda_spmv_input(in, p2, beta, c * n + j);
       }
   }
   ((real *)A->out)[(size_t)r * n + i] = s;
 }
+
+/* One row of out = A_parts in (CL_DDA_OP_SPMV). */
+CL_HD static inline void cl_dda_spmv_row(const cl_dda_pcg_args *A, size_t k) { cl_dda_spmv_row_of(A, k, NULL, 0); }
 
 /* The per-entry vector updates; PCG's (STEP, DIRECTION) only while the solve runs. */
 CL_HD static inline void cl_dda_pcg_entry(const cl_dda_pcg_args *A, int op, size_t e) {

@@ -21,6 +21,11 @@ enum { CL_DDA_PCG_RUNNING = 0, CL_DDA_PCG_CONVERGED, CL_DDA_PCG_SMALL_UPDATE, CL
 
 CL_HD static inline int cl_dda_pcg_running(const double *s) { return s[CL_DDA_S_STATE] == CL_DDA_PCG_RUNNING; }
 
+/* Whether the solve stopped on one of its criteria (the residual, the displacement). */
+CL_HD static inline int cl_dda_pcg_converged(const double *s) {
+  return s[CL_DDA_S_STATE] == CL_DDA_PCG_CONVERGED || s[CL_DDA_S_STATE] == CL_DDA_PCG_SMALL_UPDATE;
+}
+
 /* Why a solve that has not stopped before this iteration stops after it (or RUNNING). */
 CL_HD static inline int cl_dda_pcg_stop(const cl_dda_pcg_args *A, const double *s) {
   if (!(sqrt(s[CL_DDA_S_RR]) > A->tol * sqrt(s[CL_DDA_S_BB]))) return CL_DDA_PCG_CONVERGED;
@@ -36,13 +41,16 @@ CL_HD static inline int cl_dda_pcg_stop(const cl_dda_pcg_args *A, const double *
  * CL_DDA_OP_BETA: d0 = r.z, d1 = r.r after the update: beta, and the stopping rule;
  * CL_DDA_OP_OPEN_CLOSE: the contacts changed (d0) and sliding unsettled (d1, open_close_ops.h);
  * CL_DDA_OP_FACTOR_CHECK: d0 = the squares of the factors' first slices, not finite when a
- * diagonal block could not be factored (pcg.c), which stops the next solve before it begins. */
+ * diagonal block could not be factored (pcg.c), which stops the next solve before it begins;
+ * CL_DDA_OP_START_SUMS: d0 = b.b, d1 = FACTOR_CHECK's sum (pcg_persistent_cuda.cu). */
 CL_HD static inline void cl_dda_pcg_scalars(const cl_dda_pcg_args *A, int op, double d0, double d1) {
   double *s = A->scal;
   if (op == CL_DDA_OP_OPEN_CLOSE) {
     s[CL_DDA_S_CHANGED] = d0, s[CL_DDA_S_UNSETTLED] = d1;
   } else if (op == CL_DDA_OP_FACTOR_CHECK) {
     s[CL_DDA_S_FACTORED] = d0;
+  } else if (op == CL_DDA_OP_START_SUMS) {
+    s[CL_DDA_S_BB] = d0, s[CL_DDA_S_FACTORED] = d1;
   } else if (op == CL_DDA_OP_DOT_BB) {
     s[CL_DDA_S_BB] = d0;
   } else if (op == CL_DDA_OP_BEGIN) {

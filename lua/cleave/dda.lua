@@ -284,7 +284,7 @@ local model_keys = {
   blocks = true, materials = true, joints = true, joint_pairs = true, fixed = true, loads = true, gravity = true,
   velocity = true, analysis = true, plane = true, normal_stiffness = true, shear_stiffness = true,
   fixed_stiffness = true, max_displacement = true, pcg_tolerance = true, pcg_displacement = true, pcg_max_iterations = true,
-  open_close_max = true, preconditioner = true, spmv = true,
+  open_close_max = true, preconditioner = true, spmv = true, pcg = true, pcg_blocks = true,
 }
 
 --- cl.dda.model{ blocks = {set, ...}, materials = {...}, joints = {...}, fixed = {...}, loads = {...},
@@ -393,6 +393,18 @@ function dda.model(args)
     fail(fn, "argument 'spmv' must be \"hsbcsr\" (upper blocks only) or \"bsr\" (both triangles)", 2)
   end
   t.bsr = spmv == "bsr" and 1 or 0
+  -- a GPU solve as one persistent cooperative kernel (falls back to "launches" where the device has
+  -- no cooperative launch; the cpu's solve is one loop either way)
+  local pcg = args.pcg or "persistent"
+  if pcg ~= "persistent" and pcg ~= "launches" then
+    fail(fn, "argument 'pcg' must be \"persistent\" (a solve in one kernel) or \"launches\" (one kernel per operation)", 2)
+  end
+  t.pcg_launches = pcg == "launches" and 1 or 0
+  -- the persistent grid's size, for timing fewer blocks (a cheaper grid barrier) against as many as fit
+  t.pcg_blocks = number_arg(fn, args, "pcg_blocks", 0, 0, 2)
+  if t.pcg_blocks % 1 ~= 0 or t.pcg_blocks > 65536 then
+    fail(fn, string.format("argument 'pcg_blocks' = %g must be a whole number of GPU blocks up to 65536 (e.g. the SM count)", t.pcg_blocks), 2)
+  end
   t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 200, 0, 2)
   t.open_close_max = number_arg(fn, args, "open_close_max", 20, 0, 2)
   local ok, core = pcall(dda._model, t)

@@ -10,7 +10,12 @@
 -- (default 1) with the time, open-close and PCG iterations (each solve's, the state changes after each,
 -- the warm start's residual) and time-step reductions, then the iterations beside the paper's Table I,
 -- the modules beside its Table II and the energies, and writes the last state as
--- out/dda_case1/state_NNNNNN.png.
+-- out/dda_case1/state_NNNNNN.png. PCG's kernels (the model's `pcg`): CLEAVE_DDA_PCG=persistent or
+-- launches runs with that one; unset, the run is with "persistent" (the default) and the same steps
+-- are then run again from the start with "launches", the two compared (report.pcg_kernels).
+-- CLEAVE_DDA_PCG_BLOCKS=132,264 (block counts; e.g. the SM count, one block an SM): the same steps run
+-- again with the persistent solve's grid capped at each (the model's pcg_blocks), a line each, to
+-- time a cheaper grid barrier against as many blocks as fit, side by side in one run.
 local cl = require "cleave"
 local report = dofile((arg[0]:match("^(.*)/") or ".") .. "/dda_report.lua")
 local steps, spacing = tonumber(arg[1]) or 20, tonumber(arg[2]) or 0.72
@@ -25,17 +30,22 @@ local rock = cl.dda.cut {
              { dip = 115, spacing = 2.0 * spacing, perturbation = 0.2, seed = 2, origin = { 0.2, 0.3 } } },
 }
 local base = cl.dda.blocks { { -5, -10, 205, -10, 205, 0, -5, 0 } }
-local model = cl.dda.model {
-  blocks = { base, rock }, materials = { { rho = 2600, E = E, nu = 0.25 } }, joints = { { friction = 35 } },
-  fixed = { { -5, -10 }, { 205, -10 }, { -5, 0 } }, gravity = { 0, -9.81 }, analysis = "static",
-  preconditioner = preconditioner, spmv = spmv, normal_stiffness = penalty and penalty * E,
-  -- Shi's default (1% of half the domain, 1.05 m) is two thirds of a block here: contacts would be
-  -- sought 2.6 m around every block. A step moves the blocks by microns.
-  max_displacement = 0.01 * spacing,
-}
+local pcg_env = os.getenv("CLEAVE_DDA_PCG")
+local function build(pcg, pcg_blocks)
+  return cl.dda.model {
+    blocks = { base, rock }, materials = { { rho = 2600, E = E, nu = 0.25 } }, joints = { { friction = 35 } },
+    fixed = { { -5, -10 }, { 205, -10 }, { -5, 0 } }, gravity = { 0, -9.81 }, analysis = "static",
+    preconditioner = preconditioner, spmv = spmv, normal_stiffness = penalty and penalty * E, pcg = pcg,
+    pcg_blocks = pcg_blocks,
+    -- Shi's default (1% of half the domain, 1.05 m) is two thirds of a block here: contacts would be
+    -- sought 2.6 m around every block. A step moves the blocks by microns.
+    max_displacement = 0.01 * spacing,
+  }
+end
+local model = build(pcg_env or "persistent")
 print(string.format("%d blocks (%d slivers merged, %d dropped; cut and built in %.2f s), device %s, %s, %s, penalty %g E, " ..
-  "dt %g s", model:count(), rock.slivers.merged, rock.slivers.dropped, cl.clock() - t0, cl.device(), preconditioner,
-  spmv or "default product", penalty or 50, dt))
+  "dt %g s, PCG %s", model:count(), rock.slivers.merged, rock.slivers.dropped, cl.clock() - t0, cl.device(),
+  preconditioner, spmv or "default product", penalty or 50, dt, pcg_env or "persistent"))
 local cpu0, wall0, iterations, oc, reductions, launches, syncs = os.clock(), cl.clock(), 0, 0, 0, 0, 0
 local material = { rho = 2600, E = E, nu = 0.25, kn = (penalty or 50) * E }
 local t1 = cl.clock()
@@ -59,3 +69,11 @@ report.device_work(launches, syncs, iterations, steps)
 report.modules(s, steps, { steps = 40000, target = 42, k40 = { detection = 42.28, diagonal = 1.68, assembly = 242.76,
   solve = 1723.7, open_close = 60.04, update = 5.63 } })
 report.energies(s)
+if not pcg_env then report.pcg_kernels(build, steps, dt, { stats = s, launches = launches, syncs = syncs, pcg = iterations }) end
+for blocks in (os.getenv("CLEAVE_DDA_PCG_BLOCKS") or ""):gmatch("%d+") do
+  local other, pcg = build("persistent", tonumber(blocks)), 0
+  for _ = 1, steps do pcg = pcg + other:run({ steps = 1, dt = dt }).pcg end
+  local st = other:stats()
+  print(string.format("PCG persistent, at most %5s blocks: equation solving %8.3f ms a step (%.1f us a PCG iteration); " ..
+    "%.1f PCG iterations a step", blocks, 1e3 * st.seconds.solve / steps, 1e6 * st.seconds.solve / math.max(pcg, 1), pcg / steps))
+end

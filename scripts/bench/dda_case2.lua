@@ -35,16 +35,20 @@ for i = 0, along - 1 do
   end
 end
 local t0 = cl.clock()
-local model = cl.dda.model {
-  blocks = { slope, cl.dda.blocks(rocks) }, materials = { { rho = 2600, E = 2e10, nu = 0.25 } },
-  joints = { { friction = 30 } }, fixed = { { -100, -50 }, { foot + 600, -50 }, { -100, height } },
-  gravity = { 0, -9.81 }, analysis = "dynamic", preconditioner = preconditioner, spmv = spmv,
-  -- Shi's default (1% of half the domain, 7.6 m) is four blocks wide: contacts would be sought 19 m
-  -- around every block. At the foot a rock moves about 65 m/s x 1 ms a step.
-  max_displacement = 0.1,
-}
-print(string.format("%d blocks (built in %.2f s), device %s, %s, %s, dt %g s", model:count(), cl.clock() - t0,
-  cl.device(), preconditioner, spmv or "default product", dt))
+local rock_set, pcg_env = cl.dda.blocks(rocks), os.getenv("CLEAVE_DDA_PCG")
+local function build(pcg)
+  return cl.dda.model {
+    blocks = { slope, rock_set }, materials = { { rho = 2600, E = 2e10, nu = 0.25 } },
+    joints = { { friction = 30 } }, fixed = { { -100, -50 }, { foot + 600, -50 }, { -100, height } },
+    gravity = { 0, -9.81 }, analysis = "dynamic", preconditioner = preconditioner, spmv = spmv, pcg = pcg,
+    -- Shi's default (1% of half the domain, 7.6 m) is four blocks wide: contacts would be sought 19 m
+    -- around every block. At the foot a rock moves about 65 m/s x 1 ms a step.
+    max_displacement = 0.1,
+  }
+end
+local model = build(pcg_env or "persistent")
+print(string.format("%d blocks (built in %.2f s), device %s, %s, %s, dt %g s, PCG %s", model:count(), cl.clock() - t0,
+  cl.device(), preconditioner, spmv or "default product", dt, pcg_env or "persistent"))
 local cpu0, wall0, iterations, oc, reductions, launches, syncs = os.clock(), cl.clock(), 0, 0, 0, 0, 0
 local t1 = cl.clock()
 for step = 1, steps do
@@ -70,6 +74,7 @@ report.device_work(launches, syncs, iterations, steps)
 report.modules(s, steps, { steps = 80000, target = 65, k40 = { detection = 59.43, diagonal = 3.74, assembly = 343.84,
   solve = 2755.1, open_close = 88.73, update = 13.98 } })
 report.energies(s)
+if not pcg_env then report.pcg_kernels(build, steps, dt, { stats = s, launches = launches, syncs = syncs, pcg = iterations }) end
 -- sliding rigidly, a block on the slope would have moved g (sin - cos tan phi) t^2 / 2
 local a = 9.81 * (math.sin(theta) - math.cos(theta) * math.tan(math.rad(30)))
 print(string.format("a rigid block sliding alone: %.3f m (a = %.3f m/s2)", a * s.t ^ 2 / 2, a))

@@ -44,6 +44,27 @@ function report.device_work(launches, syncs, iterations, steps)
     syncs / math.max(iterations, 1)))
 end
 
+-- PCG's two sets of kernels on the same steps (the model's `pcg`; CLEAVE_DDA_PCG in the case scripts):
+-- the run just made with "persistent" (run = { stats, launches, syncs, pcg }: its model:stats() and the
+-- sums over its steps) beside the same steps from the start with "launches" (build(pcg) makes the
+-- model): equation solving (the assembly's launches, the solve and the open-close rule chained after
+-- it) in ms a step, the solver's launches and host waits a step, PCG iterations a step (the same up to
+-- the round-off of the dots' order, which may move a stop by one).
+function report.pcg_kernels(build, steps, dt, run)
+  local other, launches, syncs, pcg = build("launches"), 0, 0, 0
+  for _ = 1, steps do
+    local s = other:run { steps = 1, dt = dt }
+    launches, syncs, pcg = launches + s.launches, syncs + s.syncs, pcg + s.pcg
+  end
+  local s = other:stats()
+  for _, k in ipairs { { "persistent", run.stats, run.launches, run.syncs, run.pcg }, { "launches", s, launches, syncs, pcg } } do
+    print(string.format("PCG kernels %-10s: equation solving %8.3f ms a step (%.1f us a PCG iteration), non-diagonal " ..
+      "matrix building %.3f ms; %.0f launches and %.1f host waits a step; %.1f PCG iterations a step", k[1],
+      1e3 * k[2].seconds.solve / steps, 1e6 * k[2].seconds.solve / math.max(k[5], 1), 1e3 * k[2].seconds.assembly / steps,
+      k[3] / steps, k[4] / steps, k[5] / steps))
+  end
+end
+
 -- Gravity's work goes into kinetic energy, friction and what neither counts: the blocks' strain,
 -- the contact springs and the time integration's own damping (static analysis zeroes the velocities
 -- each step: there the kinetic energy is damped away).

@@ -333,6 +333,9 @@ T.case("device matrix: HSBCSR (upper blocks) and BSR (both triangles) give the s
     T.near(half:block(i).uy, full:block(i).uy, 2e-10, string.format("block %d's settlement (m)", i), 1)
   end
   T.raises(function() cut_mass { spmv = "csr" } end, { "spmv", "hsbcsr", "bsr" }, "unknown format")
+  -- the persistent grid's size (a GPU's choice; the cpu's solve is one loop): a count of blocks
+  T.raises(function() cut_mass { pcg_blocks = 1.5 } end, { "pcg_blocks", "whole number" }, "a fraction of a block")
+  T.raises(function() cut_mass { pcg_blocks = -1 } end, { "pcg_blocks", "> 0" }, "a negative block count")
 end)
 
 T.case("a block crushed by stiffer contacts: the step shrinks, then fails naming it; never turned inside out", function()
@@ -514,6 +517,33 @@ T.case("bad input: each error names the parameter and the fix", function()
   T.raises(function() model { loads = { { 0.5, 0.5, fx = "2 * tt" } } } end, { "fx", "tt" }, "unknown variable")
   local m = model { gravity = { 0, -g } }
   T.raises(function() m:run { steps = 1, dt = -1 } end, { "dt", "> 0" }, "negative dt")
+end)
+
+T.case("PCG as one persistent kernel: the launches' steps, one host wait an open-close iteration", function()
+  T.raises(function() cut_mass { pcg = "graph" } end, { "pcg", "persistent", "launches" }, "unknown one")
+  if not gpu then T.skip("no GPU (the cpu's solve is one loop either way)") end
+  local function run(pcg)
+    return T.on_device("cuda", function()
+      local m = cut_mass { pcg = pcg, analysis = "dynamic" }
+      for _ = 1, 5 do m:run { steps = 1, dt = 2e-3 } end
+      local settled = {}
+      for i = 2, m:count() do settled[i] = m:block(i).uy end
+      return m:stats(), settled
+    end)
+  end
+  local sp, up = run("persistent")
+  local sl, ul = run("launches")
+  -- the same operations but for the dots' order of summation: a solve may stop one iteration apart,
+  -- an update the displacement criterion keeps below 1e-9 x max_displacement (0.04 m) a step
+  for i = 2, #up do T.near(up[i], ul[i], 1e-6, string.format("block %d's settlement", i), 1e-9) end
+  T.ok(math.abs(sp.pcg - sl.pcg) <= sl.open_close, string.format("PCG iterations: %d persistent, %d launches", sp.pcg,
+    sl.pcg))
+  -- the last step's host waits: its pattern and indices (one packed upload), the warm start, the
+  -- states up and down and the solution down, and one an open-close iteration for the solve and the
+  -- rule together (with the launches: 2 + ceil(PCG / 8) an open-close iteration)
+  T.eq(sp.reductions, 0, "the count below is for one attempt")
+  T.ok(sp.syncs <= 5 + sp.open_close, string.format("%d host waits in a step of %d open-close iterations (at most %d)",
+    sp.syncs, sp.open_close, 5 + sp.open_close))
 end)
 
 T.case("CPU and CUDA agree (f64) on the sliding block after 200 steps", function()

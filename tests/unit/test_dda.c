@@ -341,6 +341,75 @@ Test(dda, pcg_scalars_on_the_device_give_the_host_iterates_with_one_sync_per_che
   cl_dda_bsr_free(&a);
 }
 
+/* One solve on dev by the persistent kernel (persistent 1) or one launch per operation (0): x from
+ * x0, the result, and the solver's launches and host waits in *launches, *syncs. */
+static void solve_on(cl_device *dev, const cl_dda_bsr *a, cl_dda_spmv_format format, int persistent,
+                     cl_dda_preconditioner kind, const double *b, const double *x0, double tol, double energy,
+                     int max, double *x, cl_dda_pcg_result *res, long *launches, long *syncs) {
+  cl_dda_solver s;
+  cl_error err;
+  cl_dda_solver_init(&s, dev, format);
+  s.persistent = persistent;
+  cr_assert_eq(cl_dda_solver_load(&s, a, &err), CL_OK, "%s", err.msg);
+  const long l0 = s.launches, s0 = s.syncs;
+  cr_assert_eq(cl_dda_pcg(&s, b, x0, x, kind, tol, energy, max, res, &err), CL_OK, "%s", err.msg);
+  *launches = s.launches - l0, *syncs = s.syncs - s0;
+  cl_dda_solver_free(&s);
+}
+
+/* The whole PCG solve as one persistent cooperative kernel against the launch per operation, on
+ * cuda (skipped without a GPU; the cpu's solve is one loop either way): both formats, both
+ * preconditioners, each stopping rule (the residual, the displacement criterion's update energy,
+ * the iteration limit) and a zero right-hand side. The operations are the same and only the dots'
+ * order of summation differs (the grids differ): the same iterations and stops, x to 1e-10 of
+ * its size (the round-off of ~100 iterations on this condition is ~1e-13). The persistent solve
+ * is one launch and the host waits once for it besides the transfers of b, x0 and x. */
+Test(dda, persistent_pcg_kernel_matches_the_launches_on_cuda) {
+  if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
+  lcg_seed(23);
+  const size_t n = 3000, m = 6 * n; /* 18 000 rows: a grid of 71 blocks of 256 threads */
+  cl_dda_bsr a = {0};
+  chain_matrix(&a, n);
+  double *b = malloc(m * sizeof *b), *x0 = malloc(m * sizeof *x0), *zero = calloc(m, sizeof *zero);
+  double *xl = malloc(m * sizeof *xl), *xp = malloc(m * sizeof *xp);
+  for (size_t k = 0; k < m; k++) b[k] = lcg_uniform(-1, 1), x0[k] = 0.1 * lcg_uniform(-1, 1);
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cuda", &err), CL_OK, "%s", err.msg);
+  /* tol, update energy, iteration limit: the residual's stop, the displacement criterion's (tol 0:
+   * never the residual), the limit's */
+  const double tols[3] = {1e-12, 0, 1e-12}, energies[3] = {0, 1e-9, 0};
+  const int limits[3] = {1000, 1000, 7};
+  for (int f = 0; f < 2; f++)
+    for (int pc = 0; pc < 2; pc++)
+      for (int c = 0; c < 4; c++) {
+        const double *rhs = c == 3 ? zero : b;
+        const int t = c == 3 ? 0 : c;
+        cl_dda_pcg_result rl, rp;
+        long ll, sl, lp, sp;
+        solve_on(&dev, &a, (cl_dda_spmv_format)f, 0, (cl_dda_preconditioner)pc, rhs, x0, tols[t], energies[t],
+                 limits[t], xl, &rl, &ll, &sl);
+        solve_on(&dev, &a, (cl_dda_spmv_format)f, 1, (cl_dda_preconditioner)pc, rhs, x0, tols[t], energies[t],
+                 limits[t], xp, &rp, &lp, &sp);
+        cr_assert(rl.iterations == rp.iterations && rl.converged == rp.converged,
+                  "format %d, preconditioner %d, case %d: launches %d iterations (converged %d), persistent %d (%d)",
+                  f, pc, c, rl.iterations, rl.converged, rp.iterations, rp.converged);
+        if (c == 0) cr_assert(rl.converged && rl.residual <= 1e-12, "the residual's stop: %.3g", rl.residual);
+        if (c == 1) cr_assert(rl.converged && rl.residual > 0 && rl.iterations < 1000, "the displacement's stop");
+        if (c == 2) cr_assert(!rl.converged && rl.iterations == 7, "the limit's stop");
+        double size = 0, diff = 0;
+        for (size_t k = 0; k < m; k++) size = fmax(size, fabs(xl[k])), diff = fmax(diff, fabs(xp[k] - xl[k]));
+        cr_assert(diff <= 1e-10 * size, "format %d, preconditioner %d, case %d: x off by %.3g of %.3g", f, pc, c,
+                  diff, size);
+        if (c != 3)
+          cr_assert(lp == 1 && sp == 4, "format %d, preconditioner %d, case %d: %ld launches and %ld host waits "
+                    "(1 and 4: b and x0 up, the scalars, x down)", f, pc, c, lp, sp);
+      }
+  cl_device_close(&dev);
+  free(b), free(x0), free(zero), free(xl), free(xp);
+  cl_dda_bsr_free(&a);
+}
+
 Test(dda, solver_names_a_block_that_is_not_positive_definite) {
   lcg_seed(3);
   cl_dda_bsr a = {0};
@@ -410,8 +479,9 @@ static void dense_system(size_t n, const double *K, const double *F, size_t nc, 
  * submatrices, nc random contacts, in both formats. The step's contacts are set once; then three
  * open-close iterations change their states at random (open, sliding, locked), and each assembly
  * must match its dense system -- the product A x and the solution of A x = b -- while sending no
- * more than the states and friction forces (12 bytes a contact) to the device, and PCG no more
- * than its solution back (6 n doubles) and its scalars once every CL_DDA_PCG_CHECK_EVERY iterations. */
+ * more than the states and friction forces (12 bytes a contact) to the device in 2 launches, and PCG
+ * no more than its solution back (6 n doubles) and its scalars once every CL_DDA_PCG_CHECK_EVERY
+ * iterations. */
 Test(dda, device_assembly_matches_dense_sums_as_states_change) {
   lcg_seed(11);
   const size_t n = 30, nc = 90, m = 6 * n;
@@ -458,10 +528,13 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
         scale = fmax(scale, abs_sum);
       }
       bytes_in = bytes_out = 0;
+      const long launches = s.launches;
       cr_assert_eq(cl_dda_solver_assemble(&s, state, fric, K, F, &err), CL_OK, "%s", err.msg);
       cr_assert(bytes_in <= nc * (sizeof *state + sizeof *fric) && bytes_out == 0,
                 "format %d: the assembly sent %zu bytes in and %zu out (the states and forces: %zu)", f, bytes_in,
                 bytes_out, nc * (sizeof *state + sizeof *fric));
+      cr_assert(s.launches - launches == 2, "format %d: the assembly took %ld launches (the springs, the gather "
+                "with the factors and b; the factors' check is the solve's)", f, s.launches - launches);
       /* the right-hand side: the solution of the device's A x = b satisfies the dense system; the
        * solve starts from the last one on the device */
       cl_dda_pcg_result res;
@@ -490,6 +563,110 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
   }
   free(K), free(F), free(geo), free(fric), free(dense), free(b), free(bi), free(bj), free(state), free(x), free(y);
   free(ref), free(u);
+}
+
+/* A random step's contacts (n blocks, nc contacts) and three open-close iterations on dev: the
+ * assembly from the device's states, the solve and the rule (cl_dda_solver_solve_open_close), by the
+ * persistent kernel or the launches. Out: each iteration's PCG iterations and counts (3 x 3), the
+ * states and normal forces at the end, the solution, and the last iteration's launches and waits. */
+typedef struct open_close_run {
+  int trace[9];
+  int32_t *state, *flips;
+  double *sgn, *N, *x;
+  long launches, syncs;
+} open_close_run;
+
+static void open_close_on(cl_device *dev, int persistent, size_t n, size_t nc, uint64_t seed, open_close_run *out) {
+  const size_t m = 6 * n;
+  lcg_seed(seed);
+  double *K = malloc(36 * n * sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
+  double *law = malloc(3 * nc * sizeof *law), *fric = malloc(nc * sizeof *fric), *zero = calloc(m, sizeof *zero);
+  int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj);
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      F[r * n + i] = lcg_uniform(-1, 1);
+      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 30 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
+    }
+  for (size_t k = 0; k < nc; k++) {
+    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
+    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    law[k] = lcg_uniform(0, 1), law[nc + k] = lcg_uniform(0, 0.5), law[2 * nc + k] = lcg_uniform(0, 0.5);
+    out->state[k] = (int32_t)lcg_below(3), out->flips[k] = 0, out->sgn[k] = lcg_below(2) ? 1 : -1;
+    out->N[k] = out->state[k] == CL_DDA_OPEN ? 0 : lcg_uniform(0, 2);
+    fric[k] = out->state[k] == CL_DDA_SLIDE ? law[k] * out->N[k] * out->sgn[k] : 0;
+  }
+  cl_error err;
+  void *dK, *dF, *dzero;
+  cr_assert_eq(dev->alloc(dev, &dK, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(dev->alloc(dev, &dF, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(dev->alloc(dev, &dzero, m * sizeof *zero, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(dev->to_device(dev, dK, K, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(dev->to_device(dev, dF, F, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(dev->to_device(dev, dzero, zero, m * sizeof *zero, &err), CL_OK, "%s", err.msg);
+  cl_dda_bsr a = {0};
+  cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+  cl_dda_solver s;
+  cl_dda_solver_init(&s, dev, CL_DDA_BSR);
+  s.persistent = persistent;
+  cl_dda_step_contacts sc = {nc, bi, bj, geo, 50, 20, law, 1e-9, 1e-9, 4};
+  cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+  cl_dda_contact_states st = {out->state, out->flips, out->sgn, out->N, fric};
+  cr_assert_eq(cl_dda_solver_set_states(&s, &st, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_dda_solver_start_from(&s, dzero, &err), CL_OK, "%s", err.msg);
+  for (int it = 0; it < 3; it++) {
+    const long l0 = s.launches, s0 = s.syncs;
+    cl_dda_pcg_result res;
+    cr_assert_eq(cl_dda_solver_assemble(&s, NULL, NULL, dK, dF, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_solve_open_close(&s, NULL, CL_DDA_BLOCK_JACOBI, 1e-12, 0, 1000, &res, &out->trace[3 * it + 1],
+                                                &out->trace[3 * it + 2], &err), CL_OK, "%s", err.msg);
+    cr_assert(res.converged, "open-close iteration %d: PCG %d iterations, residual %.3g", it, res.iterations, res.residual);
+    out->trace[3 * it] = res.iterations;
+    out->launches = s.launches - l0, out->syncs = s.syncs - s0;
+  }
+  cr_assert_eq(cl_dda_solver_get_states(&s, &st, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_dda_solver_solution(&s, out->x, &err), CL_OK, "%s", err.msg);
+  cl_dda_solver_free(&s);
+  cl_dda_bsr_free(&a);
+  dev->release(dev, dK), dev->release(dev, dF), dev->release(dev, dzero);
+  free(K), free(F), free(geo), free(law), free(fric), free(zero), free(bi), free(bj);
+}
+
+/* The open-close iteration on cuda (skipped without a GPU): the persistent kernel, which runs the
+ * rule after the solve in the same launch and checks the factors in its first dot, against the
+ * launches (the factors' check, PCG, the rule, each its own launches): the same PCG iterations and
+ * counts in each of three iterations, the same states, changes and directions, the normal forces
+ * and the solution to 1e-10 of their sizes (only the dots' order differs); an open-close iteration
+ * of the persistent kernel is 3 launches (springs, gather, the solve with the rule) and 1 host wait. */
+Test(dda, persistent_open_close_iteration_matches_the_launches_on_cuda) {
+  if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
+  const size_t n = 2000, nc = 6000, m = 6 * n;
+  open_close_run run[2];
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cuda", &err), CL_OK, "%s", err.msg);
+  for (int p = 0; p < 2; p++) {
+    run[p].state = malloc(nc * sizeof(int32_t)), run[p].flips = malloc(nc * sizeof(int32_t));
+    run[p].sgn = malloc(nc * sizeof(double)), run[p].N = malloc(nc * sizeof(double)), run[p].x = malloc(m * sizeof(double));
+    open_close_on(&dev, p, n, nc, 31, &run[p]);
+  }
+  cl_device_close(&dev);
+  for (int k = 0; k < 9; k++)
+    cr_assert_eq(run[1].trace[k], run[0].trace[k], "open-close iteration %d, %s: persistent %d, launches %d", k / 3,
+                 k % 3 == 0 ? "PCG iterations" : k % 3 == 1 ? "changed" : "unsettled", run[1].trace[k], run[0].trace[k]);
+  cr_assert(run[0].trace[1] > 0, "the rule changed states: %d", run[0].trace[1]);
+  double nmax = 0, xmax = 0, ndiff = 0, xdiff = 0;
+  for (size_t k = 0; k < nc; k++) {
+    cr_assert(run[1].state[k] == run[0].state[k] && run[1].flips[k] == run[0].flips[k] && run[1].sgn[k] == run[0].sgn[k],
+              "contact %zu: persistent state %d flips %d sgn %g, launches %d %d %g", k, run[1].state[k], run[1].flips[k],
+              run[1].sgn[k], run[0].state[k], run[0].flips[k], run[0].sgn[k]);
+    nmax = fmax(nmax, fabs(run[0].N[k])), ndiff = fmax(ndiff, fabs(run[1].N[k] - run[0].N[k]));
+  }
+  for (size_t k = 0; k < m; k++) xmax = fmax(xmax, fabs(run[0].x[k])), xdiff = fmax(xdiff, fabs(run[1].x[k] - run[0].x[k]));
+  cr_assert(ndiff <= 1e-10 * nmax && xdiff <= 1e-10 * xmax, "normal forces off by %.3g of %.3g, x by %.3g of %.3g", ndiff,
+            nmax, xdiff, xmax);
+  cr_assert(run[1].launches == 3 && run[1].syncs == 1, "an open-close iteration: %ld launches and %ld host waits",
+            run[1].launches, run[1].syncs);
+  for (int p = 0; p < 2; p++) free(run[p].state), free(run[p].flips), free(run[p].sgn), free(run[p].N), free(run[p].x);
 }
 
 /* The broad phase's candidate pairs against every pair's box test: random small squares over a

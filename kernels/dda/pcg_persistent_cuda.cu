@@ -1,0 +1,221 @@
+/* The whole PCG solve of cl_dda_pcg (pcg.c) as one persistent cooperative kernel: the start
+ * (b.b, r = b - A x, z = M^-1 r, p = z, r.z and r.r) and every iteration until the stopping rule
+ * (pcg_scalars.h) stops it, the grid kept in step by grid-wide barriers. At case 1's size (26 k
+ * unknowns) an iteration's arithmetic is ~1.5 MB of matrix and vectors, under a microsecond of
+ * bandwidth; one launch per operation made it 8.5 launches and 0.34 host waits, 165 us. Here a
+ * solve is one launch, and its host reads the scalars once.
+ *
+ * The operations are those of the launches (pcg_ops.h: the same row product, block solves and
+ * updates, the same scalar step); only the dots' order of summation differs: each block reduces its
+ * grid-stride slice, one grid barrier, then every block sums all the blocks' partials in the same
+ * order, so that all hold the same scalars (in shared memory) without a second barrier, and take
+ * the same branch of the stopping rule. Block 0 writes them back at the end. The partials alternate
+ * between two sets: a block may write the next dot's while a slower one still reads this one's.
+ * Block Jacobi's iteration has two barriers, after p.q and after r.z and r.r: the direction
+ * p = z + beta p is formed row by row inside the next product (the same expression as the launches'
+ * direction pass), into the other of two buffers, instead of a pass and a barrier of its own.
+ * With rule, a converged solve is followed in the same launch by the open-close rule on its
+ * solution (open_close_ops.h), its counts a last grid-wide dot: an open-close iteration's solve and
+ * rule are one launch and one host wait. */
+#include <cooperative_groups.h>
+
+#include "../common/blas1.h"
+#include "../common/launch_cuda.cuh"
+#include "../common/reduce_cuda.cuh"
+#include "open_close_ops.h"
+#include "pcg_kernels.h"
+#include "pcg_ops.h"
+
+namespace cg = cooperative_groups;
+
+/* The block's sums of a and b (valid in thread 0) in one pass: both shuffled down each warp, one
+ * shared stage and one block barrier where two reductions in turn took three -- the same terms in
+ * the same order as cl_block_reduce's. Its shared words are read again only after a grid barrier. */
+__device__ static void block_sum2(double *a, double *b) {
+  __shared__ double warp_part[2][CL_REDUCE_THREADS / 32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int off = 16; off > 0; off >>= 1)
+    *a += __shfl_down_sync(0xffffffffu, *a, off), *b += __shfl_down_sync(0xffffffffu, *b, off);
+  if (lane == 0) warp_part[0][warp] = *a, warp_part[1][warp] = *b;
+  __syncthreads();
+  if (warp == 0) {
+    const int used = lane < (int)(blockDim.x / 32);
+    *a = used ? warp_part[0][lane] : 0, *b = used ? warp_part[1][lane] : 0;
+    for (int off = 16; off > 0; off >>= 1)
+      *a += __shfl_down_sync(0xffffffffu, *a, off), *b += __shfl_down_sync(0xffffffffu, *b, off);
+  }
+}
+
+/* A dot operation's sums d0, d1 (this thread's terms) over the grid, then its scalar step on the
+ * block's copy of the scalars (A->scal, shared); *set alternates the partials' two sets. After the
+ * grid barrier the first warp alone sums the blocks' partials (lane l: partials l, l + 32, ..., then
+ * a shuffle; every block in the same order): no block barrier but the one that publishes the
+ * scalars. */
+__device__ static void grid_dots(cl_dda_pcg_args *A, int op, double d0, double d1, int *set,
+                                 cg::grid_group &grid) {
+  double *part = A->partials + (size_t)(*set) * 2 * gridDim.x;
+  *set ^= 1;
+  block_sum2(&d0, &d1);
+  if (threadIdx.x == 0) part[blockIdx.x] = d0, part[gridDim.x + blockIdx.x] = d1;
+  grid.sync();
+  if (threadIdx.x < 32) {
+    double s0 = 0, s1 = 0;
+    for (unsigned k = threadIdx.x; k < gridDim.x; k += 32) s0 += part[k], s1 += part[gridDim.x + k];
+    for (int off = 16; off > 0; off >>= 1)
+      s0 += __shfl_down_sync(0xffffffffu, s0, off), s1 += __shfl_down_sync(0xffffffffu, s1, off);
+    if (threadIdx.x == 0) cl_dda_pcg_scalars(A, op, s0, s1);
+  }
+  __syncthreads();
+}
+
+/* out = A_parts in over the grid (the launches' row product), then a barrier. With dot, this
+ * thread's terms of in.out (p.q) are added to *dot: the rows a thread writes are the ones it reads. */
+__device__ static void grid_product(cl_dda_pcg_args *A, int parts, const void *in, void *out, double *dot,
+                                    cg::grid_group &grid) {
+  A->parts = parts, A->in = in, A->out = out;
+  const size_t n = A->n;
+  CL_GRID_STRIDE(k, 6 * n) {
+    cl_dda_spmv_row(A, k);
+    if (dot) {
+      const size_t e = cl_dda_spmv_entry(A, k);
+      *dot += cl_dot_term(((const real *)in)[e], ((const real *)out)[e]);
+    }
+  }
+  if (!dot) grid.sync(); /* with dot, the dot's own barrier follows */
+}
+
+/* Block Jacobi's product after the first iteration: q = A p with the direction p = z + beta pold
+ * formed on the fly (row by row, as CL_DDA_OP_DIRECTION forms it), each row's entry of p written
+ * into pnew and its p.q term added to *dot. The direction's own pass and barrier are gone: pold is
+ * not written in this pass (pnew is the other buffer), and z not at all. */
+__device__ static void grid_direction_product(cl_dda_pcg_args *A, const real *pold, real *pnew, double *dot) {
+  const real *z = (const real *)A->z, *q = (const real *)A->q;
+  const real beta = (real)A->scal[CL_DDA_S_BETA];
+  A->parts = CL_DDA_WHOLE, A->in = z, A->out = A->q;
+  CL_GRID_STRIDE(k, 6 * A->n) {
+    cl_dda_spmv_row_of(A, k, pold, beta);
+    const size_t e = cl_dda_spmv_entry(A, k);
+    pnew[e] = cl_dda_spmv_input(z, pold, beta, e);
+    *dot += cl_dot_term(pnew[e], q[e]);
+  }
+  A->p = pnew; /* the step's x += alpha p */
+}
+
+__device__ static void grid_block_solve(cl_dda_pcg_args *A, const void *in, void *out, cg::grid_group &grid) {
+  A->in = in, A->out = out;
+  CL_GRID_STRIDE(i, A->n) cl_dda_pcg_block(A, CL_DDA_OP_BLOCK_SOLVE, i);
+  grid.sync();
+}
+
+/* z = M^-1 r as pcg.c's precondition, a barrier after each operation. */
+__device__ static void grid_precondition(cl_dda_pcg_args *A, int kind, cg::grid_group &grid) {
+  if (kind == CL_DDA_BLOCK_JACOBI) {
+    grid_block_solve(A, A->r, A->z, grid);
+    return;
+  }
+  const size_t m = 6 * A->n;
+  grid_block_solve(A, A->r, A->t, grid);                 /* t = D^-1 r */
+  grid_product(A, CL_DDA_LOWER, A->t, A->z, NULL, grid); /* z = L D^-1 r */
+  A->in = A->r, A->out = A->z;
+  CL_GRID_STRIDE(e, m) cl_dda_pcg_entry(A, CL_DDA_OP_SUBTRACT, e); /* z = (I - L D^-1) r */
+  grid.sync();
+  grid_block_solve(A, A->z, A->t, grid);                 /* t = D^-1 z */
+  grid_product(A, CL_DDA_UPPER, A->t, A->z, NULL, grid); /* z = L^T t */
+  CL_GRID_STRIDE(i, A->n) cl_dda_pcg_block(A, CL_DDA_OP_SSOR_FINISH, i); /* z = t - D^-1 L^T t */
+  grid.sync();
+}
+
+__global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_kernel)(cl_dda_pcg_args args,
+                                                                                         int kind, int rule) {
+  cg::grid_group grid = cg::this_grid();
+  __shared__ double scal[CL_DDA_SCALARS];
+  for (int k = threadIdx.x; k < CL_DDA_SCALARS; k += blockDim.x) scal[k] = args.scal[k];
+  __syncthreads();
+  cl_dda_pcg_args a = args, *A = &a;
+  a.scal = scal;
+  const size_t n = a.n, m = 6 * n;
+  real *x = (real *)a.x, *r = (real *)a.r, *z = (real *)a.z, *p = (real *)a.p;
+  const real *b = (const real *)a.b, *chol = (const real *)a.chol;
+  int set = 0;
+  double d0 = 0, d1 = 0;
+  /* b.b, and whether every diagonal block was factored (the assembly leaves that check to this
+   * kernel: pcg.c's check_pending) */
+  CL_GRID_STRIDE(e, m) d0 += cl_dot_term(b[e], b[e]), d1 += cl_dot_term(chol[e], chol[e]);
+  grid_dots(A, CL_DDA_OP_START_SUMS, d0, d1, &set, grid);
+  grid_product(A, CL_DDA_WHOLE, x, a.q, NULL, grid);
+  CL_GRID_STRIDE(e, m) cl_dda_pcg_entry(A, CL_DDA_OP_RESIDUAL, e); /* r = b - A x */
+  grid.sync();
+  grid_precondition(A, kind, grid);
+  d0 = 0, d1 = 0;
+  CL_GRID_STRIDE(e, m) p[e] = z[e], d0 += cl_dot_term(r[e], z[e]), d1 += cl_dot_term(r[e], r[e]);
+  grid_dots(A, CL_DDA_OP_BEGIN, d0, d1, &set, grid);
+  /* block Jacobi: two barriers an iteration, the direction formed in the next product, its two
+   * buffers p and t (which only SSOR-AI uses) in turn */
+  const int jacobi = kind == CL_DDA_BLOCK_JACOBI;
+  real *dir[2] = {p, (real *)a.t};
+  for (int it = 0; cl_dda_pcg_running(scal); it++) {
+    d0 = 0;
+    if (jacobi && it > 0)
+      grid_direction_product(A, dir[(it - 1) & 1], dir[it & 1], &d0); /* p = z + beta p, q = A p, p.q */
+    else
+      grid_product(A, CL_DDA_WHOLE, a.p, a.q, &d0, grid); /* q = A p, and p.q */
+    grid_dots(A, CL_DDA_OP_ALPHA, d0, 0, &set, grid);    /* alpha = r.z / p.q */
+    if (!cl_dda_pcg_running(scal)) break;                 /* breakdown */
+    double sums[2] = {0, 0};
+    if (jacobi) {
+      CL_GRID_STRIDE(i, n) cl_dda_step_jacobi(A, i, sums); /* x, r, z = D^-1 r and r.z, r.r */
+    } else {
+      CL_GRID_STRIDE(e, m) cl_dda_pcg_entry(A, CL_DDA_OP_STEP, e); /* x += alpha p, r -= alpha q */
+      grid.sync();
+      grid_precondition(A, kind, grid);
+      CL_GRID_STRIDE(e, m) sums[0] += cl_dot_term(r[e], z[e]), sums[1] += cl_dot_term(r[e], r[e]);
+    }
+    grid_dots(A, CL_DDA_OP_BETA, sums[0], sums[1], &set, grid); /* beta; stop? */
+    if (jacobi) continue;
+    CL_GRID_STRIDE(e, m) cl_dda_pcg_entry(A, CL_DDA_OP_DIRECTION, e); /* p = z + beta p, while running */
+    grid.sync();
+  }
+  if (rule && cl_dda_pcg_converged(scal)) { /* x is whole: the last barrier followed its update */
+    d0 = 0, d1 = 0;
+    CL_GRID_STRIDE(k, a.nc) {
+      const int flag = cl_dda_contact_rule(A, k);
+      d0 += flag == 1, d1 += flag == 2;
+    }
+    grid_dots(A, CL_DDA_OP_OPEN_CLOSE, d0, d1, &set, grid); /* the contacts changed and unsettled */
+  }
+  if (blockIdx.x == 0)
+    for (int k = threadIdx.x; k < CL_DDA_SCALARS; k += blockDim.x) args.scal[k] = scal[k];
+}
+
+/* As many blocks as fit on the device at once (a grid barrier needs them all resident), no more
+ * than one thread a matrix row needs, than the model's pcg_blocks asks, nor than the partials hold (CL_DDA_DOT_PARTIALS: two sets
+ * of two a block). */
+extern "C" int CL_PREC(cl_dda_pcg_persistent_cuda)(const cl_dda_pcg_args *A, int kind, int rule) {
+  static int per_sm = -1, sms = 0;
+  if (per_sm < 0) {
+    int dev, cooperative = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    per_sm = 0;
+    if (cooperative)
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, CL_PREC(dda_pcg_persistent_kernel), CL_REDUCE_THREADS, 0);
+    cudaGetLastError();
+  }
+  if (per_sm < 1) return CL_DDA_NO_COOPERATIVE;
+  const size_t want = (6 * A->n + CL_REDUCE_THREADS - 1) / CL_REDUCE_THREADS;
+  size_t blocks = (size_t)per_sm * (size_t)sms;
+  if (want < blocks) blocks = want;
+  if (A->persistent_blocks > 0 && (size_t)A->persistent_blocks < blocks) blocks = (size_t)A->persistent_blocks;
+  if (blocks > CL_DDA_DOT_PARTIALS / 4) blocks = CL_DDA_DOT_PARTIALS / 4;
+  if (blocks < 1) blocks = 1;
+  cl_dda_pcg_args args = *A;
+  void *params[] = {&args, &kind, &rule};
+  const cudaError_t e = cudaLaunchCooperativeKernel((const void *)CL_PREC(dda_pcg_persistent_kernel),
+                                                    (unsigned)blocks, CL_REDUCE_THREADS, params, 0, 0);
+  if (e == cudaErrorCooperativeLaunchTooLarge || e == cudaErrorNotSupported) {
+    cudaGetLastError();
+    return CL_DDA_NO_COOPERATIVE;
+  }
+  return (int)e;
+}
