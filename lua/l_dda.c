@@ -101,7 +101,7 @@ static int dda_model(lua_State *L) {
       .fixed_stiffness = num(L, 1, "fixed_stiffness"), .max_displacement = num(L, 1, "max_displacement"),
       .pcg_tolerance = num(L, 1, "pcg_tolerance"), .pcg_displacement = num(L, 1, "pcg_displacement"), .preconditioner = (cl_dda_preconditioner)num(L, 1, "ssor"),
       .spmv_format = (cl_dda_spmv_format)num(L, 1, "bsr"), .pcg_max_iterations = (int)num(L, 1, "pcg_max_iterations"),
-      .open_close_max = (int)num(L, 1, "open_close_max")};
+      .open_close_max = (int)num(L, 1, "open_close_max"), .detection = (cl_dda_detection)num(L, 1, "detection")};
   model_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   memset(u, 0, sizeof *u);
   luaL_setmetatable(L, MODEL_MT);
@@ -136,7 +136,7 @@ static void set_number(lua_State *L, const char *key, double v) {
 }
 
 /* model:stats() -> {steps, t, dt, open_close, pcg, reductions, launches, syncs, contacts, closed, kinetic, ...,
- * warm_residual,
+ * warm_residual, device_detection,
  * iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's open-close iterations),
  * seconds = {detection, diagonal, assembly, solve, open_close, update}} */
 static int model_stats(lua_State *L) {
@@ -154,6 +154,7 @@ static int model_stats(lua_State *L) {
   set_number(L, "kinetic", s->kinetic), set_number(L, "gravity_work", s->gravity_work);
   set_number(L, "load_work", s->load_work), set_number(L, "friction_work", s->friction_work);
   set_number(L, "warm_residual", s->warm_residual);
+  lua_pushboolean(L, s->device_detection), lua_setfield(L, -2, "device_detection");
   int traced = s->open_close < CL_DDA_TRACE ? s->open_close : CL_DDA_TRACE;
   const int *trace[] = {s->trace_pcg, s->trace_changed, s->trace_unsettled};
   static const char *const traces[] = {"pcg", "changed", "unsettled"};

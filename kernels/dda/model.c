@@ -12,6 +12,7 @@
 #include "block.h"
 #include "block_kernels.h"
 #include "contacts.h"
+#include "detect.h"
 #include "host_parallel.h"
 #include "pcg.h"
 #include "polygon.h"
@@ -47,6 +48,9 @@ struct cl_dda_model {
   cl_dda_contact_list contacts, trial, start;
   int32_t *pairs;
   size_t npairs_cap, ncand;
+  cl_dda_detect detect;         /* detection's device buffers, when it runs there */
+  cl_dda_found *found;          /* the contacts it found, brought to the host for the transfer */
+  size_t found_cap;
   int32_t *step_ints;           /* the step's contacts' blocks, states and state changes (4 x step_cap) */
   double *step_reals;           /* their geometry, laws, friction, directions, normal forces (32 x step_cap) */
   size_t step_cap;
@@ -153,6 +157,10 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
                         (int)in->preconditioner);
   if (in->spmv_format != CL_DDA_HSBCSR && in->spmv_format != CL_DDA_BSR)
     return cl_error_set(err, CL_ERR_ARG, "spmv_format %d is not one of HSBCSR (0) and BSR (1)", (int)in->spmv_format);
+  if (in->detection != CL_DDA_DETECT_AUTO && in->detection != CL_DDA_DETECT_HOST &&
+      in->detection != CL_DDA_DETECT_DEVICE)
+    return cl_error_set(err, CL_ERR_ARG, "detection %d is not one of auto (0), host (1) and device (2)",
+                        (int)in->detection);
   if (in->pcg_max_iterations < 1 || in->open_close_max < 1)
     return cl_error_set(err, CL_ERR_ARG, "pcg_max_iterations and open_close_max must be >= 1");
   if (!isfinite(in->gx) || !isfinite(in->gy)) return cl_error_set(err, CL_ERR_ARG, "gravity must be finite");
@@ -279,6 +287,9 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   if (!m) return oom(err);
   m->dev = d, m->p = *in;
   cl_dda_solver_init(&m->solver, d, in->spmv_format);
+  cl_dda_detect_init(&m->detect, d);
+  m->stats.device_detection = in->detection == CL_DDA_DETECT_DEVICE ||
+                              (in->detection == CL_DDA_DETECT_AUTO && d->kind != CL_BACKEND_CPU);
   size_t n = m->n = in->nblocks;
   m->nv = (size_t)in->vstart[n], m->nf = in->nfixed, m->nl = in->nloads;
   m->vstart = alloc_zero(n + 1, sizeof(int32_t)), m->fstart = alloc_zero(n + 1, sizeof(int32_t));
@@ -335,10 +346,11 @@ void cl_dda_model_destroy(cl_dda_model *m) {
   void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
                    m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
                    m->F, m->moments, m->D, m->x_start, m->y_start, m->rotation, m->x, m->joints,
-                   m->pair_keys, m->pair_joint, m->pairs, m->step_ints, m->step_reals};
+                   m->pair_keys, m->pair_joint, m->pairs, m->step_ints, m->step_reals, m->found};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->trial), cl_dda_contact_list_free(&m->start);
   cl_dda_bsr_free(&m->a);
+  cl_dda_detect_free(&m->detect);
   cl_dda_solver_free(&m->solver);
   free(m);
 }
@@ -612,13 +624,33 @@ static cl_status solve(cl_dda_model *m, double dt, const double *x0, cl_dda_pcg_
   return CL_OK;
 }
 
+/* The step's contacts into m->start, their states carried from m->contacts: the broad and narrow
+ * phases on the device (detect.h), the contacts found brought up for the transfer; or all on the host. */
+static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
+  cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
+  int first = m->stats.steps == 0;
+  if (!m->stats.device_detection) {
+    CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
+    return cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, first, &m->start, err);
+  }
+  cl_dda_geometry on = {m->n, m->device[A_VSTART], m->device[A_VX], m->device[A_VY]};
+  CL_TRY(cl_dda_detect_pairs(&m->detect, &on, d0, err));
+  CL_TRY(cl_dda_detect_found(&m->detect, &on, NULL, 0, d0, err));
+  size_t nfound = m->detect.nfound;
+  if (nfound > m->found_cap) {
+    cl_dda_found *f = realloc(m->found, nfound * sizeof *f);
+    if (!f) return oom(err);
+    m->found = f, m->found_cap = nfound;
+  }
+  CL_TRY(cl_dda_detect_found_to_host(&m->detect, m->found, err));
+  return cl_dda_transfer(&g, m->found, nfound, &m->contacts, first, &m->start, err);
+}
+
 cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   if (!(dt > 0) || !isfinite(dt)) return cl_error_set(err, CL_ERR_ARG, "dt = %g must be a number > 0", dt);
   double d0 = 2.5 * m->p.max_displacement, dt0 = dt, mark = seconds_now();
   const long launches0 = m->solver.launches, syncs0 = m->solver.syncs;
-  cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
-  CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
-  CL_TRY(cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, m->stats.steps == 0, &m->start, err));
+  CL_TRY(detect(m, d0, err));
   charge(m, CL_DDA_DETECTION, &mark);
   int reductions = 0, pcg = 0, oc = 0;
   const char *why = NULL;

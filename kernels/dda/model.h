@@ -30,6 +30,10 @@ typedef struct cl_dda_joint {
   double tension;        /* tensile strength, stress; times the contact length */
 } cl_dda_joint;
 
+/* Where contact detection runs: auto -- on the device on cuda (detect.h), on the host on the cpu
+ * (contacts.h); the contacts are the same either way. */
+typedef enum cl_dda_detection { CL_DDA_DETECT_AUTO = 0, CL_DDA_DETECT_HOST, CL_DDA_DETECT_DEVICE } cl_dda_detection;
+
 typedef struct cl_dda_input {
   size_t nblocks;
   const int32_t *vstart;       /* nblocks + 1 */
@@ -58,6 +62,7 @@ typedef struct cl_dda_input {
   cl_dda_preconditioner preconditioner;
   cl_dda_spmv_format spmv_format; /* the device matrix's: HSBCSR (upper blocks) or full BSR */
   int pcg_max_iterations, open_close_max;
+  cl_dda_detection detection;
 } cl_dda_input;
 
 typedef struct cl_dda_model cl_dda_model;
@@ -80,6 +85,7 @@ typedef struct cl_dda_stats {
   int trace_pcg[CL_DDA_TRACE], trace_changed[CL_DDA_TRACE], trace_unsettled[CL_DDA_TRACE];
   double warm_residual;
   size_t contacts, closed; /* contacts detected, closed (sliding or locked) */
+  int device_detection;    /* detection ran on the model's device (detect.h), not on the host */
   double kinetic;          /* kinetic energy */
   double gravity_work;     /* work of gravity since the start */
   double load_work;        /* work of the loading points since the start */
