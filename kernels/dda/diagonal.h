@@ -2,7 +2,8 @@
  * block, written once for both backends (block.h has the formulation):
  *   cl_dda_diagonal_block: moments, the diagonal 6x6 submatrix and the right-hand side;
  *   cl_dda_update_block:   vertices, fixed and loading points, stresses and velocities
- *                          moved by the accepted solution D. */
+ *                          moved by the accepted solution D;
+ *   cl_dda_check_block:    what the step checks of a solution before it accepts it. */
 #ifndef CL_DDA_DIAGONAL_H
 #define CL_DDA_DIAGONAL_H
 
@@ -85,6 +86,29 @@ CL_HD static inline void cl_dda_update_block(const cl_dda_block_args *a, size_t 
     sig[k * n + i] += (real)(C[3 * k] * d[3] + C[3 * k + 1] * d[4] + C[3 * k + 2] * d[5]);
   for (int k = 0; k < 6; k++)
     vel[k * n + i] = a->dynamic ? (real)(2 * d[k] / a->dt - vel[k * n + i]) : (real)0;
+}
+
+/* Block i under the solution D: its vertices' largest displacement, and whether the determinant
+ * of its strain's deformation, (1 + ex)(1 + ey) - gxy^2 / 4, leaves [1/2, 2] (the rotation moves it
+ * rigidly). The first-order displacement is a small-strain one: a block that loses half its area in
+ * one step -- a sliver squeezed by contact springs far stiffer than itself -- would next be turned
+ * inside out, and its mass matrix would no longer be definite. The step takes the largest of the
+ * first and the smallest of the second over the blocks. */
+CL_HD static inline void cl_dda_check_block(const cl_dda_block_args *a, size_t i) {
+  size_t n = a->n;
+  const real *mom = (const real *)a->moments, *Dv = (const real *)a->D;
+  const real *vx = (const real *)a->vx, *vy = (const real *)a->vy;
+  double x0 = mom[4 * n + i], y0 = mom[5 * n + i], d[6], dmax = 0;
+  for (int k = 0; k < 6; k++) d[k] = Dv[k * n + i];
+  for (int v = a->vstart[i]; v < a->vstart[i + 1]; v++) {
+    double t[12], ux = 0, uy = 0;
+    cl_dda_t_at(vx[v] - x0, vy[v] - y0, t);
+    for (int k = 0; k < 6; k++) ux += t[k] * d[k], uy += t[6 + k] * d[k];
+    dmax = fmax(dmax, hypot(ux, uy));
+  }
+  double J = (1 + d[3]) * (1 + d[4]) - d[5] * d[5] / 4;
+  real *out = (real *)a->check;
+  out[i] = (real)dmax, out[n + i] = (real)(J >= 0.5 && J <= 2 ? n : i);
 }
 
 #endif

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../runtime/field.h"
 #include "../../runtime/io/png.h"
 #include "../../runtime/io/vtu.h"
+#include "../dispatch.h"
 #include "block.h"
 #include "block_kernels.h"
 #include "contacts.h"
@@ -28,7 +30,7 @@
 
 /* The arrays the per-block kernels read or write; on a cuda device each has a device copy. */
 enum { A_VSTART, A_FSTART, A_LSTART, A_VX, A_VY, A_RHO, A_E, A_NU, A_STRESS, A_VEL, A_FX, A_FY, A_FTX, A_FTY,
-       A_LX, A_LY, A_LPX, A_LPY, A_K, A_F, A_MOMENTS, A_D, A_COUNT };
+       A_LX, A_LY, A_LPX, A_LPY, A_K, A_F, A_MOMENTS, A_D, A_TRIAL, A_CHECK, A_COUNT };
 
 struct cl_dda_model {
   cl_device *dev;
@@ -36,6 +38,8 @@ struct cl_dda_model {
   int32_t *vstart, *fstart, *lstart, *load_slot, *material, *edge_joint;
   double *vx, *vy, *rho, *E, *nu, *stress, *vel, *fx, *fy, *ftx, *fty, *lx, *ly, *lpx, *lpy;
   double *K, *F, *moments, *D; /* kernel layouts: K block-major, F, moments and D SoA */
+  double *trial_D, *check;      /* an attempt's solution (SoA) and its checks (cl_dda_check_block), on the
+                                   device only but for the cpu's, which are these */
   double *x_start, *y_start, *rotation; /* centroids at the start, rotation accumulated */
   void *host[A_COUNT], *device[A_COUNT];
   size_t bytes[A_COUNT];
@@ -247,9 +251,9 @@ static void set_arrays(cl_dda_model *m) {
   size_t n = m->n;
   void *host[A_COUNT] = {m->vstart, m->fstart, m->lstart, m->vx, m->vy, m->rho, m->E, m->nu, m->stress,
                          m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy,
-                         m->K, m->F, m->moments, m->D};
+                         m->K, m->F, m->moments, m->D, m->trial_D, m->check};
   size_t count[A_COUNT] = {n + 1, n + 1, n + 1, m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf,
-                           m->nf, m->nl, m->nl, m->nl, m->nl, 36 * n, 6 * n, 6 * n, 6 * n};
+                           m->nf, m->nl, m->nl, m->nl, m->nl, 36 * n, 6 * n, 6 * n, 6 * n, 6 * n, 2 * n};
   for (int k = 0; k < A_COUNT; k++) {
     m->host[k] = host[k];
     m->bytes[k] = count[k] * (k <= A_LSTART ? sizeof(int32_t) : sizeof(double));
@@ -297,9 +301,9 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   m->material = alloc_zero(n, sizeof(int32_t)), m->edge_joint = alloc_zero(m->nv, sizeof(int32_t));
   double **reals[] = {&m->vx, &m->vy, &m->rho, &m->E, &m->nu, &m->stress, &m->vel, &m->fx, &m->fy, &m->ftx,
                       &m->fty, &m->lx, &m->ly, &m->lpx, &m->lpy, &m->K, &m->F, &m->moments, &m->D,
-                      &m->x_start, &m->y_start, &m->rotation, &m->x};
+                      &m->trial_D, &m->check, &m->x_start, &m->y_start, &m->rotation, &m->x};
   size_t counts[] = {m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf, m->nf, m->nl, m->nl, m->nl, m->nl,
-                     36 * n, 6 * n, 6 * n, 6 * n, n, n, n, 6 * n};
+                     36 * n, 6 * n, 6 * n, 6 * n, 6 * n, 2 * n, n, n, n, 6 * n};
   int ok = m->vstart && m->fstart && m->lstart && m->load_slot && m->material && m->edge_joint;
   for (size_t k = 0; k < sizeof reals / sizeof *reals; k++) ok = (*reals[k] = alloc_zero(counts[k], sizeof(double))) && ok;
   cl_status st = ok ? CL_OK : oom(err);
@@ -345,7 +349,7 @@ void cl_dda_model_destroy(cl_dda_model *m) {
       if (m->device[k]) m->dev->release(m->dev, m->device[k]);
   void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
                    m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
-                   m->F, m->moments, m->D, m->x_start, m->y_start, m->rotation, m->x, m->joints,
+                   m->F, m->moments, m->D, m->trial_D, m->check, m->x_start, m->y_start, m->rotation, m->x, m->joints,
                    m->pair_keys, m->pair_joint, m->pairs, m->step_ints, m->step_reals, m->found};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->trial), cl_dda_contact_list_free(&m->start);
@@ -382,12 +386,15 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
   return to_host(m, A_MOMENTS, err); /* K and F stay there for the assembly */
 }
 
+/* The accepted solution (the device's trial D, checked) becomes D: the update's, the next step's warm
+ * start; the host's D (predict's) from m->x. */
 static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
   size_t n = m->n;
+  if (m->dev->kind != CL_BACKEND_CPU)
 #pragma omp parallel for schedule(static) if (n >= CL_DDA_PARALLEL_MIN)
-  for (size_t i = 0; i < n; i++)
-    for (int k = 0; k < 6; k++) m->D[k * n + i] = m->x[6 * i + k];
-  CL_TRY(to_device(m, A_D, err));
+    for (size_t i = 0; i < n; i++)
+      for (int k = 0; k < 6; k++) m->D[k * n + i] = m->x[6 * i + k];
+  CL_TRY(m->dev->copy(m->dev, m->device[A_D], m->device[A_TRIAL], m->bytes[A_D], err));
   cl_dda_block_args a = block_args(m, dt);
   CL_TRY(cl_k_dda_update(m->dev, CL_F64, &a, err));
   const int moved[] = {A_VX, A_VY, A_STRESS, A_VEL, A_FX, A_FY, A_LX, A_LY};
@@ -483,34 +490,22 @@ static cl_status fetch_states(cl_dda_model *m, cl_error *err) {
   return cl_dda_solver_solution(&m->solver, m->x, err);
 }
 
-/* The first block whose area the step's solution would change by more than a factor 2 (the
- * determinant of its strain's deformation, (1 + ex)(1 + ey) - gxy^2 / 4, outside [1/2, 2]; the
- * rotation moves it rigidly), or -1. The first-order displacement is a small-strain one: a block
- * that loses half its area in one step -- a sliver squeezed by contact springs far stiffer than
- * itself -- would next be turned inside out, and its mass matrix would no longer be definite. */
-static int32_t collapsing_block(const cl_dda_model *m) {
-  for (size_t i = 0; i < m->n; i++) {
-    const double *d = m->x + 6 * i;
-    double J = (1 + d[3]) * (1 + d[4]) - d[5] * d[5] / 4;
-    if (!(J >= 0.5 && J <= 2)) return (int32_t)i;
-  }
-  return -1;
-}
-
-/* Largest displacement of a vertex in the step's solution. */
-static double max_vertex_displacement(const cl_dda_model *m) {
-  double dmax = 0;
-  for (size_t i = 0; i < m->n; i++) {
-    const double *d = m->x + 6 * i;
-    for (int32_t v = m->vstart[i]; v < m->vstart[i + 1]; v++) {
-      double t[12];
-      cl_dda_t_at(m->vx[v] - centroid_x(m, (int32_t)i), m->vy[v] - centroid_y(m, (int32_t)i), t);
-      double ux = 0, uy = 0;
-      for (int k = 0; k < 6; k++) ux += t[k] * d[k], uy += t[6 + k] * d[k];
-      dmax = fmax(dmax, hypot(ux, uy));
-    }
-  }
-  return dmax;
+/* The checks of the attempt's solution on the device (cl_dda_check_block): the largest displacement of a
+ * vertex, and the first block whose area it would change by more than a factor 2 (-1: none), two
+ * reductions read back. The solution stays there as the trial D. */
+static cl_status check_solution(cl_dda_model *m, double dt, double *dmax, int32_t *collapsing, cl_error *err) {
+  size_t n = m->n;
+  double first = (double)n;
+  *dmax = 0;
+  CL_TRY(cl_dda_solver_solution_to(&m->solver, m->device[A_TRIAL], err));
+  cl_dda_block_args a = block_args(m, dt);
+  a.D = m->device[A_TRIAL], a.check = m->device[A_CHECK];
+  CL_TRY(cl_k_dda_check(m->dev, CL_F64, &a, err));
+  const double *check = m->device[A_CHECK];
+  CL_TRY(cl_k_reduce(m->dev, CL_F64, check, n, CL_REDUCE_MAX, dmax, err));
+  CL_TRY(cl_k_reduce(m->dev, CL_F64, check + n, n, CL_REDUCE_MIN, &first, err));
+  *collapsing = first < (double)n ? (int32_t)first : -1;
+  return CL_OK;
 }
 
 /* Energies and work of the accepted solution, before the update moves the blocks. */
@@ -705,8 +700,8 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       continue;
     }
     CL_TRY(fetch_states(m, err));
-    last_disp = max_vertex_displacement(m);
-    int32_t collapsing = collapsing_block(m);
+    int32_t collapsing;
+    CL_TRY(check_solution(m, dt, &last_disp, &collapsing, err));
     charge(m, CL_DDA_OPEN_CLOSE, &mark);
     if (last_disp > 2 * m->p.max_displacement) {
       why = "blocks moved more than twice the allowed displacement";

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../kernels/dda/block.h"
+#include "../../kernels/dda/block_kernels.h"
 #include "../../kernels/dda/contact.h"
 #include "../../kernels/dda/contacts.h"
 #include "../../kernels/dda/detect.h"
@@ -16,6 +17,8 @@
 #include "../../kernels/dda/pcg_scalars.h"
 #include "../../kernels/dda/polygon.h"
 #include "../../kernels/dda/random_system.h"
+#include "../../kernels/dispatch.h"
+#include "../../runtime/field.h"
 #include "lcg.h"
 
 TestSuite(dda, .timeout = 60);
@@ -933,4 +936,73 @@ Test(dda, detection_on_the_device_matches_the_host) {
     cl_dda_contact_list_free(&lref);
     free(ref), free(fref), free(vstart), free(vx), free(vy);
   }
+}
+
+/* The checks of a solution on a device (cl_k_dda_check and two reductions, as the step runs them)
+ * against the first-order displacement written out here, u = u0 - r0 (y - y0) + ex (x - x0) + gxy (y
+ * - y0) / 2, v = v0 + r0 (x - x0) + ey (y - y0) + gxy (x - x0) / 2 at each vertex: the largest
+ * displacement to 1e-14 relative (the two sum in another order), and the first block whose area
+ * factor (1 + ex)(1 + ey) - gxy^2 / 4 leaves [1/2, 2] exactly -- blocks 37 (0.42) and 80 (2.1) are
+ * made to, block 12 sits just inside (0.51). The 600 jittered blocks on the cpu device, and on cuda
+ * where there is one. */
+Test(dda, solution_checks_on_the_device_match_the_displacement_field) {
+  uint64_t state = 29;
+  int32_t *vstart;
+  double *vx, *vy;
+  const size_t n = 30 * 20;
+  cl_error err;
+  cr_assert_eq(cl_dda_random_grid(30, 20, &state, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
+  lcg_seed(31);
+  double *moments = calloc(6 * n, sizeof *moments), *D = malloc(6 * n * sizeof *D), expected = 0;
+  for (size_t i = 0; i < n; i++) {
+    cl_dda_moments mo = cl_dda_polygon_moments(vx + vstart[i], vy + vstart[i], vstart[i + 1] - vstart[i]);
+    moments[i] = mo.S, moments[4 * n + i] = mo.x0, moments[5 * n + i] = mo.y0;
+    for (int k = 0; k < 6; k++) D[k * n + i] = lcg_uniform(-1e-3, 1e-3);
+  }
+  const size_t squeezed = 37, swollen = 80, kept = 12;
+  D[3 * n + squeezed] = D[4 * n + squeezed] = -0.35, D[5 * n + squeezed] = 0;     /* 0.65^2 = 0.4225 */
+  D[3 * n + swollen] = 1.1, D[4 * n + swollen] = 0, D[5 * n + swollen] = 0;       /* 2.1 */
+  D[3 * n + kept] = -0.49, D[4 * n + kept] = 0, D[5 * n + kept] = 0;              /* 0.51 */
+  for (size_t i = 0; i < n; i++)
+    for (int32_t v = vstart[i]; v < vstart[i + 1]; v++) {
+      double X = vx[v] - moments[4 * n + i], Y = vy[v] - moments[5 * n + i];
+      double u = D[i] - D[2 * n + i] * Y + D[3 * n + i] * X + D[5 * n + i] * Y / 2;
+      double w = D[n + i] + D[2 * n + i] * X + D[4 * n + i] * Y + D[5 * n + i] * X / 2;
+      expected = fmax(expected, hypot(u, w));
+    }
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_geometry g = {n, vstart, vx, vy}, on = geometry_on(&dev, &g);
+    double *dm = moments, *dD = D, *dcheck = NULL;
+    cr_assert_eq(dev.alloc(&dev, (void **)&dcheck, 2 * n * sizeof *dcheck, &err), CL_OK, "%s", err.msg);
+    if (b == 1) {
+      cr_assert_eq(dev.alloc(&dev, (void **)&dm, 6 * n * sizeof *dm, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.alloc(&dev, (void **)&dD, 6 * n * sizeof *dD, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dm, moments, 6 * n * sizeof *dm, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dD, D, 6 * n * sizeof *dD, &err), CL_OK, "%s", err.msg);
+    }
+    cl_dda_block_args a = {.n = n, .vstart = on.vstart, .vx = (void *)on.vx, .vy = (void *)on.vy, .moments = dm,
+                           .D = dD, .check = dcheck};
+    double dmax, first;
+    cr_assert_eq(cl_k_dda_check(&dev, CL_F64, &a, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_k_reduce(&dev, CL_F64, dcheck, n, CL_REDUCE_MAX, &dmax, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_k_reduce(&dev, CL_F64, dcheck + n, n, CL_REDUCE_MIN, &first, &err), CL_OK, "%s", err.msg);
+    cr_assert(fabs(dmax - expected) <= 1e-14 * expected, "%s: largest displacement %.17g, expected %.17g", names[b],
+              dmax, expected);
+    cr_assert(first == (double)squeezed, "%s: first collapsing block %g, expected %zu", names[b], first, squeezed);
+    /* each block's flag: its index where its area factor leaves [1/2, 2], else n */
+    double *host_check = malloc(2 * n * sizeof *host_check);
+    cr_assert_eq(dev.to_host(&dev, host_check, dcheck, 2 * n * sizeof *host_check, &err), CL_OK, "%s", err.msg);
+    for (size_t i = 0; i < n; i++)
+      cr_assert(host_check[n + i] == (i == squeezed || i == swollen ? (double)i : (double)n), "%s: block %zu's flag %g",
+                names[b], i, host_check[n + i]);
+    free(host_check);
+    dev.release(&dev, dcheck);
+    if (b == 1) dev.release(&dev, dm), dev.release(&dev, dD);
+    release_geometry(&dev, &on);
+    cl_device_close(&dev);
+  }
+  free(moments), free(D), free(vstart), free(vx), free(vy);
 }
