@@ -179,6 +179,8 @@ static int model_block(lua_State *L) {
   size_t n = cl_dda_block_count(u->m);
   if (i < 1 || (size_t)i > n) return luaL_error(L, "dda model:block: block %d does not exist (1..%d)", (int)i, (int)n);
   cl_dda_block_state s;
+  cl_error err;
+  if (cl_dda_host_state(u->m, &err) != CL_OK) return cl_lua_fail(L, &err);
   cl_dda_block_state_of(u->m, (size_t)i - 1, &s);
   lua_createtable(L, 0, 9);
   set_number(L, "area", s.area), set_number(L, "x", s.x0), set_number(L, "y", s.y0);

@@ -30,7 +30,7 @@
 
 /* The arrays the per-block kernels read or write; on a cuda device each has a device copy. */
 enum { A_VSTART, A_FSTART, A_LSTART, A_VX, A_VY, A_RHO, A_E, A_NU, A_STRESS, A_VEL, A_FX, A_FY, A_FTX, A_FTY,
-       A_LX, A_LY, A_LPX, A_LPY, A_K, A_F, A_MOMENTS, A_D, A_TRIAL, A_CHECK, A_COUNT };
+       A_LX, A_LY, A_LPX, A_LPY, A_K, A_F, A_MOMENTS, A_D, A_TRIAL, A_PER_BLOCK, A_COUNT };
 
 struct cl_dda_model {
   cl_device *dev;
@@ -38,8 +38,10 @@ struct cl_dda_model {
   int32_t *vstart, *fstart, *lstart, *load_slot, *material, *edge_joint;
   double *vx, *vy, *rho, *E, *nu, *stress, *vel, *fx, *fy, *ftx, *fty, *lx, *ly, *lpx, *lpy;
   double *K, *F, *moments, *D; /* kernel layouts: K block-major, F, moments and D SoA */
-  double *trial_D, *check;      /* an attempt's solution (SoA) and its checks (cl_dda_check_block), on the
-                                   device only but for the cpu's, which are these */
+  double *trial_D, *per_block;  /* an attempt's solution (SoA), and what the step reduces over the blocks
+                                   on the device (3 x n: the checks, then the energies); on the device only
+                                   but for the cpu's, which are these */
+  int host_stale;               /* the host's stresses and velocities are behind the device's */
   double *x_start, *y_start, *rotation; /* centroids at the start, rotation accumulated */
   void *host[A_COUNT], *device[A_COUNT];
   size_t bytes[A_COUNT];
@@ -251,9 +253,9 @@ static void set_arrays(cl_dda_model *m) {
   size_t n = m->n;
   void *host[A_COUNT] = {m->vstart, m->fstart, m->lstart, m->vx, m->vy, m->rho, m->E, m->nu, m->stress,
                          m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy,
-                         m->K, m->F, m->moments, m->D, m->trial_D, m->check};
+                         m->K, m->F, m->moments, m->D, m->trial_D, m->per_block};
   size_t count[A_COUNT] = {n + 1, n + 1, n + 1, m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf,
-                           m->nf, m->nl, m->nl, m->nl, m->nl, 36 * n, 6 * n, 6 * n, 6 * n, 6 * n, 2 * n};
+                           m->nf, m->nl, m->nl, m->nl, m->nl, 36 * n, 6 * n, 6 * n, 6 * n, 6 * n, 3 * n};
   for (int k = 0; k < A_COUNT; k++) {
     m->host[k] = host[k];
     m->bytes[k] = count[k] * (k <= A_LSTART ? sizeof(int32_t) : sizeof(double));
@@ -301,9 +303,9 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   m->material = alloc_zero(n, sizeof(int32_t)), m->edge_joint = alloc_zero(m->nv, sizeof(int32_t));
   double **reals[] = {&m->vx, &m->vy, &m->rho, &m->E, &m->nu, &m->stress, &m->vel, &m->fx, &m->fy, &m->ftx,
                       &m->fty, &m->lx, &m->ly, &m->lpx, &m->lpy, &m->K, &m->F, &m->moments, &m->D,
-                      &m->trial_D, &m->check, &m->x_start, &m->y_start, &m->rotation, &m->x};
+                      &m->trial_D, &m->per_block, &m->x_start, &m->y_start, &m->rotation, &m->x};
   size_t counts[] = {m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf, m->nf, m->nl, m->nl, m->nl, m->nl,
-                     36 * n, 6 * n, 6 * n, 6 * n, 6 * n, 2 * n, n, n, n, 6 * n};
+                     36 * n, 6 * n, 6 * n, 6 * n, 6 * n, 3 * n, n, n, n, 6 * n};
   int ok = m->vstart && m->fstart && m->lstart && m->load_slot && m->material && m->edge_joint;
   for (size_t k = 0; k < sizeof reals / sizeof *reals; k++) ok = (*reals[k] = alloc_zero(counts[k], sizeof(double))) && ok;
   cl_status st = ok ? CL_OK : oom(err);
@@ -349,7 +351,7 @@ void cl_dda_model_destroy(cl_dda_model *m) {
       if (m->device[k]) m->dev->release(m->dev, m->device[k]);
   void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
                    m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
-                   m->F, m->moments, m->D, m->trial_D, m->check, m->x_start, m->y_start, m->rotation, m->x, m->joints,
+                   m->F, m->moments, m->D, m->trial_D, m->per_block, m->x_start, m->y_start, m->rotation, m->x, m->joints,
                    m->pair_keys, m->pair_joint, m->pairs, m->step_ints, m->step_reals, m->found};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->trial), cl_dda_contact_list_free(&m->start);
@@ -387,7 +389,11 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
 }
 
 /* The accepted solution (the device's trial D, checked) becomes D: the update's, the next step's warm
- * start; the host's D (predict's) from m->x. */
+ * start; the host's D (predict's) from m->x. The update moves the blocks on the device and sums the
+ * work of gravity and of the loads and the kinetic energy there (three reductions read back); the
+ * host takes the vertices back (the contacts' geometry and transfer read them), the velocities when
+ * the next step predicts from them, and the stresses and velocities only when asked
+ * (cl_dda_host_state); the points' host copies are read by nothing after the start. */
 static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
   size_t n = m->n;
   if (m->dev->kind != CL_BACKEND_CPU)
@@ -396,9 +402,26 @@ static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
       for (int k = 0; k < 6; k++) m->D[k * n + i] = m->x[6 * i + k];
   CL_TRY(m->dev->copy(m->dev, m->device[A_D], m->device[A_TRIAL], m->bytes[A_D], err));
   cl_dda_block_args a = block_args(m, dt);
+  a.energy = m->device[A_PER_BLOCK];
   CL_TRY(cl_k_dda_update(m->dev, CL_F64, &a, err));
-  const int moved[] = {A_VX, A_VY, A_STRESS, A_VEL, A_FX, A_FY, A_LX, A_LY};
-  for (size_t k = 0; k < sizeof moved / sizeof *moved; k++) CL_TRY(to_host(m, moved[k], err));
+  const double *energy = a.energy;
+  double gravity, load;
+  CL_TRY(cl_k_reduce(m->dev, CL_F64, energy, n, CL_REDUCE_SUM, &gravity, err));
+  CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + n, n, CL_REDUCE_SUM, &load, err));
+  CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + 2 * n, n, CL_REDUCE_SUM, &m->stats.kinetic, err));
+  m->stats.gravity_work += gravity, m->stats.load_work += load;
+  CL_TRY(to_host(m, A_VX, err));
+  CL_TRY(to_host(m, A_VY, err));
+  if (m->p.dynamic) CL_TRY(to_host(m, A_VEL, err));
+  m->host_stale = 1;
+  return CL_OK;
+}
+
+cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err) {
+  if (!m->host_stale) return CL_OK;
+  CL_TRY(to_host(m, A_STRESS, err));
+  CL_TRY(to_host(m, A_VEL, err));
+  m->host_stale = 0;
   return CL_OK;
 }
 
@@ -499,29 +522,19 @@ static cl_status check_solution(cl_dda_model *m, double dt, double *dmax, int32_
   *dmax = 0;
   CL_TRY(cl_dda_solver_solution_to(&m->solver, m->device[A_TRIAL], err));
   cl_dda_block_args a = block_args(m, dt);
-  a.D = m->device[A_TRIAL], a.check = m->device[A_CHECK];
+  a.D = m->device[A_TRIAL], a.check = m->device[A_PER_BLOCK];
   CL_TRY(cl_k_dda_check(m->dev, CL_F64, &a, err));
-  const double *check = m->device[A_CHECK];
+  const double *check = m->device[A_PER_BLOCK];
   CL_TRY(cl_k_reduce(m->dev, CL_F64, check, n, CL_REDUCE_MAX, dmax, err));
   CL_TRY(cl_k_reduce(m->dev, CL_F64, check + n, n, CL_REDUCE_MIN, &first, err));
   *collapsing = first < (double)n ? (int32_t)first : -1;
   return CL_OK;
 }
 
-/* Energies and work of the accepted solution, before the update moves the blocks. */
+/* The accepted solution's rotations and the contacts' friction work, shear forces, anchors and bonds,
+ * before the update moves the blocks (which sums the work of gravity and of the loads). */
 static void account(cl_dda_model *m) {
-  size_t n = m->n;
-  for (size_t i = 0; i < n; i++) {
-    double S = m->moments[i];
-    m->stats.gravity_work += m->rho[i] * S * (m->p.gx * m->x[6 * i] + m->p.gy * m->x[6 * i + 1]);
-    for (int32_t p = m->lstart[i]; p < m->lstart[i + 1]; p++) {
-      double t[12], ux = 0, uy = 0;
-      cl_dda_t_at(m->lx[p] - centroid_x(m, (int32_t)i), m->ly[p] - centroid_y(m, (int32_t)i), t);
-      for (int k = 0; k < 6; k++) ux += t[k] * m->x[6 * i + k], uy += t[6 + k] * m->x[6 * i + k];
-      m->stats.load_work += m->lpx[p] * ux + m->lpy[p] * uy;
-    }
-    m->rotation[i] += m->x[6 * i + 2];
-  }
+  for (size_t i = 0; i < m->n; i++) m->rotation[i] += m->x[6 * i + 2];
   for (size_t k = 0; k < m->trial.count; k++) {
     cl_dda_contact *c = &m->trial.c[k];
     const double *Di = m->x + 6 * c->bi, *Dj = m->x + 6 * c->bj;
@@ -536,20 +549,6 @@ static void account(cl_dda_model *m) {
     if (c->state != CL_DDA_LOCK) c->t_ref += gs / c->g.len; /* the anchor follows: no stored shear */
     if (c->state != CL_DDA_LOCK) c->bonded = 0;
   }
-}
-
-static void kinetic_energy(cl_dda_model *m) {
-  size_t n = m->n;
-  double e = 0;
-  for (size_t i = 0; i < n; i++) {
-    cl_dda_moments mo = {m->moments[i], m->moments[n + i], m->moments[2 * n + i], m->moments[3 * n + i], 0, 0};
-    double M[36], v[6];
-    cl_dda_mass_integral(&mo, M);
-    for (int k = 0; k < 6; k++) v[k] = m->vel[k * n + i];
-    for (int k = 0; k < 6; k++)
-      for (int l = 0; l < 6; l++) e += 0.5 * m->rho[i] * v[k] * M[6 * k + l] * v[l];
-  }
-  m->stats.kinetic = e;
 }
 
 static cl_status copy_list(cl_dda_contact_list *dst, const cl_dda_contact_list *src, cl_error *err) {
@@ -723,7 +722,6 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
    * case 1); the old list's storage is the next step's trial, which copy_list fills from start first */
   cl_dda_contact_list accepted = m->trial;
   m->trial = m->contacts, m->contacts = accepted;
-  kinetic_energy(m);
   m->stats.steps++;
   m->stats.t += dt, m->stats.dt = dt;
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
@@ -765,7 +763,8 @@ void cl_dda_contact_of(const cl_dda_model *m, size_t k, cl_dda_contact_info *o) 
   o->x = m->vx[c->vi], o->y = m->vy[c->vi], o->normal_force = c->N, o->shear_force = c->S;
 }
 
-cl_status cl_dda_write_vtu(const cl_dda_model *m, const char *path, cl_error *err) {
+cl_status cl_dda_write_vtu(cl_dda_model *m, const char *path, cl_error *err) {
+  CL_TRY(cl_dda_host_state(m, err));
   size_t n = m->n, nv = m->nv;
   double *x = malloc(2 * nv * sizeof *x), *cells = malloc(9 * n * sizeof *cells);
   uint8_t *types = malloc(n);

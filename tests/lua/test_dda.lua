@@ -553,6 +553,11 @@ T.case("CPU and CUDA agree (f64) on the sliding block after 200 steps", function
   -- sin/cos differ from the host's by ulps in each step, passed on through 200 solves
   T.near(b.ux, a.ux, 1e-10, "ux")
   T.near(b.uy, a.uy, 1e-10, "uy")
+  -- the velocities stay on the device until asked for (cl_dda_host_state): v = 2 D / dt - v passes
+  -- the displacements' 1e-10 m on as 2e-7 m/s a step, alternating; 1e-4 m/s of the ~0.36 m/s still
+  -- tells a copy left behind (zero) apart
+  T.near(b.velocity[1], a.velocity[1], 1e-4, "vx (m/s)")
+  T.near(b.velocity[2], a.velocity[2], 1e-4, "vy (m/s)")
 end)
 
 T.case("CUDA: contact detection on the device and on the host give the same contacts and steps", function()
