@@ -55,7 +55,8 @@ struct cl_dda_model {
   int32_t *pairs;
   size_t npairs_cap, ncand;
   cl_dda_detect detect;         /* detection's device buffers, when it runs there */
-  cl_dda_found *found;          /* the contacts it found, brought to the host for the transfer */
+  cl_dda_found *found;          /* the contacts it found, brought to the host for the transfer (pinned
+                                   host memory: the largest download of a step) */
   size_t found_cap;
   int32_t *step_ints;           /* the step's contacts' blocks, states and state changes (4 x step_cap) */
   double *step_reals;           /* their geometry, laws, friction, directions, normal forces (32 x step_cap) */
@@ -352,11 +353,12 @@ void cl_dda_model_destroy(cl_dda_model *m) {
   void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
                    m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
                    m->F, m->moments, m->D, m->trial_D, m->per_block, m->x_start, m->y_start, m->rotation, m->x, m->joints,
-                   m->pair_keys, m->pair_joint, m->pairs, m->step_ints, m->step_reals, m->found};
+                   m->pair_keys, m->pair_joint, m->pairs, m->step_ints, m->step_reals};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->trial), cl_dda_contact_list_free(&m->start);
   cl_dda_bsr_free(&m->a);
   cl_dda_detect_free(&m->detect);
+  if (m->found) m->dev->host_release(m->dev, m->found);
   cl_dda_solver_free(&m->solver);
   free(m);
 }
@@ -632,9 +634,11 @@ static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
   CL_TRY(cl_dda_detect_found(&m->detect, &on, NULL, 0, d0, err));
   size_t nfound = m->detect.nfound;
   if (nfound > m->found_cap) {
-    cl_dda_found *f = realloc(m->found, nfound * sizeof *f);
-    if (!f) return oom(err);
-    m->found = f, m->found_cap = nfound;
+    if (m->found) m->dev->host_release(m->dev, m->found);
+    m->found = NULL, m->found_cap = 0;
+    size_t cap = nfound + nfound / 4; /* room for a few more contacts in the next steps */
+    CL_TRY(m->dev->host_alloc(m->dev, (void **)&m->found, cap * sizeof *m->found, err));
+    m->found_cap = cap;
   }
   CL_TRY(cl_dda_detect_found_to_host(&m->detect, m->found, err));
   return cl_dda_transfer(&g, m->found, nfound, &m->contacts, first, &m->start, err);
