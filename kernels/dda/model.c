@@ -391,7 +391,7 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
 }
 
 /* The accepted solution (the device's trial D, checked) becomes D: the update's, the next step's warm
- * start; the host's D (predict's) from m->x. The update moves the blocks on the device and sums the
+ * start; the host's D (predict's) from m->x, where it is not the device's (cuda). The update moves the blocks on the device and sums the
  * work of gravity and of the loads and the kinetic energy there (three reductions read back); the
  * host takes the vertices back (the contacts' geometry and transfer read them), the velocities when
  * the next step predicts from them, and the stresses and velocities only when asked
