@@ -103,7 +103,7 @@ static int dda_model(lua_State *L) {
       .spmv_format = (cl_dda_spmv_format)num(L, 1, "bsr"), .pcg_launches = (int)num(L, 1, "pcg_launches"),
       .pcg_blocks = (int)num(L, 1, "pcg_blocks"),
       .pcg_max_iterations = (int)num(L, 1, "pcg_max_iterations"),
-      .open_close_max = (int)num(L, 1, "open_close_max")};
+      .open_close_max = (int)num(L, 1, "open_close_max"), .detection = (cl_dda_detection)num(L, 1, "detection")};
   model_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   memset(u, 0, sizeof *u);
   luaL_setmetatable(L, MODEL_MT);
@@ -138,7 +138,7 @@ static void set_number(lua_State *L, const char *key, double v) {
 }
 
 /* model:stats() -> {steps, t, dt, open_close, pcg, reductions, launches, syncs, contacts, closed, kinetic, ...,
- * warm_residual,
+ * warm_residual, device_detection,
  * iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's open-close iterations),
  * seconds = {detection, diagonal, assembly, solve, open_close, update}} */
 static int model_stats(lua_State *L) {
@@ -156,6 +156,7 @@ static int model_stats(lua_State *L) {
   set_number(L, "kinetic", s->kinetic), set_number(L, "gravity_work", s->gravity_work);
   set_number(L, "load_work", s->load_work), set_number(L, "friction_work", s->friction_work);
   set_number(L, "warm_residual", s->warm_residual);
+  lua_pushboolean(L, s->device_detection), lua_setfield(L, -2, "device_detection");
   int traced = s->open_close < CL_DDA_TRACE ? s->open_close : CL_DDA_TRACE;
   const int *trace[] = {s->trace_pcg, s->trace_changed, s->trace_unsettled};
   static const char *const traces[] = {"pcg", "changed", "unsettled"};
@@ -180,6 +181,8 @@ static int model_block(lua_State *L) {
   size_t n = cl_dda_block_count(u->m);
   if (i < 1 || (size_t)i > n) return luaL_error(L, "dda model:block: block %d does not exist (1..%d)", (int)i, (int)n);
   cl_dda_block_state s;
+  cl_error err;
+  if (cl_dda_host_state(u->m, &err) != CL_OK) return cl_lua_fail(L, &err);
   cl_dda_block_state_of(u->m, (size_t)i - 1, &s);
   lua_createtable(L, 0, 9);
   set_number(L, "area", s.area), set_number(L, "x", s.x0), set_number(L, "y", s.y0);

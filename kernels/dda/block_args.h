@@ -29,7 +29,11 @@ typedef struct cl_dda_block_args {
   void *K;                   /* out: 36 n */
   void *F;                   /* out: 6 n */
   void *moments;             /* out (diagonal) / in (update): 6 x n: S, Sxx, Syy, Sxy, x0, y0 */
-  const void *D;             /* in (update): 6 x n, the step's solution */
+  const void *D;             /* in (update, check): 6 x n, the step's solution */
+  void *check;               /* out (check): 2 x n: each block's largest vertex displacement under D, and
+                                its index where D would change its area by more than a factor 2, else n */
+  void *energy;              /* out (update), or NULL: 3 x n: each block's work of gravity and of its
+                                loading points under D, and its kinetic energy after the update */
 } cl_dda_block_args;
 
 #endif

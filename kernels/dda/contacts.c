@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "broad.h"
 #include "host_parallel.h"
 
 static int int32_cmp(const void *a, const void *b) {
@@ -43,48 +44,6 @@ static size_t prefix_sum(size_t *c, size_t n) {
   return total;
 }
 
-/* The cells box b covers: [*x0, *x1] x [*y0, *y1]. */
-static void cell_range(cl_dda_box b, cl_dda_box all, double h, size_t nx, size_t ny, size_t *x0, size_t *x1,
-                       size_t *y0, size_t *y1) {
-  double fx0 = (b.x0 - all.x0) / h, fx1 = (b.x1 - all.x0) / h, fy0 = (b.y0 - all.y0) / h, fy1 = (b.y1 - all.y0) / h;
-  *x0 = (size_t)fx0 < nx ? (size_t)fx0 : nx - 1, *x1 = (size_t)fx1 < nx ? (size_t)fx1 : nx - 1;
-  *y0 = (size_t)fy0 < ny ? (size_t)fy0 : ny - 1, *y1 = (size_t)fy1 < ny ? (size_t)fy1 : ny - 1;
-}
-
-/* The uniform grid the broad phase bins the boxes in: cell c holds in_cell[start[c] .. start[c + 1]). */
-typedef struct grid {
-  cl_dda_box all;
-  double h;
-  size_t nx, ny;
-  size_t *start;
-  int32_t *in_cell;
-} grid;
-
-/* The partners j > i of block i, each found in the one cell that holds the lower-left corner of
- * the two boxes' overlap; written to out unless NULL; returns how many. */
-static size_t partners(const grid *gr, const cl_dda_box *boxes, int32_t i, int32_t *out) {
-  size_t x0, x1, y0, y1, count = 0;
-  cell_range(boxes[i], gr->all, gr->h, gr->nx, gr->ny, &x0, &x1, &y0, &y1);
-  cl_dda_box a = boxes[i];
-  for (size_t y = y0; y <= y1; y++)
-    for (size_t x = x0; x <= x1; x++) {
-      size_t c = y * gr->nx + x;
-      for (size_t p = gr->start[c]; p < gr->start[c + 1]; p++) {
-        int32_t j = gr->in_cell[p];
-        if (j <= i) continue;
-        cl_dda_box b = boxes[j];
-        if (a.x0 > b.x1 || b.x0 > a.x1 || a.y0 > b.y1 || b.y0 > a.y1) continue;
-        cl_dda_box corner = {fmax(a.x0, b.x0), fmax(a.y0, b.y0), fmax(a.x0, b.x0), fmax(a.y0, b.y0)};
-        size_t cx0, cx1, cy0, cy1;
-        cell_range(corner, gr->all, gr->h, gr->nx, gr->ny, &cx0, &cx1, &cy0, &cy1);
-        if (cy0 * gr->nx + cx0 != c) continue;
-        if (out) out[count] = j;
-        count++;
-      }
-    }
-  return count;
-}
-
 cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pairs, size_t *npairs, size_t *cap,
                              cl_error *err) {
   size_t n = g->n;
@@ -105,51 +64,45 @@ cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pair
     ax0 = fmin(ax0, b.x0), ay0 = fmin(ay0, b.y0), ax1 = fmax(ax1, b.x1), ay1 = fmax(ay1, b.y1);
     size[i] = fmax(b.x1 - b.x0, b.y1 - b.y0);
   }
-  grid gr = {.all = {ax0, ay0, ax1, ay1}};
-  /* cells as wide as the median box: a typical block covers at most four, and a block as wide as
-   * the domain (a base) covers a row of them instead of making every pair a candidate; never more
-   * cells than 4 n (memory O(n)) */
-  gr.h = select_kth(size, n, n / 2);
+  cl_dda_box all = {ax0, ay0, ax1, ay1};
+  cl_dda_cells gr = cl_dda_cells_over(all, select_kth(size, n, n / 2), n);
   free(size);
-  for (;;) {
-    gr.nx = (size_t)((ax1 - ax0) / gr.h) + 1, gr.ny = (size_t)((ay1 - ay0) / gr.h) + 1;
-    if (gr.nx * gr.ny <= 4 * n) break;
-    gr.h *= 1.5;
-  }
   size_t ncells = gr.nx * gr.ny;
-  gr.start = calloc(ncells + 1, sizeof *gr.start);
-  if (!gr.start) {
+  int64_t *start = calloc(ncells + 1, sizeof *start);
+  int32_t *in_cell = NULL;
+  if (!start) {
     free(boxes), free(count);
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu cells", ncells);
   }
   /* the blocks binned by a counting sort: each cell's blocks in ascending order */
   for (size_t i = 0; i < n; i++) {
     size_t x0, x1, y0, y1;
-    cell_range(boxes[i], gr.all, gr.h, gr.nx, gr.ny, &x0, &x1, &y0, &y1);
+    cl_dda_cell_range(&gr, boxes[i], &x0, &x1, &y0, &y1);
     for (size_t y = y0; y <= y1; y++)
-      for (size_t x = x0; x <= x1; x++) gr.start[y * gr.nx + x + 1]++;
+      for (size_t x = x0; x <= x1; x++) start[y * gr.nx + x + 1]++;
   }
-  for (size_t c = 0; c < ncells; c++) gr.start[c + 1] += gr.start[c];
-  size_t entries = gr.start[ncells];
-  gr.in_cell = malloc((entries ? entries : 1) * sizeof *gr.in_cell);
-  size_t *fill = malloc((ncells ? ncells : 1) * sizeof *fill);
-  if (!gr.in_cell || !fill) {
-    free(boxes), free(count), free(gr.start), free(gr.in_cell), free(fill);
+  for (size_t c = 0; c < ncells; c++) start[c + 1] += start[c];
+  size_t entries = (size_t)start[ncells];
+  in_cell = malloc((entries ? entries : 1) * sizeof *in_cell);
+  int64_t *fill = malloc((ncells ? ncells : 1) * sizeof *fill);
+  if (!in_cell || !fill) {
+    free(boxes), free(count), free(start), free(in_cell), free(fill);
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu cell entries", entries);
   }
-  memcpy(fill, gr.start, ncells * sizeof *fill);
+  memcpy(fill, start, ncells * sizeof *fill);
   for (size_t i = 0; i < n; i++) {
     size_t x0, x1, y0, y1;
-    cell_range(boxes[i], gr.all, gr.h, gr.nx, gr.ny, &x0, &x1, &y0, &y1);
+    cl_dda_cell_range(&gr, boxes[i], &x0, &x1, &y0, &y1);
     for (size_t y = y0; y <= y1; y++)
-      for (size_t x = x0; x <= x1; x++) gr.in_cell[fill[y * gr.nx + x]++] = (int32_t)i;
+      for (size_t x = x0; x <= x1; x++) in_cell[fill[y * gr.nx + x]++] = (int32_t)i;
   }
   free(fill);
+  gr.start = start, gr.in_cell = in_cell;
   /* each block's partners j > i counted, then written at the prefix sum's offsets and sorted: the
    * list in the order of the blocks, the same whatever the cells and the threads */
   cl_status st = CL_OK;
 #pragma omp parallel for schedule(dynamic, 64) if (n >= CL_DDA_PARALLEL_MIN)
-  for (size_t i = 0; i < n; i++) count[i] = partners(&gr, boxes, (int32_t)i, NULL);
+  for (size_t i = 0; i < n; i++) count[i] = (size_t)cl_dda_partners(&gr, boxes, (int32_t)i, NULL);
   size_t total = prefix_sum(count, n);
   count[n] = total;
   if (total > *cap) {
@@ -164,13 +117,13 @@ cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pair
       /* the partners go to the second half of this block's stretch, then out as (i, j) */
       size_t c = count[i], m = count[i + 1] - c;
       int32_t *j = out + 2 * c + m;
-      partners(&gr, boxes, (int32_t)i, j);
+      cl_dda_partners(&gr, boxes, (int32_t)i, j);
       qsort(j, m, sizeof *j, int32_cmp);
       for (size_t k = 0; k < m; k++) out[2 * (c + k)] = (int32_t)i, out[2 * (c + k) + 1] = j[k];
     }
     *npairs = total;
   }
-  free(boxes), free(count), free(gr.start), free(gr.in_cell);
+  free(boxes), free(count), free(start), free(in_cell);
   return st;
 }
 
@@ -255,15 +208,14 @@ static int chunk_contacts(const cl_dda_geometry *g, const int32_t *pairs, size_t
   return 1;
 }
 
-cl_status cl_dda_narrow_phase(const cl_dda_geometry *g, const int32_t *pairs, size_t npairs, double d0,
-                              cl_dda_contact_list *prev, int first, cl_dda_contact_list *out, cl_error *err) {
-  out->count = 0;
-  size_t nchunks = (npairs + PAIRS_PER_CHUNK - 1) / PAIRS_PER_CHUNK, m = 0;
+/* The contacts of the pairs, in the pairs' order, into *found (m of them); 0 when out of memory. */
+static int host_found(const cl_dda_geometry *g, const int32_t *pairs, size_t npairs, double d0, cl_dda_found **found,
+                      size_t *m) {
+  size_t nchunks = (npairs + PAIRS_PER_CHUNK - 1) / PAIRS_PER_CHUNK;
   chunk *chunks = calloc(nchunks ? nchunks : 1, sizeof *chunks);
-  size_t *at = malloc((nchunks ? nchunks : 1) * sizeof *at), *order = NULL;
-  int64_t *prev_keys = malloc((prev->count ? prev->count : 1) * sizeof *prev_keys);
-  cl_dda_found *found = NULL;
-  int ok = chunks && at && prev_keys;
+  size_t *at = malloc((nchunks ? nchunks : 1) * sizeof *at);
+  int ok = chunks && at;
+  *found = NULL, *m = 0;
   if (ok) {
     int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(|| : failed) if (npairs >= CL_DDA_PARALLEL_MIN)
@@ -275,28 +227,49 @@ cl_status cl_dda_narrow_phase(const cl_dda_geometry *g, const int32_t *pairs, si
   }
   if (ok) { /* the chunks one after the other, at a prefix sum's offsets */
     for (size_t c = 0; c < nchunks; c++) at[c] = chunks[c].n;
-    m = prefix_sum(at, nchunks);
-    found = malloc((m ? m : 1) * sizeof *found);
-    order = malloc((m ? m : 1) * sizeof *order);
-    ok = found && order;
+    *m = prefix_sum(at, nchunks);
+    ok = (*found = malloc((*m ? *m : 1) * sizeof **found)) != NULL;
   }
+  if (ok) {
+#pragma omp parallel for schedule(static) if (npairs >= CL_DDA_PARALLEL_MIN)
+    for (size_t c = 0; c < nchunks; c++)
+      if (chunks[c].n) memcpy(*found + at[c], chunks[c].f, chunks[c].n * sizeof **found);
+  }
+  for (size_t c = 0; chunks && c < nchunks; c++) free(chunks[c].f);
+  free(chunks), free(at);
+  return ok;
+}
+
+cl_status cl_dda_narrow_phase(const cl_dda_geometry *g, const int32_t *pairs, size_t npairs, double d0,
+                              cl_dda_contact_list *prev, int first, cl_dda_contact_list *out, cl_error *err) {
+  cl_dda_found *found;
+  size_t m;
+  out->count = 0;
+  if (!host_found(g, pairs, npairs, d0, &found, &m)) {
+    free(found);
+    return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu candidate pairs' contacts",
+                        npairs);
+  }
+  cl_status st = cl_dda_transfer(g, found, m, prev, first, out, err);
+  free(found);
+  return st;
+}
+
+cl_status cl_dda_transfer(const cl_dda_geometry *g, const cl_dda_found *found, size_t m, cl_dda_contact_list *prev,
+                          int first, cl_dda_contact_list *out, cl_error *err) {
+  out->count = 0;
+  size_t *order = malloc((m ? m : 1) * sizeof *order);
+  int64_t *prev_keys = malloc((prev->count ? prev->count : 1) * sizeof *prev_keys);
+  int ok = order && prev_keys;
   if (ok && m > out->cap) {
     cl_dda_contact *c = realloc(out->c, m * sizeof *c);
     if (c) out->c = c, out->cap = m;
     else ok = 0;
   }
-  if (ok) {
-#pragma omp parallel for schedule(static) if (npairs >= CL_DDA_PARALLEL_MIN)
-    for (size_t c = 0; c < nchunks; c++)
-      if (chunks[c].n) memcpy(found + at[c], chunks[c].f, chunks[c].n * sizeof *found);
-    ok = key_order(found, m, (size_t)g->vstart[g->n], order);
-  }
-  for (size_t c = 0; chunks && c < nchunks; c++) free(chunks[c].f);
-  free(chunks), free(at);
+  if (ok) ok = key_order(found, m, (size_t)g->vstart[g->n], order);
   if (!ok) {
-    free(prev_keys), free(found), free(order);
-    return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu candidate pairs' contacts",
-                        npairs);
+    free(prev_keys), free(order);
+    return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu contacts", m);
   }
   /* the previous step's list is this function's output, already in key order */
   int sorted = 1;
@@ -328,7 +301,7 @@ cl_status cl_dda_narrow_phase(const cl_dda_geometry *g, const int32_t *pairs, si
     }
   }
   out->count = m;
-  free(found), free(order), free(prev_keys);
+  free(order), free(prev_keys);
   return CL_OK;
 }
 

@@ -50,6 +50,11 @@ cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pair
 cl_status cl_dda_narrow_phase(const cl_dda_geometry *g, const int32_t *pairs, size_t npairs, double d0,
                               cl_dda_contact_list *prev, int first, cl_dda_contact_list *out, cl_error *err);
 
+/* The contacts found (m, in the pairs' order) as the step's list: sorted by key, equal keys in the
+ * found order, each state carried from prev as cl_dda_narrow_phase says. The host vertices in g. */
+cl_status cl_dda_transfer(const cl_dda_geometry *g, const cl_dda_found *found, size_t m, cl_dda_contact_list *prev,
+                          int first, cl_dda_contact_list *out, cl_error *err);
+
 void cl_dda_contact_list_free(cl_dda_contact_list *l);
 
 #endif

@@ -2,7 +2,8 @@
  * block, written once for both backends (block.h has the formulation):
  *   cl_dda_diagonal_block: moments, the diagonal 6x6 submatrix and the right-hand side;
  *   cl_dda_update_block:   vertices, fixed and loading points, stresses and velocities
- *                          moved by the accepted solution D. */
+ *                          moved by the accepted solution D;
+ *   cl_dda_check_block:    what the step checks of a solution before it accepts it. */
 #ifndef CL_DDA_DIAGONAL_H
 #define CL_DDA_DIAGONAL_H
 
@@ -71,8 +72,21 @@ CL_HD static inline void cl_dda_move_point(const double d[6], double x0, double 
 CL_HD static inline void cl_dda_update_block(const cl_dda_block_args *a, size_t i) {
   size_t n = a->n;
   const real *mom = (const real *)a->moments, *Dv = (const real *)a->D;
-  double x0 = mom[4 * n + i], y0 = mom[5 * n + i], d[6];
+  double x0 = mom[4 * n + i], y0 = mom[5 * n + i], d[6], rho = ((const real *)a->rho)[i];
   for (int k = 0; k < 6; k++) d[k] = Dv[k * n + i];
+  real *energy = (real *)a->energy;
+  if (energy) { /* the work of gravity and of the loads, at the loading points before they move */
+    const real *lx = (const real *)a->lx, *ly = (const real *)a->ly;
+    const real *lpx = (const real *)a->lpx, *lpy = (const real *)a->lpy;
+    double load = 0;
+    for (int p = a->lstart[i]; p < a->lstart[i + 1]; p++) {
+      double t[12], ux = 0, uy = 0;
+      cl_dda_t_at(lx[p] - x0, ly[p] - y0, t);
+      for (int k = 0; k < 6; k++) ux += t[k] * d[k], uy += t[6 + k] * d[k];
+      load += lpx[p] * ux + lpy[p] * uy;
+    }
+    energy[i] = (real)(rho * mom[i] * (a->gx * d[0] + a->gy * d[1])), energy[n + i] = (real)load;
+  }
   real *vx = (real *)a->vx, *vy = (real *)a->vy;
   for (int v = a->vstart[i]; v < a->vstart[i + 1]; v++) cl_dda_move_point(d, x0, y0, vx + v, vy + v);
   real *fx = (real *)a->fx, *fy = (real *)a->fy, *lx = (real *)a->lx, *ly = (real *)a->ly;
@@ -85,6 +99,37 @@ CL_HD static inline void cl_dda_update_block(const cl_dda_block_args *a, size_t 
     sig[k * n + i] += (real)(C[3 * k] * d[3] + C[3 * k + 1] * d[4] + C[3 * k + 2] * d[5]);
   for (int k = 0; k < 6; k++)
     vel[k * n + i] = a->dynamic ? (real)(2 * d[k] / a->dt - vel[k * n + i]) : (real)0;
+  if (energy) { /* rho v^T (int T^T T) v / 2 over the block as it was at the step's start */
+    cl_dda_moments mo = {mom[i], mom[n + i], mom[2 * n + i], mom[3 * n + i], 0, 0};
+    double M[36], kinetic = 0;
+    cl_dda_mass_integral(&mo, M);
+    for (int k = 0; k < 6; k++)
+      for (int l = 0; l < 6; l++) kinetic += 0.5 * rho * vel[k * n + i] * M[6 * k + l] * vel[l * n + i];
+    energy[2 * n + i] = (real)kinetic;
+  }
+}
+
+/* Block i under the solution D: its vertices' largest displacement, and whether the determinant
+ * of its strain's deformation, (1 + ex)(1 + ey) - gxy^2 / 4, leaves [1/2, 2] (the rotation moves it
+ * rigidly). The first-order displacement is a small-strain one: a block that loses half its area in
+ * one step -- a sliver squeezed by contact springs far stiffer than itself -- would next be turned
+ * inside out, and its mass matrix would no longer be definite. The step takes the largest of the
+ * first and the smallest of the second over the blocks. */
+CL_HD static inline void cl_dda_check_block(const cl_dda_block_args *a, size_t i) {
+  size_t n = a->n;
+  const real *mom = (const real *)a->moments, *Dv = (const real *)a->D;
+  const real *vx = (const real *)a->vx, *vy = (const real *)a->vy;
+  double x0 = mom[4 * n + i], y0 = mom[5 * n + i], d[6], dmax = 0;
+  for (int k = 0; k < 6; k++) d[k] = Dv[k * n + i];
+  for (int v = a->vstart[i]; v < a->vstart[i + 1]; v++) {
+    double t[12], ux = 0, uy = 0;
+    cl_dda_t_at(vx[v] - x0, vy[v] - y0, t);
+    for (int k = 0; k < 6; k++) ux += t[k] * d[k], uy += t[6 + k] * d[k];
+    dmax = fmax(dmax, hypot(ux, uy));
+  }
+  double J = (1 + d[3]) * (1 + d[4]) - d[5] * d[5] / 4;
+  real *out = (real *)a->check;
+  out[i] = (real)dmax, out[n + i] = (real)(J >= 0.5 && J <= 2 ? n : i);
 }
 
 #endif

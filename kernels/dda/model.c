@@ -7,11 +7,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../runtime/field.h"
 #include "../../runtime/io/png.h"
 #include "../../runtime/io/vtu.h"
+#include "../dispatch.h"
 #include "block.h"
 #include "block_kernels.h"
 #include "contacts.h"
+#include "detect.h"
 #include "host_parallel.h"
 #include "pcg.h"
 #include "polygon.h"
@@ -27,7 +30,7 @@
 
 /* The arrays the per-block kernels read or write; on a cuda device each has a device copy. */
 enum { A_VSTART, A_FSTART, A_LSTART, A_VX, A_VY, A_RHO, A_E, A_NU, A_STRESS, A_VEL, A_FX, A_FY, A_FTX, A_FTY,
-       A_LX, A_LY, A_LPX, A_LPY, A_K, A_F, A_MOMENTS, A_D, A_COUNT };
+       A_LX, A_LY, A_LPX, A_LPY, A_K, A_F, A_MOMENTS, A_D, A_TRIAL, A_PER_BLOCK, A_COUNT };
 
 struct cl_dda_model {
   cl_device *dev;
@@ -35,6 +38,10 @@ struct cl_dda_model {
   int32_t *vstart, *fstart, *lstart, *load_slot, *material, *edge_joint;
   double *vx, *vy, *rho, *E, *nu, *stress, *vel, *fx, *fy, *ftx, *fty, *lx, *ly, *lpx, *lpy;
   double *K, *F, *moments, *D; /* kernel layouts: K block-major, F, moments and D SoA */
+  double *trial_D, *per_block;  /* an attempt's solution (SoA), and what the step reduces over the blocks
+                                   on the device (3 x n: the checks, then the energies); on the device only
+                                   but for the cpu's, which are these */
+  int host_stale;               /* the host's stresses and velocities are behind the device's */
   double *x_start, *y_start, *rotation; /* centroids at the start, rotation accumulated */
   void *host[A_COUNT], *device[A_COUNT];
   size_t bytes[A_COUNT];
@@ -47,6 +54,10 @@ struct cl_dda_model {
   cl_dda_contact_list contacts, trial, start;
   int32_t *pairs;
   size_t npairs_cap, ncand;
+  cl_dda_detect detect;         /* detection's device buffers, when it runs there */
+  cl_dda_found *found;          /* the contacts it found, brought to the host for the transfer (pinned
+                                   host memory: the largest download of a step) */
+  size_t found_cap;
   int32_t *step_ints;           /* the step's contacts' blocks, states and state changes (4 x step_cap) */
   double *step_reals;           /* their geometry, laws, friction, directions, normal forces (32 x step_cap) */
   size_t step_cap;
@@ -154,6 +165,10 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
   if (in->spmv_format != CL_DDA_HSBCSR && in->spmv_format != CL_DDA_BSR)
     return cl_error_set(err, CL_ERR_ARG, "spmv_format %d is not one of HSBCSR (0) and BSR (1)", (int)in->spmv_format);
   if (in->pcg_blocks < 0) return cl_error_set(err, CL_ERR_ARG, "pcg_blocks must be >= 0 (0: as many as fit)");
+  if (in->detection != CL_DDA_DETECT_AUTO && in->detection != CL_DDA_DETECT_HOST &&
+      in->detection != CL_DDA_DETECT_DEVICE)
+    return cl_error_set(err, CL_ERR_ARG, "detection %d is not one of auto (0), host (1) and device (2)",
+                        (int)in->detection);
   if (in->pcg_max_iterations < 1 || in->open_close_max < 1)
     return cl_error_set(err, CL_ERR_ARG, "pcg_max_iterations and open_close_max must be >= 1");
   if (!isfinite(in->gx) || !isfinite(in->gy)) return cl_error_set(err, CL_ERR_ARG, "gravity must be finite");
@@ -240,9 +255,9 @@ static void set_arrays(cl_dda_model *m) {
   size_t n = m->n;
   void *host[A_COUNT] = {m->vstart, m->fstart, m->lstart, m->vx, m->vy, m->rho, m->E, m->nu, m->stress,
                          m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy,
-                         m->K, m->F, m->moments, m->D};
+                         m->K, m->F, m->moments, m->D, m->trial_D, m->per_block};
   size_t count[A_COUNT] = {n + 1, n + 1, n + 1, m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf,
-                           m->nf, m->nl, m->nl, m->nl, m->nl, 36 * n, 6 * n, 6 * n, 6 * n};
+                           m->nf, m->nl, m->nl, m->nl, m->nl, 36 * n, 6 * n, 6 * n, 6 * n, 6 * n, 3 * n};
   for (int k = 0; k < A_COUNT; k++) {
     m->host[k] = host[k];
     m->bytes[k] = count[k] * (k <= A_LSTART ? sizeof(int32_t) : sizeof(double));
@@ -281,6 +296,9 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   m->dev = d, m->p = *in;
   cl_dda_solver_init(&m->solver, d, in->spmv_format);
   m->solver.persistent = !in->pcg_launches, m->solver.persistent_blocks = in->pcg_blocks;
+  cl_dda_detect_init(&m->detect, d);
+  m->stats.device_detection = in->detection == CL_DDA_DETECT_DEVICE ||
+                              (in->detection == CL_DDA_DETECT_AUTO && d->kind != CL_BACKEND_CPU);
   size_t n = m->n = in->nblocks;
   m->nv = (size_t)in->vstart[n], m->nf = in->nfixed, m->nl = in->nloads;
   m->vstart = alloc_zero(n + 1, sizeof(int32_t)), m->fstart = alloc_zero(n + 1, sizeof(int32_t));
@@ -288,9 +306,9 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   m->material = alloc_zero(n, sizeof(int32_t)), m->edge_joint = alloc_zero(m->nv, sizeof(int32_t));
   double **reals[] = {&m->vx, &m->vy, &m->rho, &m->E, &m->nu, &m->stress, &m->vel, &m->fx, &m->fy, &m->ftx,
                       &m->fty, &m->lx, &m->ly, &m->lpx, &m->lpy, &m->K, &m->F, &m->moments, &m->D,
-                      &m->x_start, &m->y_start, &m->rotation, &m->x};
+                      &m->trial_D, &m->per_block, &m->x_start, &m->y_start, &m->rotation, &m->x};
   size_t counts[] = {m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf, m->nf, m->nl, m->nl, m->nl, m->nl,
-                     36 * n, 6 * n, 6 * n, 6 * n, n, n, n, 6 * n};
+                     36 * n, 6 * n, 6 * n, 6 * n, 6 * n, 3 * n, n, n, n, 6 * n};
   int ok = m->vstart && m->fstart && m->lstart && m->load_slot && m->material && m->edge_joint;
   for (size_t k = 0; k < sizeof reals / sizeof *reals; k++) ok = (*reals[k] = alloc_zero(counts[k], sizeof(double))) && ok;
   cl_status st = ok ? CL_OK : oom(err);
@@ -336,11 +354,13 @@ void cl_dda_model_destroy(cl_dda_model *m) {
       if (m->device[k]) m->dev->release(m->dev, m->device[k]);
   void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
                    m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
-                   m->F, m->moments, m->D, m->x_start, m->y_start, m->rotation, m->x, m->joints,
+                   m->F, m->moments, m->D, m->trial_D, m->per_block, m->x_start, m->y_start, m->rotation, m->x, m->joints,
                    m->pair_keys, m->pair_joint, m->pairs, m->step_ints, m->step_reals};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->trial), cl_dda_contact_list_free(&m->start);
   cl_dda_bsr_free(&m->a);
+  cl_dda_detect_free(&m->detect);
+  if (m->found) m->dev->host_release(m->dev, m->found);
   cl_dda_solver_free(&m->solver);
   free(m);
 }
@@ -372,16 +392,40 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
   return to_host(m, A_MOMENTS, err); /* K and F stay there for the assembly */
 }
 
+/* The accepted solution (the device's trial D, checked) becomes D: the update's, the next step's warm
+ * start; the host's D (predict's) from m->x, where it is not the device's (cuda). The update moves the blocks on the device and sums the
+ * work of gravity and of the loads and the kinetic energy there (three reductions read back); the
+ * host takes the vertices back (the contacts' geometry and transfer read them), the velocities when
+ * the next step predicts from them, and the stresses and velocities only when asked
+ * (cl_dda_host_state); the points' host copies are read by nothing after the start. */
 static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
   size_t n = m->n;
+  if (m->dev->kind != CL_BACKEND_CPU)
 #pragma omp parallel for schedule(static) if (n >= CL_DDA_PARALLEL_MIN)
-  for (size_t i = 0; i < n; i++)
-    for (int k = 0; k < 6; k++) m->D[k * n + i] = m->x[6 * i + k];
-  CL_TRY(to_device(m, A_D, err));
+    for (size_t i = 0; i < n; i++)
+      for (int k = 0; k < 6; k++) m->D[k * n + i] = m->x[6 * i + k];
+  CL_TRY(m->dev->copy(m->dev, m->device[A_D], m->device[A_TRIAL], m->bytes[A_D], err));
   cl_dda_block_args a = block_args(m, dt);
+  a.energy = m->device[A_PER_BLOCK];
   CL_TRY(cl_k_dda_update(m->dev, CL_F64, &a, err));
-  const int moved[] = {A_VX, A_VY, A_STRESS, A_VEL, A_FX, A_FY, A_LX, A_LY};
-  for (size_t k = 0; k < sizeof moved / sizeof *moved; k++) CL_TRY(to_host(m, moved[k], err));
+  const double *energy = a.energy;
+  double gravity, load;
+  CL_TRY(cl_k_reduce(m->dev, CL_F64, energy, n, CL_REDUCE_SUM, &gravity, err));
+  CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + n, n, CL_REDUCE_SUM, &load, err));
+  CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + 2 * n, n, CL_REDUCE_SUM, &m->stats.kinetic, err));
+  m->stats.gravity_work += gravity, m->stats.load_work += load;
+  CL_TRY(to_host(m, A_VX, err));
+  CL_TRY(to_host(m, A_VY, err));
+  if (m->p.dynamic) CL_TRY(to_host(m, A_VEL, err));
+  m->host_stale = 1;
+  return CL_OK;
+}
+
+cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err) {
+  if (!m->host_stale) return CL_OK;
+  CL_TRY(to_host(m, A_STRESS, err));
+  CL_TRY(to_host(m, A_VEL, err));
+  m->host_stale = 0;
   return CL_OK;
 }
 
@@ -473,50 +517,28 @@ static cl_status fetch_states(cl_dda_model *m, cl_error *err) {
   return cl_dda_solver_solution(&m->solver, m->x, err);
 }
 
-/* The first block whose area the step's solution would change by more than a factor 2 (the
- * determinant of its strain's deformation, (1 + ex)(1 + ey) - gxy^2 / 4, outside [1/2, 2]; the
- * rotation moves it rigidly), or -1. The first-order displacement is a small-strain one: a block
- * that loses half its area in one step -- a sliver squeezed by contact springs far stiffer than
- * itself -- would next be turned inside out, and its mass matrix would no longer be definite. */
-static int32_t collapsing_block(const cl_dda_model *m) {
-  for (size_t i = 0; i < m->n; i++) {
-    const double *d = m->x + 6 * i;
-    double J = (1 + d[3]) * (1 + d[4]) - d[5] * d[5] / 4;
-    if (!(J >= 0.5 && J <= 2)) return (int32_t)i;
-  }
-  return -1;
-}
-
-/* Largest displacement of a vertex in the step's solution. */
-static double max_vertex_displacement(const cl_dda_model *m) {
-  double dmax = 0;
-  for (size_t i = 0; i < m->n; i++) {
-    const double *d = m->x + 6 * i;
-    for (int32_t v = m->vstart[i]; v < m->vstart[i + 1]; v++) {
-      double t[12];
-      cl_dda_t_at(m->vx[v] - centroid_x(m, (int32_t)i), m->vy[v] - centroid_y(m, (int32_t)i), t);
-      double ux = 0, uy = 0;
-      for (int k = 0; k < 6; k++) ux += t[k] * d[k], uy += t[6 + k] * d[k];
-      dmax = fmax(dmax, hypot(ux, uy));
-    }
-  }
-  return dmax;
-}
-
-/* Energies and work of the accepted solution, before the update moves the blocks. */
-static void account(cl_dda_model *m) {
+/* The checks of the attempt's solution on the device (cl_dda_check_block): the largest displacement of a
+ * vertex, and the first block whose area it would change by more than a factor 2 (-1: none), two
+ * reductions read back. The solution stays there as the trial D. */
+static cl_status check_solution(cl_dda_model *m, double dt, double *dmax, int32_t *collapsing, cl_error *err) {
   size_t n = m->n;
-  for (size_t i = 0; i < n; i++) {
-    double S = m->moments[i];
-    m->stats.gravity_work += m->rho[i] * S * (m->p.gx * m->x[6 * i] + m->p.gy * m->x[6 * i + 1]);
-    for (int32_t p = m->lstart[i]; p < m->lstart[i + 1]; p++) {
-      double t[12], ux = 0, uy = 0;
-      cl_dda_t_at(m->lx[p] - centroid_x(m, (int32_t)i), m->ly[p] - centroid_y(m, (int32_t)i), t);
-      for (int k = 0; k < 6; k++) ux += t[k] * m->x[6 * i + k], uy += t[6 + k] * m->x[6 * i + k];
-      m->stats.load_work += m->lpx[p] * ux + m->lpy[p] * uy;
-    }
-    m->rotation[i] += m->x[6 * i + 2];
-  }
+  double first = (double)n;
+  *dmax = 0;
+  CL_TRY(cl_dda_solver_solution_to(&m->solver, m->device[A_TRIAL], err));
+  cl_dda_block_args a = block_args(m, dt);
+  a.D = m->device[A_TRIAL], a.check = m->device[A_PER_BLOCK];
+  CL_TRY(cl_k_dda_check(m->dev, CL_F64, &a, err));
+  const double *check = m->device[A_PER_BLOCK];
+  CL_TRY(cl_k_reduce(m->dev, CL_F64, check, n, CL_REDUCE_MAX, dmax, err));
+  CL_TRY(cl_k_reduce(m->dev, CL_F64, check + n, n, CL_REDUCE_MIN, &first, err));
+  *collapsing = first < (double)n ? (int32_t)first : -1;
+  return CL_OK;
+}
+
+/* The accepted solution's rotations and the contacts' friction work, shear forces, anchors and bonds,
+ * before the update moves the blocks (which sums the work of gravity and of the loads). */
+static void account(cl_dda_model *m) {
+  for (size_t i = 0; i < m->n; i++) m->rotation[i] += m->x[6 * i + 2];
   for (size_t k = 0; k < m->trial.count; k++) {
     cl_dda_contact *c = &m->trial.c[k];
     const double *Di = m->x + 6 * c->bi, *Dj = m->x + 6 * c->bj;
@@ -531,20 +553,6 @@ static void account(cl_dda_model *m) {
     if (c->state != CL_DDA_LOCK) c->t_ref += gs / c->g.len; /* the anchor follows: no stored shear */
     if (c->state != CL_DDA_LOCK) c->bonded = 0;
   }
-}
-
-static void kinetic_energy(cl_dda_model *m) {
-  size_t n = m->n;
-  double e = 0;
-  for (size_t i = 0; i < n; i++) {
-    cl_dda_moments mo = {m->moments[i], m->moments[n + i], m->moments[2 * n + i], m->moments[3 * n + i], 0, 0};
-    double M[36], v[6];
-    cl_dda_mass_integral(&mo, M);
-    for (int k = 0; k < 6; k++) v[k] = m->vel[k * n + i];
-    for (int k = 0; k < 6; k++)
-      for (int l = 0; l < 6; l++) e += 0.5 * m->rho[i] * v[k] * M[6 * k + l] * v[l];
-  }
-  m->stats.kinetic = e;
 }
 
 static cl_status copy_list(cl_dda_contact_list *dst, const cl_dda_contact_list *src, cl_error *err) {
@@ -616,13 +624,35 @@ static cl_status solve(cl_dda_model *m, double dt, const double *x0, cl_dda_pcg_
   return CL_OK;
 }
 
+/* The step's contacts into m->start, their states carried from m->contacts: the broad and narrow
+ * phases on the device (detect.h), the contacts found brought up for the transfer; or all on the host. */
+static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
+  cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
+  int first = m->stats.steps == 0;
+  if (!m->stats.device_detection) {
+    CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
+    return cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, first, &m->start, err);
+  }
+  cl_dda_geometry on = {m->n, m->device[A_VSTART], m->device[A_VX], m->device[A_VY]};
+  CL_TRY(cl_dda_detect_pairs(&m->detect, &on, d0, err));
+  CL_TRY(cl_dda_detect_found(&m->detect, &on, NULL, 0, d0, err));
+  size_t nfound = m->detect.nfound;
+  if (nfound > m->found_cap) {
+    if (m->found) m->dev->host_release(m->dev, m->found);
+    m->found = NULL, m->found_cap = 0;
+    size_t cap = nfound + nfound / 4; /* room for a few more contacts in the next steps */
+    CL_TRY(m->dev->host_alloc(m->dev, (void **)&m->found, cap * sizeof *m->found, err));
+    m->found_cap = cap;
+  }
+  CL_TRY(cl_dda_detect_found_to_host(&m->detect, m->found, err));
+  return cl_dda_transfer(&g, m->found, nfound, &m->contacts, first, &m->start, err);
+}
+
 cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   if (!(dt > 0) || !isfinite(dt)) return cl_error_set(err, CL_ERR_ARG, "dt = %g must be a number > 0", dt);
   double d0 = 2.5 * m->p.max_displacement, dt0 = dt, mark = seconds_now();
   const long launches0 = m->solver.launches, syncs0 = m->solver.syncs;
-  cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
-  CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
-  CL_TRY(cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, m->stats.steps == 0, &m->start, err));
+  CL_TRY(detect(m, d0, err));
   charge(m, CL_DDA_DETECTION, &mark);
   int reductions = 0, pcg = 0, oc = 0;
   const char *why = NULL;
@@ -675,8 +705,8 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       continue;
     }
     CL_TRY(fetch_states(m, err));
-    last_disp = max_vertex_displacement(m);
-    int32_t collapsing = collapsing_block(m);
+    int32_t collapsing;
+    CL_TRY(check_solution(m, dt, &last_disp, &collapsing, err));
     charge(m, CL_DDA_OPEN_CLOSE, &mark);
     if (last_disp > 2 * m->p.max_displacement) {
       why = "blocks moved more than twice the allowed displacement";
@@ -698,7 +728,6 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
    * case 1); the old list's storage is the next step's trial, which copy_list fills from start first */
   cl_dda_contact_list accepted = m->trial;
   m->trial = m->contacts, m->contacts = accepted;
-  kinetic_energy(m);
   m->stats.steps++;
   m->stats.t += dt, m->stats.dt = dt;
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
@@ -740,7 +769,8 @@ void cl_dda_contact_of(const cl_dda_model *m, size_t k, cl_dda_contact_info *o) 
   o->x = m->vx[c->vi], o->y = m->vy[c->vi], o->normal_force = c->N, o->shear_force = c->S;
 }
 
-cl_status cl_dda_write_vtu(const cl_dda_model *m, const char *path, cl_error *err) {
+cl_status cl_dda_write_vtu(cl_dda_model *m, const char *path, cl_error *err) {
+  CL_TRY(cl_dda_host_state(m, err));
   size_t n = m->n, nv = m->nv;
   double *x = malloc(2 * nv * sizeof *x), *cells = malloc(9 * n * sizeof *cells);
   uint8_t *types = malloc(n);

@@ -30,6 +30,10 @@ typedef struct cl_dda_joint {
   double tension;        /* tensile strength, stress; times the contact length */
 } cl_dda_joint;
 
+/* Where contact detection runs: auto -- on the device on cuda (detect.h), on the host on the cpu
+ * (contacts.h); the contacts are the same either way. */
+typedef enum cl_dda_detection { CL_DDA_DETECT_AUTO = 0, CL_DDA_DETECT_HOST, CL_DDA_DETECT_DEVICE } cl_dda_detection;
+
 typedef struct cl_dda_input {
   size_t nblocks;
   const int32_t *vstart;       /* nblocks + 1 */
@@ -62,6 +66,7 @@ typedef struct cl_dda_input {
   int pcg_blocks;              /* the persistent solve's grid: at most this many blocks (0: as many as fit;
                                   fewer blocks make a grid barrier cheaper, docs/benchmarks.md) */
   int pcg_max_iterations, open_close_max;
+  cl_dda_detection detection;
 } cl_dda_input;
 
 typedef struct cl_dda_model cl_dda_model;
@@ -84,6 +89,7 @@ typedef struct cl_dda_stats {
   int trace_pcg[CL_DDA_TRACE], trace_changed[CL_DDA_TRACE], trace_unsettled[CL_DDA_TRACE];
   double warm_residual;
   size_t contacts, closed; /* contacts detected, closed (sliding or locked) */
+  int device_detection;    /* detection ran on the model's device (detect.h), not on the host */
   double kinetic;          /* kinetic energy */
   double gravity_work;     /* work of gravity since the start */
   double load_work;        /* work of the loading points since the start */
@@ -124,6 +130,9 @@ typedef struct cl_dda_block_state {
   double area, x0, y0, velocity[6], stress[3], ux, uy, rotation;
 } cl_dda_block_state;
 void cl_dda_block_state_of(const cl_dda_model *m, size_t i, cl_dda_block_state *s);
+/* The step leaves the blocks' stresses and velocities on the model's device: this brings the host's
+ * copies, which cl_dda_block_state_of reads, up to date (once after each step, when asked). */
+cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err);
 
 /* The current contacts (after the last accepted step). */
 typedef struct cl_dda_contact_info {
@@ -134,7 +143,7 @@ size_t cl_dda_contact_count(const cl_dda_model *m);
 void cl_dda_contact_of(const cl_dda_model *m, size_t k, cl_dda_contact_info *c);
 
 /* Writes the blocks as a VTU (polygon cells with displacement, velocity, stress, material). */
-cl_status cl_dda_write_vtu(const cl_dda_model *m, const char *path, cl_error *err);
+cl_status cl_dda_write_vtu(cl_dda_model *m, const char *path, cl_error *err);
 /* A PNG of the blocks coloured by the length of their displacement since the start. */
 cl_status cl_dda_write_png(const cl_dda_model *m, const char *path, cl_error *err);
 

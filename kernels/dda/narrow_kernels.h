@@ -11,13 +11,13 @@ extern "C" {
 #endif
 
 /* Pointers on the device. count == NULL: write pass (out at offset[k] .. offset[k + 1] for pair k);
- * else count pass (count[k] = pair k's contacts). */
+ * else count pass (count[k] = pair k's contacts). detect.h runs the sequence. */
 typedef struct cl_dda_narrow_args {
   cl_dda_geometry g;
   const int32_t *pairs; /* 2 npairs */
   size_t npairs;
   double d0;
-  int32_t *count;
+  int64_t *count;
   const int64_t *offset; /* npairs + 1 */
   cl_dda_found *out;
 } cl_dda_narrow_args;
@@ -27,11 +27,6 @@ typedef struct cl_dda_narrow_args {
 
 cl_status cl_k_dda_narrow(cl_device *d, const cl_dda_narrow_args *a, cl_error *err);
 
-/* The contacts of the pairs (host array) on device d, whose g holds device pointers: the pairs
- * go up, the counts come down for the prefix sum, the offsets go up, the contacts come down into
- * *found (reallocated, *nfound of them, in the pairs' order). */
-cl_status cl_dda_narrow_found_on(cl_device *d, const cl_dda_geometry *g, const int32_t *pairs, size_t npairs,
-                                 double d0, cl_dda_found **found, size_t *nfound, cl_error *err);
 #endif
 
 int cl_dda_narrow_cuda(const cl_dda_narrow_args *a);

@@ -381,6 +381,11 @@ cl_status cl_dda_solver_solution(cl_dda_solver *s, double *x, cl_error *err) {
   return s->A.n ? vector_down(s, B_X, x, err) : CL_OK;
 }
 
+cl_status cl_dda_solver_solution_to(cl_dda_solver *s, void *x_out, cl_error *err) {
+  size_t bytes = 6 * s->A.n * sizeof(double);
+  return bytes ? copy(s, x_out, s->buf[B_X], bytes, err) : CL_OK;
+}
+
 cl_status cl_dda_solver_spmv(cl_dda_solver *s, const double *x, double *y, cl_error *err) {
   if (s->A.n == 0) return CL_OK;
   CL_TRY(vector_up(s, B_P, x, err));

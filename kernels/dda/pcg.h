@@ -107,6 +107,8 @@ cl_status cl_dda_solver_get_states(cl_dda_solver *s, cl_dda_contact_states *c, c
 
 /* The device's solution x down (block-major, 6 n). */
 cl_status cl_dda_solver_solution(cl_dda_solver *s, double *x, cl_error *err);
+/* The device's solution x into the device vector x_out (6 x n, SoA), on the device. */
+cl_status cl_dda_solver_solution_to(cl_dda_solver *s, void *x_out, cl_error *err);
 
 /* Each open-close iteration (state and friction NULL: the device's, from cl_dda_solver_set_states
  * and the rule; else they go up): the contacts' states (cl_dda_contact_state; an open one adds nothing)

@@ -284,7 +284,7 @@ local model_keys = {
   blocks = true, materials = true, joints = true, joint_pairs = true, fixed = true, loads = true, gravity = true,
   velocity = true, analysis = true, plane = true, normal_stiffness = true, shear_stiffness = true,
   fixed_stiffness = true, max_displacement = true, pcg_tolerance = true, pcg_displacement = true, pcg_max_iterations = true,
-  open_close_max = true, preconditioner = true, spmv = true, pcg = true, pcg_blocks = true,
+  open_close_max = true, preconditioner = true, spmv = true, pcg = true, pcg_blocks = true, detection = true,
 }
 
 --- cl.dda.model{ blocks = {set, ...}, materials = {...}, joints = {...}, fixed = {...}, loads = {...},
@@ -405,6 +405,13 @@ function dda.model(args)
   if t.pcg_blocks % 1 ~= 0 or t.pcg_blocks > 65536 then
     fail(fn, string.format("argument 'pcg_blocks' = %g must be a whole number of GPU blocks up to 65536 (e.g. the SM count)", t.pcg_blocks), 2)
   end
+  -- contact detection on the device on cuda (broad and narrow phase as kernels), on the host on the cpu
+  local detection = args.detection or "auto"
+  local detections = { auto = 0, host = 1, device = 2 }
+  if not detections[detection] then
+    fail(fn, "argument 'detection' must be \"auto\" (the device on cuda, the host on the cpu), \"host\" or \"device\"", 2)
+  end
+  t.detection = detections[detection]
   t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 200, 0, 2)
   t.open_close_max = number_arg(fn, args, "open_close_max", 20, 0, 2)
   local ok, core = pcall(dda._model, t)

@@ -41,6 +41,7 @@ local function build(pcg)
     blocks = { slope, rock_set }, materials = { { rho = 2600, E = 2e10, nu = 0.25 } },
     joints = { { friction = 30 } }, fixed = { { -100, -50 }, { foot + 600, -50 }, { -100, height } },
     gravity = { 0, -9.81 }, analysis = "dynamic", preconditioner = preconditioner, spmv = spmv, pcg = pcg,
+    detection = os.getenv("CLEAVE_DDA_DETECTION"),
     -- Shi's default (1% of half the domain, 7.6 m) is four blocks wide: contacts would be sought 19 m
     -- around every block. At the foot a rock moves about 65 m/s x 1 ms a step.
     max_displacement = 0.1,

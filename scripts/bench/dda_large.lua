@@ -37,7 +37,7 @@ t0 = cl.clock()
 local model = cl.dda.model {
   blocks = { cl.dda.blocks { base }, cl.dda.blocks(bricks) }, materials = { { rho = 2600, E = 2e10, nu = 0.25 } },
   joints = { { friction = 35 } }, fixed = { { -1, -1 }, { width + 1, -1 }, { -1, 0 } }, gravity = { 0, -9.81 },
-  analysis = "static", preconditioner = preconditioner, spmv = spmv, max_displacement = 0.01 * h,
+  analysis = "static", preconditioner = preconditioner, spmv = spmv, detection = os.getenv("CLEAVE_DDA_DETECTION"), max_displacement = 0.01 * h,
 }
 local built = cl.clock() - t0
 print(string.format("%d blocks (%d courses of %d bricks, %.0f x %.1f m) on a base, device %s, %s, %s, dt %g s; " ..

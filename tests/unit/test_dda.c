@@ -8,13 +8,17 @@
 #include <string.h>
 
 #include "../../kernels/dda/block.h"
+#include "../../kernels/dda/block_kernels.h"
 #include "../../kernels/dda/contact.h"
 #include "../../kernels/dda/contacts.h"
+#include "../../kernels/dda/detect.h"
 #include "../../kernels/dda/narrow_kernels.h"
 #include "../../kernels/dda/pcg.h"
 #include "../../kernels/dda/pcg_scalars.h"
 #include "../../kernels/dda/polygon.h"
 #include "../../kernels/dda/random_system.h"
+#include "../../kernels/dispatch.h"
+#include "../../runtime/field.h"
 #include "lcg.h"
 
 TestSuite(dda, .timeout = 60);
@@ -754,20 +758,28 @@ Test(dda, device_open_close_rule_matches_the_host_rule) {
   free(fric), free(dsgn), free(dN), free(x), free(xsoa);
 }
 
-Test(dda, broad_phase_finds_exactly_the_overlapping_boxes) {
+/* Rectangles of random sizes (0.5 .. 3) over a 100 x 30 area and a base wider than all of them
+ * (block 0), overlapping at random: the broad phase's grid has blocks in many cells and a block in a
+ * whole row of them. */
+static void random_boxes(size_t n, int32_t **vstart, double **vx, double **vy) {
   lcg_seed(5);
-  const size_t n = 400;
-  int32_t *vstart = malloc((n + 1) * sizeof *vstart);
-  double *vx = malloc(4 * n * sizeof *vx), *vy = malloc(4 * n * sizeof *vy);
+  *vstart = malloc((n + 1) * sizeof **vstart), *vx = malloc(4 * n * sizeof **vx), *vy = malloc(4 * n * sizeof **vy);
   for (size_t i = 0; i < n; i++) {
     double x = lcg_uniform(0, 100), y = lcg_uniform(0, 30), s = lcg_uniform(0.5, 3);
     double w = i == 0 ? 110 : s, hgt = i == 0 ? 2 : s;
     if (i == 0) x = -5, y = -2;
     const double X[4] = {x, x + w, x + w, x}, Y[4] = {y, y, y + hgt, y + hgt};
-    vstart[i] = (int32_t)(4 * i);
-    for (int k = 0; k < 4; k++) vx[4 * i + (size_t)k] = X[k], vy[4 * i + (size_t)k] = Y[k];
+    (*vstart)[i] = (int32_t)(4 * i);
+    for (int k = 0; k < 4; k++) (*vx)[4 * i + (size_t)k] = X[k], (*vy)[4 * i + (size_t)k] = Y[k];
   }
-  vstart[n] = (int32_t)(4 * n);
+  (*vstart)[n] = (int32_t)(4 * n);
+}
+
+Test(dda, broad_phase_finds_exactly_the_overlapping_boxes) {
+  const size_t n = 400;
+  int32_t *vstart;
+  double *vx, *vy;
+  random_boxes(n, &vstart, &vx, &vy);
   cl_dda_geometry g = {n, vstart, vx, vy};
   const double d0 = 0.3;
   int32_t *pairs = NULL;
@@ -945,6 +957,29 @@ static int found_equal(const cl_dda_found *a, const cl_dda_found *b, double tol)
   return fabs(a->t - b->t) <= tol * fmax(1, fabs(b->t)) && fabs(a->length - b->length) <= tol * fabs(b->length);
 }
 
+/* The geometry on device dev: on the cpu its host arrays as they are, on cuda copies (freed by
+ * release_geometry). */
+static cl_dda_geometry geometry_on(cl_device *dev, const cl_dda_geometry *g) {
+  if (dev->kind == CL_BACKEND_CPU) return *g;
+  cl_dda_geometry on = *g;
+  size_t n = g->n, nv = (size_t)g->vstart[n];
+  void *p[3] = {NULL, NULL, NULL};
+  const void *src[3] = {g->vstart, g->vx, g->vy};
+  size_t bytes[3] = {(n + 1) * sizeof *g->vstart, nv * sizeof *g->vx, nv * sizeof *g->vy};
+  cl_error err;
+  for (int k = 0; k < 3; k++) {
+    cr_assert_eq(dev->alloc(dev, &p[k], bytes[k], &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev->to_device(dev, p[k], src[k], bytes[k], &err), CL_OK, "%s", err.msg);
+  }
+  on.vstart = p[0], on.vx = p[1], on.vy = p[2];
+  return on;
+}
+
+static void release_geometry(cl_device *dev, cl_dda_geometry *on) {
+  if (dev->kind == CL_BACKEND_CPU) return;
+  dev->release(dev, (void *)on->vstart), dev->release(dev, (void *)on->vx), dev->release(dev, (void *)on->vy);
+}
+
 /* The narrow phase as a device pass over the candidate pairs (count, prefix sum, write) against
  * the host's serial loop: bit for bit on the cpu device, to 1e-12 on cuda where there is one. */
 Test(dda, narrow_phase_on_the_device_matches_the_host) {
@@ -967,30 +1002,184 @@ Test(dda, narrow_phase_on_the_device_matches_the_host) {
   for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
     cl_device dev;
     cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
-    cl_dda_geometry on = g;
-    void *dv = NULL, *dx = NULL, *dy = NULL;
-    if (b == 1) {
-      size_t nv = (size_t)vstart[n];
-      cr_assert_eq(dev.alloc(&dev, &dv, (n + 1) * sizeof *vstart, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(dev.alloc(&dev, &dx, nv * sizeof *vx, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(dev.alloc(&dev, &dy, nv * sizeof *vy, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(dev.to_device(&dev, dv, vstart, (n + 1) * sizeof *vstart, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(dev.to_device(&dev, dx, vx, nv * sizeof *vx, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(dev.to_device(&dev, dy, vy, nv * sizeof *vy, &err), CL_OK, "%s", err.msg);
-      on.vstart = dv, on.vx = dx, on.vy = dy;
-    }
-    cl_dda_found *found = NULL;
-    size_t nfound = 0;
-    cr_assert_eq(cl_dda_narrow_found_on(&dev, &on, pairs, np, d0, &found, &nfound, &err), CL_OK, "%s", err.msg);
+    cl_dda_geometry on = geometry_on(&dev, &g);
+    cl_dda_detect det;
+    cl_dda_detect_init(&det, &dev);
+    cr_assert_eq(cl_dda_detect_found(&det, &on, pairs, np, d0, &err), CL_OK, "%s", err.msg);
+    size_t nfound = det.nfound;
     cr_assert_eq(nfound, nref, "%s: %zu contacts, the host %zu", names[b], nfound, nref);
+    cl_dda_found *found = malloc((nfound ? nfound : 1) * sizeof *found);
+    cr_assert_eq(cl_dda_detect_found_to_host(&det, found, &err), CL_OK, "%s", err.msg);
+    cl_dda_detect_free(&det);
     for (size_t k = 0; k < nref; k++)
       /* bit for bit on the cpu device (the same loop); CUDA's hypot and its fused multiply-adds round
        * differently from the host's in the last bits */
       cr_assert(found_equal(&found[k], &ref[k], b == 0 ? 0 : 1e-12), "%s: contact %zu differs from the host's",
                 names[b], k);
-    if (b == 1) dev.release(&dev, dv), dev.release(&dev, dx), dev.release(&dev, dy);
+    release_geometry(&dev, &on);
     free(found);
     cl_device_close(&dev);
   }
   free(ref), free(pairs), free(vstart), free(vx), free(vy);
+}
+
+/* Detection as the step runs it on a device (detect.h: the broad phase's passes, then the narrow
+ * phase's) against the host's cl_dda_broad_phase and narrow phase: the same candidate pairs in the
+ * same order, and the same contacts in the same order -- bit for bit on the cpu device, to 1e-12 in
+ * the edge parameter and length on cuda where there is one (its hypot rounds differently) -- and
+ * the lists the transfer makes of them equal. Two systems: random rectangles with a base as wide as
+ * the domain, and the random grid of blocks with short edges; each detected twice with the same
+ * buffers (the second time with less room needed), at 1 and 2 threads. */
+Test(dda, detection_on_the_device_matches_the_host) {
+  for (int sys = 0; sys < 2; sys++) {
+    int32_t *vstart;
+    double *vx, *vy;
+    size_t n;
+    double d0;
+    cl_error err;
+    if (sys == 0) {
+      n = 400, d0 = 0.3;
+      random_boxes(n, &vstart, &vx, &vy);
+    } else {
+      uint64_t state = 23;
+      n = 35 * 30, d0 = 0.05;
+      cr_assert_eq(cl_dda_random_grid(35, 30, &state, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
+    }
+    cl_dda_geometry g = {n, vstart, vx, vy};
+    int32_t *ref = NULL;
+    size_t nref = 0, cap = 0;
+    cr_assert_eq(cl_dda_broad_phase(&g, d0, &ref, &nref, &cap, &err), CL_OK, "%s", err.msg);
+    size_t mref = 0;
+    for (size_t k = 0; k < nref; k++) mref += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, NULL, 0);
+    cl_dda_found *fref = malloc((mref ? mref : 1) * sizeof *fref);
+    for (size_t k = 0, at = 0; k < nref; k++)
+      at += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, fref + at, (int)(mref - at));
+    cl_dda_contact_list none = {0}, lref = {0};
+    cr_assert_eq(cl_dda_narrow_phase(&g, ref, nref, d0, &none, 1, &lref, &err), CL_OK, "%s", err.msg);
+    cr_assert(nref > n / 2 && mref > n / 2, "system %d has pairs (%zu) and contacts (%zu) to find", sys, nref, mref);
+    const char *names[2] = {"cpu", "cuda"};
+    int threads0 = omp_get_max_threads();
+    for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++)
+      for (int t = 0; t < 2; t++) {
+        omp_set_num_threads(t + 1);
+        cl_device dev;
+        cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+        cl_dda_geometry on = geometry_on(&dev, &g);
+        cl_dda_detect det;
+        cl_dda_detect_init(&det, &dev);
+        for (int again = 0; again < 2; again++) {
+          /* the second time with a smaller margin: fewer pairs, in buffers grown for more */
+          double dd = again ? d0 / 2 : d0;
+          int32_t *pref = ref;
+          size_t npref = nref;
+          if (again) {
+            pref = NULL, npref = 0, cap = 0;
+            cr_assert_eq(cl_dda_broad_phase(&g, dd, &pref, &npref, &cap, &err), CL_OK, "%s", err.msg);
+          }
+          cr_assert_eq(cl_dda_detect_pairs(&det, &on, dd, &err), CL_OK, "%s", err.msg);
+          cr_assert_eq(det.npairs, npref, "system %d, %s, %d threads: %zu pairs, the host %zu", sys, names[b], t + 1,
+                       det.npairs, npref);
+          int32_t *pairs = malloc((2 * npref + 1) * sizeof *pairs);
+          cr_assert_eq(cl_dda_detect_pairs_to_host(&det, pairs, &err), CL_OK, "%s", err.msg);
+          cr_assert(memcmp(pairs, pref, 2 * npref * sizeof *pairs) == 0, "system %d, %s: the pairs differ", sys,
+                    names[b]);
+          free(pairs);
+          if (again) {
+            free(pref);
+            continue;
+          }
+          cr_assert_eq(cl_dda_detect_found(&det, &on, NULL, 0, dd, &err), CL_OK, "%s", err.msg);
+          cr_assert_eq(det.nfound, mref, "system %d, %s: %zu contacts, the host %zu", sys, names[b], det.nfound, mref);
+          cl_dda_found *found = malloc((mref ? mref : 1) * sizeof *found);
+          cr_assert_eq(cl_dda_detect_found_to_host(&det, found, &err), CL_OK, "%s", err.msg);
+          for (size_t k = 0; k < mref; k++)
+            cr_assert(found_equal(&found[k], &fref[k], b == 0 ? 0 : 1e-12), "system %d, %s: contact %zu differs", sys,
+                      names[b], k);
+          cl_dda_contact_list l = {0};
+          cr_assert_eq(cl_dda_transfer(&g, found, det.nfound, &none, 1, &l, &err), CL_OK, "%s", err.msg);
+          cr_assert_eq(l.count, lref.count);
+          for (size_t k = 0; k < l.count; k++)
+            cr_assert(key_of_equal(&l.c[k], &lref.c[k]) && l.c[k].kind == lref.c[k].kind &&
+                          l.c[k].state == lref.c[k].state && l.c[k].bonded == lref.c[k].bonded,
+                      "system %d, %s: transferred contact %zu differs", sys, names[b], k);
+          cl_dda_contact_list_free(&l);
+          free(found);
+        }
+        cl_dda_detect_free(&det);
+        release_geometry(&dev, &on);
+        cl_device_close(&dev);
+      }
+    omp_set_num_threads(threads0);
+    cl_dda_contact_list_free(&lref);
+    free(ref), free(fref), free(vstart), free(vx), free(vy);
+  }
+}
+
+/* The checks of a solution on a device (cl_k_dda_check and two reductions, as the step runs them)
+ * against the first-order displacement written out here, u = u0 - r0 (y - y0) + ex (x - x0) + gxy (y
+ * - y0) / 2, v = v0 + r0 (x - x0) + ey (y - y0) + gxy (x - x0) / 2 at each vertex: the largest
+ * displacement to 1e-14 relative (the two sum in another order), and the first block whose area
+ * factor (1 + ex)(1 + ey) - gxy^2 / 4 leaves [1/2, 2] exactly -- blocks 37 (0.42) and 80 (2.1) are
+ * made to, block 12 sits just inside (0.51). The 600 jittered blocks on the cpu device, and on cuda
+ * where there is one. */
+Test(dda, solution_checks_on_the_device_match_the_displacement_field) {
+  uint64_t state = 29;
+  int32_t *vstart;
+  double *vx, *vy;
+  const size_t n = 30 * 20;
+  cl_error err;
+  cr_assert_eq(cl_dda_random_grid(30, 20, &state, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
+  lcg_seed(31);
+  double *moments = calloc(6 * n, sizeof *moments), *D = malloc(6 * n * sizeof *D), expected = 0;
+  for (size_t i = 0; i < n; i++) {
+    cl_dda_moments mo = cl_dda_polygon_moments(vx + vstart[i], vy + vstart[i], vstart[i + 1] - vstart[i]);
+    moments[i] = mo.S, moments[4 * n + i] = mo.x0, moments[5 * n + i] = mo.y0;
+    for (int k = 0; k < 6; k++) D[k * n + i] = lcg_uniform(-1e-3, 1e-3);
+  }
+  const size_t squeezed = 37, swollen = 80, kept = 12;
+  D[3 * n + squeezed] = D[4 * n + squeezed] = -0.35, D[5 * n + squeezed] = 0;     /* 0.65^2 = 0.4225 */
+  D[3 * n + swollen] = 1.1, D[4 * n + swollen] = 0, D[5 * n + swollen] = 0;       /* 2.1 */
+  D[3 * n + kept] = -0.49, D[4 * n + kept] = 0, D[5 * n + kept] = 0;              /* 0.51 */
+  for (size_t i = 0; i < n; i++)
+    for (int32_t v = vstart[i]; v < vstart[i + 1]; v++) {
+      double X = vx[v] - moments[4 * n + i], Y = vy[v] - moments[5 * n + i];
+      double u = D[i] - D[2 * n + i] * Y + D[3 * n + i] * X + D[5 * n + i] * Y / 2;
+      double w = D[n + i] + D[2 * n + i] * X + D[4 * n + i] * Y + D[5 * n + i] * X / 2;
+      expected = fmax(expected, hypot(u, w));
+    }
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_geometry g = {n, vstart, vx, vy}, on = geometry_on(&dev, &g);
+    double *dm = moments, *dD = D, *dcheck = NULL;
+    cr_assert_eq(dev.alloc(&dev, (void **)&dcheck, 2 * n * sizeof *dcheck, &err), CL_OK, "%s", err.msg);
+    if (b == 1) {
+      cr_assert_eq(dev.alloc(&dev, (void **)&dm, 6 * n * sizeof *dm, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.alloc(&dev, (void **)&dD, 6 * n * sizeof *dD, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dm, moments, 6 * n * sizeof *dm, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dD, D, 6 * n * sizeof *dD, &err), CL_OK, "%s", err.msg);
+    }
+    cl_dda_block_args a = {.n = n, .vstart = on.vstart, .vx = (void *)on.vx, .vy = (void *)on.vy, .moments = dm,
+                           .D = dD, .check = dcheck};
+    double dmax, first;
+    cr_assert_eq(cl_k_dda_check(&dev, CL_F64, &a, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_k_reduce(&dev, CL_F64, dcheck, n, CL_REDUCE_MAX, &dmax, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_k_reduce(&dev, CL_F64, dcheck + n, n, CL_REDUCE_MIN, &first, &err), CL_OK, "%s", err.msg);
+    cr_assert(fabs(dmax - expected) <= 1e-14 * expected, "%s: largest displacement %.17g, expected %.17g", names[b],
+              dmax, expected);
+    cr_assert(first == (double)squeezed, "%s: first collapsing block %g, expected %zu", names[b], first, squeezed);
+    /* each block's flag: its index where its area factor leaves [1/2, 2], else n */
+    double *host_check = malloc(2 * n * sizeof *host_check);
+    cr_assert_eq(dev.to_host(&dev, host_check, dcheck, 2 * n * sizeof *host_check, &err), CL_OK, "%s", err.msg);
+    for (size_t i = 0; i < n; i++)
+      cr_assert(host_check[n + i] == (i == squeezed || i == swollen ? (double)i : (double)n), "%s: block %zu's flag %g",
+                names[b], i, host_check[n + i]);
+    free(host_check);
+    dev.release(&dev, dcheck);
+    if (b == 1) dev.release(&dev, dm), dev.release(&dev, dD);
+    release_geometry(&dev, &on);
+    cl_device_close(&dev);
+  }
+  free(moments), free(D), free(vstart), free(vx), free(vy);
 }

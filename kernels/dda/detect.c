@@ -1,0 +1,131 @@
+/* DDA contact detection on a device (detect.h). */
+#include "detect.h"
+
+#include <string.h>
+
+#include "../../runtime/field.h"
+#include "../dispatch.h"
+
+void cl_dda_detect_init(cl_dda_detect *s, cl_device *d) {
+  memset(s, 0, sizeof *s);
+  s->d = d;
+}
+
+void cl_dda_detect_free(cl_dda_detect *s) {
+  for (int k = 0; k < CL_DDA_DB_N; k++)
+    if (s->buf[k]) s->d->release(s->d, s->buf[k]);
+  if (s->scratch.p) s->d->release(s->d, s->scratch.p);
+  memset(s, 0, sizeof *s);
+}
+
+/* Buffer k with room for bytes; a quarter more when it grows, so that a list growing by a few
+ * items a step does not reallocate every step. Its contents are not kept. */
+static cl_status room(cl_dda_detect *s, int k, size_t bytes, cl_error *err) {
+  if (bytes <= s->cap[k] && s->buf[k]) return CL_OK;
+  if (s->buf[k]) s->d->release(s->d, s->buf[k]);
+  s->buf[k] = NULL, s->cap[k] = 0;
+  size_t cap = bytes + bytes / 4;
+  CL_TRY(s->d->alloc(s->d, &s->buf[k], cap ? cap : 8, err));
+  s->cap[k] = cap;
+  return CL_OK;
+}
+
+/* The union of the boxes and their median size (as the host's select_kth: the (n / 2)-th smallest),
+ * the grid the host's broad phase would make of them. */
+static cl_status grid_of(cl_dda_detect *s, const cl_dda_broad_args *a, size_t n, cl_dda_cells *gr, cl_error *err) {
+  cl_device *d = s->d;
+  double b[4];
+  const int op[4] = {CL_REDUCE_MIN, CL_REDUCE_MIN, CL_REDUCE_MAX, CL_REDUCE_MAX};
+  for (int k = 0; k < 4; k++) CL_TRY(cl_k_reduce(d, CL_F64, a->bounds + (size_t)k * n, n, op[k], &b[k], err));
+  uint64_t *sorted = s->buf[CL_DDA_DB_SORTED_SIZES], bits;
+  CL_TRY(cl_k_dda_sort_keys(d, &s->scratch, a->size_keys, sorted, n, UINT64_MAX, err));
+  CL_TRY(d->to_host(d, &bits, sorted + n / 2, sizeof bits, err));
+  double h;
+  memcpy(&h, &bits, sizeof h);
+  cl_dda_box all = {b[0], b[1], b[2], b[3]};
+  *gr = cl_dda_cells_over(all, h, n);
+  return CL_OK;
+}
+
+cl_status cl_dda_detect_pairs(cl_dda_detect *s, const cl_dda_geometry *g, double d0, cl_error *err) {
+  cl_device *d = s->d;
+  size_t n = g->n;
+  s->npairs = 0;
+  if (n < 2) return CL_OK;
+  CL_TRY(room(s, CL_DDA_DB_BOXES, n * sizeof(cl_dda_box), err));
+  CL_TRY(room(s, CL_DDA_DB_BOUNDS, 4 * n * sizeof(double), err));
+  CL_TRY(room(s, CL_DDA_DB_SIZES, n * sizeof(uint64_t), err));
+  CL_TRY(room(s, CL_DDA_DB_SORTED_SIZES, n * sizeof(uint64_t), err));
+  CL_TRY(room(s, CL_DDA_DB_COUNT, n * sizeof(int64_t), err));
+  CL_TRY(room(s, CL_DDA_DB_OFFSET, (n + 1) * sizeof(int64_t), err));
+  cl_dda_broad_args a = {.g = *g, .grow = d0 / 2, .boxes = s->buf[CL_DDA_DB_BOXES], .bounds = s->buf[CL_DDA_DB_BOUNDS],
+                         .size_keys = s->buf[CL_DDA_DB_SIZES], .count = s->buf[CL_DDA_DB_COUNT],
+                         .offset = s->buf[CL_DDA_DB_OFFSET]};
+  CL_TRY(cl_k_dda_broad(d, &a, CL_DDA_BOXES, n, err));
+  CL_TRY(grid_of(s, &a, n, &a.cells, err));
+  /* the cells' entries: counted, offset, written as keys (cell, block) and sorted, so that each
+   * cell's blocks come in ascending order, as the host's counting sort leaves them */
+  size_t ncells = a.cells.nx * a.cells.ny;
+  int64_t entries, npairs;
+  CL_TRY(cl_k_dda_broad(d, &a, CL_DDA_CELL_COUNT, n, err));
+  CL_TRY(cl_k_dda_offsets(d, &s->scratch, a.count, s->buf[CL_DDA_DB_OFFSET], n, &entries, err));
+  CL_TRY(room(s, CL_DDA_DB_KEYS, (size_t)entries * sizeof(uint64_t), err));
+  CL_TRY(room(s, CL_DDA_DB_SORTED, (size_t)entries * sizeof(uint64_t), err));
+  CL_TRY(room(s, CL_DDA_DB_START, (ncells + 1) * sizeof(int64_t), err));
+  CL_TRY(room(s, CL_DDA_DB_IN_CELL, (size_t)entries * sizeof(int32_t), err));
+  a.keys = s->buf[CL_DDA_DB_KEYS], a.sorted = s->buf[CL_DDA_DB_SORTED];
+  a.start = s->buf[CL_DDA_DB_START], a.in_cell = s->buf[CL_DDA_DB_IN_CELL], a.entries = (size_t)entries;
+  CL_TRY(cl_k_dda_broad(d, &a, CL_DDA_CELL_WRITE, n, err));
+  CL_TRY(cl_k_dda_sort_keys(d, &s->scratch, a.keys, s->buf[CL_DDA_DB_SORTED], (size_t)entries,
+                            (uint64_t)ncells * n - 1, err));
+  CL_TRY(cl_k_dda_broad(d, &a, CL_DDA_CELL_START, ncells + 1, err));
+  CL_TRY(cl_k_dda_broad(d, &a, CL_DDA_CELL_SPLIT, (size_t)entries, err));
+  a.cells.start = a.start, a.cells.in_cell = a.in_cell;
+  /* each block's partners j > i: counted, offset, written as keys (i, j) and sorted */
+  CL_TRY(cl_k_dda_broad(d, &a, CL_DDA_PAIR_COUNT, n, err));
+  CL_TRY(cl_k_dda_offsets(d, &s->scratch, a.count, s->buf[CL_DDA_DB_OFFSET], n, &npairs, err));
+  CL_TRY(room(s, CL_DDA_DB_KEYS, (size_t)npairs * sizeof(uint64_t), err));
+  CL_TRY(room(s, CL_DDA_DB_SORTED, (size_t)npairs * sizeof(uint64_t), err));
+  CL_TRY(room(s, CL_DDA_DB_PAIRS, 2 * (size_t)npairs * sizeof(int32_t), err));
+  a.keys = s->buf[CL_DDA_DB_KEYS], a.sorted = s->buf[CL_DDA_DB_SORTED], a.pairs = s->buf[CL_DDA_DB_PAIRS];
+  CL_TRY(cl_k_dda_broad(d, &a, CL_DDA_PAIR_WRITE, n, err));
+  CL_TRY(cl_k_dda_sort_keys(d, &s->scratch, a.keys, s->buf[CL_DDA_DB_SORTED], (size_t)npairs,
+                            (uint64_t)n * n - 1, err));
+  CL_TRY(cl_k_dda_broad(d, &a, CL_DDA_PAIR_SPLIT, (size_t)npairs, err));
+  s->npairs = (size_t)npairs;
+  return CL_OK;
+}
+
+cl_status cl_dda_detect_found(cl_dda_detect *s, const cl_dda_geometry *g, const int32_t *pairs, size_t npairs,
+                              double d0, cl_error *err) {
+  cl_device *d = s->d;
+  if (pairs) {
+    CL_TRY(room(s, CL_DDA_DB_PAIRS, 2 * npairs * sizeof *pairs, err));
+    if (npairs) CL_TRY(d->to_device(d, s->buf[CL_DDA_DB_PAIRS], pairs, 2 * npairs * sizeof *pairs, err));
+    s->npairs = npairs;
+  }
+  npairs = s->npairs;
+  s->nfound = 0;
+  if (npairs == 0) return CL_OK;
+  CL_TRY(room(s, CL_DDA_DB_COUNT, npairs * sizeof(int64_t), err));
+  CL_TRY(room(s, CL_DDA_DB_OFFSET, (npairs + 1) * sizeof(int64_t), err));
+  cl_dda_narrow_args a = {*g, s->buf[CL_DDA_DB_PAIRS], npairs, d0, s->buf[CL_DDA_DB_COUNT], NULL, NULL};
+  int64_t total;
+  CL_TRY(cl_k_dda_narrow(d, &a, err));
+  CL_TRY(cl_k_dda_offsets(d, &s->scratch, a.count, s->buf[CL_DDA_DB_OFFSET], npairs, &total, err));
+  CL_TRY(room(s, CL_DDA_DB_FOUND, (size_t)total * sizeof(cl_dda_found), err));
+  a.count = NULL, a.offset = s->buf[CL_DDA_DB_OFFSET], a.out = s->buf[CL_DDA_DB_FOUND];
+  if (total) CL_TRY(cl_k_dda_narrow(d, &a, err));
+  s->nfound = (size_t)total;
+  return CL_OK;
+}
+
+cl_status cl_dda_detect_pairs_to_host(cl_dda_detect *s, int32_t *pairs, cl_error *err) {
+  if (s->npairs == 0) return CL_OK;
+  return s->d->to_host(s->d, pairs, s->buf[CL_DDA_DB_PAIRS], 2 * s->npairs * sizeof *pairs, err);
+}
+
+cl_status cl_dda_detect_found_to_host(cl_dda_detect *s, cl_dda_found *found, cl_error *err) {
+  if (s->nfound == 0) return CL_OK;
+  return s->d->to_host(s->d, found, s->buf[CL_DDA_DB_FOUND], s->nfound * sizeof *found, err);
+}
