@@ -820,8 +820,11 @@ end
 
 --- Whether a body's step fuses the next step's opening kick-drift into its force pass (u double-buffered:
 --- body.u_next; docs/methods/peridynamics.md). The one switch for the default (a body's own
---- body.fused_drift = true / false overrides it, for tests and benchmarks).
-pd.fused_drift = true
+--- body.fused_drift = true / false overrides it, for tests and benchmarks). Off: on the H100
+--- (2026-11-25, bench_pd.lua 10e6 10e6 50) the force pass with the fused drift took 2.11 ms a 2D f32
+--- step against 0.67 with the closing kick alone, with the same instructions and 4x the L1TEX stalls
+--- (Nsight Compute; cause not yet found, docs/benchmarks.md).
+pd.fused_drift = false
 
 -- The velocity-Verlet time step of a body as a pipeline (see docs/methods/peridynamics.md):
 -- prescribed velocities at mid-step, kick-drift, prescribed displacements, bond forces
