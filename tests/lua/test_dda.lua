@@ -346,15 +346,27 @@ T.case("contact detection on the device (detection = \"device\", here the cpu de
   end
   local host, device = run("host"), run("device")
   T.ok(not host:stats().device_detection and device:stats().device_detection, "stats name where detection ran")
-  -- the same contacts in the same order, found by the same per-pair function: every step the same,
-  -- bit for bit
+  -- the same contacts in the same order, found by the same per-pair function: on the cpu device every
+  -- step the same, bit for bit; on a GPU the device's narrow phase rounds with fused multiply-adds
+  -- (contact geometry within 1e-12 of the host's, unit/test_dda), and PCG stops on its displacement
+  -- criterion (1e-9 x max_displacement, 0.04 m: 4e-11 m a solve), so the forces and settlements agree
+  -- to that, not bit for bit: forces to 1e-6 of the largest, settlements to 1e-9 m over 5 steps
   local a, b = host:contacts(), device:contacts()
   T.ok(#a == #b and #a > 20, string.format("%d contacts on the host, %d on the device", #a, #b))
+  local exact, largest = cl.device() == "cpu", 0
+  for k = 1, #a do largest = math.max(largest, math.abs(a[k].normal_force)) end
   for k = 1, #a do
+    local same_force = exact and a[k].normal_force == b[k].normal_force or
+      math.abs(a[k].normal_force - b[k].normal_force) <= 1e-6 * largest
     T.ok(a[k].vertex_block == b[k].vertex_block and a[k].edge_block == b[k].edge_block and a[k].kind == b[k].kind and
-      a[k].state == b[k].state and a[k].normal_force == b[k].normal_force, string.format("contact %d", k))
+      a[k].state == b[k].state and same_force, string.format("contact %d: blocks %d-%d / %d-%d, state %s / %s, normal force %.17g / %.17g",
+      k, a[k].vertex_block, a[k].edge_block, b[k].vertex_block, b[k].edge_block, a[k].state, b[k].state, a[k].normal_force,
+      b[k].normal_force))
   end
-  for i = 2, host:count() do T.ok(host:block(i).uy == device:block(i).uy, string.format("block %d's settlement", i)) end
+  for i = 2, host:count() do
+    local d = math.abs(host:block(i).uy - device:block(i).uy)
+    T.ok(exact and d == 0 or not exact and d <= 1e-9, string.format("block %d's settlement (difference %g m)", i, d))
+  end
   T.raises(function() cut_mass { detection = "gpu" } end, { "detection", "host", "device" }, "unknown place")
 end)
 
