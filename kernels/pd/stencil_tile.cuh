@@ -195,7 +195,7 @@ static __device__ __forceinline__ void cl_pd_tile_word(const cl_pd_force_args &a
  * (3D PLAIN, with the point's share: f32 53.3 -> 45.9 instructions per bond, f64 66.6 -> 60.9); and
  * a word of 32 bonds none of which has broken before (all of them, but near cracks) takes a copy
  * of its bonds with the state a constant 0, without the test of each bond's old state (a shift, a
- * mask and a compare per bond: 45.9 -> 41.1, 60.9 -> 57.2 with the packed cells; count.sh). */
+ * mask and a compare per bond). */
 template <int DIM, int K, int R, int WEIGHTS, bool G, bool CHECK>
 static __device__ __forceinline__ void cl_pd_tile_bonds(const cl_pd_force_args &a, const cl_pd_pmb &m,
                                                         const cl_pd_stencil_table<DIM, K> &t, real dense_weight,
@@ -265,9 +265,8 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
   /* the dense bond loop in 3D only (the 2D kernel keeps one copy of its loop), with a uniform volume
    * (the general instance, per-point volumes, keeps one copy too: it would be ~45 000 instructions in
    * 3D f64); dense = false: never (kernel "tile-checked", the loop to measure it against) */
-  constexpr bool DENSE = DIM == 3 && WEIGHTS != CL_PD_WEIGHTS_ANY;
   bool checked = true;
-  if (DENSE)
+  if (DIM == 3 && WEIGHTS != CL_PD_WEIGHTS_ANY)
     checked = __syncthreads_or(gap) || !dense;
   else
     __syncthreads();
@@ -282,7 +281,7 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
   if (checked)
     cl_pd_tile_bonds<DIM, K, R, WEIGHTS, G, true>(a, m, t, dense_weight, cells, i, home, ui, gi, &p);
   else
-    cl_pd_tile_bonds<DIM, K, R, WEIGHTS, G, !DENSE>(a, m, t, dense_weight, cells, i, home, ui, gi, &p);
+    cl_pd_tile_bonds<DIM, K, R, WEIGHTS, G, DIM == 2>(a, m, t, dense_weight, cells, i, home, ui, gi, &p);
   cl_pd_finish(&a, &m, DIM, i, &p);
 }
 
