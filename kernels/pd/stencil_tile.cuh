@@ -190,8 +190,8 @@ static __device__ __forceinline__ void cl_pd_tile_word(const cl_pd_force_args &a
 
 /* The bonds of the point at shared index home. CHECK: skip the stencil cells without a point, as
  * every tile on the body's surface must; without it (a dense tile: every cell of the tile and its
- * halo holds a point, 3D, a uniform volume) no neighbour's point is read and no bond branches, and
- * the damage weight of all bonds is the constant dense_weight instead of a sum per bond
+ * halo holds a point, 3D) no neighbour's point is read and no bond branches, and with a uniform
+ * volume (dense_weight) the damage weight of all bonds is the constant instead of a sum per bond
  * (3D PLAIN, with the point's share: f32 53.3 -> 45.9 instructions per bond, f64 66.6 -> 60.9); and
  * a word of 32 bonds none of which has broken before (all of them, but near cracks) takes a copy
  * of its bonds with the state a constant 0, without the test of each bond's old state (a shift, a
@@ -212,7 +212,7 @@ static __device__ __forceinline__ void cl_pd_tile_bonds(const cl_pd_force_args &
     cl_pd_store_broken(&a.broken[w * a.n + i], state, broken);
   }
   /* the per-bond sums of the weight become dead code */
-  if (!CHECK) p->weight_all = dense_weight;
+  if (!CHECK && WEIGHTS != CL_PD_WEIGHTS_ANY) p->weight_all = dense_weight;
 }
 
 /* The blocks per SM that the packed 3D f32 kernel's registers must allow: as many as its shared
@@ -262,14 +262,9 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
     if (G && g)
       for (int c = 0; c < DIM; c++) cells.g[c * H::CELLS + q] = g[c * a.n + j];
   }
-  /* the dense bond loop in 3D only (the 2D kernel keeps one copy of its loop), with a uniform volume
-   * (the general instance, per-point volumes, keeps one copy too: it would be ~45 000 instructions in
-   * 3D f64); dense = false: never (kernel "tile-checked", the loop to measure it against) */
-  bool checked = true;
-  if (DIM == 3 && WEIGHTS != CL_PD_WEIGHTS_ANY)
-    checked = __syncthreads_or(gap) || !dense;
-  else
-    __syncthreads();
+  /* the dense bond loop in 3D only (the 2D kernel keeps one copy of its loop); dense = false: never
+   * (kernel "tile-checked", the loop to measure it against) */
+  const bool checked = __syncthreads_or(gap) || DIM == 2 || !dense;
   if (!asked) return;
   const uint32_t i = own;
   const int home = ((tz + RZ) * H::Y + ty + R) * H::X + tx + R;
