@@ -115,44 +115,6 @@ static __device__ __forceinline__ uint32_t cl_pd_tile_point(const cl_pd_force_ar
 
 extern __shared__ __align__(16) unsigned char cl_pd_tile_memory[];
 
-/* The tile's cells in shared memory: each cell's u and point, and the surface factors if G. 3D f32
- * packs a cell's u and point into one 16-byte word (u_x, u_y, u_z, the point's bits), so that a bond
- * reads its neighbour with one 128-bit load instead of three (four with the presence test), in the
- * 16 bytes a cell took anyway; elsewhere an array per component and one of points (a packed 3D f64
- * cell would take 32 bytes instead of 28: fewer blocks per SM). */
-template <int DIM, int R, bool G>
-struct cl_pd_tile_cells {
-  typedef cl_pd_tile_halo<DIM, R, G> H;
-  static constexpr bool PACKED = DIM == 3 && sizeof(real) == 4;
-  real *u;         /* PACKED: a float4 per cell; else [DIM][CELLS] */
-  real *g;         /* [DIM][CELLS] if G */
-  uint32_t *point; /* [CELLS] unless PACKED */
-  __device__ explicit cl_pd_tile_cells(unsigned char *memory)
-      : u((real *)memory), g(u + (PACKED ? 4 : DIM) * H::CELLS),
-        point(PACKED ? NULL : (uint32_t *)(u + (G ? 2 : 1) * DIM * H::CELLS)) {}
-  /* cell q holds point j (CL_PD_ABSENT: none, with uj zero) */
-  __device__ __forceinline__ void put(int q, uint32_t j, const real *uj) {
-    if constexpr (PACKED) {
-      ((float4 *)u)[q] = make_float4(uj[0], uj[1], uj[2], __uint_as_float(j));
-    } else {
-      point[q] = j;
-      if (j != CL_PD_ABSENT)
-        for (int c = 0; c < DIM; c++) u[c * H::CELLS + q] = uj[c];
-    }
-  }
-  /* the point of cell q, and its u into uj */
-  __device__ __forceinline__ uint32_t get(int q, real *uj) const {
-    if constexpr (PACKED) {
-      const float4 v = ((const float4 *)u)[q];
-      uj[0] = v.x, uj[1] = v.y, uj[2] = v.z;
-      return __float_as_uint(v.w);
-    } else {
-      for (int c = 0; c < DIM; c++) uj[c] = u[c * H::CELLS + q];
-      return point[q];
-    }
-  }
-};
-
 /* The damage weight of a point all of whose stencil neighbours are present, for the instances with
  * a uniform volume (the table's fractions hold it): the sum over the entries in the bond loop's
  * order and precision, so the same bits as the loop's own sum. */
@@ -163,79 +125,53 @@ static real cl_pd_tile_dense_weight(const cl_pd_stencil_table<DIM, K> &t) {
   return sum;
 }
 
-/* The bonds of word w (stencil entries 32 w ..) of the point at shared index home, whose bond-state
- * word is state; CHECK: skip the stencil cells without a point. */
-template <int DIM, int K, int R, bool G, bool CHECK>
-static __device__ __forceinline__ void cl_pd_tile_word(const cl_pd_force_args &a, const cl_pd_pmb &m,
-                                                       const cl_pd_stencil_table<DIM, K> &t,
-                                                       const cl_pd_tile_cells<DIM, R, G> &cells, uint32_t i,
-                                                       int home, const real *ui, const real *gi, int w,
-                                                       uint32_t state, uint32_t *broken, cl_pd_partial *p) {
-  typedef cl_pd_tile_halo<DIM, R, G> H;
-  const real *g = (const real *)a.surface;
-  real uj[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
-#pragma unroll
-  for (int k = 32 * w; k < K && k < 32 * w + 32; k++) {
-    const int *step = cl_pd_tile_stencil_of<DIM, K, R>.step[k];
-    const int q = home + step[0] + H::X * (step[1] + H::Y * step[2]);
-    /* j is read only where used: the check, per-point volumes, global factors */
-    const uint32_t j = cells.get(q, uj);
-    if (CHECK && j == CL_PD_ABSENT) continue;
-    if (G && g)
-      for (int c = 0; c < DIM; c++) gj[c] = cells.g[c * H::CELLS + q];
-    cl_pd_lattice_bond_to(&a, &m, DIM, i, j, k, t.geometry[k], t.fraction[k], uj, ui, gi, G ? gj : NULL, state,
-                          broken, p);
-  }
-}
-
 /* The bonds of the point at shared index home. CHECK: skip the stencil cells without a point, as
  * every tile on the body's surface must; without it (a dense tile: every cell of the tile and its
  * halo holds a point, 3D) no neighbour's point is read and no bond branches, and with a uniform
  * volume (dense_weight) the damage weight of all bonds is the constant instead of a sum per bond
- * (3D PLAIN, with the point's share: f32 53.3 -> 45.9 instructions per bond, f64 66.6 -> 60.9); and
- * a word of 32 bonds none of which has broken before (all of them, but near cracks) takes a copy
- * of its bonds with the state a constant 0, without the test of each bond's old state (a shift, a
- * mask and a compare per bond). */
+ * (3D PLAIN, with the point's share: f32 53.3 -> 45.9 instructions per bond, f64 66.6 -> 60.9). */
 template <int DIM, int K, int R, int WEIGHTS, bool G, bool CHECK>
 static __device__ __forceinline__ void cl_pd_tile_bonds(const cl_pd_force_args &a, const cl_pd_pmb &m,
                                                         const cl_pd_stencil_table<DIM, K> &t, real dense_weight,
-                                                        const cl_pd_tile_cells<DIM, R, G> &cells, uint32_t i,
-                                                        int home, const real *ui, const real *gi, cl_pd_partial *p) {
+                                                        const real *tile_u, const real *tile_g,
+                                                        const uint32_t *point, uint32_t i, int home,
+                                                        const real *ui, const real *gi, cl_pd_partial *p) {
+  typedef cl_pd_tile_halo<DIM, R, G> H;
+  const real *g = (const real *)a.surface;
+  real uj[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
 #pragma unroll
   for (int w = 0; w < (K + 31) / 32; w++) {
     const uint32_t state = a.broken[w * a.n + i];
     uint32_t broken = 0;
-    if (!CHECK && state == 0)
-      cl_pd_tile_word<DIM, K, R, G, CHECK>(a, m, t, cells, i, home, ui, gi, w, 0u, &broken, p);
-    else
-      cl_pd_tile_word<DIM, K, R, G, CHECK>(a, m, t, cells, i, home, ui, gi, w, state, &broken, p);
+#pragma unroll
+    for (int k = 32 * w; k < K && k < 32 * w + 32; k++) {
+      const int *step = cl_pd_tile_stencil_of<DIM, K, R>.step[k];
+      const int q = home + step[0] + H::X * (step[1] + H::Y * step[2]);
+      const uint32_t j = point[q]; /* read only where used: the check, per-point volumes, global factors */
+      if (CHECK && j == CL_PD_ABSENT) continue;
+      for (int c = 0; c < DIM; c++) uj[c] = tile_u[c * H::CELLS + q];
+      if (G && g)
+        for (int c = 0; c < DIM; c++) gj[c] = tile_g[c * H::CELLS + q];
+      cl_pd_lattice_bond_to(&a, &m, DIM, i, j, k, t.geometry[k], t.fraction[k], uj, ui, gi, G ? gj : NULL, state,
+                            &broken, p);
+    }
     cl_pd_store_broken(&a.broken[w * a.n + i], state, broken);
   }
   /* the per-bond sums of the weight become dead code */
   if (!CHECK && WEIGHTS != CL_PD_WEIGHTS_ANY) p->weight_all = dense_weight;
 }
 
-/* The blocks per SM that the packed 3D f32 kernel's registers must allow: as many as its shared
- * memory allows (228 KB an SM, 1 KB of it reserved per block; PLAIN 7, with the factors 4). Left to
- * itself the compiler gives the packed loads 40 registers (6 blocks); bound, 32 without spills and
- * no more instructions. The others: as the compiler chooses. */
-template <int DIM, int R, int WEIGHTS>
-struct cl_pd_tile_min_blocks {
-  typedef cl_pd_tile_halo<DIM, R, cl_pd_tile_holds_g<DIM, R, WEIGHTS>::value> H;
-  static constexpr int blocks = (int)(228 * 1024 / (H::BYTES + 1024));
-  static constexpr int value =
-      cl_pd_tile_cells<DIM, R, cl_pd_tile_holds_g<DIM, R, WEIGHTS>::value>::PACKED ? (blocks < 8 ? blocks : 8) : 1;
-};
-
 template <int DIM, int K, int R, int WEIGHTS>
-__global__ void __launch_bounds__(CL_THREADS, (cl_pd_tile_min_blocks<DIM, R, WEIGHTS>::value))
+__global__ void __launch_bounds__(CL_THREADS)
 CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_table<DIM, K> t, real dense_weight,
                         bool dense) {
   typedef cl_pd_tile_shape<DIM> S;
   constexpr bool G = cl_pd_tile_holds_g<DIM, R, WEIGHTS>::value;
   typedef cl_pd_tile_halo<DIM, R, G> H;
   constexpr int RZ = DIM == 3 ? R : 0;
-  cl_pd_tile_cells<DIM, R, G> cells(cl_pd_tile_memory);
+  real *tile_u = (real *)cl_pd_tile_memory;                             /* [DIM][CELLS] */
+  real *tile_g = tile_u + DIM * H::CELLS;                               /* [DIM][CELLS] if G */
+  uint32_t *point = (uint32_t *)(tile_u + (G ? 2 : 1) * DIM * H::CELLS); /* [CELLS] */
   const real *g = (const real *)a.surface;
   cl_pd_table_args<WEIGHTS>(&a);
   const real *u = (const real *)a.u;
@@ -251,16 +187,14 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
     const int qy = q / H::X; /* in 2D the row; in 3D row and plane */
     const uint32_t j = cl_pd_tile_point<DIM>(a, x0 - R + q % H::X, y0 - R + (DIM == 2 ? qy : qy % H::Y),
                                              DIM == 2 ? 0 : z0 - RZ + qy / H::Y);
-    real uj[3] = {0, 0, 0};
+    point[q] = j;
     if (j == CL_PD_ABSENT) {
-      cells.put(q, j, uj);
       gap = true;
       continue;
     }
-    for (int c = 0; c < DIM; c++) uj[c] = u[c * a.n + j];
-    cells.put(q, j, uj);
+    for (int c = 0; c < DIM; c++) tile_u[c * H::CELLS + q] = u[c * a.n + j];
     if (G && g)
-      for (int c = 0; c < DIM; c++) cells.g[c * H::CELLS + q] = g[c * a.n + j];
+      for (int c = 0; c < DIM; c++) tile_g[c * H::CELLS + q] = g[c * a.n + j];
   }
   /* the dense bond loop in 3D only (the 2D kernel keeps one copy of its loop); dense = false: never
    * (kernel "tile-checked", the loop to measure it against) */
@@ -269,14 +203,14 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
   const uint32_t i = own;
   const int home = ((tz + RZ) * H::Y + ty + R) * H::X + tx + R;
   real ui[3] = {0, 0, 0}, gi[3] = {0, 0, 0};
-  cells.get(home, ui);
+  for (int c = 0; c < DIM; c++) ui[c] = tile_u[c * H::CELLS + home];
   if (g) /* the point's own factors: from the tile where it holds them, else from global memory */
-    for (int c = 0; c < DIM; c++) gi[c] = G ? cells.g[c * H::CELLS + home] : g[c * a.n + i];
+    for (int c = 0; c < DIM; c++) gi[c] = G ? tile_g[c * H::CELLS + home] : g[c * a.n + i];
   cl_pd_partial p = {};
   if (checked)
-    cl_pd_tile_bonds<DIM, K, R, WEIGHTS, G, true>(a, m, t, dense_weight, cells, i, home, ui, gi, &p);
+    cl_pd_tile_bonds<DIM, K, R, WEIGHTS, G, true>(a, m, t, dense_weight, tile_u, tile_g, point, i, home, ui, gi, &p);
   else
-    cl_pd_tile_bonds<DIM, K, R, WEIGHTS, G, DIM == 2>(a, m, t, dense_weight, cells, i, home, ui, gi, &p);
+    cl_pd_tile_bonds<DIM, K, R, WEIGHTS, G, DIM == 2>(a, m, t, dense_weight, tile_u, tile_g, point, i, home, ui, gi, &p);
   cl_pd_finish(&a, &m, DIM, i, &p);
 }
 

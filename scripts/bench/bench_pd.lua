@@ -37,9 +37,8 @@
 -- exits 1.
 -- Columns: ms per step; bond updates per second; bw%: the floor bytes of the step over its time,
 -- against the device's copy bandwidth measured here (one 512 MB copy, median of 5); ar%: the
--- bond arithmetic (FLOPS_PER_BOND, an FMA counted as 2; half of it per bond update for "half", which
--- computes a bond once for both its ends) over the peak vector rate of an H100 SXM (67 TFLOP/s f32,
--- 34 f64; "-" on other devices); peer/x: the peer's time over this variant's
+-- bond arithmetic (FLOPS_PER_BOND, an FMA counted as 2) over the peak vector rate of an H100 SXM
+-- (67 TFLOP/s f32, 34 f64; "-" on other devices); peer/x: the peer's time over this variant's
 -- (same dimension and precision; issue target >= 2). Floor bytes per point and step, if every
 -- neighbour's u comes from cache: lattice 2D f32 96 (read u, the cell, the bond word and a map
 -- entry, write a and damage: 32 B, plus 64 B of the two Verlet updates), f64 180; 3D 148 / 272;
@@ -59,9 +58,6 @@ local FLOOR_BYTES = { lattice = { [2] = { f32 = 96, f64 = 180 }, [3] = { f32 = 1
 -- per bond: eta, d = xi + eta, |d|^2, the stretch's numerator and reciprocals, the law, the force
 -- and its sum, the damage weights (kernels/pd/pmb.h, cl_pd_bond)
 local FLOPS_PER_BOND = { [2] = 30, [3] = 42 }
--- the share of a bond's arithmetic a variant spends per bond update (an entry: a bond at one of its
--- ends): "half" computes a bond once for both its ends, every other variant once per end
-local ARITHMETIC_SHARE = { half = 0.5 }
 local info = cl.info()
 local PEAK_FLOPS = (info.device_name or ""):find("H100") and { f32 = 67e12, f64 = 34e12 } or nil
 
@@ -170,7 +166,7 @@ local function time_variants(body, layout, order, stages)
     if per_step then
       row.rate = body.bonds.entries / per_step
       row.bw = body.n * FLOOR_BYTES[layout][dim][precision] / per_step / 1e9 / bandwidth
-      row.ar = PEAK_FLOPS and row.rate * FLOPS_PER_BOND[dim] * (ARITHMETIC_SHARE[name] or 1) / PEAK_FLOPS[precision]
+      row.ar = PEAK_FLOPS and row.rate * FLOPS_PER_BOND[dim] / PEAK_FLOPS[precision]
     end
     if not (row.ok and per_step) then failed = failed + 1 end
     rows[#rows + 1] = row

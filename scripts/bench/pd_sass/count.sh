@@ -21,19 +21,5 @@ for precision in f32 f64; do
   fi
   echo "$precision:"
   python3 "$here/per_bond.py" "$out/kernels.sass" | grep -E "probe_walk|table|tile"
-  if [ "${2:-}" != "--walk-only" ]; then
-    # the 3D tile kernel's hot path alone: the dense loop's words of state 0 (stencil_tile.cuh), the
-    # presence test and the old-state test forced off in a copy of the kernels (counting only: the
-    # copy is not a valid kernel), the whole kernel over K
-    rm -rf "$out/tree" && mkdir -p "$out/tree" && cp -r "$root/kernels" "$out/tree/"
-    tile="$out/tree/kernels/pd/stencil_tile.cuh"
-    sed -i 's/const bool checked = __syncthreads_or(gap) || DIM == 2 || !dense;/(void)__syncthreads_or(gap); const bool checked = DIM == 2;/; s/if (!CHECK \&\& state == 0)/if (!CHECK)/' "$tile"
-    [ "$(grep -c 'const bool checked = DIM == 2;\|if (!CHECK)$' "$tile")" = 2 ] ||
-      { echo "count.sh: stencil_tile.cuh no longer has the lines the dense count forces" >&2; exit 1; }
-    nvcc -O2 $define -I"$out/tree" -arch=sm_90 -cubin -o "$out/dense.cubin" "$here/tile_dense.cu"
-    cuobjdump -sass "$out/dense.cubin" | python3 -c 'import re, sys
-n = len(re.findall(r"/\*[0-9a-f]{4,}\*/\s+[^;]*;", sys.stdin.read()))
-print(f"3D tile, dense loop, words of state 0, PLAIN   {n / 122:6.1f} instructions per bond with the point'"'"'s share")'
-  fi
 done
 rm -rf "$out"

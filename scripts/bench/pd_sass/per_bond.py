@@ -33,10 +33,7 @@ for function in re.split(r"\n\s*Function : ", open(sys.argv[1]).read())[1:]:
         if "tile" in name:  # a thread per point, no point loop: the whole kernel
             outer = len(ops)
         if len(checks) <= bonds + 2 and outer:
-            # the 3D tile kernel holds its checked loop and the dense loop's copies (count.sh counts
-            # the dense one alone): its whole is then no point's share
-            share = "over K, all its loops" if "tile" in name and "ILi3E" in name else "with the point's share"
-            print(f"{name:36s} {per_bond:6.1f} instructions per bond ({outer / bonds:.1f} {share})")
+            print(f"{name:36s} {per_bond:6.1f} instructions per bond ({outer / bonds:.1f} with the point's share)")
             continue
     else:
         loops = []
