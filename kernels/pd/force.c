@@ -39,7 +39,6 @@ cl_status cl_k_pd_force(cl_device *d, cl_dtype t, const cl_pd_force_args *a, cl_
                            : kernel == CL_PD_HALF ? "pd_force (half)"
                            : kernel == CL_PD_WALK ? "pd_force (walk)"
                            : kernel == CL_PD_TILE ? "pd_force (tile)"
-                           : kernel == CL_PD_TILE_CHECKED ? "pd_force (tile-checked)"
                                                   : "pd_force (group)", err);
 }
 

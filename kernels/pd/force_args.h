@@ -12,13 +12,11 @@
  * without energies: other cases run CL_PD_POINT). Variants of CL_PD_POINT for benchmarks, equal to
  * it on the CPU: CL_PD_WALK, the stencil walked from global memory (what CL_PD_POINT runs for
  * stencils without a launch-constant table, stencil_table.cuh); CL_PD_TILE, u of a block's tile of
- * grid cells and its halo in shared memory (stencil_tile.cuh; 2D and 3D lattice at 3.015 dx, no
- * energies: other cases run CL_PD_POINT); CL_PD_TILE_CHECKED, the same with every 3D tile taking the
- * bond loop that checks each neighbour's presence (the tile kernel before its dense loop, to measure
- * that loop against). */
+ * grid cells and its halo in shared memory (stencil_tile.cuh; 2D lattice at 3.015 dx, no
+ * energies: other cases run CL_PD_POINT). */
 typedef enum cl_pd_kernel {
   CL_PD_POINT = 0, CL_PD_HALF = 1, CL_PD_WALK = 2, CL_PD_TILE = 3,
-  CL_PD_GROUP4 = 4, CL_PD_TILE_CHECKED = 5, CL_PD_GROUP8 = 8, CL_PD_GROUP16 = 16, CL_PD_GROUP32 = 32
+  CL_PD_GROUP4 = 4, CL_PD_GROUP8 = 8, CL_PD_GROUP16 = 16, CL_PD_GROUP32 = 32
 } cl_pd_kernel;
 
 #define CL_PD_LAW_STATE_MAX 4
@@ -72,7 +70,7 @@ typedef struct cl_pd_force_args {
 #ifndef __CUDACC_RTC__
 /* Blocks of CL_THREADS threads for a launch of kernel shape `kernel` over n points. */
 static inline unsigned cl_pd_blocks(size_t n, cl_pd_kernel kernel) {
-  if (kernel < CL_PD_GROUP4 || kernel == CL_PD_TILE_CHECKED) return cl_grid_1d(n); /* a thread per point */
+  if (kernel < CL_PD_GROUP4) return cl_grid_1d(n); /* a thread per point */
   return (unsigned)((n * (size_t)kernel + CL_THREADS - 1) / CL_THREADS);
 }
 #endif

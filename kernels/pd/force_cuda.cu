@@ -54,28 +54,25 @@ static void launch_table_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
 /* The shared-memory tile kernel of one stencil (stencil_tile.cuh); its shared memory is dynamic,
  * since the 3D f64 tile needs more than the 48 KB a launch gets without asking. */
 template <int DIM, int K, int WEIGHTS>
-static void launch_tile_as(const cl_pd_force_args *a, const cl_pd_pmb &m, bool dense) {
+static void launch_tile_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   constexpr int R = 3; /* the reach of the stencils at 3.015 dx (cl_pd_tile_stencil_matches) */
   const size_t bytes = cl_pd_tile_halo<DIM, R, cl_pd_tile_holds_g<DIM, R, WEIGHTS>::value>::BYTES;
   if (bytes > 48 * 1024)
     cudaFuncSetAttribute(CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                          (int)bytes);
-  const cl_pd_stencil_table<DIM, K> t = cl_pd_make_table<DIM, K>(a, m, WEIGHTS != CL_PD_WEIGHTS_ANY);
   CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS><<<cl_pd_tile_grid<DIM>(a), CL_THREADS, bytes>>>(
-      *a, m, t, cl_pd_tile_dense_weight(t), dense);
+      *a, m, cl_pd_make_table<DIM, K>(a, m, WEIGHTS != CL_PD_WEIGHTS_ANY));
 }
 
-/* An unrolled kernel's instance for the body's per-bond weights (stencil_table.cuh); dense: the tile
- * kernel may take its dense bond loop (stencil_tile.cuh). */
+/* An unrolled kernel's instance for the body's per-bond weights (stencil_table.cuh). */
 template <int DIM, int K, bool TILE>
-static void launch_unrolled(const cl_pd_force_args *a, const cl_pd_pmb &m, bool dense) {
+static void launch_unrolled(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   switch (cl_pd_weights_of(a)) {
-    case CL_PD_WEIGHTS_PLAIN: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_PLAIN>(a, m, dense)
+    case CL_PD_WEIGHTS_PLAIN: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_PLAIN>(a, m)
                                    : launch_table_as<DIM, K, CL_PD_WEIGHTS_PLAIN>(a, m); break;
-    case CL_PD_WEIGHTS_SURFACE: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_SURFACE>(a, m, dense)
+    case CL_PD_WEIGHTS_SURFACE: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_SURFACE>(a, m)
                                      : launch_table_as<DIM, K, CL_PD_WEIGHTS_SURFACE>(a, m); break;
-    default: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_ANY>(a, m, dense)
-                  : launch_table_as<DIM, K, CL_PD_WEIGHTS_ANY>(a, m);
+    default: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_ANY>(a, m) : launch_table_as<DIM, K, CL_PD_WEIGHTS_ANY>(a, m);
   }
 }
 
@@ -84,16 +81,14 @@ static void launch_unrolled(const cl_pd_force_args *a, const cl_pd_pmb &m, bool 
  * 122 in 3D, reach 3; the tile kernel on maps whose tiles fit the grid's limits); any rows (a
  * partitioned step's interior or rest). Returns false for other stencils and for energies (they
  * take the stencil walk). Another stencil is a line here. */
-static bool launch_stencil(const cl_pd_force_args *a, const cl_pd_pmb &m, bool tile, bool dense) {
+static bool launch_stencil(const cl_pd_force_args *a, const cl_pd_pmb &m, bool tile) {
   if (!a->stencil_host || a->energy) return false;
   if (a->dim == 2 && a->nstencil == 28) {
-    if (tile && cl_pd_tile_grid_fits<2>(a) && cl_pd_tile_stencil_matches<2, 28, 3>(a))
-      launch_unrolled<2, 28, true>(a, m, dense);
-    else launch_unrolled<2, 28, false>(a, m, dense);
+    if (tile && cl_pd_tile_grid_fits<2>(a) && cl_pd_tile_stencil_matches<2, 28, 3>(a)) launch_unrolled<2, 28, true>(a, m);
+    else launch_unrolled<2, 28, false>(a, m);
   } else if (a->dim == 3 && a->nstencil == 122) {
-    if (tile && cl_pd_tile_grid_fits<3>(a) && cl_pd_tile_stencil_matches<3, 122, 3>(a))
-      launch_unrolled<3, 122, true>(a, m, dense);
-    else launch_unrolled<3, 122, false>(a, m, dense);
+    if (tile && cl_pd_tile_grid_fits<3>(a) && cl_pd_tile_stencil_matches<3, 122, 3>(a)) launch_unrolled<3, 122, true>(a, m);
+    else launch_unrolled<3, 122, false>(a, m);
   } else {
     return false;
   }
@@ -115,12 +110,10 @@ extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel
     else launch_half<3>(a, m);
     return (int)cudaGetLastError();
   }
-  const bool tile = kernel == CL_PD_TILE || kernel == CL_PD_TILE_CHECKED ||
-                    (kernel == CL_PD_POINT && (a->dim == 2 ? tile_default_2d : tile_default_3d));
-  if (lattice && (kernel == CL_PD_POINT || kernel == CL_PD_TILE || kernel == CL_PD_TILE_CHECKED) &&
-      launch_stencil(a, m, tile, kernel != CL_PD_TILE_CHECKED))
+  const bool tile = kernel == CL_PD_TILE || (kernel == CL_PD_POINT && (a->dim == 2 ? tile_default_2d : tile_default_3d));
+  if (lattice && (kernel == CL_PD_POINT || kernel == CL_PD_TILE) && launch_stencil(a, m, tile))
     return (int)cudaGetLastError();
-  if (kernel == CL_PD_WALK || kernel == CL_PD_TILE || kernel == CL_PD_TILE_CHECKED) kernel = CL_PD_POINT; /* the walk */
+  if (kernel == CL_PD_WALK || kernel == CL_PD_TILE) kernel = CL_PD_POINT; /* the stencil walk */
   if (a->dim == 2) lattice ? launch<2, true>(a, m, kernel) : launch<2, false>(a, m, kernel);
   else lattice ? launch<3, true>(a, m, kernel) : launch<3, false>(a, m, kernel);
   return (int)cudaGetLastError();

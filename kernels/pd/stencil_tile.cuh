@@ -10,9 +10,7 @@
  * launch-constant table of stencil_table.cuh; the bond is cl_pd_lattice_bond_to, as everywhere.
  * Row ranges (a partitioned step's interior, then its rest): the blocks still cover the map, a
  * thread computes its point only if its row is asked for, and a tile without such a point leaves
- * before loading its halo (so the rest's launch costs one map load per cell for interior tiles).
- * In 3D a tile whose cells and halo all hold points (a body's interior) runs a second copy of the
- * bond loop without the presence checks (cl_pd_tile_bonds). */
+ * before loading its halo (so the rest's launch costs one map load per cell for interior tiles). */
 #ifndef CL_PD_STENCIL_TILE_CUH
 #define CL_PD_STENCIL_TILE_CUH
 
@@ -115,56 +113,9 @@ static __device__ __forceinline__ uint32_t cl_pd_tile_point(const cl_pd_force_ar
 
 extern __shared__ __align__(16) unsigned char cl_pd_tile_memory[];
 
-/* The damage weight of a point all of whose stencil neighbours are present, for the instances with
- * a uniform volume (the table's fractions hold it): the sum over the entries in the bond loop's
- * order and precision, so the same bits as the loop's own sum. */
-template <int DIM, int K>
-static real cl_pd_tile_dense_weight(const cl_pd_stencil_table<DIM, K> &t) {
-  real sum = 0;
-  for (int k = 0; k < K; k++) sum += t.fraction[k];
-  return sum;
-}
-
-/* The bonds of the point at shared index home. CHECK: skip the stencil cells without a point, as
- * every tile on the body's surface must; without it (a dense tile: every cell of the tile and its
- * halo holds a point, 3D) no neighbour's point is read and no bond branches, and with a uniform
- * volume (dense_weight) the damage weight of all bonds is the constant instead of a sum per bond
- * (3D PLAIN, with the point's share: f32 53.3 -> 45.9 instructions per bond, f64 66.6 -> 60.9). */
-template <int DIM, int K, int R, int WEIGHTS, bool G, bool CHECK>
-static __device__ __forceinline__ void cl_pd_tile_bonds(const cl_pd_force_args &a, const cl_pd_pmb &m,
-                                                        const cl_pd_stencil_table<DIM, K> &t, real dense_weight,
-                                                        const real *tile_u, const real *tile_g,
-                                                        const uint32_t *point, uint32_t i, int home,
-                                                        const real *ui, const real *gi, cl_pd_partial *p) {
-  typedef cl_pd_tile_halo<DIM, R, G> H;
-  const real *g = (const real *)a.surface;
-  real uj[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
-#pragma unroll
-  for (int w = 0; w < (K + 31) / 32; w++) {
-    const uint32_t state = a.broken[w * a.n + i];
-    uint32_t broken = 0;
-#pragma unroll
-    for (int k = 32 * w; k < K && k < 32 * w + 32; k++) {
-      const int *step = cl_pd_tile_stencil_of<DIM, K, R>.step[k];
-      const int q = home + step[0] + H::X * (step[1] + H::Y * step[2]);
-      const uint32_t j = point[q]; /* read only where used: the check, per-point volumes, global factors */
-      if (CHECK && j == CL_PD_ABSENT) continue;
-      for (int c = 0; c < DIM; c++) uj[c] = tile_u[c * H::CELLS + q];
-      if (G && g)
-        for (int c = 0; c < DIM; c++) gj[c] = tile_g[c * H::CELLS + q];
-      cl_pd_lattice_bond_to(&a, &m, DIM, i, j, k, t.geometry[k], t.fraction[k], uj, ui, gi, G ? gj : NULL, state,
-                            &broken, p);
-    }
-    cl_pd_store_broken(&a.broken[w * a.n + i], state, broken);
-  }
-  /* the per-bond sums of the weight become dead code */
-  if (!CHECK && WEIGHTS != CL_PD_WEIGHTS_ANY) p->weight_all = dense_weight;
-}
-
 template <int DIM, int K, int R, int WEIGHTS>
 __global__ void __launch_bounds__(CL_THREADS)
-CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_table<DIM, K> t, real dense_weight,
-                        bool dense) {
+CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_table<DIM, K> t) {
   typedef cl_pd_tile_shape<DIM> S;
   constexpr bool G = cl_pd_tile_holds_g<DIM, R, WEIGHTS>::value;
   typedef cl_pd_tile_halo<DIM, R, G> H;
@@ -182,35 +133,43 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
   const uint32_t own = cl_pd_tile_point<DIM>(a, x0 + tx, y0 + ty, z0 + tz);
   const bool asked = own != CL_PD_ABSENT && own - a.row0 < rows;
   if (!__syncthreads_or(asked)) return;
-  bool gap = false; /* a cell of the tile or its halo without a point */
   for (int q = threadIdx.x; q < H::CELLS; q += blockDim.x) {
     const int qy = q / H::X; /* in 2D the row; in 3D row and plane */
     const uint32_t j = cl_pd_tile_point<DIM>(a, x0 - R + q % H::X, y0 - R + (DIM == 2 ? qy : qy % H::Y),
                                              DIM == 2 ? 0 : z0 - RZ + qy / H::Y);
     point[q] = j;
-    if (j == CL_PD_ABSENT) {
-      gap = true;
-      continue;
-    }
+    if (j == CL_PD_ABSENT) continue;
     for (int c = 0; c < DIM; c++) tile_u[c * H::CELLS + q] = u[c * a.n + j];
     if (G && g)
       for (int c = 0; c < DIM; c++) tile_g[c * H::CELLS + q] = g[c * a.n + j];
   }
-  /* the dense bond loop in 3D only (the 2D kernel keeps one copy of its loop); dense = false: never
-   * (kernel "tile-checked", the loop to measure it against) */
-  const bool checked = __syncthreads_or(gap) || DIM == 2 || !dense;
+  __syncthreads();
   if (!asked) return;
   const uint32_t i = own;
   const int home = ((tz + RZ) * H::Y + ty + R) * H::X + tx + R;
-  real ui[3] = {0, 0, 0}, gi[3] = {0, 0, 0};
+  real ui[3] = {0, 0, 0}, gi[3] = {0, 0, 0}, uj[3] = {0, 0, 0}, gj[3] = {0, 0, 0};
   for (int c = 0; c < DIM; c++) ui[c] = tile_u[c * H::CELLS + home];
   if (g) /* the point's own factors: from the tile where it holds them, else from global memory */
     for (int c = 0; c < DIM; c++) gi[c] = G ? tile_g[c * H::CELLS + home] : g[c * a.n + i];
   cl_pd_partial p = {};
-  if (checked)
-    cl_pd_tile_bonds<DIM, K, R, WEIGHTS, G, true>(a, m, t, dense_weight, tile_u, tile_g, point, i, home, ui, gi, &p);
-  else
-    cl_pd_tile_bonds<DIM, K, R, WEIGHTS, G, DIM == 2>(a, m, t, dense_weight, tile_u, tile_g, point, i, home, ui, gi, &p);
+#pragma unroll
+  for (int w = 0; w < (K + 31) / 32; w++) {
+    const uint32_t state = a.broken[w * a.n + i];
+    uint32_t broken = 0;
+#pragma unroll
+    for (int k = 32 * w; k < K && k < 32 * w + 32; k++) {
+      const int *step = cl_pd_tile_stencil_of<DIM, K, R>.step[k];
+      const int q = home + step[0] + H::X * (step[1] + H::Y * step[2]);
+      const uint32_t j = point[q];
+      if (j == CL_PD_ABSENT) continue;
+      for (int c = 0; c < DIM; c++) uj[c] = tile_u[c * H::CELLS + q];
+      if (G && g)
+        for (int c = 0; c < DIM; c++) gj[c] = tile_g[c * H::CELLS + q];
+      cl_pd_lattice_bond_to(&a, &m, DIM, i, j, k, t.geometry[k], t.fraction[k], uj, ui, gi, G ? gj : NULL, state,
+                            &broken, &p);
+    }
+    cl_pd_store_broken(&a.broken[w * a.n + i], state, broken);
+  }
   cl_pd_finish(&a, &m, DIM, i, &p);
 }
 

@@ -11,10 +11,7 @@
 --          step's opening kick-drift fused into it, u double-buffered (cl_pd_finish with u_next; the
 --          kick-drift stage becomes pd_advance, which swaps the buffers)
 --   walk   the lattice point kernel walking the stencil in global memory (the former default)
---   tile   the lattice point kernel with u in shared-memory tiles (stencil_tile.cuh; 2D and 3D); in 3D
---          a tile whose cells and halo all hold points takes the dense bond loop (no presence checks)
---   tile-checked  the tile kernel with every 3D tile checking each neighbour's presence (the tile
---          kernel before its dense loop: "tile" over this is what the dense loop gains)
+--   tile   the lattice point kernel with u in shared-memory tiles (stencil_tile.cuh; 2D and 3D)
 --   tile-rows  the tile kernel launched over two row ranges, the first third of the rows and the
 --          rest, as a partitioned step runs its interior and boundary rows (its cost over "tile" is
 --          what making the tile kernel the default costs partitioned bodies)
@@ -51,7 +48,7 @@ local gpu = cl.device() == "cuda"
 local points = { [2] = tonumber(arg[1]) or (gpu and 10e6 or 4e4), [3] = tonumber(arg[2]) or (gpu and 10e6 or 8e3) }
 local steps = tonumber(arg[3]) or (gpu and 100 or 3)
 local wanted = {}
-for v in (arg[4] or "point,fused,fused2,walk,tile,tile-checked,tile-rows,half,list,peer,hook"):gmatch("[^,]+") do wanted[v] = true end
+for v in (arg[4] or "point,fused,fused2,walk,tile,tile-rows,half,list,peer,hook"):gmatch("[^,]+") do wanted[v] = true end
 
 local FLOOR_BYTES = { lattice = { [2] = { f32 = 96, f64 = 180 }, [3] = { f32 = 148, f64 = 272 } },
   list = { [2] = { f32 = 208, f64 = 300 }, [3] = { f32 = 628, f64 = 764 } } }
@@ -178,7 +175,7 @@ for _, dim in ipairs { 2, 3 } do
     if points[dim] > 0 then
       local order, stages = {}, {}
       local lattice = make_body(dim, precision, "lattice")
-      for _, name in ipairs { "point", "fused", "walk", "tile", "tile-checked", "half" } do
+      for _, name in ipairs { "point", "fused", "walk", "tile", "half" } do
         if wanted[name] or name == "point" then
           order[#order + 1], stages[name] = name, lattice:force_stage { kernel = name == "fused" and "point" or name,
             kick = kick_fused[name] and { dt = dt } or nil }
@@ -218,12 +215,12 @@ for _, r in ipairs(rows) do if r.name == "peer" then peer_ms[r.dim .. r.precisio
 local function fmt(format, v) return v and string.format(format, v) or "-" end
 print(string.format("device: %s (%s), %d steps per run, copy bandwidth %.0f GB/s", cl.device(), info.device_name,
   steps, bandwidth))
-print(string.format("%-3s %-4s %-12s %10s %11s %9s %10s %6s %6s %7s %9s %9s %s", "dim", "prec", "kernel", "points",
+print(string.format("%-3s %-4s %-9s %10s %11s %9s %10s %6s %6s %7s %9s %9s %s", "dim", "prec", "kernel", "points",
   "bonds", "ms/step", "bond upd/s", "bw%", "ar%", "peer/x", "du", "da", "check"))
 for _, r in ipairs(rows) do
   local peer = peer_ms[r.dim .. r.precision]
   local ratio = peer and r.step_ms and peer / r.step_ms
-  print(string.format("%-3s %-4s %-12s %10d %11d %9s %10s %6s %6s %7s %9s %9s %s", r.dim .. "D", r.precision, r.name,
+  print(string.format("%-3s %-4s %-9s %10d %11d %9s %10s %6s %6s %7s %9s %9s %s", r.dim .. "D", r.precision, r.name,
     r.n, r.bonds, fmt("%.3f", r.step_ms), fmt("%.3e", r.rate), fmt("%.1f", r.bw and 100 * r.bw),
     fmt("%.1f", r.ar and 100 * r.ar), fmt("%.2f", ratio), fmt("%.1e", r.du), fmt("%.1e", r.da),
     (r.ok and r.step_ms) and "ok" or "FAILED"))
