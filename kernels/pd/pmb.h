@@ -34,10 +34,8 @@ typedef struct cl_pd_pmb {
   real half_dx;   /* dx / 2 for the partial-volume correction; 0 disables it */
   real inv_dx;    /* 1 / dx when half_dx > 0 */
 #if defined(CL_PRECISION_F32)
-  real s0_low, s0_high; /* stretches between these (s0 -+ 2^-17 s0) are decided in f64 (cl_pd_decided_stretch);
-                            without breaking s0_low is above any stretch */
-  real s0_above;  /* the f32 value next above s0 */
-  double s0_limit2; /* (1 + s0)^2 of the f64 model's s0 */
+  real s0_window; /* stretches within this of s0 are decided in f64 (cl_pd_decided_stretch); 0: none */
+  double s0_exact; /* s0 as the f64 model has it */
 #endif
 } cl_pd_pmb;
 
@@ -50,10 +48,8 @@ typedef struct cl_pd_pmb {
 CL_HD static inline void cl_pd_set_s0(cl_pd_pmb *m, double s0) {
   m->s0 = (real)s0;
 #if defined(CL_PRECISION_F32)
-  m->s0_low = s0 > 0 ? (real)(s0 * (1 - CL_PD_S0_WINDOW)) : (real)3e38; /* no breaking: above any stretch */
-  m->s0_high = s0 > 0 ? (real)(s0 * (1 + CL_PD_S0_WINDOW)) : 0;
-  m->s0_above = nextafterf(m->s0, 2 * m->s0 + 1);
-  m->s0_limit2 = (1 + s0) * (1 + s0);
+  m->s0_window = s0 > 0 ? (real)(s0 * CL_PD_S0_WINDOW) : 0;
+  m->s0_exact = s0;
 #endif
 }
 
@@ -142,23 +138,20 @@ CL_HD static inline real cl_pd_stretch(int dim, const real *xi, const real *eta,
 }
 
 #if defined(CL_PRECISION_F32)
-/* An f32 stretch s above m->s0_low: if it is below m->s0_high too, within 2^-17 of s0, where the f32 arithmetic's rounding (a few ulp,
- * cl_pd_stretch; on the GPU approximate reciprocals) could decide whether the bond breaks: decided
- * by the same bond vectors xi and xi + eta in f64 — the stretch is above s0 when |xi + eta|^2 >
- * (1 + s0)^2 |xi|^2, with no square root or division (the f32 values' sums and products are exact
- * in f64 but for its last bit) — and s moved, if it is on the other side of s0, to s0 or its next f32
- * value above: a law's test s > s0 then decides as f64 does for this state, whatever the rounding,
- * and the force changes by at most the window (2^-17 of it). Rare: a bond's stretch crosses the
- * window in a step or two of its life. */
-CL_HD static inline float cl_pd_decided_stretch(const cl_pd_pmb *m, int dim, const float *xi, const float *eta,
-                                                float s) {
-  if (!(s < m->s0_high)) return s; /* a broken bond opening, or one about to break: no doubt */
+/* An f32 stretch s within m->s0_window of s0, where the f32 arithmetic's rounding (a few ulp,
+ * cl_pd_stretch; on the GPU approximate reciprocals) could decide whether the bond breaks: the
+ * stretch of the same bond vectors xi and xi + eta recomputed in f64, and s moved, if it is on the
+ * other side of s0, to s0's nearest f32 neighbour on the f64 side — so a law's test s > s0 decides
+ * as the f64 arithmetic does for this state, whatever the rounding, and the force changes by at most
+ * the window (2^-17 of it). Rare: a bond's stretch crosses the window in a step or two of its life. */
+CL_HD static inline float cl_pd_decided_stretch(const cl_pd_pmb *m, int dim, const float *xi, const float *eta, float s) {
   double r_2 = 0, r0_2 = 0;
   for (int c = 0; c < dim; c++) {
     const double x = xi[c], d = x + (double)eta[c];
     r_2 += d * d, r0_2 += x * x;
   }
-  return r_2 > m->s0_limit2 * r0_2 ? (s > m->s0 ? s : m->s0_above) : (s > m->s0 ? m->s0 : s);
+  if (sqrt(r_2 / r0_2) - 1 > m->s0_exact) return s > m->s0 ? s : nextafterf(m->s0, 2 * m->s0);
+  return s > m->s0 ? m->s0 : s;
 }
 #endif
 
@@ -175,9 +168,7 @@ CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, 
   real d[3], r, inv_r;
   real s = cl_pd_stretch(dim, xi, eta, r0, inv_r0, d, &r, &inv_r);
 #if defined(CL_PRECISION_F32)
-  /* one compare and a branch per bond (the window's upper end is tested behind it: only the bonds of
-   * open cracks and those about to break pass the first) */
-  if (s > m->s0_low) s = cl_pd_decided_stretch(m, dim, xi, eta, s);
+  if (fabsf(s - m->s0) < m->s0_window) s = cl_pd_decided_stretch(m, dim, xi, eta, s);
 #endif
   *weight_all += w;
   /* the law runs for broken bonds too (their force is dropped): one branch after it instead of
