@@ -33,25 +33,7 @@ typedef struct cl_pd_pmb {
   real delta;     /* horizon */
   real half_dx;   /* dx / 2 for the partial-volume correction; 0 disables it */
   real inv_dx;    /* 1 / dx when half_dx > 0 */
-#if defined(CL_PRECISION_F32)
-  real s0_window; /* stretches within this of s0 are decided in f64 (cl_pd_decided_stretch); 0: none */
-  double s0_exact; /* s0 as the f64 model has it */
-#endif
 } cl_pd_pmb;
-
-/* The relative half-width of the window around s0 in which an f32 stretch is decided in f64: 2^-17,
- * about 64 ulp, above the f32 stretch's error (a few ulp of s with the GPU's approximate reciprocals:
- * under 2e-6 relative, tests/unit/test_pd_stretch.c). */
-#define CL_PD_S0_WINDOW 7.62939453125e-6
-
-/* Sets m's critical stretch (s0 <= 0: no breaking) and, in f32, the window decided in f64. */
-CL_HD static inline void cl_pd_set_s0(cl_pd_pmb *m, double s0) {
-  m->s0 = (real)s0;
-#if defined(CL_PRECISION_F32)
-  m->s0_window = s0 > 0 ? (real)(s0 * CL_PD_S0_WINDOW) : 0;
-  m->s0_exact = s0;
-#endif
-}
 
 /* The bond law: the scalar force density of an intact bond (per volume of
  * both ends), from its reference and current vectors xi and xi + eta, their
@@ -137,24 +119,6 @@ CL_HD static inline real cl_pd_stretch(int dim, const real *xi, const real *eta,
 #endif
 }
 
-#if defined(CL_PRECISION_F32)
-/* An f32 stretch s within m->s0_window of s0, where the f32 arithmetic's rounding (a few ulp,
- * cl_pd_stretch; on the GPU approximate reciprocals) could decide whether the bond breaks: the
- * stretch of the same bond vectors xi and xi + eta recomputed in f64, and s moved, if it is on the
- * other side of s0, to s0's nearest f32 neighbour on the f64 side — so a law's test s > s0 decides
- * as the f64 arithmetic does for this state, whatever the rounding, and the force changes by at most
- * the window (2^-17 of it). Rare: a bond's stretch crosses the window in a step or two of its life. */
-CL_HD static inline float cl_pd_decided_stretch(const cl_pd_pmb *m, int dim, const float *xi, const float *eta, float s) {
-  double r_2 = 0, r0_2 = 0;
-  for (int c = 0; c < dim; c++) {
-    const double x = xi[c], d = x + (double)eta[c];
-    r_2 += d * d, r0_2 += x * x;
-  }
-  if (sqrt(r_2 / r0_2) - 1 > m->s0_exact) return s > m->s0 ? s : nextafterf(m->s0, 2 * m->s0);
-  return s > m->s0 ? m->s0 : s;
-}
-#endif
-
 /* Adds bond (i, j)'s force to acc[0..dim) and returns whether it is intact
  * after this step; r0 = |xi| and inv_r0 = 1 / |xi| (constants of the bond:
  * a lattice reads them from its stencil), w the bond's weight V_j beta (the
@@ -166,10 +130,7 @@ CL_HD static inline int cl_pd_bond(const cl_pd_pmb *m, int dim, const real *xi, 
                                    real inv_r0, real w, real scale, int intact, real *acc, real *weight_all,
                                    real *weight_intact, const struct cl_pd_force_args *a, size_t slot) {
   real d[3], r, inv_r;
-  real s = cl_pd_stretch(dim, xi, eta, r0, inv_r0, d, &r, &inv_r);
-#if defined(CL_PRECISION_F32)
-  if (fabsf(s - m->s0) < m->s0_window) s = cl_pd_decided_stretch(m, dim, xi, eta, s);
-#endif
+  const real s = cl_pd_stretch(dim, xi, eta, r0, inv_r0, d, &r, &inv_r);
   *weight_all += w;
   /* the law runs for broken bonds too (their force is dropped): one branch after it instead of
    * one before and one after made the lattice step 7% faster in f64 on the H100 */

@@ -194,7 +194,7 @@ CL_HD static inline void cl_pd_finish(const cl_pd_force_args *a, const cl_pd_pmb
 CL_HD static inline cl_pd_pmb cl_pd_material(const cl_pd_force_args *a) {
   cl_pd_pmb m;
   m.c = (real)a->c;
-  cl_pd_set_s0(&m, a->s0);
+  m.s0 = (real)a->s0;
   m.inv_rho = (real)(1 / a->rho);
   m.delta = (real)a->delta;
   m.half_dx = (real)(a->dx > 0 ? a->dx / 2 : 0);
