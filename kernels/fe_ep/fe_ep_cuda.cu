@@ -55,6 +55,11 @@ __global__ void __launch_bounds__(CL_THREADS, 2) CL_PREC(fe_ep_gauss_kernel)(cl_
  * then the third pass, 4n); the tables L, dL ((p+1)^2 each) once per block. blockDim.x is the launch's
  * choice (cl_fe_ep_set_sum_threads). */
 template <int ORDER>
+/* The sum-factorized kernel's default block: 128 threads were the fastest on the H100 at every order's
+ * largest level (docs/benchmarks.md, bench_fe table 1d: 58 / 55 / 59% of its floor at p = 1 / 2 / 3,
+ * against 52 / 49 / 55% at 256). */
+#define CL_FE_SUM_THREADS 128
+
 __global__ void __launch_bounds__(CL_THREADS, 2) CL_PREC(fe_ep_sum_kernel)(cl_fe_ep_args A) {
   const int p1 = ORDER + 1, nn = p1 * p1, eb = blockDim.x, x = threadIdx.x, k = threadIdx.y;
   const size_t e = (size_t)blockIdx.x * eb + x;
@@ -96,7 +101,7 @@ static void CL_PREC(launch)(const cl_fe_ep_args *A) {
     const size_t shared = 3 * sizeof(real) * eb * nd;
     if (OP == CL_FE_EP_FORCES && SHAPE == CL_FE_QUAD && A->matrix_free == CL_FE_EP_SUM_FACTORIZED) {
       /* fewer elements a block than the others' when asked: its registers then round up less per SM */
-      const int sb = (A->sum_threads ? A->sum_threads : CL_THREADS) / ngp;
+      const int sb = (A->sum_threads ? A->sum_threads : CL_FE_SUM_THREADS) / ngp;
       CL_PREC(fe_ep_sum_kernel)<ORDER><<<(unsigned)((A->ne + sb - 1) / sb), dim3(sb, ngp),
                                          6 * sizeof(real) * sb * nd, cudaStreamPerThread>>>(*A); /* 12 n each */
     } else if (A->matrix_free)

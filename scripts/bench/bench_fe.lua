@@ -7,7 +7,7 @@
 --     memory-bandwidth floor (docs/benchmarks.md derives the bytes per Gauss point of each; the two
 --     matrix-free kinds move the same bytes) and, for the matrix-free kinds, of the stored kind's floor
 --     (the lower bound of whichever kind is the fastest), and the matrix-free one's fraction of the f64
---     peak; on a GPU the sum-factorized kernel also with 128 and 64 threads a block (table 1d); on a GPU also
+--     peak; on a GPU the sum-factorized kernel also with 256 and 64 threads a block (table 1d); on a GPU also
 --     the same calls on the CPU backend of the same host in the same process (its OpenMP threads,
 --     OMP_NUM_THREADS) and the GPU's speed-up, best kind against best kind (stored, mf, sf), after all of
 --     the GPU's rows
@@ -84,9 +84,9 @@ end
 -- sum-factorized model is the matrix-free one: timed once, under matrix_free)
 local KINDS = { "stored", "matrix_free", "sum_factorized" }
 local SHORT = { stored = "stored", matrix_free = "mf", sum_factorized = "sf" }
--- threads a block of the sum-factorized kernel timed beside the default 256 (a GPU's: table 1d): fewer
+-- threads a block of the sum-factorized kernel timed beside the default 128 (a GPU's: table 1d): fewer
 -- elements a block round its registers up less per SM (p = 3, 94 registers: 16 warps an SM at 256, 20 at 128)
-local SUM_THREADS = { 128, 64 }
+local SUM_THREADS = { 256, 64 }
 local function profile_kinds(m, reps, kinds)
   local t = {}
   for _, kind in ipairs(kinds) do
@@ -182,9 +182,9 @@ if max_level > 0 then
       " (quadrilaterals' default: QUAD_RESIDUAL in lua/cleave/fe.lua)")
   end
   if device == "cuda" then
-    print("\n1d. the sum-factorized residual by threads a GPU block (g per element; default 256), seconds per" ..
+    print("\n1d. the sum-factorized residual by threads a GPU block (g per element; default 128), seconds per" ..
       " call and % of its floor")
-    local head = "level  p      dofs |        256 floor"
+    local head = "level  p      dofs |        128 floor"
     for _, threads in ipairs(SUM_THREADS) do head = head .. string.format(" | %10d floor", threads) end
     print(head)
     for _, row in ipairs(threads_rows) do print(row) end
