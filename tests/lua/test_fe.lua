@@ -95,8 +95,10 @@ local function energy_error(mesh, ux, uy, A, B)
   return math.sqrt(e2 / n2)
 end
 
-local function quarter_wellbore(mesh, material)
-  local m = cl.fe.model { mesh = mesh, material = material or { E = E, nu = nu } }
+local function quarter_wellbore(mesh, material, model_args)
+  local args = { mesh = mesh, material = material or { E = E, nu = nu } }
+  for k, v in pairs(model_args or {}) do args[k] = v end
+  local m = cl.fe.model(args)
   m:fix { where = "xsym", x = 0 }
   m:fix { where = "ysym", y = 0 }
   return m
@@ -658,6 +660,35 @@ T.case("the GPU's element-minor layout gives the CPU layout's results", function
   end
 end)
 
+-- The plastic quarter wellbore (thickness 0.5) of order p and shape with the residual kind asked for,
+-- in a GPU layout when given (the model made with the default kind, then switched, B-bar when stored
+-- built in that layout), solved as `solve` says: displacements, stresses and plastic strains.
+local function plastic_quarter(p, shape, residual, layout, solve)
+  local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = p, nr = p == 1 and 24 or 3, nt = 2, shape = shape }
+  local m = quarter_wellbore(mesh, { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi },
+    { thickness = 0.5, residual = not layout and residual or nil })
+  if layout then m.core:layout(layout) m.core:residual(residual) end
+  T.eq(m.core:info().residual, residual, "residual kind")
+  m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
+  m:pressure { where = "outer", p = P0 }
+  m:pressure { where = "inner", p = p_i }
+  m:solve(solve)
+  if layout then m.core:layout("element_major") end
+  return m:displacements(), m.core:get("sig"), m.core:get("ep")
+end
+
+-- Two residual kinds' solutions of the same case agree to tol relative (displacements to their
+-- largest, stresses to P0), and the case has plastic points.
+local function same_solution(what, tol, u0, s0, e0, u1, s1, e1)
+  local plastic, scale = 0, 0
+  for k = 1, #e0 do plastic = plastic + (e0[k] > 0 and 1 or 0) end
+  T.ok(plastic > 0, what .. ": plastic points")
+  for i = 1, #u0 do scale = math.max(scale, math.abs(u0[i])) end
+  for i = 1, #u0 do T.near(u1[i], u0[i], tol, what .. " u", scale) end
+  for i = 1, #s0 do T.near(s1[i], s0[i], tol, what .. " stress", P0) end
+  for i = 1, #e0 do T.near(e1[i], e0[i], tol, what .. " ep", math.max(1e-3, e0[i])) end
+end
+
 -- The matrix-free element kernels (residual = "matrix_free": B-bar and W recomputed at every Gauss
 -- point from the node coordinates, kernels/fe_ep/fe_ep_kernels.h) against the stored B-bar: the
 -- plastic quarter wellbore (Newton, so the tangent goes through them too; thickness 0.5, so that W's
@@ -665,34 +696,11 @@ end)
 -- same function as the host's geometry gives the same numbers up to the rounding of a contraction:
 -- asserted to 1e-12 relative (displacements to their largest, stresses to P0).
 T.case("the matrix-free residual gives the stored B-bar's results", function()
-  local function run(p, shape, residual, layout)
-    local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = p, nr = p == 1 and 24 or 3, nt = 2, shape = shape }
-    -- in the GPU's layout the model is made matrix-free (the default) and B-bar, when stored, built in
-    -- that layout afterwards
-    local m = cl.fe.model { mesh = mesh, thickness = 0.5, residual = not layout and residual or nil,
-      material = { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi } }
-    if layout then m.core:layout(layout) m.core:residual(residual) end
-    T.eq(m.core:info().residual, residual, "residual kind")
-    m:fix { where = "xsym", x = 0 }
-    m:fix { where = "ysym", y = 0 }
-    m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
-    m:pressure { where = "outer", p = P0 }
-    m:pressure { where = "inner", p = p_i }
-    m:solve { method = "newton", increments = 2, tol = 1e-10 }
-    if layout then m.core:layout("element_major") end
-    return m:displacements(), m.core:get("sig"), m.core:get("ep")
-  end
+  local newton = { method = "newton", increments = 2, tol = 1e-10 }
   for _, c in ipairs { { 1 }, { 2 }, { 3 }, { 2, "tri" }, { 2, nil, "element_minor" } } do
     local what = string.format("p = %d %s %s", c[1], c[2] or "quad", c[3] or "")
-    local u0, s0, e0 = run(c[1], c[2], "stored", c[3])
-    local u1, s1, e1 = run(c[1], c[2], "matrix_free", c[3])
-    local plastic, scale = 0, 0
-    for k = 1, #e0 do plastic = plastic + (e0[k] > 0 and 1 or 0) end
-    T.ok(plastic > 0, what .. ": plastic points")
-    for i = 1, #u0 do scale = math.max(scale, math.abs(u0[i])) end
-    for i = 1, #u0 do T.near(u1[i], u0[i], 1e-12, what .. " u", scale) end
-    for i = 1, #s0 do T.near(s1[i], s0[i], 1e-12, what .. " stress", P0) end
-    for i = 1, #e0 do T.near(e1[i], e0[i], 1e-12, what .. " ep", math.max(1e-3, e0[i])) end
+    local u0, s0, e0 = plastic_quarter(c[1], c[2], "stored", c[3], newton)
+    same_solution(what, 1e-12, u0, s0, e0, plastic_quarter(c[1], c[2], "matrix_free", c[3], newton))
   end
   T.raises(function() cl.fe.model { mesh = cl.fe.rect { x1 = 1, y1 = 1, nx = 1, ny = 1 }, material = { E = E, nu = nu },
     residual = "recomputed" } end, "'residual' must be \"matrix_free\"", "an unknown residual kind is named")
@@ -713,32 +721,11 @@ end)
 -- P0): a wrong weight, sign or stride is off by far more (dropping W's thickness: the solve no longer
 -- converges; W 1e-8 too large: u 2e-8 off). Triangles have no tensor product: refused, naming the kind to use.
 T.case("the sum-factorized residual gives the stored B-bar's results", function()
-  local function run(p, residual, layout)
-    local mesh = cl.fe.wellbore { r_int = a, r_ext = b, order = p, nr = p == 1 and 24 or 3, nt = 2 }
-    local m = cl.fe.model { mesh = mesh, thickness = 0.5, residual = not layout and residual or nil,
-      material = { law = "mohr_coulomb", E = E, nu = nu, c = coh, phi = phi } }
-    if layout then m.core:layout(layout) m.core:residual(residual) end
-    T.eq(m.core:info().residual, residual, "residual kind")
-    m:fix { where = "xsym", x = 0 }
-    m:fix { where = "ysym", y = 0 }
-    m:initial_stress { xx = -P0, yy = -P0, zz = -P0 }
-    m:pressure { where = "outer", p = P0 }
-    m:pressure { where = "inner", p = p_i }
-    m:solve { method = "mis", increments = 2, tol = 1e-12, max_iter = 1000 }
-    if layout then m.core:layout("element_major") end
-    return m:displacements(), m.core:get("sig"), m.core:get("ep")
-  end
+  local mis = { method = "mis", increments = 2, tol = 1e-12, max_iter = 1000 }
   for _, c in ipairs { { 1 }, { 2 }, { 3 }, { 3, "element_minor" } } do
     local what = string.format("p = %d %s", c[1], c[2] or "")
-    local u0, s0, e0 = run(c[1], "stored", c[2])
-    local u1, s1, e1 = run(c[1], "sum_factorized", c[2])
-    local plastic, scale = 0, 0
-    for k = 1, #e0 do plastic = plastic + (e0[k] > 0 and 1 or 0) end
-    T.ok(plastic > 0, what .. ": plastic points")
-    for i = 1, #u0 do scale = math.max(scale, math.abs(u0[i])) end
-    for i = 1, #u0 do T.near(u1[i], u0[i], 1e-10, what .. " u", scale) end
-    for i = 1, #s0 do T.near(s1[i], s0[i], 1e-10, what .. " stress", P0) end
-    for i = 1, #e0 do T.near(e1[i], e0[i], 1e-10, what .. " ep", math.max(1e-3, e0[i])) end
+    local u0, s0, e0 = plastic_quarter(c[1], nil, "stored", c[2], mis)
+    same_solution(what, 1e-10, u0, s0, e0, plastic_quarter(c[1], nil, "sum_factorized", c[2], mis))
   end
   -- a GPU block's threads (cl_fe_ep_set_sum_threads): a multiple of 32 from the element's Gauss points
   -- to 256, else an error that leaves the model as it was
