@@ -83,6 +83,20 @@ CL_HD static inline void cl_fpm_hex_fetch(const cl_fpm_hex_lanes *L, const real 
 #endif
 }
 
+/* sum over the corners b of v_b (x) dN_b/ds at natural point s, v_b lane b's values first .. first + 2
+ * (0: the reference X, giving J; 3: eta): into G (3 x 3, row-major). */
+CL_HD static inline void cl_fpm_hex_sum_dn(const cl_fpm_hex_lanes *L, const real *mine, int first, const real *s,
+                                           real *G) {
+  for (int k = 0; k < 9; k++) G[k] = 0;
+  for (int b = 0; b < 8; b++) {
+    real v[3], dn[3];
+    cl_fpm_hex_fetch(L, mine, first, 3, b, v);
+    cl_fpm_hex_dn(b, s, dn);
+    for (int r = 0; r < 3; r++)
+      for (int k = 0; k < 3; k++) G[3 * r + k] += v[r] * dn[k];
+  }
+}
+
 /* The centre sums of corner a (reference X, current x): S[0..5] its share of the centroids X_c, x_c,
  * S[6..14] and S[15..23] of sum X_a (x) dN_a/ds and sum x_a (x) dN_a/ds at the centre. */
 CL_HD static inline void cl_fpm_hex_centre_terms(int a, const real *X, const real *x, real *S) {
@@ -174,22 +188,9 @@ CL_HD static inline real cl_fpm_hex_point(const cl_fpm_hex_args *A, size_t e, in
   /* J from the corners' X, then sum eta (x) dN/ds: one of the two 3 x 3 sums live at a time */
   real s[3], J[9], Hn[9], Jinv[9], H[9]; /* H: the displacement gradient d eta_r / d X_c */
   cl_fpm_hex_gauss(g, s);
-  for (int k = 0; k < 9; k++) J[k] = 0, Hn[k] = 0;
-  for (int b = 0; b < 8; b++) {
-    real v[3], dn[3];
-    cl_fpm_hex_fetch(L, mine, 0, 3, b, v);
-    cl_fpm_hex_dn(b, s, dn);
-    for (int r = 0; r < 3; r++)
-      for (int k = 0; k < 3; k++) J[3 * r + k] += v[r] * dn[k];
-  }
+  cl_fpm_hex_sum_dn(L, mine, 0, s, J);
   const real dV = cl_fpm_inverse(J, Jinv);
-  for (int b = 0; b < 8; b++) {
-    real v[3], dn[3];
-    cl_fpm_hex_fetch(L, mine, 3, 3, b, v);
-    cl_fpm_hex_dn(b, s, dn);
-    for (int r = 0; r < 3; r++)
-      for (int k = 0; k < 3; k++) Hn[3 * r + k] += v[r] * dn[k];
-  }
+  cl_fpm_hex_sum_dn(L, mine, 3, s, Hn);
   cl_fpm_hex_product(Hn, Jinv, 0, H);
   const real strain[6] = {H[0], H[4], H[8], H[5] + H[7], H[2] + H[6], H[1] + H[3]};
   real *sig = (real *)A->sig;
