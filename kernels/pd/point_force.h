@@ -160,42 +160,36 @@ CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_p
  * (a point cannot drift u in place: its neighbours' threads read it). Every kick and drift is
  * verlet.h's expression on the values the separate stages would see, so the same bits. Any kernel
  * that calls this gets both fusions.
- * The point's state is read first, all of it, and written after: every store of a(n) and v(n) comes
- * after the values read from the same addresses were used. Written the other way (a(n - 1) read, then
- * a(n), which does not depend on it, stored at once) the GPU issues the store of a line whose load is
- * still in flight, and the H100 ran the 2D f32 tile kernel 3.8 times slower with the same instructions,
- * stalled on L1TEX (docs/methods/peridynamics.md; pd_sass/hazard.py finds such pairs in the SASS). */
+ * A component's a(n) is stored after its v: with the drift fused, after v(n), which depends on the
+ * a(n - 1) read from the same address. Stored before (a(n) does not depend on that load), the GPU
+ * issues the store to a line whose load is still in flight: the H100 ran the 2D f32 tile kernel 3.8
+ * times slower with the same instructions, stalled on L1TEX (docs/methods/peridynamics.md;
+ * pd_sass/hazard.py finds such pairs in the SASS). */
 CL_HD static inline void cl_pd_finish(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
                                       size_t i, const cl_pd_partial *p) {
   real *acc = (real *)a->a, *v = (real *)a->v, *u_next = (real *)a->u_next;
-  const real *u = (const real *)a->u, *body = (const real *)a->body;
+  const real *body = (const real *)a->body;
   const unsigned held = a->kick_held ? a->kick_held[i] : 0;
   const real dt = (real)a->kick_dt;
-  real value[3], vc[3] = {0, 0, 0}, before[3] = {0, 0, 0}, uc[3] = {0, 0, 0};
   for (int c = 0; c < dim; c++) {
     const size_t at = c * a->n + i;
-    value[c] = (p->acc[c] + (body ? body[at] : 0)) * m->inv_rho;
+    const real value = (p->acc[c] + (body ? body[at] : 0)) * m->inv_rho;
     if (v && !(held >> c & 1)) {
-      vc[c] = v[at];
-      if (u_next) before[c] = acc[at], uc[c] = u[at];
-    }
-  }
-  for (int c = 0; c < dim; c++) {
-    const size_t at = c * a->n + i;
-    if (v && !(held >> c & 1)) {
+      real vc = v[at];
       if (u_next) {
-        cl_verlet_kick(&vc[c], before[c], dt); /* v(n-1/2) */
-        cl_verlet_kick(&vc[c], value[c], dt);  /* v(n) */
-        v[at] = vc[c];
-        cl_verlet_kick_drift(&uc[c], &vc[c], value[c], dt); /* v(n+1/2), in a register only; u(n+1) */
-        u_next[at] = uc[c];
+        real uc = ((const real *)a->u)[at];
+        cl_verlet_kick(&vc, acc[at], dt); /* v(n-1/2) */
+        cl_verlet_kick(&vc, value, dt);   /* v(n) */
+        v[at] = vc;
+        cl_verlet_kick_drift(&uc, &vc, value, dt); /* v(n+1/2), in a register only; u(n+1) */
+        u_next[at] = uc;
       } else {
-        cl_verlet_kick(&vc[c], value[c], dt);
-        v[at] = vc[c];
+        cl_verlet_kick(&vc, value, dt);
+        v[at] = vc;
       }
     }
-    acc[at] = value[c];
-    if (a->nonfinite && !isfinite(value[c])) cl_record_first(a->nonfinite, i);
+    acc[at] = value;
+    if (a->nonfinite && !isfinite(value)) cl_record_first(a->nonfinite, i);
   }
   if (a->damage)
     ((real *)a->damage)[i] = p->weight_all > 0 ? 1 - p->weight_intact / p->weight_all : 0;
