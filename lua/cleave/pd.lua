@@ -822,8 +822,10 @@ end
 --- body.u_next; docs/methods/peridynamics.md). The one switch for the default (a body's own
 --- body.fused_drift = true / false overrides it, for tests and benchmarks). Off: on the H100
 --- (2026-11-25, bench_pd.lua 10e6 10e6 50) the force pass with the fused drift took 2.11 ms a 2D f32
---- step against 0.67 with the closing kick alone, with the same instructions and 4x the L1TEX stalls
---- (Nsight Compute; cause not yet found, docs/benchmarks.md).
+--- step against 0.67 with the closing kick alone, with the same instructions and 4x the L1TEX stalls;
+--- the cause (a(n) stored while the load of a(n - 1) from the same address was in flight) is fixed in
+--- cl_pd_finish, and the switch waits for bench_pd.lua's point,fused,fused2 to be measured again
+--- (docs/methods/peridynamics.md).
 pd.fused_drift = false
 
 -- The velocity-Verlet time step of a body as a pipeline (see docs/methods/peridynamics.md):
