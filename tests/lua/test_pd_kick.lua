@@ -103,6 +103,11 @@ T.case("fused kick = separate kick, 2D lattice f32", function() compare({ precis
 T.case("fused kick = separate kick, 3D f64", function() compare({ dim = 3 }, 40) end)
 T.case("fused kick = separate kick, 3D f32", function() compare({ dim = 3, precision = "f32" }, 40) end)
 T.case("fused kick = separate kick, 2D bond list", function() compare({ layout = "list" }, 120) end)
+-- the other step kernels of cl_pd_finish on the GPU (the default lattice kernel there is the tile
+-- kernel): the stencil walk, and 4 lanes a point whose lane 0 finishes it; on the CPU one loop
+T.case("fused kick = separate kick, 2D lattice f32, kernels walk and group", function()
+  for _, kernel in ipairs { "walk", "group" } do compare({ precision = "f32", kernel = kernel }, 120) end
+end)
 -- The half stencil sums forces with atomics, in an order that differs from run to run on several
 -- threads: its fused kick is checked on one pass instead, against the separate kick applied to
 -- the accelerations that pass wrote, after 60 steps (cracks grown, every point moving).
