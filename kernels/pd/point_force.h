@@ -162,9 +162,10 @@ CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_p
  * that calls this gets both fusions.
  * A component's a(n) is stored after its v: with the drift fused, after v(n), which depends on the
  * a(n - 1) read from the same address. Stored before (a(n) does not depend on that load), the GPU
- * issues the store to a line whose load is still in flight: the H100 ran the 2D f32 tile kernel 3.8
- * times slower with the same instructions, stalled on L1TEX (docs/methods/peridynamics.md;
- * pd_sass/hazard.py finds such pairs in the SASS). */
+ * issued the store to a line whose load was still in flight — the one difference the SASS showed
+ * between the fused step's kernel and the default's, which the H100 ran 3.8 times slower with the
+ * same instructions, stalled on L1TEX (docs/methods/peridynamics.md). Test: sass/test_pd_sass_hazard
+ * (pd_sass/hazard.py finds such pairs in the SASS). */
 CL_HD static inline void cl_pd_finish(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
                                       size_t i, const cl_pd_partial *p) {
   real *acc = (real *)a->a, *v = (real *)a->v, *u_next = (real *)a->u_next;
