@@ -23,12 +23,6 @@ def control(hi):
     return (hi >> 46) & 7, (hi >> 52) & 0x3F
 
 
-def words(opcode):
-    """32-bit registers an access of this opcode covers."""
-    size = re.search(r"\.(64|128)\b", opcode)
-    return int(size.group(1)) // 32 if size else 1
-
-
 def scan(name, listing):
     found = []
     pending = []  # loads in flight: (address, key, barrier)
