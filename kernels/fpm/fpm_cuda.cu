@@ -6,8 +6,6 @@
 #include "integrate.h"
 #include "shell.h"
 
-__global__ void CL_PREC(fpm_predict_kernel)(cl_fpm_particle_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_predict(&a, i); }
-__global__ void CL_PREC(fpm_apply_kernel)(cl_fpm_particle_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_apply_step(&a, i); }
 __global__ void CL_PREC(fpm_step_kernel)(cl_fpm_particle_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_step_at(&a, i); }
 __global__ void CL_PREC(fpm_gather_kernel)(cl_fpm_gather_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_gather_at(&a, i); }
 /* The shell kernel under several register budgets (cl_fpm_shell_variant; docs/methods/finite-particle.md,
@@ -36,18 +34,6 @@ __global__ void CL_PREC(fpm_pressure_kernel)(cl_fpm_pressure_args a) {
   CL_GRID_STRIDE(r, a.count) cl_fpm_pressure_at(&a, r);
 }
 __global__ void CL_PREC(fpm_beam_kernel)(cl_fpm_beam_args a) { CL_GRID_STRIDE(e, a.ne) cl_fpm_beam_at(&a, e); }
-
-extern "C" int CL_PREC(cl_fpm_predict_cuda)(const cl_fpm_particle_args *a) {
-  if (a->n == 0) return 0;
-  CL_PREC(fpm_predict_kernel)<<<cl_grid_1d(a->n), CL_THREADS>>>(*a);
-  return (int)cudaGetLastError();
-}
-
-extern "C" int CL_PREC(cl_fpm_apply_cuda)(const cl_fpm_particle_args *a) {
-  if (a->n == 0) return 0;
-  CL_PREC(fpm_apply_kernel)<<<cl_grid_1d(a->n), CL_THREADS>>>(*a);
-  return (int)cudaGetLastError();
-}
 
 extern "C" int CL_PREC(cl_fpm_step_cuda)(const cl_fpm_particle_args *a) {
   if (a->n == 0) return 0;
