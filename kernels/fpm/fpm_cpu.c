@@ -10,7 +10,7 @@
 
 void CL_PREC(cl_fpm_step_cpu)(const cl_fpm_particle_args *a) {
 #pragma omp parallel for schedule(static) if (a->n > CL_FPM_SERIAL_BELOW)
-  for (size_t i = 0; i < a->n; i++) cl_fpm_step_at(a, i);
+  for (size_t i = 0; i < a->n; i++) cl_fpm_step_at(a, i, a->q != NULL);
 }
 
 void CL_PREC(cl_fpm_gather_cpu)(const cl_fpm_gather_args *a) {

@@ -28,52 +28,59 @@ CL_HD static inline void cl_fpm_dof_work(real *w, real total, real external, rea
   if (constrained) w[CL_FPM_W_CONSTRAINT] += (mass * (after - before) / (dt * dt) + xi * mass * v - total) * step;
 }
 
-/* Component k's increment of the step: the prescribed one when constrained, else eq. 3 (or 4) with
- * the force (moment) F over the mass (inertia) m. */
-CL_HD static inline real cl_fpm_increment(int constrained, const void *prescribed, size_t k, real c1, real c2,
-                                          real dt, real F, real m, real before) {
-  return constrained ? ((const real *)prescribed)[k] : c1 * dt * dt * F / m + c2 * before;
-}
-
-CL_HD static inline void cl_fpm_step_at(const cl_fpm_particle_args *A, size_t i) {
+/* One group of 3 DOFs of particle i (the translations, or the rotations: bits `first` .. + 2 of the
+ * constraint mask), read whole: the totals F (force or moment), their external parts, the last
+ * increments; the new increments `after` (a constrained DOF's the prescribed one, the
+ * others eq. 3 or 4 with F over the mass or inertia m) and their work added to w. Nothing is
+ * written: the pass stores only once everything is read (cl_fpm_step_at). */
+CL_HD static inline void cl_fpm_dof_group(const cl_fpm_particle_args *A, size_t i, int first, const void *total,
+                                          const void *external, const void *last, const void *prescribed, real m,
+                                          real *after, real *w) {
   const size_t n = A->n;
   const real dt = (real)A->dt, xi = (real)A->xi, h = (real)(A->xi * A->dt / 2);
   const real c1 = 1 / (1 + h), c2 = c1 * (1 - h);
   const uint32_t mask = A->mask ? A->mask[i] : 0;
-  real *d = (real *)A->d, *dd = (real *)A->dd;
-  const real *f = (const real *)A->f;
-  real w[CL_FPM_W_COLUMNS] = {0, 0, 0, 0, 0};
-  const real m = ((const real *)A->mass)[i];
+  real F[3], Fext[3], before[3];
   for (int c = 0; c < 3; c++) {
     const size_t k = c * n + i;
-    const int constrained = (mask >> c) & 1;
-    const real before = dd[k], after = cl_fpm_increment(constrained, A->dd_prescribed, k, c1, c2, dt, f[k], m, before);
-    cl_fpm_dof_work(w, f[k], ((const real *)A->fext)[k], m, xi, dt, before, after, constrained);
-    d[k] += after;
-    dd[k] = after;
+    F[c] = ((const real *)total)[k], Fext[c] = ((const real *)external)[k], before[c] = ((const real *)last)[k];
+    after[c] = (mask >> (first + c)) & 1 ? ((const real *)prescribed)[k] : c1 * dt * dt * F[c] / m + c2 * before[c];
   }
-  if (A->q) {
-    real *q = (real *)A->q, *dth = (real *)A->dth;
-    const real *mo = (const real *)A->m;
-    const real I = ((const real *)A->inertia)[i];
-    real theta[3];
-    for (int c = 0; c < 3; c++) {
-      const size_t k = c * n + i;
-      const int constrained = (mask >> (3 + c)) & 1;
-      const real before = dth[k];
-      theta[c] = cl_fpm_increment(constrained, A->dth_prescribed, k, c1, c2, dt, mo[k], I, before);
-      cl_fpm_dof_work(w, mo[k], ((const real *)A->mext)[k], I, xi, dt, before, theta[c], constrained);
-      dth[k] = theta[c];
-    }
-    real inc[4], old[4] = {q[i], q[n + i], q[2 * n + i], q[3 * n + i]}, now[4];
+  for (int c = 0; c < 3; c++)
+    cl_fpm_dof_work(w, F[c], Fext[c], m, xi, dt, before[c], after[c], (mask >> (first + c)) & 1);
+}
+
+/* Particle i's step; rotating: the particles carry rotations (A->q given), a constant where the pass
+ * is compiled, so that the GPU build of the translations alone holds none of the rotations' values
+ * (their registers would cost the pass of hexahedra half its resident threads). Every value is read
+ * before the first store: the compiler may not move a load of
+ * one array above a store to another (they could alias), and on the GPU, one thread a particle and
+ * the whole pass one wave, each such wait is a trip to memory the pass makes one after another. */
+CL_HD static inline void cl_fpm_step_at(const cl_fpm_particle_args *A, size_t i, int rotating) {
+  const size_t n = A->n;
+  real *d = (real *)A->d, *dd = (real *)A->dd;
+  real w[CL_FPM_W_COLUMNS] = {0, 0, 0, 0, 0}, after[3], now[3], theta[3], old[4];
+  cl_fpm_dof_group(A, i, 0, A->f, A->fext, dd, A->dd_prescribed, ((const real *)A->mass)[i], after, w);
+  for (int c = 0; c < 3; c++) now[c] = d[c * n + i];
+  if (rotating) {
+    const real *q = (const real *)A->q;
+    cl_fpm_dof_group(A, i, 3, A->m, A->mext, A->dth, A->dth_prescribed, ((const real *)A->inertia)[i], theta, w);
+    for (int c = 0; c < 4; c++) old[c] = q[c * n + i];
+  }
+  real *work = (real *)A->work, sums[CL_FPM_W_KINETIC];
+  if (work)
+    for (int c = 0; c < CL_FPM_W_KINETIC; c++) sums[c] = work[c * n + i] + w[c];
+  for (int c = 0; c < 3; c++) d[c * n + i] = now[c] + after[c], dd[c * n + i] = after[c];
+  if (rotating) {
+    real *q = (real *)A->q, inc[4], next[4];
+    for (int c = 0; c < 3; c++) ((real *)A->dth)[c * n + i] = theta[c];
     cl_fpm_quat_exp(theta, inc);
-    cl_fpm_quat_mul(inc, old, now);
-    const real norm = sqrt(now[0] * now[0] + now[1] * now[1] + now[2] * now[2] + now[3] * now[3]);
-    for (int c = 0; c < 4; c++) q[c * n + i] = now[c] / norm; /* keeps it a unit quaternion */
+    cl_fpm_quat_mul(inc, old, next);
+    const real norm = sqrt(next[0] * next[0] + next[1] * next[1] + next[2] * next[2] + next[3] * next[3]);
+    for (int c = 0; c < 4; c++) q[c * n + i] = next[c] / norm; /* keeps it a unit quaternion */
   }
-  if (A->work) {
-    real *work = (real *)A->work;
-    for (int c = 0; c < CL_FPM_W_KINETIC; c++) work[c * n + i] += w[c];
+  if (work) {
+    for (int c = 0; c < CL_FPM_W_KINETIC; c++) work[c * n + i] = sums[c];
     work[CL_FPM_W_KINETIC * n + i] = w[CL_FPM_W_KINETIC];
   }
 }
