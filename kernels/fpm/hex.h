@@ -223,12 +223,17 @@ CL_HD static inline real cl_fpm_hex_point(const cl_fpm_hex_args *A, size_t e, in
   return energy;
 }
 
+/* A point's share T dN/ds of a corner's force, added to f. */
+CL_HD static inline void cl_fpm_hex_add_share(const real *T, const real *dn, real *f) {
+  for (int r = 0; r < 3; r++) f[r] += T[3 * r] * dn[0] + T[3 * r + 1] * dn[1] + T[3 * r + 2] * dn[2];
+}
+
 /* Point g's share of corner a's force, T_g dN_a/ds(s_g), added to f. */
 CL_HD static inline void cl_fpm_hex_share(int g, int a, const real *T, real *f) {
   real s[3], dn[3];
   cl_fpm_hex_gauss(g, s);
   cl_fpm_hex_dn(a, s, dn);
-  for (int r = 0; r < 3; r++) f[r] += T[3 * r] * dn[0] + T[3 * r + 1] * dn[1] + T[3 * r + 2] * dn[2];
+  cl_fpm_hex_add_share(T, dn, f);
 }
 
 /* Corner a's force fl (in the DCS) turned back by R and taken from its particle p. */
@@ -271,7 +276,7 @@ __device__ static inline void cl_fpm_hex_dn_paired(const real *sign_g, int k, re
 __device__ static inline void cl_fpm_hex_share_paired(const real *sign_g, int k, const real *T, real *f) {
   real dn[3];
   cl_fpm_hex_dn_paired(sign_g, k, dn);
-  for (int r = 0; r < 3; r++) f[r] += T[3 * r] * dn[0] + T[3 * r + 1] * dn[1] + T[3 * r + 2] * dn[2];
+  cl_fpm_hex_add_share(T, dn, f);
 }
 
 /* Corner `lane`'s force sum_g T_g dN_lane/ds(s_g), from each lane g's T (`T` this lane's), by a
