@@ -1,5 +1,5 @@
 /* cleave.fpm (C part): the stages of the finite particle method's step (kernels/fpm/): the
- * particle update in two halves (predict the increments, apply them), the beam and shell forces, the
+ * particle update (one pass), the beam and shell forces, the
  * gather assembly and the
  * hexahedron forces of a compiled stress_update law. The bodies, loads and runs are in
  * lua/cleave/fpm.lua. */
@@ -49,40 +49,29 @@ static cl_field *positions(lua_State *L, const char *fn) {
 typedef struct particle_stage {
   cl_stage stage;
   cl_fpm_particle_args a;
-  cl_field *touched[8]; /* what the half writes */
-  int half;             /* HALF_PREDICT, HALF_APPLY or HALF_BOTH */
+  cl_field *touched[5]; /* what the pass writes */
   cl_dtype dtype;
 } particle_stage;
-
-enum { HALF_PREDICT = 1, HALF_APPLY = 2, HALF_BOTH = 3 };
 
 static cl_status run_particles(void *data, long step, double t, cl_error *err) {
   particle_stage *s = data;
   (void)step, (void)t;
-  cl_device *d = s->stage.device;
-  CL_TRY(s->half == HALF_BOTH    ? cl_k_fpm_step(d, s->dtype, &s->a, err)
-         : s->half == HALF_APPLY ? cl_k_fpm_apply(d, s->dtype, &s->a, err)
-                                 : cl_k_fpm_predict(d, s->dtype, &s->a, err));
-  for (int k = 0; k < 8 && s->touched[k]; k++) cl_field_touch(s->touched[k]);
+  CL_TRY(cl_k_fpm_step(s->stage.device, s->dtype, &s->a, err));
+  for (int k = 0; k < 5 && s->touched[k]; k++) cl_field_touch(s->touched[k]);
   return CL_OK;
 }
 
-static const char *const particle_args[] = {"half", "dt", "xi", "mass", "inertia", "d", "dd", "dd_new", "f", "fext",
-                                            "q", "dth", "dth_new", "m", "mext", "mask", "work", NULL};
+static const char *const particle_args[] = {"dt", "xi", "mass", "inertia", "d", "dd", "dd_prescribed", "f", "fext",
+                                            "q", "dth", "dth_prescribed", "m", "mext", "mask", "work", NULL};
 
-/* cleave.stage.fpm_particles{ half = "predict" | "apply" | "step" (both), dt =, xi = 0, mass =, d =, dd =, dd_new =,
- *   f =, fext =, [ inertia =, q =, dth =, dth_new =, m =, mext = ] (rotations: all or none),
- *   mask = u32 per particle, work = n x 5 (energies: kernels/fpm/fpm.h) } (kernels/fpm/integrate.h) */
+/* cleave.stage.fpm_particles{ dt =, xi = 0, mass =, d =, dd =, f =, fext =, [ inertia =, q =, dth =, m =, mext = ]
+ *   (rotations: all or none), mask = u32 per particle (the constrained DOFs), dd_prescribed = (with mask),
+ *   dth_prescribed = (with mask and rotations): n x 3, the constrained DOFs' increments (zero: fixed),
+ *   work = n x 5 (energies: kernels/fpm/fpm.h) }: the particle update, one pass (kernels/fpm/integrate.h) */
 static int stage_particles(lua_State *L) {
   const char *fn = "cleave.stage.fpm_particles";
   cl_lua_check_args(L, 1, fn, particle_args);
   particle_stage *s = new_stage(L, sizeof *s);
-  const char *half = cl_lua_opt_string(L, 1, fn, "half", NULL);
-  s->half = !half ? 0 : strcmp(half, "predict") == 0 ? HALF_PREDICT : strcmp(half, "apply") == 0 ? HALF_APPLY
-                   : strcmp(half, "step") == 0    ? HALF_BOTH : 0;
-  if (!s->half)
-    return luaL_error(L, "%s: 'half' must be \"predict\", \"apply\" or \"step\" (both, when no prescribed "
-                      "velocity is set between them)", fn);
   cl_field *mass = cl_lua_req_field(L, 1, fn, "mass");
   if (mass->dtype != CL_F32 && mass->dtype != CL_F64) return luaL_error(L, "%s: 'mass' must be f32 or f64", fn);
   const cl_device *dev = &mass->device->dev;
@@ -94,26 +83,24 @@ static int stage_particles(lua_State *L) {
   a->xi = cl_lua_opt_number(L, 1, fn, "xi", 0);
   if (!(a->dt > 0) || !(a->xi >= 0)) return luaL_error(L, "%s: 'dt' must be > 0 and 'xi' >= 0", fn);
   cl_field *d = field_of(L, fn, "d", 1, t, n, 3, dev), *dd = field_of(L, fn, "dd", 1, t, n, 3, dev);
-  cl_field *dd_new = field_of(L, fn, "dd_new", 1, t, n, 3, dev);
   cl_field *f = field_of(L, fn, "f", 1, t, n, 3, dev), *fext = field_of(L, fn, "fext", 1, t, n, 3, dev);
   cl_field *inertia = field_of(L, fn, "inertia", 0, t, n, 1, dev), *q = field_of(L, fn, "q", 0, t, n, 4, dev);
-  cl_field *dth = field_of(L, fn, "dth", 0, t, n, 3, dev), *dth_new = field_of(L, fn, "dth_new", 0, t, n, 3, dev);
+  cl_field *dth = field_of(L, fn, "dth", 0, t, n, 3, dev);
   cl_field *m = field_of(L, fn, "m", 0, t, n, 3, dev), *mext = field_of(L, fn, "mext", 0, t, n, 3, dev);
   cl_field *mask = field_of(L, fn, "mask", 0, CL_U32, n, 1, dev), *work = field_of(L, fn, "work", 0, t, n, CL_FPM_W_COLUMNS, dev);
-  int rotations = !!inertia + !!q + !!dth + !!dth_new + !!m + !!mext;
-  if (rotations != 0 && rotations != 6)
-    return luaL_error(L, "%s: give all of 'inertia', 'q', 'dth', 'dth_new', 'm', 'mext' (rotations) or none", fn);
-  a->d = d->data, a->dd = dd->data, a->dd_new = dd_new->data, a->f = f->data, a->fext = fext->data;
-  a->inertia = data_of(inertia), a->q = data_of(q), a->dth = data_of(dth), a->dth_new = data_of(dth_new);
+  int rotations = !!inertia + !!q + !!dth + !!m + !!mext;
+  if (rotations != 0 && rotations != 5)
+    return luaL_error(L, "%s: give all of 'inertia', 'q', 'dth', 'm', 'mext' (rotations) or none", fn);
+  /* a constrained DOF's increment is read from these: with a mask they must be there */
+  cl_field *dd_prescribed = field_of(L, fn, "dd_prescribed", !!mask, t, n, 3, dev);
+  cl_field *dth_prescribed = field_of(L, fn, "dth_prescribed", mask && rotations, t, n, 3, dev);
+  a->d = d->data, a->dd = dd->data, a->dd_prescribed = data_of(dd_prescribed), a->f = f->data, a->fext = fext->data;
+  a->inertia = data_of(inertia), a->q = data_of(q), a->dth = data_of(dth), a->dth_prescribed = data_of(dth_prescribed);
   a->m = data_of(m), a->mext = data_of(mext), a->mask = data_of(mask), a->work = data_of(work);
-  cl_field *const predicted[2] = {dd_new, dth_new}, *const applied[5] = {d, dd, q, dth, work};
-  int j = 0;
-  for (int k = 0; k < 2; k++)
-    if ((s->half & HALF_PREDICT) && predicted[k]) s->touched[j++] = predicted[k];
-  for (int k = 0; k < 5; k++)
-    if ((s->half & HALF_APPLY) && applied[k]) s->touched[j++] = applied[k];
-  const char *name = s->half == HALF_BOTH ? "fpm_step" : s->half == HALF_APPLY ? "fpm_apply" : "fpm_predict";
-  cl_lua_stage_init(L, &s->stage, name, run_particles, s, &mass->device->dev);
+  cl_field *const written[5] = {d, dd, q, dth, work};
+  for (int k = 0, j = 0; k < 5; k++)
+    if (written[k]) s->touched[j++] = written[k];
+  cl_lua_stage_init(L, &s->stage, "fpm_step", run_particles, s, &mass->device->dev);
   return 1;
 }
 

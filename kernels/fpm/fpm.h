@@ -23,11 +23,13 @@ typedef struct cl_fpm_particle_args {
   double dt, xi;          /* step, mass-damping coefficient (1/s) */
   const void *mass;       /* n */
   const void *inertia;    /* n, scalar rotational inertia, or NULL */
-  void *d, *dd, *dd_new;  /* n x 3: displacement, its increment of the last step, of the next */
+  void *d, *dd;           /* n x 3: displacement, its increment of the last step (then of this one) */
+  const void *dd_prescribed; /* n x 3: the increments of constrained DOFs (zero: fixed), or NULL without mask */
   void *f;                /* n x 3: composite force (external minus internal) */
   const void *fext;       /* n x 3: the external part of f */
   void *q;                /* n x 4: orientation quaternion (w, x, y, z), or NULL */
-  void *dth, *dth_new;    /* n x 3: rotation increments (spatial rotation vectors) */
+  void *dth;              /* n x 3: rotation increments (spatial rotation vectors) */
+  const void *dth_prescribed; /* n x 3: those of constrained rotations, as dd_prescribed */
   void *m;                /* n x 3: composite moment */
   const void *mext;       /* n x 3: its external part */
   const uint32_t *mask;   /* n: constrained DOFs (bits as above), or NULL */

@@ -8,19 +8,9 @@
  * step took 1 ms with 2 threads on a busy 2-core machine, 10 us on one). */
 #define CL_FPM_SERIAL_BELOW 4096
 
-void CL_PREC(cl_fpm_predict_cpu)(const cl_fpm_particle_args *a) {
-#pragma omp parallel for schedule(static) if (a->n > CL_FPM_SERIAL_BELOW)
-  for (size_t i = 0; i < a->n; i++) cl_fpm_predict(a, i);
-}
-
-void CL_PREC(cl_fpm_apply_cpu)(const cl_fpm_particle_args *a) {
-#pragma omp parallel for schedule(static) if (a->n > CL_FPM_SERIAL_BELOW)
-  for (size_t i = 0; i < a->n; i++) cl_fpm_apply_step(a, i);
-}
-
 void CL_PREC(cl_fpm_step_cpu)(const cl_fpm_particle_args *a) {
 #pragma omp parallel for schedule(static) if (a->n > CL_FPM_SERIAL_BELOW)
-  for (size_t i = 0; i < a->n; i++) cl_fpm_step_at(a, i);
+  for (size_t i = 0; i < a->n; i++) cl_fpm_step_at(a, i, a->q != NULL);
 }
 
 void CL_PREC(cl_fpm_gather_cpu)(const cl_fpm_gather_args *a) {

@@ -6,9 +6,10 @@
 #include "integrate.h"
 #include "shell.h"
 
-__global__ void CL_PREC(fpm_predict_kernel)(cl_fpm_particle_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_predict(&a, i); }
-__global__ void CL_PREC(fpm_apply_kernel)(cl_fpm_particle_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_apply_step(&a, i); }
-__global__ void CL_PREC(fpm_step_kernel)(cl_fpm_particle_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_step_at(&a, i); }
+__global__ void CL_PREC(fpm_step_kernel)(cl_fpm_particle_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_step_at(&a, i, 0); }
+__global__ void CL_PREC(fpm_step_rotating_kernel)(cl_fpm_particle_args a) {
+  CL_GRID_STRIDE(i, a.n) cl_fpm_step_at(&a, i, 1);
+}
 __global__ void CL_PREC(fpm_gather_kernel)(cl_fpm_gather_args a) { CL_GRID_STRIDE(i, a.n) cl_fpm_gather_at(&a, i); }
 /* The shell kernel under several register budgets (cl_fpm_shell_variant; docs/methods/finite-particle.md,
  * "Kernel variants"): unbounded, ptxas gives it 242-244 registers and a local frame, so an SM holds
@@ -37,21 +38,17 @@ __global__ void CL_PREC(fpm_pressure_kernel)(cl_fpm_pressure_args a) {
 }
 __global__ void CL_PREC(fpm_beam_kernel)(cl_fpm_beam_args a) { CL_GRID_STRIDE(e, a.ne) cl_fpm_beam_at(&a, e); }
 
-extern "C" int CL_PREC(cl_fpm_predict_cuda)(const cl_fpm_particle_args *a) {
-  if (a->n == 0) return 0;
-  CL_PREC(fpm_predict_kernel)<<<cl_grid_1d(a->n), CL_THREADS>>>(*a);
-  return (int)cudaGetLastError();
-}
-
-extern "C" int CL_PREC(cl_fpm_apply_cuda)(const cl_fpm_particle_args *a) {
-  if (a->n == 0) return 0;
-  CL_PREC(fpm_apply_kernel)<<<cl_grid_1d(a->n), CL_THREADS>>>(*a);
-  return (int)cudaGetLastError();
-}
+/* Blocks of 128: at the pass's 72 registers (translations; 96 rotating) an SM holds 7 of them, 896
+ * threads (of 256, 3 blocks, 768): the 116 000 particles of bench_fpm.lua's hexahedra in one wave. */
+#define CL_FPM_STEP_THREADS 128
 
 extern "C" int CL_PREC(cl_fpm_step_cuda)(const cl_fpm_particle_args *a) {
   if (a->n == 0) return 0;
-  CL_PREC(fpm_step_kernel)<<<cl_grid_1d(a->n), CL_THREADS>>>(*a);
+  const unsigned blocks = cl_grid_blocks(a->n, CL_FPM_STEP_THREADS);
+  if (a->q)
+    CL_PREC(fpm_step_rotating_kernel)<<<blocks, CL_FPM_STEP_THREADS>>>(*a);
+  else
+    CL_PREC(fpm_step_kernel)<<<blocks, CL_FPM_STEP_THREADS>>>(*a);
   return (int)cudaGetLastError();
 }
 

@@ -9,26 +9,6 @@ static cl_status real_only(cl_dtype t, cl_error *err) {
   return cl_error_set(err, CL_ERR_ARG, "finite particle fields must be f32 or f64 (got %s)", cl_dtype_name(t));
 }
 
-cl_status cl_k_fpm_predict(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err) {
-  CL_TRY(real_only(t, err));
-  if (d->kind == CL_BACKEND_CPU) {
-    (t == CL_F32 ? cl_fpm_predict_cpu_f32 : cl_fpm_predict_cpu_f64)(a);
-    return CL_OK;
-  }
-  int code = t == CL_F32 ? CL_CUDA_CALL(cl_fpm_predict_cuda_f32(a)) : CL_CUDA_CALL(cl_fpm_predict_cuda_f64(a));
-  return cl_k_check_launch(d, code, "fpm_predict", err);
-}
-
-cl_status cl_k_fpm_apply(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err) {
-  CL_TRY(real_only(t, err));
-  if (d->kind == CL_BACKEND_CPU) {
-    (t == CL_F32 ? cl_fpm_apply_cpu_f32 : cl_fpm_apply_cpu_f64)(a);
-    return CL_OK;
-  }
-  int code = t == CL_F32 ? CL_CUDA_CALL(cl_fpm_apply_cuda_f32(a)) : CL_CUDA_CALL(cl_fpm_apply_cuda_f64(a));
-  return cl_k_check_launch(d, code, "fpm_apply", err);
-}
-
 cl_status cl_k_fpm_step(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err) {
   CL_TRY(real_only(t, err));
   if (d->kind == CL_BACKEND_CPU) {

@@ -1,4 +1,4 @@
-/* The finite particle method's kernels as runtime calls: the particle update (predict, apply), the
+/* The finite particle method's kernels as runtime calls: the particle update (one pass), the
  * beam and shell forces and the gather assembly (precompiled, integrate.h, beam.h, shell.h, fpm.h) and the hexahedron forces (run-time compiled
  * around a stress_update law, hex.h). Each picks the CPU loop or the CUDA launch. */
 #ifndef CL_FPM_DISPATCH_H
@@ -21,9 +21,7 @@ typedef enum cl_fpm_shell_variant {
 #include "../../runtime/device.h"
 #include "../../runtime/dtype.h"
 
-cl_status cl_k_fpm_predict(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err);
-cl_status cl_k_fpm_apply(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err);
-/* predict and apply in one pass (integrate.h) */
+/* the particle update (integrate.h) */
 cl_status cl_k_fpm_step(cl_device *d, cl_dtype t, const cl_fpm_particle_args *a, cl_error *err);
 cl_status cl_k_fpm_beam(cl_device *d, cl_dtype t, const cl_fpm_beam_args *a, cl_error *err);
 extern const char *const cl_fpm_shell_variant_names[CL_FPM_SHELL_VARIANTS + 1];
@@ -39,10 +37,6 @@ cl_status cl_k_fpm_hex(cl_device *d, void *entry, cl_fpm_hex_args *a, int lanes,
 #ifdef __cplusplus
 extern "C" {
 #endif
-void cl_fpm_predict_cpu_f32(const cl_fpm_particle_args *a);
-void cl_fpm_predict_cpu_f64(const cl_fpm_particle_args *a);
-void cl_fpm_apply_cpu_f32(const cl_fpm_particle_args *a);
-void cl_fpm_apply_cpu_f64(const cl_fpm_particle_args *a);
 void cl_fpm_step_cpu_f32(const cl_fpm_particle_args *a);
 void cl_fpm_step_cpu_f64(const cl_fpm_particle_args *a);
 int cl_fpm_step_cuda_f32(const cl_fpm_particle_args *a);
@@ -61,10 +55,6 @@ int cl_fpm_gather_cuda_f32(const cl_fpm_gather_args *a);
 int cl_fpm_gather_cuda_f64(const cl_fpm_gather_args *a);
 void cl_fpm_beam_cpu_f32(const cl_fpm_beam_args *a);
 void cl_fpm_beam_cpu_f64(const cl_fpm_beam_args *a);
-int cl_fpm_predict_cuda_f32(const cl_fpm_particle_args *a);
-int cl_fpm_predict_cuda_f64(const cl_fpm_particle_args *a);
-int cl_fpm_apply_cuda_f32(const cl_fpm_particle_args *a);
-int cl_fpm_apply_cuda_f64(const cl_fpm_particle_args *a);
 int cl_fpm_beam_cuda_f32(const cl_fpm_beam_args *a);
 int cl_fpm_beam_cuda_f64(const cl_fpm_beam_args *a);
 #ifdef __cplusplus

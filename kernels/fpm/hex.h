@@ -223,12 +223,17 @@ CL_HD static inline real cl_fpm_hex_point(const cl_fpm_hex_args *A, size_t e, in
   return energy;
 }
 
+/* A point's share T dN/ds of a corner's force, added to f. */
+CL_HD static inline void cl_fpm_hex_add_share(const real *T, const real *dn, real *f) {
+  for (int r = 0; r < 3; r++) f[r] += T[3 * r] * dn[0] + T[3 * r + 1] * dn[1] + T[3 * r + 2] * dn[2];
+}
+
 /* Point g's share of corner a's force, T_g dN_a/ds(s_g), added to f. */
 CL_HD static inline void cl_fpm_hex_share(int g, int a, const real *T, real *f) {
   real s[3], dn[3];
   cl_fpm_hex_gauss(g, s);
   cl_fpm_hex_dn(a, s, dn);
-  for (int r = 0; r < 3; r++) f[r] += T[3 * r] * dn[0] + T[3 * r + 1] * dn[1] + T[3 * r + 2] * dn[2];
+  cl_fpm_hex_add_share(T, dn, f);
 }
 
 /* Corner a's force fl (in the DCS) turned back by R and taken from its particle p. */
@@ -251,6 +256,29 @@ CL_HD static inline uint32_t cl_fpm_hex_corner(const cl_fpm_hex_args *A, size_t 
 /* Threads per element (the lanes); the generated entry runs ne x CL_FPM_HEX_LANES items. */
 #define CL_FPM_HEX_LANES CL_FPM_HEX_GPU_LANES
 
+/* dN_a/ds at Gauss point g for the corner a = g ^ k, given g's corner signs: corner a's sign along
+ * axis c is g's times that of k's bits (a corner's signs are bit 0 ^ bit 1, bit 1 and bit 2 of its
+ * number, VTK order, and xor keeps parities), so in cl_fpm_hex_dn(a, s_g) the factors 1 + eta_a s_1
+ * and 1 + zeta_a s_2 are 1 + (+-gauss), known where the loop over k is unrolled, and only the sign
+ * in front is g's. The same values bit for bit: the factors and products are those of
+ * cl_fpm_hex_dn, each sign a multiplication by +-1 (exact). Where a was a run-time number, every
+ * share worked out its signs from a's bits and converted them, per component. */
+__device__ static inline void cl_fpm_hex_dn_paired(const real *sign_g, int k, real *dn) {
+  const real gauss = (real)0.57735026918962576451; /* 1/sqrt(3), as cl_fpm_hex_gauss */
+  const real r[3] = {(real)(((k ^ (k >> 1)) & 1) ? -1 : 1), (real)((k >> 1) & 1 ? -1 : 1),
+                     (real)((k >> 2) & 1 ? -1 : 1)};
+  dn[0] = sign_g[0] * r[0] * ((1 + r[1] * gauss) * (1 + r[2] * gauss) / 8);
+  dn[1] = sign_g[1] * r[1] * ((1 + r[0] * gauss) * (1 + r[2] * gauss) / 8);
+  dn[2] = sign_g[2] * r[2] * ((1 + r[0] * gauss) * (1 + r[1] * gauss) / 8);
+}
+
+/* Point g's share of corner g ^ k's force, T_g dN/ds, added to f (cl_fpm_hex_share with a = g ^ k). */
+__device__ static inline void cl_fpm_hex_share_paired(const real *sign_g, int k, const real *T, real *f) {
+  real dn[3];
+  cl_fpm_hex_dn_paired(sign_g, k, dn);
+  cl_fpm_hex_add_share(T, dn, f);
+}
+
 /* Corner `lane`'s force sum_g T_g dN_lane/ds(s_g), from each lane g's T (`T` this lane's), by a
  * reduce-scatter: lane g forms its shares of the 8 corners, indexed relative to itself (share j is
  * corner g ^ j), and three exchanges with the lanes 4, 2 and 1 apart each send the half of the
@@ -258,12 +286,13 @@ CL_HD static inline uint32_t cl_fpm_hex_corner(const cl_fpm_hex_args *A, size_t 
  * 9 values of T (72). Relative indices make the halves fixed (j >= 4, then 2, then 1), so no lane
  * selects what to send. */
 __device__ static inline void cl_fpm_hex_corner_sum(unsigned mask, int lane, const real *T, real *fl) {
+  const real sign[3] = {CL_FPM_HEX_CORNER(lane, 0), CL_FPM_HEX_CORNER(lane, 1), CL_FPM_HEX_CORNER(lane, 2)};
   real half[4][3];
   for (int k = 0; k < 4; k++) {
     real far[3] = {0, 0, 0};
     for (int r = 0; r < 3; r++) half[k][r] = 0;
-    cl_fpm_hex_share(lane, lane ^ k, T, half[k]);
-    cl_fpm_hex_share(lane, lane ^ (k + 4), T, far);
+    cl_fpm_hex_share_paired(sign, k, T, half[k]);
+    cl_fpm_hex_share_paired(sign, k + 4, T, far);
     for (int r = 0; r < 3; r++) half[k][r] += __shfl_xor_sync(mask, far[r], 4, 8);
   }
   for (int k = 0; k < 2; k++)

@@ -421,7 +421,8 @@ function fpm.body(args)
   end
   b.mass_values = mass
   b.mass = cl.field { data = mass, dtype = precision }
-  b.d, b.dd, b.dd_new, b.f = field(b, 3), field(b, 3), field(b, 3), field(b, 3)
+  -- dd_prescribed: the increments of constrained DOFs (zero: fixed; prescribed velocities, step_pipeline)
+  b.d, b.dd, b.dd_prescribed, b.f = field(b, 3), field(b, 3), field(b, 3), field(b, 3)
   b.fext_varying, b.fext0 = field(b, 3), field(b, 3)
   b.fext = b.fext0
   b.work = field(b, 5)
@@ -437,7 +438,7 @@ function fpm.body(args)
     local identity = {}
     for i = 1, n do identity[i] = { 1, 0, 0, 0 } end
     b.q = cl.field { data = identity, k = 4, dtype = precision }
-    b.dth, b.dth_new, b.m, b.mext_varying, b.mext0 = field(b, 3), field(b, 3), field(b, 3), field(b, 3), field(b, 3)
+    b.dth, b.dth_prescribed, b.m, b.mext_varying, b.mext0 = field(b, 3), field(b, 3), field(b, 3), field(b, 3), field(b, 3)
     b.mext = b.mext0
   end
   return b
@@ -993,8 +994,8 @@ local function load_target(b, dof, constant)
 end
 
 local function increment_target(b, dof)
-  if dof <= 3 then return b.dd_new, dof end
-  return b.dth_new, dof - 3
+  if dof <= 3 then return b.dd_prescribed, dof end
+  return b.dth_prescribed, dof - 3
 end
 
 -- ---- the step ---------------------------------------------------------------------------------------
@@ -1156,8 +1157,8 @@ local function constant_loads(b, t)
 end
 
 -- The step (docs/methods/finite-particle.md): external loads at t_n, composite forces F = Fext -
--- Fint at the displacements of t_n, the increments of eqs. 3-4 (zero on constrained DOFs: fixed
--- ones need no stage), those of prescribed velocities set, applied.
+-- Fint at the displacements of t_n, the increments of prescribed velocities, then one particle pass:
+-- the increments of eqs. 3-4 (constrained DOFs: the prescribed ones, zero when fixed), applied.
 -- A stage's time is that of the step's end, t_n + dt: loads take it back by dt, velocities by dt/2.
 -- static: the loads are those of fext0 and mext0, which static:settle(t) fills (constant_loads).
 local function step_pipeline(b, dt, xi, static)
@@ -1194,26 +1195,23 @@ local function step_pipeline(b, dt, xi, static)
   add(cl.stage.copy { dst = b.f, src = b.fext })
   if b.m then add(cl.stage.copy { dst = b.m, src = b.mext }) end
   for _, stage in ipairs(b:element_stages()) do add(stage) end
-  local particles = { dt = dt, xi = xi, mass = b.mass, d = b.d, dd = b.dd, dd_new = b.dd_new, f = b.f,
-    fext = b.fext, inertia = b.inertia, q = b.q, dth = b.dth, dth_new = b.dth_new, m = b.m, mext = b.mext,
-    mask = mask_field(b), work = b.work }
-  -- prescribed velocities set their increments between the two halves; without any, one pass
-  local prescribed = {}
+  -- the increments of prescribed velocities (v dt at t_n + dt/2) into dd_prescribed / dth_prescribed,
+  -- which hold zero for the fixed DOFs: those constant in time once, here, and from the first varying
+  -- one on (in their order, so that a later constraint on a DOF still overrides an earlier one) by a
+  -- stage each step; a step of constant ones launches nothing for them
+  local per_step = false
   for _, k in ipairs(b.constraints) do
-    local target, c = increment_target(b, k.dof)
-    if k.value ~= 0 then prescribed[#prescribed + 1] = cl.stage.set_rows { field = target, rows = k.rows,
-      component = c, time_offset = -dt / 2, value = pd.stage_value(k.value, target, dt) } end
+    if k.value ~= 0 then
+      local target, c = increment_target(b, k.dof)
+      local stage = cl.stage.set_rows { field = target, rows = k.rows, component = c, time_offset = -dt / 2,
+        value = pd.stage_value(k.value, target, dt) }
+      per_step = per_step or type(k.value) ~= "number"
+      if per_step then add(stage) else stage:run() end
+    end
   end
-  if #prescribed == 0 then
-    particles.half = "step"
-    add(cl.stage.fpm_particles(particles))
-    return cl.pipeline(stages), stages
-  end
-  particles.half = "predict"
-  add(cl.stage.fpm_particles(particles))
-  for _, stage in ipairs(prescribed) do add(stage) end
-  particles.half = "apply"
-  add(cl.stage.fpm_particles(particles))
+  add(cl.stage.fpm_particles { dt = dt, xi = xi, mass = b.mass, d = b.d, dd = b.dd, dd_prescribed = b.dd_prescribed,
+    f = b.f, fext = b.fext, inertia = b.inertia, q = b.q, dth = b.dth, dth_prescribed = b.dth_prescribed, m = b.m,
+    mext = b.mext, mask = mask_field(b), work = b.work })
   return cl.pipeline(stages), stages
 end
 
