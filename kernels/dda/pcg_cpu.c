@@ -51,7 +51,7 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
       break;
     case CL_DDA_OP_SPMV:
 #pragma omp parallel for schedule(static) if (m >= PARALLEL_MIN)
-      for (size_t row = 0; row < m; row++) cl_dda_spmv_row(A, row);
+      for (size_t i = 0; i < n; i++) cl_dda_spmv_block_row(A, i);
       break;
     case CL_DDA_OP_DOT_BB:
     case CL_DDA_OP_BEGIN:

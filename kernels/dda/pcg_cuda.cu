@@ -1,5 +1,6 @@
 /* The DDA solver's operations as CUDA kernels (assembly_ops.h, pcg_ops.h): one thread per
- * contact, matrix block, block row, matrix row or vector entry, on the default stream like the block kernels and the
+ * contact, matrix block, block row, matrix row or vector entry (BSR's product: a warp a block row,
+ * spmv_cuda.cuh), on the default stream like the block kernels and the
  * reductions; a dot operation is a reduction and its one-block last pass, which does PCG's scalar step. */
 #include "../common/blas1.h"
 #include "../common/launch_cuda.cuh"
@@ -8,6 +9,7 @@
 #include "open_close_ops.h"
 #include "pcg_kernels.h"
 #include "pcg_ops.h"
+#include "spmv_cuda.cuh"
 
 __global__ void CL_PREC(dda_springs_kernel)(cl_dda_pcg_args A) {
   CL_GRID_STRIDE(k, A.nc) cl_dda_contact_springs(&A, k);
@@ -30,8 +32,8 @@ __global__ void CL_PREC(dda_pcg_block_kernel)(cl_dda_pcg_args A, int op) {
   CL_GRID_STRIDE(i, A.n) cl_dda_pcg_block(&A, op, i);
 }
 
-__global__ void CL_PREC(dda_spmv_kernel)(cl_dda_pcg_args A) {
-  CL_GRID_STRIDE(row, 6 * A.n) cl_dda_spmv_row(&A, row);
+__global__ void __launch_bounds__(CL_THREADS) CL_PREC(dda_spmv_kernel)(cl_dda_pcg_args A) {
+  cl_dda_spmv_grid(&A, NULL, 0, NULL, NULL);
 }
 
 __global__ void CL_PREC(dda_pcg_entry_kernel)(cl_dda_pcg_args A, int op) {
@@ -106,7 +108,7 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
       CL_PREC(dda_pcg_block_kernel)<<<cl_grid_1d(A->n), CL_THREADS>>>(*A, op);
       break;
     case CL_DDA_OP_SPMV:
-      CL_PREC(dda_spmv_kernel)<<<cl_grid_1d(6 * A->n), CL_THREADS>>>(*A);
+      CL_PREC(dda_spmv_kernel)<<<cl_dda_spmv_blocks(A), CL_THREADS>>>(*A);
       break;
     case CL_DDA_OP_DOT_BB:
     case CL_DDA_OP_BEGIN:

@@ -138,17 +138,32 @@ static void load_solver(cl_device *dev, cl_dda_solver *s, const cl_dda_bsr *a, c
   cr_assert_eq(cl_dda_solver_load(s, a, &err), CL_OK, "%s", err.msg);
 }
 
-Test(dda, spmv_hsbcsr_and_bsr_match_dense) {
-  lcg_seed(7);
-  size_t n = 50, m = 6 * n;
-  cl_dda_bsr a = {0};
-  random_matrix(&a, n, 120);
+/* A block system whose first rows are long: block 0 paired with every other, block 1 with blocks
+ * 3 .. 3 + extra - 1, the rest a ring (case 1's fixed base touches ~190 blocks, its mean row is ~12):
+ * BSR's product takes a row of more than CL_DDA_BSR_LONG blocks with a whole thread block. */
+static void hub_matrix(cl_dda_bsr *a, size_t n, size_t extra) {
+  size_t np = 0;
+  int32_t *pi = malloc((3 * n + extra) * sizeof *pi), *pj = malloc((3 * n + extra) * sizeof *pj);
+  for (size_t k = 1; k + 1 < n; k++) pi[np] = (int32_t)k, pj[np++] = (int32_t)k + 1;
+  for (size_t k = 1; k < n; k++) pi[np] = 0, pj[np++] = (int32_t)k;
+  for (size_t k = 3; k < 3 + extra && k < n; k++) pi[np] = 1, pj[np++] = (int32_t)k;
+  cl_error err;
+  cr_assert_eq(cl_dda_bsr_pattern(a, n, np, pi, pj, &err), CL_OK);
+  cr_assert_eq(cl_dda_random_spd(a, 6.0 * (double)(n + 1), 1, &lcg_state, &err), CL_OK); /* dominant */
+  free(pi), free(pj);
+}
+
+/* Both formats' products of a on the cpu against the dense one, to 1e-14 of |A| |x| (any order of
+ * the terms is within a few 1e-16 of it). */
+static void check_spmv_against_dense(const cl_dda_bsr *a) {
+  const size_t n = a->n, m = 6 * n;
   double *dense = calloc(m * m, sizeof *dense), *x = malloc(m * sizeof *x), *ref = calloc(m, sizeof *ref);
   double *y = malloc(m * sizeof *y);
   for (size_t i = 0; i < n; i++)
-    for (int32_t p = a.rowptr[i]; p < a.rowptr[i + 1]; p++)
+    for (int32_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++)
       for (int r = 0; r < 6; r++)
-        for (int c = 0; c < 6; c++) dense[(6 * i + r) * m + 6 * (size_t)a.col[p] + c] = a.val[36 * (size_t)p + 6 * r + c];
+        for (int c = 0; c < 6; c++)
+          dense[(6 * i + r) * m + 6 * (size_t)a->col[p] + c] = a->val[36 * (size_t)p + 6 * r + c];
   for (size_t k = 0; k < m; k++) x[k] = lcg_uniform(-1, 1);
   double scale = 0; /* |A| |x| row by row: the size of the round-off of any order of the sums */
   for (size_t r = 0; r < m; r++) {
@@ -161,7 +176,7 @@ Test(dda, spmv_hsbcsr_and_bsr_match_dense) {
     cl_device dev;
     cl_dda_solver s;
     cl_error err;
-    load_solver(&dev, &s, &a, formats[f]);
+    load_solver(&dev, &s, a, formats[f]);
     cr_assert_eq(cl_dda_solver_spmv(&s, x, y, &err), CL_OK, "%s", err.msg);
     for (size_t r = 0; r < m; r++)
       cr_assert(fabs(y[r] - ref[r]) <= 1e-14 * scale, "format %d, row %zu: %.17g against dense %.17g", f, r, y[r],
@@ -170,6 +185,23 @@ Test(dda, spmv_hsbcsr_and_bsr_match_dense) {
     cl_device_close(&dev);
   }
   free(dense), free(x), free(ref), free(y);
+}
+
+Test(dda, spmv_hsbcsr_and_bsr_match_dense) {
+  lcg_seed(7);
+  cl_dda_bsr a = {0};
+  random_matrix(&a, 50, 120);
+  check_spmv_against_dense(&a);
+  cl_dda_bsr_free(&a);
+}
+
+/* Rows of 100 and 43 blocks (above CL_DDA_BSR_LONG: a thread block's) beside rows of 3 and 4. */
+Test(dda, spmv_long_rows_match_dense) {
+  lcg_seed(17);
+  cl_dda_bsr a = {0};
+  hub_matrix(&a, 100, 40);
+  cr_assert(a.rowptr[1] - a.rowptr[0] == 100 && a.rowptr[2] - a.rowptr[1] == 43, "the hub rows' lengths");
+  check_spmv_against_dense(&a);
   cl_dda_bsr_free(&a);
 }
 
@@ -411,6 +443,61 @@ Test(dda, persistent_pcg_kernel_matches_the_launches_on_cuda) {
       }
   cl_device_close(&dev);
   free(b), free(x0), free(zero), free(xl), free(xp);
+  cl_dda_bsr_free(&a);
+}
+
+/* BSR's product a warp a block row and a thread block a long row, on cuda (skipped without a GPU),
+ * on rows of 600 and 43 blocks among rows of 3 and 4: the cuda product gives the cpu's sums in
+ * both formats (the same terms in the same order: equal but for the fused multiply-adds' rounding;
+ * checked to 1e-14 of |A| |x|, the dense test's bound for any order, where a term missed or
+ * counted twice is ~1e-4 of it); and PCG's persistent kernel the launches' iterations and x (to 1e-10 of its
+ * size, as persistent_pcg_kernel_matches_the_launches_on_cuda), both formats and preconditioners. */
+Test(dda, spmv_long_rows_on_cuda_give_the_cpus_sums) {
+  if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
+  lcg_seed(29);
+  const size_t n = 600, m = 6 * n;
+  cl_dda_bsr a = {0};
+  hub_matrix(&a, n, 40);
+  double *x = malloc(m * sizeof *x), *yc = malloc(m * sizeof *yc), *yg = malloc(m * sizeof *yg);
+  double *xl = malloc(m * sizeof *xl), *xp = malloc(m * sizeof *xp), *x0 = calloc(m, sizeof *x0);
+  for (size_t k = 0; k < m; k++) x[k] = lcg_uniform(-1, 1);
+  double scale = 0;
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      double abs_sum = 0;
+      for (int32_t p = a.rowptr[i]; p < a.rowptr[i + 1]; p++)
+        for (int c = 0; c < 6; c++) abs_sum += fabs(a.val[36 * (size_t)p + 6 * r + c] * x[6 * (size_t)a.col[p] + c]);
+      scale = fmax(scale, abs_sum);
+    }
+  cl_device cpu, gpu;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&gpu, "cuda", &err), CL_OK, "%s", err.msg);
+  for (int f = 0; f < 2; f++) {
+    cl_dda_solver sc, sg;
+    load_solver(&cpu, &sc, &a, (cl_dda_spmv_format)f);
+    cl_dda_solver_init(&sg, &gpu, (cl_dda_spmv_format)f);
+    cr_assert_eq(cl_dda_solver_load(&sg, &a, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_spmv(&sc, x, yc, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_spmv(&sg, x, yg, &err), CL_OK, "%s", err.msg);
+    for (size_t r = 0; r < m; r++)
+      cr_assert(fabs(yg[r] - yc[r]) <= 1e-14 * scale, "format %d, row %zu: cuda %.17g, cpu %.17g", f, r, yg[r], yc[r]);
+    cl_dda_solver_free(&sc), cl_dda_solver_free(&sg);
+    cl_device_close(&cpu);
+    for (int pc = 0; pc < 2; pc++) {
+      cl_dda_pcg_result rl, rp;
+      long ll, sl, lp, sp;
+      solve_on(&gpu, &a, (cl_dda_spmv_format)f, 0, (cl_dda_preconditioner)pc, x, x0, 1e-12, 0, 1000, xl, &rl, &ll, &sl);
+      solve_on(&gpu, &a, (cl_dda_spmv_format)f, 1, (cl_dda_preconditioner)pc, x, x0, 1e-12, 0, 1000, xp, &rp, &lp, &sp);
+      cr_assert(rl.converged && rp.converged && rl.iterations == rp.iterations,
+                "format %d, preconditioner %d: launches %d iterations (converged %d), persistent %d (%d)", f, pc,
+                rl.iterations, rl.converged, rp.iterations, rp.converged);
+      double size = 0, diff = 0;
+      for (size_t k = 0; k < m; k++) size = fmax(size, fabs(xl[k])), diff = fmax(diff, fabs(xp[k] - xl[k]));
+      cr_assert(diff <= 1e-10 * size, "format %d, preconditioner %d: x off by %.3g of %.3g", f, pc, diff, size);
+    }
+  }
+  cl_device_close(&gpu);
+  free(x), free(yc), free(yg), free(xl), free(xp), free(x0);
   cl_dda_bsr_free(&a);
 }
 
