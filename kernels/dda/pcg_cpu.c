@@ -34,7 +34,8 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
   switch (op) {
     case CL_DDA_OP_SPRINGS:
 #pragma omp parallel for schedule(static) if (A->nc >= PARALLEL_MIN)
-      for (size_t k = 0; k < A->nc; k++) cl_dda_contact_springs(A, k);
+      for (size_t k = 0; k < A->nc; k++)
+        for (int e = 0; e < 36; e++) cl_dda_contact_spring_entry(A, k, e);
       break;
     case CL_DDA_OP_GATHER:
 #pragma omp parallel for schedule(static) if (A->ntarget + n >= PARALLEL_MIN)

@@ -11,14 +11,18 @@
 #include "pcg_ops.h"
 #include "spmv_cuda.cuh"
 
-__global__ void CL_PREC(dda_springs_kernel)(cl_dda_pcg_args A) {
-  CL_GRID_STRIDE(k, A.nc) cl_dda_contact_springs(&A, k);
+/* 36 threads an item (contact, matrix block), CL_DDA_GATHER_ITEMS items a block of 252 threads. */
+#define CL_DDA_GATHER_ITEMS 7
+
+/* The springs, 36 threads a contact: thread e writes entry e of its three submatrices (and of its
+ * right-hand sides), so that a contact's slots are written by neighbouring threads at once. */
+__global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_springs_kernel)(cl_dda_pcg_args A) {
+  const size_t k = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS + threadIdx.x / 36;
+  if (k < A.nc) cl_dda_contact_spring_entry(&A, k, (int)(threadIdx.x % 36));
 }
 
-/* The gather, 36 threads an item (CL_DDA_GATHER_ITEMS items a block): thread e sums entry e, so a
- * contact's 36 slots are read by neighbouring threads at once, and a diagonal block's factor waits
- * at the block barrier for its 36 sums. */
-#define CL_DDA_GATHER_ITEMS 7
+/* The gather: thread e sums entry e, so a contact's 36 slots are read by neighbouring threads at
+ * once, and a diagonal block's factor waits at the block barrier for its 36 sums. */
 __global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_gather_kernel)(cl_dda_pcg_args A) {
   const size_t t = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS + threadIdx.x / 36;
   const int e = (int)(threadIdx.x % 36);
@@ -96,7 +100,9 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
   if (A->n == 0) return 0;
   switch (op) {
     case CL_DDA_OP_SPRINGS:
-      if (A->nc) CL_PREC(dda_springs_kernel)<<<cl_grid_1d(A->nc), CL_THREADS>>>(*A);
+      if (A->nc)
+        CL_PREC(dda_springs_kernel)<<<(unsigned)((A->nc + CL_DDA_GATHER_ITEMS - 1) / CL_DDA_GATHER_ITEMS),
+                                      36 * CL_DDA_GATHER_ITEMS>>>(*A);
       break;
     case CL_DDA_OP_GATHER:
       CL_PREC(dda_gather_kernel)<<<(unsigned)((A->ntarget + A->n + CL_DDA_GATHER_ITEMS - 1) / CL_DDA_GATHER_ITEMS),

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/dda/assembly_ops.h"
 #include "../../kernels/dda/block.h"
 #include "../../kernels/dda/block_kernels.h"
 #include "../../kernels/dda/contact.h"
@@ -518,6 +519,44 @@ Test(dda, solver_names_a_block_that_is_not_positive_definite) {
     cl_device_close(&dev);
   }
   cl_dda_bsr_free(&a);
+}
+
+/* The springs entry by entry (cl_dda_contact_spring_entry, 36 threads a contact on the GPU) are
+ * cl_dda_spring's sums to the bit: the normal spring, then the shear spring when locked or the
+ * friction force when sliding; an open contact's slots are not written. */
+Test(dda, spring_entries_are_the_springs_sums) {
+  lcg_seed(31);
+  enum { NC = 30 };
+  double geo[26 * NC], fric[NC], K[108 * NC], F[12 * NC];
+  int32_t state[NC];
+  for (size_t k = 0; k < 26 * NC; k++) geo[k] = lcg_uniform(-1, 1);
+  for (size_t k = 0; k < NC; k++) state[k] = (int32_t)(k % 3), fric[k] = lcg_uniform(-1e3, 1e3);
+  for (size_t k = 0; k < 108 * NC; k++) K[k] = 7;
+  for (size_t k = 0; k < 12 * NC; k++) F[k] = 7;
+  cl_dda_pcg_args A = {.nc = NC, .cstate = state, .cgeo = geo, .cfric = fric, .kn = 3e9, .ks = 1.3e9, .cK = K, .cF = F};
+  for (size_t k = 0; k < NC; k++)
+    for (int e = 0; e < 36; e++) cl_dda_contact_spring_entry(&A, k, e);
+  for (size_t k = 0; k < NC; k++) {
+    double a[4][6], Kii[36] = {0}, Kjj[36] = {0}, Kij[36] = {0}, Fi[6] = {0}, Fj[6] = {0};
+    for (int q = 0; q < 4; q++)
+      for (int c = 0; c < 6; c++) a[q][c] = geo[(6 * q + c) * NC + k];
+    cl_dda_spring(A.kn, geo[24 * NC + k], a[0], a[1], Kii, Kjj, Kij, Fi, Fj);
+    if (state[k] == CL_DDA_LOCK) cl_dda_spring(A.ks, geo[25 * NC + k], a[2], a[3], Kii, Kjj, Kij, Fi, Fj);
+    else
+      for (int r = 0; r < 6; r++) Fi[r] -= fric[k] * a[2][r], Fj[r] += fric[k] * a[3][r];
+    const int open = state[k] == CL_DDA_OPEN;
+    for (int e = 0; e < 36; e++) {
+      const double *slot = K + 108 * k + e;
+      cr_assert(open ? slot[0] == 7 && slot[36] == 7 && slot[72] == 7
+                     : slot[0] == Kii[e] && slot[36] == Kjj[e] && slot[72] == Kij[e],
+                "contact %zu (state %d), entry %d: %.17g %.17g %.17g against %.17g %.17g %.17g", k, state[k], e,
+                slot[0], slot[36], slot[72], Kii[e], Kjj[e], Kij[e]);
+    }
+    for (int r = 0; r < 6; r++)
+      cr_assert(open ? F[12 * k + r] == 7 && F[12 * k + 6 + r] == 7 : F[12 * k + r] == Fi[r] && F[12 * k + 6 + r] == Fj[r],
+                "contact %zu (state %d), F entry %d: %.17g %.17g against %.17g %.17g", k, state[k], r, F[12 * k + r],
+                F[12 * k + 6 + r], Fi[r], Fj[r]);
+  }
 }
 
 /* The bytes a device copies in from the host and out to it, counted by wrapping its copies. */
