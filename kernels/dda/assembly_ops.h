@@ -59,45 +59,76 @@ CL_HD static inline void cl_dda_contact_spring_entry(const cl_dda_pcg_args *A, s
   ((real *)A->cF)[12 * k + (size_t)e] = (real)f;
 }
 
-/* Entry e (0..35, row-major) of matrix block t: its diagonal submatrix's (if any) plus its
- * contacts' shares, written where the format keeps it (BSR: row-major at 36 t; HSBCSR: the diagonal
- * or upper slices). Kij^T's entry e is Kij's transposed entry. */
-CL_HD static inline void cl_dda_gather_block_entry(const cl_dda_pcg_args *A, size_t t, int e) {
-  const size_t n = A->n;
+/* The gather's items: ntarget matrix blocks (36 entries each) then n block rows of b (6 entries).
+ * On the GPU 36 threads an item, CL_DDA_GATHER_ITEMS items a thread block, each thread summing
+ * one entry over the item's shares in contact order. An item of more than CL_DDA_GATHER_LONG shares
+ * is the whole thread block's: case 1's fixed base has ~190 neighbours, and its diagonal block and
+ * block row sum hundreds of shares where a mean block's sum ~30 -- one thread's chain of dependent
+ * loads (item, state, slot) for each, while the rest of the grid waited. There slice s of the
+ * CL_DDA_GATHER_ITEMS sums shares s, s + 7, ..., and the slices' sums are added in slice order (the
+ * CPU in the same order). */
+#define CL_DDA_GATHER_ITEMS 7
+#define CL_DDA_GATHER_LONG 64
+
+CL_HD static inline int cl_dda_gather_long(const cl_dda_pcg_args *A, size_t t) {
+  const int32_t *start = t < A->ntarget ? A->gstart + t : A->rstart + (t - A->ntarget);
+  return start[1] - start[0] > CL_DDA_GATHER_LONG;
+}
+
+/* Slice `slice` of `slices` of entry e (0..35, row-major) of matrix block t: its diagonal
+ * submatrix's entry (if any; slice 0) plus its contacts' shares slice, slice + slices, ... Kij^T's
+ * entry e is Kij's transposed entry. */
+CL_HD static inline real cl_dda_gather_block_part(const cl_dda_pcg_args *A, size_t t, int e, int slice, int slices) {
   const real *K = (const real *)A->cK;
   const int32_t d = A->tdiag[t];
-  real sum = d >= 0 ? ((const real *)A->Kdiag)[36 * (size_t)d + e] : 0;
+  real sum = d >= 0 && slice == 0 ? ((const real *)A->Kdiag)[36 * (size_t)d + e] : 0;
   const int transposed = 6 * (e % 6) + e / 6;
-  for (int32_t q = A->gstart[t]; q < A->gstart[t + 1]; q++) {
+  for (int32_t q = A->gstart[t] + slice; q < A->gstart[t + 1]; q += slices) {
     const int32_t item = A->gitem[q], role = item & 3;
     const size_t k = (size_t)(item >> 2);
     if (A->cstate[k] == CL_DDA_OPEN) continue;
     sum += role == 3 ? K[108 * k + 72 + transposed] : K[108 * k + 36 * role + e];
   }
-  if (A->format == CL_DDA_BSR) ((real *)A->val)[36 * t + e] = sum;
-  else if (t < n) ((real *)A->diag)[(size_t)e * n + t] = sum;
-  else ((real *)A->up)[(size_t)e * A->nup + (t - n)] = sum;
+  return sum;
 }
 
-/* Entry r (0..5) of block row i of the right-hand side b (SoA). */
-CL_HD static inline void cl_dda_gather_rhs_entry(const cl_dda_pcg_args *A, size_t i, int r) {
-  const size_t n = A->n;
+/* Slice `slice` of `slices` of entry r (0..5) of block row i of the right-hand side b: the
+ * per-block right-hand side's (slice 0) plus the contacts' shares slice, slice + slices, ... */
+CL_HD static inline real cl_dda_gather_rhs_part(const cl_dda_pcg_args *A, size_t i, int r, int slice, int slices) {
   const real *F = (const real *)A->cF;
-  real s = ((const real *)A->Fdiag)[r * n + i];
-  for (int32_t q = A->rstart[i]; q < A->rstart[i + 1]; q++) {
+  real s = slice == 0 ? ((const real *)A->Fdiag)[r * A->n + i] : 0;
+  for (int32_t q = A->rstart[i] + slice; q < A->rstart[i + 1]; q += slices) {
     const int32_t item = A->ritem[q];
     const size_t k = (size_t)(item >> 1);
     if (A->cstate[k] == CL_DDA_OPEN) continue;
     s += F[12 * k + 6 * (item & 1) + r];
   }
-  ((real *)A->b)[r * n + i] = s;
+  return s;
 }
 
-/* Entry e of item t of CL_DDA_OP_GATHER (ntarget + n items): matrix block t's entry e (36 of them);
- * past ntarget, entry e of block row t - ntarget of b (6 of them; e >= 6 does nothing). */
+/* Whether item t has an entry e (a block row of b has 6). */
+CL_HD static inline int cl_dda_gather_has(const cl_dda_pcg_args *A, size_t t, int e) { return t < A->ntarget || e < 6; }
+
+/* Slice `slice` of `slices` of entry e of item t. */
+CL_HD static inline real cl_dda_gather_part(const cl_dda_pcg_args *A, size_t t, int e, int slice, int slices) {
+  return t < A->ntarget ? cl_dda_gather_block_part(A, t, e, slice, slices)
+                        : cl_dda_gather_rhs_part(A, t - A->ntarget, e, slice, slices);
+}
+
+/* Entry e of item t, sum, where the format keeps it (BSR: row-major at 36 t; HSBCSR: the diagonal
+ * or upper slices; b: SoA). */
+CL_HD static inline void cl_dda_gather_write(const cl_dda_pcg_args *A, size_t t, int e, real sum) {
+  const size_t n = A->n;
+  if (t >= A->ntarget) ((real *)A->b)[(size_t)e * n + (t - A->ntarget)] = sum;
+  else if (A->format == CL_DDA_BSR) ((real *)A->val)[36 * t + e] = sum;
+  else if (t < n) ((real *)A->diag)[(size_t)e * n + t] = sum;
+  else ((real *)A->up)[(size_t)e * A->nup + (t - n)] = sum;
+}
+
+/* Entry e of item t of CL_DDA_OP_GATHER summed by one thread (an item of no more than
+ * CL_DDA_GATHER_LONG shares). */
 CL_HD static inline void cl_dda_gather_entry(const cl_dda_pcg_args *A, size_t t, int e) {
-  if (t < A->ntarget) cl_dda_gather_block_entry(A, t, e);
-  else if (e < 6) cl_dda_gather_rhs_entry(A, t - A->ntarget, e);
+  if (cl_dda_gather_has(A, t, e)) cl_dda_gather_write(A, t, e, cl_dda_gather_part(A, t, e, 0, 1));
 }
 
 /* After all of item t's entries are written: a diagonal block's Cholesky factor from its sums. One
@@ -105,6 +136,19 @@ CL_HD static inline void cl_dda_gather_entry(const cl_dda_pcg_args *A, size_t t,
  * and the factors' check. */
 CL_HD static inline void cl_dda_gather_finish(const cl_dda_pcg_args *A, size_t t) {
   if (t < A->ntarget && A->tdiag[t] >= 0) cl_dda_factor_block(A, (size_t)A->tdiag[t]);
+}
+
+/* Item t whole (the cpu's): each entry from its slices in slice order, as the GPU sums it; then
+ * the factor of a diagonal block. */
+CL_HD static inline void cl_dda_gather_item(const cl_dda_pcg_args *A, size_t t) {
+  const int slices = cl_dda_gather_long(A, t) ? CL_DDA_GATHER_ITEMS : 1;
+  for (int e = 0; e < 36; e++) {
+    if (!cl_dda_gather_has(A, t, e)) continue;
+    real sum = cl_dda_gather_part(A, t, e, 0, slices);
+    for (int s = 1; s < slices; s++) sum += cl_dda_gather_part(A, t, e, s, slices);
+    cl_dda_gather_write(A, t, e, sum);
+  }
+  cl_dda_gather_finish(A, t);
 }
 
 #endif

@@ -39,10 +39,7 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
       break;
     case CL_DDA_OP_GATHER:
 #pragma omp parallel for schedule(static) if (A->ntarget + n >= PARALLEL_MIN)
-      for (size_t t = 0; t < A->ntarget + n; t++) {
-        for (int e = 0; e < 36; e++) cl_dda_gather_entry(A, t, e);
-        cl_dda_gather_finish(A, t);
-      }
+      for (size_t t = 0; t < A->ntarget + n; t++) cl_dda_gather_item(A, t);
       break;
     case CL_DDA_OP_FACTOR:
     case CL_DDA_OP_BLOCK_SOLVE:

@@ -11,9 +11,6 @@
 #include "pcg_ops.h"
 #include "spmv_cuda.cuh"
 
-/* 36 threads an item (contact, matrix block), CL_DDA_GATHER_ITEMS items a block of 252 threads. */
-#define CL_DDA_GATHER_ITEMS 7
-
 /* The springs, 36 threads a contact: thread e writes entry e of its three submatrices (and of its
  * right-hand sides), so that a contact's slots are written by neighbouring threads at once. */
 __global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_springs_kernel)(cl_dda_pcg_args A) {
@@ -21,14 +18,32 @@ __global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_springs_
   if (k < A.nc) cl_dda_contact_spring_entry(&A, k, (int)(threadIdx.x % 36));
 }
 
-/* The gather: thread e sums entry e, so a contact's 36 slots are read by neighbouring threads at
- * once, and a diagonal block's factor waits at the block barrier for its 36 sums. */
+/* The gather (assembly_ops.h), 36 threads an item: thread e sums entry e, so a contact's 36 slots
+ * are read by neighbouring threads at once; a long item is the whole block's after the others, its
+ * slices' sums added in slice order; a diagonal block's factor waits at a block barrier for its 36
+ * sums. */
 __global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_gather_kernel)(cl_dda_pcg_args A) {
-  const size_t t = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS + threadIdx.x / 36;
-  const int e = (int)(threadIdx.x % 36);
-  const int active = t < A.ntarget + A.n;
-  if (active) cl_dda_gather_entry(&A, t, e);
+  __shared__ int long_item[CL_DDA_GATHER_ITEMS];
+  __shared__ real part[CL_DDA_GATHER_ITEMS][36];
+  const int g = (int)(threadIdx.x / 36), e = (int)(threadIdx.x % 36);
+  const size_t first = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS, t = first + g;
+  const int active = t < A.ntarget + A.n, is_long = active && cl_dda_gather_long(&A, t);
+  if (active && !is_long) cl_dda_gather_entry(&A, t, e);
+  if (e == 0) long_item[g] = is_long;
   __syncthreads();
+  for (int w = 0; w < CL_DDA_GATHER_ITEMS; w++) {
+    if (!long_item[w]) continue;
+    const size_t tl = first + w;
+    const int has = cl_dda_gather_has(&A, tl, e);
+    part[g][e] = has ? cl_dda_gather_part(&A, tl, e, g, CL_DDA_GATHER_ITEMS) : 0;
+    __syncthreads();
+    if (g == 0 && has) {
+      real sum = part[0][e];
+      for (int s = 1; s < CL_DDA_GATHER_ITEMS; s++) sum += part[s][e];
+      cl_dda_gather_write(&A, tl, e, sum);
+    }
+    __syncthreads(); /* the sums are written (the factor reads them) and part is free again */
+  }
   if (active && e == 0) cl_dda_gather_finish(&A, t);
 }
 
