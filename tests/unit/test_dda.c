@@ -10,6 +10,7 @@
 #include "../../kernels/dda/assembly_ops.h"
 #include "../../kernels/dda/block.h"
 #include "../../kernels/dda/block_kernels.h"
+#include "../../kernels/dda/broad.h"
 #include "../../kernels/dda/contact.h"
 #include "../../kernels/dda/contacts.h"
 #include "../../kernels/dda/detect.h"
@@ -929,6 +930,63 @@ Test(dda, broad_phase_finds_exactly_the_overlapping_boxes) {
   cr_assert_eq(np, expected, "%zu candidate pairs, %zu overlapping boxes", np, expected);
   cr_assert(expected > n / 2, "the test has overlaps to find (%zu)", expected);
   free(pairs), free(vstart), free(vx), free(vy);
+}
+
+/* The broad phase's pair passes a warp a block on cuda: lane l of 32 takes the block's cells l,
+ * l + 32, ... (cl_dda_partners_in); together the lanes find each block's partners, each once (the
+ * boxes of broad_phase_finds_exactly_the_overlapping_boxes: block 0 a base as wide as the domain,
+ * its box over rows of cells; cells of 0.2, so that most blocks cover more than 32). */
+Test(dda, broad_phase_lanes_find_each_blocks_partners_once) {
+  const size_t n = 400;
+  int32_t *vstart;
+  double *vx, *vy;
+  random_boxes(n, &vstart, &vx, &vy);
+  cl_dda_geometry g = {n, vstart, vx, vy};
+  cl_dda_box *boxes = malloc(n * sizeof *boxes), all = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+  for (size_t i = 0; i < n; i++) {
+    boxes[i] = cl_dda_block_box(&g, (int32_t)i, 0.15);
+    all.x0 = fmin(all.x0, boxes[i].x0), all.y0 = fmin(all.y0, boxes[i].y0);
+    all.x1 = fmax(all.x1, boxes[i].x1), all.y1 = fmax(all.y1, boxes[i].y1);
+  }
+  const double h = 0.2; /* cells far smaller than the boxes: a box covers up to 15 x 15 of them, the base 4 000 */
+  cl_dda_cells gr = {all, h, (size_t)((all.x1 - all.x0) / h) + 1, (size_t)((all.y1 - all.y0) / h) + 1, NULL, NULL};
+  const size_t ncells = gr.nx * gr.ny;
+  int32_t *in_cell = NULL;
+  int64_t *start = calloc(ncells + 1, sizeof *start), *fill = malloc(ncells * sizeof *fill);
+  for (int pass = 0; pass < 2; pass++) { /* a counting sort by cell, blocks ascending in a cell */
+    for (size_t i = 0; i < n; i++) {
+      size_t x0, x1, y0, y1;
+      cl_dda_cell_range(&gr, boxes[i], &x0, &x1, &y0, &y1);
+      for (size_t y = y0; y <= y1; y++)
+        for (size_t x = x0; x <= x1; x++) {
+          if (pass == 0) start[y * gr.nx + x + 1]++;
+          else in_cell[fill[y * gr.nx + x]++] = (int32_t)i;
+        }
+    }
+    if (pass == 1) break;
+    for (size_t c = 0; c < ncells; c++) start[c + 1] += start[c], fill[c] = start[c];
+    in_cell = malloc((size_t)start[ncells] * sizeof *in_cell);
+  }
+  gr.start = start, gr.in_cell = in_cell;
+  size_t x0, x1, y0, y1;
+  cl_dda_cell_range(&gr, boxes[0], &x0, &x1, &y0, &y1);
+  cr_assert((x1 - x0 + 1) * (y1 - y0 + 1) > 1000, "the base covers %zu cells", (x1 - x0 + 1) * (y1 - y0 + 1));
+  int32_t *all_j = malloc(n * sizeof *all_j), *lanes_j = malloc(n * sizeof *lanes_j);
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    const int64_t m = cl_dda_partners(&gr, boxes, (int32_t)i, all_j);
+    int64_t got = 0;
+    for (size_t lane = 0; lane < 32; lane++) got += cl_dda_partners_in(&gr, boxes, (int32_t)i, lane, 32, lanes_j + got);
+    cr_assert_eq(got, m, "block %zu: the lanes found %ld partners, the block %ld", i, (long)got, (long)m);
+    for (int64_t p = 0; p < m; p++) { /* the same set (no partner twice: the block's list has none) */
+      int found = 0;
+      for (int64_t q = 0; q < m; q++) found += lanes_j[q] == all_j[p];
+      cr_assert_eq(found, 1, "block %zu: partner %d found %d times by the lanes", i, all_j[p], found);
+    }
+    total += (size_t)m;
+  }
+  cr_assert(total > n / 2, "the test has partners to find (%zu)", total);
+  free(boxes), free(start), free(fill), free(in_cell), free(all_j), free(lanes_j), free(vstart), free(vx), free(vy);
 }
 
 static int key_of_equal(const cl_dda_contact *a, const cl_dda_contact *b) {
