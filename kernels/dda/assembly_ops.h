@@ -75,35 +75,52 @@ CL_HD static inline int cl_dda_gather_long(const cl_dda_pcg_args *A, size_t t) {
   return start[1] - start[0] > CL_DDA_GATHER_LONG;
 }
 
-/* Slice `slice` of `slices` of entry e (0..35, row-major) of matrix block t: its diagonal
- * submatrix's entry (if any; slice 0) plus its contacts' shares slice, slice + slices, ... Kij^T's
- * entry e is Kij's transposed entry. */
-CL_HD static inline real cl_dda_gather_block_part(const cl_dda_pcg_args *A, size_t t, int e, int slice, int slices) {
-  const real *K = (const real *)A->cK;
-  const int32_t d = A->tdiag[t];
-  real sum = d >= 0 && slice == 0 ? ((const real *)A->Kdiag)[36 * (size_t)d + e] : 0;
+/* sum plus entry e of the shares q, q + stride, .. (< end) of a matrix block (rhs 0: items 4 k +
+ * role of gitem, the slots cK; Kij^T's entry e is Kij's transposed entry) or of a block row of b
+ * (rhs 1: items 2 k + side of ritem, the slots cF), in their order, an open contact's skipped. A
+ * share's item, its contact's state and its slot are three dependent loads: they are issued
+ * CL_DDA_GATHER_BATCH shares at a time (one share after another, a thread waited three L2 round
+ * trips a share); the additions stay one after another in share order. */
+#define CL_DDA_GATHER_BATCH 4
+
+CL_HD static inline real cl_dda_share_sum(const cl_dda_pcg_args *A, int rhs, int32_t q, int32_t end, int stride,
+                                          int e, real sum) {
+  const int32_t *items = rhs ? A->ritem : A->gitem;
+  const real *slots = (const real *)(rhs ? A->cF : A->cK);
   const int transposed = 6 * (e % 6) + e / 6;
-  for (int32_t q = A->gstart[t] + slice; q < A->gstart[t + 1]; q += slices) {
-    const int32_t item = A->gitem[q], role = item & 3;
-    const size_t k = (size_t)(item >> 2);
-    if (A->cstate[k] == CL_DDA_OPEN) continue;
-    sum += role == 3 ? K[108 * k + 72 + transposed] : K[108 * k + 36 * role + e];
+  for (; q < end; q += CL_DDA_GATHER_BATCH * stride) {
+    int32_t item[CL_DDA_GATHER_BATCH];
+    int used[CL_DDA_GATHER_BATCH];
+    real v[CL_DDA_GATHER_BATCH];
+    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) item[u] = q + u * stride < end ? items[q + u * stride] : -1;
+    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++)
+      used[u] = item[u] >= 0 && A->cstate[item[u] >> (rhs ? 1 : 2)] != CL_DDA_OPEN;
+    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) {
+      const size_t k = (size_t)(item[u] >> (rhs ? 1 : 2));
+      const int role = item[u] & 3;
+      const size_t at = rhs ? 12 * k + 6 * (size_t)(item[u] & 1) + (size_t)e
+                            : 108 * k + (role == 3 ? 72 + (size_t)transposed : 36 * (size_t)role + (size_t)e);
+      v[u] = used[u] ? slots[at] : 0;
+    }
+    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++)
+      if (used[u]) sum += v[u];
   }
   return sum;
+}
+
+/* Slice `slice` of `slices` of entry e (0..35, row-major) of matrix block t: its diagonal
+ * submatrix's entry (if any; slice 0) plus its contacts' shares slice, slice + slices, ... */
+CL_HD static inline real cl_dda_gather_block_part(const cl_dda_pcg_args *A, size_t t, int e, int slice, int slices) {
+  const int32_t d = A->tdiag[t];
+  const real first = d >= 0 && slice == 0 ? ((const real *)A->Kdiag)[36 * (size_t)d + e] : 0;
+  return cl_dda_share_sum(A, 0, A->gstart[t] + slice, A->gstart[t + 1], slices, e, first);
 }
 
 /* Slice `slice` of `slices` of entry r (0..5) of block row i of the right-hand side b: the
  * per-block right-hand side's (slice 0) plus the contacts' shares slice, slice + slices, ... */
 CL_HD static inline real cl_dda_gather_rhs_part(const cl_dda_pcg_args *A, size_t i, int r, int slice, int slices) {
-  const real *F = (const real *)A->cF;
-  real s = slice == 0 ? ((const real *)A->Fdiag)[r * A->n + i] : 0;
-  for (int32_t q = A->rstart[i] + slice; q < A->rstart[i + 1]; q += slices) {
-    const int32_t item = A->ritem[q];
-    const size_t k = (size_t)(item >> 1);
-    if (A->cstate[k] == CL_DDA_OPEN) continue;
-    s += F[12 * k + 6 * (item & 1) + r];
-  }
-  return s;
+  const real first = slice == 0 ? ((const real *)A->Fdiag)[r * A->n + i] : 0;
+  return cl_dda_share_sum(A, 1, A->rstart[i] + slice, A->rstart[i + 1], slices, r, first);
 }
 
 /* Whether item t has an entry e (a block row of b has 6). */
