@@ -60,14 +60,14 @@ CL_HD static inline void cl_dda_contact_spring_entry(const cl_dda_pcg_args *A, s
 }
 
 /* The gather's items: ntarget matrix blocks (36 entries each) then n block rows of b (6 entries).
- * On the GPU 36 threads an item, CL_DDA_GATHER_ITEMS items a thread block, each thread summing
- * one entry over the item's shares in contact order. An item of more than CL_DDA_GATHER_LONG shares
- * is the whole thread block's: case 1's fixed base has ~190 neighbours, and its diagonal block and
- * block row sum hundreds of shares where a mean block's sum ~30 -- one thread's chain of dependent
- * loads (item, state, slot) for each, while the rest of the grid waited. There slice s of the
- * CL_DDA_GATHER_ITEMS sums shares s, s + 7, ..., and the slices' sums are added in slice order (the
- * CPU in the same order). */
-#define CL_DDA_GATHER_ITEMS 7
+ * On the GPU 36 threads an item, CL_DDA_GATHER_ITEMS items a thread block (1 008 threads), each
+ * thread summing one entry over the item's shares in contact order. An item of more than
+ * CL_DDA_GATHER_LONG shares is the whole thread block's: case 1's fixed base has ~190 neighbours,
+ * and its diagonal block and block row sum hundreds of shares where a mean block's sum ~30 -- one
+ * thread's chain of dependent loads for each, while the rest of the grid waited. There slice s of
+ * the CL_DDA_GATHER_ITEMS sums shares s, s + 28, ..., and the slices' sums are added in slice order
+ * (the CPU in the same order). */
+#define CL_DDA_GATHER_ITEMS 28
 #define CL_DDA_GATHER_LONG 64
 
 CL_HD static inline int cl_dda_gather_long(const cl_dda_pcg_args *A, size_t t) {
