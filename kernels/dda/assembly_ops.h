@@ -1,6 +1,6 @@
 /* The assembly of the DDA step's global matrix on the device, written once for both backends
  * (pcg_cpu.c, pcg_cuda.cu; pcg.c builds the indices once a step): each contact's spring submatrices
- * and right-hand sides (contact.h) computed by one thread into its own slots, then every entry of
+ * and right-hand sides (contact.h) computed entry by entry into its own slots, then every entry of
  * every matrix block and of every block row of the right-hand side summed from the slots of its
  * block's contacts, listed in contact order. This is the paper's Fig. 4 (sort the shares by block,
  * sum each segment) with the sort done on the contacts' indices alone: no atomics, no write
@@ -15,73 +15,137 @@
 #include "pcg_args.h"
 #include "pcg_ops.h"
 
-/* Contact k's Kii, Kjj, Kij (normal spring; shear spring when locked) and Fi, Fj (with the
- * friction force when sliding). An open contact has no share: its slots are left as they are and
- * the gathers skip it (the step's pattern and indices hold every contact, open or closed). */
-CL_HD static inline void cl_dda_contact_springs(const cl_dda_pcg_args *A, size_t k) {
-  const size_t nc = A->nc;
+/* Entry e (0..35, row-major: r = e / 6, c = e % 6) of contact k's Kii, Kjj, Kij into its slots and,
+ * for e < 12, entry e of its Fi, Fj: the normal spring, the shear spring when locked, the friction
+ * force when sliding, each entry the sum cl_dda_spring (contact.h) makes of it in the same order.
+ * An entry a thread (36 a contact on the GPU): a contact's 108 slots are written by neighbouring
+ * threads as contiguous words, where a thread a contact wrote its own 960 bytes, 864 bytes apart
+ * from its neighbours' (155 us for case 1's 67 516 contacts on the H100, against ~15 us for their
+ * 45 MB). An open contact has no share: its slots are left as they are and the gathers skip it
+ * (the step's pattern and indices hold every contact, open or closed). */
+CL_HD static inline void cl_dda_contact_spring_entry(const cl_dda_pcg_args *A, size_t k, int e) {
   const int32_t state = A->cstate[k];
   if (state == CL_DDA_OPEN) return;
-  const real *geo = (const real *)A->cgeo;
-  double en[6], fn[6], es[6], fs[6], Kii[36], Kjj[36], Kij[36], Fi[6], Fj[6];
-  for (int c = 0; c < 6; c++) {
-    en[c] = geo[c * nc + k], fn[c] = geo[(6 + c) * nc + k];
-    es[c] = geo[(12 + c) * nc + k], fs[c] = geo[(18 + c) * nc + k];
-    Fi[c] = Fj[c] = 0;
+  const size_t nc = A->nc;
+  const real *geo = (const real *)A->cgeo; /* en, fn, es, fs (6 rows each), gn0, gs0 */
+  const int r = e / 6, c = e % 6, lock = state == CL_DDA_LOCK;
+  const double kn = A->kn, ks = A->ks;
+  const double enr = geo[r * nc + k], enc = geo[c * nc + k], fnr = geo[(6 + r) * nc + k], fnc = geo[(6 + c) * nc + k];
+  double kii = 0, kjj = 0, kij = 0;
+  kii += kn * enr * enc, kjj += kn * fnr * fnc, kij -= kn * enr * fnc;
+  if (lock) {
+    const double esr = geo[(12 + r) * nc + k], esc = geo[(12 + c) * nc + k];
+    const double fsr = geo[(18 + r) * nc + k], fsc = geo[(18 + c) * nc + k];
+    kii += ks * esr * esc, kjj += ks * fsr * fsc, kij -= ks * esr * fsc;
   }
-  for (int e = 0; e < 36; e++) Kii[e] = Kjj[e] = Kij[e] = 0;
-  cl_dda_spring(A->kn, geo[24 * nc + k], en, fn, Kii, Kjj, Kij, Fi, Fj);
-  if (state == CL_DDA_LOCK) {
-    cl_dda_spring(A->ks, geo[25 * nc + k], es, fs, Kii, Kjj, Kij, Fi, Fj);
+  real *K = (real *)A->cK + 108 * k;
+  K[e] = (real)kii, K[36 + e] = (real)kjj, K[72 + e] = (real)kij;
+  if (e >= 12) return;
+  const int q = e % 6; /* Fi (e < 6) or Fj, entry q */
+  const double gn0 = geo[24 * nc + k], gs0 = geo[25 * nc + k];
+  const double fric = lock ? 0 : ((const real *)A->cfric)[k]; /* set for the sliding ones */
+  double f = 0;
+  if (e < 6) {
+    const double a = geo[q * nc + k], as = geo[(12 + q) * nc + k];
+    f -= kn * gn0 * a;
+    if (lock) f -= ks * gs0 * as;
+    else f -= fric * as;
   } else {
-    const double f = ((const real *)A->cfric)[k];
-    for (int r = 0; r < 6; r++) Fi[r] -= f * es[r], Fj[r] += f * fs[r];
+    const double b = geo[(6 + q) * nc + k], bs = geo[(18 + q) * nc + k];
+    f += kn * gn0 * b;
+    if (lock) f += ks * gs0 * bs;
+    else f += fric * bs;
   }
-  real *K = (real *)A->cK, *F = (real *)A->cF;
-  K += 108 * k, F += 12 * k;
-  for (int e = 0; e < 36; e++) K[e] = (real)Kii[e], K[36 + e] = (real)Kjj[e], K[72 + e] = (real)Kij[e];
-  for (int r = 0; r < 6; r++) F[r] = (real)Fi[r], F[6 + r] = (real)Fj[r];
+  ((real *)A->cF)[12 * k + (size_t)e] = (real)f;
 }
 
-/* Entry e (0..35, row-major) of matrix block t: its diagonal submatrix's (if any) plus its
- * contacts' shares, written where the format keeps it (BSR: row-major at 36 t; HSBCSR: the diagonal
- * or upper slices). Kij^T's entry e is Kij's transposed entry. */
-CL_HD static inline void cl_dda_gather_block_entry(const cl_dda_pcg_args *A, size_t t, int e) {
-  const size_t n = A->n;
-  const real *K = (const real *)A->cK;
-  const int32_t d = A->tdiag[t];
-  real sum = d >= 0 ? ((const real *)A->Kdiag)[36 * (size_t)d + e] : 0;
+/* The gather's items: ntarget matrix blocks (36 entries each) then n block rows of b (6 entries).
+ * On the GPU 36 threads an item, CL_DDA_GATHER_ITEMS items a thread block (1 008 threads), each
+ * thread summing one entry over the item's shares in contact order. An item of more than
+ * CL_DDA_GATHER_LONG shares is the whole thread block's: case 1's fixed base has ~190 neighbours,
+ * and its diagonal block and block row sum hundreds of shares where a mean block's sum ~30 -- one
+ * thread's chain of dependent loads for each, while the rest of the grid waited. There slice s of
+ * the CL_DDA_GATHER_ITEMS sums shares s, s + 28, ..., and the slices' sums are added in slice order
+ * (the CPU in the same order). */
+#define CL_DDA_GATHER_ITEMS 28
+#define CL_DDA_GATHER_LONG 64
+
+CL_HD static inline int cl_dda_gather_long(const cl_dda_pcg_args *A, size_t t) {
+  const int32_t *start = t < A->ntarget ? A->gstart + t : A->rstart + (t - A->ntarget);
+  return start[1] - start[0] > CL_DDA_GATHER_LONG;
+}
+
+/* sum plus entry e of the shares q, q + stride, .. (< end) of a matrix block (rhs 0: items 4 k +
+ * role of gitem, the slots cK; Kij^T's entry e is Kij's transposed entry) or of a block row of b
+ * (rhs 1: items 2 k + side of ritem, the slots cF), in their order, an open contact's skipped. A
+ * share's item, its contact's state and its slot are three dependent loads: they are issued
+ * CL_DDA_GATHER_BATCH shares at a time (one share after another, a thread waited three L2 round
+ * trips a share); the additions stay one after another in share order. */
+#define CL_DDA_GATHER_BATCH 4
+
+CL_HD static inline real cl_dda_share_sum(const cl_dda_pcg_args *A, int rhs, int32_t q, int32_t end, int stride,
+                                          int e, real sum) {
+  const int32_t *items = rhs ? A->ritem : A->gitem;
+  const real *slots = (const real *)(rhs ? A->cF : A->cK);
   const int transposed = 6 * (e % 6) + e / 6;
-  for (int32_t q = A->gstart[t]; q < A->gstart[t + 1]; q++) {
-    const int32_t item = A->gitem[q], role = item & 3;
-    const size_t k = (size_t)(item >> 2);
-    if (A->cstate[k] == CL_DDA_OPEN) continue;
-    sum += role == 3 ? K[108 * k + 72 + transposed] : K[108 * k + 36 * role + e];
+  for (; q < end; q += CL_DDA_GATHER_BATCH * stride) {
+    int32_t item[CL_DDA_GATHER_BATCH];
+    int used[CL_DDA_GATHER_BATCH];
+    real v[CL_DDA_GATHER_BATCH];
+    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) item[u] = q + u * stride < end ? items[q + u * stride] : -1;
+    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++)
+      used[u] = item[u] >= 0 && A->cstate[item[u] >> (rhs ? 1 : 2)] != CL_DDA_OPEN;
+    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) {
+      const size_t k = (size_t)(item[u] >> (rhs ? 1 : 2));
+      const int role = item[u] & 3;
+      const size_t at = rhs ? 12 * k + 6 * (size_t)(item[u] & 1) + (size_t)e
+                            : 108 * k + (role == 3 ? 72 + (size_t)transposed : 36 * (size_t)role + (size_t)e);
+      v[u] = used[u] ? slots[at] : 0;
+    }
+    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++)
+      if (used[u]) sum += v[u];
   }
-  if (A->format == CL_DDA_BSR) ((real *)A->val)[36 * t + e] = sum;
+  return sum;
+}
+
+/* Slice `slice` of `slices` of entry e (0..35, row-major) of matrix block t: its diagonal
+ * submatrix's entry (if any; slice 0) plus its contacts' shares slice, slice + slices, ... */
+CL_HD static inline real cl_dda_gather_block_part(const cl_dda_pcg_args *A, size_t t, int e, int slice, int slices) {
+  const int32_t d = A->tdiag[t];
+  const real first = d >= 0 && slice == 0 ? ((const real *)A->Kdiag)[36 * (size_t)d + e] : 0;
+  return cl_dda_share_sum(A, 0, A->gstart[t] + slice, A->gstart[t + 1], slices, e, first);
+}
+
+/* Slice `slice` of `slices` of entry r (0..5) of block row i of the right-hand side b: the
+ * per-block right-hand side's (slice 0) plus the contacts' shares slice, slice + slices, ... */
+CL_HD static inline real cl_dda_gather_rhs_part(const cl_dda_pcg_args *A, size_t i, int r, int slice, int slices) {
+  const real first = slice == 0 ? ((const real *)A->Fdiag)[r * A->n + i] : 0;
+  return cl_dda_share_sum(A, 1, A->rstart[i] + slice, A->rstart[i + 1], slices, r, first);
+}
+
+/* Whether item t has an entry e (a block row of b has 6). */
+CL_HD static inline int cl_dda_gather_has(const cl_dda_pcg_args *A, size_t t, int e) { return t < A->ntarget || e < 6; }
+
+/* Slice `slice` of `slices` of entry e of item t. */
+CL_HD static inline real cl_dda_gather_part(const cl_dda_pcg_args *A, size_t t, int e, int slice, int slices) {
+  return t < A->ntarget ? cl_dda_gather_block_part(A, t, e, slice, slices)
+                        : cl_dda_gather_rhs_part(A, t - A->ntarget, e, slice, slices);
+}
+
+/* Entry e of item t, sum, where the format keeps it (BSR: row-major at 36 t; HSBCSR: the diagonal
+ * or upper slices; b: SoA). */
+CL_HD static inline void cl_dda_gather_write(const cl_dda_pcg_args *A, size_t t, int e, real sum) {
+  const size_t n = A->n;
+  if (t >= A->ntarget) ((real *)A->b)[(size_t)e * n + (t - A->ntarget)] = sum;
+  else if (A->format == CL_DDA_BSR) ((real *)A->val)[36 * t + e] = sum;
   else if (t < n) ((real *)A->diag)[(size_t)e * n + t] = sum;
   else ((real *)A->up)[(size_t)e * A->nup + (t - n)] = sum;
 }
 
-/* Entry r (0..5) of block row i of the right-hand side b (SoA). */
-CL_HD static inline void cl_dda_gather_rhs_entry(const cl_dda_pcg_args *A, size_t i, int r) {
-  const size_t n = A->n;
-  const real *F = (const real *)A->cF;
-  real s = ((const real *)A->Fdiag)[r * n + i];
-  for (int32_t q = A->rstart[i]; q < A->rstart[i + 1]; q++) {
-    const int32_t item = A->ritem[q];
-    const size_t k = (size_t)(item >> 1);
-    if (A->cstate[k] == CL_DDA_OPEN) continue;
-    s += F[12 * k + 6 * (item & 1) + r];
-  }
-  ((real *)A->b)[r * n + i] = s;
-}
-
-/* Entry e of item t of CL_DDA_OP_GATHER (ntarget + n items): matrix block t's entry e (36 of them);
- * past ntarget, entry e of block row t - ntarget of b (6 of them; e >= 6 does nothing). */
+/* Entry e of item t of CL_DDA_OP_GATHER summed by one thread (an item of no more than
+ * CL_DDA_GATHER_LONG shares). */
 CL_HD static inline void cl_dda_gather_entry(const cl_dda_pcg_args *A, size_t t, int e) {
-  if (t < A->ntarget) cl_dda_gather_block_entry(A, t, e);
-  else if (e < 6) cl_dda_gather_rhs_entry(A, t - A->ntarget, e);
+  if (cl_dda_gather_has(A, t, e)) cl_dda_gather_write(A, t, e, cl_dda_gather_part(A, t, e, 0, 1));
 }
 
 /* After all of item t's entries are written: a diagonal block's Cholesky factor from its sums. One
@@ -89,6 +153,19 @@ CL_HD static inline void cl_dda_gather_entry(const cl_dda_pcg_args *A, size_t t,
  * and the factors' check. */
 CL_HD static inline void cl_dda_gather_finish(const cl_dda_pcg_args *A, size_t t) {
   if (t < A->ntarget && A->tdiag[t] >= 0) cl_dda_factor_block(A, (size_t)A->tdiag[t]);
+}
+
+/* Item t whole (the cpu's): each entry from its slices in slice order, as the GPU sums it; then
+ * the factor of a diagonal block. */
+CL_HD static inline void cl_dda_gather_item(const cl_dda_pcg_args *A, size_t t) {
+  const int slices = cl_dda_gather_long(A, t) ? CL_DDA_GATHER_ITEMS : 1;
+  for (int e = 0; e < 36; e++) {
+    if (!cl_dda_gather_has(A, t, e)) continue;
+    real sum = cl_dda_gather_part(A, t, e, 0, slices);
+    for (int s = 1; s < slices; s++) sum += cl_dda_gather_part(A, t, e, s, slices);
+    cl_dda_gather_write(A, t, e, sum);
+  }
+  cl_dda_gather_finish(A, t);
 }
 
 #endif

@@ -38,31 +38,40 @@ CL_HD static inline int64_t cl_dda_cell_count(const cl_dda_cells *gr, cl_dda_box
   return (int64_t)((x1 - x0 + 1) * (y1 - y0 + 1));
 }
 
-/* The partners j > i of block i, each found in the one cell that holds the lower-left corner of
- * the two boxes' overlap; written to out unless NULL; returns how many. */
-CL_HD static inline int64_t cl_dda_partners(const cl_dda_cells *gr, const cl_dda_box *boxes, int32_t i,
-                                            int32_t *out) {
+/* The partners j > i of block i found in cells first, first + stride, ... of the cells its box
+ * covers (counted row by row), each in the one cell that holds the lower-left corner of the two
+ * boxes' overlap; written to out unless NULL; returns how many. A warp's lanes take a block's cells
+ * in turn on cuda (broad_device.cu): a base as wide as the domain covers a row of cells, hundreds,
+ * that one thread looped over while the grid waited. */
+CL_HD static inline int64_t cl_dda_partners_in(const cl_dda_cells *gr, const cl_dda_box *boxes, int32_t i,
+                                               size_t first, size_t stride, int32_t *out) {
   size_t x0, x1, y0, y1;
   int64_t count = 0;
   cl_dda_box a = boxes[i];
   cl_dda_cell_range(gr, a, &x0, &x1, &y0, &y1);
-  for (size_t y = y0; y <= y1; y++)
-    for (size_t x = x0; x <= x1; x++) {
-      size_t c = y * gr->nx + x;
-      for (int64_t p = gr->start[c]; p < gr->start[c + 1]; p++) {
-        int32_t j = gr->in_cell[p];
-        if (j <= i) continue;
-        cl_dda_box b = boxes[j];
-        if (a.x0 > b.x1 || b.x0 > a.x1 || a.y0 > b.y1 || b.y0 > a.y1) continue;
-        cl_dda_box corner = {fmax(a.x0, b.x0), fmax(a.y0, b.y0), fmax(a.x0, b.x0), fmax(a.y0, b.y0)};
-        size_t cx0, cx1, cy0, cy1;
-        cl_dda_cell_range(gr, corner, &cx0, &cx1, &cy0, &cy1);
-        if (cy0 * gr->nx + cx0 != c) continue;
-        if (out) out[count] = j;
-        count++;
-      }
+  const size_t w = x1 - x0 + 1, cells = w * (y1 - y0 + 1);
+  for (size_t q = first; q < cells; q += stride) {
+    size_t c = (y0 + q / w) * gr->nx + x0 + q % w;
+    for (int64_t p = gr->start[c]; p < gr->start[c + 1]; p++) {
+      int32_t j = gr->in_cell[p];
+      if (j <= i) continue;
+      cl_dda_box b = boxes[j];
+      if (a.x0 > b.x1 || b.x0 > a.x1 || a.y0 > b.y1 || b.y0 > a.y1) continue;
+      cl_dda_box corner = {fmax(a.x0, b.x0), fmax(a.y0, b.y0), fmax(a.x0, b.x0), fmax(a.y0, b.y0)};
+      size_t cx0, cx1, cy0, cy1;
+      cl_dda_cell_range(gr, corner, &cx0, &cx1, &cy0, &cy1);
+      if (cy0 * gr->nx + cx0 != c) continue;
+      if (out) out[count] = j;
+      count++;
     }
+  }
   return count;
+}
+
+/* All the partners j > i of block i, cell by cell (cl_dda_partners_in). */
+CL_HD static inline int64_t cl_dda_partners(const cl_dda_cells *gr, const cl_dda_box *boxes, int32_t i,
+                                            int32_t *out) {
+  return cl_dda_partners_in(gr, boxes, i, 0, 1, out);
 }
 
 /* ---- the passes of the device's broad phase (broad_kernels.h): one item each ---------------- */

@@ -34,14 +34,12 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
   switch (op) {
     case CL_DDA_OP_SPRINGS:
 #pragma omp parallel for schedule(static) if (A->nc >= PARALLEL_MIN)
-      for (size_t k = 0; k < A->nc; k++) cl_dda_contact_springs(A, k);
+      for (size_t k = 0; k < A->nc; k++)
+        for (int e = 0; e < 36; e++) cl_dda_contact_spring_entry(A, k, e);
       break;
     case CL_DDA_OP_GATHER:
 #pragma omp parallel for schedule(static) if (A->ntarget + n >= PARALLEL_MIN)
-      for (size_t t = 0; t < A->ntarget + n; t++) {
-        for (int e = 0; e < 36; e++) cl_dda_gather_entry(A, t, e);
-        cl_dda_gather_finish(A, t);
-      }
+      for (size_t t = 0; t < A->ntarget + n; t++) cl_dda_gather_item(A, t);
       break;
     case CL_DDA_OP_FACTOR:
     case CL_DDA_OP_BLOCK_SOLVE:
@@ -51,7 +49,7 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
       break;
     case CL_DDA_OP_SPMV:
 #pragma omp parallel for schedule(static) if (m >= PARALLEL_MIN)
-      for (size_t row = 0; row < m; row++) cl_dda_spmv_row(A, row);
+      for (size_t i = 0; i < n; i++) cl_dda_spmv_block_row(A, i);
       break;
     case CL_DDA_OP_DOT_BB:
     case CL_DDA_OP_BEGIN:

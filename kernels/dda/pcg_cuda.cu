@@ -1,5 +1,6 @@
 /* The DDA solver's operations as CUDA kernels (assembly_ops.h, pcg_ops.h): one thread per
- * contact, matrix block, block row, matrix row or vector entry, on the default stream like the block kernels and the
+ * contact, matrix block, block row, matrix row or vector entry (BSR's product: a warp a block row,
+ * spmv_cuda.cuh), on the default stream like the block kernels and the
  * reductions; a dot operation is a reduction and its one-block last pass, which does PCG's scalar step. */
 #include "../common/blas1.h"
 #include "../common/launch_cuda.cuh"
@@ -8,21 +9,41 @@
 #include "open_close_ops.h"
 #include "pcg_kernels.h"
 #include "pcg_ops.h"
+#include "spmv_cuda.cuh"
 
-__global__ void CL_PREC(dda_springs_kernel)(cl_dda_pcg_args A) {
-  CL_GRID_STRIDE(k, A.nc) cl_dda_contact_springs(&A, k);
+/* The springs, 36 threads a contact: thread e writes entry e of its three submatrices (and of its
+ * right-hand sides), so that a contact's slots are written by neighbouring threads at once. */
+__global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_springs_kernel)(cl_dda_pcg_args A) {
+  const size_t k = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS + threadIdx.x / 36;
+  if (k < A.nc) cl_dda_contact_spring_entry(&A, k, (int)(threadIdx.x % 36));
 }
 
-/* The gather, 36 threads an item (CL_DDA_GATHER_ITEMS items a block): thread e sums entry e, so a
- * contact's 36 slots are read by neighbouring threads at once, and a diagonal block's factor waits
- * at the block barrier for its 36 sums. */
-#define CL_DDA_GATHER_ITEMS 7
+/* The gather (assembly_ops.h), 36 threads an item: thread e sums entry e, so a contact's 36 slots
+ * are read by neighbouring threads at once; a long item is the whole block's after the others, its
+ * slices' sums added in slice order; a diagonal block's factor waits at a block barrier for its 36
+ * sums. */
 __global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_gather_kernel)(cl_dda_pcg_args A) {
-  const size_t t = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS + threadIdx.x / 36;
-  const int e = (int)(threadIdx.x % 36);
-  const int active = t < A.ntarget + A.n;
-  if (active) cl_dda_gather_entry(&A, t, e);
+  __shared__ int long_item[CL_DDA_GATHER_ITEMS];
+  __shared__ real part[CL_DDA_GATHER_ITEMS][36];
+  const int g = (int)(threadIdx.x / 36), e = (int)(threadIdx.x % 36);
+  const size_t first = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS, t = first + g;
+  const int active = t < A.ntarget + A.n, is_long = active && cl_dda_gather_long(&A, t);
+  if (active && !is_long) cl_dda_gather_entry(&A, t, e);
+  if (e == 0) long_item[g] = is_long;
   __syncthreads();
+  for (int w = 0; w < CL_DDA_GATHER_ITEMS; w++) {
+    if (!long_item[w]) continue;
+    const size_t tl = first + w;
+    const int has = cl_dda_gather_has(&A, tl, e);
+    part[g][e] = has ? cl_dda_gather_part(&A, tl, e, g, CL_DDA_GATHER_ITEMS) : 0;
+    __syncthreads();
+    if (g == 0 && has) {
+      real sum = part[0][e];
+      for (int s = 1; s < CL_DDA_GATHER_ITEMS; s++) sum += part[s][e];
+      cl_dda_gather_write(&A, tl, e, sum);
+    }
+    __syncthreads(); /* the sums are written (the factor reads them) and part is free again */
+  }
   if (active && e == 0) cl_dda_gather_finish(&A, t);
 }
 
@@ -30,8 +51,8 @@ __global__ void CL_PREC(dda_pcg_block_kernel)(cl_dda_pcg_args A, int op) {
   CL_GRID_STRIDE(i, A.n) cl_dda_pcg_block(&A, op, i);
 }
 
-__global__ void CL_PREC(dda_spmv_kernel)(cl_dda_pcg_args A) {
-  CL_GRID_STRIDE(row, 6 * A.n) cl_dda_spmv_row(&A, row);
+__global__ void __launch_bounds__(CL_THREADS) CL_PREC(dda_spmv_kernel)(cl_dda_pcg_args A) {
+  cl_dda_spmv_grid(&A, NULL, 0, NULL, NULL);
 }
 
 __global__ void CL_PREC(dda_pcg_entry_kernel)(cl_dda_pcg_args A, int op) {
@@ -94,7 +115,9 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
   if (A->n == 0) return 0;
   switch (op) {
     case CL_DDA_OP_SPRINGS:
-      if (A->nc) CL_PREC(dda_springs_kernel)<<<cl_grid_1d(A->nc), CL_THREADS>>>(*A);
+      if (A->nc)
+        CL_PREC(dda_springs_kernel)<<<(unsigned)((A->nc + CL_DDA_GATHER_ITEMS - 1) / CL_DDA_GATHER_ITEMS),
+                                      36 * CL_DDA_GATHER_ITEMS>>>(*A);
       break;
     case CL_DDA_OP_GATHER:
       CL_PREC(dda_gather_kernel)<<<(unsigned)((A->ntarget + A->n + CL_DDA_GATHER_ITEMS - 1) / CL_DDA_GATHER_ITEMS),
@@ -106,7 +129,7 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
       CL_PREC(dda_pcg_block_kernel)<<<cl_grid_1d(A->n), CL_THREADS>>>(*A, op);
       break;
     case CL_DDA_OP_SPMV:
-      CL_PREC(dda_spmv_kernel)<<<cl_grid_1d(6 * A->n), CL_THREADS>>>(*A);
+      CL_PREC(dda_spmv_kernel)<<<cl_dda_spmv_blocks(A), CL_THREADS>>>(*A);
       break;
     case CL_DDA_OP_DOT_BB:
     case CL_DDA_OP_BEGIN:

@@ -106,53 +106,103 @@ CL_HD static inline real cl_dda_spmv_input(const real *in, const real *p2, real 
   return p2 ? in[e] + beta * p2[e] : in[e];
 }
 
-/* The entry of out that the k-th row of the product writes (cl_dda_spmv_row). */
-CL_HD static inline size_t cl_dda_spmv_entry(const cl_dda_pcg_args *A, size_t k) {
-  return A->format == CL_DDA_BSR ? (k % 6) * A->n + k / 6 : k;
-}
-
-/* One row of out = A_parts v, v = in (p2 NULL) or in + beta p2: component r of block row i. The
- * k-th thread takes, in HSBCSR, r = k / n, i = k % n (neighbouring threads read neighbouring words of
- * a slice) and, in BSR, i = k / 6, r = k % 6 (the six rows of a block row read its blocks'
- * consecutive rows). */
-CL_HD static inline void cl_dda_spmv_row_of(const cl_dda_pcg_args *A, size_t k, const real *p2, real beta) {
-  const size_t n = A->n, i = A->format == CL_DDA_BSR ? k / 6 : k % n;
-  const int r = (int)(A->format == CL_DDA_BSR ? k % 6 : k / n), parts = A->parts;
-  const real *in = (const real *)A->in;
+/* HSBCSR's product, a thread a matrix row: row r of block row i of A_parts v, v = in (p2 NULL) or
+ * in + beta p2, for the k-th thread (r = k / n, i = k % n: neighbouring threads read neighbouring
+ * words of a slice), which is entry k of out. */
+CL_HD static inline real cl_dda_hsbcsr_row(const cl_dda_pcg_args *A, size_t k, const real *p2, real beta) {
+  const size_t n = A->n, i = k % n, nup = A->nup;
+  const int r = (int)(k / n), parts = A->parts;
+  const real *in = (const real *)A->in, *up = (const real *)A->up;
   real s = 0;
-  if (A->format == CL_DDA_BSR) {
-    const real *val = (const real *)A->val;
-    for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
-      const size_t j = (size_t)A->col[p];
-      const int part = j == i ? CL_DDA_DIAG : j > i ? CL_DDA_UPPER : CL_DDA_LOWER;
-      if (!(parts & part)) continue;
-      for (int c = 0; c < 6; c++) s += val[36 * (size_t)p + 6 * r + c] * cl_dda_spmv_input(in, p2, beta, c * n + j);
-    }
-  } else {
-    const size_t nup = A->nup;
-    const real *up = (const real *)A->up;
-    if (parts & CL_DDA_DIAG) {
-      const real *d = (const real *)A->diag;
-      for (int c = 0; c < 6; c++) s += d[(6 * r + c) * n + i] * cl_dda_spmv_input(in, p2, beta, c * n + i);
-    }
-    if (parts & CL_DDA_UPPER)
-      for (int32_t k = A->uptr[i]; k < A->uptr[i + 1]; k++) {
-        const size_t j = (size_t)A->ucol[k];
-        for (int c = 0; c < 6; c++)
-          s += up[(6 * r + c) * nup + (size_t)k] * cl_dda_spmv_input(in, p2, beta, c * n + j);
-      }
-    if (parts & CL_DDA_LOWER)
-      for (int32_t q = A->lptr[i]; q < A->lptr[i + 1]; q++) {
-        const size_t k = (size_t)A->lslot[q], j = (size_t)A->urow[k];
-        for (int c = 0; c < 6; c++) /* (U_k^T)(r, c) */
-          s += up[(6 * c + r) * nup + k] * cl_dda_spmv_input(in, p2, beta, c * n + j);
-      }
+  if (parts & CL_DDA_DIAG) {
+    const real *d = (const real *)A->diag;
+    for (int c = 0; c < 6; c++) s += d[(6 * r + c) * n + i] * cl_dda_spmv_input(in, p2, beta, c * n + i);
   }
-  ((real *)A->out)[(size_t)r * n + i] = s;
+  if (parts & CL_DDA_UPPER)
+    for (int32_t k = A->uptr[i]; k < A->uptr[i + 1]; k++) {
+      const size_t j = (size_t)A->ucol[k];
+      for (int c = 0; c < 6; c++) s += up[(6 * r + c) * nup + (size_t)k] * cl_dda_spmv_input(in, p2, beta, c * n + j);
+    }
+  if (parts & CL_DDA_LOWER)
+    for (int32_t q = A->lptr[i]; q < A->lptr[i + 1]; q++) {
+      const size_t k = (size_t)A->lslot[q], j = (size_t)A->urow[k];
+      for (int c = 0; c < 6; c++) /* (U_k^T)(r, c) */
+        s += up[(6 * c + r) * nup + k] * cl_dda_spmv_input(in, p2, beta, c * n + j);
+    }
+  return s;
 }
 
-/* One row of out = A_parts in (CL_DDA_OP_SPMV). */
-CL_HD static inline void cl_dda_spmv_row(const cl_dda_pcg_args *A, size_t k) { cl_dda_spmv_row_of(A, k, NULL, 0); }
+/* BSR's product, a warp a block row (cuda: spmv_cuda.cuh). A thread a matrix row left the product
+ * to its longest row: case 1's fixed base touches ~190 blocks, one thread looping over them while
+ * the rest of the grid waited (69 us a product on the H100, its mean row ~12 blocks). Lane l < 30
+ * of a warp takes column c = l % 6 of the row's blocks slice l / 6, + 5, + 10, ...: the six lanes of
+ * a slice read a block's rows as consecutive words, and each lane gathers one input entry a block.
+ * The lanes' six sums go down a shuffle tree. A row of more than CL_DDA_BSR_LONG blocks is the whole
+ * thread block's (CL_DDA_BSR_WARPS warps, slices 5 w + l / 6, 40 of them), its warps' sums added in
+ * warp order. The cpu adds the same terms in the same order (cl_dda_bsr_row). */
+#define CL_DDA_BSR_SLICES 5
+#define CL_DDA_BSR_WARPS 8
+#define CL_DDA_BSR_LONG (8 * CL_DDA_BSR_SLICES) /* more than 8 passes of a lone warp */
+
+CL_HD static inline int cl_dda_bsr_long(const cl_dda_pcg_args *A, size_t i) {
+  return A->rowptr[i + 1] - A->rowptr[i] > CL_DDA_BSR_LONG;
+}
+
+/* Block p's terms of block row i's six entries of A_parts v (v as cl_dda_hsbcsr_row's), column c
+ * of the block, added to acc (nothing where the block is not in A->parts). */
+CL_HD static inline void cl_dda_bsr_terms(const cl_dda_pcg_args *A, size_t i, int32_t p, int c, const real *p2,
+                                          real beta, real acc[6]) {
+  const size_t j = (size_t)A->col[p];
+  const int part = j == i ? CL_DDA_DIAG : j > i ? CL_DDA_UPPER : CL_DDA_LOWER;
+  if (!(A->parts & part)) return;
+  const real v = cl_dda_spmv_input((const real *)A->in, p2, beta, (size_t)c * A->n + j);
+  const real *blk = (const real *)A->val + 36 * (size_t)p + c;
+  for (int r = 0; r < 6; r++) acc[r] += blk[6 * r] * v;
+}
+
+/* Lane `lane` of warp `warp` of the `warps` that take block row i (cuda): its terms, the blocks of
+ * its slice (5 warp + lane / 6, then every 5 warps-th) in column lane % 6, into acc. */
+CL_HD static inline void cl_dda_bsr_lane(const cl_dda_pcg_args *A, size_t i, int warp, int warps, int lane,
+                                         const real *p2, real beta, real acc[6]) {
+  for (int r = 0; r < 6; r++) acc[r] = 0;
+  if (lane >= 6 * CL_DDA_BSR_SLICES) return;
+  for (int32_t p = A->rowptr[i] + CL_DDA_BSR_SLICES * warp + lane / 6; p < A->rowptr[i + 1];
+       p += CL_DDA_BSR_SLICES * warps)
+    cl_dda_bsr_terms(A, i, p, lane % 6, p2, beta, acc);
+}
+
+/* Block row i of the BSR product into sum (the cpu's): each lane's terms as cl_dda_bsr_lane's, in
+ * the same order (the blocks in row order, each to its lane's sums: one pass over the row's
+ * contiguous blocks), added in the order of the cuda warp's shuffle-down tree (lane l += lane
+ * l + off, off = 16, 8, .., 1), then the warps' sums in warp order. */
+CL_HD static inline void cl_dda_bsr_row(const cl_dda_pcg_args *A, size_t i, const real *p2, real beta, real sum[6]) {
+  const int warps = cl_dda_bsr_long(A, i) ? CL_DDA_BSR_WARPS : 1, slices = CL_DDA_BSR_SLICES * warps;
+  real t[CL_DDA_BSR_WARPS][32][6];
+  for (int w = 0; w < warps; w++)
+    for (int l = 0; l < 32; l++)
+      for (int r = 0; r < 6; r++) t[w][l][r] = 0;
+  for (int32_t q = 0; q < A->rowptr[i + 1] - A->rowptr[i]; q++) {
+    const int slice = q % slices, w = slice / CL_DDA_BSR_SLICES, l0 = 6 * (slice % CL_DDA_BSR_SLICES);
+    for (int c = 0; c < 6; c++) cl_dda_bsr_terms(A, i, A->rowptr[i] + q, c, p2, beta, t[w][l0 + c]);
+  }
+  for (int w = 0; w < warps; w++) {
+    for (int off = 16; off > 0; off >>= 1)
+      for (int l = 0; l < off; l++)
+        for (int r = 0; r < 6; r++) t[w][l][r] += t[w][l + off][r];
+    for (int r = 0; r < 6; r++) sum[r] = w == 0 ? t[0][0][r] : sum[r] + t[w][0][r];
+  }
+}
+
+/* Block row i of out = A_parts in (CL_DDA_OP_SPMV on the cpu) in either format. */
+CL_HD static inline void cl_dda_spmv_block_row(const cl_dda_pcg_args *A, size_t i) {
+  if (A->format == CL_DDA_BSR) {
+    real s[6];
+    cl_dda_bsr_row(A, i, NULL, 0, s);
+    for (int r = 0; r < 6; r++) ((real *)A->out)[(size_t)r * A->n + i] = s[r];
+  } else {
+    for (size_t k = i; k < 6 * A->n; k += A->n) ((real *)A->out)[k] = cl_dda_hsbcsr_row(A, k, NULL, 0);
+  }
+}
 
 /* The per-entry vector updates; PCG's (STEP, DIRECTION) only while the solve runs. */
 CL_HD static inline void cl_dda_pcg_entry(const cl_dda_pcg_args *A, int op, size_t e) {

@@ -25,8 +25,17 @@
 #include "open_close_ops.h"
 #include "pcg_kernels.h"
 #include "pcg_ops.h"
+#include "spmv_cuda.cuh"
 
 namespace cg = cooperative_groups;
+
+/* The block rows, a thread each, 32 consecutive ones a warp, consecutive warps' rows on consecutive
+ * thread blocks: a grid-stride loop gave case 1's 4 333 block solves to the first 17 of its 264
+ * blocks (17 SMs, 8 warps each); this spreads them over 136 blocks, a warp each, still reading
+ * 32 neighbouring words at a time. */
+#define CL_DDA_GRID_BLOCK_ROWS(i, n)                                                                  \
+  for (size_t i = ((size_t)(threadIdx.x >> 5) * gridDim.x + blockIdx.x) * 32 + (threadIdx.x & 31); i < (n); \
+       i += (size_t)gridDim.x * blockDim.x)
 
 /* The block's sums of a and b (valid in thread 0) in one pass: both shuffled down each warp, one
  * shared stage and one block barrier where two reductions in turn took three -- the same terms in
@@ -68,42 +77,29 @@ __device__ static void grid_dots(cl_dda_pcg_args *A, int op, double d0, double d
   __syncthreads();
 }
 
-/* out = A_parts in over the grid (the launches' row product), then a barrier. With dot, this
- * thread's terms of in.out (p.q) are added to *dot: the rows a thread writes are the ones it reads. */
+/* out = A_parts in over the grid (the launches' product, spmv_cuda.cuh), then a barrier. With dot,
+ * this thread's terms of in.out (p.q) are added to *dot: the entries a thread writes are the ones
+ * it reads. */
 __device__ static void grid_product(cl_dda_pcg_args *A, int parts, const void *in, void *out, double *dot,
                                     cg::grid_group &grid) {
   A->parts = parts, A->in = in, A->out = out;
-  const size_t n = A->n;
-  CL_GRID_STRIDE(k, 6 * n) {
-    cl_dda_spmv_row(A, k);
-    if (dot) {
-      const size_t e = cl_dda_spmv_entry(A, k);
-      *dot += cl_dot_term(((const real *)in)[e], ((const real *)out)[e]);
-    }
-  }
+  cl_dda_spmv_grid(A, NULL, 0, NULL, dot);
   if (!dot) grid.sync(); /* with dot, the dot's own barrier follows */
 }
 
 /* Block Jacobi's product after the first iteration: q = A p with the direction p = z + beta pold
- * formed on the fly (row by row, as CL_DDA_OP_DIRECTION forms it), each row's entry of p written
- * into pnew and its p.q term added to *dot. The direction's own pass and barrier are gone: pold is
- * not written in this pass (pnew is the other buffer), and z not at all. */
+ * formed on the fly (entry by entry, as CL_DDA_OP_DIRECTION forms it), each row's entries of p
+ * written into pnew and their p.q terms added to *dot. The direction's own pass and barrier are
+ * gone: pold is not written in this pass (pnew is the other buffer), and z not at all. */
 __device__ static void grid_direction_product(cl_dda_pcg_args *A, const real *pold, real *pnew, double *dot) {
-  const real *z = (const real *)A->z, *q = (const real *)A->q;
-  const real beta = (real)A->scal[CL_DDA_S_BETA];
-  A->parts = CL_DDA_WHOLE, A->in = z, A->out = A->q;
-  CL_GRID_STRIDE(k, 6 * A->n) {
-    cl_dda_spmv_row_of(A, k, pold, beta);
-    const size_t e = cl_dda_spmv_entry(A, k);
-    pnew[e] = cl_dda_spmv_input(z, pold, beta, e);
-    *dot += cl_dot_term(pnew[e], q[e]);
-  }
+  A->parts = CL_DDA_WHOLE, A->in = A->z, A->out = A->q;
+  cl_dda_spmv_grid(A, pold, (real)A->scal[CL_DDA_S_BETA], pnew, dot);
   A->p = pnew; /* the step's x += alpha p */
 }
 
 __device__ static void grid_block_solve(cl_dda_pcg_args *A, const void *in, void *out, cg::grid_group &grid) {
   A->in = in, A->out = out;
-  CL_GRID_STRIDE(i, A->n) cl_dda_pcg_block(A, CL_DDA_OP_BLOCK_SOLVE, i);
+  CL_DDA_GRID_BLOCK_ROWS(i, A->n) cl_dda_pcg_block(A, CL_DDA_OP_BLOCK_SOLVE, i);
   grid.sync();
 }
 
@@ -121,7 +117,7 @@ __device__ static void grid_precondition(cl_dda_pcg_args *A, int kind, cg::grid_
   grid.sync();
   grid_block_solve(A, A->z, A->t, grid);                 /* t = D^-1 z */
   grid_product(A, CL_DDA_UPPER, A->t, A->z, NULL, grid); /* z = L^T t */
-  CL_GRID_STRIDE(i, A->n) cl_dda_pcg_block(A, CL_DDA_OP_SSOR_FINISH, i); /* z = t - D^-1 L^T t */
+  CL_DDA_GRID_BLOCK_ROWS(i, A->n) cl_dda_pcg_block(A, CL_DDA_OP_SSOR_FINISH, i); /* z = t - D^-1 L^T t */
   grid.sync();
 }
 
@@ -163,7 +159,7 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_
     if (!cl_dda_pcg_running(scal)) break;                 /* breakdown */
     double sums[2] = {0, 0};
     if (jacobi) {
-      CL_GRID_STRIDE(i, n) cl_dda_step_jacobi(A, i, sums); /* x, r, z = D^-1 r and r.z, r.r */
+      CL_DDA_GRID_BLOCK_ROWS(i, n) cl_dda_step_jacobi(A, i, sums); /* x, r, z = D^-1 r and r.z, r.r */
     } else {
       CL_GRID_STRIDE(e, m) cl_dda_pcg_entry(A, CL_DDA_OP_STEP, e); /* x += alpha p, r -= alpha q */
       grid.sync();
@@ -188,8 +184,9 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_
 }
 
 /* As many blocks as fit on the device at once (a grid barrier needs them all resident), no more
- * than one thread a matrix row needs, than the model's pcg_blocks asks, nor than the partials hold (CL_DDA_DOT_PARTIALS: two sets
- * of two a block). */
+ * than the product needs (a warp a block row in BSR, a thread a matrix row in HSBCSR:
+ * cl_dda_spmv_blocks), than the model's pcg_blocks asks, nor than the partials hold
+ * (CL_DDA_DOT_PARTIALS: two sets of two a block). */
 extern "C" int CL_PREC(cl_dda_pcg_persistent_cuda)(const cl_dda_pcg_args *A, int kind, int rule) {
   static int per_sm = -1, sms = 0;
   if (per_sm < 0) {
@@ -203,7 +200,7 @@ extern "C" int CL_PREC(cl_dda_pcg_persistent_cuda)(const cl_dda_pcg_args *A, int
     cudaGetLastError();
   }
   if (per_sm < 1) return CL_DDA_NO_COOPERATIVE;
-  const size_t want = (6 * A->n + CL_REDUCE_THREADS - 1) / CL_REDUCE_THREADS;
+  const size_t want = cl_dda_spmv_blocks(A);
   size_t blocks = (size_t)per_sm * (size_t)sms;
   if (want < blocks) blocks = want;
   if (A->persistent_blocks > 0 && (size_t)A->persistent_blocks < blocks) blocks = (size_t)A->persistent_blocks;

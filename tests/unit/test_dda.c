@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/dda/assembly_ops.h"
 #include "../../kernels/dda/block.h"
 #include "../../kernels/dda/block_kernels.h"
+#include "../../kernels/dda/broad.h"
 #include "../../kernels/dda/contact.h"
 #include "../../kernels/dda/contacts.h"
 #include "../../kernels/dda/detect.h"
@@ -138,17 +140,32 @@ static void load_solver(cl_device *dev, cl_dda_solver *s, const cl_dda_bsr *a, c
   cr_assert_eq(cl_dda_solver_load(s, a, &err), CL_OK, "%s", err.msg);
 }
 
-Test(dda, spmv_hsbcsr_and_bsr_match_dense) {
-  lcg_seed(7);
-  size_t n = 50, m = 6 * n;
-  cl_dda_bsr a = {0};
-  random_matrix(&a, n, 120);
+/* A block system whose first rows are long: block 0 paired with every other, block 1 with blocks
+ * 3 .. 3 + extra - 1, the rest a ring (case 1's fixed base touches ~190 blocks, its mean row is ~12):
+ * BSR's product takes a row of more than CL_DDA_BSR_LONG blocks with a whole thread block. */
+static void hub_matrix(cl_dda_bsr *a, size_t n, size_t extra) {
+  size_t np = 0;
+  int32_t *pi = malloc((3 * n + extra) * sizeof *pi), *pj = malloc((3 * n + extra) * sizeof *pj);
+  for (size_t k = 1; k + 1 < n; k++) pi[np] = (int32_t)k, pj[np++] = (int32_t)k + 1;
+  for (size_t k = 1; k < n; k++) pi[np] = 0, pj[np++] = (int32_t)k;
+  for (size_t k = 3; k < 3 + extra && k < n; k++) pi[np] = 1, pj[np++] = (int32_t)k;
+  cl_error err;
+  cr_assert_eq(cl_dda_bsr_pattern(a, n, np, pi, pj, &err), CL_OK);
+  cr_assert_eq(cl_dda_random_spd(a, 6.0 * (double)(n + 1), 1, &lcg_state, &err), CL_OK); /* dominant */
+  free(pi), free(pj);
+}
+
+/* Both formats' products of a on the cpu against the dense one, to 1e-14 of |A| |x| (any order of
+ * the terms is within a few 1e-16 of it). */
+static void check_spmv_against_dense(const cl_dda_bsr *a) {
+  const size_t n = a->n, m = 6 * n;
   double *dense = calloc(m * m, sizeof *dense), *x = malloc(m * sizeof *x), *ref = calloc(m, sizeof *ref);
   double *y = malloc(m * sizeof *y);
   for (size_t i = 0; i < n; i++)
-    for (int32_t p = a.rowptr[i]; p < a.rowptr[i + 1]; p++)
+    for (int32_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++)
       for (int r = 0; r < 6; r++)
-        for (int c = 0; c < 6; c++) dense[(6 * i + r) * m + 6 * (size_t)a.col[p] + c] = a.val[36 * (size_t)p + 6 * r + c];
+        for (int c = 0; c < 6; c++)
+          dense[(6 * i + r) * m + 6 * (size_t)a->col[p] + c] = a->val[36 * (size_t)p + 6 * r + c];
   for (size_t k = 0; k < m; k++) x[k] = lcg_uniform(-1, 1);
   double scale = 0; /* |A| |x| row by row: the size of the round-off of any order of the sums */
   for (size_t r = 0; r < m; r++) {
@@ -161,7 +178,7 @@ Test(dda, spmv_hsbcsr_and_bsr_match_dense) {
     cl_device dev;
     cl_dda_solver s;
     cl_error err;
-    load_solver(&dev, &s, &a, formats[f]);
+    load_solver(&dev, &s, a, formats[f]);
     cr_assert_eq(cl_dda_solver_spmv(&s, x, y, &err), CL_OK, "%s", err.msg);
     for (size_t r = 0; r < m; r++)
       cr_assert(fabs(y[r] - ref[r]) <= 1e-14 * scale, "format %d, row %zu: %.17g against dense %.17g", f, r, y[r],
@@ -170,6 +187,23 @@ Test(dda, spmv_hsbcsr_and_bsr_match_dense) {
     cl_device_close(&dev);
   }
   free(dense), free(x), free(ref), free(y);
+}
+
+Test(dda, spmv_hsbcsr_and_bsr_match_dense) {
+  lcg_seed(7);
+  cl_dda_bsr a = {0};
+  random_matrix(&a, 50, 120);
+  check_spmv_against_dense(&a);
+  cl_dda_bsr_free(&a);
+}
+
+/* Rows of 100 and 43 blocks (above CL_DDA_BSR_LONG: a thread block's) beside rows of 3 and 4. */
+Test(dda, spmv_long_rows_match_dense) {
+  lcg_seed(17);
+  cl_dda_bsr a = {0};
+  hub_matrix(&a, 100, 40);
+  cr_assert(a.rowptr[1] - a.rowptr[0] == 100 && a.rowptr[2] - a.rowptr[1] == 43, "the hub rows' lengths");
+  check_spmv_against_dense(&a);
   cl_dda_bsr_free(&a);
 }
 
@@ -414,6 +448,61 @@ Test(dda, persistent_pcg_kernel_matches_the_launches_on_cuda) {
   cl_dda_bsr_free(&a);
 }
 
+/* BSR's product a warp a block row and a thread block a long row, on cuda (skipped without a GPU),
+ * on rows of 600 and 43 blocks among rows of 3 and 4: the cuda product gives the cpu's sums in
+ * both formats (the same terms in the same order: equal but for the fused multiply-adds' rounding;
+ * checked to 1e-14 of |A| |x|, the dense test's bound for any order, where a term missed or
+ * counted twice is ~1e-4 of it); and PCG's persistent kernel the launches' iterations and x (to 1e-10 of its
+ * size, as persistent_pcg_kernel_matches_the_launches_on_cuda), both formats and preconditioners. */
+Test(dda, spmv_long_rows_on_cuda_give_the_cpus_sums) {
+  if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
+  lcg_seed(29);
+  const size_t n = 600, m = 6 * n;
+  cl_dda_bsr a = {0};
+  hub_matrix(&a, n, 40);
+  double *x = malloc(m * sizeof *x), *yc = malloc(m * sizeof *yc), *yg = malloc(m * sizeof *yg);
+  double *xl = malloc(m * sizeof *xl), *xp = malloc(m * sizeof *xp), *x0 = calloc(m, sizeof *x0);
+  for (size_t k = 0; k < m; k++) x[k] = lcg_uniform(-1, 1);
+  double scale = 0;
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      double abs_sum = 0;
+      for (int32_t p = a.rowptr[i]; p < a.rowptr[i + 1]; p++)
+        for (int c = 0; c < 6; c++) abs_sum += fabs(a.val[36 * (size_t)p + 6 * r + c] * x[6 * (size_t)a.col[p] + c]);
+      scale = fmax(scale, abs_sum);
+    }
+  cl_device cpu, gpu;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&gpu, "cuda", &err), CL_OK, "%s", err.msg);
+  for (int f = 0; f < 2; f++) {
+    cl_dda_solver sc, sg;
+    load_solver(&cpu, &sc, &a, (cl_dda_spmv_format)f);
+    cl_dda_solver_init(&sg, &gpu, (cl_dda_spmv_format)f);
+    cr_assert_eq(cl_dda_solver_load(&sg, &a, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_spmv(&sc, x, yc, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_spmv(&sg, x, yg, &err), CL_OK, "%s", err.msg);
+    for (size_t r = 0; r < m; r++)
+      cr_assert(fabs(yg[r] - yc[r]) <= 1e-14 * scale, "format %d, row %zu: cuda %.17g, cpu %.17g", f, r, yg[r], yc[r]);
+    cl_dda_solver_free(&sc), cl_dda_solver_free(&sg);
+    cl_device_close(&cpu);
+    for (int pc = 0; pc < 2; pc++) {
+      cl_dda_pcg_result rl, rp;
+      long ll, sl, lp, sp;
+      solve_on(&gpu, &a, (cl_dda_spmv_format)f, 0, (cl_dda_preconditioner)pc, x, x0, 1e-12, 0, 1000, xl, &rl, &ll, &sl);
+      solve_on(&gpu, &a, (cl_dda_spmv_format)f, 1, (cl_dda_preconditioner)pc, x, x0, 1e-12, 0, 1000, xp, &rp, &lp, &sp);
+      cr_assert(rl.converged && rp.converged && rl.iterations == rp.iterations,
+                "format %d, preconditioner %d: launches %d iterations (converged %d), persistent %d (%d)", f, pc,
+                rl.iterations, rl.converged, rp.iterations, rp.converged);
+      double size = 0, diff = 0;
+      for (size_t k = 0; k < m; k++) size = fmax(size, fabs(xl[k])), diff = fmax(diff, fabs(xp[k] - xl[k]));
+      cr_assert(diff <= 1e-10 * size, "format %d, preconditioner %d: x off by %.3g of %.3g", f, pc, diff, size);
+    }
+  }
+  cl_device_close(&gpu);
+  free(x), free(yc), free(yg), free(xl), free(xp), free(x0);
+  cl_dda_bsr_free(&a);
+}
+
 Test(dda, solver_names_a_block_that_is_not_positive_definite) {
   lcg_seed(3);
   cl_dda_bsr a = {0};
@@ -431,6 +520,44 @@ Test(dda, solver_names_a_block_that_is_not_positive_definite) {
     cl_device_close(&dev);
   }
   cl_dda_bsr_free(&a);
+}
+
+/* The springs entry by entry (cl_dda_contact_spring_entry, 36 threads a contact on the GPU) are
+ * cl_dda_spring's sums to the bit: the normal spring, then the shear spring when locked or the
+ * friction force when sliding; an open contact's slots are not written. */
+Test(dda, spring_entries_are_the_springs_sums) {
+  lcg_seed(31);
+  enum { NC = 30 };
+  double geo[26 * NC], fric[NC], K[108 * NC], F[12 * NC];
+  int32_t state[NC];
+  for (size_t k = 0; k < 26 * NC; k++) geo[k] = lcg_uniform(-1, 1);
+  for (size_t k = 0; k < NC; k++) state[k] = (int32_t)(k % 3), fric[k] = lcg_uniform(-1e3, 1e3);
+  for (size_t k = 0; k < 108 * NC; k++) K[k] = 7;
+  for (size_t k = 0; k < 12 * NC; k++) F[k] = 7;
+  cl_dda_pcg_args A = {.nc = NC, .cstate = state, .cgeo = geo, .cfric = fric, .kn = 3e9, .ks = 1.3e9, .cK = K, .cF = F};
+  for (size_t k = 0; k < NC; k++)
+    for (int e = 0; e < 36; e++) cl_dda_contact_spring_entry(&A, k, e);
+  for (size_t k = 0; k < NC; k++) {
+    double a[4][6], Kii[36] = {0}, Kjj[36] = {0}, Kij[36] = {0}, Fi[6] = {0}, Fj[6] = {0};
+    for (int q = 0; q < 4; q++)
+      for (int c = 0; c < 6; c++) a[q][c] = geo[(6 * q + c) * NC + k];
+    cl_dda_spring(A.kn, geo[24 * NC + k], a[0], a[1], Kii, Kjj, Kij, Fi, Fj);
+    if (state[k] == CL_DDA_LOCK) cl_dda_spring(A.ks, geo[25 * NC + k], a[2], a[3], Kii, Kjj, Kij, Fi, Fj);
+    else
+      for (int r = 0; r < 6; r++) Fi[r] -= fric[k] * a[2][r], Fj[r] += fric[k] * a[3][r];
+    const int open = state[k] == CL_DDA_OPEN;
+    for (int e = 0; e < 36; e++) {
+      const double *slot = K + 108 * k + e;
+      cr_assert(open ? slot[0] == 7 && slot[36] == 7 && slot[72] == 7
+                     : slot[0] == Kii[e] && slot[36] == Kjj[e] && slot[72] == Kij[e],
+                "contact %zu (state %d), entry %d: %.17g %.17g %.17g against %.17g %.17g %.17g", k, state[k], e,
+                slot[0], slot[36], slot[72], Kii[e], Kjj[e], Kij[e]);
+    }
+    for (int r = 0; r < 6; r++)
+      cr_assert(open ? F[12 * k + r] == 7 && F[12 * k + 6 + r] == 7 : F[12 * k + r] == Fi[r] && F[12 * k + 6 + r] == Fj[r],
+                "contact %zu (state %d), F entry %d: %.17g %.17g against %.17g %.17g", k, state[k], r, F[12 * k + r],
+                F[12 * k + 6 + r], Fi[r], Fj[r]);
+  }
 }
 
 /* The bytes a device copies in from the host and out to it, counted by wrapping its copies. */
@@ -485,10 +612,11 @@ static void dense_system(size_t n, const double *K, const double *F, size_t nc, 
  * must match its dense system -- the product A x and the solution of A x = b -- while sending no
  * more than the states and friction forces (12 bytes a contact) to the device in 2 launches, and PCG
  * no more than its solution back (6 n doubles) and its scalars once every CL_DDA_PCG_CHECK_EVERY
- * iterations. */
+ * iterations. Block 0 is in 100 contacts (as case 1's fixed base): its diagonal block and block row
+ * of b sum more than CL_DDA_GATHER_LONG shares, the gather's long items. */
 Test(dda, device_assembly_matches_dense_sums_as_states_change) {
   lcg_seed(11);
-  const size_t n = 30, nc = 90, m = 6 * n;
+  const size_t n = 30, nc = 190, m = 6 * n;
   const double kn = 50, ks = 20;
   double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
   double *fric = malloc(nc * sizeof *fric), *dense = malloc(m * m * sizeof *dense), *b = malloc(m * sizeof *b);
@@ -499,7 +627,7 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
       for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 30 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
     }
   for (size_t k = 0; k < nc; k++) {
-    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
+    bi[k] = k < 100 ? 0 : (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
     for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
   }
   double *x = malloc(m * sizeof *x), *y = malloc(m * sizeof *y), *ref = malloc(m * sizeof *ref);
@@ -592,7 +720,7 @@ static void open_close_on(cl_device *dev, int persistent, size_t n, size_t nc, u
       for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 30 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
     }
   for (size_t k = 0; k < nc; k++) {
-    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
+    bi[k] = k < 100 ? 0 : (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
     for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
     law[k] = lcg_uniform(0, 1), law[nc + k] = lcg_uniform(0, 0.5), law[2 * nc + k] = lcg_uniform(0, 0.5);
     out->state[k] = (int32_t)lcg_below(3), out->flips[k] = 0, out->sgn[k] = lcg_below(2) ? 1 : -1;
@@ -692,7 +820,7 @@ Test(dda, device_open_close_rule_matches_the_host_rule) {
   double *N = malloc(nc * sizeof *N), *fric = malloc(nc * sizeof *fric), *dsgn = malloc(nc * sizeof *dsgn);
   double *dN = malloc(nc * sizeof *dN), *x = malloc(m * sizeof *x), *xsoa = malloc(m * sizeof *xsoa);
   for (size_t k = 0; k < nc; k++) {
-    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
+    bi[k] = k < 100 ? 0 : (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
     for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
     law[k] = lcg_uniform(0, 1), law[nc + k] = lcg_uniform(0, 0.5), law[2 * nc + k] = lcg_uniform(0, 0.5);
     state[k] = (int32_t)lcg_below(3), flips[k] = (int32_t)lcg_below(6);
@@ -802,6 +930,63 @@ Test(dda, broad_phase_finds_exactly_the_overlapping_boxes) {
   cr_assert_eq(np, expected, "%zu candidate pairs, %zu overlapping boxes", np, expected);
   cr_assert(expected > n / 2, "the test has overlaps to find (%zu)", expected);
   free(pairs), free(vstart), free(vx), free(vy);
+}
+
+/* The broad phase's pair passes a warp a block on cuda: lane l of 32 takes the block's cells l,
+ * l + 32, ... (cl_dda_partners_in); together the lanes find each block's partners, each once (the
+ * boxes of broad_phase_finds_exactly_the_overlapping_boxes: block 0 a base as wide as the domain,
+ * its box over rows of cells; cells of 0.2, so that most blocks cover more than 32). */
+Test(dda, broad_phase_lanes_find_each_blocks_partners_once) {
+  const size_t n = 400;
+  int32_t *vstart;
+  double *vx, *vy;
+  random_boxes(n, &vstart, &vx, &vy);
+  cl_dda_geometry g = {n, vstart, vx, vy};
+  cl_dda_box *boxes = malloc(n * sizeof *boxes), all = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+  for (size_t i = 0; i < n; i++) {
+    boxes[i] = cl_dda_block_box(&g, (int32_t)i, 0.15);
+    all.x0 = fmin(all.x0, boxes[i].x0), all.y0 = fmin(all.y0, boxes[i].y0);
+    all.x1 = fmax(all.x1, boxes[i].x1), all.y1 = fmax(all.y1, boxes[i].y1);
+  }
+  const double h = 0.2; /* cells far smaller than the boxes: a box covers up to 15 x 15 of them, the base 4 000 */
+  cl_dda_cells gr = {all, h, (size_t)((all.x1 - all.x0) / h) + 1, (size_t)((all.y1 - all.y0) / h) + 1, NULL, NULL};
+  const size_t ncells = gr.nx * gr.ny;
+  int32_t *in_cell = NULL;
+  int64_t *start = calloc(ncells + 1, sizeof *start), *fill = malloc(ncells * sizeof *fill);
+  for (int pass = 0; pass < 2; pass++) { /* a counting sort by cell, blocks ascending in a cell */
+    for (size_t i = 0; i < n; i++) {
+      size_t x0, x1, y0, y1;
+      cl_dda_cell_range(&gr, boxes[i], &x0, &x1, &y0, &y1);
+      for (size_t y = y0; y <= y1; y++)
+        for (size_t x = x0; x <= x1; x++) {
+          if (pass == 0) start[y * gr.nx + x + 1]++;
+          else in_cell[fill[y * gr.nx + x]++] = (int32_t)i;
+        }
+    }
+    if (pass == 1) break;
+    for (size_t c = 0; c < ncells; c++) start[c + 1] += start[c], fill[c] = start[c];
+    in_cell = malloc((size_t)start[ncells] * sizeof *in_cell);
+  }
+  gr.start = start, gr.in_cell = in_cell;
+  size_t x0, x1, y0, y1;
+  cl_dda_cell_range(&gr, boxes[0], &x0, &x1, &y0, &y1);
+  cr_assert((x1 - x0 + 1) * (y1 - y0 + 1) > 1000, "the base covers %zu cells", (x1 - x0 + 1) * (y1 - y0 + 1));
+  int32_t *all_j = malloc(n * sizeof *all_j), *lanes_j = malloc(n * sizeof *lanes_j);
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    const int64_t m = cl_dda_partners(&gr, boxes, (int32_t)i, all_j);
+    int64_t got = 0;
+    for (size_t lane = 0; lane < 32; lane++) got += cl_dda_partners_in(&gr, boxes, (int32_t)i, lane, 32, lanes_j + got);
+    cr_assert_eq(got, m, "block %zu: the lanes found %ld partners, the block %ld", i, (long)got, (long)m);
+    for (int64_t p = 0; p < m; p++) { /* the same set (no partner twice: the block's list has none) */
+      int found = 0;
+      for (int64_t q = 0; q < m; q++) found += lanes_j[q] == all_j[p];
+      cr_assert_eq(found, 1, "block %zu: partner %d found %d times by the lanes", i, all_j[p], found);
+    }
+    total += (size_t)m;
+  }
+  cr_assert(total > n / 2, "the test has partners to find (%zu)", total);
+  free(boxes), free(start), free(fill), free(in_cell), free(all_j), free(lanes_j), free(vstart), free(vx), free(vy);
 }
 
 static int key_of_equal(const cl_dda_contact *a, const cl_dda_contact *b) {

@@ -1,0 +1,89 @@
+/* The DDA matrix's product on cuda, shared by the launch per operation (pcg_cuda.cu) and the
+ * persistent solve (pcg_persistent_cuda.cu): BSR a warp a block row, a long row the whole thread
+ * block's (pcg_ops.h: cl_dda_bsr_lane, the order of the sums), HSBCSR a thread a matrix row. The
+ * thread block is CL_DDA_BSR_WARPS warps (CL_THREADS, CL_REDUCE_THREADS). */
+#ifndef CL_DDA_SPMV_CUDA_CUH
+#define CL_DDA_SPMV_CUDA_CUH
+
+#include "../common/blas1.h"
+#include "../common/grid.h"
+#include "../common/reduce_cuda.cuh"
+#include "pcg_ops.h"
+
+static_assert(CL_DDA_BSR_WARPS * 32 == CL_THREADS && CL_THREADS == CL_REDUCE_THREADS,
+              "the product's thread block is CL_DDA_BSR_WARPS warps");
+
+/* The end of a row's product, by the thread that holds its entry e's sum: out[e], with pnew the
+ * direction's entry (in + beta p2) written there, and this entry's term of v.out added to *dot. */
+__device__ static inline void cl_dda_spmv_finish(const cl_dda_pcg_args *A, size_t e, real sum, const real *p2,
+                                                 real beta, real *pnew, double *dot) {
+  ((real *)A->out)[e] = sum;
+  const real v = cl_dda_spmv_input((const real *)A->in, p2, beta, e);
+  if (pnew) pnew[e] = v;
+  if (dot) *dot += cl_dot_term(v, sum);
+}
+
+/* A whole thread block's product of the long block row i: warp w's slices 5 w .. 5 w + 4, the warps'
+ * sums in warp order by warp 0's lanes 0..5. Every thread of the block calls it. */
+__device__ static void cl_dda_bsr_block_row(const cl_dda_pcg_args *A, size_t i, const real *p2, real beta,
+                                            real *pnew, double *dot) {
+  __shared__ real warp_sum[CL_DDA_BSR_WARPS][6];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  real acc[6];
+  cl_dda_bsr_lane(A, i, warp, CL_DDA_BSR_WARPS, lane, p2, beta, acc);
+  for (int off = 16; off > 0; off >>= 1)
+    for (int r = 0; r < 6; r++) acc[r] += __shfl_down_sync(0xffffffffu, acc[r], off);
+  if (lane == 0)
+    for (int r = 0; r < 6; r++) warp_sum[warp][r] = acc[r];
+  __syncthreads();
+  if (threadIdx.x < 6) {
+    real s = warp_sum[0][threadIdx.x];
+    for (int w = 1; w < CL_DDA_BSR_WARPS; w++) s += warp_sum[w][threadIdx.x];
+    cl_dda_spmv_finish(A, threadIdx.x * A->n + i, s, p2, beta, pnew, dot);
+  }
+  __syncthreads(); /* warp_sum is read before the next long row writes it */
+}
+
+/* out = A_parts v over the grid, v = in (p2 NULL) or in + beta p2 (the direction, written into
+ * pnew where not NULL), this thread's terms of v.out added to *dot (not NULL). BSR: warp w of
+ * thread block b takes block rows b W + w, + G W, ... (W warps a block, G blocks); a long row's
+ * warp leaves it to its whole thread block after the short ones of that pass. Every thread of the
+ * grid calls it (the shuffles and block barriers need them all). */
+__device__ static void cl_dda_spmv_grid(const cl_dda_pcg_args *A, const real *p2, real beta, real *pnew,
+                                        double *dot) {
+  const size_t n = A->n;
+  if (A->format != CL_DDA_BSR) {
+    CL_GRID_STRIDE(k, 6 * n) cl_dda_spmv_finish(A, k, cl_dda_hsbcsr_row(A, k, p2, beta), p2, beta, pnew, dot);
+    return;
+  }
+  __shared__ int long_row[CL_DDA_BSR_WARPS];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (size_t base = (size_t)blockIdx.x * CL_DDA_BSR_WARPS; base < n; base += (size_t)gridDim.x * CL_DDA_BSR_WARPS) {
+    const size_t i = base + warp;
+    const int is_long = i < n && cl_dda_bsr_long(A, i);
+    if (i < n && !is_long) {
+      real acc[6], mine = 0;
+      cl_dda_bsr_lane(A, i, 0, 1, lane, p2, beta, acc);
+      for (int off = 16; off > 0; off >>= 1)
+        for (int r = 0; r < 6; r++) acc[r] += __shfl_down_sync(0xffffffffu, acc[r], off);
+      for (int r = 0; r < 6; r++) { /* entry r's sum from lane 0 to lane r */
+        const real s = __shfl_sync(0xffffffffu, acc[r], 0);
+        if (lane == r) mine = s;
+      }
+      if (lane < 6) cl_dda_spmv_finish(A, lane * n + i, mine, p2, beta, pnew, dot);
+    }
+    if (lane == 0) long_row[warp] = is_long;
+    __syncthreads();
+    for (int w = 0; w < CL_DDA_BSR_WARPS; w++)
+      if (long_row[w]) cl_dda_bsr_block_row(A, base + w, p2, beta, pnew, dot);
+    __syncthreads(); /* long_row is read before the next pass writes it */
+  }
+}
+
+/* The thread blocks of CL_THREADS (CL_DDA_BSR_WARPS warps) that give the product a thread a
+ * matrix row (HSBCSR) or a warp a block row (BSR). */
+static inline unsigned cl_dda_spmv_blocks(const cl_dda_pcg_args *A) {
+  return A->format == CL_DDA_BSR ? cl_grid_blocks(A->n, CL_DDA_BSR_WARPS) : cl_grid_1d(6 * A->n);
+}
+
+#endif
