@@ -140,7 +140,8 @@ static void set_number(lua_State *L, const char *key, double v) {
 /* model:stats() -> {steps, t, dt, open_close, pcg, reductions, launches, syncs, contacts, closed, kinetic, ...,
  * warm_residual, device_detection,
  * iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's open-close iterations),
- * seconds = {detection, diagonal, assembly, solve, open_close, update}} */
+ * seconds = {detection, diagonal, assembly, solve, open_close, update},
+ * host_seconds = {found, transfer, geometry, packing, pattern, states, account} (cl_dda_host_part)} */
 static int model_stats(lua_State *L) {
   const cl_dda_stats *s = cl_dda_stats_of(check_model(L)->m);
   lua_createtable(L, 0, 14);
@@ -171,6 +172,10 @@ static int model_stats(lua_State *L) {
   lua_createtable(L, 0, 6);
   for (int k = 0; k < 6; k++) set_number(L, modules[k], s->seconds[k]);
   lua_setfield(L, -2, "seconds");
+  static const char *const parts[] = {"found", "transfer", "geometry", "packing", "pattern", "states", "account"};
+  lua_createtable(L, 0, 7);
+  for (int k = 0; k < 7; k++) set_number(L, parts[k], s->host_seconds[k]);
+  lua_setfield(L, -2, "host_seconds");
   return 1;
 }
 

@@ -372,6 +372,19 @@ void cl_dda_set_load(cl_dda_model *m, size_t k, double fx, double fy) {
 
 /* ---- the step ---------------------------------------------------------------------- */
 
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Charges the time since *t to the host's part k (cl_dda_host_part) and moves *t. */
+static void lap(cl_dda_model *m, int k, double *t) {
+  double now = seconds_now();
+  m->stats.host_seconds[k] += now - *t;
+  *t = now;
+}
+
 static cl_dda_block_args block_args(const cl_dda_model *m, double dt) {
   void *const *a = m->device;
   cl_dda_block_args b = {
@@ -463,6 +476,7 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
     if (!p || !r) return oom(err);
     m->step_cap = cap;
   }
+  double t = seconds_now();
   int32_t *bi = m->step_ints, *bj = bi + count;
   double *geo = m->step_reals, *law = geo + 26 * count; /* SoA: en, fn, es, fs, gn0, gs0; tan phi, c, t */
 #pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
@@ -478,11 +492,14 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
     }
     geo[24 * count + k] = c->g.gn0, geo[25 * count + k] = c->g.gs0;
   }
+  lap(m, CL_DDA_HOST_PACKING, &t);
   CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
   const double slip_floor = 1e-9 * m->p.max_displacement;
   cl_dda_step_contacts sc = {count, bi, bj, geo, m->p.normal_stiffness, m->p.shear_stiffness, law,
                              slip_floor, slip_floor * m->p.normal_stiffness, FLIP_LIMIT};
-  return cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err);
+  CL_TRY(cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err));
+  lap(m, CL_DDA_HOST_PATTERN, &t);
+  return CL_OK;
 }
 
 /* The host arrays of the contacts' states (step_ints, step_reals past the geometry and laws). */
@@ -566,12 +583,6 @@ static cl_status copy_list(cl_dda_contact_list *dst, const cl_dda_contact_list *
   return CL_OK;
 }
 
-static double seconds_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Charges the time since *mark to module k and moves the mark. Every module ends in a host read
  * of its results (or a dot's scalar), so no device work is left running across a mark. */
 static void charge(cl_dda_model *m, int k, double *mark) {
@@ -644,8 +655,12 @@ static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
     CL_TRY(m->dev->host_alloc(m->dev, (void **)&m->found, cap * sizeof *m->found, err));
     m->found_cap = cap;
   }
+  double t = seconds_now();
   CL_TRY(cl_dda_detect_found_to_host(&m->detect, m->found, err));
-  return cl_dda_transfer(&g, m->found, nfound, &m->contacts, first, &m->start, err);
+  lap(m, CL_DDA_HOST_FOUND, &t);
+  CL_TRY(cl_dda_transfer(&g, m->found, nfound, &m->contacts, first, &m->start, err));
+  lap(m, CL_DDA_HOST_TRANSFER, &t);
+  return CL_OK;
 }
 
 cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
@@ -669,13 +684,17 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     CL_TRY(diagonal(m, dt, err));
     charge(m, CL_DDA_DIAGONAL, &mark);
     if (reductions == 0) { /* the contacts' geometry needs the centroids, which the diagonal kernel gives */
+      double t = mark;
       contact_geometry(m);
+      lap(m, CL_DDA_HOST_GEOMETRY, &t);
       charge(m, CL_DDA_DETECTION, &mark);
       CL_TRY(set_step_contacts(m, err));
       charge(m, CL_DDA_ASSEMBLY, &mark);
     }
+    double t = seconds_now();
     CL_TRY(copy_list(&m->trial, &m->start, err));
     CL_TRY(send_states(m, err));
+    lap(m, CL_DDA_HOST_STATES, &t);
     /* PCG starts from the previous step's solution (on the device: D); a dynamic one from the step
      * predicted at the last step's acceleration */
     int predicted = m->p.dynamic && m->stats.steps > 0;
@@ -704,7 +723,9 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       dt /= 2;
       continue;
     }
+    t = seconds_now();
     CL_TRY(fetch_states(m, err));
+    lap(m, CL_DDA_HOST_STATES, &t);
     int32_t collapsing;
     CL_TRY(check_solution(m, dt, &last_disp, &collapsing, err));
     charge(m, CL_DDA_OPEN_CLOSE, &mark);
@@ -722,7 +743,9 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     }
     break;
   }
+  double t = seconds_now();
   account(m);
+  lap(m, CL_DDA_HOST_ACCOUNT, &t);
   CL_TRY(update(m, dt, err));
   /* the accepted trial becomes the step's contacts by a swap, not a copy of the whole list (20 MB in
    * case 1); the old list's storage is the next step's trial, which copy_list fills from start first */
@@ -737,7 +760,9 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   memcpy(m->stats.trace_changed, trace.changed, sizeof trace.changed);
   memcpy(m->stats.trace_unsettled, trace.unsettled, sizeof trace.unsettled);
   m->stats.contacts = m->contacts.count, m->stats.closed = 0;
+  t = seconds_now();
   for (size_t k = 0; k < m->contacts.count; k++) m->stats.closed += m->contacts.c[k].state != CL_DDA_OPEN;
+  lap(m, CL_DDA_HOST_ACCOUNT, &t);
   charge(m, CL_DDA_UPDATE, &mark);
   return CL_OK;
 }
