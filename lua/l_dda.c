@@ -214,6 +214,8 @@ static int model_block(lua_State *L) {
 static int model_contacts(lua_State *L) {
   model_ud *u = check_model(L);
   static const char *kinds[] = {"VE", "VV1", "VV2"}, *states[] = {"open", "slide", "lock"};
+  cl_error err;
+  if (cl_dda_host_contacts(u->m, &err) != CL_OK) return cl_lua_fail(L, &err);
   size_t nc = cl_dda_contact_count(u->m);
   lua_createtable(L, (int)nc, 0);
   for (size_t k = 0; k < nc; k++) {

@@ -27,6 +27,9 @@
  * iteration (but for locking: see open_close_ops.h): it breaks the cycles between two states that are
  * both violated (open: penetrates; closed: in tension), where the answer is a contact at zero force */
 #define FLIP_LIMIT 4
+/* the host's packing of a step's contacts for the solver (set_step_contacts), numbers a contact */
+#define STEP_INTS 5
+#define STEP_REALS 34
 
 /* The arrays the per-block kernels read or write; on a cuda device each has a device copy. */
 enum { A_VSTART, A_FSTART, A_LSTART, A_VX, A_VY, A_RHO, A_E, A_NU, A_STRESS, A_VEL, A_FX, A_FY, A_FTX, A_FTY,
@@ -51,15 +54,18 @@ struct cl_dda_model {
   int64_t *pair_keys;           /* sorted (min block) n + max block */
   int32_t *pair_joint;
   cl_dda_input p;               /* parameters (pointers into the caller's input are not kept) */
-  cl_dda_contact_list contacts, trial, start;
+  cl_dda_contact_list contacts, start; /* the last step's contacts, the next's (detect) */
+  int contacts_stale;           /* the contacts' states, forces, anchors and bonds are the solver's, on the
+                                   device, ahead of the host's list (cl_dda_host_contacts) */
   int32_t *pairs;
   size_t npairs_cap, ncand;
   cl_dda_detect detect;         /* detection's device buffers, when it runs there */
   cl_dda_found *found;          /* the contacts it found, brought to the host for the transfer (pinned
                                    host memory: the largest download of a step) */
   size_t found_cap;
-  int32_t *step_ints;           /* the step's contacts' blocks, states and state changes (4 x step_cap) */
-  double *step_reals;           /* their geometry, laws, friction, directions, normal forces (32 x step_cap) */
+  int32_t *step_ints;           /* the step's contacts' blocks, states, state changes, bonds (STEP_INTS x step_cap) */
+  double *step_reals;           /* their geometry, laws, friction, directions, normal forces, anchors, edge
+                                   lengths (STEP_REALS x step_cap) */
   size_t step_cap;
   cl_dda_bsr a;                 /* the step's pattern (every pair of blocks with a contact) */
   cl_dda_solver solver;         /* the matrix of a on the device, and PCG */
@@ -357,7 +363,7 @@ void cl_dda_model_destroy(cl_dda_model *m) {
                    m->F, m->moments, m->D, m->trial_D, m->per_block, m->x_start, m->y_start, m->rotation, m->x, m->joints,
                    m->pair_keys, m->pair_joint, m->pairs, m->step_ints, m->step_reals};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
-  cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->trial), cl_dda_contact_list_free(&m->start);
+  cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->start);
   cl_dda_bsr_free(&m->a);
   cl_dda_detect_free(&m->detect);
   if (m->found) m->dev->host_release(m->dev, m->found);
@@ -457,28 +463,28 @@ static void contact_geometry(cl_dda_model *m) {
   }
 }
 
-static double friction_force(const cl_dda_model *m, const cl_dda_contact *c) {
-  return tan(joint_of(m, c)->friction_angle * PI / 180) * fmax(c->N, 0);
-}
-
 /* Once per step, after detection: the pattern of every pair of blocks with a contact, open or
  * closed (sorted unique pairs, bsr.c), and the assembly's structure and indices over all the
- * contacts on the device (pcg.h), with their geometry at the step's start. The open-close
- * iteration changes only the states and friction forces (assemble). */
+ * contacts on the device (pcg.h), with their geometry, states, anchors and bonds at the step's
+ * start. From there the states live on the device: each attempt restarts from the start's, the
+ * open-close iteration changes them (assemble), the accepted step's bookkeeping is done there
+ * (cl_dda_solver_account), and the host's list catches up only when read (cl_dda_host_contacts). */
 static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
   size_t count = m->start.count;
   if (count > m->step_cap || !m->step_ints) {
     size_t cap = count ? count : 1;
-    int32_t *p = realloc(m->step_ints, 4 * cap * sizeof *p);
+    int32_t *p = realloc(m->step_ints, STEP_INTS * cap * sizeof *p);
     if (p) m->step_ints = p;
-    double *r = realloc(m->step_reals, 32 * cap * sizeof *r);
+    double *r = realloc(m->step_reals, STEP_REALS * cap * sizeof *r);
     if (r) m->step_reals = r;
     if (!p || !r) return oom(err);
     m->step_cap = cap;
   }
   double t = seconds_now();
-  int32_t *bi = m->step_ints, *bj = bi + count;
+  int32_t *bi = m->step_ints, *bj = bi + count, *state = bj + count, *flips = state + count, *bonded = flips + count;
   double *geo = m->step_reals, *law = geo + 26 * count; /* SoA: en, fn, es, fs, gn0, gs0; tan phi, c, t */
+  double *friction = law + 3 * count, *sgn = friction + count, *N = sgn + count, *t_ref = N + count;
+  double *len = t_ref + count;
 #pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
   for (size_t k = 0; k < count; k++) {
     const cl_dda_contact *c = &m->start.c[k];
@@ -486,6 +492,9 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
     const double l = c->bonded ? c->length : 0;
     bi[k] = c->bi, bj[k] = c->bj;
     law[k] = tan(jt->friction_angle * PI / 180), law[count + k] = jt->cohesion * l, law[2 * count + k] = jt->tension * l;
+    state[k] = c->state, flips[k] = c->flips, bonded[k] = c->bonded, sgn[k] = c->sgn, N[k] = c->N;
+    friction[k] = c->state == CL_DDA_SLIDE ? law[k] * fmax(c->N, 0) * c->sgn : 0; /* tan phi max(N, 0) sgn */
+    t_ref[k] = c->t_ref, len[k] = c->g.len;
     for (int r = 0; r < 6; r++) {
       geo[r * count + k] = c->g.en[r], geo[(6 + r) * count + k] = c->g.fn[r];
       geo[(12 + r) * count + k] = c->g.es[r], geo[(18 + r) * count + k] = c->g.fs[r];
@@ -496,42 +505,32 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
   CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
   const double slip_floor = 1e-9 * m->p.max_displacement;
   cl_dda_step_contacts sc = {count, bi, bj, geo, m->p.normal_stiffness, m->p.shear_stiffness, law,
-                             slip_floor, slip_floor * m->p.normal_stiffness, FLIP_LIMIT};
+                             slip_floor, slip_floor * m->p.normal_stiffness, FLIP_LIMIT, state, flips, sgn, N,
+                             friction, t_ref, len, bonded};
   CL_TRY(cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err));
   lap(m, CL_DDA_HOST_PATTERN, &t);
   return CL_OK;
 }
 
-/* The host arrays of the contacts' states (step_ints, step_reals past the geometry and laws). */
-static cl_dda_contact_states state_arrays(cl_dda_model *m) {
-  size_t count = m->trial.count;
-  double *r = m->step_reals + 29 * count;
-  cl_dda_contact_states st = {m->step_ints + 2 * count, m->step_ints + 3 * count, r + count, r + 2 * count, r};
-  return st;
-}
-
-/* Once per attempt at a step: the contacts' states at its start go up; the open-close iteration
- * keeps them on the device (cl_dda_solver_open_close). */
-static cl_status send_states(cl_dda_model *m, cl_error *err) {
-  cl_dda_contact_states st = state_arrays(m);
-  for (size_t k = 0; k < m->trial.count; k++) {
-    const cl_dda_contact *c = &m->trial.c[k];
-    st.state[k] = c->state, st.flips[k] = c->flips, st.sgn[k] = c->sgn, st.N[k] = c->N;
-    st.friction[k] = c->state == CL_DDA_SLIDE ? friction_force(m, c) * c->sgn : 0;
+/* The host's list of the last step's contacts brought up to date with the device's states, forces,
+ * anchors and bonds, where the step left them there (the packing's arrays, free between steps, take
+ * the download). */
+cl_status cl_dda_host_contacts(cl_dda_model *m, cl_error *err) {
+  if (!m->contacts_stale) return CL_OK;
+  size_t count = m->contacts.count;
+  int32_t *ints = m->step_ints;
+  double *reals = m->step_reals;
+  cl_dda_contact_fields f = {ints, ints + count, ints + 2 * count, reals, reals + count, reals + 2 * count,
+                             reals + 3 * count};
+  CL_TRY(cl_dda_solver_contacts_down(&m->solver, &f, err));
+#pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
+  for (size_t k = 0; k < count; k++) {
+    cl_dda_contact *c = &m->contacts.c[k];
+    c->state = f.state[k], c->flips = f.flips[k], c->bonded = f.bonded[k];
+    c->sgn = f.sgn[k], c->N = f.N[k], c->S = f.S[k], c->t_ref = f.t_ref[k];
   }
-  return cl_dda_solver_set_states(&m->solver, &st, err);
-}
-
-/* Once the open-close iteration has settled: the contacts' states into the trial list, and the
- * solution into m->x. */
-static cl_status fetch_states(cl_dda_model *m, cl_error *err) {
-  cl_dda_contact_states st = state_arrays(m);
-  CL_TRY(cl_dda_solver_get_states(&m->solver, &st, err));
-  for (size_t k = 0; k < m->trial.count; k++) {
-    cl_dda_contact *c = &m->trial.c[k];
-    c->state = st.state[k], c->flips = st.flips[k], c->sgn = st.sgn[k], c->N = st.N[k];
-  }
-  return cl_dda_solver_solution(&m->solver, m->x, err);
+  m->contacts_stale = 0;
+  return CL_OK;
 }
 
 /* The checks of the attempt's solution on the device (cl_dda_check_block): the largest displacement of a
@@ -552,34 +551,14 @@ static cl_status check_solution(cl_dda_model *m, double dt, double *dmax, int32_
   return CL_OK;
 }
 
-/* The accepted solution's rotations and the contacts' friction work, shear forces, anchors and bonds,
- * before the update moves the blocks (which sums the work of gravity and of the loads). */
-static void account(cl_dda_model *m) {
+/* The accepted solution's rotations, and the contacts' friction work, shear forces, anchors and bonds
+ * (on the device: cl_dda_solver_account) with the closed count, before the update moves the blocks
+ * (which sums the work of gravity and of the loads). */
+static cl_status account(cl_dda_model *m, cl_error *err) {
   for (size_t i = 0; i < m->n; i++) m->rotation[i] += m->x[6 * i + 2];
-  for (size_t k = 0; k < m->trial.count; k++) {
-    cl_dda_contact *c = &m->trial.c[k];
-    const double *Di = m->x + 6 * c->bi, *Dj = m->x + 6 * c->bj;
-    double gs = cl_dda_gap(c->g.gs0, c->g.es, c->g.fs, Di, Dj);
-    if (c->state == CL_DDA_SLIDE) {
-      double f = friction_force(m, c);
-      m->stats.friction_work += f * c->sgn * (gs - c->g.gs0);
-      c->S = f * c->sgn;
-    } else {
-      c->S = c->state == CL_DDA_LOCK ? m->p.shear_stiffness * gs : 0;
-    }
-    if (c->state != CL_DDA_LOCK) c->t_ref += gs / c->g.len; /* the anchor follows: no stored shear */
-    if (c->state != CL_DDA_LOCK) c->bonded = 0;
-  }
-}
-
-static cl_status copy_list(cl_dda_contact_list *dst, const cl_dda_contact_list *src, cl_error *err) {
-  if (src->count > dst->cap) {
-    cl_dda_contact *c = realloc(dst->c, src->count * sizeof *c);
-    if (!c) return oom(err);
-    dst->c = c, dst->cap = src->count;
-  }
-  if (src->count) memcpy(dst->c, src->c, src->count * sizeof *src->c);
-  dst->count = src->count;
+  double work;
+  CL_TRY(cl_dda_solver_account(&m->solver, &work, &m->stats.closed, err));
+  m->stats.friction_work += work;
   return CL_OK;
 }
 
@@ -640,6 +619,9 @@ static cl_status solve(cl_dda_model *m, double dt, const double *x0, cl_dda_pcg_
 static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
   cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
   int first = m->stats.steps == 0;
+  double t = seconds_now();
+  CL_TRY(cl_dda_host_contacts(m, err)); /* the transfer reads the last step's states */
+  lap(m, CL_DDA_HOST_STATES, &t);
   if (!m->stats.device_detection) {
     CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
     return cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, first, &m->start, err);
@@ -655,7 +637,7 @@ static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
     CL_TRY(m->dev->host_alloc(m->dev, (void **)&m->found, cap * sizeof *m->found, err));
     m->found_cap = cap;
   }
-  double t = seconds_now();
+  t = seconds_now();
   CL_TRY(cl_dda_detect_found_to_host(&m->detect, m->found, err));
   lap(m, CL_DDA_HOST_FOUND, &t);
   CL_TRY(cl_dda_transfer(&g, m->found, nfound, &m->contacts, first, &m->start, err));
@@ -691,10 +673,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       CL_TRY(set_step_contacts(m, err));
       charge(m, CL_DDA_ASSEMBLY, &mark);
     }
-    double t = seconds_now();
-    CL_TRY(copy_list(&m->trial, &m->start, err));
-    CL_TRY(send_states(m, err));
-    lap(m, CL_DDA_HOST_STATES, &t);
+    CL_TRY(cl_dda_solver_restart_states(&m->solver, err));
     /* PCG starts from the previous step's solution (on the device: D); a dynamic one from the step
      * predicted at the last step's acceleration */
     int predicted = m->p.dynamic && m->stats.steps > 0;
@@ -723,9 +702,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       dt /= 2;
       continue;
     }
-    t = seconds_now();
-    CL_TRY(fetch_states(m, err));
-    lap(m, CL_DDA_HOST_STATES, &t);
+    CL_TRY(cl_dda_solver_solution(&m->solver, m->x, err));
     int32_t collapsing;
     CL_TRY(check_solution(m, dt, &last_disp, &collapsing, err));
     charge(m, CL_DDA_OPEN_CLOSE, &mark);
@@ -744,13 +721,14 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     break;
   }
   double t = seconds_now();
-  account(m);
+  CL_TRY(account(m, err));
   lap(m, CL_DDA_HOST_ACCOUNT, &t);
   CL_TRY(update(m, dt, err));
-  /* the accepted trial becomes the step's contacts by a swap, not a copy of the whole list (20 MB in
-   * case 1); the old list's storage is the next step's trial, which copy_list fills from start first */
-  cl_dda_contact_list accepted = m->trial;
-  m->trial = m->contacts, m->contacts = accepted;
+  /* the step's list becomes the contacts by a swap (the old list's storage is the next detection's);
+   * their states, forces, anchors and bonds are the device's until a reader asks */
+  cl_dda_contact_list accepted = m->start;
+  m->start = m->contacts, m->contacts = accepted;
+  m->contacts_stale = 1;
   m->stats.steps++;
   m->stats.t += dt, m->stats.dt = dt;
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
@@ -759,10 +737,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   memcpy(m->stats.trace_pcg, trace.pcg, sizeof trace.pcg);
   memcpy(m->stats.trace_changed, trace.changed, sizeof trace.changed);
   memcpy(m->stats.trace_unsettled, trace.unsettled, sizeof trace.unsettled);
-  m->stats.contacts = m->contacts.count, m->stats.closed = 0;
-  t = seconds_now();
-  for (size_t k = 0; k < m->contacts.count; k++) m->stats.closed += m->contacts.c[k].state != CL_DDA_OPEN;
-  lap(m, CL_DDA_HOST_ACCOUNT, &t);
+  m->stats.contacts = m->contacts.count;
   charge(m, CL_DDA_UPDATE, &mark);
   return CL_OK;
 }
@@ -826,7 +801,8 @@ cl_status cl_dda_write_vtu(cl_dda_model *m, const char *path, cl_error *err) {
   return st;
 }
 
-cl_status cl_dda_write_contacts_vtu(const cl_dda_model *m, const char *path, cl_error *err) {
+cl_status cl_dda_write_contacts_vtu(cl_dda_model *m, const char *path, cl_error *err) {
+  CL_TRY(cl_dda_host_contacts(m, err));
   size_t nc = m->contacts.count;
   double *x = malloc((4 * nc + 1) * sizeof *x), *cells = malloc((4 * nc + 1) * sizeof *cells);
   uint8_t *types = malloc(nc + 1);

@@ -147,7 +147,11 @@ void cl_dda_block_state_of(const cl_dda_model *m, size_t i, cl_dda_block_state *
  * copies, which cl_dda_block_state_of reads, up to date (once after each step, when asked). */
 cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err);
 
-/* The current contacts (after the last accepted step). */
+/* The step leaves its contacts' states, forces, anchors and bonds on the model's device: this brings
+ * the host's list, which cl_dda_contact_of reads, up to date (once after each step, when asked). */
+cl_status cl_dda_host_contacts(cl_dda_model *m, cl_error *err);
+
+/* The current contacts (after the last accepted step; cl_dda_contact_of after cl_dda_host_contacts). */
 typedef struct cl_dda_contact_info {
   int32_t block_vertex, block_edge, kind, state; /* 0-based blocks; kind 0 VE, 1 VV1, 2 VV2; state 0 open, 1 slide, 2 lock */
   double x, y, normal_force, shear_force;
@@ -162,6 +166,6 @@ cl_status cl_dda_write_png(const cl_dda_model *m, const char *path, cl_error *er
 
 /* Writes the contacts as a VTU: a line cell from each contact vertex to its anchor on the edge
  * (state 0 open, 1 slide, 2 lock; kind 0 VE, 1 VV1, 2 VV2; normal and shear force). */
-cl_status cl_dda_write_contacts_vtu(const cl_dda_model *m, const char *path, cl_error *err);
+cl_status cl_dda_write_contacts_vtu(cl_dda_model *m, const char *path, cl_error *err);
 
 #endif

@@ -7,19 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../runtime/field.h"
 #include "../backend.h"
 #include "../dispatch.h"
+#include "account_kernels.h"
 #include "pcg_kernels.h"
 #include "pcg_scalars.h"
 
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
        B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
-       B_PACK, B_COUNT };
+       B_CSTART, B_PACK, B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
 
-/* the bytes of a contact's state on the device (B_CSTATES) */
+/* the bytes of a contact's state on the device (B_CSTATES: state, flips (int32), sgn, N, friction
+ * (double); B_CSTART: its copy at the step's start) */
 #define STATE_BYTES 32
+/* and of its bookkeeping, after the states in B_CSTATES (SoA) so that one download brings both up
+ * (cl_dda_solver_contacts_down): anchor, shear force (double), bond (int32, its slice 8 bytes a
+ * contact to keep the next aligned), edge length, friction work, closed */
+#define MORE_BYTES 48
 
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
   memset(s, 0, sizeof *s);
@@ -67,9 +74,10 @@ static cl_status run(cl_dda_solver *s, int op, cl_error *err) {
 
 static cl_status oom(cl_error *err) { return cl_error_set(err, CL_ERR_OOM, "DDA solver: out of memory"); }
 
-/* Buffer k's upload of a setup, kept in the host pack until send_uploads (8-byte aligned). */
-static cl_status upload(cl_dda_solver *s, int k, const void *src, size_t bytes, cl_error *err) {
-  CL_TRY(ensure(s, k, bytes, err));
+/* Buffer k's upload of a setup to its byte `offset`, kept in the host pack until send_uploads (8-byte
+ * aligned). */
+static cl_status upload_at(cl_dda_solver *s, int k, size_t offset, const void *src, size_t bytes, cl_error *err) {
+  CL_TRY(ensure(s, k, offset + bytes, err));
   if (!bytes) return CL_OK;
   if (s->npending == CL_DDA_SOLVER_PENDING) return cl_error_set(err, CL_ERR_ARG, "DDA solver: too many uploads");
   size_t at = (s->pack_used + 7) & ~(size_t)7;
@@ -80,8 +88,13 @@ static cl_status upload(cl_dda_solver *s, int k, const void *src, size_t bytes, 
   }
   memcpy(s->pack + at, src, bytes);
   s->pending[s->npending].buf = k, s->pending[s->npending].at = at, s->pending[s->npending].bytes = bytes;
+  s->pending[s->npending].offset = offset;
   s->npending++, s->pack_used = at + bytes;
   return CL_OK;
+}
+
+static cl_status upload(cl_dda_solver *s, int k, const void *src, size_t bytes, cl_error *err) {
+  return upload_at(s, k, 0, src, bytes, err);
 }
 
 /* The setup's uploads in one transfer (one host wait), then device copies into their buffers. */
@@ -90,8 +103,8 @@ static cl_status send_uploads(cl_dda_solver *s, cl_error *err) {
   if (s->npending) st = ensure(s, B_PACK, s->pack_used, err);
   if (st == CL_OK && s->npending) st = to_device(s, s->buf[B_PACK], s->pack, s->pack_used, err);
   for (int k = 0; st == CL_OK && k < s->npending; k++)
-    st = copy(s, s->buf[s->pending[k].buf], (unsigned char *)s->buf[B_PACK] + s->pending[k].at, s->pending[k].bytes,
-              err);
+    st = copy(s, (unsigned char *)s->buf[s->pending[k].buf] + s->pending[k].offset,
+              (unsigned char *)s->buf[B_PACK] + s->pending[k].at, s->pending[k].bytes, err);
   s->npending = 0, s->pack_used = 0;
   return st;
 }
@@ -223,6 +236,20 @@ cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *er
   return st == CL_OK ? check_factors(s, 1, err) : st;
 }
 
+/* The step's start states into B_CSTART (laid out as B_CSTATES) and the bookkeeping's anchors, bonds and
+ * edge lengths after B_CSTATES' states, with the setup's other uploads. */
+static cl_status upload_start(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
+  const size_t nc = c->count, more = STATE_BYTES * nc;
+  CL_TRY(upload_at(s, B_CSTART, 0, c->state, 4 * nc, err));
+  CL_TRY(upload_at(s, B_CSTART, 4 * nc, c->flips, 4 * nc, err));
+  CL_TRY(upload_at(s, B_CSTART, 8 * nc, c->sgn, 8 * nc, err));
+  CL_TRY(upload_at(s, B_CSTART, 16 * nc, c->N, 8 * nc, err));
+  CL_TRY(upload_at(s, B_CSTART, 24 * nc, c->friction, 8 * nc, err));
+  CL_TRY(upload_at(s, B_CSTATES, more, c->t_ref, 8 * nc, err));
+  CL_TRY(upload_at(s, B_CSTATES, more + 16 * nc, c->bonded, 4 * nc, err));
+  return upload_at(s, B_CSTATES, more + 24 * nc, c->len, 8 * nc, err);
+}
+
 /* Counting sort of (key, item) pairs into CSR: start (nkeys + 1) and items in the order given. */
 static void bucket(size_t nkeys, size_t nitems, const int32_t *key, const int32_t *item, int32_t *start,
                    int32_t *out) {
@@ -272,7 +299,7 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   st = upload(s, B_CBI, c->bi, nc * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_CBJ, c->bj, nc * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err);
-  if (st == CL_OK) st = ensure(s, B_CSTATES, STATE_BYTES * nc, err);
+  if (st == CL_OK) st = ensure(s, B_CSTATES, (STATE_BYTES + MORE_BYTES) * nc, err);
   if (st == CL_OK && c->law) st = upload(s, B_CLAW, c->law, 3 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CK, 108 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CF, 12 * nc * sizeof(double), err);
@@ -281,6 +308,8 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   if (st == CL_OK) st = upload(s, B_TDIAG, tdiag, ntarget * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_RSTART, rstart, (n + 1) * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_RITEM, sorted + nitems, 2 * nc * sizeof(int32_t), err);
+  s->start_kept = c->state != NULL;
+  if (st == CL_OK && s->start_kept) st = upload_start(s, c, err);
   free(target), free(sorted);
   if (st == CL_OK) st = send_uploads(s, err);
   if (st != CL_OK) return st;
@@ -321,6 +350,46 @@ cl_status cl_dda_solver_get_states(cl_dda_solver *s, cl_dda_contact_states *c, c
   CL_TRY(to_host(s, p, s->buf[B_CSTATES], 24 * nc, err)); /* all but the friction */
   memcpy(c->state, p, 4 * nc), memcpy(c->flips, p + 4 * nc, 4 * nc), memcpy(c->sgn, p + 8 * nc, 8 * nc);
   memcpy(c->N, p + 16 * nc, 8 * nc);
+  return CL_OK;
+}
+
+cl_status cl_dda_solver_restart_states(cl_dda_solver *s, cl_error *err) {
+  if (!s->A.nc) return CL_OK;
+  if (!s->start_kept)
+    return cl_error_set(err, CL_ERR_ARG, "DDA solver: no start states kept (give them to cl_dda_solver_set_contacts)");
+  return copy(s, s->buf[B_CSTATES], s->buf[B_CSTART], STATE_BYTES * s->A.nc, err);
+}
+
+cl_status cl_dda_solver_account(cl_dda_solver *s, double *friction_work, size_t *closed, cl_error *err) {
+  const size_t nc = s->A.nc;
+  *friction_work = 0, *closed = 0;
+  if (!nc) return CL_OK;
+  if (!s->start_kept)
+    return cl_error_set(err, CL_ERR_ARG, "DDA solver: no anchors kept (give them to cl_dda_solver_set_contacts)");
+  char *more = (char *)s->buf[B_CSTATES] + STATE_BYTES * nc;
+  cl_dda_account_args a = {.n = s->A.n, .nc = nc, .cbi = s->A.cbi, .cbj = s->A.cbj, .cstate = s->A.cstate,
+                           .cgeo = s->A.cgeo, .x = s->A.x, .cfric = s->A.cfric, .len = more + 24 * nc,
+                           .ks = s->A.ks, .t_ref = more, .S = more + 8 * nc, .bonded = (int32_t *)(more + 16 * nc),
+                           .work = more + 32 * nc, .closed = more + 40 * nc};
+  double count;
+  s->launches += 3, s->syncs += 2;
+  CL_TRY(cl_k_dda_account(s->dev, CL_F64, &a, err));
+  CL_TRY(cl_k_reduce(s->dev, CL_F64, a.work, nc, CL_REDUCE_SUM, friction_work, err));
+  CL_TRY(cl_k_reduce(s->dev, CL_F64, a.closed, nc, CL_REDUCE_SUM, &count, err));
+  *closed = (size_t)count;
+  return CL_OK;
+}
+
+cl_status cl_dda_solver_contacts_down(cl_dda_solver *s, cl_dda_contact_fields *c, cl_error *err) {
+  const size_t nc = s->A.nc;
+  if (!nc) return CL_OK;
+  const size_t bytes = (STATE_BYTES + 20) * nc; /* the states, then anchor, shear force and bond */
+  char *p = staging(s, bytes), *more = p + STATE_BYTES * nc;
+  if (!p) return oom(err);
+  CL_TRY(to_host(s, p, s->buf[B_CSTATES], bytes, err));
+  memcpy(c->state, p, 4 * nc), memcpy(c->flips, p + 4 * nc, 4 * nc), memcpy(c->sgn, p + 8 * nc, 8 * nc);
+  memcpy(c->N, p + 16 * nc, 8 * nc);
+  memcpy(c->t_ref, more, 8 * nc), memcpy(c->S, more + 8 * nc, 8 * nc), memcpy(c->bonded, more + 16 * nc, 4 * nc);
   return CL_OK;
 }
 

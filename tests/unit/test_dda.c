@@ -612,7 +612,8 @@ static void open_close_on(cl_device *dev, int persistent, size_t n, size_t nc, u
   cl_dda_solver s;
   cl_dda_solver_init(&s, dev, CL_DDA_BSR);
   s.persistent = persistent;
-  cl_dda_step_contacts sc = {nc, bi, bj, geo, 50, 20, law, 1e-9, 1e-9, 4};
+  cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = 50, .ks = 20, .law = law,
+                             .slip_floor = 1e-9, .force_floor = 1e-9, .flip_limit = 4};
   cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
   cl_dda_contact_states st = {out->state, out->flips, out->sgn, out->N, fric};
   cr_assert_eq(cl_dda_solver_set_states(&s, &st, &err), CL_OK, "%s", err.msg);
@@ -710,7 +711,8 @@ Test(dda, device_open_close_rule_matches_the_host_rule) {
   cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
   cl_dda_solver s;
   cl_dda_solver_init(&s, &dev, CL_DDA_BSR);
-  cl_dda_step_contacts sc = {nc, bi, bj, geo, kn, ks, law, slip_floor, force_floor, flip_limit};
+  cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = kn, .ks = ks, .law = law,
+                             .slip_floor = slip_floor, .force_floor = force_floor, .flip_limit = flip_limit};
   cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
   cl_dda_contact_states st = {state, flips, sgn, N, fric};
   cr_assert_eq(cl_dda_solver_set_states(&s, &st, &err), CL_OK, "%s", err.msg);
@@ -1182,4 +1184,109 @@ Test(dda, solution_checks_on_the_device_match_the_displacement_field) {
     cl_device_close(&dev);
   }
   free(moments), free(D), free(vstart), free(vx), free(vy);
+}
+
+/* The contacts' states kept on the device for a whole step (cl_dda_step_contacts' start states): each
+ * attempt restarts from the step's start (cl_dda_solver_restart_states) whatever the rule changed in
+ * the last one, and the accepted step's bookkeeping on the device (cl_dda_solver_account) gives what the
+ * host's loop over the contacts gave (written out here from contact.h's gaps): the friction work of
+ * the sliding contacts f sgn (gs - gs0), the closed count, shear forces (sliding f sgn, locked ks gs,
+ * open 0), anchors following a contact that is not locked (t_ref += gs / l) and its bond lost. On
+ * the cpu and, where there is one, on cuda. Tolerances: the fields are the same arithmetic as the
+ * host's, to 1e-14 of their sizes (a compiler may contract them differently); the work is a sum in
+ * another order, 1e-12 of the sum of its terms' sizes. */
+Test(dda, contact_bookkeeping_on_the_device_matches_the_host) {
+  const size_t n = 40, nc = 240, m = 6 * n;
+  const double kn = 50, ks = 20;
+  lcg_seed(47);
+  double *K = malloc(36 * n * sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
+  double *law = malloc(3 * nc * sizeof *law), *reals = malloc(8 * nc * sizeof *reals), *x = malloc(m * sizeof *x);
+  int32_t *ints = malloc(9 * nc * sizeof *ints);
+  int32_t *bi = ints, *bj = bi + nc, *state = bj + nc, *flips = state + nc, *bonded = flips + nc;
+  double *sgn = reals, *N = sgn + nc, *fric = N + nc, *t_ref = fric + nc, *len = t_ref + nc;
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      F[r * n + i] = lcg_uniform(-1, 1);
+      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 30 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
+    }
+  for (size_t k = 0; k < nc; k++) {
+    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
+    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    law[k] = lcg_uniform(0, 1), law[nc + k] = lcg_uniform(0, 0.5), law[2 * nc + k] = lcg_uniform(0, 0.5);
+    state[k] = (int32_t)lcg_below(3), flips[k] = 0, sgn[k] = lcg_below(2) ? 1 : -1, bonded[k] = (int32_t)lcg_below(2);
+    N[k] = state[k] == CL_DDA_OPEN ? 0 : lcg_uniform(0, 2);
+    fric[k] = state[k] == CL_DDA_SLIDE ? law[k] * N[k] * sgn[k] : 0;
+    t_ref[k] = lcg_uniform(0, 1), len[k] = lcg_uniform(0.5, 2);
+  }
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    void *dK, *dF;
+    cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+    cl_dda_bsr a = {0};
+    cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+    cl_dda_solver s;
+    cl_dda_solver_init(&s, &dev, CL_DDA_BSR);
+    cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = kn, .ks = ks, .law = law,
+                               .slip_floor = 1e-9, .force_floor = 1e-9, .flip_limit = 4, .state = state, .flips = flips,
+                               .sgn = sgn, .N = N, .friction = fric, .t_ref = t_ref, .len = len, .bonded = bonded};
+    cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+    int32_t *dstate = malloc(4 * nc * sizeof *dstate), *dflips = dstate + nc, *dbonded = dflips + nc;
+    double *dreals = malloc(5 * nc * sizeof *dreals), *dsgn = dreals, *dN = dsgn + nc, *dS = dN + nc;
+    double *dt_ref = dS + nc;
+    cl_dda_contact_fields got = {dstate, dflips, dbonded, dsgn, dN, dS, dt_ref};
+    int changed = 0;
+    for (int attempt = 0; attempt < 2; attempt++) { /* an attempt whose rule changed states, then its redo */
+      cr_assert_eq(cl_dda_solver_restart_states(&s, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(cl_dda_solver_contacts_down(&s, &got, &err), CL_OK, "%s", err.msg);
+      for (size_t k = 0; k < nc; k++)
+        cr_assert(dstate[k] == state[k] && dflips[k] == 0 && dsgn[k] == sgn[k] && dN[k] == N[k],
+                  "%s, attempt %d, contact %zu: the start's state %d, sgn %g, N %g; got %d, %d flips, %g, %g", names[b],
+                  attempt, k, state[k], sgn[k], N[k], dstate[k], dflips[k], dsgn[k], dN[k]);
+      cl_dda_pcg_result res;
+      int unsettled;
+      cr_assert_eq(cl_dda_solver_assemble(&s, NULL, NULL, dK, dF, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(cl_dda_solver_solve_open_close(&s, NULL, CL_DDA_BLOCK_JACOBI, 1e-12, 0, 1000, &res, &changed, &unsettled,
+                                                  &err), CL_OK, "%s", err.msg);
+      cr_assert(res.converged && changed > 0, "%s: PCG converged %d, the rule changed %d states", names[b], res.converged,
+                changed);
+    }
+    double work;
+    size_t closed;
+    cr_assert_eq(cl_dda_solver_account(&s, &work, &closed, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_contacts_down(&s, &got, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_solution(&s, x, &err), CL_OK, "%s", err.msg);
+    double ref = 0, scale = 0;
+    size_t ref_closed = 0;
+    for (size_t k = 0; k < nc; k++) {
+      const double *Di = x + 6 * (size_t)bi[k], *Dj = x + 6 * (size_t)bj[k], gs0 = geo[25 * nc + k];
+      double gs = gs0;
+      for (int c = 0; c < 6; c++) gs += geo[(12 + c) * nc + k] * Di[c] - geo[(18 + c) * nc + k] * Dj[c];
+      const double f = law[k] * fmax(dN[k], 0) * dsgn[k];
+      const double S = dstate[k] == CL_DDA_SLIDE ? f : dstate[k] == CL_DDA_LOCK ? ks * gs : 0;
+      const double anchor = dstate[k] == CL_DDA_LOCK ? t_ref[k] : t_ref[k] + gs / len[k];
+      const int bond = dstate[k] == CL_DDA_LOCK ? bonded[k] : 0;
+      if (dstate[k] == CL_DDA_SLIDE) ref += f * (gs - gs0), scale += fabs(f * (gs - gs0));
+      ref_closed += dstate[k] != CL_DDA_OPEN;
+      cr_assert(fabs(dS[k] - S) <= 1e-14 * fmax(fabs(S), 1), "%s, contact %zu (state %d): shear force %.17g, host %.17g",
+                names[b], k, dstate[k], dS[k], S);
+      cr_assert(fabs(dt_ref[k] - anchor) <= 1e-14 * fmax(fabs(anchor), 1),
+                "%s, contact %zu (state %d): anchor %.17g, host %.17g", names[b], k, dstate[k], dt_ref[k], anchor);
+      cr_assert_eq(dbonded[k], bond, "%s, contact %zu (state %d): bonded %d, host %d", names[b], k, dstate[k], dbonded[k],
+                   bond);
+    }
+    cr_assert_eq(closed, ref_closed, "%s: %zu closed, host %zu", names[b], closed, ref_closed);
+    cr_assert(scale > 0 && fabs(work - ref) <= 1e-12 * scale, "%s: friction work %.17g, host %.17g", names[b], work, ref);
+    free(dstate), free(dreals);
+    cl_dda_solver_free(&s);
+    cl_dda_bsr_free(&a);
+    dev.release(&dev, dK), dev.release(&dev, dF);
+    cl_device_close(&dev);
+  }
+  free(K), free(F), free(geo), free(law), free(reals), free(x), free(ints);
 }

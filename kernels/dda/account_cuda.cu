@@ -1,0 +1,12 @@
+#include "../common/launch_cuda.cuh"
+#include "account_kernels.h"
+
+__global__ void CL_PREC(dda_account_kernel)(cl_dda_account_args a) {
+  CL_GRID_STRIDE(k, a.nc) cl_dda_contact_account(&a, k);
+}
+
+extern "C" int CL_PREC(cl_dda_account_cuda)(const cl_dda_account_args *a) {
+  if (a->nc == 0) return 0;
+  CL_PREC(dda_account_kernel)<<<cl_grid_1d(a->nc), CL_THREADS>>>(*a);
+  return (int)cudaGetLastError();
+}
