@@ -1,5 +1,5 @@
 /* The accepted step's bookkeeping of each contact, on the model's device, written once for both
- * backends (account_cpu.c, account_cuda.cu; pcg.c's cl_dda_solver_account drives it): from the
+ * backends (contact_cpu.c, contact_cuda.cu; pcg.c's cl_dda_solver_account drives it): from the
  * accepted solution x, a sliding contact's friction work f sgn (gs - gs0); its shear force (sliding:
  * the friction force f sgn; locked: ks gs; open: 0); the anchor of a contact that is not locked
  * following its slip (t_ref += gs / l: no stored shear), and its bond lost; and whether it is closed.

@@ -13,6 +13,7 @@
 #include "../dispatch.h"
 #include "block.h"
 #include "block_kernels.h"
+#include "contact_kernels.h"
 #include "contacts.h"
 #include "detect.h"
 #include "host_parallel.h"
@@ -28,8 +29,8 @@
  * both violated (open: penetrates; closed: in tension), where the answer is a contact at zero force */
 #define FLIP_LIMIT 4
 /* the host's packing of a step's contacts for the solver (set_step_contacts), numbers a contact */
-#define STEP_INTS 5
-#define STEP_REALS 34
+#define STEP_INTS 7
+#define STEP_REALS 4
 
 /* The arrays the per-block kernels read or write; on a cuda device each has a device copy. */
 enum { A_VSTART, A_FSTART, A_LSTART, A_VX, A_VY, A_RHO, A_E, A_NU, A_STRESS, A_VEL, A_FX, A_FY, A_FTX, A_FTY,
@@ -53,6 +54,8 @@ struct cl_dda_model {
   size_t njoints, npairs;
   int64_t *pair_keys;           /* sorted (min block) n + max block */
   int32_t *pair_joint;
+  double *joint_law;            /* each joint's tan phi, cohesion, tension (the set-up kernel's) */
+  void *d_edge_joint, *d_pair_keys, *d_pair_joint, *d_joint_law; /* their device copies (the cpu's: these) */
   cl_dda_input p;               /* parameters (pointers into the caller's input are not kept) */
   cl_dda_contact_list contacts, start; /* the last step's contacts, the next's (detect) */
   int contacts_stale;           /* the contacts' states, forces, anchors and bonds are the solver's, on the
@@ -63,9 +66,9 @@ struct cl_dda_model {
   cl_dda_found *found;          /* the contacts it found, brought to the host for the transfer (pinned
                                    host memory: the largest download of a step) */
   size_t found_cap;
-  int32_t *step_ints;           /* the step's contacts' blocks, states, state changes, bonds (STEP_INTS x step_cap) */
-  double *step_reals;           /* their geometry, laws, friction, directions, normal forces, anchors, edge
-                                   lengths (STEP_REALS x step_cap) */
+  int32_t *step_ints;           /* the step's contacts' blocks, vertices, edges, states, state changes, bonds
+                                   (STEP_INTS x step_cap) */
+  double *step_reals;           /* their directions, normal forces, anchors, joint lengths (STEP_REALS x step_cap) */
   size_t step_cap;
   cl_dda_bsr a;                 /* the step's pattern (every pair of blocks with a contact) */
   cl_dda_solver solver;         /* the matrix of a on the device, and PCG */
@@ -226,27 +229,20 @@ static int key_cmp(const void *x, const void *y) {
   return *a < *b ? -1 : *a > *b;
 }
 
-/* The joint of a contact: its edge's (made by a joint set or line of the cutter), else its pair
- * of blocks', else the default. */
-static const cl_dda_joint *joint_of(const cl_dda_model *m, const cl_dda_contact *c) {
-  if (m->edge_joint[c->ej] >= 0) return &m->joints[m->edge_joint[c->ej]];
-  int32_t a = c->bi, b = c->bj;
-  if (m->npairs) {
-    int64_t key = pair_key(m, a, b);
-    const int64_t *hit = bsearch(&key, m->pair_keys, m->npairs, sizeof key, key_cmp);
-    if (hit) return &m->joints[m->pair_joint[hit - m->pair_keys]];
-  }
-  return &m->joints[0];
-}
-
 static cl_status load_joints(cl_dda_model *m, const cl_dda_input *in, cl_error *err) {
   m->njoints = in->njoints, m->npairs = in->njoint_pairs;
   m->joints = alloc_zero(m->njoints, sizeof *m->joints);
   int64_t *keyed = alloc_zero(2 * m->npairs, sizeof *keyed);
   m->pair_keys = alloc_zero(m->npairs, sizeof *m->pair_keys);
   m->pair_joint = alloc_zero(m->npairs, sizeof *m->pair_joint);
-  if (!m->joints || !keyed || !m->pair_keys || !m->pair_joint) return free(keyed), oom(err);
+  m->joint_law = alloc_zero(3 * m->njoints, sizeof *m->joint_law);
+  if (!m->joints || !keyed || !m->pair_keys || !m->pair_joint || !m->joint_law) return free(keyed), oom(err);
   memcpy(m->joints, in->joints, m->njoints * sizeof *m->joints);
+  for (size_t k = 0; k < m->njoints; k++) {
+    const cl_dda_joint *j = &m->joints[k];
+    m->joint_law[3 * k] = tan(j->friction_angle * PI / 180), m->joint_law[3 * k + 1] = j->cohesion;
+    m->joint_law[3 * k + 2] = j->tension;
+  }
   for (size_t k = 0; k < m->npairs; k++) {
     const int32_t *t = in->joint_pairs + 3 * k;
     keyed[2 * k] = pair_key(m, t[0], t[1]), keyed[2 * k + 1] = t[2];
@@ -272,16 +268,21 @@ static void set_arrays(cl_dda_model *m) {
 
 /* On a cuda device: every array copied there once; the device copies of the state are the
  * ones the kernels move, the host's are refreshed after each update. */
-static cl_status mirror_on_device(cl_dda_model *m, cl_error *err) {
+static cl_status mirror(cl_dda_model *m, void **dst, const void *src, size_t bytes, cl_error *err) {
   if (m->dev->kind == CL_BACKEND_CPU) {
-    memcpy(m->device, m->host, sizeof m->host);
+    *dst = (void *)src;
     return CL_OK;
   }
-  for (int k = 0; k < A_COUNT; k++) {
-    CL_TRY(m->dev->alloc(m->dev, &m->device[k], m->bytes[k] ? m->bytes[k] : 8, err));
-    if (m->bytes[k]) CL_TRY(m->dev->to_device(m->dev, m->device[k], m->host[k], m->bytes[k], err));
-  }
-  return CL_OK;
+  CL_TRY(m->dev->alloc(m->dev, dst, bytes ? bytes : 8, err));
+  return bytes ? m->dev->to_device(m->dev, *dst, src, bytes, err) : CL_OK;
+}
+
+static cl_status mirror_on_device(cl_dda_model *m, cl_error *err) {
+  for (int k = 0; k < A_COUNT; k++) CL_TRY(mirror(m, &m->device[k], m->host[k], m->bytes[k], err));
+  CL_TRY(mirror(m, &m->d_edge_joint, m->edge_joint, m->nv * sizeof *m->edge_joint, err));
+  CL_TRY(mirror(m, &m->d_pair_keys, m->pair_keys, m->npairs * sizeof *m->pair_keys, err));
+  CL_TRY(mirror(m, &m->d_pair_joint, m->pair_joint, m->npairs * sizeof *m->pair_joint, err));
+  return mirror(m, &m->d_joint_law, m->joint_law, 3 * m->njoints * sizeof *m->joint_law, err);
 }
 
 static cl_status to_device(cl_dda_model *m, int k, cl_error *err) {
@@ -355,13 +356,17 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
 
 void cl_dda_model_destroy(cl_dda_model *m) {
   if (!m) return;
-  if (m->dev->kind != CL_BACKEND_CPU)
+  if (m->dev->kind != CL_BACKEND_CPU) {
     for (int k = 0; k < A_COUNT; k++)
       if (m->device[k]) m->dev->release(m->dev, m->device[k]);
+    void *mirrored[] = {m->d_edge_joint, m->d_pair_keys, m->d_pair_joint, m->d_joint_law};
+    for (size_t k = 0; k < sizeof mirrored / sizeof *mirrored; k++)
+      if (mirrored[k]) m->dev->release(m->dev, mirrored[k]);
+  }
   void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
                    m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
                    m->F, m->moments, m->D, m->trial_D, m->per_block, m->x_start, m->y_start, m->rotation, m->x, m->joints,
-                   m->pair_keys, m->pair_joint, m->pairs, m->step_ints, m->step_reals};
+                   m->pair_keys, m->pair_joint, m->joint_law, m->pairs, m->step_ints, m->step_reals};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->start);
   cl_dda_bsr_free(&m->a);
@@ -448,21 +453,6 @@ cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err) {
   return CL_OK;
 }
 
-static double centroid_x(const cl_dda_model *m, int32_t b) { return m->moments[4 * m->n + b]; }
-static double centroid_y(const cl_dda_model *m, int32_t b) { return m->moments[5 * m->n + b]; }
-
-/* The step's contacts' geometry at its start, each contact on its own (in parallel). */
-static void contact_geometry(cl_dda_model *m) {
-  size_t count = m->start.count;
-#pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
-  for (size_t k = 0; k < count; k++) {
-    cl_dda_contact *c = &m->start.c[k];
-    int32_t e = c->ej, f = e + 1 == m->vstart[c->bj + 1] ? m->vstart[c->bj] : e + 1;
-    c->g = cl_dda_contact_at(m->vx[c->vi], m->vy[c->vi], m->vx[e], m->vy[e], m->vx[f], m->vy[f], c->t_ref,
-                             centroid_x(m, c->bi), centroid_y(m, c->bi), centroid_x(m, c->bj), centroid_y(m, c->bj));
-  }
-}
-
 /* Once per step, after detection: the pattern of every pair of blocks with a contact, open or
  * closed (sorted unique pairs, bsr.c), and the assembly's structure and indices over all the
  * contacts on the device (pcg.h), with their geometry, states, anchors and bonds at the step's
@@ -481,35 +471,36 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
     m->step_cap = cap;
   }
   double t = seconds_now();
-  int32_t *bi = m->step_ints, *bj = bi + count, *state = bj + count, *flips = state + count, *bonded = flips + count;
-  double *geo = m->step_reals, *law = geo + 26 * count; /* SoA: en, fn, es, fs, gn0, gs0; tan phi, c, t */
-  double *friction = law + 3 * count, *sgn = friction + count, *N = sgn + count, *t_ref = N + count;
-  double *len = t_ref + count;
+  int32_t *bi = m->step_ints, *bj = bi + count, *vi = bj + count, *ej = vi + count, *state = ej + count;
+  int32_t *flips = state + count, *bonded = flips + count;
+  double *sgn = m->step_reals, *N = sgn + count, *t_ref = N + count, *length = t_ref + count;
 #pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
   for (size_t k = 0; k < count; k++) {
     const cl_dda_contact *c = &m->start.c[k];
-    const cl_dda_joint *jt = joint_of(m, c);
-    const double l = c->bonded ? c->length : 0;
-    bi[k] = c->bi, bj[k] = c->bj;
-    law[k] = tan(jt->friction_angle * PI / 180), law[count + k] = jt->cohesion * l, law[2 * count + k] = jt->tension * l;
-    state[k] = c->state, flips[k] = c->flips, bonded[k] = c->bonded, sgn[k] = c->sgn, N[k] = c->N;
-    friction[k] = c->state == CL_DDA_SLIDE ? law[k] * fmax(c->N, 0) * c->sgn : 0; /* tan phi max(N, 0) sgn */
-    t_ref[k] = c->t_ref, len[k] = c->g.len;
-    for (int r = 0; r < 6; r++) {
-      geo[r * count + k] = c->g.en[r], geo[(6 + r) * count + k] = c->g.fn[r];
-      geo[(12 + r) * count + k] = c->g.es[r], geo[(18 + r) * count + k] = c->g.fs[r];
-    }
-    geo[24 * count + k] = c->g.gn0, geo[25 * count + k] = c->g.gs0;
+    bi[k] = c->bi, bj[k] = c->bj, vi[k] = c->vi, ej[k] = c->ej, state[k] = c->state, flips[k] = c->flips;
+    bonded[k] = c->bonded, sgn[k] = c->sgn, N[k] = c->N, t_ref[k] = c->t_ref, length[k] = c->length;
   }
   lap(m, CL_DDA_HOST_PACKING, &t);
   CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
   const double slip_floor = 1e-9 * m->p.max_displacement;
-  cl_dda_step_contacts sc = {count, bi, bj, geo, m->p.normal_stiffness, m->p.shear_stiffness, law,
-                             slip_floor, slip_floor * m->p.normal_stiffness, FLIP_LIMIT, state, flips, sgn, N,
-                             friction, t_ref, len, bonded};
+  cl_dda_step_contacts sc = {.count = count, .bi = bi, .bj = bj, .kn = m->p.normal_stiffness,
+                             .ks = m->p.shear_stiffness, .slip_floor = slip_floor,
+                             .force_floor = slip_floor * m->p.normal_stiffness, .flip_limit = FLIP_LIMIT,
+                             .state = state, .flips = flips, .sgn = sgn, .N = N, .t_ref = t_ref, .bonded = bonded,
+                             .vi = vi, .ej = ej, .length = length};
   CL_TRY(cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err));
   lap(m, CL_DDA_HOST_PATTERN, &t);
   return CL_OK;
+}
+
+/* The step's contacts' geometry at its start, joints' laws and start friction, on the device into the
+ * solver's arrays (setup_ops.h), from the centroids of the diagonal kernel. */
+static cl_status contact_setup(cl_dda_model *m, cl_error *err) {
+  cl_dda_setup_args a = {.n = m->n, .vstart = m->device[A_VSTART], .vx = m->device[A_VX], .vy = m->device[A_VY],
+                         .moments = m->device[A_MOMENTS], .edge_joint = m->d_edge_joint, .npairs = m->npairs,
+                         .pair_keys = m->d_pair_keys, .pair_joint = m->d_pair_joint, .joint_law = m->d_joint_law};
+  cl_dda_solver_setup_args(&m->solver, &a);
+  return cl_k_dda_contact_setup(m->dev, CL_F64, &a, err);
 }
 
 /* The host's list of the last step's contacts brought up to date with the device's states, forces,
@@ -666,12 +657,12 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     CL_TRY(diagonal(m, dt, err));
     charge(m, CL_DDA_DIAGONAL, &mark);
     if (reductions == 0) { /* the contacts' geometry needs the centroids, which the diagonal kernel gives */
-      double t = mark;
-      contact_geometry(m);
-      lap(m, CL_DDA_HOST_GEOMETRY, &t);
-      charge(m, CL_DDA_DETECTION, &mark);
       CL_TRY(set_step_contacts(m, err));
       charge(m, CL_DDA_ASSEMBLY, &mark);
+      double t = mark;
+      CL_TRY(contact_setup(m, err));
+      lap(m, CL_DDA_HOST_GEOMETRY, &t);
+      charge(m, CL_DDA_DETECTION, &mark);
     }
     CL_TRY(cl_dda_solver_restart_states(&m->solver, err));
     /* PCG starts from the previous step's solution (on the device: D); a dynamic one from the step

@@ -10,14 +10,14 @@
 #include "../../runtime/field.h"
 #include "../backend.h"
 #include "../dispatch.h"
-#include "account_kernels.h"
+#include "contact_kernels.h"
 #include "pcg_kernels.h"
 #include "pcg_scalars.h"
 
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
        B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
-       B_CSTART, B_PACK, B_COUNT };
+       B_CSTART, B_CKEYS, B_PACK, B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
 
 /* the bytes of a contact's state on the device (B_CSTATES: state, flips (int32), sgn, N, friction
@@ -240,14 +240,20 @@ cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *er
  * edge lengths after B_CSTATES' states, with the setup's other uploads. */
 static cl_status upload_start(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
   const size_t nc = c->count, more = STATE_BYTES * nc;
+  CL_TRY(ensure(s, B_CSTART, STATE_BYTES * nc, err)); /* whole: the set-up kernel may write its friction */
   CL_TRY(upload_at(s, B_CSTART, 0, c->state, 4 * nc, err));
   CL_TRY(upload_at(s, B_CSTART, 4 * nc, c->flips, 4 * nc, err));
   CL_TRY(upload_at(s, B_CSTART, 8 * nc, c->sgn, 8 * nc, err));
   CL_TRY(upload_at(s, B_CSTART, 16 * nc, c->N, 8 * nc, err));
-  CL_TRY(upload_at(s, B_CSTART, 24 * nc, c->friction, 8 * nc, err));
+  if (c->friction) CL_TRY(upload_at(s, B_CSTART, 24 * nc, c->friction, 8 * nc, err));
   CL_TRY(upload_at(s, B_CSTATES, more, c->t_ref, 8 * nc, err));
   CL_TRY(upload_at(s, B_CSTATES, more + 16 * nc, c->bonded, 4 * nc, err));
-  return upload_at(s, B_CSTATES, more + 24 * nc, c->len, 8 * nc, err);
+  if (c->len) return upload_at(s, B_CSTATES, more + 24 * nc, c->len, 8 * nc, err);
+  /* set up on the device: its inputs, vertex, edge and joint length (B_CKEYS) */
+  CL_TRY(ensure(s, B_CKEYS, 16 * nc, err));
+  CL_TRY(upload_at(s, B_CKEYS, 0, c->vi, 4 * nc, err));
+  CL_TRY(upload_at(s, B_CKEYS, 4 * nc, c->ej, 4 * nc, err));
+  return upload_at(s, B_CKEYS, 8 * nc, c->length, 8 * nc, err);
 }
 
 /* Counting sort of (key, item) pairs into CSR: start (nkeys + 1) and items in the order given. */
@@ -298,9 +304,11 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   bucket(n, 2 * nc, rkey, rval, rstart, sorted + nitems);
   st = upload(s, B_CBI, c->bi, nc * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_CBJ, c->bj, nc * sizeof(int32_t), err);
-  if (st == CL_OK) st = upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err);
+  if (st == CL_OK) st = c->geo ? upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err)
+                               : ensure(s, B_CGEO, 26 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CSTATES, (STATE_BYTES + MORE_BYTES) * nc, err);
   if (st == CL_OK && c->law) st = upload(s, B_CLAW, c->law, 3 * nc * sizeof(double), err);
+  if (st == CL_OK && !c->geo) st = ensure(s, B_CLAW, 3 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CK, 108 * nc * sizeof(double), err);
   if (st == CL_OK) st = ensure(s, B_CF, 12 * nc * sizeof(double), err);
   if (st == CL_OK) st = upload(s, B_GSTART, gstart, (ntarget + 1) * sizeof(int32_t), err);
@@ -351,6 +359,16 @@ cl_status cl_dda_solver_get_states(cl_dda_solver *s, cl_dda_contact_states *c, c
   memcpy(c->state, p, 4 * nc), memcpy(c->flips, p + 4 * nc, 4 * nc), memcpy(c->sgn, p + 8 * nc, 8 * nc);
   memcpy(c->N, p + 16 * nc, 8 * nc);
   return CL_OK;
+}
+
+void cl_dda_solver_setup_args(cl_dda_solver *s, cl_dda_setup_args *a) {
+  const size_t nc = s->A.nc;
+  char *start = s->buf[B_CSTART], *more = (char *)s->buf[B_CSTATES] + STATE_BYTES * nc, *keys = s->buf[B_CKEYS];
+  a->nc = nc, a->cbi = s->A.cbi, a->cbj = s->A.cbj, a->cvi = (const int32_t *)keys;
+  a->cej = (const int32_t *)(keys + 4 * nc), a->length = keys + 8 * nc;
+  a->cstate = (const int32_t *)start, a->sgn = start + 8 * nc, a->N = start + 16 * nc, a->friction = start + 24 * nc;
+  a->t_ref = more, a->cbonded = (const int32_t *)(more + 16 * nc), a->len = more + 24 * nc;
+  a->geo = s->buf[B_CGEO], a->law = s->buf[B_CLAW];
 }
 
 cl_status cl_dda_solver_restart_states(cl_dda_solver *s, cl_error *err) {

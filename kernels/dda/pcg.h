@@ -11,6 +11,7 @@
 #include "../../runtime/device.h"
 #include "bsr.h"
 #include "pcg_args.h"
+#include "setup_ops.h"
 
 typedef struct cl_dda_pcg_result {
   int iterations;
@@ -19,7 +20,7 @@ typedef struct cl_dda_pcg_result {
   double initial_residual; /* |b - A x0| / |b| at the start: how good the warm start was */
 } cl_dda_pcg_result;
 
-enum { CL_DDA_SOLVER_BUFFERS = 33, CL_DDA_SOLVER_PENDING = 32 };
+enum { CL_DDA_SOLVER_BUFFERS = 34, CL_DDA_SOLVER_PENDING = 32 };
 
 /* PCG's host reads the convergence scalars once every this many iterations (cl_dda_pcg) */
 #define CL_DDA_PCG_CHECK_EVERY 8
@@ -84,6 +85,10 @@ typedef struct cl_dda_step_contacts {
   const double *sgn, *N, *friction;
   const double *t_ref, *len;
   const int32_t *bonded;
+  /* geo, law, friction and len NULL: set up on the device instead (cl_dda_solver_setup_args, setup_ops.h)
+   * from each contact's vertex, edge (its first vertex) and joint length, which then go up */
+  const int32_t *vi, *ej;
+  const double *length;
 } cl_dda_step_contacts;
 
 /* The contacts' states as the open-close rule keeps them, count of each (host arrays): state
@@ -105,6 +110,12 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
 /* Once per attempt at a step: the contacts' states at the step's start go up (the rule then keeps
  * them on the device). */
 cl_status cl_dda_solver_set_states(cl_dda_solver *s, const cl_dda_contact_states *c, cl_error *err);
+
+/* After cl_dda_solver_set_contacts without geometry: the contact side of the set-up kernel's arguments
+ * (setup_ops.h: the contacts' blocks, vertices, edges, start states, anchors, bonds and joint lengths
+ * on the device, and the solver's arrays it fills); the caller gives the model's side and runs it
+ * before the step's first cl_dda_solver_restart_states. */
+void cl_dda_solver_setup_args(cl_dda_solver *s, cl_dda_setup_args *a);
 
 /* Each attempt at a step: the contacts' states at the step's start, as cl_dda_solver_set_contacts kept
  * them, become the open-close rule's (a copy on the device). */

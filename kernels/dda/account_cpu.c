@@ -1,6 +1,0 @@
-#include "account_kernels.h"
-
-void CL_PREC(cl_dda_account_cpu)(const cl_dda_account_args *a) {
-#pragma omp parallel for schedule(static) if (a->nc > 4096)
-  for (size_t k = 0; k < a->nc; k++) cl_dda_contact_account(a, k);
-}

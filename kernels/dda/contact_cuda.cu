@@ -1,0 +1,22 @@
+#include "../common/launch_cuda.cuh"
+#include "contact_kernels.h"
+
+__global__ void CL_PREC(dda_contact_setup_kernel)(cl_dda_setup_args a) {
+  CL_GRID_STRIDE(k, a.nc) cl_dda_contact_setup(&a, k);
+}
+
+__global__ void CL_PREC(dda_account_kernel)(cl_dda_account_args a) {
+  CL_GRID_STRIDE(k, a.nc) cl_dda_contact_account(&a, k);
+}
+
+extern "C" int CL_PREC(cl_dda_contact_setup_cuda)(const cl_dda_setup_args *a) {
+  if (a->nc == 0) return 0;
+  CL_PREC(dda_contact_setup_kernel)<<<cl_grid_1d(a->nc), CL_THREADS>>>(*a);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int CL_PREC(cl_dda_account_cuda)(const cl_dda_account_args *a) {
+  if (a->nc == 0) return 0;
+  CL_PREC(dda_account_kernel)<<<cl_grid_1d(a->nc), CL_THREADS>>>(*a);
+  return (int)cudaGetLastError();
+}
