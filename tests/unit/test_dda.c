@@ -9,6 +9,7 @@
 
 #include "../../kernels/dda/block.h"
 #include "../../kernels/dda/block_kernels.h"
+#include "../../kernels/dda/contact_kernels.h"
 #include "../../kernels/dda/contact.h"
 #include "../../kernels/dda/contacts.h"
 #include "../../kernels/dda/detect.h"
@@ -1289,4 +1290,80 @@ Test(dda, contact_bookkeeping_on_the_device_matches_the_host) {
     cl_device_close(&dev);
   }
   free(K), free(F), free(geo), free(law), free(reals), free(x), free(ints);
+}
+
+/* The step's contacts set up on the device (setup_ops.h) against the host's rules written out here:
+ * each contact's geometry is cl_dda_contact_at's at its vertex, its edge (the last vertex's edge wraps
+ * to the block's first) and the centroids; its joint is its edge's where the cutter gave one, else
+ * its pair of blocks' (either order), else the default; cohesion and tension act on the joint length
+ * while bonded; a sliding contact's friction is tan phi max(N, 0) sgn. On the cpu: the same arithmetic
+ * as the host's, to 1e-15 of the sizes (a compiler may contract it differently). */
+Test(dda, contact_setup_matches_the_host_rules) {
+  enum { NB = 6, NV = 4 * NB, NJ = 4, NPAIRS = 3 };
+  const size_t nc = 300;
+  lcg_seed(53);
+  int32_t vstart[NB + 1], edge_joint[NV], pair_joint[NPAIRS];
+  double vx[NV], vy[NV], moments[6 * NB], law_of[3 * NJ];
+  const int32_t pairs[NPAIRS][2] = {{0, 3}, {1, 2}, {4, 5}};
+  int64_t pair_keys[NPAIRS];
+  for (int i = 0; i <= NB; i++) vstart[i] = 4 * i;
+  for (int v = 0; v < NV; v++) {
+    vx[v] = lcg_uniform(-1, 1), vy[v] = lcg_uniform(-1, 1);
+    edge_joint[v] = lcg_below(3) ? -1 : (int32_t)lcg_below(NJ);
+  }
+  for (int k = 0; k < 6 * NB; k++) moments[k] = lcg_uniform(-1, 1);
+  for (int k = 0; k < 3 * NJ; k++) law_of[k] = lcg_uniform(0.1, 1);
+  for (int p = 0; p < NPAIRS; p++) pair_keys[p] = (int64_t)pairs[p][0] * NB + pairs[p][1], pair_joint[p] = 1 + p % (NJ - 1);
+  int32_t *ints = malloc(6 * nc * sizeof *ints);
+  int32_t *bi = ints, *bj = bi + nc, *vi = bj + nc, *ej = vi + nc, *state = ej + nc, *bonded = state + nc;
+  double *reals = malloc(36 * nc * sizeof *reals);
+  double *t_ref = reals, *length = t_ref + nc, *sgn = length + nc, *N = sgn + nc, *geo = N + nc, *len = geo + 26 * nc;
+  double *law = len + nc, *friction = law + 3 * nc;
+  for (size_t k = 0; k < nc; k++) {
+    bi[k] = (int32_t)lcg_below(NB), bj[k] = (int32_t)((bi[k] + 1 + (int32_t)lcg_below(NB - 1)) % NB);
+    vi[k] = vstart[bi[k]] + (int32_t)lcg_below(4), ej[k] = vstart[bj[k]] + (int32_t)lcg_below(4);
+    state[k] = (int32_t)lcg_below(3), bonded[k] = (int32_t)lcg_below(2);
+    t_ref[k] = lcg_uniform(0, 1), length[k] = lcg_uniform(0.5, 2), sgn[k] = lcg_below(2) ? 1 : -1;
+    N[k] = lcg_uniform(-1, 2);
+  }
+  cl_dda_setup_args a = {.n = NB, .vstart = vstart, .vx = vx, .vy = vy, .moments = moments, .edge_joint = edge_joint,
+                         .npairs = NPAIRS, .pair_keys = pair_keys, .pair_joint = pair_joint, .joint_law = law_of,
+                         .nc = nc, .cbi = bi, .cbj = bj, .cvi = vi, .cej = ej, .cstate = state, .cbonded = bonded,
+                         .t_ref = t_ref, .length = length, .sgn = sgn, .N = N, .geo = geo, .len = len, .law = law,
+                         .friction = friction};
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_k_dda_contact_setup(&dev, CL_F64, &a, &err), CL_OK, "%s", err.msg);
+  cl_device_close(&dev);
+  int by_edge = 0, by_pair = 0;
+  for (size_t k = 0; k < nc; k++) {
+    const int32_t i = bi[k], j = bj[k], e = ej[k], f = e + 1 == vstart[j + 1] ? vstart[j] : e + 1;
+    const cl_dda_contact_geometry g = cl_dda_contact_at(vx[vi[k]], vy[vi[k]], vx[e], vy[e], vx[f], vy[f], t_ref[k],
+                                                        moments[4 * NB + i], moments[5 * NB + i], moments[4 * NB + j],
+                                                        moments[5 * NB + j]);
+    double want[26];
+    for (int r = 0; r < 6; r++) want[r] = g.en[r], want[6 + r] = g.fn[r], want[12 + r] = g.es[r], want[18 + r] = g.fs[r];
+    want[24] = g.gn0, want[25] = g.gs0;
+    for (int q = 0; q < 26; q++)
+      cr_assert(fabs(geo[(size_t)q * nc + k] - want[q]) <= 1e-15 * fmax(fabs(want[q]), 1),
+                "contact %zu, geometry row %d: %.17g, host %.17g", k, q, geo[(size_t)q * nc + k], want[q]);
+    cr_assert(fabs(len[k] - g.len) <= 1e-15 * g.len, "contact %zu: edge length %.17g, host %.17g", k, len[k], g.len);
+    int jt = 0;
+    if (edge_joint[e] >= 0) jt = edge_joint[e], by_edge++;
+    else
+      for (int p = 0; p < NPAIRS; p++)
+        if ((pairs[p][0] == i && pairs[p][1] == j) || (pairs[p][0] == j && pairs[p][1] == i)) jt = pair_joint[p], by_pair++;
+    const double l = bonded[k] ? length[k] : 0;
+    const double want_law[3] = {law_of[3 * jt], law_of[3 * jt + 1] * l, law_of[3 * jt + 2] * l};
+    for (int q = 0; q < 3; q++)
+      cr_assert(fabs(law[(size_t)q * nc + k] - want_law[q]) <= 1e-15 * want_law[0],
+                "contact %zu (blocks %d, %d, edge %d: joint %d), law %d: %.17g, host %.17g", k, i, j, e, jt, q,
+                law[(size_t)q * nc + k], want_law[q]);
+    const double fr = state[k] == CL_DDA_SLIDE ? law_of[3 * jt] * fmax(N[k], 0) * sgn[k] : 0;
+    cr_assert(fabs(friction[k] - fr) <= 1e-15 * fmax(fabs(fr), 1), "contact %zu: friction %.17g, host %.17g", k,
+              friction[k], fr);
+  }
+  cr_assert(by_edge > 0 && by_pair > 0, "both joint rules met: %d by edge, %d by pair", by_edge, by_pair);
+  free(ints), free(reals);
 }
