@@ -27,3 +27,11 @@ cl_status cl_k_dda_account(cl_device *d, cl_dtype t, const cl_dda_account_args *
   int code = t == CL_F32 ? CL_CUDA_CALL(cl_dda_account_cuda_f32(a)) : CL_CUDA_CALL(cl_dda_account_cuda_f64(a));
   return cl_k_check_launch(d, code, "dda_account", err);
 }
+
+cl_status cl_k_dda_pattern(cl_device *d, const cl_dda_pattern_args *a, int pass, size_t items, cl_error *err) {
+  if (d->kind == CL_BACKEND_CPU) {
+    cl_dda_pattern_cpu_f64(a, pass, items);
+    return CL_OK;
+  }
+  return cl_k_check_launch(d, CL_CUDA_CALL(cl_dda_pattern_cuda_f64(a, pass, items)), "dda_pattern", err);
+}

@@ -306,6 +306,8 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   cl_dda_detect_init(&m->detect, d);
   m->stats.device_detection = in->detection == CL_DDA_DETECT_DEVICE ||
                               (in->detection == CL_DDA_DETECT_AUTO && d->kind != CL_BACKEND_CPU);
+  /* the pattern and the assembly's indices go with detection: on the device where it runs there */
+  m->stats.device_pattern = m->stats.device_detection && in->spmv_format == CL_DDA_BSR;
   size_t n = m->n = in->nblocks;
   m->nv = (size_t)in->vstart[n], m->nf = in->nfixed, m->nl = in->nloads;
   m->vstart = alloc_zero(n + 1, sizeof(int32_t)), m->fstart = alloc_zero(n + 1, sizeof(int32_t));
@@ -481,14 +483,18 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
     bonded[k] = c->bonded, sgn[k] = c->sgn, N[k] = c->N, t_ref[k] = c->t_ref, length[k] = c->length;
   }
   lap(m, CL_DDA_HOST_PACKING, &t);
-  CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
   const double slip_floor = 1e-9 * m->p.max_displacement;
   cl_dda_step_contacts sc = {.count = count, .bi = bi, .bj = bj, .kn = m->p.normal_stiffness,
                              .ks = m->p.shear_stiffness, .slip_floor = slip_floor,
                              .force_floor = slip_floor * m->p.normal_stiffness, .flip_limit = FLIP_LIMIT,
                              .state = state, .flips = flips, .sgn = sgn, .N = N, .t_ref = t_ref, .bonded = bonded,
                              .vi = vi, .ej = ej, .length = length};
-  CL_TRY(cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err));
+  if (m->stats.device_pattern) {
+    CL_TRY(cl_dda_solver_set_contacts_on_device(&m->solver, m->n, &sc, err));
+  } else {
+    CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
+    CL_TRY(cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err));
+  }
   lap(m, CL_DDA_HOST_PATTERN, &t);
   return CL_OK;
 }

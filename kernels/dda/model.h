@@ -90,6 +90,8 @@ typedef struct cl_dda_stats {
   double warm_residual;
   size_t contacts, closed; /* contacts detected, closed (sliding or locked) */
   int device_detection;    /* detection ran on the model's device (detect.h), not on the host */
+  int device_pattern;      /* the matrix's pattern and the assembly's indices are built on the device
+                              (with device detection and the BSR format), not on the host */
   double kinetic;          /* kinetic energy */
   double gravity_work;     /* work of gravity since the start */
   double load_work;        /* work of the loading points since the start */

@@ -17,7 +17,7 @@
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
        B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
-       B_CSTART, B_CKEYS, B_PACK, B_COUNT };
+       B_CSTART, B_CKEYS, B_PATTERN, B_PACK, B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
 
 /* the bytes of a contact's state on the device (B_CSTATES: state, flips (int32), sgn, N, friction
@@ -36,6 +36,7 @@ void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format forma
 void cl_dda_solver_free(cl_dda_solver *s) {
   for (int k = 0; k < B_COUNT; k++)
     if (s->buf[k]) s->dev->release(s->dev, s->buf[k]);
+  if (s->scratch.p) s->dev->release(s->dev, s->scratch.p);
   free(s->stage), free(s->pack);
   memset(s, 0, sizeof *s);
 }
@@ -267,6 +268,38 @@ static void bucket(size_t nkeys, size_t nitems, const int32_t *key, const int32_
   start[0] = 0;
 }
 
+/* The contacts' own uploads of a setup (blocks, geometry and laws where given, start states) and the
+ * room of their device arrays. */
+static cl_status upload_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
+  const size_t nc = c->count;
+  CL_TRY(upload(s, B_CBI, c->bi, nc * sizeof(int32_t), err));
+  CL_TRY(upload(s, B_CBJ, c->bj, nc * sizeof(int32_t), err));
+  CL_TRY(c->geo ? upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err)
+                : ensure(s, B_CGEO, 26 * nc * sizeof(double), err));
+  CL_TRY(ensure(s, B_CSTATES, (STATE_BYTES + MORE_BYTES) * nc, err));
+  if (c->law) CL_TRY(upload(s, B_CLAW, c->law, 3 * nc * sizeof(double), err));
+  if (!c->geo) CL_TRY(ensure(s, B_CLAW, 3 * nc * sizeof(double), err));
+  CL_TRY(ensure(s, B_CK, 108 * nc * sizeof(double), err));
+  CL_TRY(ensure(s, B_CF, 12 * nc * sizeof(double), err));
+  s->start_kept = c->state != NULL;
+  return s->start_kept ? upload_start(s, c, err) : CL_OK;
+}
+
+/* The contacts' arrays and parameters in s->A, once their uploads are sent. */
+static void point_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c) {
+  const size_t nc = c->count;
+  void **b = s->buf;
+  char *states = b[B_CSTATES]; /* state, flips (int32), sgn, N, friction (double): one transfer each way */
+  s->A.nc = nc, s->A.cbi = b[B_CBI], s->A.cbj = b[B_CBJ], s->A.cgeo = b[B_CGEO];
+  s->A.cstate = (int32_t *)states, s->A.cflips = (int32_t *)(states + 4 * nc), s->A.csgn = states + 8 * nc;
+  s->A.cN = states + 16 * nc, s->A.cfric = states + 24 * nc;
+  s->A.kn = c->kn, s->A.ks = c->ks, s->A.cK = b[B_CK], s->A.cF = b[B_CF];
+  s->A.gstart = b[B_GSTART], s->A.gitem = b[B_GITEM], s->A.tdiag = b[B_TDIAG], s->A.rstart = b[B_RSTART];
+  s->A.ritem = b[B_RITEM];
+  s->A.claw = b[B_CLAW];
+  s->A.slip_floor = c->slip_floor, s->A.force_floor = c->force_floor, s->A.flip_limit = c->flip_limit;
+}
+
 cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_step_contacts *c,
                                      cl_error *err) {
   size_t n = a->n, nc = c->count, ntarget, nitems = 0;
@@ -302,35 +335,74 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   if (!sorted) return free(target), oom(err);
   bucket(ntarget, nitems, gkey, gval, gstart, sorted);
   bucket(n, 2 * nc, rkey, rval, rstart, sorted + nitems);
-  st = upload(s, B_CBI, c->bi, nc * sizeof(int32_t), err);
-  if (st == CL_OK) st = upload(s, B_CBJ, c->bj, nc * sizeof(int32_t), err);
-  if (st == CL_OK) st = c->geo ? upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err)
-                               : ensure(s, B_CGEO, 26 * nc * sizeof(double), err);
-  if (st == CL_OK) st = ensure(s, B_CSTATES, (STATE_BYTES + MORE_BYTES) * nc, err);
-  if (st == CL_OK && c->law) st = upload(s, B_CLAW, c->law, 3 * nc * sizeof(double), err);
-  if (st == CL_OK && !c->geo) st = ensure(s, B_CLAW, 3 * nc * sizeof(double), err);
-  if (st == CL_OK) st = ensure(s, B_CK, 108 * nc * sizeof(double), err);
-  if (st == CL_OK) st = ensure(s, B_CF, 12 * nc * sizeof(double), err);
-  if (st == CL_OK) st = upload(s, B_GSTART, gstart, (ntarget + 1) * sizeof(int32_t), err);
+  st = upload(s, B_GSTART, gstart, (ntarget + 1) * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_GITEM, sorted, nitems * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_TDIAG, tdiag, ntarget * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_RSTART, rstart, (n + 1) * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_RITEM, sorted + nitems, 2 * nc * sizeof(int32_t), err);
-  s->start_kept = c->state != NULL;
-  if (st == CL_OK && s->start_kept) st = upload_start(s, c, err);
+  if (st == CL_OK) st = upload_contacts(s, c, err);
   free(target), free(sorted);
   if (st == CL_OK) st = send_uploads(s, err);
   if (st != CL_OK) return st;
-  void **b = s->buf;
-  char *states = b[B_CSTATES]; /* state, flips (int32), sgn, N, friction (double): one transfer each way */
-  s->A.nc = nc, s->A.cbi = b[B_CBI], s->A.cbj = b[B_CBJ], s->A.cgeo = b[B_CGEO];
-  s->A.cstate = (int32_t *)states, s->A.cflips = (int32_t *)(states + 4 * nc), s->A.csgn = states + 8 * nc;
-  s->A.cN = states + 16 * nc, s->A.cfric = states + 24 * nc;
-  s->A.kn = c->kn, s->A.ks = c->ks, s->A.cK = b[B_CK], s->A.cF = b[B_CF];
-  s->A.gstart = b[B_GSTART], s->A.gitem = b[B_GITEM], s->A.tdiag = b[B_TDIAG], s->A.rstart = b[B_RSTART];
-  s->A.ritem = b[B_RITEM];
-  s->A.claw = b[B_CLAW];
-  s->A.slip_floor = c->slip_floor, s->A.force_floor = c->force_floor, s->A.flip_limit = c->flip_limit;
+  point_contacts(s, c);
+  return CL_OK;
+}
+
+static cl_status pattern_pass(cl_dda_solver *s, const cl_dda_pattern_args *a, int pass, size_t items, cl_error *err) {
+  s->launches++;
+  return cl_k_dda_pattern(s->dev, a, pass, items, err);
+}
+
+static cl_status sort_keys(cl_dda_solver *s, cl_dda_pattern_args *a, size_t m, uint64_t max_key, cl_error *err) {
+  s->launches++;
+  a->m = m;
+  return cl_k_dda_sort_keys(s->dev, &s->scratch, a->keys, (uint64_t *)a->sorted, m, max_key, err);
+}
+
+cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c,
+                                               cl_error *err) {
+  const size_t nc = c->count, m1 = 2 * nc + n, big = m1 > 4 * nc ? m1 : 4 * nc;
+  s->npending = 0, s->pack_used = 0; /* nothing left from a setup that failed */
+  if (s->format != CL_DDA_BSR)
+    return cl_error_set(err, CL_ERR_ARG, "DDA solver: the pattern is built on the device in BSR only (spmv = \"bsr\")");
+  CL_TRY(upload_contacts(s, c, err));
+  CL_TRY(send_uploads(s, err));
+  /* room: keys, sorted keys, flags, their offsets, the unique keys */
+  CL_TRY(ensure(s, B_PATTERN, 8 * (5 * big + 1), err));
+  uint64_t *room = s->buf[B_PATTERN];
+  cl_dda_pattern_args a = {.n = n, .nc = nc, .cbi = s->buf[B_CBI], .cbj = s->buf[B_CBJ], .keys = room,
+                           .sorted = room + big, .flags = (int64_t *)(room + 2 * big),
+                           .offset = (int64_t *)(room + 3 * big), .unique = room + 4 * big + 1};
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_PAIR_KEYS, m1, err));
+  CL_TRY(sort_keys(s, &a, m1, cl_dda_block_key((int64_t)n - 1, (int64_t)n - 1), err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_FLAGS, m1, err));
+  int64_t nnzb;
+  s->launches++, s->syncs++;
+  CL_TRY(cl_k_dda_offsets(s->dev, &s->scratch, a.flags, (int64_t *)a.offset, m1, &nnzb, err));
+  a.nnzb = (size_t)nnzb;
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_UNIQUE, m1, err));
+  CL_TRY(ensure(s, B_ROWPTR, (n + 1) * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_COL, a.nnzb * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_TDIAG, a.nnzb * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_GSTART, (a.nnzb + 1) * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_GITEM, 4 * nc * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_RSTART, (n + 1) * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_RITEM, 2 * nc * sizeof(int32_t), err));
+  a.rowptr = s->buf[B_ROWPTR], a.col = s->buf[B_COL], a.tdiag = s->buf[B_TDIAG], a.gstart = s->buf[B_GSTART];
+  a.gitem = s->buf[B_GITEM], a.rstart = s->buf[B_RSTART], a.ritem = s->buf[B_RITEM];
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_ROWS, n + 1, err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_COLUMNS, a.nnzb, err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_SHARE_KEYS, 4 * nc, err));
+  CL_TRY(sort_keys(s, &a, 4 * nc, (uint64_t)(a.nnzb - 1) << 32 | (uint64_t)(4 * nc), err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_GSTART, a.nnzb + 1, err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_GITEM, 4 * nc, err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_ROW_KEYS, 2 * nc, err));
+  CL_TRY(sort_keys(s, &a, 2 * nc, cl_dda_block_key((int64_t)n - 1, (int64_t)(2 * nc)), err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_RSTART, n + 1, err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_RITEM, 2 * nc, err));
+  s->A.nup = 0;
+  CL_TRY(set_args(s, n, a.nnzb, err));
+  point_contacts(s, c);
   return CL_OK;
 }
 

@@ -9,6 +9,7 @@
 #define CL_DDA_PCG_H
 
 #include "../../runtime/device.h"
+#include "broad_kernels.h"
 #include "bsr.h"
 #include "pcg_args.h"
 #include "setup_ops.h"
@@ -20,7 +21,7 @@ typedef struct cl_dda_pcg_result {
   double initial_residual; /* |b - A x0| / |b| at the start: how good the warm start was */
 } cl_dda_pcg_result;
 
-enum { CL_DDA_SOLVER_BUFFERS = 34, CL_DDA_SOLVER_PENDING = 32 };
+enum { CL_DDA_SOLVER_BUFFERS = 35, CL_DDA_SOLVER_PENDING = 32 };
 
 /* PCG's host reads the convergence scalars once every this many iterations (cl_dda_pcg) */
 #define CL_DDA_PCG_CHECK_EVERY 8
@@ -51,6 +52,7 @@ typedef struct cl_dda_solver {
   int check_pending; /* the assembly left the factors' check to the persistent solve */
   int persistent_blocks; /* at most this many blocks in the persistent grid (0: as many as fit) */
   int start_kept; /* set_contacts kept the step's start states and the bookkeeping's fields */
+  cl_dda_scratch scratch; /* the device sorts' and scans' room (set_contacts_on_device) */
 } cl_dda_solver;
 
 /* An empty solver on d (zero-initialised s). */
@@ -106,6 +108,13 @@ typedef struct cl_dda_contact_states {
  * blocks and geometry. */
 cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_step_contacts *c,
                                      cl_error *err);
+
+/* cl_dda_solver_set_contacts for n blocks with no host pattern: the pattern (BSR: every pair of blocks
+ * with a contact and the diagonal) and the assembly's indices built on the device from the contacts'
+ * blocks (pattern_ops.h: sorts of 64-bit keys and binary searches), the same arrays as the host's; the
+ * host waits once, for the pattern's size. CL_ERR_ARG where s's format is HSBCSR. */
+cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c,
+                                               cl_error *err);
 
 /* Once per attempt at a step: the contacts' states at the step's start go up (the rule then keeps
  * them on the device). */

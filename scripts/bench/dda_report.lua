@@ -21,7 +21,8 @@ function report.modules(stats, steps, paper)
   for _, m in ipairs(modules) do total, ptotal = total + stats.seconds[m[1]], ptotal + (paper and paper.k40[m[1]] or 0) end
   local k40 = paper and string.format(" | %12s %12s", "K40 (s)", "K40 ms/step") or ""
   print(string.format("%-30s %10s %7s %12s%s", "module (paper's name)", "time (s)", "share", "ms a step", k40))
-  print(string.format("(contact detection's broad and narrow phases on the %s)", stats.device_detection and "device" or "host"))
+  print(string.format("(contact detection's broad and narrow phases on the %s; the matrix's pattern and indices on the %s)",
+    stats.device_detection and "device" or "host", stats.device_pattern and "device" or "host"))
   for _, m in ipairs(modules) do
     local s = stats.seconds[m[1]]
     local p = paper and string.format(" | %12.2f %12.3f", paper.k40[m[1]], 1e3 * paper.k40[m[1]] / paper.steps) or ""

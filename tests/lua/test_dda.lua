@@ -341,7 +341,7 @@ T.case("device matrix: HSBCSR (upper blocks) and BSR (both triangles) give the s
   T.raises(function() cut_mass { pcg_blocks = -1 } end, { "pcg_blocks", "> 0" }, "a negative block count")
 end)
 
-T.case("contact detection on the device (detection = \"device\", here the cpu device) gives the host's steps", function()
+T.case("contact detection on the device (detection = \"device\", here the cpu device) gives the host's steps; so do the pattern and indices built there", function()
   local function run(detection)
     local m = cut_mass { detection = detection, analysis = "dynamic" }
     for _ = 1, 5 do m:run { steps = 1, dt = 2e-3 } end
@@ -349,6 +349,7 @@ T.case("contact detection on the device (detection = \"device\", here the cpu de
   end
   local host, device = run("host"), run("device")
   T.ok(not host:stats().device_detection and device:stats().device_detection, "stats name where detection ran")
+  T.ok(not host:stats().device_pattern and device:stats().device_pattern, "stats name where the pattern was built")
   -- the same contacts in the same order, found by the same per-pair function: on the cpu device every
   -- step the same, bit for bit; on a GPU the device's narrow phase rounds with fused multiply-adds
   -- (contact geometry within 1e-12 of the host's, unit/test_dda), and PCG stops on its displacement

@@ -1367,3 +1367,57 @@ Test(dda, contact_setup_matches_the_host_rules) {
   cr_assert(by_edge > 0 && by_pair > 0, "both joint rules met: %d by edge, %d by pair", by_edge, by_pair);
   free(ints), free(reals);
 }
+
+/* The step's pattern and the assembly's indices built on the device (cl_dda_solver_set_contacts_on_device,
+ * pattern_ops.h) against the host's (cl_dda_bsr_pattern and cl_dda_solver_set_contacts): 300 blocks,
+ * 2 000 contacts with repeated pairs (either order) and blocks without contacts; the row pointers,
+ * columns, diagonal blocks, each matrix block's and block row's shares in contact order: the same
+ * arrays, exactly (integers). On the cpu and, where there is one, on cuda. */
+Test(dda, pattern_on_the_device_matches_the_host) {
+  const size_t n = 300, nc = 2000;
+  lcg_seed(59);
+  int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj);
+  for (size_t k = 0; k < nc; k++) {
+    if (k > 0 && lcg_below(4) == 0) { /* a pair met before, in either order */
+      size_t o = lcg_below(k);
+      int swap = (int)lcg_below(2);
+      bi[k] = swap ? bj[o] : bi[o], bj[k] = swap ? bi[o] : bj[o];
+    } else {
+      bi[k] = (int32_t)lcg_below(n - 20), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(7)) % (n - 20));
+    }
+  }
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_bsr a = {0};
+    cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+    cl_dda_solver host, device;
+    cl_dda_solver_init(&host, &dev, CL_DDA_BSR), cl_dda_solver_init(&device, &dev, CL_DDA_BSR);
+    cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .kn = 1, .ks = 1};
+    cr_assert_eq(cl_dda_solver_set_contacts(&host, &a, &sc, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_set_contacts_on_device(&device, n, &sc, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(device.A.ntarget, host.A.ntarget, "%s: %zu blocks, the host's %zu", names[b], device.A.ntarget,
+                 host.A.ntarget);
+    const size_t nt = host.A.ntarget;
+    const struct { const char *name; const int32_t *h, *d; size_t count; } arrays[] = {
+        {"rowptr", host.A.rowptr, device.A.rowptr, n + 1}, {"col", host.A.col, device.A.col, nt},
+        {"tdiag", host.A.tdiag, device.A.tdiag, nt}, {"gstart", host.A.gstart, device.A.gstart, nt + 1},
+        {"gitem", host.A.gitem, device.A.gitem, 4 * nc}, {"rstart", host.A.rstart, device.A.rstart, n + 1},
+        {"ritem", host.A.ritem, device.A.ritem, 2 * nc}};
+    int32_t *h = malloc(4 * nc * sizeof *h), *d = malloc(4 * nc * sizeof *d);
+    for (size_t q = 0; q < sizeof arrays / sizeof *arrays; q++) {
+      const size_t bytes = arrays[q].count * sizeof *h;
+      cr_assert_eq(dev.to_host(&dev, h, arrays[q].h, bytes, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_host(&dev, d, arrays[q].d, bytes, &err), CL_OK, "%s", err.msg);
+      for (size_t k = 0; k < arrays[q].count; k++)
+        cr_assert_eq(d[k], h[k], "%s: %s[%zu] %d, the host's %d", names[b], arrays[q].name, k, d[k], h[k]);
+    }
+    free(h), free(d);
+    cl_dda_solver_free(&host), cl_dda_solver_free(&device);
+    cl_dda_bsr_free(&a);
+    cl_device_close(&dev);
+  }
+  free(bi), free(bj);
+}
