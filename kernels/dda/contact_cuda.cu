@@ -32,4 +32,14 @@ extern "C" int cl_dda_pattern_cuda_f64(const cl_dda_pattern_args *a, int pass, s
   dda_pattern_kernel<<<cl_grid_1d(items), CL_THREADS>>>(*a, pass, items);
   return (int)cudaGetLastError();
 }
+
+__global__ void dda_transfer_kernel(cl_dda_transfer_args a, int pass) {
+  CL_GRID_STRIDE(k, a.nfound) cl_dda_transfer_item(&a, pass, k);
+}
+
+extern "C" int cl_dda_transfer_cuda_f64(const cl_dda_transfer_args *a, int pass) {
+  if (a->nfound == 0) return 0;
+  dda_transfer_kernel<<<cl_grid_1d(a->nfound), CL_THREADS>>>(*a, pass);
+  return (int)cudaGetLastError();
+}
 #endif

@@ -35,3 +35,11 @@ cl_status cl_k_dda_pattern(cl_device *d, const cl_dda_pattern_args *a, int pass,
   }
   return cl_k_check_launch(d, CL_CUDA_CALL(cl_dda_pattern_cuda_f64(a, pass, items)), "dda_pattern", err);
 }
+
+cl_status cl_k_dda_transfer(cl_device *d, const cl_dda_transfer_args *a, int pass, cl_error *err) {
+  if (d->kind == CL_BACKEND_CPU) {
+    cl_dda_transfer_cpu_f64(a, pass);
+    return CL_OK;
+  }
+  return cl_k_check_launch(d, CL_CUDA_CALL(cl_dda_transfer_cuda_f64(a, pass)), "dda_transfer", err);
+}

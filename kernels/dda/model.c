@@ -31,6 +31,8 @@
 /* the host's packing of a step's contacts for the solver (set_step_contacts), numbers a contact */
 #define STEP_INTS 7
 #define STEP_REALS 4
+/* a contact of a device list (cl_dda_device_list): its key, five doubles, eight int32 */
+#define LIST_BYTES 80
 
 /* The arrays the per-block kernels read or write; on a cuda device each has a device copy. */
 enum { A_VSTART, A_FSTART, A_LSTART, A_VX, A_VY, A_RHO, A_E, A_NU, A_STRESS, A_VEL, A_FX, A_FY, A_FTX, A_FTY,
@@ -70,6 +72,11 @@ struct cl_dda_model {
                                    (STEP_INTS x step_cap) */
   double *step_reals;           /* their directions, normal forces, anchors, joint lengths (STEP_REALS x step_cap) */
   size_t step_cap;
+  /* with the pattern on the device the transfer runs there too (transfer_ops.h): the last accepted
+   * step's contacts (lists[last]) and the next step's, SoA on the device (LIST_BYTES a contact) */
+  void *lists[2];
+  size_t list_cap[2], list_count[2];
+  int last;
   cl_dda_bsr a;                 /* the step's pattern (every pair of blocks with a contact) */
   cl_dda_solver solver;         /* the matrix of a on the device, and PCG */
   cl_dda_stats stats;
@@ -372,6 +379,8 @@ void cl_dda_model_destroy(cl_dda_model *m) {
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->start);
   cl_dda_bsr_free(&m->a);
+  for (int k = 0; k < 2; k++)
+    if (m->lists[k]) m->dev->release(m->dev, m->lists[k]);
   cl_dda_detect_free(&m->detect);
   if (m->found) m->dev->host_release(m->dev, m->found);
   cl_dda_solver_free(&m->solver);
@@ -461,7 +470,45 @@ cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err) {
  * start. From there the states live on the device: each attempt restarts from the start's, the
  * open-close iteration changes them (assemble), the accepted step's bookkeeping is done there
  * (cl_dda_solver_account), and the host's list catches up only when read (cl_dda_host_contacts). */
+/* A device list's arrays in its storage p of cap contacts (none where p is NULL). */
+static cl_dda_device_list list_view(void *p, size_t cap) {
+  cl_dda_device_list l = {0};
+  if (!p) return l;
+  double *r = (double *)((int64_t *)p + cap);
+  int32_t *i = (int32_t *)(r + 5 * cap);
+  l.key = p, l.t_ref = r, l.length = r + cap, l.sgn = r + 2 * cap, l.N = r + 3 * cap, l.S = r + 4 * cap;
+  l.bi = i, l.bj = i + cap, l.vi = i + 2 * cap, l.ej = i + 3 * cap, l.kind = i + 4 * cap, l.state = i + 5 * cap;
+  l.flips = i + 6 * cap, l.bonded = i + 7 * cap;
+  return l;
+}
+
+/* Device storage *p of at least want items of `item` bytes (*cap items), a quarter more when it grows
+ * (its contents are not kept). */
+static cl_status grow(cl_dda_model *m, void **p, size_t *cap, size_t want, size_t item, cl_error *err) {
+  if (want <= *cap && *p) return CL_OK;
+  if (*p) m->dev->release(m->dev, *p);
+  *p = NULL, *cap = 0;
+  size_t c = want + want / 4;
+  CL_TRY(m->dev->alloc(m->dev, p, (c ? c : 1) * item, err));
+  *cap = c;
+  return CL_OK;
+}
+
 static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
+  const double slip_floor = 1e-9 * m->p.max_displacement;
+  cl_dda_step_contacts sc = {.kn = m->p.normal_stiffness, .ks = m->p.shear_stiffness, .slip_floor = slip_floor,
+                             .force_floor = slip_floor * m->p.normal_stiffness, .flip_limit = FLIP_LIMIT};
+  double t = seconds_now();
+  if (m->stats.device_pattern) { /* the transfer's list, on the device */
+    const int q = 1 - m->last;
+    const cl_dda_device_list l = list_view(m->lists[q], m->list_cap[q]);
+    sc.count = m->list_count[q], sc.bi = l.bi, sc.bj = l.bj, sc.state = l.state, sc.flips = l.flips, sc.sgn = l.sgn;
+    sc.N = l.N, sc.t_ref = l.t_ref, sc.bonded = l.bonded, sc.vi = l.vi, sc.ej = l.ej, sc.length = l.length;
+    sc.on_device = 1;
+    CL_TRY(cl_dda_solver_set_contacts_on_device(&m->solver, m->n, &sc, err));
+    lap(m, CL_DDA_HOST_PATTERN, &t);
+    return CL_OK;
+  }
   size_t count = m->start.count;
   if (count > m->step_cap || !m->step_ints) {
     size_t cap = count ? count : 1;
@@ -472,7 +519,6 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
     if (!p || !r) return oom(err);
     m->step_cap = cap;
   }
-  double t = seconds_now();
   int32_t *bi = m->step_ints, *bj = bi + count, *vi = bj + count, *ej = vi + count, *state = ej + count;
   int32_t *flips = state + count, *bonded = flips + count;
   double *sgn = m->step_reals, *N = sgn + count, *t_ref = N + count, *length = t_ref + count;
@@ -483,18 +529,10 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
     bonded[k] = c->bonded, sgn[k] = c->sgn, N[k] = c->N, t_ref[k] = c->t_ref, length[k] = c->length;
   }
   lap(m, CL_DDA_HOST_PACKING, &t);
-  const double slip_floor = 1e-9 * m->p.max_displacement;
-  cl_dda_step_contacts sc = {.count = count, .bi = bi, .bj = bj, .kn = m->p.normal_stiffness,
-                             .ks = m->p.shear_stiffness, .slip_floor = slip_floor,
-                             .force_floor = slip_floor * m->p.normal_stiffness, .flip_limit = FLIP_LIMIT,
-                             .state = state, .flips = flips, .sgn = sgn, .N = N, .t_ref = t_ref, .bonded = bonded,
-                             .vi = vi, .ej = ej, .length = length};
-  if (m->stats.device_pattern) {
-    CL_TRY(cl_dda_solver_set_contacts_on_device(&m->solver, m->n, &sc, err));
-  } else {
-    CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
-    CL_TRY(cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err));
-  }
+  sc.count = count, sc.bi = bi, sc.bj = bj, sc.state = state, sc.flips = flips, sc.sgn = sgn, sc.N = N;
+  sc.t_ref = t_ref, sc.bonded = bonded, sc.vi = vi, sc.ej = ej, sc.length = length;
+  CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
+  CL_TRY(cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err));
   lap(m, CL_DDA_HOST_PATTERN, &t);
   return CL_OK;
 }
@@ -512,8 +550,38 @@ static cl_status contact_setup(cl_dda_model *m, cl_error *err) {
 /* The host's list of the last step's contacts brought up to date with the device's states, forces,
  * anchors and bonds, where the step left them there (the packing's arrays, free between steps, take
  * the download). */
+/* The host's list from the last accepted step's device list (the device transfer's), in one download. */
+static cl_status host_contacts_from_list(cl_dda_model *m, cl_error *err) {
+  const size_t count = m->list_count[m->last], cap = m->list_cap[m->last];
+  if (count > m->contacts.cap) {
+    cl_dda_contact *c = realloc(m->contacts.c, count * sizeof *c);
+    if (!c) return oom(err);
+    m->contacts.c = c, m->contacts.cap = count;
+  }
+  m->contacts.count = count;
+  if (!count) return CL_OK;
+  void *p = malloc(cap * LIST_BYTES);
+  if (!p) return oom(err);
+  cl_status st = m->dev->to_host(m->dev, p, m->lists[m->last], cap * LIST_BYTES, err);
+  const cl_dda_device_list l = list_view(p, cap);
+#pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
+  for (size_t k = 0; k < (st == CL_OK ? count : 0); k++) {
+    cl_dda_contact *c = &m->contacts.c[k];
+    c->bi = l.bi[k], c->vi = l.vi[k], c->bj = l.bj[k], c->ej = l.ej[k], c->kind = l.kind[k], c->state = l.state[k];
+    c->bonded = l.bonded[k], c->flips = 0, c->t_ref = l.t_ref[k], c->length = l.length[k], c->sgn = l.sgn[k];
+    c->N = l.N[k], c->S = l.S[k];
+  }
+  free(p);
+  return st;
+}
+
 cl_status cl_dda_host_contacts(cl_dda_model *m, cl_error *err) {
   if (!m->contacts_stale) return CL_OK;
+  if (m->stats.device_pattern) {
+    CL_TRY(host_contacts_from_list(m, err));
+    m->contacts_stale = 0;
+    return CL_OK;
+  }
   size_t count = m->contacts.count;
   int32_t *ints = m->step_ints;
   double *reals = m->step_reals;
@@ -611,13 +679,28 @@ static cl_status solve(cl_dda_model *m, double dt, const double *x0, cl_dda_pcg_
   return CL_OK;
 }
 
+/* The transfer on the device (detect.h): the contacts found there into the next step's device list,
+ * their states carried from the last accepted step's list. */
+static cl_status transfer_on_device(cl_dda_model *m, const cl_dda_geometry *on, int first, cl_error *err) {
+  const int q = 1 - m->last;
+  double t = seconds_now();
+  CL_TRY(grow(m, &m->lists[q], &m->list_cap[q], m->detect.nfound, LIST_BYTES, err));
+  const cl_dda_device_list prev = list_view(m->lists[m->last], m->list_cap[m->last]);
+  const cl_dda_device_list out = list_view(m->lists[q], m->list_cap[q]);
+  CL_TRY(cl_dda_detect_transfer(&m->detect, on, m->nv, &prev, m->list_count[m->last], first, &out, err));
+  m->list_count[q] = m->detect.nfound;
+  lap(m, CL_DDA_HOST_TRANSFER, &t);
+  return CL_OK;
+}
+
 /* The step's contacts into m->start, their states carried from m->contacts: the broad and narrow
- * phases on the device (detect.h), the contacts found brought up for the transfer; or all on the host. */
+ * phases on the device (detect.h), the contacts found brought up for the transfer; or all on the host;
+ * or, with the pattern on the device, the transfer there too (into the device list). */
 static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
   cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
   int first = m->stats.steps == 0;
   double t = seconds_now();
-  CL_TRY(cl_dda_host_contacts(m, err)); /* the transfer reads the last step's states */
+  if (!m->stats.device_pattern) CL_TRY(cl_dda_host_contacts(m, err)); /* the host's transfer reads the last step's states */
   lap(m, CL_DDA_HOST_STATES, &t);
   if (!m->stats.device_detection) {
     CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
@@ -626,6 +709,7 @@ static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
   cl_dda_geometry on = {m->n, m->device[A_VSTART], m->device[A_VX], m->device[A_VY]};
   CL_TRY(cl_dda_detect_pairs(&m->detect, &on, d0, err));
   CL_TRY(cl_dda_detect_found(&m->detect, &on, NULL, 0, d0, err));
+  if (m->stats.device_pattern) return transfer_on_device(m, &on, first, err);
   size_t nfound = m->detect.nfound;
   if (nfound > m->found_cap) {
     if (m->found) m->dev->host_release(m->dev, m->found);
@@ -721,10 +805,19 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   CL_TRY(account(m, err));
   lap(m, CL_DDA_HOST_ACCOUNT, &t);
   CL_TRY(update(m, dt, err));
-  /* the step's list becomes the contacts by a swap (the old list's storage is the next detection's);
-   * their states, forces, anchors and bonds are the device's until a reader asks */
-  cl_dda_contact_list accepted = m->start;
-  m->start = m->contacts, m->contacts = accepted;
+  /* the step's list becomes the contacts: on the device, its states, forces, anchors and bonds copied
+   * into its device list, which becomes the last accepted; else by a swap of the host lists (the old
+   * one's storage is the next detection's), their states the device's until a reader asks */
+  if (m->stats.device_pattern) {
+    const int q = 1 - m->last;
+    const cl_dda_device_list l = list_view(m->lists[q], m->list_cap[q]);
+    const cl_dda_contact_fields f = {l.state, NULL, l.bonded, l.sgn, l.N, l.S, l.t_ref};
+    CL_TRY(cl_dda_solver_states_into(&m->solver, &f, err));
+    m->last = q, m->contacts.count = m->list_count[q];
+  } else {
+    cl_dda_contact_list accepted = m->start;
+    m->start = m->contacts, m->contacts = accepted;
+  }
   m->contacts_stale = 1;
   m->stats.steps++;
   m->stats.t += dt, m->stats.dt = dt;

@@ -237,24 +237,33 @@ cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *er
   return st == CL_OK ? check_factors(s, 1, err) : st;
 }
 
+/* A contact array of a setup into buffer k at its byte `offset`: uploaded with the setup's others, or
+ * copied on the device where the caller's arrays are there (c->on_device; k is already big enough). */
+static cl_status give(cl_dda_solver *s, const cl_dda_step_contacts *c, int k, size_t offset, const void *src,
+                      size_t bytes, cl_error *err) {
+  if (!c->on_device) return upload_at(s, k, offset, src, bytes, err);
+  CL_TRY(ensure(s, k, offset + bytes, err));
+  return bytes ? copy(s, (unsigned char *)s->buf[k] + offset, src, bytes, err) : CL_OK;
+}
+
 /* The step's start states into B_CSTART (laid out as B_CSTATES) and the bookkeeping's anchors, bonds and
  * edge lengths after B_CSTATES' states, with the setup's other uploads. */
 static cl_status upload_start(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
   const size_t nc = c->count, more = STATE_BYTES * nc;
   CL_TRY(ensure(s, B_CSTART, STATE_BYTES * nc, err)); /* whole: the set-up kernel may write its friction */
-  CL_TRY(upload_at(s, B_CSTART, 0, c->state, 4 * nc, err));
-  CL_TRY(upload_at(s, B_CSTART, 4 * nc, c->flips, 4 * nc, err));
-  CL_TRY(upload_at(s, B_CSTART, 8 * nc, c->sgn, 8 * nc, err));
-  CL_TRY(upload_at(s, B_CSTART, 16 * nc, c->N, 8 * nc, err));
-  if (c->friction) CL_TRY(upload_at(s, B_CSTART, 24 * nc, c->friction, 8 * nc, err));
-  CL_TRY(upload_at(s, B_CSTATES, more, c->t_ref, 8 * nc, err));
-  CL_TRY(upload_at(s, B_CSTATES, more + 16 * nc, c->bonded, 4 * nc, err));
-  if (c->len) return upload_at(s, B_CSTATES, more + 24 * nc, c->len, 8 * nc, err);
+  CL_TRY(give(s, c, B_CSTART, 0, c->state, 4 * nc, err));
+  CL_TRY(give(s, c, B_CSTART, 4 * nc, c->flips, 4 * nc, err));
+  CL_TRY(give(s, c, B_CSTART, 8 * nc, c->sgn, 8 * nc, err));
+  CL_TRY(give(s, c, B_CSTART, 16 * nc, c->N, 8 * nc, err));
+  if (c->friction) CL_TRY(give(s, c, B_CSTART, 24 * nc, c->friction, 8 * nc, err));
+  CL_TRY(give(s, c, B_CSTATES, more, c->t_ref, 8 * nc, err));
+  CL_TRY(give(s, c, B_CSTATES, more + 16 * nc, c->bonded, 4 * nc, err));
+  if (c->len) return give(s, c, B_CSTATES, more + 24 * nc, c->len, 8 * nc, err);
   /* set up on the device: its inputs, vertex, edge and joint length (B_CKEYS) */
   CL_TRY(ensure(s, B_CKEYS, 16 * nc, err));
-  CL_TRY(upload_at(s, B_CKEYS, 0, c->vi, 4 * nc, err));
-  CL_TRY(upload_at(s, B_CKEYS, 4 * nc, c->ej, 4 * nc, err));
-  return upload_at(s, B_CKEYS, 8 * nc, c->length, 8 * nc, err);
+  CL_TRY(give(s, c, B_CKEYS, 0, c->vi, 4 * nc, err));
+  CL_TRY(give(s, c, B_CKEYS, 4 * nc, c->ej, 4 * nc, err));
+  return give(s, c, B_CKEYS, 8 * nc, c->length, 8 * nc, err);
 }
 
 /* Counting sort of (key, item) pairs into CSR: start (nkeys + 1) and items in the order given. */
@@ -272,8 +281,8 @@ static void bucket(size_t nkeys, size_t nitems, const int32_t *key, const int32_
  * room of their device arrays. */
 static cl_status upload_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
   const size_t nc = c->count;
-  CL_TRY(upload(s, B_CBI, c->bi, nc * sizeof(int32_t), err));
-  CL_TRY(upload(s, B_CBJ, c->bj, nc * sizeof(int32_t), err));
+  CL_TRY(give(s, c, B_CBI, 0, c->bi, nc * sizeof(int32_t), err));
+  CL_TRY(give(s, c, B_CBJ, 0, c->bj, nc * sizeof(int32_t), err));
   CL_TRY(c->geo ? upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err)
                 : ensure(s, B_CGEO, 26 * nc * sizeof(double), err));
   CL_TRY(ensure(s, B_CSTATES, (STATE_BYTES + MORE_BYTES) * nc, err));
@@ -468,6 +477,18 @@ cl_status cl_dda_solver_account(cl_dda_solver *s, double *friction_work, size_t 
   CL_TRY(cl_k_reduce(s->dev, CL_F64, a.closed, nc, CL_REDUCE_SUM, &count, err));
   *closed = (size_t)count;
   return CL_OK;
+}
+
+cl_status cl_dda_solver_states_into(cl_dda_solver *s, const cl_dda_contact_fields *c, cl_error *err) {
+  const size_t nc = s->A.nc;
+  if (!nc) return CL_OK;
+  const char *st = s->buf[B_CSTATES], *more = st + STATE_BYTES * nc;
+  CL_TRY(copy(s, c->state, st, 4 * nc, err));
+  CL_TRY(copy(s, c->sgn, st + 8 * nc, 8 * nc, err));
+  CL_TRY(copy(s, c->N, st + 16 * nc, 8 * nc, err));
+  CL_TRY(copy(s, c->t_ref, more, 8 * nc, err));
+  CL_TRY(copy(s, c->S, more + 8 * nc, 8 * nc, err));
+  return copy(s, c->bonded, more + 16 * nc, 4 * nc, err);
 }
 
 cl_status cl_dda_solver_contacts_down(cl_dda_solver *s, cl_dda_contact_fields *c, cl_error *err) {

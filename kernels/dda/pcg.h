@@ -91,6 +91,7 @@ typedef struct cl_dda_step_contacts {
    * from each contact's vertex, edge (its first vertex) and joint length, which then go up */
   const int32_t *vi, *ej;
   const double *length;
+  int on_device; /* the arrays above are the device's (copied there, not uploaded) */
 } cl_dda_step_contacts;
 
 /* The contacts' states as the open-close rule keeps them, count of each (host arrays): state
@@ -143,6 +144,8 @@ typedef struct cl_dda_contact_fields {
   double *sgn, *N, *S, *t_ref;
 } cl_dda_contact_fields;
 cl_status cl_dda_solver_contacts_down(cl_dda_solver *s, cl_dda_contact_fields *c, cl_error *err);
+/* The same fields but the flips into the device arrays of c, by device copies. */
+cl_status cl_dda_solver_states_into(cl_dda_solver *s, const cl_dda_contact_fields *c, cl_error *err);
 
 /* After a solve: the open-close rule (open_close_ops.h) on every contact with the device's solution,
  * its states updated on the device; only the counts of contacts whose state changed and of sliding
