@@ -1421,3 +1421,116 @@ Test(dda, pattern_on_the_device_matches_the_host) {
   }
   free(bi), free(bj);
 }
+
+/* A device list (cl_dda_device_list) of room items, each array its own allocation on dev; with host
+ * arrays h (NULL: none) of count items copied up. */
+typedef struct list_arrays {
+  void *p[14];
+} list_arrays;
+
+static cl_dda_device_list device_list(cl_device *dev, size_t room, list_arrays *keep) {
+  cl_error err;
+  for (int q = 0; q < 14; q++)
+    cr_assert_eq(dev->alloc(dev, &keep->p[q], (room ? room : 1) * 8, &err), CL_OK, "%s", err.msg);
+  void **p = keep->p;
+  cl_dda_device_list l = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12], p[13]};
+  return l;
+}
+
+/* The contact transfer on the device (cl_dda_detect_transfer, transfer_ops.h) against the host's
+ * (cl_dda_transfer) on the jittered grid with short edges (so that a vertex meets one edge twice:
+ * equal keys, which must keep the order found): from the contacts found on the device, with a last
+ * step's list whose states, bonds, anchors, directions and forces are made up and every fifth contact
+ * dropped (so that some are carried and some are new, closed when touching, not bonded after the first
+ * step). Every field of every contact the same, exactly (the same data moved, and the new ones' gaps by
+ * the same function of the same vertices). On the cpu and, where there is one, on cuda. */
+Test(dda, contact_transfer_on_the_device_matches_the_host) {
+  uint64_t seed = 23;
+  int32_t *vstart;
+  double *vx, *vy;
+  const size_t n = 35 * 30;
+  const double d0 = 0.05;
+  cl_error err;
+  cr_assert_eq(cl_dda_random_grid(35, 30, &seed, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
+  cl_dda_geometry g = {n, vstart, vx, vy};
+  const size_t nv = (size_t)vstart[n];
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_geometry on = geometry_on(&dev, &g);
+    cl_dda_detect det;
+    cl_dda_detect_init(&det, &dev);
+    cr_assert_eq(cl_dda_detect_pairs(&det, &on, d0, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_detect_found(&det, &on, NULL, 0, d0, &err), CL_OK, "%s", err.msg);
+    const size_t m = det.nfound;
+    cl_dda_found *found = malloc(m * sizeof *found);
+    cr_assert_eq(cl_dda_detect_found_to_host(&det, found, &err), CL_OK, "%s", err.msg);
+    /* each contact found told apart by its joint length (two with the same vertex and edge are often
+     * the same in every field): the transfer must keep the order they were found in */
+    for (size_t k = 0; k < m; k++) found[k].length = (double)k;
+    cr_assert_eq(dev.to_device(&dev, det.buf[CL_DDA_DB_FOUND], found, m * sizeof *found, &err), CL_OK, "%s", err.msg);
+    /* the last step's list: the found ones transferred, then made up and thinned */
+    cl_dda_contact_list none = {0}, prev = {0}, ref = {0};
+    cr_assert_eq(cl_dda_transfer(&g, found, m, &none, 1, &prev, &err), CL_OK, "%s", err.msg);
+    lcg_seed(61);
+    size_t kept = 0;
+    for (size_t k = 0; k < prev.count; k++) {
+      if (k % 5 == 3) continue;
+      cl_dda_contact c = prev.c[k];
+      c.state = (int32_t)lcg_below(3), c.bonded = (int32_t)lcg_below(2), c.t_ref = lcg_uniform(0, 1);
+      c.sgn = lcg_below(2) ? 1 : -1, c.N = lcg_uniform(-1, 2), c.S = lcg_uniform(-1, 1);
+      prev.c[kept++] = c;
+    }
+    prev.count = kept;
+    cr_assert_eq(cl_dda_transfer(&g, found, m, &prev, 0, &ref, &err), CL_OK, "%s", err.msg);
+    size_t equal = 0;
+    for (size_t k = 1; k < ref.count; k++) equal += ref.c[k].vi == ref.c[k - 1].vi && ref.c[k].ej == ref.c[k - 1].ej;
+    cr_assert(equal > 0 && ref.count == m, "%s: %zu contacts, %zu equal keys", names[b], ref.count, equal);
+    /* the same on the device */
+    int64_t *key = malloc(kept * sizeof *key);
+    int32_t *ints = malloc(8 * (m + 1) * sizeof *ints);
+    double *reals = malloc(5 * (m + 1) * sizeof *reals);
+    for (size_t k = 0; k < kept; k++) {
+      const cl_dda_contact *c = &prev.c[k];
+      key[k] = cl_dda_contact_key(c->vi, c->ej);
+      ints[k] = c->state, ints[m + k] = c->bonded;
+      reals[k] = c->t_ref, reals[m + k] = c->sgn, reals[2 * m + k] = c->N, reals[3 * m + k] = c->S;
+    }
+    list_arrays pa, oa;
+    cl_dda_device_list dprev = device_list(&dev, kept, &pa), dout = device_list(&dev, m, &oa);
+    const struct { void *dst; const void *src; size_t bytes; } up[] = {
+        {dprev.key, key, kept * 8}, {dprev.state, ints, kept * 4}, {dprev.bonded, ints + m, kept * 4},
+        {dprev.t_ref, reals, kept * 8}, {dprev.sgn, reals + m, kept * 8}, {dprev.N, reals + 2 * m, kept * 8},
+        {dprev.S, reals + 3 * m, kept * 8}};
+    for (size_t q = 0; q < sizeof up / sizeof *up; q++)
+      cr_assert_eq(dev.to_device(&dev, up[q].dst, up[q].src, up[q].bytes, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_detect_transfer(&det, &on, nv, &dprev, kept, 0, &dout, &err), CL_OK, "%s", err.msg);
+    const struct { const char *name; const void *src; int is_int; } down[] = {
+        {"bi", dout.bi, 1}, {"vi", dout.vi, 1}, {"bj", dout.bj, 1}, {"ej", dout.ej, 1}, {"kind", dout.kind, 1},
+        {"state", dout.state, 1}, {"bonded", dout.bonded, 1}, {"t_ref", dout.t_ref, 0}, {"length", dout.length, 0},
+        {"sgn", dout.sgn, 0}, {"N", dout.N, 0}, {"S", dout.S, 0}};
+    for (size_t q = 0; q < sizeof down / sizeof *down; q++) {
+      cr_assert_eq(dev.to_host(&dev, down[q].is_int ? (void *)ints : (void *)reals, down[q].src,
+                               m * (down[q].is_int ? 4 : 8), &err), CL_OK, "%s", err.msg);
+      for (size_t k = 0; k < m; k++) {
+        const cl_dda_contact *c = &ref.c[k];
+        const int32_t want_i[] = {c->bi, c->vi, c->bj, c->ej, c->kind, c->state, c->bonded};
+        const double want_r[] = {c->t_ref, c->length, c->sgn, c->N, c->S};
+        if (down[q].is_int)
+          cr_assert_eq(ints[k], want_i[q], "%s: contact %zu's %s %d, the host's %d", names[b], k, down[q].name, ints[k],
+                       want_i[q]);
+        else
+          cr_assert(reals[k] == want_r[q - 7], "%s: contact %zu's %s %.17g, the host's %.17g", names[b], k,
+                    down[q].name, reals[k], want_r[q - 7]);
+      }
+    }
+    for (int q = 0; q < 14; q++) dev.release(&dev, pa.p[q]), dev.release(&dev, oa.p[q]);
+    free(key), free(ints), free(reals), free(found);
+    cl_dda_contact_list_free(&prev), cl_dda_contact_list_free(&ref);
+    cl_dda_detect_free(&det);
+    release_geometry(&dev, &on);
+    cl_device_close(&dev);
+  }
+  free(vstart), free(vx), free(vy);
+}
