@@ -141,7 +141,7 @@ static void set_number(lua_State *L, const char *key, double v) {
  * warm_residual, device_detection, device_pattern,
  * iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's open-close iterations),
  * seconds = {detection, diagonal, assembly, solve, open_close, update},
- * host_seconds = {found, transfer, geometry, packing, pattern, states, account} (cl_dda_host_part)} */
+ * contact_seconds = {found, transfer, geometry, packing, pattern, states, account} (cl_dda_contact_part)} */
 static int model_stats(lua_State *L) {
   const cl_dda_stats *s = cl_dda_stats_of(check_model(L)->m);
   lua_createtable(L, 0, 14);
@@ -175,8 +175,8 @@ static int model_stats(lua_State *L) {
   lua_setfield(L, -2, "seconds");
   static const char *const parts[] = {"found", "transfer", "geometry", "packing", "pattern", "states", "account"};
   lua_createtable(L, 0, 7);
-  for (int k = 0; k < 7; k++) set_number(L, parts[k], s->host_seconds[k]);
-  lua_setfield(L, -2, "host_seconds");
+  for (int k = 0; k < 7; k++) set_number(L, parts[k], s->contact_seconds[k]);
+  lua_setfield(L, -2, "contact_seconds");
   return 1;
 }
 

@@ -400,10 +400,17 @@ static double seconds_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Charges the time since *t to the host's part k (cl_dda_host_part) and moves *t. */
+/* Where no host read ends a module's device work (the device path's transfer, pattern and set-up
+ * kernel), a wait for the device, so that the module table charges the work to its module: three
+ * host waits a step, for the table's sake. */
+static cl_status settle(cl_dda_model *m, cl_error *err) {
+  return m->stats.device_pattern && m->dev->synchronize ? m->dev->synchronize(m->dev, err) : CL_OK;
+}
+
+/* Charges the time since *t to the host's part k (cl_dda_contact_part) and moves *t. */
 static void lap(cl_dda_model *m, int k, double *t) {
   double now = seconds_now();
-  m->stats.host_seconds[k] += now - *t;
+  m->stats.contact_seconds[k] += now - *t;
   *t = now;
 }
 
@@ -506,7 +513,8 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
     sc.N = l.N, sc.t_ref = l.t_ref, sc.bonded = l.bonded, sc.vi = l.vi, sc.ej = l.ej, sc.length = l.length;
     sc.on_device = 1;
     CL_TRY(cl_dda_solver_set_contacts_on_device(&m->solver, m->n, &sc, err));
-    lap(m, CL_DDA_HOST_PATTERN, &t);
+    CL_TRY(settle(m, err));
+    lap(m, CL_DDA_PART_PATTERN, &t);
     return CL_OK;
   }
   size_t count = m->start.count;
@@ -528,12 +536,12 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
     bi[k] = c->bi, bj[k] = c->bj, vi[k] = c->vi, ej[k] = c->ej, state[k] = c->state, flips[k] = c->flips;
     bonded[k] = c->bonded, sgn[k] = c->sgn, N[k] = c->N, t_ref[k] = c->t_ref, length[k] = c->length;
   }
-  lap(m, CL_DDA_HOST_PACKING, &t);
+  lap(m, CL_DDA_PART_PACKING, &t);
   sc.count = count, sc.bi = bi, sc.bj = bj, sc.state = state, sc.flips = flips, sc.sgn = sgn, sc.N = N;
   sc.t_ref = t_ref, sc.bonded = bonded, sc.vi = vi, sc.ej = ej, sc.length = length;
   CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
   CL_TRY(cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err));
-  lap(m, CL_DDA_HOST_PATTERN, &t);
+  lap(m, CL_DDA_PART_PATTERN, &t);
   return CL_OK;
 }
 
@@ -689,7 +697,8 @@ static cl_status transfer_on_device(cl_dda_model *m, const cl_dda_geometry *on, 
   const cl_dda_device_list out = list_view(m->lists[q], m->list_cap[q]);
   CL_TRY(cl_dda_detect_transfer(&m->detect, on, m->nv, &prev, m->list_count[m->last], first, &out, err));
   m->list_count[q] = m->detect.nfound;
-  lap(m, CL_DDA_HOST_TRANSFER, &t);
+  CL_TRY(settle(m, err));
+  lap(m, CL_DDA_PART_TRANSFER, &t);
   return CL_OK;
 }
 
@@ -701,7 +710,7 @@ static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
   int first = m->stats.steps == 0;
   double t = seconds_now();
   if (!m->stats.device_pattern) CL_TRY(cl_dda_host_contacts(m, err)); /* the host's transfer reads the last step's states */
-  lap(m, CL_DDA_HOST_STATES, &t);
+  lap(m, CL_DDA_PART_STATES, &t);
   if (!m->stats.device_detection) {
     CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
     return cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, first, &m->start, err);
@@ -720,9 +729,9 @@ static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
   }
   t = seconds_now();
   CL_TRY(cl_dda_detect_found_to_host(&m->detect, m->found, err));
-  lap(m, CL_DDA_HOST_FOUND, &t);
+  lap(m, CL_DDA_PART_FOUND, &t);
   CL_TRY(cl_dda_transfer(&g, m->found, nfound, &m->contacts, first, &m->start, err));
-  lap(m, CL_DDA_HOST_TRANSFER, &t);
+  lap(m, CL_DDA_PART_TRANSFER, &t);
   return CL_OK;
 }
 
@@ -751,7 +760,8 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       charge(m, CL_DDA_ASSEMBLY, &mark);
       double t = mark;
       CL_TRY(contact_setup(m, err));
-      lap(m, CL_DDA_HOST_GEOMETRY, &t);
+      CL_TRY(settle(m, err));
+      lap(m, CL_DDA_PART_GEOMETRY, &t);
       charge(m, CL_DDA_DETECTION, &mark);
     }
     CL_TRY(cl_dda_solver_restart_states(&m->solver, err));
@@ -803,7 +813,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   }
   double t = seconds_now();
   CL_TRY(account(m, err));
-  lap(m, CL_DDA_HOST_ACCOUNT, &t);
+  lap(m, CL_DDA_PART_ACCOUNT, &t);
   CL_TRY(update(m, dt, err));
   /* the step's list becomes the contacts: on the device, its states, forces, anchors and bonds copied
    * into its device list, which becomes the last accepted; else by a swap of the host lists (the old

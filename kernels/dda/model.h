@@ -98,8 +98,8 @@ typedef struct cl_dda_stats {
   double friction_work;    /* energy dissipated by sliding contacts since the start */
   double seconds[6];       /* wall time since the start in each module (cl_dda_module), the paper's
                               Tables II-III; redone steps included */
-  double host_seconds[7];  /* wall time since the start in the host's work over the contacts
-                              (cl_dda_host_part), a finer look inside the modules above */
+  double contact_seconds[7]; /* wall time since the start in the work over the contacts outside the
+                                solve (cl_dda_contact_part), a finer look inside the modules above */
 } cl_dda_stats;
 
 /* The modules of a step, as the paper's tables name them. */
@@ -112,16 +112,18 @@ typedef enum cl_dda_module {
   CL_DDA_UPDATE       /* energies, the block update, contact bookkeeping ("data updating") */
 } cl_dda_module;
 
-/* The host's work over the step's contacts, timed apart inside the modules (cl_dda_stats.host_seconds). */
-typedef enum cl_dda_host_part {
-  CL_DDA_HOST_FOUND,    /* the contacts found on the device brought to the host (device detection) */
-  CL_DDA_HOST_TRANSFER, /* the states carried from the last step (cl_dda_transfer; device detection) */
-  CL_DDA_HOST_GEOMETRY, /* each contact's geometry at the step's start */
-  CL_DDA_HOST_PACKING,  /* the contacts' blocks, geometry, laws and start states packed for the solver */
-  CL_DDA_HOST_PATTERN,  /* the matrix's pattern (cl_dda_bsr_pattern) and the solver's structure and upload */
-  CL_DDA_HOST_STATES,   /* the contacts' states to and from the solver */
-  CL_DDA_HOST_ACCOUNT   /* friction work, shear forces, anchors and bonds; the closed count */
-} cl_dda_host_part;
+/* The work over the step's contacts outside the solve, timed apart inside the modules
+ * (cl_dda_stats.contact_seconds): the host's, or with the pattern on the device (device_pattern) the
+ * device's passes, each part then ended by a wait for the device. */
+typedef enum cl_dda_contact_part {
+  CL_DDA_PART_FOUND,    /* the contacts found on the device brought to the host (device detection, host transfer) */
+  CL_DDA_PART_TRANSFER, /* the states carried from the last step (device detection) */
+  CL_DDA_PART_GEOMETRY, /* each contact's geometry, joint law and start friction (setup_ops.h) */
+  CL_DDA_PART_PACKING,  /* the contacts' blocks, vertices, edges, start states packed for the solver (host) */
+  CL_DDA_PART_PATTERN,  /* the matrix's pattern, the assembly's indices, the solver's structure and upload */
+  CL_DDA_PART_STATES,   /* the last step's contacts brought up for the host's transfer */
+  CL_DDA_PART_ACCOUNT   /* friction work, shear forces, anchors and bonds; the closed count (device) */
+} cl_dda_contact_part;
 
 /* Validates everything (polygons, overlaps, materials, joints, points) and builds the model on
  * device d (cpu or cuda). Errors name the block / parameter and the fix. */

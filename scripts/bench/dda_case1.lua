@@ -69,7 +69,7 @@ report.table_one(preconditioner, iterations / steps)
 report.device_work(launches, syncs, iterations, steps)
 report.modules(s, steps, { steps = 40000, target = 42, k40 = { detection = 42.28, diagonal = 1.68, assembly = 242.76,
   solve = 1723.7, open_close = 60.04, update = 5.63 } })
-report.host_work(s, steps)
+report.contact_work(s, steps)
 report.energies(s)
 if not pcg_env then report.pcg_kernels(build, steps, dt, { stats = s, launches = launches, syncs = syncs, pcg = iterations }) end
 for blocks in (os.getenv("CLEAVE_DDA_PCG_BLOCKS") or ""):gmatch("%d+") do

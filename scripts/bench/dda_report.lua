@@ -4,7 +4,7 @@
 -- (model:stats().seconds, wall clock), beside the paper's K40 times, per step, and extrapolated to
 -- the paper's step count; report.energies(stats): the work and energy bookkeeping;
 -- report.device_work(launches, syncs, iterations, steps): the solver's launches and host waits;
--- report.host_work(stats, steps): the host's work over the contacts inside the modules, part by part.
+-- report.contact_work(stats, steps): the work over the contacts outside the solve, part by part.
 local report = {}
 
 -- the model's modules and the paper's names for them (Tables II-III)
@@ -36,22 +36,24 @@ function report.modules(stats, steps, paper)
     paper.steps, total / steps * paper.steps, ptotal, paper.target))
 end
 
--- The host's work over the contacts, timed apart inside the modules (model:stats().host_seconds,
--- cl_dda_host_part): ms a step in each part, the parts' sum and its share of the step.
+-- The work over the contacts outside the solve, timed apart inside the modules
+-- (model:stats().contact_seconds, cl_dda_contact_part): the host's, or with the pattern on the device
+-- (stats.device_pattern) the device's passes; ms a step in each part, the sum and its share of the step.
 local host_parts = {
   { "found", "found to host" }, { "transfer", "transfer" }, { "geometry", "geometry" }, { "packing", "packing" },
   { "pattern", "pattern+setup" }, { "states", "states" }, { "account", "account+closed" },
 }
-function report.host_work(stats, steps)
+function report.contact_work(stats, steps)
   local line, sum, total = {}, 0, 0
   for _, m in pairs(stats.seconds) do total = total + m end
   for _, p in ipairs(host_parts) do
-    local s = stats.host_seconds[p[1]]
+    local s = stats.contact_seconds[p[1]]
     sum = sum + s
     line[#line + 1] = string.format("%s %.3f", p[2], 1e3 * s / steps)
   end
-  print(string.format("host work over the contacts, ms a step: %s; together %.3f (%.1f%% of the step)",
-    table.concat(line, ", "), 1e3 * sum / steps, 100 * sum / math.max(total, 1e-300)))
+  print(string.format("work over the contacts outside the solve (%s), ms a step: %s; together %.3f (%.1f%% of the step)",
+    stats.device_pattern and "on the device" or "on the host", table.concat(line, ", "), 1e3 * sum / steps,
+    100 * sum / math.max(total, 1e-300)))
 end
 
 -- The solver's kernel launches (and device copies) and host waits (transfers, scalar reads),
