@@ -1224,11 +1224,14 @@ Test(dda, contact_bookkeeping_on_the_device_matches_the_host) {
     cl_device dev;
     cl_error err;
     cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
-    void *dK, *dF;
+    void *dK, *dF, *dzero;
+    double *zero = calloc(m, sizeof *zero);
     cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
     cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev.alloc(&dev, &dzero, m * sizeof *zero, &err), CL_OK, "%s", err.msg);
     cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
     cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev.to_device(&dev, dzero, zero, m * sizeof *zero, &err), CL_OK, "%s", err.msg);
     cl_dda_bsr a = {0};
     cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
     cl_dda_solver s;
@@ -1237,6 +1240,7 @@ Test(dda, contact_bookkeeping_on_the_device_matches_the_host) {
                                .slip_floor = 1e-9, .force_floor = 1e-9, .flip_limit = 4, .state = state, .flips = flips,
                                .sgn = sgn, .N = N, .friction = fric, .t_ref = t_ref, .len = len, .bonded = bonded};
     cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_start_from(&s, dzero, &err), CL_OK, "%s", err.msg);
     int32_t *dstate = malloc(4 * nc * sizeof *dstate), *dflips = dstate + nc, *dbonded = dflips + nc;
     double *dreals = malloc(5 * nc * sizeof *dreals), *dsgn = dreals, *dN = dsgn + nc, *dS = dN + nc;
     double *dt_ref = dS + nc;
@@ -1286,7 +1290,8 @@ Test(dda, contact_bookkeeping_on_the_device_matches_the_host) {
     free(dstate), free(dreals);
     cl_dda_solver_free(&s);
     cl_dda_bsr_free(&a);
-    dev.release(&dev, dK), dev.release(&dev, dF);
+    dev.release(&dev, dK), dev.release(&dev, dF), dev.release(&dev, dzero);
+    free(zero);
     cl_device_close(&dev);
   }
   free(K), free(F), free(geo), free(law), free(reals), free(x), free(ints);
