@@ -437,8 +437,9 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
 /* The accepted solution (the device's trial D, checked) becomes D: the update's, the next step's warm
  * start; the host's D (predict's) from m->x, where it is not the device's (cuda). The update moves the blocks on the device and sums the
  * work of gravity and of the loads and the kinetic energy there (three reductions read back); the
- * host takes the vertices back (the contacts' geometry and transfer read them), the velocities when
- * the next step predicts from them, and the stresses and velocities only when asked
+ * host takes the vertices back where its transfer reads them (not with the pattern on the device,
+ * whose transfer and set-up read the device's), the velocities when the next step predicts from
+ * them, and the stresses and velocities (and there the vertices) only when asked
  * (cl_dda_host_state); the points' host copies are read by nothing after the start. */
 static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
   size_t n = m->n;
@@ -456,8 +457,10 @@ static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
   CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + n, n, CL_REDUCE_SUM, &load, err));
   CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + 2 * n, n, CL_REDUCE_SUM, &m->stats.kinetic, err));
   m->stats.gravity_work += gravity, m->stats.load_work += load;
-  CL_TRY(to_host(m, A_VX, err));
-  CL_TRY(to_host(m, A_VY, err));
+  if (!m->stats.device_pattern) {
+    CL_TRY(to_host(m, A_VX, err));
+    CL_TRY(to_host(m, A_VY, err));
+  }
   if (m->p.dynamic) CL_TRY(to_host(m, A_VEL, err));
   m->host_stale = 1;
   return CL_OK;
@@ -465,6 +468,10 @@ static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
 
 cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err) {
   if (!m->host_stale) return CL_OK;
+  if (m->stats.device_pattern) {
+    CL_TRY(to_host(m, A_VX, err));
+    CL_TRY(to_host(m, A_VY, err));
+  }
   CL_TRY(to_host(m, A_STRESS, err));
   CL_TRY(to_host(m, A_VEL, err));
   m->host_stale = 0;
@@ -586,6 +593,7 @@ static cl_status host_contacts_from_list(cl_dda_model *m, cl_error *err) {
 cl_status cl_dda_host_contacts(cl_dda_model *m, cl_error *err) {
   if (!m->contacts_stale) return CL_OK;
   if (m->stats.device_pattern) {
+    CL_TRY(cl_dda_host_state(m, err)); /* the contacts' points: the vertices */
     CL_TRY(host_contacts_from_list(m, err));
     m->contacts_stale = 0;
     return CL_OK;
@@ -932,7 +940,8 @@ cl_status cl_dda_write_contacts_vtu(cl_dda_model *m, const char *path, cl_error 
   return st;
 }
 
-cl_status cl_dda_write_png(const cl_dda_model *m, const char *path, cl_error *err) {
+cl_status cl_dda_write_png(cl_dda_model *m, const char *path, cl_error *err) {
+  CL_TRY(cl_dda_host_state(m, err));
   size_t n = m->n, nv = m->nv;
   double *value = malloc((nv + 1) * sizeof *value);
   int32_t *tri = malloc((3 * nv + 1) * sizeof *tri);

@@ -147,8 +147,9 @@ typedef struct cl_dda_block_state {
   double area, x0, y0, velocity[6], stress[3], ux, uy, rotation;
 } cl_dda_block_state;
 void cl_dda_block_state_of(const cl_dda_model *m, size_t i, cl_dda_block_state *s);
-/* The step leaves the blocks' stresses and velocities on the model's device: this brings the host's
- * copies, which cl_dda_block_state_of reads, up to date (once after each step, when asked). */
+/* The step leaves the blocks' stresses and velocities (and, with the pattern on the device, their
+ * vertices) on the model's device: this brings the host's copies, which cl_dda_block_state_of and
+ * cl_dda_block_vertices read, up to date (once after each step, when asked). */
 cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err);
 
 /* The step leaves its contacts' states, forces, anchors and bonds on the model's device: this brings
@@ -166,7 +167,7 @@ void cl_dda_contact_of(const cl_dda_model *m, size_t k, cl_dda_contact_info *c);
 /* Writes the blocks as a VTU (polygon cells with displacement, velocity, stress, material). */
 cl_status cl_dda_write_vtu(cl_dda_model *m, const char *path, cl_error *err);
 /* A PNG of the blocks coloured by the length of their displacement since the start. */
-cl_status cl_dda_write_png(const cl_dda_model *m, const char *path, cl_error *err);
+cl_status cl_dda_write_png(cl_dda_model *m, const char *path, cl_error *err);
 
 /* Writes the contacts as a VTU: a line cell from each contact vertex to its anchor on the edge
  * (state 0 open, 1 slide, 2 lock; kind 0 VE, 1 VV1, 2 VV2; normal and shear force). */
