@@ -138,9 +138,10 @@ static void set_number(lua_State *L, const char *key, double v) {
 }
 
 /* model:stats() -> {steps, t, dt, open_close, pcg, reductions, launches, syncs, contacts, closed, kinetic, ...,
- * warm_residual, device_detection,
+ * warm_residual, device_detection, device_pattern,
  * iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's open-close iterations),
- * seconds = {detection, diagonal, assembly, solve, open_close, update}} */
+ * seconds = {detection, diagonal, assembly, solve, open_close, update},
+ * contact_seconds = {found, transfer, geometry, packing, pattern, states, account} (cl_dda_contact_part)} */
 static int model_stats(lua_State *L) {
   const cl_dda_stats *s = cl_dda_stats_of(check_model(L)->m);
   lua_createtable(L, 0, 14);
@@ -157,6 +158,7 @@ static int model_stats(lua_State *L) {
   set_number(L, "load_work", s->load_work), set_number(L, "friction_work", s->friction_work);
   set_number(L, "warm_residual", s->warm_residual);
   lua_pushboolean(L, s->device_detection), lua_setfield(L, -2, "device_detection");
+  lua_pushboolean(L, s->device_pattern), lua_setfield(L, -2, "device_pattern");
   int traced = s->open_close < CL_DDA_TRACE ? s->open_close : CL_DDA_TRACE;
   const int *trace[] = {s->trace_pcg, s->trace_changed, s->trace_unsettled};
   static const char *const traces[] = {"pcg", "changed", "unsettled"};
@@ -171,6 +173,10 @@ static int model_stats(lua_State *L) {
   lua_createtable(L, 0, 6);
   for (int k = 0; k < 6; k++) set_number(L, modules[k], s->seconds[k]);
   lua_setfield(L, -2, "seconds");
+  static const char *const parts[] = {"found", "transfer", "geometry", "packing", "pattern", "states", "account"};
+  lua_createtable(L, 0, 7);
+  for (int k = 0; k < 7; k++) set_number(L, parts[k], s->contact_seconds[k]);
+  lua_setfield(L, -2, "contact_seconds");
   return 1;
 }
 
@@ -209,6 +215,8 @@ static int model_block(lua_State *L) {
 static int model_contacts(lua_State *L) {
   model_ud *u = check_model(L);
   static const char *kinds[] = {"VE", "VV1", "VV2"}, *states[] = {"open", "slide", "lock"};
+  cl_error err;
+  if (cl_dda_host_contacts(u->m, &err) != CL_OK) return cl_lua_fail(L, &err);
   size_t nc = cl_dda_contact_count(u->m);
   lua_createtable(L, (int)nc, 0);
   for (size_t k = 0; k < nc; k++) {

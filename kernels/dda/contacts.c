@@ -10,6 +10,7 @@
 
 #include "broad.h"
 #include "host_parallel.h"
+#include "transfer_ops.h"
 
 static int int32_cmp(const void *a, const void *b) {
   int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
@@ -138,24 +139,6 @@ static int key_cmp(const void *x, const void *y) {
   return 0;
 }
 
-/* A contact's key as one integer, in key_cmp's order: a vertex's index orders its block too, an
- * edge's its block. */
-static int64_t key_of(int32_t vi, int32_t ej) { return (int64_t)vi << 32 | (int64_t)(uint32_t)ej; }
-
-/* The position of key k in keys[0..n) (sorted), or -1: bisection with glibc bsearch's rule (the
- * middle (lo + hi) / 2 of [lo, hi)), so that among equal keys it finds the contact bsearch on the
- * whole list found -- on 8-byte keys that stay in cache instead of 300-byte contacts. */
-static ptrdiff_t find_key(const int64_t *keys, size_t n, int64_t k) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (k < keys[mid]) hi = mid;
-    else if (k > keys[mid]) lo = mid + 1;
-    else return (ptrdiff_t)mid;
-  }
-  return -1;
-}
-
 /* The order of the found contacts by key (vertex block, vertex, edge block, edge), stable (equal
  * keys keep the detection's order): a vertex's index orders its block too, an edge's its block,
  * so a counting sort on the vertex, then each vertex's few contacts by insertion on the edge. */
@@ -275,12 +258,12 @@ cl_status cl_dda_transfer(const cl_dda_geometry *g, const cl_dda_found *found, s
   int sorted = 1;
 #pragma omp parallel for schedule(static) reduction(&& : sorted) if (prev->count >= CL_DDA_PARALLEL_MIN)
   for (size_t k = 0; k < prev->count; k++) {
-    prev_keys[k] = key_of(prev->c[k].vi, prev->c[k].ej);
+    prev_keys[k] = cl_dda_contact_key(prev->c[k].vi, prev->c[k].ej);
     sorted = sorted && (k == 0 || key_cmp(&prev->c[k - 1], &prev->c[k]) <= 0);
   }
   if (!sorted) {
     qsort(prev->c, prev->count, sizeof *prev->c, key_cmp);
-    for (size_t k = 0; k < prev->count; k++) prev_keys[k] = key_of(prev->c[k].vi, prev->c[k].ej);
+    for (size_t k = 0; k < prev->count; k++) prev_keys[k] = cl_dda_contact_key(prev->c[k].vi, prev->c[k].ej);
   }
 #pragma omp parallel for schedule(static) if (m >= CL_DDA_PARALLEL_MIN)
   for (size_t k = 0; k < m; k++) {
@@ -289,7 +272,7 @@ cl_status cl_dda_transfer(const cl_dda_geometry *g, const cl_dda_found *found, s
     memset(c, 0, sizeof *c);
     c->bi = f->bi, c->vi = f->vi, c->bj = f->bj, c->ej = f->ej, c->kind = f->kind, c->t_ref = f->t, c->sgn = 1;
     c->length = f->length;
-    ptrdiff_t at = find_key(prev_keys, prev->count, key_of(c->vi, c->ej));
+    ptrdiff_t at = cl_dda_find_key(prev_keys, prev->count, cl_dda_contact_key(c->vi, c->ej));
     if (at >= 0) {
       const cl_dda_contact *old = &prev->c[at];
       c->state = old->state, c->bonded = old->bonded, c->t_ref = old->t_ref, c->sgn = old->sgn;

@@ -27,7 +27,6 @@ typedef struct cl_dda_contact {
   double sgn;        /* sliding direction (+1 / -1 along the edge) */
   double N;          /* normal force (compression > 0) of the last solution, used by friction */
   double S;          /* shear force of the last solution */
-  cl_dda_contact_geometry g;
 } cl_dda_contact;
 
 typedef struct cl_dda_contact_list {

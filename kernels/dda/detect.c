@@ -5,6 +5,7 @@
 
 #include "../../runtime/field.h"
 #include "../dispatch.h"
+#include "contact_kernels.h"
 
 void cl_dda_detect_init(cl_dda_detect *s, cl_device *d) {
   memset(s, 0, sizeof *s);
@@ -128,4 +129,19 @@ cl_status cl_dda_detect_pairs_to_host(cl_dda_detect *s, int32_t *pairs, cl_error
 cl_status cl_dda_detect_found_to_host(cl_dda_detect *s, cl_dda_found *found, cl_error *err) {
   if (s->nfound == 0) return CL_OK;
   return s->d->to_host(s->d, found, s->buf[CL_DDA_DB_FOUND], s->nfound * sizeof *found, err);
+}
+
+cl_status cl_dda_detect_transfer(cl_dda_detect *s, const cl_dda_geometry *g, size_t nv, const cl_dda_device_list *prev,
+                                 size_t nprev, int first, const cl_dda_device_list *out, cl_error *err) {
+  const size_t nfound = s->nfound;
+  CL_TRY(room(s, CL_DDA_DB_TKEYS, 2 * nfound * sizeof(uint64_t), err));
+  uint64_t *keys = s->buf[CL_DDA_DB_TKEYS];
+  cl_dda_transfer_args a = {.g = *g, .nfound = nfound, .npairs = s->npairs, .nprev = nprev, .first = first,
+                            .found = s->buf[CL_DDA_DB_FOUND], .pairs = s->buf[CL_DDA_DB_PAIRS],
+                            .offset = s->buf[CL_DDA_DB_OFFSET], .keys = keys, .sorted = keys + nfound,
+                            .prev = *prev, .out = *out};
+  CL_TRY(cl_k_dda_transfer(s->d, &a, CL_DDA_TRANSFER_KEYS, err));
+  CL_TRY(cl_k_dda_sort_keys(s->d, &s->scratch, keys, keys + nfound, nfound,
+                            (uint64_t)cl_dda_contact_key((int32_t)nv - 1, (int32_t)nv - 1), err));
+  return cl_k_dda_transfer(s->d, &a, CL_DDA_TRANSFER_FILL, err);
 }

@@ -13,11 +13,12 @@
 #include "../../runtime/device.h"
 #include "broad_kernels.h"
 #include "narrow_kernels.h"
+#include "transfer_ops.h"
 
 /* The device buffers of detection, kept from step to step (grown as needed). */
 enum { CL_DDA_DB_BOXES, CL_DDA_DB_BOUNDS, CL_DDA_DB_SIZES, CL_DDA_DB_SORTED_SIZES, CL_DDA_DB_COUNT,
        CL_DDA_DB_OFFSET, CL_DDA_DB_KEYS, CL_DDA_DB_SORTED, CL_DDA_DB_START, CL_DDA_DB_IN_CELL, CL_DDA_DB_PAIRS,
-       CL_DDA_DB_FOUND, CL_DDA_DB_N };
+       CL_DDA_DB_FOUND, CL_DDA_DB_TKEYS, CL_DDA_DB_N };
 
 typedef struct cl_dda_detect {
   cl_device *d;
@@ -40,5 +41,10 @@ cl_status cl_dda_detect_found(cl_dda_detect *s, const cl_dda_geometry *g, const 
 /* Copies of the device's pairs (2 s->npairs) and contacts found (s->nfound) to host arrays of room enough. */
 cl_status cl_dda_detect_pairs_to_host(cl_dda_detect *s, int32_t *pairs, cl_error *err);
 cl_status cl_dda_detect_found_to_host(cl_dda_detect *s, cl_dda_found *found, cl_error *err);
+/* The transfer on the device (transfer_ops.h) of the contacts found last (cl_dda_detect_found, on g, of
+ * nv vertices) into out (device arrays with room for s->nfound), in key order, their states carried from prev (the
+ * last step's nprev contacts, in key order); first: the analysis' first step (new contacts bonded). */
+cl_status cl_dda_detect_transfer(cl_dda_detect *s, const cl_dda_geometry *g, size_t nv, const cl_dda_device_list *prev,
+                                 size_t nprev, int first, const cl_dda_device_list *out, cl_error *err);
 
 #endif

@@ -13,6 +13,7 @@
 #include "../dispatch.h"
 #include "block.h"
 #include "block_kernels.h"
+#include "contact_kernels.h"
 #include "contacts.h"
 #include "detect.h"
 #include "host_parallel.h"
@@ -27,6 +28,11 @@
  * iteration (but for locking: see open_close_ops.h): it breaks the cycles between two states that are
  * both violated (open: penetrates; closed: in tension), where the answer is a contact at zero force */
 #define FLIP_LIMIT 4
+/* the host's packing of a step's contacts for the solver (set_step_contacts), numbers a contact */
+#define STEP_INTS 7
+#define STEP_REALS 4
+/* a contact of a device list (cl_dda_device_list): its key, five doubles, eight int32 */
+#define LIST_BYTES 80
 
 /* The arrays the per-block kernels read or write; on a cuda device each has a device copy. */
 enum { A_VSTART, A_FSTART, A_LSTART, A_VX, A_VY, A_RHO, A_E, A_NU, A_STRESS, A_VEL, A_FX, A_FY, A_FTX, A_FTY,
@@ -50,17 +56,27 @@ struct cl_dda_model {
   size_t njoints, npairs;
   int64_t *pair_keys;           /* sorted (min block) n + max block */
   int32_t *pair_joint;
+  double *joint_law;            /* each joint's tan phi, cohesion, tension (the set-up kernel's) */
+  void *d_edge_joint, *d_pair_keys, *d_pair_joint, *d_joint_law; /* their device copies (the cpu's: these) */
   cl_dda_input p;               /* parameters (pointers into the caller's input are not kept) */
-  cl_dda_contact_list contacts, trial, start;
+  cl_dda_contact_list contacts, start; /* the last step's contacts, the next's (detect) */
+  int contacts_stale;           /* the contacts' states, forces, anchors and bonds are the solver's, on the
+                                   device, ahead of the host's list (cl_dda_host_contacts) */
   int32_t *pairs;
   size_t npairs_cap, ncand;
   cl_dda_detect detect;         /* detection's device buffers, when it runs there */
   cl_dda_found *found;          /* the contacts it found, brought to the host for the transfer (pinned
                                    host memory: the largest download of a step) */
   size_t found_cap;
-  int32_t *step_ints;           /* the step's contacts' blocks, states and state changes (4 x step_cap) */
-  double *step_reals;           /* their geometry, laws, friction, directions, normal forces (32 x step_cap) */
+  int32_t *step_ints;           /* the step's contacts' blocks, vertices, edges, states, state changes, bonds
+                                   (STEP_INTS x step_cap) */
+  double *step_reals;           /* their directions, normal forces, anchors, joint lengths (STEP_REALS x step_cap) */
   size_t step_cap;
+  /* with the pattern on the device the transfer runs there too (transfer_ops.h): the last accepted
+   * step's contacts (lists[last]) and the next step's, SoA on the device (LIST_BYTES a contact) */
+  void *lists[2];
+  size_t list_cap[2], list_count[2];
+  int last;
   cl_dda_bsr a;                 /* the step's pattern (every pair of blocks with a contact) */
   cl_dda_solver solver;         /* the matrix of a on the device, and PCG */
   cl_dda_stats stats;
@@ -220,27 +236,20 @@ static int key_cmp(const void *x, const void *y) {
   return *a < *b ? -1 : *a > *b;
 }
 
-/* The joint of a contact: its edge's (made by a joint set or line of the cutter), else its pair
- * of blocks', else the default. */
-static const cl_dda_joint *joint_of(const cl_dda_model *m, const cl_dda_contact *c) {
-  if (m->edge_joint[c->ej] >= 0) return &m->joints[m->edge_joint[c->ej]];
-  int32_t a = c->bi, b = c->bj;
-  if (m->npairs) {
-    int64_t key = pair_key(m, a, b);
-    const int64_t *hit = bsearch(&key, m->pair_keys, m->npairs, sizeof key, key_cmp);
-    if (hit) return &m->joints[m->pair_joint[hit - m->pair_keys]];
-  }
-  return &m->joints[0];
-}
-
 static cl_status load_joints(cl_dda_model *m, const cl_dda_input *in, cl_error *err) {
   m->njoints = in->njoints, m->npairs = in->njoint_pairs;
   m->joints = alloc_zero(m->njoints, sizeof *m->joints);
   int64_t *keyed = alloc_zero(2 * m->npairs, sizeof *keyed);
   m->pair_keys = alloc_zero(m->npairs, sizeof *m->pair_keys);
   m->pair_joint = alloc_zero(m->npairs, sizeof *m->pair_joint);
-  if (!m->joints || !keyed || !m->pair_keys || !m->pair_joint) return free(keyed), oom(err);
+  m->joint_law = alloc_zero(3 * m->njoints, sizeof *m->joint_law);
+  if (!m->joints || !keyed || !m->pair_keys || !m->pair_joint || !m->joint_law) return free(keyed), oom(err);
   memcpy(m->joints, in->joints, m->njoints * sizeof *m->joints);
+  for (size_t k = 0; k < m->njoints; k++) {
+    const cl_dda_joint *j = &m->joints[k];
+    m->joint_law[3 * k] = tan(j->friction_angle * PI / 180), m->joint_law[3 * k + 1] = j->cohesion;
+    m->joint_law[3 * k + 2] = j->tension;
+  }
   for (size_t k = 0; k < m->npairs; k++) {
     const int32_t *t = in->joint_pairs + 3 * k;
     keyed[2 * k] = pair_key(m, t[0], t[1]), keyed[2 * k + 1] = t[2];
@@ -266,16 +275,21 @@ static void set_arrays(cl_dda_model *m) {
 
 /* On a cuda device: every array copied there once; the device copies of the state are the
  * ones the kernels move, the host's are refreshed after each update. */
-static cl_status mirror_on_device(cl_dda_model *m, cl_error *err) {
+static cl_status mirror(cl_dda_model *m, void **dst, const void *src, size_t bytes, cl_error *err) {
   if (m->dev->kind == CL_BACKEND_CPU) {
-    memcpy(m->device, m->host, sizeof m->host);
+    *dst = (void *)src;
     return CL_OK;
   }
-  for (int k = 0; k < A_COUNT; k++) {
-    CL_TRY(m->dev->alloc(m->dev, &m->device[k], m->bytes[k] ? m->bytes[k] : 8, err));
-    if (m->bytes[k]) CL_TRY(m->dev->to_device(m->dev, m->device[k], m->host[k], m->bytes[k], err));
-  }
-  return CL_OK;
+  CL_TRY(m->dev->alloc(m->dev, dst, bytes ? bytes : 8, err));
+  return bytes ? m->dev->to_device(m->dev, *dst, src, bytes, err) : CL_OK;
+}
+
+static cl_status mirror_on_device(cl_dda_model *m, cl_error *err) {
+  for (int k = 0; k < A_COUNT; k++) CL_TRY(mirror(m, &m->device[k], m->host[k], m->bytes[k], err));
+  CL_TRY(mirror(m, &m->d_edge_joint, m->edge_joint, m->nv * sizeof *m->edge_joint, err));
+  CL_TRY(mirror(m, &m->d_pair_keys, m->pair_keys, m->npairs * sizeof *m->pair_keys, err));
+  CL_TRY(mirror(m, &m->d_pair_joint, m->pair_joint, m->npairs * sizeof *m->pair_joint, err));
+  return mirror(m, &m->d_joint_law, m->joint_law, 3 * m->njoints * sizeof *m->joint_law, err);
 }
 
 static cl_status to_device(cl_dda_model *m, int k, cl_error *err) {
@@ -299,6 +313,8 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   cl_dda_detect_init(&m->detect, d);
   m->stats.device_detection = in->detection == CL_DDA_DETECT_DEVICE ||
                               (in->detection == CL_DDA_DETECT_AUTO && d->kind != CL_BACKEND_CPU);
+  /* the pattern and the assembly's indices go with detection: on the device where it runs there */
+  m->stats.device_pattern = m->stats.device_detection && in->spmv_format == CL_DDA_BSR;
   size_t n = m->n = in->nblocks;
   m->nv = (size_t)in->vstart[n], m->nf = in->nfixed, m->nl = in->nloads;
   m->vstart = alloc_zero(n + 1, sizeof(int32_t)), m->fstart = alloc_zero(n + 1, sizeof(int32_t));
@@ -349,16 +365,22 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
 
 void cl_dda_model_destroy(cl_dda_model *m) {
   if (!m) return;
-  if (m->dev->kind != CL_BACKEND_CPU)
+  if (m->dev->kind != CL_BACKEND_CPU) {
     for (int k = 0; k < A_COUNT; k++)
       if (m->device[k]) m->dev->release(m->dev, m->device[k]);
+    void *mirrored[] = {m->d_edge_joint, m->d_pair_keys, m->d_pair_joint, m->d_joint_law};
+    for (size_t k = 0; k < sizeof mirrored / sizeof *mirrored; k++)
+      if (mirrored[k]) m->dev->release(m->dev, mirrored[k]);
+  }
   void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
                    m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
                    m->F, m->moments, m->D, m->trial_D, m->per_block, m->x_start, m->y_start, m->rotation, m->x, m->joints,
-                   m->pair_keys, m->pair_joint, m->pairs, m->step_ints, m->step_reals};
+                   m->pair_keys, m->pair_joint, m->joint_law, m->pairs, m->step_ints, m->step_reals};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
-  cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->trial), cl_dda_contact_list_free(&m->start);
+  cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->start);
   cl_dda_bsr_free(&m->a);
+  for (int k = 0; k < 2; k++)
+    if (m->lists[k]) m->dev->release(m->dev, m->lists[k]);
   cl_dda_detect_free(&m->detect);
   if (m->found) m->dev->host_release(m->dev, m->found);
   cl_dda_solver_free(&m->solver);
@@ -371,6 +393,26 @@ void cl_dda_set_load(cl_dda_model *m, size_t k, double fx, double fy) {
 }
 
 /* ---- the step ---------------------------------------------------------------------- */
+
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Where no host read ends a module's device work (the device path's transfer, pattern and set-up
+ * kernel), a wait for the device, so that the module table charges the work to its module: three
+ * host waits a step, for the table's sake. */
+static cl_status settle(cl_dda_model *m, cl_error *err) {
+  return m->stats.device_pattern && m->dev->synchronize ? m->dev->synchronize(m->dev, err) : CL_OK;
+}
+
+/* Charges the time since *t to the host's part k (cl_dda_contact_part) and moves *t. */
+static void lap(cl_dda_model *m, int k, double *t) {
+  double now = seconds_now();
+  m->stats.contact_seconds[k] += now - *t;
+  *t = now;
+}
 
 static cl_dda_block_args block_args(const cl_dda_model *m, double dt) {
   void *const *a = m->device;
@@ -395,8 +437,9 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
 /* The accepted solution (the device's trial D, checked) becomes D: the update's, the next step's warm
  * start; the host's D (predict's) from m->x, where it is not the device's (cuda). The update moves the blocks on the device and sums the
  * work of gravity and of the loads and the kinetic energy there (three reductions read back); the
- * host takes the vertices back (the contacts' geometry and transfer read them), the velocities when
- * the next step predicts from them, and the stresses and velocities only when asked
+ * host takes the vertices back where its transfer reads them (not with the pattern on the device,
+ * whose transfer and set-up read the device's), the velocities when the next step predicts from
+ * them, and the stresses and velocities (and there the vertices) only when asked
  * (cl_dda_host_state); the points' host copies are read by nothing after the start. */
 static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
   size_t n = m->n;
@@ -414,8 +457,10 @@ static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
   CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + n, n, CL_REDUCE_SUM, &load, err));
   CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + 2 * n, n, CL_REDUCE_SUM, &m->stats.kinetic, err));
   m->stats.gravity_work += gravity, m->stats.load_work += load;
-  CL_TRY(to_host(m, A_VX, err));
-  CL_TRY(to_host(m, A_VY, err));
+  if (!m->stats.device_pattern) {
+    CL_TRY(to_host(m, A_VX, err));
+    CL_TRY(to_host(m, A_VY, err));
+  }
   if (m->p.dynamic) CL_TRY(to_host(m, A_VEL, err));
   m->host_stale = 1;
   return CL_OK;
@@ -423,98 +468,150 @@ static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
 
 cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err) {
   if (!m->host_stale) return CL_OK;
+  if (m->stats.device_pattern) {
+    CL_TRY(to_host(m, A_VX, err));
+    CL_TRY(to_host(m, A_VY, err));
+  }
   CL_TRY(to_host(m, A_STRESS, err));
   CL_TRY(to_host(m, A_VEL, err));
   m->host_stale = 0;
   return CL_OK;
 }
 
-static double centroid_x(const cl_dda_model *m, int32_t b) { return m->moments[4 * m->n + b]; }
-static double centroid_y(const cl_dda_model *m, int32_t b) { return m->moments[5 * m->n + b]; }
-
-/* The step's contacts' geometry at its start, each contact on its own (in parallel). */
-static void contact_geometry(cl_dda_model *m) {
-  size_t count = m->start.count;
-#pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
-  for (size_t k = 0; k < count; k++) {
-    cl_dda_contact *c = &m->start.c[k];
-    int32_t e = c->ej, f = e + 1 == m->vstart[c->bj + 1] ? m->vstart[c->bj] : e + 1;
-    c->g = cl_dda_contact_at(m->vx[c->vi], m->vy[c->vi], m->vx[e], m->vy[e], m->vx[f], m->vy[f], c->t_ref,
-                             centroid_x(m, c->bi), centroid_y(m, c->bi), centroid_x(m, c->bj), centroid_y(m, c->bj));
-  }
-}
-
-static double friction_force(const cl_dda_model *m, const cl_dda_contact *c) {
-  return tan(joint_of(m, c)->friction_angle * PI / 180) * fmax(c->N, 0);
-}
-
 /* Once per step, after detection: the pattern of every pair of blocks with a contact, open or
  * closed (sorted unique pairs, bsr.c), and the assembly's structure and indices over all the
- * contacts on the device (pcg.h), with their geometry at the step's start. The open-close
- * iteration changes only the states and friction forces (assemble). */
+ * contacts on the device (pcg.h), with their geometry, states, anchors and bonds at the step's
+ * start. From there the states live on the device: each attempt restarts from the start's, the
+ * open-close iteration changes them (assemble), the accepted step's bookkeeping is done there
+ * (cl_dda_solver_account), and the host's list catches up only when read (cl_dda_host_contacts). */
+/* A device list's arrays in its storage p of cap contacts (none where p is NULL). */
+static cl_dda_device_list list_view(void *p, size_t cap) {
+  cl_dda_device_list l = {0};
+  if (!p) return l;
+  double *r = (double *)((int64_t *)p + cap);
+  int32_t *i = (int32_t *)(r + 5 * cap);
+  l.key = p, l.t_ref = r, l.length = r + cap, l.sgn = r + 2 * cap, l.N = r + 3 * cap, l.S = r + 4 * cap;
+  l.bi = i, l.bj = i + cap, l.vi = i + 2 * cap, l.ej = i + 3 * cap, l.kind = i + 4 * cap, l.state = i + 5 * cap;
+  l.flips = i + 6 * cap, l.bonded = i + 7 * cap;
+  return l;
+}
+
+/* Device storage *p of at least want items of `item` bytes (*cap items), a quarter more when it grows
+ * (its contents are not kept). */
+static cl_status grow(cl_dda_model *m, void **p, size_t *cap, size_t want, size_t item, cl_error *err) {
+  if (want <= *cap && *p) return CL_OK;
+  if (*p) m->dev->release(m->dev, *p);
+  *p = NULL, *cap = 0;
+  size_t c = want + want / 4;
+  CL_TRY(m->dev->alloc(m->dev, p, (c ? c : 1) * item, err));
+  *cap = c;
+  return CL_OK;
+}
+
 static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
+  const double slip_floor = 1e-9 * m->p.max_displacement;
+  cl_dda_step_contacts sc = {.kn = m->p.normal_stiffness, .ks = m->p.shear_stiffness, .slip_floor = slip_floor,
+                             .force_floor = slip_floor * m->p.normal_stiffness, .flip_limit = FLIP_LIMIT};
+  double t = seconds_now();
+  if (m->stats.device_pattern) { /* the transfer's list, on the device */
+    const int q = 1 - m->last;
+    const cl_dda_device_list l = list_view(m->lists[q], m->list_cap[q]);
+    sc.count = m->list_count[q], sc.bi = l.bi, sc.bj = l.bj, sc.state = l.state, sc.flips = l.flips, sc.sgn = l.sgn;
+    sc.N = l.N, sc.t_ref = l.t_ref, sc.bonded = l.bonded, sc.vi = l.vi, sc.ej = l.ej, sc.length = l.length;
+    sc.on_device = 1;
+    CL_TRY(cl_dda_solver_set_contacts_on_device(&m->solver, m->n, &sc, err));
+    CL_TRY(settle(m, err));
+    lap(m, CL_DDA_PART_PATTERN, &t);
+    return CL_OK;
+  }
   size_t count = m->start.count;
   if (count > m->step_cap || !m->step_ints) {
     size_t cap = count ? count : 1;
-    int32_t *p = realloc(m->step_ints, 4 * cap * sizeof *p);
+    int32_t *p = realloc(m->step_ints, STEP_INTS * cap * sizeof *p);
     if (p) m->step_ints = p;
-    double *r = realloc(m->step_reals, 32 * cap * sizeof *r);
+    double *r = realloc(m->step_reals, STEP_REALS * cap * sizeof *r);
     if (r) m->step_reals = r;
     if (!p || !r) return oom(err);
     m->step_cap = cap;
   }
-  int32_t *bi = m->step_ints, *bj = bi + count;
-  double *geo = m->step_reals, *law = geo + 26 * count; /* SoA: en, fn, es, fs, gn0, gs0; tan phi, c, t */
+  int32_t *bi = m->step_ints, *bj = bi + count, *vi = bj + count, *ej = vi + count, *state = ej + count;
+  int32_t *flips = state + count, *bonded = flips + count;
+  double *sgn = m->step_reals, *N = sgn + count, *t_ref = N + count, *length = t_ref + count;
 #pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
   for (size_t k = 0; k < count; k++) {
     const cl_dda_contact *c = &m->start.c[k];
-    const cl_dda_joint *jt = joint_of(m, c);
-    const double l = c->bonded ? c->length : 0;
-    bi[k] = c->bi, bj[k] = c->bj;
-    law[k] = tan(jt->friction_angle * PI / 180), law[count + k] = jt->cohesion * l, law[2 * count + k] = jt->tension * l;
-    for (int r = 0; r < 6; r++) {
-      geo[r * count + k] = c->g.en[r], geo[(6 + r) * count + k] = c->g.fn[r];
-      geo[(12 + r) * count + k] = c->g.es[r], geo[(18 + r) * count + k] = c->g.fs[r];
-    }
-    geo[24 * count + k] = c->g.gn0, geo[25 * count + k] = c->g.gs0;
+    bi[k] = c->bi, bj[k] = c->bj, vi[k] = c->vi, ej[k] = c->ej, state[k] = c->state, flips[k] = c->flips;
+    bonded[k] = c->bonded, sgn[k] = c->sgn, N[k] = c->N, t_ref[k] = c->t_ref, length[k] = c->length;
   }
+  lap(m, CL_DDA_PART_PACKING, &t);
+  sc.count = count, sc.bi = bi, sc.bj = bj, sc.state = state, sc.flips = flips, sc.sgn = sgn, sc.N = N;
+  sc.t_ref = t_ref, sc.bonded = bonded, sc.vi = vi, sc.ej = ej, sc.length = length;
   CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
-  const double slip_floor = 1e-9 * m->p.max_displacement;
-  cl_dda_step_contacts sc = {count, bi, bj, geo, m->p.normal_stiffness, m->p.shear_stiffness, law,
-                             slip_floor, slip_floor * m->p.normal_stiffness, FLIP_LIMIT};
-  return cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err);
+  CL_TRY(cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err));
+  lap(m, CL_DDA_PART_PATTERN, &t);
+  return CL_OK;
 }
 
-/* The host arrays of the contacts' states (step_ints, step_reals past the geometry and laws). */
-static cl_dda_contact_states state_arrays(cl_dda_model *m) {
-  size_t count = m->trial.count;
-  double *r = m->step_reals + 29 * count;
-  cl_dda_contact_states st = {m->step_ints + 2 * count, m->step_ints + 3 * count, r + count, r + 2 * count, r};
+/* The step's contacts' geometry at its start, joints' laws and start friction, on the device into the
+ * solver's arrays (setup_ops.h), from the centroids of the diagonal kernel. */
+static cl_status contact_setup(cl_dda_model *m, cl_error *err) {
+  cl_dda_setup_args a = {.n = m->n, .vstart = m->device[A_VSTART], .vx = m->device[A_VX], .vy = m->device[A_VY],
+                         .moments = m->device[A_MOMENTS], .edge_joint = m->d_edge_joint, .npairs = m->npairs,
+                         .pair_keys = m->d_pair_keys, .pair_joint = m->d_pair_joint, .joint_law = m->d_joint_law};
+  cl_dda_solver_setup_args(&m->solver, &a);
+  return cl_k_dda_contact_setup(m->dev, CL_F64, &a, err);
+}
+
+/* The host's list of the last step's contacts brought up to date with the device's states, forces,
+ * anchors and bonds, where the step left them there (the packing's arrays, free between steps, take
+ * the download). */
+/* The host's list from the last accepted step's device list (the device transfer's), in one download. */
+static cl_status host_contacts_from_list(cl_dda_model *m, cl_error *err) {
+  const size_t count = m->list_count[m->last], cap = m->list_cap[m->last];
+  if (count > m->contacts.cap) {
+    cl_dda_contact *c = realloc(m->contacts.c, count * sizeof *c);
+    if (!c) return oom(err);
+    m->contacts.c = c, m->contacts.cap = count;
+  }
+  m->contacts.count = count;
+  if (!count) return CL_OK;
+  void *p = malloc(cap * LIST_BYTES);
+  if (!p) return oom(err);
+  cl_status st = m->dev->to_host(m->dev, p, m->lists[m->last], cap * LIST_BYTES, err);
+  const cl_dda_device_list l = list_view(p, cap);
+#pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
+  for (size_t k = 0; k < (st == CL_OK ? count : 0); k++) {
+    cl_dda_contact *c = &m->contacts.c[k];
+    c->bi = l.bi[k], c->vi = l.vi[k], c->bj = l.bj[k], c->ej = l.ej[k], c->kind = l.kind[k], c->state = l.state[k];
+    c->bonded = l.bonded[k], c->flips = 0, c->t_ref = l.t_ref[k], c->length = l.length[k], c->sgn = l.sgn[k];
+    c->N = l.N[k], c->S = l.S[k];
+  }
+  free(p);
   return st;
 }
 
-/* Once per attempt at a step: the contacts' states at its start go up; the open-close iteration
- * keeps them on the device (cl_dda_solver_open_close). */
-static cl_status send_states(cl_dda_model *m, cl_error *err) {
-  cl_dda_contact_states st = state_arrays(m);
-  for (size_t k = 0; k < m->trial.count; k++) {
-    const cl_dda_contact *c = &m->trial.c[k];
-    st.state[k] = c->state, st.flips[k] = c->flips, st.sgn[k] = c->sgn, st.N[k] = c->N;
-    st.friction[k] = c->state == CL_DDA_SLIDE ? friction_force(m, c) * c->sgn : 0;
+cl_status cl_dda_host_contacts(cl_dda_model *m, cl_error *err) {
+  if (!m->contacts_stale) return CL_OK;
+  if (m->stats.device_pattern) {
+    CL_TRY(cl_dda_host_state(m, err)); /* the contacts' points: the vertices */
+    CL_TRY(host_contacts_from_list(m, err));
+    m->contacts_stale = 0;
+    return CL_OK;
   }
-  return cl_dda_solver_set_states(&m->solver, &st, err);
-}
-
-/* Once the open-close iteration has settled: the contacts' states into the trial list, and the
- * solution into m->x. */
-static cl_status fetch_states(cl_dda_model *m, cl_error *err) {
-  cl_dda_contact_states st = state_arrays(m);
-  CL_TRY(cl_dda_solver_get_states(&m->solver, &st, err));
-  for (size_t k = 0; k < m->trial.count; k++) {
-    cl_dda_contact *c = &m->trial.c[k];
-    c->state = st.state[k], c->flips = st.flips[k], c->sgn = st.sgn[k], c->N = st.N[k];
+  size_t count = m->contacts.count;
+  int32_t *ints = m->step_ints;
+  double *reals = m->step_reals;
+  cl_dda_contact_fields f = {ints, ints + count, ints + 2 * count, reals, reals + count, reals + 2 * count,
+                             reals + 3 * count};
+  CL_TRY(cl_dda_solver_contacts_down(&m->solver, &f, err));
+#pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
+  for (size_t k = 0; k < count; k++) {
+    cl_dda_contact *c = &m->contacts.c[k];
+    c->state = f.state[k], c->flips = f.flips[k], c->bonded = f.bonded[k];
+    c->sgn = f.sgn[k], c->N = f.N[k], c->S = f.S[k], c->t_ref = f.t_ref[k];
   }
-  return cl_dda_solver_solution(&m->solver, m->x, err);
+  m->contacts_stale = 0;
+  return CL_OK;
 }
 
 /* The checks of the attempt's solution on the device (cl_dda_check_block): the largest displacement of a
@@ -535,41 +632,15 @@ static cl_status check_solution(cl_dda_model *m, double dt, double *dmax, int32_
   return CL_OK;
 }
 
-/* The accepted solution's rotations and the contacts' friction work, shear forces, anchors and bonds,
- * before the update moves the blocks (which sums the work of gravity and of the loads). */
-static void account(cl_dda_model *m) {
+/* The accepted solution's rotations, and the contacts' friction work, shear forces, anchors and bonds
+ * (on the device: cl_dda_solver_account) with the closed count, before the update moves the blocks
+ * (which sums the work of gravity and of the loads). */
+static cl_status account(cl_dda_model *m, cl_error *err) {
   for (size_t i = 0; i < m->n; i++) m->rotation[i] += m->x[6 * i + 2];
-  for (size_t k = 0; k < m->trial.count; k++) {
-    cl_dda_contact *c = &m->trial.c[k];
-    const double *Di = m->x + 6 * c->bi, *Dj = m->x + 6 * c->bj;
-    double gs = cl_dda_gap(c->g.gs0, c->g.es, c->g.fs, Di, Dj);
-    if (c->state == CL_DDA_SLIDE) {
-      double f = friction_force(m, c);
-      m->stats.friction_work += f * c->sgn * (gs - c->g.gs0);
-      c->S = f * c->sgn;
-    } else {
-      c->S = c->state == CL_DDA_LOCK ? m->p.shear_stiffness * gs : 0;
-    }
-    if (c->state != CL_DDA_LOCK) c->t_ref += gs / c->g.len; /* the anchor follows: no stored shear */
-    if (c->state != CL_DDA_LOCK) c->bonded = 0;
-  }
-}
-
-static cl_status copy_list(cl_dda_contact_list *dst, const cl_dda_contact_list *src, cl_error *err) {
-  if (src->count > dst->cap) {
-    cl_dda_contact *c = realloc(dst->c, src->count * sizeof *c);
-    if (!c) return oom(err);
-    dst->c = c, dst->cap = src->count;
-  }
-  if (src->count) memcpy(dst->c, src->c, src->count * sizeof *src->c);
-  dst->count = src->count;
+  double work;
+  CL_TRY(cl_dda_solver_account(&m->solver, &work, &m->stats.closed, err));
+  m->stats.friction_work += work;
   return CL_OK;
-}
-
-static double seconds_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* Charges the time since *mark to module k and moves the mark. Every module ends in a host read
@@ -624,11 +695,30 @@ static cl_status solve(cl_dda_model *m, double dt, const double *x0, cl_dda_pcg_
   return CL_OK;
 }
 
+/* The transfer on the device (detect.h): the contacts found there into the next step's device list,
+ * their states carried from the last accepted step's list. */
+static cl_status transfer_on_device(cl_dda_model *m, const cl_dda_geometry *on, int first, cl_error *err) {
+  const int q = 1 - m->last;
+  double t = seconds_now();
+  CL_TRY(grow(m, &m->lists[q], &m->list_cap[q], m->detect.nfound, LIST_BYTES, err));
+  const cl_dda_device_list prev = list_view(m->lists[m->last], m->list_cap[m->last]);
+  const cl_dda_device_list out = list_view(m->lists[q], m->list_cap[q]);
+  CL_TRY(cl_dda_detect_transfer(&m->detect, on, m->nv, &prev, m->list_count[m->last], first, &out, err));
+  m->list_count[q] = m->detect.nfound;
+  CL_TRY(settle(m, err));
+  lap(m, CL_DDA_PART_TRANSFER, &t);
+  return CL_OK;
+}
+
 /* The step's contacts into m->start, their states carried from m->contacts: the broad and narrow
- * phases on the device (detect.h), the contacts found brought up for the transfer; or all on the host. */
+ * phases on the device (detect.h), the contacts found brought up for the transfer; or all on the host;
+ * or, with the pattern on the device, the transfer there too (into the device list). */
 static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
   cl_dda_geometry g = {m->n, m->vstart, m->vx, m->vy};
   int first = m->stats.steps == 0;
+  double t = seconds_now();
+  if (!m->stats.device_pattern) CL_TRY(cl_dda_host_contacts(m, err)); /* the host's transfer reads the last step's states */
+  lap(m, CL_DDA_PART_STATES, &t);
   if (!m->stats.device_detection) {
     CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
     return cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, first, &m->start, err);
@@ -636,6 +726,7 @@ static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
   cl_dda_geometry on = {m->n, m->device[A_VSTART], m->device[A_VX], m->device[A_VY]};
   CL_TRY(cl_dda_detect_pairs(&m->detect, &on, d0, err));
   CL_TRY(cl_dda_detect_found(&m->detect, &on, NULL, 0, d0, err));
+  if (m->stats.device_pattern) return transfer_on_device(m, &on, first, err);
   size_t nfound = m->detect.nfound;
   if (nfound > m->found_cap) {
     if (m->found) m->dev->host_release(m->dev, m->found);
@@ -644,8 +735,12 @@ static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
     CL_TRY(m->dev->host_alloc(m->dev, (void **)&m->found, cap * sizeof *m->found, err));
     m->found_cap = cap;
   }
+  t = seconds_now();
   CL_TRY(cl_dda_detect_found_to_host(&m->detect, m->found, err));
-  return cl_dda_transfer(&g, m->found, nfound, &m->contacts, first, &m->start, err);
+  lap(m, CL_DDA_PART_FOUND, &t);
+  CL_TRY(cl_dda_transfer(&g, m->found, nfound, &m->contacts, first, &m->start, err));
+  lap(m, CL_DDA_PART_TRANSFER, &t);
+  return CL_OK;
 }
 
 cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
@@ -669,13 +764,15 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     CL_TRY(diagonal(m, dt, err));
     charge(m, CL_DDA_DIAGONAL, &mark);
     if (reductions == 0) { /* the contacts' geometry needs the centroids, which the diagonal kernel gives */
-      contact_geometry(m);
-      charge(m, CL_DDA_DETECTION, &mark);
       CL_TRY(set_step_contacts(m, err));
       charge(m, CL_DDA_ASSEMBLY, &mark);
+      double t = mark;
+      CL_TRY(contact_setup(m, err));
+      CL_TRY(settle(m, err));
+      lap(m, CL_DDA_PART_GEOMETRY, &t);
+      charge(m, CL_DDA_DETECTION, &mark);
     }
-    CL_TRY(copy_list(&m->trial, &m->start, err));
-    CL_TRY(send_states(m, err));
+    CL_TRY(cl_dda_solver_restart_states(&m->solver, err));
     /* PCG starts from the previous step's solution (on the device: D); a dynamic one from the step
      * predicted at the last step's acceleration */
     int predicted = m->p.dynamic && m->stats.steps > 0;
@@ -704,7 +801,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       dt /= 2;
       continue;
     }
-    CL_TRY(fetch_states(m, err));
+    CL_TRY(cl_dda_solver_solution(&m->solver, m->x, err));
     int32_t collapsing;
     CL_TRY(check_solution(m, dt, &last_disp, &collapsing, err));
     charge(m, CL_DDA_OPEN_CLOSE, &mark);
@@ -722,12 +819,24 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     }
     break;
   }
-  account(m);
+  double t = seconds_now();
+  CL_TRY(account(m, err));
+  lap(m, CL_DDA_PART_ACCOUNT, &t);
   CL_TRY(update(m, dt, err));
-  /* the accepted trial becomes the step's contacts by a swap, not a copy of the whole list (20 MB in
-   * case 1); the old list's storage is the next step's trial, which copy_list fills from start first */
-  cl_dda_contact_list accepted = m->trial;
-  m->trial = m->contacts, m->contacts = accepted;
+  /* the step's list becomes the contacts: on the device, its states, forces, anchors and bonds copied
+   * into its device list, which becomes the last accepted; else by a swap of the host lists (the old
+   * one's storage is the next detection's), their states the device's until a reader asks */
+  if (m->stats.device_pattern) {
+    const int q = 1 - m->last;
+    const cl_dda_device_list l = list_view(m->lists[q], m->list_cap[q]);
+    const cl_dda_contact_fields f = {l.state, NULL, l.bonded, l.sgn, l.N, l.S, l.t_ref};
+    CL_TRY(cl_dda_solver_states_into(&m->solver, &f, err));
+    m->last = q, m->contacts.count = m->list_count[q];
+  } else {
+    cl_dda_contact_list accepted = m->start;
+    m->start = m->contacts, m->contacts = accepted;
+  }
+  m->contacts_stale = 1;
   m->stats.steps++;
   m->stats.t += dt, m->stats.dt = dt;
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
@@ -736,8 +845,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   memcpy(m->stats.trace_pcg, trace.pcg, sizeof trace.pcg);
   memcpy(m->stats.trace_changed, trace.changed, sizeof trace.changed);
   memcpy(m->stats.trace_unsettled, trace.unsettled, sizeof trace.unsettled);
-  m->stats.contacts = m->contacts.count, m->stats.closed = 0;
-  for (size_t k = 0; k < m->contacts.count; k++) m->stats.closed += m->contacts.c[k].state != CL_DDA_OPEN;
+  m->stats.contacts = m->contacts.count;
   charge(m, CL_DDA_UPDATE, &mark);
   return CL_OK;
 }
@@ -801,7 +909,8 @@ cl_status cl_dda_write_vtu(cl_dda_model *m, const char *path, cl_error *err) {
   return st;
 }
 
-cl_status cl_dda_write_contacts_vtu(const cl_dda_model *m, const char *path, cl_error *err) {
+cl_status cl_dda_write_contacts_vtu(cl_dda_model *m, const char *path, cl_error *err) {
+  CL_TRY(cl_dda_host_contacts(m, err));
   size_t nc = m->contacts.count;
   double *x = malloc((4 * nc + 1) * sizeof *x), *cells = malloc((4 * nc + 1) * sizeof *cells);
   uint8_t *types = malloc(nc + 1);
@@ -831,7 +940,8 @@ cl_status cl_dda_write_contacts_vtu(const cl_dda_model *m, const char *path, cl_
   return st;
 }
 
-cl_status cl_dda_write_png(const cl_dda_model *m, const char *path, cl_error *err) {
+cl_status cl_dda_write_png(cl_dda_model *m, const char *path, cl_error *err) {
+  CL_TRY(cl_dda_host_state(m, err));
   size_t n = m->n, nv = m->nv;
   double *value = malloc((nv + 1) * sizeof *value);
   int32_t *tri = malloc((3 * nv + 1) * sizeof *tri);

@@ -90,12 +90,16 @@ typedef struct cl_dda_stats {
   double warm_residual;
   size_t contacts, closed; /* contacts detected, closed (sliding or locked) */
   int device_detection;    /* detection ran on the model's device (detect.h), not on the host */
+  int device_pattern;      /* the matrix's pattern and the assembly's indices are built on the device
+                              (with device detection and the BSR format), not on the host */
   double kinetic;          /* kinetic energy */
   double gravity_work;     /* work of gravity since the start */
   double load_work;        /* work of the loading points since the start */
   double friction_work;    /* energy dissipated by sliding contacts since the start */
   double seconds[6];       /* wall time since the start in each module (cl_dda_module), the paper's
                               Tables II-III; redone steps included */
+  double contact_seconds[7]; /* wall time since the start in the work over the contacts outside the
+                                solve (cl_dda_contact_part), a finer look inside the modules above */
 } cl_dda_stats;
 
 /* The modules of a step, as the paper's tables name them. */
@@ -107,6 +111,19 @@ typedef enum cl_dda_module {
   CL_DDA_OPEN_CLOSE,  /* the open-close rule and the displacement check ("interpenetration checking") */
   CL_DDA_UPDATE       /* energies, the block update, contact bookkeeping ("data updating") */
 } cl_dda_module;
+
+/* The work over the step's contacts outside the solve, timed apart inside the modules
+ * (cl_dda_stats.contact_seconds): the host's, or with the pattern on the device (device_pattern) the
+ * device's passes, each part then ended by a wait for the device. */
+typedef enum cl_dda_contact_part {
+  CL_DDA_PART_FOUND,    /* the contacts found on the device brought to the host (device detection, host transfer) */
+  CL_DDA_PART_TRANSFER, /* the states carried from the last step (device detection) */
+  CL_DDA_PART_GEOMETRY, /* each contact's geometry, joint law and start friction (setup_ops.h) */
+  CL_DDA_PART_PACKING,  /* the contacts' blocks, vertices, edges, start states packed for the solver (host) */
+  CL_DDA_PART_PATTERN,  /* the matrix's pattern, the assembly's indices, the solver's structure and upload */
+  CL_DDA_PART_STATES,   /* the last step's contacts brought up for the host's transfer */
+  CL_DDA_PART_ACCOUNT   /* friction work, shear forces, anchors and bonds; the closed count (device) */
+} cl_dda_contact_part;
 
 /* Validates everything (polygons, overlaps, materials, joints, points) and builds the model on
  * device d (cpu or cuda). Errors name the block / parameter and the fix. */
@@ -130,11 +147,16 @@ typedef struct cl_dda_block_state {
   double area, x0, y0, velocity[6], stress[3], ux, uy, rotation;
 } cl_dda_block_state;
 void cl_dda_block_state_of(const cl_dda_model *m, size_t i, cl_dda_block_state *s);
-/* The step leaves the blocks' stresses and velocities on the model's device: this brings the host's
- * copies, which cl_dda_block_state_of reads, up to date (once after each step, when asked). */
+/* The step leaves the blocks' stresses and velocities (and, with the pattern on the device, their
+ * vertices) on the model's device: this brings the host's copies, which cl_dda_block_state_of and
+ * cl_dda_block_vertices read, up to date (once after each step, when asked). */
 cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err);
 
-/* The current contacts (after the last accepted step). */
+/* The step leaves its contacts' states, forces, anchors and bonds on the model's device: this brings
+ * the host's list, which cl_dda_contact_of reads, up to date (once after each step, when asked). */
+cl_status cl_dda_host_contacts(cl_dda_model *m, cl_error *err);
+
+/* The current contacts (after the last accepted step; cl_dda_contact_of after cl_dda_host_contacts). */
 typedef struct cl_dda_contact_info {
   int32_t block_vertex, block_edge, kind, state; /* 0-based blocks; kind 0 VE, 1 VV1, 2 VV2; state 0 open, 1 slide, 2 lock */
   double x, y, normal_force, shear_force;
@@ -145,10 +167,10 @@ void cl_dda_contact_of(const cl_dda_model *m, size_t k, cl_dda_contact_info *c);
 /* Writes the blocks as a VTU (polygon cells with displacement, velocity, stress, material). */
 cl_status cl_dda_write_vtu(cl_dda_model *m, const char *path, cl_error *err);
 /* A PNG of the blocks coloured by the length of their displacement since the start. */
-cl_status cl_dda_write_png(const cl_dda_model *m, const char *path, cl_error *err);
+cl_status cl_dda_write_png(cl_dda_model *m, const char *path, cl_error *err);
 
 /* Writes the contacts as a VTU: a line cell from each contact vertex to its anchor on the edge
  * (state 0 open, 1 slide, 2 lock; kind 0 VE, 1 VV1, 2 VV2; normal and shear force). */
-cl_status cl_dda_write_contacts_vtu(const cl_dda_model *m, const char *path, cl_error *err);
+cl_status cl_dda_write_contacts_vtu(cl_dda_model *m, const char *path, cl_error *err);
 
 #endif

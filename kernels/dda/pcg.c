@@ -7,19 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../runtime/field.h"
 #include "../backend.h"
 #include "../dispatch.h"
+#include "contact_kernels.h"
 #include "pcg_kernels.h"
 #include "pcg_scalars.h"
 
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
        B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
-       B_PACK, B_COUNT };
+       B_CSTART, B_CKEYS, B_PATTERN, B_PACK, B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
 
-/* the bytes of a contact's state on the device (B_CSTATES) */
+/* the bytes of a contact's state on the device (B_CSTATES: state, flips (int32), sgn, N, friction
+ * (double); B_CSTART: its copy at the step's start) */
 #define STATE_BYTES 32
+/* and of its bookkeeping, after the states in B_CSTATES (SoA) so that one download brings both up
+ * (cl_dda_solver_contacts_down): anchor, shear force (double), bond (int32, its slice 8 bytes a
+ * contact to keep the next aligned), edge length, friction work, closed */
+#define MORE_BYTES 48
 
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
   memset(s, 0, sizeof *s);
@@ -29,6 +36,7 @@ void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format forma
 void cl_dda_solver_free(cl_dda_solver *s) {
   for (int k = 0; k < B_COUNT; k++)
     if (s->buf[k]) s->dev->release(s->dev, s->buf[k]);
+  if (s->scratch.p) s->dev->release(s->dev, s->scratch.p);
   free(s->stage), free(s->pack);
   memset(s, 0, sizeof *s);
 }
@@ -67,9 +75,10 @@ static cl_status run(cl_dda_solver *s, int op, cl_error *err) {
 
 static cl_status oom(cl_error *err) { return cl_error_set(err, CL_ERR_OOM, "DDA solver: out of memory"); }
 
-/* Buffer k's upload of a setup, kept in the host pack until send_uploads (8-byte aligned). */
-static cl_status upload(cl_dda_solver *s, int k, const void *src, size_t bytes, cl_error *err) {
-  CL_TRY(ensure(s, k, bytes, err));
+/* Buffer k's upload of a setup to its byte `offset`, kept in the host pack until send_uploads (8-byte
+ * aligned). */
+static cl_status upload_at(cl_dda_solver *s, int k, size_t offset, const void *src, size_t bytes, cl_error *err) {
+  CL_TRY(ensure(s, k, offset + bytes, err));
   if (!bytes) return CL_OK;
   if (s->npending == CL_DDA_SOLVER_PENDING) return cl_error_set(err, CL_ERR_ARG, "DDA solver: too many uploads");
   size_t at = (s->pack_used + 7) & ~(size_t)7;
@@ -80,8 +89,13 @@ static cl_status upload(cl_dda_solver *s, int k, const void *src, size_t bytes, 
   }
   memcpy(s->pack + at, src, bytes);
   s->pending[s->npending].buf = k, s->pending[s->npending].at = at, s->pending[s->npending].bytes = bytes;
+  s->pending[s->npending].offset = offset;
   s->npending++, s->pack_used = at + bytes;
   return CL_OK;
+}
+
+static cl_status upload(cl_dda_solver *s, int k, const void *src, size_t bytes, cl_error *err) {
+  return upload_at(s, k, 0, src, bytes, err);
 }
 
 /* The setup's uploads in one transfer (one host wait), then device copies into their buffers. */
@@ -90,8 +104,8 @@ static cl_status send_uploads(cl_dda_solver *s, cl_error *err) {
   if (s->npending) st = ensure(s, B_PACK, s->pack_used, err);
   if (st == CL_OK && s->npending) st = to_device(s, s->buf[B_PACK], s->pack, s->pack_used, err);
   for (int k = 0; st == CL_OK && k < s->npending; k++)
-    st = copy(s, s->buf[s->pending[k].buf], (unsigned char *)s->buf[B_PACK] + s->pending[k].at, s->pending[k].bytes,
-              err);
+    st = copy(s, (unsigned char *)s->buf[s->pending[k].buf] + s->pending[k].offset,
+              (unsigned char *)s->buf[B_PACK] + s->pending[k].at, s->pending[k].bytes, err);
   s->npending = 0, s->pack_used = 0;
   return st;
 }
@@ -223,6 +237,35 @@ cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *er
   return st == CL_OK ? check_factors(s, 1, err) : st;
 }
 
+/* A contact array of a setup into buffer k at its byte `offset`: uploaded with the setup's others, or
+ * copied on the device where the caller's arrays are there (c->on_device; k is already big enough). */
+static cl_status give(cl_dda_solver *s, const cl_dda_step_contacts *c, int k, size_t offset, const void *src,
+                      size_t bytes, cl_error *err) {
+  if (!c->on_device) return upload_at(s, k, offset, src, bytes, err);
+  CL_TRY(ensure(s, k, offset + bytes, err));
+  return bytes ? copy(s, (unsigned char *)s->buf[k] + offset, src, bytes, err) : CL_OK;
+}
+
+/* The step's start states into B_CSTART (laid out as B_CSTATES) and the bookkeeping's anchors, bonds and
+ * edge lengths after B_CSTATES' states, with the setup's other uploads. */
+static cl_status upload_start(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
+  const size_t nc = c->count, more = STATE_BYTES * nc;
+  CL_TRY(ensure(s, B_CSTART, STATE_BYTES * nc, err)); /* whole: the set-up kernel may write its friction */
+  CL_TRY(give(s, c, B_CSTART, 0, c->state, 4 * nc, err));
+  CL_TRY(give(s, c, B_CSTART, 4 * nc, c->flips, 4 * nc, err));
+  CL_TRY(give(s, c, B_CSTART, 8 * nc, c->sgn, 8 * nc, err));
+  CL_TRY(give(s, c, B_CSTART, 16 * nc, c->N, 8 * nc, err));
+  if (c->friction) CL_TRY(give(s, c, B_CSTART, 24 * nc, c->friction, 8 * nc, err));
+  CL_TRY(give(s, c, B_CSTATES, more, c->t_ref, 8 * nc, err));
+  CL_TRY(give(s, c, B_CSTATES, more + 16 * nc, c->bonded, 4 * nc, err));
+  if (c->len) return give(s, c, B_CSTATES, more + 24 * nc, c->len, 8 * nc, err);
+  /* set up on the device: its inputs, vertex, edge and joint length (B_CKEYS) */
+  CL_TRY(ensure(s, B_CKEYS, 16 * nc, err));
+  CL_TRY(give(s, c, B_CKEYS, 0, c->vi, 4 * nc, err));
+  CL_TRY(give(s, c, B_CKEYS, 4 * nc, c->ej, 4 * nc, err));
+  return give(s, c, B_CKEYS, 8 * nc, c->length, 8 * nc, err);
+}
+
 /* Counting sort of (key, item) pairs into CSR: start (nkeys + 1) and items in the order given. */
 static void bucket(size_t nkeys, size_t nitems, const int32_t *key, const int32_t *item, int32_t *start,
                    int32_t *out) {
@@ -232,6 +275,38 @@ static void bucket(size_t nkeys, size_t nitems, const int32_t *key, const int32_
   for (size_t q = 0; q < nitems; q++) out[start[key[q]]++] = item[q];
   for (size_t t = nkeys; t > 0; t--) start[t] = start[t - 1];
   start[0] = 0;
+}
+
+/* The contacts' own uploads of a setup (blocks, geometry and laws where given, start states) and the
+ * room of their device arrays. */
+static cl_status upload_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
+  const size_t nc = c->count;
+  CL_TRY(give(s, c, B_CBI, 0, c->bi, nc * sizeof(int32_t), err));
+  CL_TRY(give(s, c, B_CBJ, 0, c->bj, nc * sizeof(int32_t), err));
+  CL_TRY(c->geo ? upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err)
+                : ensure(s, B_CGEO, 26 * nc * sizeof(double), err));
+  CL_TRY(ensure(s, B_CSTATES, (STATE_BYTES + MORE_BYTES) * nc, err));
+  if (c->law) CL_TRY(upload(s, B_CLAW, c->law, 3 * nc * sizeof(double), err));
+  if (!c->geo) CL_TRY(ensure(s, B_CLAW, 3 * nc * sizeof(double), err));
+  CL_TRY(ensure(s, B_CK, 108 * nc * sizeof(double), err));
+  CL_TRY(ensure(s, B_CF, 12 * nc * sizeof(double), err));
+  s->start_kept = c->state != NULL;
+  return s->start_kept ? upload_start(s, c, err) : CL_OK;
+}
+
+/* The contacts' arrays and parameters in s->A, once their uploads are sent. */
+static void point_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c) {
+  const size_t nc = c->count;
+  void **b = s->buf;
+  char *states = b[B_CSTATES]; /* state, flips (int32), sgn, N, friction (double): one transfer each way */
+  s->A.nc = nc, s->A.cbi = b[B_CBI], s->A.cbj = b[B_CBJ], s->A.cgeo = b[B_CGEO];
+  s->A.cstate = (int32_t *)states, s->A.cflips = (int32_t *)(states + 4 * nc), s->A.csgn = states + 8 * nc;
+  s->A.cN = states + 16 * nc, s->A.cfric = states + 24 * nc;
+  s->A.kn = c->kn, s->A.ks = c->ks, s->A.cK = b[B_CK], s->A.cF = b[B_CF];
+  s->A.gstart = b[B_GSTART], s->A.gitem = b[B_GITEM], s->A.tdiag = b[B_TDIAG], s->A.rstart = b[B_RSTART];
+  s->A.ritem = b[B_RITEM];
+  s->A.claw = b[B_CLAW];
+  s->A.slip_floor = c->slip_floor, s->A.force_floor = c->force_floor, s->A.flip_limit = c->flip_limit;
 }
 
 cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_step_contacts *c,
@@ -269,31 +344,74 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   if (!sorted) return free(target), oom(err);
   bucket(ntarget, nitems, gkey, gval, gstart, sorted);
   bucket(n, 2 * nc, rkey, rval, rstart, sorted + nitems);
-  st = upload(s, B_CBI, c->bi, nc * sizeof(int32_t), err);
-  if (st == CL_OK) st = upload(s, B_CBJ, c->bj, nc * sizeof(int32_t), err);
-  if (st == CL_OK) st = upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err);
-  if (st == CL_OK) st = ensure(s, B_CSTATES, STATE_BYTES * nc, err);
-  if (st == CL_OK && c->law) st = upload(s, B_CLAW, c->law, 3 * nc * sizeof(double), err);
-  if (st == CL_OK) st = ensure(s, B_CK, 108 * nc * sizeof(double), err);
-  if (st == CL_OK) st = ensure(s, B_CF, 12 * nc * sizeof(double), err);
-  if (st == CL_OK) st = upload(s, B_GSTART, gstart, (ntarget + 1) * sizeof(int32_t), err);
+  st = upload(s, B_GSTART, gstart, (ntarget + 1) * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_GITEM, sorted, nitems * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_TDIAG, tdiag, ntarget * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_RSTART, rstart, (n + 1) * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_RITEM, sorted + nitems, 2 * nc * sizeof(int32_t), err);
+  if (st == CL_OK) st = upload_contacts(s, c, err);
   free(target), free(sorted);
   if (st == CL_OK) st = send_uploads(s, err);
   if (st != CL_OK) return st;
-  void **b = s->buf;
-  char *states = b[B_CSTATES]; /* state, flips (int32), sgn, N, friction (double): one transfer each way */
-  s->A.nc = nc, s->A.cbi = b[B_CBI], s->A.cbj = b[B_CBJ], s->A.cgeo = b[B_CGEO];
-  s->A.cstate = (int32_t *)states, s->A.cflips = (int32_t *)(states + 4 * nc), s->A.csgn = states + 8 * nc;
-  s->A.cN = states + 16 * nc, s->A.cfric = states + 24 * nc;
-  s->A.kn = c->kn, s->A.ks = c->ks, s->A.cK = b[B_CK], s->A.cF = b[B_CF];
-  s->A.gstart = b[B_GSTART], s->A.gitem = b[B_GITEM], s->A.tdiag = b[B_TDIAG], s->A.rstart = b[B_RSTART];
-  s->A.ritem = b[B_RITEM];
-  s->A.claw = b[B_CLAW];
-  s->A.slip_floor = c->slip_floor, s->A.force_floor = c->force_floor, s->A.flip_limit = c->flip_limit;
+  point_contacts(s, c);
+  return CL_OK;
+}
+
+static cl_status pattern_pass(cl_dda_solver *s, const cl_dda_pattern_args *a, int pass, size_t items, cl_error *err) {
+  s->launches++;
+  return cl_k_dda_pattern(s->dev, a, pass, items, err);
+}
+
+static cl_status sort_keys(cl_dda_solver *s, cl_dda_pattern_args *a, size_t m, uint64_t max_key, cl_error *err) {
+  s->launches++;
+  a->m = m;
+  return cl_k_dda_sort_keys(s->dev, &s->scratch, a->keys, (uint64_t *)a->sorted, m, max_key, err);
+}
+
+cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c,
+                                               cl_error *err) {
+  const size_t nc = c->count, m1 = 2 * nc + n, big = m1 > 4 * nc ? m1 : 4 * nc;
+  s->npending = 0, s->pack_used = 0; /* nothing left from a setup that failed */
+  if (s->format != CL_DDA_BSR)
+    return cl_error_set(err, CL_ERR_ARG, "DDA solver: the pattern is built on the device in BSR only (spmv = \"bsr\")");
+  CL_TRY(upload_contacts(s, c, err));
+  CL_TRY(send_uploads(s, err));
+  /* room: keys, sorted keys, flags, their offsets, the unique keys */
+  CL_TRY(ensure(s, B_PATTERN, 8 * (5 * big + 1), err));
+  uint64_t *room = s->buf[B_PATTERN];
+  cl_dda_pattern_args a = {.n = n, .nc = nc, .cbi = s->buf[B_CBI], .cbj = s->buf[B_CBJ], .keys = room,
+                           .sorted = room + big, .flags = (int64_t *)(room + 2 * big),
+                           .offset = (int64_t *)(room + 3 * big), .unique = room + 4 * big + 1};
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_PAIR_KEYS, m1, err));
+  CL_TRY(sort_keys(s, &a, m1, cl_dda_block_key((int64_t)n - 1, (int64_t)n - 1), err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_FLAGS, m1, err));
+  int64_t nnzb;
+  s->launches++, s->syncs++;
+  CL_TRY(cl_k_dda_offsets(s->dev, &s->scratch, a.flags, (int64_t *)a.offset, m1, &nnzb, err));
+  a.nnzb = (size_t)nnzb;
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_UNIQUE, m1, err));
+  CL_TRY(ensure(s, B_ROWPTR, (n + 1) * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_COL, a.nnzb * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_TDIAG, a.nnzb * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_GSTART, (a.nnzb + 1) * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_GITEM, 4 * nc * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_RSTART, (n + 1) * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_RITEM, 2 * nc * sizeof(int32_t), err));
+  a.rowptr = s->buf[B_ROWPTR], a.col = s->buf[B_COL], a.tdiag = s->buf[B_TDIAG], a.gstart = s->buf[B_GSTART];
+  a.gitem = s->buf[B_GITEM], a.rstart = s->buf[B_RSTART], a.ritem = s->buf[B_RITEM];
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_ROWS, n + 1, err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_COLUMNS, a.nnzb, err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_SHARE_KEYS, 4 * nc, err));
+  CL_TRY(sort_keys(s, &a, 4 * nc, (uint64_t)(a.nnzb - 1) << 32 | (uint64_t)(4 * nc), err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_GSTART, a.nnzb + 1, err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_GITEM, 4 * nc, err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_ROW_KEYS, 2 * nc, err));
+  CL_TRY(sort_keys(s, &a, 2 * nc, cl_dda_block_key((int64_t)n - 1, (int64_t)(2 * nc)), err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_RSTART, n + 1, err));
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_RITEM, 2 * nc, err));
+  s->A.nup = 0;
+  CL_TRY(set_args(s, n, a.nnzb, err));
+  point_contacts(s, c);
   return CL_OK;
 }
 
@@ -321,6 +439,68 @@ cl_status cl_dda_solver_get_states(cl_dda_solver *s, cl_dda_contact_states *c, c
   CL_TRY(to_host(s, p, s->buf[B_CSTATES], 24 * nc, err)); /* all but the friction */
   memcpy(c->state, p, 4 * nc), memcpy(c->flips, p + 4 * nc, 4 * nc), memcpy(c->sgn, p + 8 * nc, 8 * nc);
   memcpy(c->N, p + 16 * nc, 8 * nc);
+  return CL_OK;
+}
+
+void cl_dda_solver_setup_args(cl_dda_solver *s, cl_dda_setup_args *a) {
+  const size_t nc = s->A.nc;
+  char *start = s->buf[B_CSTART], *more = (char *)s->buf[B_CSTATES] + STATE_BYTES * nc, *keys = s->buf[B_CKEYS];
+  a->nc = nc, a->cbi = s->A.cbi, a->cbj = s->A.cbj, a->cvi = (const int32_t *)keys;
+  a->cej = (const int32_t *)(keys + 4 * nc), a->length = keys + 8 * nc;
+  a->cstate = (const int32_t *)start, a->sgn = start + 8 * nc, a->N = start + 16 * nc, a->friction = start + 24 * nc;
+  a->t_ref = more, a->cbonded = (const int32_t *)(more + 16 * nc), a->len = more + 24 * nc;
+  a->geo = s->buf[B_CGEO], a->law = s->buf[B_CLAW];
+}
+
+cl_status cl_dda_solver_restart_states(cl_dda_solver *s, cl_error *err) {
+  if (!s->A.nc) return CL_OK;
+  if (!s->start_kept)
+    return cl_error_set(err, CL_ERR_ARG, "DDA solver: no start states kept (give them to cl_dda_solver_set_contacts)");
+  return copy(s, s->buf[B_CSTATES], s->buf[B_CSTART], STATE_BYTES * s->A.nc, err);
+}
+
+cl_status cl_dda_solver_account(cl_dda_solver *s, double *friction_work, size_t *closed, cl_error *err) {
+  const size_t nc = s->A.nc;
+  *friction_work = 0, *closed = 0;
+  if (!nc) return CL_OK;
+  if (!s->start_kept)
+    return cl_error_set(err, CL_ERR_ARG, "DDA solver: no anchors kept (give them to cl_dda_solver_set_contacts)");
+  char *more = (char *)s->buf[B_CSTATES] + STATE_BYTES * nc;
+  cl_dda_account_args a = {.n = s->A.n, .nc = nc, .cbi = s->A.cbi, .cbj = s->A.cbj, .cstate = s->A.cstate,
+                           .cgeo = s->A.cgeo, .x = s->A.x, .cfric = s->A.cfric, .len = more + 24 * nc,
+                           .ks = s->A.ks, .t_ref = more, .S = more + 8 * nc, .bonded = (int32_t *)(more + 16 * nc),
+                           .work = more + 32 * nc, .closed = more + 40 * nc};
+  double count;
+  s->launches += 3, s->syncs += 2;
+  CL_TRY(cl_k_dda_account(s->dev, CL_F64, &a, err));
+  CL_TRY(cl_k_reduce(s->dev, CL_F64, a.work, nc, CL_REDUCE_SUM, friction_work, err));
+  CL_TRY(cl_k_reduce(s->dev, CL_F64, a.closed, nc, CL_REDUCE_SUM, &count, err));
+  *closed = (size_t)count;
+  return CL_OK;
+}
+
+cl_status cl_dda_solver_states_into(cl_dda_solver *s, const cl_dda_contact_fields *c, cl_error *err) {
+  const size_t nc = s->A.nc;
+  if (!nc) return CL_OK;
+  const char *st = s->buf[B_CSTATES], *more = st + STATE_BYTES * nc;
+  CL_TRY(copy(s, c->state, st, 4 * nc, err));
+  CL_TRY(copy(s, c->sgn, st + 8 * nc, 8 * nc, err));
+  CL_TRY(copy(s, c->N, st + 16 * nc, 8 * nc, err));
+  CL_TRY(copy(s, c->t_ref, more, 8 * nc, err));
+  CL_TRY(copy(s, c->S, more + 8 * nc, 8 * nc, err));
+  return copy(s, c->bonded, more + 16 * nc, 4 * nc, err);
+}
+
+cl_status cl_dda_solver_contacts_down(cl_dda_solver *s, cl_dda_contact_fields *c, cl_error *err) {
+  const size_t nc = s->A.nc;
+  if (!nc) return CL_OK;
+  const size_t bytes = (STATE_BYTES + 20) * nc; /* the states, then anchor, shear force and bond */
+  char *p = staging(s, bytes), *more = p + STATE_BYTES * nc;
+  if (!p) return oom(err);
+  CL_TRY(to_host(s, p, s->buf[B_CSTATES], bytes, err));
+  memcpy(c->state, p, 4 * nc), memcpy(c->flips, p + 4 * nc, 4 * nc), memcpy(c->sgn, p + 8 * nc, 8 * nc);
+  memcpy(c->N, p + 16 * nc, 8 * nc);
+  memcpy(c->t_ref, more, 8 * nc), memcpy(c->S, more + 8 * nc, 8 * nc), memcpy(c->bonded, more + 16 * nc, 4 * nc);
   return CL_OK;
 }
 

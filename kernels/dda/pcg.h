@@ -9,8 +9,10 @@
 #define CL_DDA_PCG_H
 
 #include "../../runtime/device.h"
+#include "broad_kernels.h"
 #include "bsr.h"
 #include "pcg_args.h"
+#include "setup_ops.h"
 
 typedef struct cl_dda_pcg_result {
   int iterations;
@@ -19,7 +21,7 @@ typedef struct cl_dda_pcg_result {
   double initial_residual; /* |b - A x0| / |b| at the start: how good the warm start was */
 } cl_dda_pcg_result;
 
-enum { CL_DDA_SOLVER_BUFFERS = 32, CL_DDA_SOLVER_PENDING = 16 };
+enum { CL_DDA_SOLVER_BUFFERS = 35, CL_DDA_SOLVER_PENDING = 32 };
 
 /* PCG's host reads the convergence scalars once every this many iterations (cl_dda_pcg) */
 #define CL_DDA_PCG_CHECK_EVERY 8
@@ -36,7 +38,7 @@ typedef struct cl_dda_solver {
    * in one transfer, then copied on the device into their buffers */
   unsigned char *pack;
   size_t pack_cap, pack_used;
-  struct { int buf; size_t at, bytes; } pending[CL_DDA_SOLVER_PENDING];
+  struct { int buf; size_t at, bytes, offset; } pending[CL_DDA_SOLVER_PENDING];
   int npending;
   /* since init, what a GPU would do: kernel launches and device-to-device copies (launches), and
    * the transfers the host waits for (syncs: every upload and download, a scalar's included) --
@@ -49,6 +51,8 @@ typedef struct cl_dda_solver {
   int persistent;
   int check_pending; /* the assembly left the factors' check to the persistent solve */
   int persistent_blocks; /* at most this many blocks in the persistent grid (0: as many as fit) */
+  int start_kept; /* set_contacts kept the step's start states and the bookkeeping's fields */
+  cl_dda_scratch scratch; /* the device sorts' and scans' room (set_contacts_on_device) */
 } cl_dda_solver;
 
 /* An empty solver on d (zero-initialised s). */
@@ -74,6 +78,20 @@ typedef struct cl_dda_step_contacts {
   const double *law;
   double slip_floor, force_floor;
   int flip_limit;
+  /* the states at the step's start (NULL: none kept; cl_dda_solver_set_states then gives them), each
+   * attempt's start (cl_dda_solver_restart_states): state, sliding direction, normal force, friction
+   * force times the sliding direction (sliding ones), count of each, no state changes yet; and what
+   * the accepted step's bookkeeping (cl_dda_solver_account) reads and updates: anchors, bonds, the
+   * edges' lengths */
+  const int32_t *state, *flips;
+  const double *sgn, *N, *friction;
+  const double *t_ref, *len;
+  const int32_t *bonded;
+  /* geo, law, friction and len NULL: set up on the device instead (cl_dda_solver_setup_args, setup_ops.h)
+   * from each contact's vertex, edge (its first vertex) and joint length, which then go up */
+  const int32_t *vi, *ej;
+  const double *length;
+  int on_device; /* the arrays above are the device's (copied there, not uploaded) */
 } cl_dda_step_contacts;
 
 /* The contacts' states as the open-close rule keeps them, count of each (host arrays): state
@@ -92,9 +110,42 @@ typedef struct cl_dda_contact_states {
 cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_step_contacts *c,
                                      cl_error *err);
 
+/* cl_dda_solver_set_contacts for n blocks with no host pattern: the pattern (BSR: every pair of blocks
+ * with a contact and the diagonal) and the assembly's indices built on the device from the contacts'
+ * blocks (pattern_ops.h: sorts of 64-bit keys and binary searches), the same arrays as the host's; the
+ * host waits once, for the pattern's size. CL_ERR_ARG where s's format is HSBCSR. */
+cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c,
+                                               cl_error *err);
+
 /* Once per attempt at a step: the contacts' states at the step's start go up (the rule then keeps
  * them on the device). */
 cl_status cl_dda_solver_set_states(cl_dda_solver *s, const cl_dda_contact_states *c, cl_error *err);
+
+/* After cl_dda_solver_set_contacts without geometry: the contact side of the set-up kernel's arguments
+ * (setup_ops.h: the contacts' blocks, vertices, edges, start states, anchors, bonds and joint lengths
+ * on the device, and the solver's arrays it fills); the caller gives the model's side and runs it
+ * before the step's first cl_dda_solver_restart_states. */
+void cl_dda_solver_setup_args(cl_dda_solver *s, cl_dda_setup_args *a);
+
+/* Each attempt at a step: the contacts' states at the step's start, as cl_dda_solver_set_contacts kept
+ * them, become the open-close rule's (a copy on the device). */
+cl_status cl_dda_solver_restart_states(cl_dda_solver *s, cl_error *err);
+
+/* The accepted step's bookkeeping of its contacts on the device (account_ops.h) from the device's
+ * solution: shear forces, anchors and bonds updated there; the friction work of the step and the
+ * closed contacts (sliding or locked) come back, two reductions. Needs set_contacts' anchors. */
+cl_status cl_dda_solver_account(cl_dda_solver *s, double *friction_work, size_t *closed, cl_error *err);
+
+/* The contacts' fields as the step left them on the device, count of each (host arrays): those of
+ * cl_dda_contact_states but the friction, and the shear forces, anchors and bonds of
+ * cl_dda_solver_account. */
+typedef struct cl_dda_contact_fields {
+  int32_t *state, *flips, *bonded;
+  double *sgn, *N, *S, *t_ref;
+} cl_dda_contact_fields;
+cl_status cl_dda_solver_contacts_down(cl_dda_solver *s, cl_dda_contact_fields *c, cl_error *err);
+/* The same fields but the flips into the device arrays of c, by device copies. */
+cl_status cl_dda_solver_states_into(cl_dda_solver *s, const cl_dda_contact_fields *c, cl_error *err);
 
 /* After a solve: the open-close rule (open_close_ops.h) on every contact with the device's solution,
  * its states updated on the device; only the counts of contacts whose state changed and of sliding

@@ -2,7 +2,9 @@
 -- a K40): a jointed slope 200 m wide and 60 m high cut by two joint sets (block cutter, slivers
 -- merged) on a fixed base, static analysis, time step 1 ms, allowed displacement 1% of the spacing scale.
 --   cleave run scripts/bench/dda_case1.lua [steps] [spacing] [preconditioner] [spmv] [penalty] [every] [dt]
--- CLEAVE_DDA_DETECTION=host|device picks where contact detection runs (default: the device on cuda).
+-- CLEAVE_DDA_DETECTION=host|device picks where contact detection runs (default: the device on cuda);
+-- with the device and BSR the transfer, the pattern and the assembly's indices run there too (no
+-- contact comes to the host in a step), with the host the ninth slice's host path.
 -- `steps` (default 20): the steps to run and time -- the paper's 40 000 do not fit in a 10-minute call;
 -- the script extrapolates its mean step time to them. `spacing` scales the joint spacings (0.72, the
 -- default: about 4 400 blocks; 3: about 280). `penalty`: the contact springs' stiffness as a multiple of
@@ -69,6 +71,7 @@ report.table_one(preconditioner, iterations / steps)
 report.device_work(launches, syncs, iterations, steps)
 report.modules(s, steps, { steps = 40000, target = 42, k40 = { detection = 42.28, diagonal = 1.68, assembly = 242.76,
   solve = 1723.7, open_close = 60.04, update = 5.63 } })
+report.contact_work(s, steps)
 report.energies(s)
 if not pcg_env then report.pcg_kernels(build, steps, dt, { stats = s, launches = launches, syncs = syncs, pcg = iterations }) end
 for blocks in (os.getenv("CLEAVE_DDA_PCG_BLOCKS") or ""):gmatch("%d+") do

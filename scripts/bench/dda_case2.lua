@@ -74,6 +74,7 @@ report.table_one(preconditioner, iterations / steps)
 report.device_work(launches, syncs, iterations, steps)
 report.modules(s, steps, { steps = 80000, target = 65, k40 = { detection = 59.43, diagonal = 3.74, assembly = 343.84,
   solve = 2755.1, open_close = 88.73, update = 13.98 } })
+report.contact_work(s, steps)
 report.energies(s)
 if not pcg_env then report.pcg_kernels(build, steps, dt, { stats = s, launches = launches, syncs = syncs, pcg = iterations }) end
 -- sliding rigidly, a block on the slope would have moved g (sin - cos tan phi) t^2 / 2

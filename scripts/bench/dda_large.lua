@@ -61,4 +61,4 @@ if steps > 1 then
     model:count(), later / (steps - 1), steps, oc / (steps - 1), iterations / (steps - 1)))
   report.device_work(launches, syncs, iterations, steps - 1)
 end
-if steps > 0 then report.modules(model:stats(), steps) end
+if steps > 0 then report.modules(model:stats(), steps) report.contact_work(model:stats(), steps) end

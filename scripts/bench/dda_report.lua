@@ -3,7 +3,8 @@
 -- report.modules(stats, steps, paper): the time in each module as the paper's Tables II-III
 -- (model:stats().seconds, wall clock), beside the paper's K40 times, per step, and extrapolated to
 -- the paper's step count; report.energies(stats): the work and energy bookkeeping;
--- report.device_work(launches, syncs, iterations, steps): the solver's launches and host waits.
+-- report.device_work(launches, syncs, iterations, steps): the solver's launches and host waits;
+-- report.contact_work(stats, steps): the work over the contacts outside the solve, part by part.
 local report = {}
 
 -- the model's modules and the paper's names for them (Tables II-III)
@@ -20,7 +21,8 @@ function report.modules(stats, steps, paper)
   for _, m in ipairs(modules) do total, ptotal = total + stats.seconds[m[1]], ptotal + (paper and paper.k40[m[1]] or 0) end
   local k40 = paper and string.format(" | %12s %12s", "K40 (s)", "K40 ms/step") or ""
   print(string.format("%-30s %10s %7s %12s%s", "module (paper's name)", "time (s)", "share", "ms a step", k40))
-  print(string.format("(contact detection's broad and narrow phases on the %s)", stats.device_detection and "device" or "host"))
+  print(string.format("(contact detection's broad and narrow phases on the %s; the matrix's pattern and indices on the %s)",
+    stats.device_detection and "device" or "host", stats.device_pattern and "device" or "host"))
   for _, m in ipairs(modules) do
     local s = stats.seconds[m[1]]
     local p = paper and string.format(" | %12.2f %12.3f", paper.k40[m[1]], 1e3 * paper.k40[m[1]] / paper.steps) or ""
@@ -32,6 +34,26 @@ function report.modules(stats, steps, paper)
   print(string.format("extrapolated to the paper's %d steps at this run's mean step time: %.1f s (paper, K40: %.0f s; " ..
     "target %.0f s); an estimate only: the step time changes as the blocks move and the contacts with them",
     paper.steps, total / steps * paper.steps, ptotal, paper.target))
+end
+
+-- The work over the contacts outside the solve, timed apart inside the modules
+-- (model:stats().contact_seconds, cl_dda_contact_part): the host's, or with the pattern on the device
+-- (stats.device_pattern) the device's passes; ms a step in each part, the sum and its share of the step.
+local host_parts = {
+  { "found", "found to host" }, { "transfer", "transfer" }, { "geometry", "geometry" }, { "packing", "packing" },
+  { "pattern", "pattern+setup" }, { "states", "states" }, { "account", "account+closed" },
+}
+function report.contact_work(stats, steps)
+  local line, sum, total = {}, 0, 0
+  for _, m in pairs(stats.seconds) do total = total + m end
+  for _, p in ipairs(host_parts) do
+    local s = stats.contact_seconds[p[1]]
+    sum = sum + s
+    line[#line + 1] = string.format("%s %.3f", p[2], 1e3 * s / steps)
+  end
+  print(string.format("work over the contacts outside the solve (%s), ms a step: %s; together %.3f (%.1f%% of the step)",
+    stats.device_pattern and "on the device" or "on the host", table.concat(line, ", "), 1e3 * sum / steps,
+    100 * sum / math.max(total, 1e-300)))
 end
 
 -- The solver's kernel launches (and device copies) and host waits (transfers, scalar reads),

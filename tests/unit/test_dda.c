@@ -11,6 +11,7 @@
 #include "../../kernels/dda/block.h"
 #include "../../kernels/dda/block_kernels.h"
 #include "../../kernels/dda/broad.h"
+#include "../../kernels/dda/contact_kernels.h"
 #include "../../kernels/dda/contact.h"
 #include "../../kernels/dda/contacts.h"
 #include "../../kernels/dda/detect.h"
@@ -740,7 +741,8 @@ static void open_close_on(cl_device *dev, int persistent, size_t n, size_t nc, u
   cl_dda_solver s;
   cl_dda_solver_init(&s, dev, CL_DDA_BSR);
   s.persistent = persistent;
-  cl_dda_step_contacts sc = {nc, bi, bj, geo, 50, 20, law, 1e-9, 1e-9, 4};
+  cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = 50, .ks = 20, .law = law,
+                             .slip_floor = 1e-9, .force_floor = 1e-9, .flip_limit = 4};
   cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
   cl_dda_contact_states st = {out->state, out->flips, out->sgn, out->N, fric};
   cr_assert_eq(cl_dda_solver_set_states(&s, &st, &err), CL_OK, "%s", err.msg);
@@ -838,7 +840,8 @@ Test(dda, device_open_close_rule_matches_the_host_rule) {
   cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
   cl_dda_solver s;
   cl_dda_solver_init(&s, &dev, CL_DDA_BSR);
-  cl_dda_step_contacts sc = {nc, bi, bj, geo, kn, ks, law, slip_floor, force_floor, flip_limit};
+  cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = kn, .ks = ks, .law = law,
+                             .slip_floor = slip_floor, .force_floor = force_floor, .flip_limit = flip_limit};
   cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
   cl_dda_contact_states st = {state, flips, sgn, N, fric};
   cr_assert_eq(cl_dda_solver_set_states(&s, &st, &err), CL_OK, "%s", err.msg);
@@ -1367,4 +1370,357 @@ Test(dda, solution_checks_on_the_device_match_the_displacement_field) {
     cl_device_close(&dev);
   }
   free(moments), free(D), free(vstart), free(vx), free(vy);
+}
+
+/* The contacts' states kept on the device for a whole step (cl_dda_step_contacts' start states): each
+ * attempt restarts from the step's start (cl_dda_solver_restart_states) whatever the rule changed in
+ * the last one, and the accepted step's bookkeeping on the device (cl_dda_solver_account) gives what the
+ * host's loop over the contacts gave (written out here from contact.h's gaps): the friction work of
+ * the sliding contacts f sgn (gs - gs0), the closed count, shear forces (sliding f sgn, locked ks gs,
+ * open 0), anchors following a contact that is not locked (t_ref += gs / l) and its bond lost. On
+ * the cpu and, where there is one, on cuda. Tolerances: the fields are the same arithmetic as the
+ * host's, to 1e-14 of their sizes (a compiler may contract them differently); the work is a sum in
+ * another order, 1e-12 of the sum of its terms' sizes. */
+Test(dda, contact_bookkeeping_on_the_device_matches_the_host) {
+  const size_t n = 40, nc = 240, m = 6 * n;
+  const double kn = 50, ks = 20;
+  lcg_seed(47);
+  double *K = malloc(36 * n * sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
+  double *law = malloc(3 * nc * sizeof *law), *reals = malloc(8 * nc * sizeof *reals), *x = malloc(m * sizeof *x);
+  int32_t *ints = malloc(9 * nc * sizeof *ints);
+  int32_t *bi = ints, *bj = bi + nc, *state = bj + nc, *flips = state + nc, *bonded = flips + nc;
+  double *sgn = reals, *N = sgn + nc, *fric = N + nc, *t_ref = fric + nc, *len = t_ref + nc;
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      F[r * n + i] = lcg_uniform(-1, 1);
+      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 30 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
+    }
+  for (size_t k = 0; k < nc; k++) {
+    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
+    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    law[k] = lcg_uniform(0, 1), law[nc + k] = lcg_uniform(0, 0.5), law[2 * nc + k] = lcg_uniform(0, 0.5);
+    state[k] = (int32_t)lcg_below(3), flips[k] = 0, sgn[k] = lcg_below(2) ? 1 : -1, bonded[k] = (int32_t)lcg_below(2);
+    N[k] = state[k] == CL_DDA_OPEN ? 0 : lcg_uniform(0, 2);
+    fric[k] = state[k] == CL_DDA_SLIDE ? law[k] * N[k] * sgn[k] : 0;
+    t_ref[k] = lcg_uniform(0, 1), len[k] = lcg_uniform(0.5, 2);
+  }
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    void *dK, *dF, *dzero;
+    double *zero = calloc(m, sizeof *zero);
+    cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev.alloc(&dev, &dzero, m * sizeof *zero, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev.to_device(&dev, dzero, zero, m * sizeof *zero, &err), CL_OK, "%s", err.msg);
+    cl_dda_bsr a = {0};
+    cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+    cl_dda_solver s;
+    cl_dda_solver_init(&s, &dev, CL_DDA_BSR);
+    cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = kn, .ks = ks, .law = law,
+                               .slip_floor = 1e-9, .force_floor = 1e-9, .flip_limit = 4, .state = state, .flips = flips,
+                               .sgn = sgn, .N = N, .friction = fric, .t_ref = t_ref, .len = len, .bonded = bonded};
+    cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_start_from(&s, dzero, &err), CL_OK, "%s", err.msg);
+    int32_t *dstate = malloc(4 * nc * sizeof *dstate), *dflips = dstate + nc, *dbonded = dflips + nc;
+    double *dreals = malloc(5 * nc * sizeof *dreals), *dsgn = dreals, *dN = dsgn + nc, *dS = dN + nc;
+    double *dt_ref = dS + nc;
+    cl_dda_contact_fields got = {dstate, dflips, dbonded, dsgn, dN, dS, dt_ref};
+    int changed = 0;
+    for (int attempt = 0; attempt < 2; attempt++) { /* an attempt whose rule changed states, then its redo */
+      cr_assert_eq(cl_dda_solver_restart_states(&s, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(cl_dda_solver_contacts_down(&s, &got, &err), CL_OK, "%s", err.msg);
+      for (size_t k = 0; k < nc; k++)
+        cr_assert(dstate[k] == state[k] && dflips[k] == 0 && dsgn[k] == sgn[k] && dN[k] == N[k],
+                  "%s, attempt %d, contact %zu: the start's state %d, sgn %g, N %g; got %d, %d flips, %g, %g", names[b],
+                  attempt, k, state[k], sgn[k], N[k], dstate[k], dflips[k], dsgn[k], dN[k]);
+      cl_dda_pcg_result res;
+      int unsettled;
+      cr_assert_eq(cl_dda_solver_assemble(&s, NULL, NULL, dK, dF, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(cl_dda_solver_solve_open_close(&s, NULL, CL_DDA_BLOCK_JACOBI, 1e-12, 0, 1000, &res, &changed, &unsettled,
+                                                  &err), CL_OK, "%s", err.msg);
+      cr_assert(res.converged && changed > 0, "%s: PCG converged %d, the rule changed %d states", names[b], res.converged,
+                changed);
+    }
+    double work;
+    size_t closed;
+    cr_assert_eq(cl_dda_solver_account(&s, &work, &closed, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_contacts_down(&s, &got, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_solution(&s, x, &err), CL_OK, "%s", err.msg);
+    double ref = 0, scale = 0;
+    size_t ref_closed = 0;
+    for (size_t k = 0; k < nc; k++) {
+      const double *Di = x + 6 * (size_t)bi[k], *Dj = x + 6 * (size_t)bj[k], gs0 = geo[25 * nc + k];
+      double gs = gs0;
+      for (int c = 0; c < 6; c++) gs += geo[(12 + c) * nc + k] * Di[c] - geo[(18 + c) * nc + k] * Dj[c];
+      const double f = law[k] * fmax(dN[k], 0) * dsgn[k];
+      const double S = dstate[k] == CL_DDA_SLIDE ? f : dstate[k] == CL_DDA_LOCK ? ks * gs : 0;
+      const double anchor = dstate[k] == CL_DDA_LOCK ? t_ref[k] : t_ref[k] + gs / len[k];
+      const int bond = dstate[k] == CL_DDA_LOCK ? bonded[k] : 0;
+      if (dstate[k] == CL_DDA_SLIDE) ref += f * (gs - gs0), scale += fabs(f * (gs - gs0));
+      ref_closed += dstate[k] != CL_DDA_OPEN;
+      cr_assert(fabs(dS[k] - S) <= 1e-14 * fmax(fabs(S), 1), "%s, contact %zu (state %d): shear force %.17g, host %.17g",
+                names[b], k, dstate[k], dS[k], S);
+      cr_assert(fabs(dt_ref[k] - anchor) <= 1e-14 * fmax(fabs(anchor), 1),
+                "%s, contact %zu (state %d): anchor %.17g, host %.17g", names[b], k, dstate[k], dt_ref[k], anchor);
+      cr_assert_eq(dbonded[k], bond, "%s, contact %zu (state %d): bonded %d, host %d", names[b], k, dstate[k], dbonded[k],
+                   bond);
+    }
+    cr_assert_eq(closed, ref_closed, "%s: %zu closed, host %zu", names[b], closed, ref_closed);
+    cr_assert(scale > 0 && fabs(work - ref) <= 1e-12 * scale, "%s: friction work %.17g, host %.17g", names[b], work, ref);
+    free(dstate), free(dreals);
+    cl_dda_solver_free(&s);
+    cl_dda_bsr_free(&a);
+    dev.release(&dev, dK), dev.release(&dev, dF), dev.release(&dev, dzero);
+    free(zero);
+    cl_device_close(&dev);
+  }
+  free(K), free(F), free(geo), free(law), free(reals), free(x), free(ints);
+}
+
+/* The step's contacts set up on the device (setup_ops.h) against the host's rules written out here:
+ * each contact's geometry is cl_dda_contact_at's at its vertex, its edge (the last vertex's edge wraps
+ * to the block's first) and the centroids; its joint is its edge's where the cutter gave one, else
+ * its pair of blocks' (either order), else the default; cohesion and tension act on the joint length
+ * while bonded; a sliding contact's friction is tan phi max(N, 0) sgn. On the cpu: the same arithmetic
+ * as the host's, to 1e-15 of the sizes (a compiler may contract it differently). */
+Test(dda, contact_setup_matches_the_host_rules) {
+  enum { NB = 6, NV = 4 * NB, NJ = 4, NPAIRS = 3 };
+  const size_t nc = 300;
+  lcg_seed(53);
+  int32_t vstart[NB + 1], edge_joint[NV], pair_joint[NPAIRS];
+  double vx[NV], vy[NV], moments[6 * NB], law_of[3 * NJ];
+  const int32_t pairs[NPAIRS][2] = {{0, 3}, {1, 2}, {4, 5}};
+  int64_t pair_keys[NPAIRS];
+  for (int i = 0; i <= NB; i++) vstart[i] = 4 * i;
+  for (int v = 0; v < NV; v++) {
+    vx[v] = lcg_uniform(-1, 1), vy[v] = lcg_uniform(-1, 1);
+    edge_joint[v] = lcg_below(3) ? -1 : (int32_t)lcg_below(NJ);
+  }
+  for (int k = 0; k < 6 * NB; k++) moments[k] = lcg_uniform(-1, 1);
+  for (int k = 0; k < 3 * NJ; k++) law_of[k] = lcg_uniform(0.1, 1);
+  for (int p = 0; p < NPAIRS; p++) pair_keys[p] = (int64_t)pairs[p][0] * NB + pairs[p][1], pair_joint[p] = 1 + p % (NJ - 1);
+  int32_t *ints = malloc(6 * nc * sizeof *ints);
+  int32_t *bi = ints, *bj = bi + nc, *vi = bj + nc, *ej = vi + nc, *state = ej + nc, *bonded = state + nc;
+  double *reals = malloc(36 * nc * sizeof *reals);
+  double *t_ref = reals, *length = t_ref + nc, *sgn = length + nc, *N = sgn + nc, *geo = N + nc, *len = geo + 26 * nc;
+  double *law = len + nc, *friction = law + 3 * nc;
+  for (size_t k = 0; k < nc; k++) {
+    bi[k] = (int32_t)lcg_below(NB), bj[k] = (int32_t)((bi[k] + 1 + (int32_t)lcg_below(NB - 1)) % NB);
+    vi[k] = vstart[bi[k]] + (int32_t)lcg_below(4), ej[k] = vstart[bj[k]] + (int32_t)lcg_below(4);
+    state[k] = (int32_t)lcg_below(3), bonded[k] = (int32_t)lcg_below(2);
+    t_ref[k] = lcg_uniform(0, 1), length[k] = lcg_uniform(0.5, 2), sgn[k] = lcg_below(2) ? 1 : -1;
+    N[k] = lcg_uniform(-1, 2);
+  }
+  cl_dda_setup_args a = {.n = NB, .vstart = vstart, .vx = vx, .vy = vy, .moments = moments, .edge_joint = edge_joint,
+                         .npairs = NPAIRS, .pair_keys = pair_keys, .pair_joint = pair_joint, .joint_law = law_of,
+                         .nc = nc, .cbi = bi, .cbj = bj, .cvi = vi, .cej = ej, .cstate = state, .cbonded = bonded,
+                         .t_ref = t_ref, .length = length, .sgn = sgn, .N = N, .geo = geo, .len = len, .law = law,
+                         .friction = friction};
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_k_dda_contact_setup(&dev, CL_F64, &a, &err), CL_OK, "%s", err.msg);
+  cl_device_close(&dev);
+  int by_edge = 0, by_pair = 0;
+  for (size_t k = 0; k < nc; k++) {
+    const int32_t i = bi[k], j = bj[k], e = ej[k], f = e + 1 == vstart[j + 1] ? vstart[j] : e + 1;
+    const cl_dda_contact_geometry g = cl_dda_contact_at(vx[vi[k]], vy[vi[k]], vx[e], vy[e], vx[f], vy[f], t_ref[k],
+                                                        moments[4 * NB + i], moments[5 * NB + i], moments[4 * NB + j],
+                                                        moments[5 * NB + j]);
+    double want[26];
+    for (int r = 0; r < 6; r++) want[r] = g.en[r], want[6 + r] = g.fn[r], want[12 + r] = g.es[r], want[18 + r] = g.fs[r];
+    want[24] = g.gn0, want[25] = g.gs0;
+    for (int q = 0; q < 26; q++)
+      cr_assert(fabs(geo[(size_t)q * nc + k] - want[q]) <= 1e-15 * fmax(fabs(want[q]), 1),
+                "contact %zu, geometry row %d: %.17g, host %.17g", k, q, geo[(size_t)q * nc + k], want[q]);
+    cr_assert(fabs(len[k] - g.len) <= 1e-15 * g.len, "contact %zu: edge length %.17g, host %.17g", k, len[k], g.len);
+    int jt = 0;
+    if (edge_joint[e] >= 0) jt = edge_joint[e], by_edge++;
+    else
+      for (int p = 0; p < NPAIRS; p++)
+        if ((pairs[p][0] == i && pairs[p][1] == j) || (pairs[p][0] == j && pairs[p][1] == i)) jt = pair_joint[p], by_pair++;
+    const double l = bonded[k] ? length[k] : 0;
+    const double want_law[3] = {law_of[3 * jt], law_of[3 * jt + 1] * l, law_of[3 * jt + 2] * l};
+    for (int q = 0; q < 3; q++)
+      cr_assert(fabs(law[(size_t)q * nc + k] - want_law[q]) <= 1e-15 * want_law[0],
+                "contact %zu (blocks %d, %d, edge %d: joint %d), law %d: %.17g, host %.17g", k, i, j, e, jt, q,
+                law[(size_t)q * nc + k], want_law[q]);
+    const double fr = state[k] == CL_DDA_SLIDE ? law_of[3 * jt] * fmax(N[k], 0) * sgn[k] : 0;
+    cr_assert(fabs(friction[k] - fr) <= 1e-15 * fmax(fabs(fr), 1), "contact %zu: friction %.17g, host %.17g", k,
+              friction[k], fr);
+  }
+  cr_assert(by_edge > 0 && by_pair > 0, "both joint rules met: %d by edge, %d by pair", by_edge, by_pair);
+  free(ints), free(reals);
+}
+
+/* The step's pattern and the assembly's indices built on the device (cl_dda_solver_set_contacts_on_device,
+ * pattern_ops.h) against the host's (cl_dda_bsr_pattern and cl_dda_solver_set_contacts): 300 blocks,
+ * 2 000 contacts with repeated pairs (either order) and blocks without contacts; the row pointers,
+ * columns, diagonal blocks, each matrix block's and block row's shares in contact order: the same
+ * arrays, exactly (integers). On the cpu and, where there is one, on cuda. */
+Test(dda, pattern_on_the_device_matches_the_host) {
+  const size_t n = 300, nc = 2000;
+  lcg_seed(59);
+  int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj);
+  for (size_t k = 0; k < nc; k++) {
+    if (k > 0 && lcg_below(4) == 0) { /* a pair met before, in either order */
+      size_t o = lcg_below(k);
+      int swap = (int)lcg_below(2);
+      bi[k] = swap ? bj[o] : bi[o], bj[k] = swap ? bi[o] : bj[o];
+    } else {
+      bi[k] = (int32_t)lcg_below(n - 20), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(7)) % (n - 20));
+    }
+  }
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_bsr a = {0};
+    cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+    cl_dda_solver host, device;
+    cl_dda_solver_init(&host, &dev, CL_DDA_BSR), cl_dda_solver_init(&device, &dev, CL_DDA_BSR);
+    cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .kn = 1, .ks = 1};
+    cr_assert_eq(cl_dda_solver_set_contacts(&host, &a, &sc, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_set_contacts_on_device(&device, n, &sc, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(device.A.ntarget, host.A.ntarget, "%s: %zu blocks, the host's %zu", names[b], device.A.ntarget,
+                 host.A.ntarget);
+    const size_t nt = host.A.ntarget;
+    const struct { const char *name; const int32_t *h, *d; size_t count; } arrays[] = {
+        {"rowptr", host.A.rowptr, device.A.rowptr, n + 1}, {"col", host.A.col, device.A.col, nt},
+        {"tdiag", host.A.tdiag, device.A.tdiag, nt}, {"gstart", host.A.gstart, device.A.gstart, nt + 1},
+        {"gitem", host.A.gitem, device.A.gitem, 4 * nc}, {"rstart", host.A.rstart, device.A.rstart, n + 1},
+        {"ritem", host.A.ritem, device.A.ritem, 2 * nc}};
+    int32_t *h = malloc(4 * nc * sizeof *h), *d = malloc(4 * nc * sizeof *d);
+    for (size_t q = 0; q < sizeof arrays / sizeof *arrays; q++) {
+      const size_t bytes = arrays[q].count * sizeof *h;
+      cr_assert_eq(dev.to_host(&dev, h, arrays[q].h, bytes, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_host(&dev, d, arrays[q].d, bytes, &err), CL_OK, "%s", err.msg);
+      for (size_t k = 0; k < arrays[q].count; k++)
+        cr_assert_eq(d[k], h[k], "%s: %s[%zu] %d, the host's %d", names[b], arrays[q].name, k, d[k], h[k]);
+    }
+    free(h), free(d);
+    cl_dda_solver_free(&host), cl_dda_solver_free(&device);
+    cl_dda_bsr_free(&a);
+    cl_device_close(&dev);
+  }
+  free(bi), free(bj);
+}
+
+/* A device list (cl_dda_device_list) of room items, each array its own allocation on dev; with host
+ * arrays h (NULL: none) of count items copied up. */
+typedef struct list_arrays {
+  void *p[14];
+} list_arrays;
+
+static cl_dda_device_list device_list(cl_device *dev, size_t room, list_arrays *keep) {
+  cl_error err;
+  for (int q = 0; q < 14; q++)
+    cr_assert_eq(dev->alloc(dev, &keep->p[q], (room ? room : 1) * 8, &err), CL_OK, "%s", err.msg);
+  void **p = keep->p;
+  cl_dda_device_list l = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12], p[13]};
+  return l;
+}
+
+/* The contact transfer on the device (cl_dda_detect_transfer, transfer_ops.h) against the host's
+ * (cl_dda_transfer) on the jittered grid with short edges (so that a vertex meets one edge twice:
+ * equal keys, which must keep the order found): from the contacts found on the device, with a last
+ * step's list whose states, bonds, anchors, directions and forces are made up and every fifth contact
+ * dropped (so that some are carried and some are new, closed when touching, not bonded after the first
+ * step). Every field of every contact the same, exactly (the same data moved, and the new ones' gaps by
+ * the same function of the same vertices). On the cpu and, where there is one, on cuda. */
+Test(dda, contact_transfer_on_the_device_matches_the_host) {
+  uint64_t seed = 23;
+  int32_t *vstart;
+  double *vx, *vy;
+  const size_t n = 35 * 30;
+  const double d0 = 0.05;
+  cl_error err;
+  cr_assert_eq(cl_dda_random_grid(35, 30, &seed, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
+  cl_dda_geometry g = {n, vstart, vx, vy};
+  const size_t nv = (size_t)vstart[n];
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_geometry on = geometry_on(&dev, &g);
+    cl_dda_detect det;
+    cl_dda_detect_init(&det, &dev);
+    cr_assert_eq(cl_dda_detect_pairs(&det, &on, d0, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_detect_found(&det, &on, NULL, 0, d0, &err), CL_OK, "%s", err.msg);
+    const size_t m = det.nfound;
+    cl_dda_found *found = malloc(m * sizeof *found);
+    cr_assert_eq(cl_dda_detect_found_to_host(&det, found, &err), CL_OK, "%s", err.msg);
+    /* each contact found told apart by its joint length (two with the same vertex and edge are often
+     * the same in every field): the transfer must keep the order they were found in */
+    for (size_t k = 0; k < m; k++) found[k].length = (double)k;
+    cr_assert_eq(dev.to_device(&dev, det.buf[CL_DDA_DB_FOUND], found, m * sizeof *found, &err), CL_OK, "%s", err.msg);
+    /* the last step's list: the found ones transferred, then made up and thinned */
+    cl_dda_contact_list none = {0}, prev = {0}, ref = {0};
+    cr_assert_eq(cl_dda_transfer(&g, found, m, &none, 1, &prev, &err), CL_OK, "%s", err.msg);
+    lcg_seed(61);
+    size_t kept = 0;
+    for (size_t k = 0; k < prev.count; k++) {
+      if (k % 5 == 3) continue;
+      cl_dda_contact c = prev.c[k];
+      c.state = (int32_t)lcg_below(3), c.bonded = (int32_t)lcg_below(2), c.t_ref = lcg_uniform(0, 1);
+      c.sgn = lcg_below(2) ? 1 : -1, c.N = lcg_uniform(-1, 2), c.S = lcg_uniform(-1, 1);
+      prev.c[kept++] = c;
+    }
+    prev.count = kept;
+    cr_assert_eq(cl_dda_transfer(&g, found, m, &prev, 0, &ref, &err), CL_OK, "%s", err.msg);
+    size_t equal = 0;
+    for (size_t k = 1; k < ref.count; k++) equal += ref.c[k].vi == ref.c[k - 1].vi && ref.c[k].ej == ref.c[k - 1].ej;
+    cr_assert(equal > 0 && ref.count == m, "%s: %zu contacts, %zu equal keys", names[b], ref.count, equal);
+    /* the same on the device */
+    int64_t *key = malloc(kept * sizeof *key);
+    int32_t *ints = malloc(8 * (m + 1) * sizeof *ints);
+    double *reals = malloc(5 * (m + 1) * sizeof *reals);
+    for (size_t k = 0; k < kept; k++) {
+      const cl_dda_contact *c = &prev.c[k];
+      key[k] = cl_dda_contact_key(c->vi, c->ej);
+      ints[k] = c->state, ints[m + k] = c->bonded;
+      reals[k] = c->t_ref, reals[m + k] = c->sgn, reals[2 * m + k] = c->N, reals[3 * m + k] = c->S;
+    }
+    list_arrays pa, oa;
+    cl_dda_device_list dprev = device_list(&dev, kept, &pa), dout = device_list(&dev, m, &oa);
+    const struct { void *dst; const void *src; size_t bytes; } up[] = {
+        {dprev.key, key, kept * 8}, {dprev.state, ints, kept * 4}, {dprev.bonded, ints + m, kept * 4},
+        {dprev.t_ref, reals, kept * 8}, {dprev.sgn, reals + m, kept * 8}, {dprev.N, reals + 2 * m, kept * 8},
+        {dprev.S, reals + 3 * m, kept * 8}};
+    for (size_t q = 0; q < sizeof up / sizeof *up; q++)
+      cr_assert_eq(dev.to_device(&dev, up[q].dst, up[q].src, up[q].bytes, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_detect_transfer(&det, &on, nv, &dprev, kept, 0, &dout, &err), CL_OK, "%s", err.msg);
+    const struct { const char *name; const void *src; int is_int; } down[] = {
+        {"bi", dout.bi, 1}, {"vi", dout.vi, 1}, {"bj", dout.bj, 1}, {"ej", dout.ej, 1}, {"kind", dout.kind, 1},
+        {"state", dout.state, 1}, {"bonded", dout.bonded, 1}, {"t_ref", dout.t_ref, 0}, {"length", dout.length, 0},
+        {"sgn", dout.sgn, 0}, {"N", dout.N, 0}, {"S", dout.S, 0}};
+    for (size_t q = 0; q < sizeof down / sizeof *down; q++) {
+      cr_assert_eq(dev.to_host(&dev, down[q].is_int ? (void *)ints : (void *)reals, down[q].src,
+                               m * (down[q].is_int ? 4 : 8), &err), CL_OK, "%s", err.msg);
+      for (size_t k = 0; k < m; k++) {
+        const cl_dda_contact *c = &ref.c[k];
+        const int32_t want_i[] = {c->bi, c->vi, c->bj, c->ej, c->kind, c->state, c->bonded};
+        const double want_r[] = {c->t_ref, c->length, c->sgn, c->N, c->S};
+        if (down[q].is_int)
+          cr_assert_eq(ints[k], want_i[q], "%s: contact %zu's %s %d, the host's %d", names[b], k, down[q].name, ints[k],
+                       want_i[q]);
+        else
+          cr_assert(reals[k] == want_r[q - 7], "%s: contact %zu's %s %.17g, the host's %.17g", names[b], k,
+                    down[q].name, reals[k], want_r[q - 7]);
+      }
+    }
+    for (int q = 0; q < 14; q++) dev.release(&dev, pa.p[q]), dev.release(&dev, oa.p[q]);
+    free(key), free(ints), free(reals), free(found);
+    cl_dda_contact_list_free(&prev), cl_dda_contact_list_free(&ref);
+    cl_dda_detect_free(&det);
+    release_geometry(&dev, &on);
+    cl_device_close(&dev);
+  }
+  free(vstart), free(vx), free(vy);
 }
