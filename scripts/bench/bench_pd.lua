@@ -7,7 +7,7 @@
 --   point  the lattice kernel by default (on the GPU at 3.015 dx the tile kernel since issue 19's
 --          third slice: force_cuda.cu's tile_default_2d/3d) with the closing kick as a kernel of its own
 --   fused  the same kernel with the closing kick fused into it (cl_pd_finish)
---   fused2 the step of pd.fused_drift (off by default): the same kernel with the closing kick and the next
+--   fused2 the step of pd.fused_drift (the default step): the same kernel with the closing kick and the next
 --          step's opening kick-drift fused into it, u double-buffered (cl_pd_finish with u_next; the
 --          kick-drift stage becomes pd_advance, which swaps the buffers)
 --   walk   the lattice point kernel walking the stencil in global memory (the former default)
