@@ -170,7 +170,7 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
     }
     cl_pd_store_broken(&a.broken[w * a.n + i], state, broken);
   }
-  cl_pd_finish(&a, &m, DIM, i, &p);
+  cl_pd_finish_from(&a, &m, DIM, i, &p, ui); /* the drift starts from the tile's copy of u(n) */
 }
 
 #endif
