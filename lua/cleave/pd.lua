@@ -140,7 +140,8 @@ end
 
 -- Device bytes per point: coordinates, u, v, a (dim each), damage, and the bonds: a list holds a
 -- row offset and 4 bytes per bond (pi h^2 or 4/3 pi h^3 bonds for a horizon of h dx), a lattice a
--- map cell, the point's cell and a bit per stencil entry; plus the temporaries of set-up.
+-- map cell, the point's cell and a bit per stencil entry; plus the temporaries of set-up (8 dim
+-- bytes, freed before cleave.explicit makes the default step's second u buffer, u_next: dim reals).
 local function bytes_per_point(dim, precision, horizon_dx, layout)
   local real = precision == "f32" and 4 or 8
   local bonds = dim == 2 and math.pi * horizon_dx ^ 2 or 4 / 3 * math.pi * horizon_dx ^ 3
