@@ -143,6 +143,8 @@ T.case("fused kick = separate kick, 2D bond list", function() compare({ layout =
 T.case("fused kick = separate kick, 2D lattice f32, kernels walk and group", function()
   for _, kernel in ipairs { "walk", "group" } do compare({ precision = "f32", kernel = kernel }, 120) end
 end)
+-- the 3D tile kernel with tiles 6 cells deep (on the CPU the one loop)
+T.case("fused kick = separate kick, 3D f64, kernel tile6", function() compare({ dim = 3, kernel = "tile6" }, 40) end)
 -- The half stencil sums forces with atomics, in an order that differs from run to run on several
 -- threads: its fused kick is checked on one pass instead, against the separate kick applied to
 -- the accelerations that pass wrote, after 60 steps (cracks grown, every point moving).

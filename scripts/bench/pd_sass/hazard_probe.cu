@@ -1,6 +1,7 @@
 /* The step kernels whose epilogue is cl_pd_finish (kernels/pd/point_force.h), one instance of each
- * shape, for hazard.sh: the tile and table kernels (PLAIN, the benchmark's bodies), the point kernel
- * on a lattice and on a list, a group kernel and the half stencil's finish pass; and the cohesive
+ * shape, for hazard.sh: the tile kernels (3D also 6 cells deep, "tile6") and the table kernel (PLAIN,
+ * the benchmark's bodies), the point kernel on a lattice and on a list, a group kernel and the half
+ * stencil's finish pass; and the cohesive
  * FEM's node kernel (kernels/czm/czm_cuda.cu: czm_node_kernel, the same body), whose reactions read
  * and write the same words. */
 #include "kernels/common/launch_cuda.cuh"
@@ -13,6 +14,8 @@ template __global__ void CL_PREC(pd_tile_kernel)<2, 28, 3, CL_PD_WEIGHTS_PLAIN>(
                                                                             const cl_pd_stencil_table<2, 28>);
 template __global__ void CL_PREC(pd_tile_kernel)<3, 122, 3, CL_PD_WEIGHTS_PLAIN>(cl_pd_force_args, cl_pd_pmb,
                                                                              const cl_pd_stencil_table<3, 122>);
+template __global__ void CL_PREC(pd_tile_kernel)<3, 122, 3, CL_PD_WEIGHTS_PLAIN, 6>(cl_pd_force_args, cl_pd_pmb,
+                                                                                const cl_pd_stencil_table<3, 122>);
 template __global__ void CL_PREC(pd_table_kernel)<2, 28, CL_PD_WEIGHTS_PLAIN>(cl_pd_force_args, cl_pd_pmb,
                                                                           const cl_pd_stencil_table<2, 28>);
 
