@@ -1,8 +1,9 @@
 /* The lattice step with u from shared memory (kernel = "tile", issue 19's shared-memory tiles), in
  * 2D and 3D. A block of CL_THREADS threads takes a tile of cells of the padded map (2D 32 x 8,
- * 3D 8 x 8 x 4), loads the points of the tile and of its halo of R cells (the stencil's reach)
- * and their u into shared memory, and each thread then runs the bonds of the point in its cell,
- * finding each neighbour at its own shared index plus a constant of the stencil: no map load and
+ * 3D 8 x 8 x 4; kernel "tile6": 8 x 8 x 6, 384 threads), loads the points of the tile and of its
+ * halo of R cells (the stencil's reach) and their u into shared memory, and each thread then runs
+ * the bonds of the point in its cell, finding each neighbour at its own shared index plus a
+ * constant of the stencil: no map load and
  * no gather of u from global memory per bond, at the price of a block-wide load and
  * synchronisation (at R = 3 a 2D tile reads (32 + 6)(8 + 6) cells, 2.1 times its own; a 3D tile
  * 14 x 14 x 10, 7.7 times its own, which is 0.06 cells per bond of its 122). Cells without a point
