@@ -304,14 +304,14 @@ static int stage_pd_force(lua_State *L) {
   const char *kernel = cl_lua_opt_string(L, 1, fn, "kernel", "point");
   static const struct { const char *name; cl_pd_kernel kernel; } kernels[] = {
       {"point", CL_PD_POINT}, {"half", CL_PD_HALF}, {"walk", CL_PD_WALK}, {"tile", CL_PD_TILE},
-      {"group", CL_PD_GROUP4}, {"group4", CL_PD_GROUP4},
+      {"tile6", CL_PD_TILE6}, {"group", CL_PD_GROUP4}, {"group4", CL_PD_GROUP4},
       {"group8", CL_PD_GROUP8}, {"group16", CL_PD_GROUP16}, {"group32", CL_PD_GROUP32}};
   int found = 0;
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0] && !found; k++)
     if (strcmp(kernel, kernels[k].name) == 0) s->kernel = kernels[k].kernel, found = 1;
   if (!found)
-    luaL_error(L, "%s: 'kernel' must be \"point\", \"half\" (each lattice bond once), \"walk\" or \"tile\" "
-                  "(benchmark variants of \"point\"), \"group\" (4 lanes per point) or \"group8\", \"group16\", "
+    luaL_error(L, "%s: 'kernel' must be \"point\", \"half\" (each lattice bond once), \"walk\", \"tile\" or "
+                  "\"tile6\" (benchmark variants of \"point\"), \"group\" (4 lanes per point) or \"group8\", \"group16\", "
                   "\"group32\" (got \"%s\")", fn, kernel);
   if (s->kernel == CL_PD_HALF && !s->bonds->lattice)
     luaL_error(L, "%s: kernel \"half\" needs the lattice layout (these bonds are a list): give layout = \"lattice\" "
@@ -336,6 +336,8 @@ static int pd_stage_tostring(lua_State *L) {
   else if (s->kernel == CL_PD_HALF) lua_pushstring(L, "stage<pd_force, half-stencil kernel>");
   else if (s->kernel == CL_PD_WALK) lua_pushstring(L, "stage<pd_force, point kernel (stencil walk)>");
   else if (s->kernel == CL_PD_TILE) lua_pushstring(L, "stage<pd_force, point kernel (shared-memory tiles)>");
+  else if (s->kernel == CL_PD_TILE6)
+    lua_pushstring(L, "stage<pd_force, point kernel (shared-memory tiles, 3D 6 cells deep)>");
   else lua_pushfstring(L, "stage<pd_force, group kernel of %d lanes>", (int)s->kernel);
   return 1;
 }

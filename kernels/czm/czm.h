@@ -121,13 +121,16 @@ CL_HD static inline void cl_czm_reaction(const cl_czm_args *A, int op, size_t i,
   real *r = (real *)A->reaction;
   const size_t cap = A->cap;
   real work = 0;
-  for (int c = 0; c < 2; c++) {
-    if (!(fixed >> c & 1)) continue;
-    const real force = -f[c];
-    if (op != CL_CZM_FORCE_FINISH) work += (r[c * cap + i] + force) / 2 * (u[c] - r[(3 + c) * cap + i]);
-    r[c * cap + i] = force, r[(3 + c) * cap + i] = u[c];
-  }
+  for (int c = 0; c < 2; c++)
+    if (fixed >> c & 1 && op != CL_CZM_FORCE_FINISH)
+      work += (r[c * cap + i] - f[c]) / 2 * (u[c] - r[(3 + c) * cap + i]);
+  /* The work first: its store waits on the loads above, and the new force and displacement are
+   * stored after it. Stored before (they do not depend on those loads), the GPU issued them to the
+   * addresses whose loads were still in flight, as cl_pd_finish did (kernels/pd/point_force.h;
+   * test sass/test_pd_sass_hazard). */
   r[2 * cap + i] += work;
+  for (int c = 0; c < 2; c++)
+    if (fixed >> c & 1) r[c * cap + i] = -f[c], r[(3 + c) * cap + i] = u[c];
 }
 
 /* The per-node operations of the step (czm_kernels.h: CL_CZM_FORCE_START .. CL_CZM_KINETIC_STAGGERED),

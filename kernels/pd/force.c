@@ -39,6 +39,7 @@ cl_status cl_k_pd_force(cl_device *d, cl_dtype t, const cl_pd_force_args *a, cl_
                            : kernel == CL_PD_HALF ? "pd_force (half)"
                            : kernel == CL_PD_WALK ? "pd_force (walk)"
                            : kernel == CL_PD_TILE ? "pd_force (tile)"
+                           : kernel == CL_PD_TILE6 ? "pd_force (tile6)"
                                                   : "pd_force (group)", err);
 }
 

@@ -12,10 +12,14 @@
  * without energies: other cases run CL_PD_POINT). Variants of CL_PD_POINT for benchmarks, equal to
  * it on the CPU: CL_PD_WALK, the stencil walked from global memory (what CL_PD_POINT runs for
  * stencils without a launch-constant table, stencil_table.cuh); CL_PD_TILE, u of a block's tile of
- * grid cells and its halo in shared memory (stencil_tile.cuh; 2D lattice at 3.015 dx, no
- * energies: other cases run CL_PD_POINT). */
+ * grid cells and its halo in shared memory (stencil_tile.cuh; lattice at 3.015 dx, no energies:
+ * other cases run CL_PD_POINT); CL_PD_TILE6, the same with 3D tiles 6 cells deep instead of 4
+ * (8 x 8 x 6, blocks of 384 threads; 2D as CL_PD_TILE), for the 3D f64 step, whose 8 x 8 x 4 tile
+ * (55 KB of shared memory and 52 registers a block of 256) lets 4 blocks, 32 warps, run on an H100
+ * SM: 8 x 8 x 6 (64 KB, 384 threads) lets 3 blocks, 36 warps, and loads 6.1 halo cells a point
+ * instead of 7.7. Not measured yet: not the default. */
 typedef enum cl_pd_kernel {
-  CL_PD_POINT = 0, CL_PD_HALF = 1, CL_PD_WALK = 2, CL_PD_TILE = 3,
+  CL_PD_POINT = 0, CL_PD_HALF = 1, CL_PD_WALK = 2, CL_PD_TILE = 3, CL_PD_TILE6 = 5,
   CL_PD_GROUP4 = 4, CL_PD_GROUP8 = 8, CL_PD_GROUP16 = 16, CL_PD_GROUP32 = 32
 } cl_pd_kernel;
 
@@ -70,7 +74,8 @@ typedef struct cl_pd_force_args {
 #ifndef __CUDACC_RTC__
 /* Blocks of CL_THREADS threads for a launch of kernel shape `kernel` over n points. */
 static inline unsigned cl_pd_blocks(size_t n, cl_pd_kernel kernel) {
-  if (kernel < CL_PD_GROUP4) return cl_grid_1d(n); /* a thread per point */
+  const int group = kernel == CL_PD_GROUP4 || kernel == CL_PD_GROUP8 || kernel == CL_PD_GROUP16 || kernel == CL_PD_GROUP32;
+  if (!group) return cl_grid_1d(n); /* a thread per point */
   return (unsigned)((n * (size_t)kernel + CL_THREADS - 1) / CL_THREADS);
 }
 #endif

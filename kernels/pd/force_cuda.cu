@@ -51,28 +51,31 @@ static void launch_table_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
       *a, m, cl_pd_make_table<DIM, K>(a, m, WEIGHTS != CL_PD_WEIGHTS_ANY));
 }
 
-/* The shared-memory tile kernel of one stencil (stencil_tile.cuh); its shared memory is dynamic,
- * since the 3D f64 tile needs more than the 48 KB a launch gets without asking. */
-template <int DIM, int K, int WEIGHTS>
+/* The shared-memory tile kernel of one stencil (stencil_tile.cuh) with 3D tiles DEPTH cells deep;
+ * its shared memory is dynamic, since the 3D f64 tile needs more than the 48 KB a launch gets
+ * without asking. */
+template <int DIM, int K, int WEIGHTS, int DEPTH>
 static void launch_tile_as(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   constexpr int R = 3; /* the reach of the stencils at 3.015 dx (cl_pd_tile_stencil_matches) */
-  const size_t bytes = cl_pd_tile_halo<DIM, R, cl_pd_tile_holds_g<DIM, R, WEIGHTS>::value>::BYTES;
+  const size_t bytes = cl_pd_tile_halo<DIM, R, cl_pd_tile_holds_g<DIM, R, WEIGHTS, DEPTH>::value, DEPTH>::BYTES;
   if (bytes > 48 * 1024)
-    cudaFuncSetAttribute(CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         (int)bytes);
-  CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS><<<cl_pd_tile_grid<DIM>(a), CL_THREADS, bytes>>>(
-      *a, m, cl_pd_make_table<DIM, K>(a, m, WEIGHTS != CL_PD_WEIGHTS_ANY));
+    cudaFuncSetAttribute(CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS, DEPTH>,
+                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+  CL_PREC(pd_tile_kernel)<DIM, K, R, WEIGHTS, DEPTH>
+      <<<cl_pd_tile_grid<DIM, DEPTH>(a), cl_pd_tile_shape<DIM, DEPTH>::THREADS, bytes>>>(
+          *a, m, cl_pd_make_table<DIM, K>(a, m, WEIGHTS != CL_PD_WEIGHTS_ANY));
 }
 
-/* An unrolled kernel's instance for the body's per-bond weights (stencil_table.cuh). */
-template <int DIM, int K, bool TILE>
+/* An unrolled kernel's instance for the body's per-bond weights (stencil_table.cuh): the table
+ * kernel, or the tile kernel (with 3D tiles DEPTH cells deep). */
+template <int DIM, int K, bool TILE, int DEPTH = CL_THREADS / 64>
 static void launch_unrolled(const cl_pd_force_args *a, const cl_pd_pmb &m) {
   switch (cl_pd_weights_of(a)) {
-    case CL_PD_WEIGHTS_PLAIN: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_PLAIN>(a, m)
+    case CL_PD_WEIGHTS_PLAIN: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_PLAIN, DEPTH>(a, m)
                                    : launch_table_as<DIM, K, CL_PD_WEIGHTS_PLAIN>(a, m); break;
-    case CL_PD_WEIGHTS_SURFACE: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_SURFACE>(a, m)
+    case CL_PD_WEIGHTS_SURFACE: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_SURFACE, DEPTH>(a, m)
                                      : launch_table_as<DIM, K, CL_PD_WEIGHTS_SURFACE>(a, m); break;
-    default: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_ANY>(a, m) : launch_table_as<DIM, K, CL_PD_WEIGHTS_ANY>(a, m);
+    default: TILE ? launch_tile_as<DIM, K, CL_PD_WEIGHTS_ANY, DEPTH>(a, m) : launch_table_as<DIM, K, CL_PD_WEIGHTS_ANY>(a, m);
   }
 }
 
@@ -80,14 +83,17 @@ static void launch_unrolled(const cl_pd_force_args *a, const cl_pd_pmb &m) {
  * stencils of the horizons the benchmarks and examples use (delta = 3.015 dx: 28 entries in 2D,
  * 122 in 3D, reach 3; the tile kernel on maps whose tiles fit the grid's limits); any rows (a
  * partitioned step's interior or rest). Returns false for other stencils and for energies (they
- * take the stencil walk). Another stencil is a line here. */
-static bool launch_stencil(const cl_pd_force_args *a, const cl_pd_pmb &m, bool tile) {
+ * take the stencil walk). deep: 3D tiles 6 cells deep (CL_PD_TILE6). Another stencil is a line here. */
+static bool launch_stencil(const cl_pd_force_args *a, const cl_pd_pmb &m, bool tile, bool deep) {
   if (!a->stencil_host || a->energy) return false;
   if (a->dim == 2 && a->nstencil == 28) {
     if (tile && cl_pd_tile_grid_fits<2>(a) && cl_pd_tile_stencil_matches<2, 28, 3>(a)) launch_unrolled<2, 28, true>(a, m);
     else launch_unrolled<2, 28, false>(a, m);
   } else if (a->dim == 3 && a->nstencil == 122) {
-    if (tile && cl_pd_tile_grid_fits<3>(a) && cl_pd_tile_stencil_matches<3, 122, 3>(a)) launch_unrolled<3, 122, true>(a, m);
+    if (tile && deep && cl_pd_tile_grid_fits<3, 6>(a) && cl_pd_tile_stencil_matches<3, 122, 3>(a))
+      launch_unrolled<3, 122, true, 6>(a, m);
+    else if (tile && cl_pd_tile_grid_fits<3>(a) && cl_pd_tile_stencil_matches<3, 122, 3>(a))
+      launch_unrolled<3, 122, true>(a, m);
     else launch_unrolled<3, 122, false>(a, m);
   } else {
     return false;
@@ -110,10 +116,11 @@ extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel
     else launch_half<3>(a, m);
     return (int)cudaGetLastError();
   }
-  const bool tile = kernel == CL_PD_TILE || (kernel == CL_PD_POINT && (a->dim == 2 ? tile_default_2d : tile_default_3d));
-  if (lattice && (kernel == CL_PD_POINT || kernel == CL_PD_TILE) && launch_stencil(a, m, tile))
+  const bool tile = kernel == CL_PD_TILE || kernel == CL_PD_TILE6 ||
+                    (kernel == CL_PD_POINT && (a->dim == 2 ? tile_default_2d : tile_default_3d));
+  if (lattice && (kernel == CL_PD_POINT || tile) && launch_stencil(a, m, tile, kernel == CL_PD_TILE6))
     return (int)cudaGetLastError();
-  if (kernel == CL_PD_WALK || kernel == CL_PD_TILE) kernel = CL_PD_POINT; /* the stencil walk */
+  if (kernel == CL_PD_WALK || tile) kernel = CL_PD_POINT; /* the stencil walk */
   if (a->dim == 2) lattice ? launch<2, true>(a, m, kernel) : launch<2, false>(a, m, kernel);
   else lattice ? launch<3, true>(a, m, kernel) : launch<3, false>(a, m, kernel);
   return (int)cudaGetLastError();

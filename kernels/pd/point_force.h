@@ -165,9 +165,13 @@ CL_HD static inline void cl_pd_lattice_row(const cl_pd_force_args *a, const cl_p
  * issued the store to a line whose load was still in flight — the one difference the SASS showed
  * between the fused step's kernel and the default's, which the H100 ran 3.8 times slower with the
  * same instructions, stalled on L1TEX (docs/methods/peridynamics.md). Test: sass/test_pd_sass_hazard
- * (pd_sass/hazard.py finds such pairs in the SASS). */
-CL_HD static inline void cl_pd_finish(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
-                                      size_t i, const cl_pd_partial *p) {
+ * (pd_sass/hazard.py finds such pairs in the SASS).
+ * ui: the point's own u(n) where the caller holds a copy the drift can start from (the tile kernel's
+ * shared memory: no global load), or NULL to read it from a->u. Not the rows' registers: kept live
+ * through the epilogue they cost the list kernel 7 registers in f32 (48 -> 55, 5 -> 4 blocks an SM),
+ * for a load that hits L1. */
+CL_HD static inline void cl_pd_finish_from(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
+                                           size_t i, const cl_pd_partial *p, const real *ui) {
   real *acc = (real *)a->a, *v = (real *)a->v, *u_next = (real *)a->u_next;
   const real *body = (const real *)a->body;
   const unsigned held = a->kick_held ? a->kick_held[i] : 0;
@@ -178,7 +182,7 @@ CL_HD static inline void cl_pd_finish(const cl_pd_force_args *a, const cl_pd_pmb
     if (v && !(held >> c & 1)) {
       real vc = v[at];
       if (u_next) {
-        real uc = ((const real *)a->u)[at];
+        real uc = ui ? ui[c] : ((const real *)a->u)[at];
         cl_verlet_kick(&vc, acc[at], dt); /* v(n-1/2) */
         cl_verlet_kick(&vc, value, dt);   /* v(n) */
         v[at] = vc;
@@ -195,6 +199,11 @@ CL_HD static inline void cl_pd_finish(const cl_pd_force_args *a, const cl_pd_pmb
   if (a->damage)
     ((real *)a->damage)[i] = p->weight_all > 0 ? 1 - p->weight_intact / p->weight_all : 0;
   if (a->energy) ((real *)a->energy)[i] = p->energy;
+}
+
+CL_HD static inline void cl_pd_finish(const cl_pd_force_args *a, const cl_pd_pmb *m, const int dim,
+                                      size_t i, const cl_pd_partial *p) {
+  cl_pd_finish_from(a, m, dim, i, p, NULL);
 }
 
 CL_HD static inline cl_pd_pmb cl_pd_material(const cl_pd_force_args *a) {

@@ -1,8 +1,9 @@
 /* The lattice step with u from shared memory (kernel = "tile", issue 19's shared-memory tiles), in
  * 2D and 3D. A block of CL_THREADS threads takes a tile of cells of the padded map (2D 32 x 8,
- * 3D 8 x 8 x 4), loads the points of the tile and of its halo of R cells (the stencil's reach)
- * and their u into shared memory, and each thread then runs the bonds of the point in its cell,
- * finding each neighbour at its own shared index plus a constant of the stencil: no map load and
+ * 3D 8 x 8 x 4; kernel "tile6": 8 x 8 x 6, 384 threads), loads the points of the tile and of its
+ * halo of R cells (the stencil's reach) and their u into shared memory, and each thread then runs
+ * the bonds of the point in its cell, finding each neighbour at its own shared index plus a
+ * constant of the stencil: no map load and
  * no gather of u from global memory per bond, at the price of a block-wide load and
  * synchronisation (at R = 3 a 2D tile reads (32 + 6)(8 + 6) cells, 2.1 times its own; a 3D tile
  * 14 x 14 x 10, 7.7 times its own, which is 0.06 cells per bond of its 122). Cells without a point
@@ -16,20 +17,21 @@
 
 #include "stencil_table.cuh"
 
-/* A block's tile of map cells: X x Y (x Z) = CL_THREADS cells, the 3D one as near a cube as
- * CL_THREADS allows, since its halo grows with the surface. */
-template <int DIM>
+/* A block's tile of map cells, a thread each: X x Y (x Z) = THREADS cells, CL_THREADS by default, the
+ * 3D one as near a cube as CL_THREADS allows, since its halo grows with the surface. DEPTH: the 3D
+ * tile's Z (CL_THREADS / 64 = 4 by default; 6 for kernel "tile6": force_args.h, CL_PD_TILE6). */
+template <int DIM, int DEPTH = CL_THREADS / 64>
 struct cl_pd_tile_shape {
-  static constexpr int X = DIM == 2 ? 32 : 8, Y = DIM == 2 ? CL_THREADS / 32 : 8,
-                       Z = DIM == 2 ? 1 : CL_THREADS / 64;
+  static constexpr int X = DIM == 2 ? 32 : 8, Y = DIM == 2 ? CL_THREADS / 32 : 8, Z = DIM == 2 ? 1 : DEPTH,
+                       THREADS = X * Y * Z;
 };
 
 /* The tile with its halo of R cells on each side (none along z in 2D); G: with the points' surface
  * factors. */
-template <int DIM, int R, bool G>
+template <int DIM, int R, bool G, int DEPTH = CL_THREADS / 64>
 struct cl_pd_tile_halo {
-  static constexpr int X = cl_pd_tile_shape<DIM>::X + 2 * R, Y = cl_pd_tile_shape<DIM>::Y + 2 * R,
-                       Z = DIM == 2 ? 1 : cl_pd_tile_shape<DIM>::Z + 2 * R, CELLS = X * Y * Z;
+  typedef cl_pd_tile_shape<DIM, DEPTH> S;
+  static constexpr int X = S::X + 2 * R, Y = S::Y + 2 * R, Z = DIM == 2 ? 1 : S::Z + 2 * R, CELLS = X * Y * Z;
   /* shared memory: u (DIM components), the surface factors (DIM, if G), then the point of each cell */
   static constexpr size_t BYTES = CELLS * ((G ? 2 : 1) * DIM * sizeof(real) + sizeof(uint32_t));
 };
@@ -39,9 +41,10 @@ struct cl_pd_tile_halo {
  * (3D f32 with the correction: 90.5 -> 84.6 instructions per bond, pd_sass/count.sh): where the
  * shared memory stays within a third of an SM's 227 KB, so that 3 blocks (24 warps) still fit —
  * not the 3D f64 tile, which would need 102 KB. */
-template <int DIM, int R, int WEIGHTS>
+template <int DIM, int R, int WEIGHTS, int DEPTH = CL_THREADS / 64>
 struct cl_pd_tile_holds_g {
-  static constexpr bool value = WEIGHTS != CL_PD_WEIGHTS_PLAIN && cl_pd_tile_halo<DIM, R, true>::BYTES <= 227 * 1024 / 3;
+  static constexpr bool value =
+      WEIGHTS != CL_PD_WEIGHTS_PLAIN && cl_pd_tile_halo<DIM, R, true, DEPTH>::BYTES <= 227 * 1024 / 3;
 };
 
 /* The stencil of a horizon between R and sqrt(R^2 + 1) cells (3.015 dx at R = 3: 28 steps in 2D,
@@ -87,17 +90,17 @@ static bool cl_pd_tile_stencil_matches(const cl_pd_force_args *a) {
 }
 
 /* Blocks of the tile kernel over the map's cells (interior and padding). */
-template <int DIM>
+template <int DIM, int DEPTH = CL_THREADS / 64>
 static inline dim3 cl_pd_tile_grid(const cl_pd_force_args *a) {
-  typedef cl_pd_tile_shape<DIM> S;
+  typedef cl_pd_tile_shape<DIM, DEPTH> S;
   return dim3((unsigned)((a->map_dims[0] + S::X - 1) / S::X), (unsigned)((a->map_dims[1] + S::Y - 1) / S::Y),
               DIM == 2 ? 1u : (unsigned)((a->map_dims[2] + S::Z - 1) / S::Z));
 }
 
 /* Whether a map of these extents fits the grid's limits on y and z blocks. */
-template <int DIM>
+template <int DIM, int DEPTH = CL_THREADS / 64>
 static inline bool cl_pd_tile_grid_fits(const cl_pd_force_args *a) {
-  const dim3 g = cl_pd_tile_grid<DIM>(a);
+  const dim3 g = cl_pd_tile_grid<DIM, DEPTH>(a);
   return g.y <= 65535 && g.z <= 65535;
 }
 
@@ -113,12 +116,12 @@ static __device__ __forceinline__ uint32_t cl_pd_tile_point(const cl_pd_force_ar
 
 extern __shared__ __align__(16) unsigned char cl_pd_tile_memory[];
 
-template <int DIM, int K, int R, int WEIGHTS>
-__global__ void __launch_bounds__(CL_THREADS)
+template <int DIM, int K, int R, int WEIGHTS, int DEPTH = CL_THREADS / 64>
+__global__ void __launch_bounds__(cl_pd_tile_shape<DIM, DEPTH>::THREADS)
 CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_table<DIM, K> t) {
-  typedef cl_pd_tile_shape<DIM> S;
-  constexpr bool G = cl_pd_tile_holds_g<DIM, R, WEIGHTS>::value;
-  typedef cl_pd_tile_halo<DIM, R, G> H;
+  typedef cl_pd_tile_shape<DIM, DEPTH> S;
+  constexpr bool G = cl_pd_tile_holds_g<DIM, R, WEIGHTS, DEPTH>::value;
+  typedef cl_pd_tile_halo<DIM, R, G, DEPTH> H;
   constexpr int RZ = DIM == 3 ? R : 0;
   real *tile_u = (real *)cl_pd_tile_memory;                             /* [DIM][CELLS] */
   real *tile_g = tile_u + DIM * H::CELLS;                               /* [DIM][CELLS] if G */
@@ -170,7 +173,7 @@ CL_PREC(pd_tile_kernel)(cl_pd_force_args a, cl_pd_pmb m, const cl_pd_stencil_tab
     }
     cl_pd_store_broken(&a.broken[w * a.n + i], state, broken);
   }
-  cl_pd_finish(&a, &m, DIM, i, &p);
+  cl_pd_finish_from(&a, &m, DIM, i, &p, ui); /* the drift starts from the tile's copy of u(n) */
 }
 
 #endif

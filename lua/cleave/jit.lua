@@ -274,7 +274,7 @@ end
 
 -- (a run-time law walks the stencil whatever variant of "point" the built-in kernel is asked for)
 local SHAPES = { point = "cl_pd_point_body<%d, %s>", walk = "cl_pd_point_body<%d, %s>",
-  tile = "cl_pd_point_body<%d, %s>", group = "cl_pd_group_body<%d, %s, 4>",
+  tile = "cl_pd_point_body<%d, %s>", tile6 = "cl_pd_point_body<%d, %s>", group = "cl_pd_group_body<%d, %s, 4>",
   group4 = "cl_pd_group_body<%d, %s, 4>", group8 = "cl_pd_group_body<%d, %s, 8>",
   group16 = "cl_pd_group_body<%d, %s, 16>", group32 = "cl_pd_group_body<%d, %s, 32>" }
 

@@ -140,7 +140,8 @@ end
 
 -- Device bytes per point: coordinates, u, v, a (dim each), damage, and the bonds: a list holds a
 -- row offset and 4 bytes per bond (pi h^2 or 4/3 pi h^3 bonds for a horizon of h dx), a lattice a
--- map cell, the point's cell and a bit per stencil entry; plus the temporaries of set-up.
+-- map cell, the point's cell and a bit per stencil entry; plus the temporaries of set-up (8 dim
+-- bytes, freed before cleave.explicit makes the default step's second u buffer, u_next: dim reals).
 local function bytes_per_point(dim, precision, horizon_dx, layout)
   local real = precision == "f32" and 4 or 8
   local bonds = dim == 2 and math.pi * horizon_dx ^ 2 or 4 / 3 * math.pi * horizon_dx ^ 3
@@ -820,13 +821,11 @@ end
 
 --- Whether a body's step fuses the next step's opening kick-drift into its force pass (u double-buffered:
 --- body.u_next; docs/methods/peridynamics.md). The one switch for the default (a body's own
---- body.fused_drift = true / false overrides it, for tests and benchmarks). Off: on the H100
---- (2026-11-25, bench_pd.lua 10e6 10e6 50) the force pass with the fused drift took 2.11 ms a 2D f32
---- step against 0.67 with the closing kick alone, with the same instructions and 4x the L1TEX stalls;
---- the cause (a(n) stored while the load of a(n - 1) from the same address was in flight) is fixed in
---- cl_pd_finish, and the switch waits for bench_pd.lua's point,fused,fused2 to be measured again
---- (docs/methods/peridynamics.md).
-pd.fused_drift = false
+--- body.fused_drift = true / false overrides it, for tests and benchmarks). On: on the H100
+--- (2026-11-25, bench_pd.lua 10e6 10e6 50 point,fused,fused2, the lead) it was the fastest step of
+--- all four cases, 2D f32 0.563 ms against 0.662 with the closing kick alone (docs/benchmarks.md).
+--- The half stencil keeps the separate kick-drift stage whatever this says (step_pipeline).
+pd.fused_drift = true
 
 -- The velocity-Verlet time step of a body as a pipeline (see docs/methods/peridynamics.md):
 -- prescribed velocities at mid-step, kick-drift, prescribed displacements, bond forces
@@ -1034,11 +1033,12 @@ function run_mt:statistics(steps, seconds)
     bond_updates_per_second = seconds and seconds > 0 and steps * global_entries(self.body) / seconds or nil }
 end
 
--- The fields output.png may show (those of the body with a row per point) and its keys.
+-- The fields output.png may show (those of the body with a row per point) and its keys; not the
+-- fused step's u_next, which holds the next step's u (a picture shows the state of its step).
 function run_mt.png_fields(body)
   local names = {}
   for k, v in pairs(body) do
-    if type(k) == "string" and (getmetatable(v) or {}).__name == "cleave.field" and v.n == body.n then
+    if type(k) == "string" and k ~= "u_next" and (getmetatable(v) or {}).__name == "cleave.field" and v.n == body.n then
       names[#names + 1] = k
     end
   end

@@ -7,9 +7,11 @@
 --   point  the lattice kernel by default (on the GPU at 3.015 dx the tile kernel since issue 19's
 --          third slice: force_cuda.cu's tile_default_2d/3d) with the closing kick as a kernel of its own
 --   fused  the same kernel with the closing kick fused into it (cl_pd_finish)
---   fused2 the step of pd.fused_drift (off by default): the same kernel with the closing kick and the next
+--   fused2 the step of pd.fused_drift (the default step): the same kernel with the closing kick and the next
 --          step's opening kick-drift fused into it, u double-buffered (cl_pd_finish with u_next; the
 --          kick-drift stage becomes pd_advance, which swaps the buffers)
+--   tile6  the fused2 step with kernel = "tile6": in 3D tiles of 8 x 8 x 6 cells (384 threads) instead
+--          of 8 x 8 x 4 (force_args.h, CL_PD_TILE6: more warps an SM in 3D f64); in 2D as fused2
 --   walk   the lattice point kernel walking the stencil in global memory (the former default)
 --   tile   the lattice point kernel with u in shared-memory tiles (stencil_tile.cuh; 2D and 3D)
 --   tile-rows  the tile kernel launched over two row ranges, the first third of the rows and the
@@ -48,7 +50,7 @@ local gpu = cl.device() == "cuda"
 local points = { [2] = tonumber(arg[1]) or (gpu and 10e6 or 4e4), [3] = tonumber(arg[2]) or (gpu and 10e6 or 8e3) }
 local steps = tonumber(arg[3]) or (gpu and 100 or 3)
 local wanted = {}
-for v in (arg[4] or "point,fused,fused2,walk,tile,tile-rows,half,list,peer,hook"):gmatch("[^,]+") do wanted[v] = true end
+for v in (arg[4] or "point,fused,fused2,tile6,walk,tile,tile-rows,half,list,peer,hook"):gmatch("[^,]+") do wanted[v] = true end
 
 local FLOOR_BYTES = { lattice = { [2] = { f32 = 96, f64 = 180 }, [3] = { f32 = 148, f64 = 272 } },
   list = { [2] = { f32 = 208, f64 = 300 }, [3] = { f32 = 628, f64 = 764 } } }
@@ -118,8 +120,8 @@ local reference = {} -- [dim .. precision] = { u =, a =, u0 = } of the lattice p
 
 -- Times `variants` (name -> force stage) on body, in the given order, each from the same start.
 local dt = 1e-9
-local kick_fused = { fused = true, fused2 = true } -- the variants whose force stage does the closing kick itself
-local drift_fused = { fused2 = true } -- the variants whose stages do the opening kick-drift themselves
+local kick_fused = { fused = true, fused2 = true, tile6 = true } -- the variants whose force stage does the closing kick itself
+local drift_fused = { fused2 = true, tile6 = true } -- the variants whose stages do the opening kick-drift themselves
 
 local function time_variants(body, layout, order, stages)
   local dim, precision = body.dim, body.precision
@@ -181,10 +183,13 @@ for _, dim in ipairs { 2, 3 } do
             kick = kick_fused[name] and { dt = dt } or nil }
         end
       end
-      if wanted.fused2 then
-        lattice.u_next = cl.field { n = lattice.n, k = dim, dtype = precision }
-        local advance = cl.stage.pd_advance { u = lattice.u, u_next = lattice.u_next, v = lattice.v, a = lattice.a, dt = dt }
-        order[#order + 1], stages.fused2 = "fused2", { advance, lattice:force_stage { kick = { advance = advance } } }
+      for _, name in ipairs { "fused2", "tile6" } do
+        if wanted[name] then
+          lattice.u_next = lattice.u_next or cl.field { n = lattice.n, k = dim, dtype = precision }
+          local advance = cl.stage.pd_advance { u = lattice.u, u_next = lattice.u_next, v = lattice.v, a = lattice.a, dt = dt }
+          order[#order + 1], stages[name] = name, { advance, lattice:force_stage { kernel = name == "tile6" and "tile6" or nil,
+            kick = { advance = advance } } }
+        end
       end
       if wanted["tile-rows"] then
         local first = lattice.n // 3

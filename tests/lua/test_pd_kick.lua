@@ -52,15 +52,23 @@ local function same_field(fused, separate, what)
   end
 end
 
--- Runs the model each way for `steps` steps and compares every
--- state field, the reactions, the energies and the CSV written with the separate run's.
+-- The frames of a run's VTU series (u, v, damage, force density at each output step), as text.
+local function frames(vtu)
+  local texts = {}
+  for c = 0, 2 do texts[#texts + 1] = T.read(string.format("%s_%06d.vtu", vtu, c)) end -- steps 0, steps / 2, steps
+  return texts
+end
+
+-- Runs the model each way for `steps` steps and compares every state field, the reactions, the
+-- energies, the CSV and the VTU frames written with the separate run's (the fused run's u(n+1) is
+-- in u_next at an output step: the frames must show u(n), as the separate run's do).
 local function compare(opts, steps)
   local out = T.outdir("pd_kick")
   local runs = {}
   for k, mode in ipairs { "separate", "kick", "drift" } do
     local b, reactions = model(opts, mode)
-    local csv = string.format("%s/%s.csv", out, mode)
-    local run = cl.explicit { b, steps = steps, progress = false, output = { every = steps // 2, csv = csv } }
+    local csv, vtu = string.format("%s/%s.csv", out, mode), string.format("%s/%s", out, mode)
+    local run = cl.explicit { b, steps = steps, progress = false, output = { every = steps // 2, csv = csv, vtu = vtu } }
     local pipeline = tostring(run.pipeline)
     T.eq(pipeline:find("verlet_kick>", 1, true) ~= nil, mode == "separate", "a separate kick stage in " .. pipeline)
     local drifts = mode == "drift" and opts.kernel ~= "half"
@@ -73,7 +81,7 @@ local function compare(opts, steps)
     run:go { steps = steps // 2 + 1 }
     cl.stage.axpy { y = b.v, x = b.v, a = -0.5 }:run()
     run:go()
-    runs[k] = { body = b, reactions = reactions, csv = T.read(csv), mode = mode }
+    runs[k] = { body = b, reactions = reactions, csv = T.read(csv), vtu = frames(vtu), mode = mode }
   end
   local separate = runs[1]
   local sb = separate.body
@@ -95,8 +103,35 @@ local function compare(opts, steps)
     -- a run-time law has no strain energy (NaN), the same both ways
     T.ok(strain_f == strain_s or (strain_f ~= strain_f and strain_s ~= strain_s), "strain energy" .. what)
     T.eq(fused.csv, separate.csv, "the CSV written" .. what)
+    for c = 1, #separate.vtu do T.ok(fused.vtu[c] == separate.vtu[c], "VTU frame " .. c - 1 .. what) end
   end
 end
+
+-- cleave.explicit's step fuses both updates unless pd.fused_drift (or the body's own switch) says
+-- false; the half stencil keeps its kick-drift stage whatever the switch says.
+T.case("the default step fuses the kick-drift (pd.fused_drift)", function()
+  local function stages(fused, kernel)
+    local before = cl.pd.fused_drift
+    cl.pd.fused_drift = fused
+    local b = cl.pd.body { shape = cl.geom.rect { 0, 8e-3, 0, 4e-3 }, dx = 0.5e-3, thickness = 1e-3, kernel = kernel,
+      material = cl.pd.pmb { E = 192e9, rho = 8000, G0 = 100 } }
+    local ok, pipeline = pcall(function() return tostring(cl.explicit { b, steps = 1, progress = false }.pipeline) end)
+    cl.pd.fused_drift = before
+    assert(ok, pipeline)
+    return pipeline, b
+  end
+  T.eq(cl.pd.fused_drift, true, "cl.pd.fused_drift by default")
+  local pipeline, b = stages(true)
+  T.ok(pipeline:find("pd_advance", 1, true) and not pipeline:find("verlet_kick", 1, true), "default step: " .. pipeline)
+  T.ok(b.u_next ~= nil, "the default step's second u buffer")
+  T.raises(function() cl.explicit { b, steps = 1, progress = false, output = { png = { path = T.outdir("pd_kick") ..
+    "/u.png", field = "u_next" } } } end, { "png field 'u_next' is not one this body can draw" }) -- it holds u(n+1)
+  pipeline, b = stages(false)
+  T.ok(pipeline:find("verlet_kick_drift", 1, true) and not pipeline:find("pd_advance", 1, true), "switched off: " .. pipeline)
+  T.ok(b.u_next == nil, "no second u buffer when switched off")
+  pipeline = stages(true, "half")
+  T.ok(pipeline:find("verlet_kick_drift", 1, true) and not pipeline:find("pd_advance", 1, true), "half stencil: " .. pipeline)
+end)
 
 T.case("fused kick = separate kick, 2D lattice f64 (point kernel)", function() compare({}, 120) end)
 T.case("fused kick = separate kick, 2D lattice f32", function() compare({ precision = "f32" }, 120) end)
@@ -108,6 +143,8 @@ T.case("fused kick = separate kick, 2D bond list", function() compare({ layout =
 T.case("fused kick = separate kick, 2D lattice f32, kernels walk and group", function()
   for _, kernel in ipairs { "walk", "group" } do compare({ precision = "f32", kernel = kernel }, 120) end
 end)
+-- the 3D tile kernel with tiles 6 cells deep (on the CPU the one loop)
+T.case("fused kick = separate kick, 3D f64, kernel tile6", function() compare({ dim = 3, kernel = "tile6" }, 40) end)
 -- The half stencil sums forces with atomics, in an order that differs from run to run on several
 -- threads: its fused kick is checked on one pass instead, against the separate kick applied to
 -- the accelerations that pass wrote, after 60 steps (cracks grown, every point moving).

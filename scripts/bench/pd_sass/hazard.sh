@@ -1,7 +1,7 @@
 #!/bin/sh
-# Test (tests/CMakeLists.txt, sass/test_pd_sass_hazard): no step kernel stores to a global address
-# while its load of that address is in flight (hazard.py; kernels/pd/point_force.h, cl_pd_finish, says
-# why), in the SASS for sm_90 of hazard_probe.cu, f32 and f64. Needs nvcc and cuobjdump: $CUOBJDUMP,
+# Test (tests/CMakeLists.txt, sass/test_pd_sass_hazard): no step kernel (PD's, and the cohesive FEM's
+# node kernel) stores to a global address while its load of that address is in flight (hazard.py;
+# kernels/pd/point_force.h, cl_pd_finish, says why), in the SASS for sm_90 of hazard_probe.cu, f32 and f64. Needs nvcc and cuobjdump: $CUOBJDUMP,
 # cuobjdump on PATH or beside nvcc (pip install nvidia-cuda-cuobjdump puts one in its bin/); exits 77
 # (skipped) without one.
 # usage: sh scripts/bench/pd_sass/hazard.sh [NVCC] [ROOT]
