@@ -106,6 +106,9 @@ static bool launch_stencil(const cl_pd_force_args *a, const cl_pd_pmb &m, bool t
  * table kernel in 2D and 3D, f32 and f64 (0.720 / 0.792, 1.068 / 1.179, 3.014 / 3.627, 4.578 / 6.311 ms
  * a step), and over two row ranges, as a partitioned step runs it, within 5% of one launch. */
 static const bool tile_default_2d = true, tile_default_3d = true;
+/* Whether the default 3D tile is 6 cells deep (CL_PD_TILE6): on the H100 (bench_pd.lua 10e6 10e6 50,
+ * 2026-11-25, fused kick-drift) 2.543 / 4.020 ms a 3D step in f32 / f64 against 2.726 / 4.147 with 4 */
+static const bool tile_deep_default_3d = true;
 
 extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel kernel) {
   if (CL_PD_ROWS_END(a) <= a->row0) return 0;
@@ -118,7 +121,8 @@ extern "C" int CL_PREC(cl_pd_force_cuda)(const cl_pd_force_args *a, cl_pd_kernel
   }
   const bool tile = kernel == CL_PD_TILE || kernel == CL_PD_TILE6 ||
                     (kernel == CL_PD_POINT && (a->dim == 2 ? tile_default_2d : tile_default_3d));
-  if (lattice && (kernel == CL_PD_POINT || tile) && launch_stencil(a, m, tile, kernel == CL_PD_TILE6))
+  const bool deep = kernel == CL_PD_TILE6 || (kernel == CL_PD_POINT && a->dim == 3 && tile_deep_default_3d);
+  if (lattice && (kernel == CL_PD_POINT || tile) && launch_stencil(a, m, tile, deep))
     return (int)cudaGetLastError();
   if (kernel == CL_PD_WALK || tile) kernel = CL_PD_POINT; /* the stencil walk */
   if (a->dim == 2) lattice ? launch<2, true>(a, m, kernel) : launch<2, false>(a, m, kernel);
