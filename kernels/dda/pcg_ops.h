@@ -13,34 +13,48 @@
 #include "pcg_args.h"
 #include "pcg_scalars.h"
 
-/* Entry (r, c) of diagonal block i. */
-CL_HD static inline real cl_dda_diag_entry(const cl_dda_pcg_args *A, size_t i, int r, int c) {
-  if (A->format == CL_DDA_HSBCSR) return ((const real *)A->diag)[(6 * r + c) * A->n + i];
+/* Diagonal block i: entry (r, c) at [(6 r + c) *stride] of the pointer returned (BSR: the row's
+ * block in column i, found once). */
+CL_HD static inline const real *cl_dda_diag_block(const cl_dda_pcg_args *A, size_t i, size_t *stride) {
+  if (A->format == CL_DDA_HSBCSR) {
+    *stride = A->n;
+    return (const real *)A->diag + i;
+  }
   int32_t p = A->rowptr[i];
   while (A->col[p] != (int32_t)i) p++; /* every row holds its diagonal block */
-  return ((const real *)A->val)[36 * (size_t)p + 6 * r + c];
+  *stride = 1;
+  return (const real *)A->val + 36 * (size_t)p;
 }
 
 /* Block i's lower Cholesky factor into chol (sliced); a block that is not positive definite gets
- * NaN in its first entry, which the host finds with a reduction. */
+ * NaN in its first entry, which the host finds with a reduction. The lower triangle is read at
+ * once and factored in l (row by row: (r, c) at r (r + 1) / 2 + c), then written: each entry read
+ * back from chol after its own store, and the diagonal block searched for again for each entry,
+ * made a chain of ~50 dependent loads a block (the gather's diagonal items waited on it). The same
+ * operations in the same order as when they were read back. */
 CL_HD static inline void cl_dda_factor_block(const cl_dda_pcg_args *A, size_t i) {
   const size_t n = A->n;
-  real *L = (real *)A->chol;
+  size_t stride;
+  const real *D = cl_dda_diag_block(A, i, &stride);
+  real *L = (real *)A->chol, l[21];
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c <= r; c++) l[r * (r + 1) / 2 + c] = D[(size_t)(6 * r + c) * stride];
   for (int j = 0; j < 6; j++) {
-    real d = cl_dda_diag_entry(A, i, j, j);
-    for (int k = 0; k < j; k++) d -= L[(6 * j + k) * n + i] * L[(6 * j + k) * n + i];
+    real *lj = l + j * (j + 1) / 2, d = lj[j];
+    for (int k = 0; k < j; k++) d -= lj[k] * lj[k];
     if (!(d > 0)) {
       L[i] = (real)NAN;
       return;
     }
-    L[(6 * j + j) * n + i] = sqrt(d);
+    lj[j] = sqrt(d);
     for (int r = j + 1; r < 6; r++) {
-      real s = cl_dda_diag_entry(A, i, r, j);
-      for (int k = 0; k < j; k++) s -= L[(6 * r + k) * n + i] * L[(6 * j + k) * n + i];
-      L[(6 * r + j) * n + i] = s / L[(6 * j + j) * n + i];
+      real *lr = l + r * (r + 1) / 2, s = lr[j];
+      for (int k = 0; k < j; k++) s -= lr[k] * lj[k];
+      lr[j] = s / lj[j];
     }
-    for (int c = j + 1; c < 6; c++) L[(6 * j + c) * n + i] = 0;
   }
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 6; c++) L[(6 * r + c) * n + i] = c <= r ? l[r * (r + 1) / 2 + c] : 0;
 }
 
 /* z = (L L^T)^-1 v for block i (v, z: 6 entries). */

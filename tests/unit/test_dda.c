@@ -1368,3 +1368,81 @@ Test(dda, solution_checks_on_the_device_match_the_displacement_field) {
   }
   free(moments), free(D), free(vstart), free(vx), free(vy);
 }
+
+/* The gather on cuda (skipped without a GPU) against the cpu's: a short item's 36 threads load 36
+ * of its shares' items and states at once, in rounds of 36, and its sums are then each one
+ * thread's in share order (pcg_cuda.cu: gather_short); a diagonal block's factor is taken from the
+ * lower triangle read at once (pcg_ops.h). Blocks 0, 1 and 2 are in 100, 50 and 36 contacts: their
+ * diagonal blocks and block rows are a long item, a short one of two rounds and one of exactly one
+ * round; a third of the contacts are open. Both formats' matrix blocks, b and the factors agree to
+ * 1e-14 of the largest entry: the sums are the same additions in the same order, and only the
+ * springs' and the factors' fused multiply-adds round differently; a share missed, doubled or
+ * transposed wrongly is an error of the size of the entries. */
+Test(dda, gather_on_cuda_gives_the_cpus_sums) {
+  if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
+  lcg_seed(23);
+  const size_t n = 40, nc = 400, m = 6 * n;
+  double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
+  double *fric = malloc(nc * sizeof *fric);
+  int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      F[r * n + i] = lcg_uniform(-1, 1);
+      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 300 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
+    }
+  for (size_t k = 0; k < nc; k++) {
+    bi[k] = k < 100 ? 0 : k < 150 ? 1 : k < 186 ? 2 : 3 + (int32_t)lcg_below(n - 4);
+    bj[k] = bi[k] + 1 + (int32_t)lcg_below(n - 1 - (size_t)bi[k]);
+    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    state[k] = (int32_t)lcg_below(3);
+    fric[k] = state[k] == CL_DDA_SLIDE ? lcg_uniform(-2, 2) : 0;
+  }
+  for (int f = 0; f < 2; f++) {
+    double *got[2][3] = {{0}};
+    size_t count[3] = {0};
+    for (int b = 0; b < 2; b++) {
+      cl_device dev;
+      cl_error err;
+      cr_assert_eq(cl_device_open(&dev, b ? "cuda" : "cpu", &err), CL_OK, "%s", err.msg);
+      void *dK, *dF;
+      cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+      cl_dda_bsr a = {0};
+      cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+      cl_dda_solver s;
+      cl_dda_solver_init(&s, &dev, (cl_dda_spmv_format)f);
+      cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = 50, .ks = 20};
+      cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(cl_dda_solver_assemble(&s, state, fric, dK, dF, &err), CL_OK, "%s", err.msg);
+      /* the matrix blocks (BSR's, or HSBCSR's diagonal and upper ones), b, the factors */
+      const void *src[3] = {f == CL_DDA_BSR ? s.A.val : s.A.diag, s.A.b, s.A.chol};
+      count[0] = f == CL_DDA_BSR ? 36 * s.A.ntarget : 36 * n, count[1] = m, count[2] = 36 * n;
+      for (int v = 0; v < 3; v++) {
+        got[b][v] = malloc(count[v] * sizeof(double));
+        cr_assert_eq(dev.to_host(&dev, got[b][v], src[v], count[v] * sizeof(double), &err), CL_OK, "%s", err.msg);
+      }
+      if (f == CL_DDA_HSBCSR) { /* the upper blocks after the diagonal ones */
+        got[b][0] = realloc(got[b][0], 36 * (n + s.A.nup) * sizeof(double));
+        cr_assert_eq(dev.to_host(&dev, got[b][0] + 36 * n, s.A.up, 36 * s.A.nup * sizeof(double), &err), CL_OK, "%s",
+                     err.msg);
+        count[0] = 36 * (n + s.A.nup);
+      }
+      cl_dda_solver_free(&s);
+      cl_dda_bsr_free(&a);
+      dev.release(&dev, dK), dev.release(&dev, dF);
+      cl_device_close(&dev);
+    }
+    const char *what[3] = {"matrix block entry", "b", "factor"};
+    for (int v = 0; v < 3; v++) {
+      double scale = 0;
+      for (size_t q = 0; q < count[v]; q++) scale = fmax(scale, fabs(got[0][v][q]));
+      for (size_t q = 0; q < count[v]; q++)
+        cr_assert(fabs(got[1][v][q] - got[0][v][q]) <= 1e-14 * scale, "format %d, %s %zu: cuda %.17g, cpu %.17g", f,
+                  what[v], q, got[1][v][q], got[0][v][q]);
+      free(got[0][v]), free(got[1][v]);
+    }
+  }
+  free(K), free(F), free(geo), free(fric), free(bi), free(bj), free(state);
+}
