@@ -84,7 +84,9 @@ __global__ void CL_PREC(dda_pcg_block_kernel)(cl_dda_pcg_args A, int op) {
   CL_GRID_STRIDE(i, A.n) cl_dda_pcg_block(&A, op, i);
 }
 
-__global__ void __launch_bounds__(CL_THREADS) CL_PREC(dda_spmv_kernel)(cl_dda_pcg_args A) {
+/* Five blocks an SM (48 registers): case 1's 542 blocks in one wave on 132 SMs (the batched loads
+ * of cl_dda_bsr_lane took it to 60 registers, four an SM, unbounded). */
+__global__ void __launch_bounds__(CL_THREADS, 5) CL_PREC(dda_spmv_kernel)(cl_dda_pcg_args A) {
   cl_dda_spmv_grid(&A, NULL, 0, NULL, NULL);
 }
 

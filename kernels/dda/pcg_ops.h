@@ -162,27 +162,52 @@ CL_HD static inline int cl_dda_bsr_long(const cl_dda_pcg_args *A, size_t i) {
   return A->rowptr[i + 1] - A->rowptr[i] > CL_DDA_BSR_LONG;
 }
 
-/* Block p's terms of block row i's six entries of A_parts v (v as cl_dda_hsbcsr_row's), column c
- * of the block, added to acc (nothing where the block is not in A->parts). */
-CL_HD static inline void cl_dda_bsr_terms(const cl_dda_pcg_args *A, size_t i, int32_t p, int c, const real *p2,
-                                          real beta, real acc[6]) {
+/* Whether block p of block row i is in A->parts, and if so its column c's input entry into *v (v
+ * as cl_dda_hsbcsr_row's). */
+CL_HD static inline int cl_dda_bsr_input(const cl_dda_pcg_args *A, size_t i, int32_t p, int c, const real *p2,
+                                         real beta, real *v) {
   const size_t j = (size_t)A->col[p];
   const int part = j == i ? CL_DDA_DIAG : j > i ? CL_DDA_UPPER : CL_DDA_LOWER;
-  if (!(A->parts & part)) return;
-  const real v = cl_dda_spmv_input((const real *)A->in, p2, beta, (size_t)c * A->n + j);
+  if (!(A->parts & part)) return 0;
+  *v = cl_dda_spmv_input((const real *)A->in, p2, beta, (size_t)c * A->n + j);
+  return 1;
+}
+
+/* Block p's column c times v added to acc. */
+CL_HD static inline void cl_dda_bsr_add(const cl_dda_pcg_args *A, int32_t p, int c, real v, real acc[6]) {
   const real *blk = (const real *)A->val + 36 * (size_t)p + c;
   for (int r = 0; r < 6; r++) acc[r] += blk[6 * r] * v;
 }
 
+/* Block p's terms of block row i's six entries of A_parts v, column c of the block, added to acc
+ * (nothing where the block is not in A->parts). */
+CL_HD static inline void cl_dda_bsr_terms(const cl_dda_pcg_args *A, size_t i, int32_t p, int c, const real *p2,
+                                          real beta, real acc[6]) {
+  real v;
+  if (cl_dda_bsr_input(A, i, p, c, p2, beta, &v)) cl_dda_bsr_add(A, p, c, v, acc);
+}
+
 /* Lane `lane` of warp `warp` of the `warps` that take block row i (cuda): its terms, the blocks of
- * its slice (5 warp + lane / 6, then every 5 warps-th) in column lane % 6, into acc. */
+ * its slice (5 warp + lane / 6, then every 5 warps-th) in column lane % 6, into acc. A block's
+ * column and its input entry are two dependent loads: they are issued CL_DDA_BSR_BATCH blocks at a
+ * time (block after block, case 1's long row was ~5 blocks a lane, ten round trips in a row while
+ * the rest of the grid waited at the next barrier); the terms are added in block order as before. */
+#define CL_DDA_BSR_BATCH 4
+
 CL_HD static inline void cl_dda_bsr_lane(const cl_dda_pcg_args *A, size_t i, int warp, int warps, int lane,
                                          const real *p2, real beta, real acc[6]) {
   for (int r = 0; r < 6; r++) acc[r] = 0;
   if (lane >= 6 * CL_DDA_BSR_SLICES) return;
-  for (int32_t p = A->rowptr[i] + CL_DDA_BSR_SLICES * warp + lane / 6; p < A->rowptr[i + 1];
-       p += CL_DDA_BSR_SLICES * warps)
-    cl_dda_bsr_terms(A, i, p, lane % 6, p2, beta, acc);
+  const int32_t end = A->rowptr[i + 1], step = CL_DDA_BSR_SLICES * warps;
+  const int c = lane % 6;
+  for (int32_t p = A->rowptr[i] + CL_DDA_BSR_SLICES * warp + lane / 6; p < end; p += CL_DDA_BSR_BATCH * step) {
+    real v[CL_DDA_BSR_BATCH];
+    int used[CL_DDA_BSR_BATCH];
+    for (int u = 0; u < CL_DDA_BSR_BATCH; u++)
+      used[u] = p + u * step < end && cl_dda_bsr_input(A, i, p + u * step, c, p2, beta, &v[u]);
+    for (int u = 0; u < CL_DDA_BSR_BATCH; u++)
+      if (used[u]) cl_dda_bsr_add(A, p + u * step, c, v[u], acc);
+  }
 }
 
 /* Block row i of the BSR product into sum (the cpu's): each lane's terms as cl_dda_bsr_lane's, in
