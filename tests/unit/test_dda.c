@@ -1446,3 +1446,54 @@ Test(dda, gather_on_cuda_gives_the_cpus_sums) {
   }
   free(K), free(F), free(geo), free(fric), free(bi), free(bj), free(state);
 }
+
+/* The narrow phase on cuda a warp a pair, a lane a task (narrow_device.cu), on a pair of many
+ * vertices: a block whose bottom edge has 21 vertices 0.5 apart rests 0.01 above a base whose top
+ * edge has 24 vertices between them, so that each vertex of either lies mid-edge on the other (VE
+ * contacts) and a pair has 74 or 79 tasks -- three rounds of the warp's lanes, the contacts of a
+ * round after the rounds before and of a lane after the lanes before. Both orders of the pair, on
+ * the cpu device (bit for bit) and on cuda where there is one (1e-12: its hypot rounds
+ * differently), against the host's pair loop. */
+Test(dda, narrow_phase_of_many_vertex_pairs_matches_the_host) {
+  enum { NTOP = 23, NBASE = 28 };
+  int32_t vstart[3] = {0, NTOP, NTOP + NBASE};
+  double vx[NTOP + NBASE], vy[NTOP + NBASE];
+  int v = 0;
+  for (int k = 0; k <= 20; k++) vx[v] = 0.5 * k, vy[v++] = 0; /* the top block, counter-clockwise */
+  vx[v] = 10, vy[v++] = 2, vx[v] = 0, vy[v++] = 2;
+  vx[v] = -1, vy[v++] = -1, vx[v] = 11, vy[v++] = -1, vx[v] = 11, vy[v++] = -0.01; /* the base */
+  for (int k = 0; k < 24; k++) vx[v] = 10.75 - 0.5 * k, vy[v++] = -0.01;
+  vx[v] = -1, vy[v++] = -0.01;
+  cr_assert_eq(v, NTOP + NBASE);
+  cl_dda_geometry g = {2, vstart, vx, vy};
+  const double d0 = 0.05;
+  int32_t pairs[4] = {0, 1, 1, 0};
+  cr_assert(cl_dda_pair_tasks(&g, 0, 1) > 64 && cl_dda_pair_tasks(&g, 1, 0) > 64, "three rounds of 32 tasks");
+  size_t nref = 0;
+  for (int k = 0; k < 2; k++) nref += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, NULL, 0);
+  cr_assert(nref >= 2 * 40, "the pairs' contacts: %zu, expected each vertex of the two edges'", nref);
+  cl_dda_found *ref = malloc(nref * sizeof *ref);
+  for (size_t k = 0, at = 0; k < 2; k++)
+    at += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, ref + at, (int)(nref - at));
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_geometry on = geometry_on(&dev, &g);
+    cl_dda_detect det;
+    cl_dda_detect_init(&det, &dev);
+    cr_assert_eq(cl_dda_detect_found(&det, &on, pairs, 2, d0, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(det.nfound, nref, "%s: %zu contacts, the host %zu", names[b], det.nfound, nref);
+    cl_dda_found *found = malloc(nref * sizeof *found);
+    cr_assert_eq(cl_dda_detect_found_to_host(&det, found, &err), CL_OK, "%s", err.msg);
+    cl_dda_detect_free(&det);
+    for (size_t k = 0; k < nref; k++)
+      cr_assert(found_equal(&found[k], &ref[k], b == 0 ? 0 : 1e-12), "%s: contact %zu differs from the host's",
+                names[b], k);
+    release_geometry(&dev, &on);
+    free(found);
+    cl_device_close(&dev);
+  }
+  free(ref);
+}
