@@ -47,9 +47,10 @@ __device__ static void gather_short(const cl_dda_pcg_args *A, size_t t, int g, i
       for (int u = 0; u < CL_DDA_GATHER_BATCH; u++)
         if (it[u] >= 0) sum += v[u];
     }
-    __syncthreads(); /* staged is read before the next round writes it */
+    if (round + 1 < CL_DDA_GATHER_ROUNDS) __syncthreads(); /* staged is read before the next round writes it */
   }
   if (has) cl_dda_gather_write(A, t, e, sum);
+  __syncthreads(); /* the sums are written: a diagonal block's factor reads them */
 }
 
 /* The gather (assembly_ops.h), 36 threads an item: thread e sums entry e, so a contact's 36 slots
