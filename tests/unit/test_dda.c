@@ -1447,11 +1447,12 @@ Test(dda, gather_on_cuda_gives_the_cpus_sums) {
   free(K), free(F), free(geo), free(fric), free(bi), free(bj), free(state);
 }
 
-/* The narrow phase on cuda a warp a pair, a lane a task (narrow_device.cu), on a pair of many
+/* The narrow phase on cuda eight lanes a pair, a lane a task (narrow_device.cu), on a pair of many
  * vertices: a block whose bottom edge has 21 vertices 0.5 apart rests 0.01 above a base whose top
  * edge has 24 vertices between them, so that each vertex of either lies mid-edge on the other (VE
- * contacts) and a pair has 74 or 79 tasks -- three rounds of the warp's lanes, the contacts of a
- * round after the rounds before and of a lane after the lanes before. Both orders of the pair, on
+ * contacts) and a pair has 74 or 79 tasks -- ten rounds of the pair's lanes, the contacts of a
+ * round after the rounds before and of a lane after the lanes before; the boxes' extremes split
+ * over the lanes. Both orders of the pair, on
  * the cpu device (bit for bit) and on cuda where there is one (1e-12: its hypot rounds
  * differently), against the host's pair loop. */
 Test(dda, narrow_phase_of_many_vertex_pairs_matches_the_host) {
@@ -1468,7 +1469,7 @@ Test(dda, narrow_phase_of_many_vertex_pairs_matches_the_host) {
   cl_dda_geometry g = {2, vstart, vx, vy};
   const double d0 = 0.05;
   int32_t pairs[4] = {0, 1, 1, 0};
-  cr_assert(cl_dda_pair_tasks(&g, 0, 1) > 64 && cl_dda_pair_tasks(&g, 1, 0) > 64, "three rounds of 32 tasks");
+  cr_assert(cl_dda_pair_tasks(&g, 0, 1) > 64 && cl_dda_pair_tasks(&g, 1, 0) > 64, "more rounds than one of 32 lanes");
   size_t nref = 0;
   for (int k = 0; k < 2; k++) nref += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, NULL, 0);
   cr_assert(nref >= 2 * 40, "the pairs' contacts: %zu, expected each vertex of the two edges'", nref);
