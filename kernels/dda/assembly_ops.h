@@ -66,70 +66,82 @@ CL_HD static inline void cl_dda_contact_spring_entry(const cl_dda_pcg_args *A, s
  * and its diagonal block and block row sum hundreds of shares where a mean block's sum ~30 -- one
  * thread's chain of dependent loads for each, while the rest of the grid waited. There slice s of
  * the CL_DDA_GATHER_ITEMS sums shares s, s + 28, ..., and the slices' sums are added in slice order
- * (the CPU in the same order). */
+ * (the CPU in the same order). A shorter item's entries are each one thread's sum in share order;
+ * on the GPU its 36 threads first load 36 of its shares' items and states at once (pcg_cuda.cu). */
 #define CL_DDA_GATHER_ITEMS 28
 #define CL_DDA_GATHER_LONG 64
 
-CL_HD static inline int cl_dda_gather_long(const cl_dda_pcg_args *A, size_t t) {
-  const int32_t *start = t < A->ntarget ? A->gstart + t : A->rstart + (t - A->ntarget);
-  return start[1] - start[0] > CL_DDA_GATHER_LONG;
+/* A share of a matrix block (rhs 0: item 4 k + role of gitem, the slots cK; Kij^T's entry e is
+ * Kij's transposed entry) or of a block row of b (rhs 1: item 2 k + side of ritem, the slots cF):
+ * whether it counts (its contact is not open), and where its entry e lies among the slots. */
+CL_HD static inline int cl_dda_share_used(const cl_dda_pcg_args *A, int rhs, int32_t item) {
+  return item >= 0 && A->cstate[item >> (rhs ? 1 : 2)] != CL_DDA_OPEN;
 }
 
-/* sum plus entry e of the shares q, q + stride, .. (< end) of a matrix block (rhs 0: items 4 k +
- * role of gitem, the slots cK; Kij^T's entry e is Kij's transposed entry) or of a block row of b
- * (rhs 1: items 2 k + side of ritem, the slots cF), in their order, an open contact's skipped. A
- * share's item, its contact's state and its slot are three dependent loads: they are issued
- * CL_DDA_GATHER_BATCH shares at a time (one share after another, a thread waited three L2 round
- * trips a share); the additions stay one after another in share order. */
+CL_HD static inline size_t cl_dda_share_slot(int rhs, int32_t item, int e) {
+  const size_t k = (size_t)(item >> (rhs ? 1 : 2));
+  const int role = item & 3;
+  return rhs ? 12 * k + 6 * (size_t)(item & 1) + (size_t)e
+             : 108 * k + (role == 3 ? 72 + (size_t)(6 * (e % 6) + e / 6) : 36 * (size_t)role + (size_t)e);
+}
+
+/* sum plus entry e of the shares q, q + stride, .. (< end) of a matrix block (rhs 0) or of a block
+ * row of b (rhs 1), in their order, an open contact's skipped. A share's item, its contact's state
+ * and its slot are three dependent loads: they are issued CL_DDA_GATHER_BATCH shares at a time (one
+ * share after another, a thread waited three L2 round trips a share); the additions stay one after
+ * another in share order. */
 #define CL_DDA_GATHER_BATCH 4
 
 CL_HD static inline real cl_dda_share_sum(const cl_dda_pcg_args *A, int rhs, int32_t q, int32_t end, int stride,
                                           int e, real sum) {
   const int32_t *items = rhs ? A->ritem : A->gitem;
   const real *slots = (const real *)(rhs ? A->cF : A->cK);
-  const int transposed = 6 * (e % 6) + e / 6;
   for (; q < end; q += CL_DDA_GATHER_BATCH * stride) {
     int32_t item[CL_DDA_GATHER_BATCH];
     int used[CL_DDA_GATHER_BATCH];
     real v[CL_DDA_GATHER_BATCH];
     for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) item[u] = q + u * stride < end ? items[q + u * stride] : -1;
-    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++)
-      used[u] = item[u] >= 0 && A->cstate[item[u] >> (rhs ? 1 : 2)] != CL_DDA_OPEN;
-    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) {
-      const size_t k = (size_t)(item[u] >> (rhs ? 1 : 2));
-      const int role = item[u] & 3;
-      const size_t at = rhs ? 12 * k + 6 * (size_t)(item[u] & 1) + (size_t)e
-                            : 108 * k + (role == 3 ? 72 + (size_t)transposed : 36 * (size_t)role + (size_t)e);
-      v[u] = used[u] ? slots[at] : 0;
-    }
+    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) used[u] = cl_dda_share_used(A, rhs, item[u]);
+    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) v[u] = used[u] ? slots[cl_dda_share_slot(rhs, item[u], e)] : 0;
     for (int u = 0; u < CL_DDA_GATHER_BATCH; u++)
       if (used[u]) sum += v[u];
   }
   return sum;
 }
 
-/* Slice `slice` of `slices` of entry e (0..35, row-major) of matrix block t: its diagonal
- * submatrix's entry (if any; slice 0) plus its contacts' shares slice, slice + slices, ... */
-CL_HD static inline real cl_dda_gather_block_part(const cl_dda_pcg_args *A, size_t t, int e, int slice, int slices) {
-  const int32_t d = A->tdiag[t];
-  const real first = d >= 0 && slice == 0 ? ((const real *)A->Kdiag)[36 * (size_t)d + e] : 0;
-  return cl_dda_share_sum(A, 0, A->gstart[t] + slice, A->gstart[t + 1], slices, e, first);
+/* Item t's shares: items lo .. hi of gitem (a matrix block) or of ritem (a block row of b, the
+ * return value 1: rhs). */
+CL_HD static inline int cl_dda_gather_shares(const cl_dda_pcg_args *A, size_t t, int32_t *lo, int32_t *hi) {
+  const int rhs = t >= A->ntarget;
+  const int32_t *start = rhs ? A->rstart + (t - A->ntarget) : A->gstart + t;
+  *lo = start[0], *hi = start[1];
+  return rhs;
 }
 
-/* Slice `slice` of `slices` of entry r (0..5) of block row i of the right-hand side b: the
- * per-block right-hand side's (slice 0) plus the contacts' shares slice, slice + slices, ... */
-CL_HD static inline real cl_dda_gather_rhs_part(const cl_dda_pcg_args *A, size_t i, int r, int slice, int slices) {
-  const real first = slice == 0 ? ((const real *)A->Fdiag)[r * A->n + i] : 0;
-  return cl_dda_share_sum(A, 1, A->rstart[i] + slice, A->rstart[i + 1], slices, r, first);
+/* Whether item t is a long one, summed in CL_DDA_GATHER_ITEMS slices. */
+CL_HD static inline int cl_dda_gather_long(const cl_dda_pcg_args *A, size_t t) {
+  int32_t lo, hi;
+  cl_dda_gather_shares(A, t, &lo, &hi);
+  return hi - lo > CL_DDA_GATHER_LONG;
+}
+
+/* Entry e (0..35, row-major; 0..5 in a block row of b) of item t before its shares: a matrix
+ * block's diagonal submatrix (0 without one), a block row's per-block right-hand side. */
+CL_HD static inline real cl_dda_gather_first(const cl_dda_pcg_args *A, size_t t, int e) {
+  if (t >= A->ntarget) return ((const real *)A->Fdiag)[(size_t)e * A->n + (t - A->ntarget)];
+  const int32_t d = A->tdiag[t];
+  return d >= 0 ? ((const real *)A->Kdiag)[36 * (size_t)d + e] : 0;
 }
 
 /* Whether item t has an entry e (a block row of b has 6). */
 CL_HD static inline int cl_dda_gather_has(const cl_dda_pcg_args *A, size_t t, int e) { return t < A->ntarget || e < 6; }
 
-/* Slice `slice` of `slices` of entry e of item t. */
+/* Slice `slice` of `slices` of entry e of item t: its first term (slice 0) plus its shares slice,
+ * slice + slices, ... */
 CL_HD static inline real cl_dda_gather_part(const cl_dda_pcg_args *A, size_t t, int e, int slice, int slices) {
-  return t < A->ntarget ? cl_dda_gather_block_part(A, t, e, slice, slices)
-                        : cl_dda_gather_rhs_part(A, t - A->ntarget, e, slice, slices);
+  int32_t lo, hi;
+  const int rhs = cl_dda_gather_shares(A, t, &lo, &hi);
+  return cl_dda_share_sum(A, rhs, lo + slice, hi, slices, e, slice == 0 ? cl_dda_gather_first(A, t, e) : 0);
 }
 
 /* Entry e of item t, sum, where the format keeps it (BSR: row-major at 36 t; HSBCSR: the diagonal
@@ -140,12 +152,6 @@ CL_HD static inline void cl_dda_gather_write(const cl_dda_pcg_args *A, size_t t,
   else if (A->format == CL_DDA_BSR) ((real *)A->val)[36 * t + e] = sum;
   else if (t < n) ((real *)A->diag)[(size_t)e * n + t] = sum;
   else ((real *)A->up)[(size_t)e * A->nup + (t - n)] = sum;
-}
-
-/* Entry e of item t of CL_DDA_OP_GATHER summed by one thread (an item of no more than
- * CL_DDA_GATHER_LONG shares). */
-CL_HD static inline void cl_dda_gather_entry(const cl_dda_pcg_args *A, size_t t, int e) {
-  if (cl_dda_gather_has(A, t, e)) cl_dda_gather_write(A, t, e, cl_dda_gather_part(A, t, e, 0, 1));
 }
 
 /* After all of item t's entries are written: a diagonal block's Cholesky factor from its sums. One

@@ -114,29 +114,27 @@ CL_HD static inline void cl_dda_found_at(const cl_dda_geometry *g, cl_dda_found_
   o->count++;
 }
 
-/* The VE contacts of block a's vertices with block b's edges: the vertex within d0 of the edge's
+/* The VE contacts of block a's vertex v with block b's edges: the vertex within d0 of the edge's
  * interior (outside it, or less than d0 / 10 behind it) and farther than d0 from its ends (those
  * are vertex-vertex). near_b: b's box grown by more than d0 (a vertex outside is near none of
  * b's edges). */
-CL_HD static inline void cl_dda_vertex_edge(const cl_dda_geometry *g, int32_t a, int32_t b, cl_dda_box near_b,
-                                            double d0, cl_dda_found_out *o) {
-  for (int32_t v = g->vstart[a]; v < g->vstart[a + 1]; v++) {
-    if (!cl_dda_in_box(g, v, near_b)) continue;
-    for (int32_t e = g->vstart[b]; e < g->vstart[b + 1]; e++) {
-      int32_t f = cl_dda_next_vertex(g, b, e);
-      /* as in cl_dda_pair_contacts: a vertex in contact lies within d0 of the edge */
-      cl_dda_box near_e = {fmin(g->vx[e], g->vx[f]) - 2 * d0, fmin(g->vy[e], g->vy[f]) - 2 * d0,
-                           fmax(g->vx[e], g->vx[f]) + 2 * d0, fmax(g->vy[e], g->vy[f]) + 2 * d0};
-      if (!cl_dda_in_box(g, v, near_e)) continue;
-      double t, gap = cl_dda_edge_gap(g, v, b, e, &t);
-      /* a vertex deeper behind the edge than a tenth of d0 cannot have come through it in a step
-       * (steps move less than d0 / 1.25): it lies across the other block, not in contact */
-      if (gap >= d0 || gap <= -d0 / 10 || t <= 0 || t >= 1) continue;
-      if (hypot(g->vx[v] - g->vx[e], g->vy[v] - g->vy[e]) < d0) continue;
-      if (hypot(g->vx[v] - g->vx[f], g->vy[v] - g->vy[f]) < d0) continue;
-      if (!cl_dda_angle_ok(g, a, v, b, e)) continue;
-      cl_dda_found_at(g, o, a, v, b, e, CL_DDA_VE, t);
-    }
+CL_HD static inline void cl_dda_vertex_edge(const cl_dda_geometry *g, int32_t a, int32_t v, int32_t b,
+                                            cl_dda_box near_b, double d0, cl_dda_found_out *o) {
+  if (!cl_dda_in_box(g, v, near_b)) return;
+  for (int32_t e = g->vstart[b]; e < g->vstart[b + 1]; e++) {
+    int32_t f = cl_dda_next_vertex(g, b, e);
+    /* as in cl_dda_pair_contacts: a vertex in contact lies within d0 of the edge */
+    cl_dda_box near_e = {fmin(g->vx[e], g->vx[f]) - 2 * d0, fmin(g->vy[e], g->vy[f]) - 2 * d0,
+                         fmax(g->vx[e], g->vx[f]) + 2 * d0, fmax(g->vy[e], g->vy[f]) + 2 * d0};
+    if (!cl_dda_in_box(g, v, near_e)) continue;
+    double t, gap = cl_dda_edge_gap(g, v, b, e, &t);
+    /* a vertex deeper behind the edge than a tenth of d0 cannot have come through it in a step
+     * (steps move less than d0 / 1.25): it lies across the other block, not in contact */
+    if (gap >= d0 || gap <= -d0 / 10 || t <= 0 || t >= 1) continue;
+    if (hypot(g->vx[v] - g->vx[e], g->vy[v] - g->vy[e]) < d0) continue;
+    if (hypot(g->vx[v] - g->vx[f], g->vy[v] - g->vy[f]) < d0) continue;
+    if (!cl_dda_angle_ok(g, a, v, b, e)) continue;
+    cl_dda_found_at(g, o, a, v, b, e, CL_DDA_VE, t);
   }
 }
 
@@ -173,6 +171,33 @@ CL_HD static inline void cl_dda_vertex_vertex(const cl_dda_geometry *g, int32_t 
   }
 }
 
+/* The vertex-vertex contacts of block a's vertex p with block b's vertices within d0. */
+CL_HD static inline void cl_dda_vertex_near_vertices(const cl_dda_geometry *g, int32_t a, int32_t p, int32_t b,
+                                                     cl_dda_box near_a, cl_dda_box near_b, double d0,
+                                                     cl_dda_found_out *o) {
+  if (!cl_dda_in_box(g, p, near_b)) return;
+  for (int32_t q = g->vstart[b]; q < g->vstart[b + 1]; q++)
+    if (cl_dda_in_box(g, q, near_a) && fabs(g->vx[p] - g->vx[q]) < d0 && fabs(g->vy[p] - g->vy[q]) < d0 &&
+        hypot(g->vx[p] - g->vx[q], g->vy[p] - g->vy[q]) < d0)
+      cl_dda_vertex_vertex(g, a, p, b, q, o);
+}
+
+/* A pair's work as tasks in the order of its contacts: a's vertices on b's edges (a task a vertex
+ * of a), b's on a's, then a's vertices against b's vertices; cuda gives each its lane of the pair's
+ * warp (narrow_device.cu). */
+CL_HD static inline int32_t cl_dda_pair_tasks(const cl_dda_geometry *g, int32_t a, int32_t b) {
+  return 2 * (g->vstart[a + 1] - g->vstart[a]) + (g->vstart[b + 1] - g->vstart[b]);
+}
+
+/* Task `task` of pair (a, b) (cl_dda_pair_tasks); near_a, near_b the blocks' boxes grown by 2 d0. */
+CL_HD static inline void cl_dda_pair_task(const cl_dda_geometry *g, int32_t a, int32_t b, int32_t task,
+                                          cl_dda_box near_a, cl_dda_box near_b, double d0, cl_dda_found_out *o) {
+  const int32_t na = g->vstart[a + 1] - g->vstart[a], nb = g->vstart[b + 1] - g->vstart[b];
+  if (task < na) cl_dda_vertex_edge(g, a, g->vstart[a] + task, b, near_b, d0, o);
+  else if (task < na + nb) cl_dda_vertex_edge(g, b, g->vstart[b] + task - na, a, near_a, d0, o);
+  else cl_dda_vertex_near_vertices(g, a, g->vstart[a] + task - na - nb, b, near_a, near_b, d0, o);
+}
+
 /* The contacts of candidate pair (a, b) within distance d0, in a fixed order: a's vertices on b's
  * edges, b's on a's, then the vertex-vertex pairs; the first cap written to out (unless NULL);
  * returns how many there are.
@@ -183,16 +208,9 @@ CL_HD static inline void cl_dda_vertex_vertex(const cl_dda_geometry *g, int32_t 
 CL_HD static inline int cl_dda_pair_contacts(const cl_dda_geometry *g, int32_t a, int32_t b, double d0,
                                              cl_dda_found *out, int cap) {
   cl_dda_found_out o = {out, cap, 0};
-  cl_dda_box near_a = cl_dda_block_box(g, a, 2 * d0), near_b = cl_dda_block_box(g, b, 2 * d0);
-  cl_dda_vertex_edge(g, a, b, near_b, d0, &o);
-  cl_dda_vertex_edge(g, b, a, near_a, d0, &o);
-  for (int32_t p = g->vstart[a]; p < g->vstart[a + 1]; p++) {
-    if (!cl_dda_in_box(g, p, near_b)) continue;
-    for (int32_t q = g->vstart[b]; q < g->vstart[b + 1]; q++)
-      if (cl_dda_in_box(g, q, near_a) && fabs(g->vx[p] - g->vx[q]) < d0 && fabs(g->vy[p] - g->vy[q]) < d0 &&
-          hypot(g->vx[p] - g->vx[q], g->vy[p] - g->vy[q]) < d0)
-        cl_dda_vertex_vertex(g, a, p, b, q, &o);
-  }
+  const cl_dda_box near_a = cl_dda_block_box(g, a, 2 * d0), near_b = cl_dda_block_box(g, b, 2 * d0);
+  const int32_t tasks = cl_dda_pair_tasks(g, a, b);
+  for (int32_t task = 0; task < tasks; task++) cl_dda_pair_task(g, a, b, task, near_a, near_b, d0, &o);
   return o.count;
 }
 

@@ -18,19 +18,53 @@ __global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_springs_
   if (k < A.nc) cl_dda_contact_spring_entry(&A, k, (int)(threadIdx.x % 36));
 }
 
+/* Entry e of short item t (CL_DDA_GATHER_LONG shares at most) by thread e of its group g, in share
+ * order, as the CPU sums it. One thread's share after another was three dependent loads (item,
+ * state, slot) a batch of four: a mean diagonal block's ~30 shares were ~24 round trips, and its
+ * thread block of 28 items (~3 of them diagonal) held its 1 008 threads until they were done. Here
+ * the group's threads load 36 shares' items and states at once into staged (one share each, -1 for
+ * an open or absent one); then every slot load's address is known and they go out a batch at a
+ * time, ~10 round trips. Every thread of the block calls it (its barriers). */
+#define CL_DDA_GATHER_ROUNDS ((CL_DDA_GATHER_LONG + 35) / 36)
+
+__device__ static void gather_short(const cl_dda_pcg_args *A, size_t t, int g, int e, int is_short) {
+  __shared__ int32_t staged[CL_DDA_GATHER_ITEMS][36];
+  int32_t lo = 0, hi = 0;
+  const int rhs = is_short ? cl_dda_gather_shares(A, t, &lo, &hi) : 0, has = is_short && cl_dda_gather_has(A, t, e);
+  const int32_t *items = rhs ? A->ritem : A->gitem;
+  const real *slots = (const real *)(rhs ? A->cF : A->cK);
+  real sum = has ? cl_dda_gather_first(A, t, e) : 0;
+  for (int round = 0; round < CL_DDA_GATHER_ROUNDS; round++) {
+    const int32_t q = lo + 36 * round, count = hi - q < 36 ? hi - q : 36;
+    const int32_t item = e < count ? items[q + e] : -1;
+    staged[g][e] = cl_dda_share_used(A, rhs, item) ? item : -1;
+    __syncthreads();
+    for (int u0 = 0; has && u0 < count; u0 += CL_DDA_GATHER_BATCH) {
+      int32_t it[CL_DDA_GATHER_BATCH];
+      real v[CL_DDA_GATHER_BATCH];
+      for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) it[u] = u0 + u < count ? staged[g][u0 + u] : -1;
+      for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) v[u] = it[u] >= 0 ? slots[cl_dda_share_slot(rhs, it[u], e)] : 0;
+      for (int u = 0; u < CL_DDA_GATHER_BATCH; u++)
+        if (it[u] >= 0) sum += v[u];
+    }
+    if (round + 1 < CL_DDA_GATHER_ROUNDS) __syncthreads(); /* staged is read before the next round writes it */
+  }
+  if (has) cl_dda_gather_write(A, t, e, sum);
+  __syncthreads(); /* the sums are written: a diagonal block's factor reads them */
+}
+
 /* The gather (assembly_ops.h), 36 threads an item: thread e sums entry e, so a contact's 36 slots
  * are read by neighbouring threads at once; a long item is the whole block's after the others, its
  * slices' sums added in slice order; a diagonal block's factor waits at a block barrier for its 36
- * sums. */
-__global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_gather_kernel)(cl_dda_pcg_args A) {
+ * sums. Two blocks an SM: 32 registers a thread at most. */
+__global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS, 2) CL_PREC(dda_gather_kernel)(cl_dda_pcg_args A) {
   __shared__ int long_item[CL_DDA_GATHER_ITEMS];
   __shared__ real part[CL_DDA_GATHER_ITEMS][36];
   const int g = (int)(threadIdx.x / 36), e = (int)(threadIdx.x % 36);
   const size_t first = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS, t = first + g;
   const int active = t < A.ntarget + A.n, is_long = active && cl_dda_gather_long(&A, t);
-  if (active && !is_long) cl_dda_gather_entry(&A, t, e);
   if (e == 0) long_item[g] = is_long;
-  __syncthreads();
+  gather_short(&A, t, g, e, active && !is_long); /* its barriers publish long_item */
   for (int w = 0; w < CL_DDA_GATHER_ITEMS; w++) {
     if (!long_item[w]) continue;
     const size_t tl = first + w;
@@ -47,11 +81,24 @@ __global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_gather_k
   if (active && e == 0) cl_dda_gather_finish(&A, t);
 }
 
+/* The per-block-row kernels (the block solves, the factors, block Jacobi's step) in thread blocks of
+ * one warp, a row a thread: in blocks of 256 case 1's 4 333 rows took 17 of the H100's 132 SMs
+ * (12 us a Jacobi step); in blocks of 32 they take 136 blocks on as many SMs. The step's dot
+ * partials are then one pair a warp (at most CL_REDUCE_MAX_BLOCKS of them). */
+#define CL_DDA_ROW_THREADS 32
+
+static inline int row_blocks(size_t n) {
+  const unsigned blocks = cl_grid_blocks(n, CL_DDA_ROW_THREADS);
+  return blocks > CL_REDUCE_MAX_BLOCKS ? CL_REDUCE_MAX_BLOCKS : (int)blocks;
+}
+
 __global__ void CL_PREC(dda_pcg_block_kernel)(cl_dda_pcg_args A, int op) {
   CL_GRID_STRIDE(i, A.n) cl_dda_pcg_block(&A, op, i);
 }
 
-__global__ void __launch_bounds__(CL_THREADS) CL_PREC(dda_spmv_kernel)(cl_dda_pcg_args A) {
+/* Five blocks an SM (48 registers): case 1's 542 blocks in one wave on 132 SMs (the batched loads
+ * of cl_dda_bsr_lane took it to 60 registers, four an SM, unbounded). */
+__global__ void __launch_bounds__(CL_THREADS, 5) CL_PREC(dda_spmv_kernel)(cl_dda_pcg_args A) {
   cl_dda_spmv_grid(&A, NULL, 0, NULL, NULL);
 }
 
@@ -90,7 +137,8 @@ __global__ void CL_PREC(dda_open_close_kernel)(cl_dda_pcg_args A) {
   if (threadIdx.x == 0) A.partials[blockIdx.x] = changed, A.partials[gridDim.x + blockIdx.x] = unsettled;
 }
 
-/* Block Jacobi's fused iteration step, one thread a block, and BETA's partial sums (two a block). */
+/* Block Jacobi's fused iteration step, one thread a block row, and BETA's partial sums (two a
+ * thread block of CL_DDA_ROW_THREADS). */
 __global__ void CL_PREC(dda_step_jacobi_kernel)(cl_dda_pcg_args A) {
   double sums[2] = {0, 0};
   CL_GRID_STRIDE(i, A.n) cl_dda_step_jacobi(&A, i, sums);
@@ -126,7 +174,7 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
     case CL_DDA_OP_FACTOR:
     case CL_DDA_OP_BLOCK_SOLVE:
     case CL_DDA_OP_SSOR_FINISH:
-      CL_PREC(dda_pcg_block_kernel)<<<cl_grid_1d(A->n), CL_THREADS>>>(*A, op);
+      CL_PREC(dda_pcg_block_kernel)<<<row_blocks(A->n), CL_DDA_ROW_THREADS>>>(*A, op);
       break;
     case CL_DDA_OP_SPMV:
       CL_PREC(dda_spmv_kernel)<<<cl_dda_spmv_blocks(A), CL_THREADS>>>(*A);
@@ -144,9 +192,9 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
       break;
     }
     case CL_DDA_OP_STEP_JACOBI: {
-      const int blocks = cl_reduce_blocks(A->n);
+      const int blocks = row_blocks(A->n);
       int e;
-      CL_PREC(dda_step_jacobi_kernel)<<<blocks, CL_REDUCE_THREADS>>>(*A);
+      CL_PREC(dda_step_jacobi_kernel)<<<blocks, CL_DDA_ROW_THREADS>>>(*A);
       if ((e = (int)cudaGetLastError())) return e;
       CL_PREC(dda_dots_finish_kernel)<<<1, CL_REDUCE_THREADS>>>(*A, CL_DDA_OP_BETA, blocks);
       break;

@@ -13,34 +13,48 @@
 #include "pcg_args.h"
 #include "pcg_scalars.h"
 
-/* Entry (r, c) of diagonal block i. */
-CL_HD static inline real cl_dda_diag_entry(const cl_dda_pcg_args *A, size_t i, int r, int c) {
-  if (A->format == CL_DDA_HSBCSR) return ((const real *)A->diag)[(6 * r + c) * A->n + i];
+/* Diagonal block i: entry (r, c) at [(6 r + c) *stride] of the pointer returned (BSR: the row's
+ * block in column i, found once). */
+CL_HD static inline const real *cl_dda_diag_block(const cl_dda_pcg_args *A, size_t i, size_t *stride) {
+  if (A->format == CL_DDA_HSBCSR) {
+    *stride = A->n;
+    return (const real *)A->diag + i;
+  }
   int32_t p = A->rowptr[i];
   while (A->col[p] != (int32_t)i) p++; /* every row holds its diagonal block */
-  return ((const real *)A->val)[36 * (size_t)p + 6 * r + c];
+  *stride = 1;
+  return (const real *)A->val + 36 * (size_t)p;
 }
 
 /* Block i's lower Cholesky factor into chol (sliced); a block that is not positive definite gets
- * NaN in its first entry, which the host finds with a reduction. */
+ * NaN in its first entry, which the host finds with a reduction. The lower triangle is read at
+ * once and factored in l (row by row: (r, c) at r (r + 1) / 2 + c), then written: each entry read
+ * back from chol after its own store, and the diagonal block searched for again for each entry,
+ * made a chain of ~50 dependent loads a block (the gather's diagonal items waited on it). The same
+ * operations in the same order as when they were read back. */
 CL_HD static inline void cl_dda_factor_block(const cl_dda_pcg_args *A, size_t i) {
   const size_t n = A->n;
-  real *L = (real *)A->chol;
+  size_t stride;
+  const real *D = cl_dda_diag_block(A, i, &stride);
+  real *L = (real *)A->chol, l[21];
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c <= r; c++) l[r * (r + 1) / 2 + c] = D[(size_t)(6 * r + c) * stride];
   for (int j = 0; j < 6; j++) {
-    real d = cl_dda_diag_entry(A, i, j, j);
-    for (int k = 0; k < j; k++) d -= L[(6 * j + k) * n + i] * L[(6 * j + k) * n + i];
+    real *lj = l + j * (j + 1) / 2, d = lj[j];
+    for (int k = 0; k < j; k++) d -= lj[k] * lj[k];
     if (!(d > 0)) {
       L[i] = (real)NAN;
       return;
     }
-    L[(6 * j + j) * n + i] = sqrt(d);
+    lj[j] = sqrt(d);
     for (int r = j + 1; r < 6; r++) {
-      real s = cl_dda_diag_entry(A, i, r, j);
-      for (int k = 0; k < j; k++) s -= L[(6 * r + k) * n + i] * L[(6 * j + k) * n + i];
-      L[(6 * r + j) * n + i] = s / L[(6 * j + j) * n + i];
+      real *lr = l + r * (r + 1) / 2, s = lr[j];
+      for (int k = 0; k < j; k++) s -= lr[k] * lj[k];
+      lr[j] = s / lj[j];
     }
-    for (int c = j + 1; c < 6; c++) L[(6 * j + c) * n + i] = 0;
   }
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 6; c++) L[(6 * r + c) * n + i] = c <= r ? l[r * (r + 1) / 2 + c] : 0;
 }
 
 /* z = (L L^T)^-1 v for block i (v, z: 6 entries). */
@@ -148,27 +162,52 @@ CL_HD static inline int cl_dda_bsr_long(const cl_dda_pcg_args *A, size_t i) {
   return A->rowptr[i + 1] - A->rowptr[i] > CL_DDA_BSR_LONG;
 }
 
-/* Block p's terms of block row i's six entries of A_parts v (v as cl_dda_hsbcsr_row's), column c
- * of the block, added to acc (nothing where the block is not in A->parts). */
-CL_HD static inline void cl_dda_bsr_terms(const cl_dda_pcg_args *A, size_t i, int32_t p, int c, const real *p2,
-                                          real beta, real acc[6]) {
+/* Whether block p of block row i is in A->parts, and if so its column c's input entry into *v (v
+ * as cl_dda_hsbcsr_row's). */
+CL_HD static inline int cl_dda_bsr_input(const cl_dda_pcg_args *A, size_t i, int32_t p, int c, const real *p2,
+                                         real beta, real *v) {
   const size_t j = (size_t)A->col[p];
   const int part = j == i ? CL_DDA_DIAG : j > i ? CL_DDA_UPPER : CL_DDA_LOWER;
-  if (!(A->parts & part)) return;
-  const real v = cl_dda_spmv_input((const real *)A->in, p2, beta, (size_t)c * A->n + j);
+  if (!(A->parts & part)) return 0;
+  *v = cl_dda_spmv_input((const real *)A->in, p2, beta, (size_t)c * A->n + j);
+  return 1;
+}
+
+/* Block p's column c times v added to acc. */
+CL_HD static inline void cl_dda_bsr_add(const cl_dda_pcg_args *A, int32_t p, int c, real v, real acc[6]) {
   const real *blk = (const real *)A->val + 36 * (size_t)p + c;
   for (int r = 0; r < 6; r++) acc[r] += blk[6 * r] * v;
 }
 
+/* Block p's terms of block row i's six entries of A_parts v, column c of the block, added to acc
+ * (nothing where the block is not in A->parts). */
+CL_HD static inline void cl_dda_bsr_terms(const cl_dda_pcg_args *A, size_t i, int32_t p, int c, const real *p2,
+                                          real beta, real acc[6]) {
+  real v;
+  if (cl_dda_bsr_input(A, i, p, c, p2, beta, &v)) cl_dda_bsr_add(A, p, c, v, acc);
+}
+
 /* Lane `lane` of warp `warp` of the `warps` that take block row i (cuda): its terms, the blocks of
- * its slice (5 warp + lane / 6, then every 5 warps-th) in column lane % 6, into acc. */
+ * its slice (5 warp + lane / 6, then every 5 warps-th) in column lane % 6, into acc. A block's
+ * column and its input entry are two dependent loads: they are issued CL_DDA_BSR_BATCH blocks at a
+ * time (block after block, case 1's long row was ~5 blocks a lane, ten round trips in a row while
+ * the rest of the grid waited at the next barrier); the terms are added in block order as before. */
+#define CL_DDA_BSR_BATCH 4
+
 CL_HD static inline void cl_dda_bsr_lane(const cl_dda_pcg_args *A, size_t i, int warp, int warps, int lane,
                                          const real *p2, real beta, real acc[6]) {
   for (int r = 0; r < 6; r++) acc[r] = 0;
   if (lane >= 6 * CL_DDA_BSR_SLICES) return;
-  for (int32_t p = A->rowptr[i] + CL_DDA_BSR_SLICES * warp + lane / 6; p < A->rowptr[i + 1];
-       p += CL_DDA_BSR_SLICES * warps)
-    cl_dda_bsr_terms(A, i, p, lane % 6, p2, beta, acc);
+  const int32_t end = A->rowptr[i + 1], step = CL_DDA_BSR_SLICES * warps;
+  const int c = lane % 6;
+  for (int32_t p = A->rowptr[i] + CL_DDA_BSR_SLICES * warp + lane / 6; p < end; p += CL_DDA_BSR_BATCH * step) {
+    real v[CL_DDA_BSR_BATCH];
+    int used[CL_DDA_BSR_BATCH];
+    for (int u = 0; u < CL_DDA_BSR_BATCH; u++)
+      used[u] = p + u * step < end && cl_dda_bsr_input(A, i, p + u * step, c, p2, beta, &v[u]);
+    for (int u = 0; u < CL_DDA_BSR_BATCH; u++)
+      if (used[u]) cl_dda_bsr_add(A, p + u * step, c, v[u], acc);
+  }
 }
 
 /* Block row i of the BSR product into sum (the cpu's): each lane's terms as cl_dda_bsr_lane's, in

@@ -44,6 +44,20 @@ __device__ static void cl_dda_bsr_block_row(const cl_dda_pcg_args *A, size_t i, 
   __syncthreads(); /* warp_sum is read before the next long row writes it */
 }
 
+/* A warp's product of the short block row i (every lane calls it). */
+__device__ static void cl_dda_bsr_short_row(const cl_dda_pcg_args *A, size_t i, int lane, const real *p2, real beta,
+                                            real *pnew, double *dot) {
+  real acc[6], mine = 0;
+  cl_dda_bsr_lane(A, i, 0, 1, lane, p2, beta, acc);
+  for (int off = 16; off > 0; off >>= 1)
+    for (int r = 0; r < 6; r++) acc[r] += __shfl_down_sync(0xffffffffu, acc[r], off);
+  for (int r = 0; r < 6; r++) { /* entry r's sum from lane 0 to lane r */
+    const real s = __shfl_sync(0xffffffffu, acc[r], 0);
+    if (lane == r) mine = s;
+  }
+  if (lane < 6) cl_dda_spmv_finish(A, lane * A->n + i, mine, p2, beta, pnew, dot);
+}
+
 /* out = A_parts v over the grid, v = in (p2 NULL) or in + beta p2 (the direction, written into
  * pnew where not NULL), this thread's terms of v.out added to *dot (not NULL). BSR: warp w of
  * thread block b takes block rows b W + w, + G W, ... (W warps a block, G blocks); a long row's
@@ -58,20 +72,19 @@ __device__ static void cl_dda_spmv_grid(const cl_dda_pcg_args *A, const real *p2
   }
   __shared__ int long_row[CL_DDA_BSR_WARPS];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  for (size_t base = (size_t)blockIdx.x * CL_DDA_BSR_WARPS; base < n; base += (size_t)gridDim.x * CL_DDA_BSR_WARPS) {
+  const size_t first = (size_t)blockIdx.x * CL_DDA_BSR_WARPS, stride = (size_t)gridDim.x * CL_DDA_BSR_WARPS;
+  /* A thread block none of whose rows is long runs its warps' passes without a barrier: each warp
+   * goes on to its next row without waiting for the block's slowest row of the pass. */
+  int any_long = 0;
+  for (size_t i = first + warp; i < n; i += stride) any_long |= cl_dda_bsr_long(A, i);
+  if (!__syncthreads_or(any_long)) {
+    for (size_t i = first + warp; i < n; i += stride) cl_dda_bsr_short_row(A, i, lane, p2, beta, pnew, dot);
+    return;
+  }
+  for (size_t base = first; base < n; base += stride) {
     const size_t i = base + warp;
     const int is_long = i < n && cl_dda_bsr_long(A, i);
-    if (i < n && !is_long) {
-      real acc[6], mine = 0;
-      cl_dda_bsr_lane(A, i, 0, 1, lane, p2, beta, acc);
-      for (int off = 16; off > 0; off >>= 1)
-        for (int r = 0; r < 6; r++) acc[r] += __shfl_down_sync(0xffffffffu, acc[r], off);
-      for (int r = 0; r < 6; r++) { /* entry r's sum from lane 0 to lane r */
-        const real s = __shfl_sync(0xffffffffu, acc[r], 0);
-        if (lane == r) mine = s;
-      }
-      if (lane < 6) cl_dda_spmv_finish(A, lane * n + i, mine, p2, beta, pnew, dot);
-    }
+    if (i < n && !is_long) cl_dda_bsr_short_row(A, i, lane, p2, beta, pnew, dot);
     if (lane == 0) long_row[warp] = is_long;
     __syncthreads();
     for (int w = 0; w < CL_DDA_BSR_WARPS; w++)

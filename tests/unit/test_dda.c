@@ -1724,3 +1724,133 @@ Test(dda, contact_transfer_on_the_device_matches_the_host) {
   }
   free(vstart), free(vx), free(vy);
 }
+
+/* The gather on cuda (skipped without a GPU) against the cpu's: a short item's 36 threads load 36
+ * of its shares' items and states at once, in rounds of 36, and its sums are then each one
+ * thread's in share order (pcg_cuda.cu: gather_short); a diagonal block's factor is taken from the
+ * lower triangle read at once (pcg_ops.h). Blocks 0, 1 and 2 are in 100, 50 and 36 contacts: their
+ * diagonal blocks and block rows are a long item, a short one of two rounds and one of exactly one
+ * round; a third of the contacts are open. Both formats' matrix blocks, b and the factors agree to
+ * 1e-14 of the largest entry: the sums are the same additions in the same order, and only the
+ * springs' and the factors' fused multiply-adds round differently; a share missed, doubled or
+ * transposed wrongly is an error of the size of the entries. */
+Test(dda, gather_on_cuda_gives_the_cpus_sums) {
+  if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
+  lcg_seed(23);
+  const size_t n = 40, nc = 400, m = 6 * n;
+  double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
+  double *fric = malloc(nc * sizeof *fric);
+  int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      F[r * n + i] = lcg_uniform(-1, 1);
+      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 300 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
+    }
+  for (size_t k = 0; k < nc; k++) {
+    bi[k] = k < 100 ? 0 : k < 150 ? 1 : k < 186 ? 2 : 3 + (int32_t)lcg_below(n - 4);
+    bj[k] = bi[k] + 1 + (int32_t)lcg_below(n - 1 - (size_t)bi[k]);
+    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    state[k] = (int32_t)lcg_below(3);
+    fric[k] = state[k] == CL_DDA_SLIDE ? lcg_uniform(-2, 2) : 0;
+  }
+  for (int f = 0; f < 2; f++) {
+    double *got[2][3] = {{0}};
+    size_t count[3] = {0};
+    for (int b = 0; b < 2; b++) {
+      cl_device dev;
+      cl_error err;
+      cr_assert_eq(cl_device_open(&dev, b ? "cuda" : "cpu", &err), CL_OK, "%s", err.msg);
+      void *dK, *dF;
+      cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+      cl_dda_bsr a = {0};
+      cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+      cl_dda_solver s;
+      cl_dda_solver_init(&s, &dev, (cl_dda_spmv_format)f);
+      cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = 50, .ks = 20};
+      cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(cl_dda_solver_assemble(&s, state, fric, dK, dF, &err), CL_OK, "%s", err.msg);
+      /* the matrix blocks (BSR's, or HSBCSR's diagonal and upper ones), b, the factors */
+      const void *src[3] = {f == CL_DDA_BSR ? s.A.val : s.A.diag, s.A.b, s.A.chol};
+      count[0] = f == CL_DDA_BSR ? 36 * s.A.ntarget : 36 * n, count[1] = m, count[2] = 36 * n;
+      for (int v = 0; v < 3; v++) {
+        got[b][v] = malloc(count[v] * sizeof(double));
+        cr_assert_eq(dev.to_host(&dev, got[b][v], src[v], count[v] * sizeof(double), &err), CL_OK, "%s", err.msg);
+      }
+      if (f == CL_DDA_HSBCSR) { /* the upper blocks after the diagonal ones */
+        got[b][0] = realloc(got[b][0], 36 * (n + s.A.nup) * sizeof(double));
+        cr_assert_eq(dev.to_host(&dev, got[b][0] + 36 * n, s.A.up, 36 * s.A.nup * sizeof(double), &err), CL_OK, "%s",
+                     err.msg);
+        count[0] = 36 * (n + s.A.nup);
+      }
+      cl_dda_solver_free(&s);
+      cl_dda_bsr_free(&a);
+      dev.release(&dev, dK), dev.release(&dev, dF);
+      cl_device_close(&dev);
+    }
+    const char *what[3] = {"matrix block entry", "b", "factor"};
+    for (int v = 0; v < 3; v++) {
+      double scale = 0;
+      for (size_t q = 0; q < count[v]; q++) scale = fmax(scale, fabs(got[0][v][q]));
+      for (size_t q = 0; q < count[v]; q++)
+        cr_assert(fabs(got[1][v][q] - got[0][v][q]) <= 1e-14 * scale, "format %d, %s %zu: cuda %.17g, cpu %.17g", f,
+                  what[v], q, got[1][v][q], got[0][v][q]);
+      free(got[0][v]), free(got[1][v]);
+    }
+  }
+  free(K), free(F), free(geo), free(fric), free(bi), free(bj), free(state);
+}
+
+/* The narrow phase on cuda eight lanes a pair, a lane a task (narrow_device.cu), on a pair of many
+ * vertices: a block whose bottom edge has 21 vertices 0.5 apart rests 0.01 above a base whose top
+ * edge has 24 vertices between them, so that each vertex of either lies mid-edge on the other (VE
+ * contacts) and a pair has 74 or 79 tasks -- ten rounds of the pair's lanes, the contacts of a
+ * round after the rounds before and of a lane after the lanes before; the boxes' extremes split
+ * over the lanes. Both orders of the pair, on
+ * the cpu device (bit for bit) and on cuda where there is one (1e-12: its hypot rounds
+ * differently), against the host's pair loop. */
+Test(dda, narrow_phase_of_many_vertex_pairs_matches_the_host) {
+  enum { NTOP = 23, NBASE = 28 };
+  int32_t vstart[3] = {0, NTOP, NTOP + NBASE};
+  double vx[NTOP + NBASE], vy[NTOP + NBASE];
+  int v = 0;
+  for (int k = 0; k <= 20; k++) vx[v] = 0.5 * k, vy[v++] = 0; /* the top block, counter-clockwise */
+  vx[v] = 10, vy[v++] = 2, vx[v] = 0, vy[v++] = 2;
+  vx[v] = -1, vy[v++] = -1, vx[v] = 11, vy[v++] = -1, vx[v] = 11, vy[v++] = -0.01; /* the base */
+  for (int k = 0; k < 24; k++) vx[v] = 10.75 - 0.5 * k, vy[v++] = -0.01;
+  vx[v] = -1, vy[v++] = -0.01;
+  cr_assert_eq(v, NTOP + NBASE);
+  cl_dda_geometry g = {2, vstart, vx, vy};
+  const double d0 = 0.05;
+  int32_t pairs[4] = {0, 1, 1, 0};
+  cr_assert(cl_dda_pair_tasks(&g, 0, 1) > 64 && cl_dda_pair_tasks(&g, 1, 0) > 64, "more rounds than one of 32 lanes");
+  size_t nref = 0;
+  for (int k = 0; k < 2; k++) nref += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, NULL, 0);
+  cr_assert(nref >= 2 * 40, "the pairs' contacts: %zu, expected each vertex of the two edges'", nref);
+  cl_dda_found *ref = malloc(nref * sizeof *ref);
+  for (size_t k = 0, at = 0; k < 2; k++)
+    at += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, ref + at, (int)(nref - at));
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_geometry on = geometry_on(&dev, &g);
+    cl_dda_detect det;
+    cl_dda_detect_init(&det, &dev);
+    cr_assert_eq(cl_dda_detect_found(&det, &on, pairs, 2, d0, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(det.nfound, nref, "%s: %zu contacts, the host %zu", names[b], det.nfound, nref);
+    cl_dda_found *found = malloc(nref * sizeof *found);
+    cr_assert_eq(cl_dda_detect_found_to_host(&det, found, &err), CL_OK, "%s", err.msg);
+    cl_dda_detect_free(&det);
+    for (size_t k = 0; k < nref; k++)
+      cr_assert(found_equal(&found[k], &ref[k], b == 0 ? 0 : 1e-12), "%s: contact %zu differs from the host's",
+                names[b], k);
+    release_geometry(&dev, &on);
+    free(found);
+    cl_device_close(&dev);
+  }
+  free(ref);
+}
