@@ -164,6 +164,17 @@ static cl_status load_structure(cl_dda_solver *s, const cl_dda_bsr *a, int32_t *
   return CL_OK;
 }
 
+/* The solve's x for n blocks: kept from solve to solve as the next one's start (x0 NULL), and zero
+ * -- all its room -- where its buffer is new: the device leaves new memory undefined (on the cpu, a
+ * freed buffer's old values), and a first solve would start from it. */
+static cl_status ensure_x(cl_dda_solver *s, size_t n, cl_error *err) {
+  const size_t bytes = 6 * n * sizeof(double);
+  if (bytes <= s->cap[B_X] && s->buf[B_X]) return CL_OK;
+  CL_TRY(ensure(s, B_X, bytes, err));
+  s->launches++;
+  return cl_k_fill(s->dev, CL_F64, s->buf[B_X], s->cap[B_X] / sizeof(double), 0, err);
+}
+
 /* The value buffers of the format and the vectors, and every pointer of s->A. */
 static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *err) {
   if (s->format == CL_DDA_BSR) {
@@ -173,7 +184,9 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
     CL_TRY(ensure(s, B_UP, 36 * (ntarget - n) * sizeof(double), err));
   }
   CL_TRY(ensure(s, B_CHOL, 36 * n * sizeof(double), err));
-  for (int k = B_B; k <= B_T; k++) CL_TRY(ensure(s, k, 6 * n * sizeof(double), err));
+  CL_TRY(ensure_x(s, n, err));
+  for (int k = B_B; k <= B_T; k++)
+    if (k != B_X) CL_TRY(ensure(s, k, 6 * n * sizeof(double), err));
   CL_TRY(ensure(s, B_DOTS, (CL_DDA_DOT_PARTIALS + CL_DDA_SCALARS) * sizeof(double), err));
   void **b = s->buf;
   cl_dda_pcg_args A = {.n = n, .format = s->format, .rowptr = b[B_ROWPTR], .col = b[B_COL], .val = b[B_VAL],

@@ -179,7 +179,8 @@ cl_status cl_dda_solver_start_from(cl_dda_solver *s, const void *x0, cl_error *e
 cl_status cl_dda_solver_spmv(cl_dda_solver *s, const double *x, double *y, cl_error *err);
 
 /* Solves A x = b (b: a host vector of 6 n, block-major; NULL: the assembled one) starting from x0
- * (host, block-major; NULL: the device's x, the last solution or cl_dda_solver_start_from's); the
+ * (host, block-major; NULL: the device's x, the last solution or cl_dda_solver_start_from's, zero
+ * before either where the set-up gave x a new buffer); the
  * solution stays on the device and, when x is not NULL, comes down into it (block-major). Stops
  * when |b - A x| <= tol |b|, or when an iteration's update dx = alpha p has an energy
  * dx^T A dx = alpha r.z <= update_energy (0: never; the model's displacement criterion), or after

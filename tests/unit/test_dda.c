@@ -698,6 +698,50 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
   free(ref), free(u);
 }
 
+/* The device's new memory filled with a finite pattern (doubles of about 2.3e6), as a freed buffer
+ * may leave it (the cpu's aligned_alloc reuses one; cudaMalloc does not clear either). */
+static cl_status (*plain_alloc)(cl_device *, void **, size_t, cl_error *);
+static cl_status poisoned_alloc(cl_device *d, void **ptr, size_t bytes, cl_error *err) {
+  cl_status st = plain_alloc(d, ptr, bytes, err);
+  if (st == CL_OK && *ptr) memset(*ptr, 0x41, bytes);
+  return st;
+}
+
+/* A first solve with no x0 starts from zero, whatever the device's new memory holds: its initial
+ * residual |b - A 0| / |b| is 1 (to the round-off of two sums of the same squares), and the true
+ * residual of its solution is the recurrence's (a start of 2.3e6 would leave ~1e-16 of |A| |x0|,
+ * ~1e-8 of |b|, under the recurrence's 1e-12), in both formats. */
+Test(dda, first_solve_without_start_starts_from_zero) {
+  const size_t n = 40, m = 6 * n;
+  double *b = malloc(m * sizeof *b), *x = malloc(m * sizeof *x), *y = malloc(m * sizeof *y);
+  for (int f = 0; f < 2; f++) {
+    lcg_seed(5);
+    cl_dda_bsr a = {0};
+    random_matrix(&a, n, 60);
+    for (size_t k = 0; k < m; k++) b[k] = lcg_uniform(-1, 1);
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+    plain_alloc = dev.alloc, dev.alloc = poisoned_alloc;
+    cl_dda_solver s;
+    cl_dda_solver_init(&s, &dev, (cl_dda_spmv_format)f);
+    cr_assert_eq(cl_dda_solver_load(&s, &a, &err), CL_OK, "%s", err.msg);
+    cl_dda_pcg_result res;
+    cr_assert_eq(cl_dda_pcg(&s, b, NULL, x, CL_DDA_BLOCK_JACOBI, 1e-12, 0, 1000, &res, &err), CL_OK, "%s", err.msg);
+    cr_assert(res.converged && fabs(res.initial_residual - 1) < 1e-12,
+              "format %d: the first solve started at a residual of %.17g |b| (converged %d)", f, res.initial_residual,
+              res.converged);
+    cr_assert_eq(cl_dda_solver_spmv(&s, x, y, &err), CL_OK, "%s", err.msg);
+    double rn = 0, bn = 0;
+    for (size_t k = 0; k < m; k++) rn += (b[k] - y[k]) * (b[k] - y[k]), bn += b[k] * b[k];
+    cr_assert(sqrt(rn / bn) < 1e-11, "format %d: true residual %.3g", f, sqrt(rn / bn));
+    cl_dda_solver_free(&s);
+    cl_dda_bsr_free(&a);
+    cl_device_close(&dev);
+  }
+  free(b), free(x), free(y);
+}
+
 /* A random step's contacts (n blocks, nc contacts) and three open-close iterations on dev: the
  * assembly from the device's states, the solve and the rule (cl_dda_solver_solve_open_close), by the
  * persistent kernel or the launches. Out: each iteration's PCG iterations and counts (3 x 3), the
