@@ -136,12 +136,12 @@ cl_status cl_dda_detect_transfer(cl_dda_detect *s, const cl_dda_geometry *g, siz
   const size_t nfound = s->nfound;
   CL_TRY(room(s, CL_DDA_DB_TKEYS, 2 * nfound * sizeof(uint64_t), err));
   uint64_t *keys = s->buf[CL_DDA_DB_TKEYS];
-  cl_dda_transfer_args a = {.g = *g, .nfound = nfound, .npairs = s->npairs, .nprev = nprev, .first = first,
+  cl_dda_transfer_args a = {.g = *g, .nv = nv, .nfound = nfound, .npairs = s->npairs, .nprev = nprev, .first = first,
                             .found = s->buf[CL_DDA_DB_FOUND], .pairs = s->buf[CL_DDA_DB_PAIRS],
                             .offset = s->buf[CL_DDA_DB_OFFSET], .keys = keys, .sorted = keys + nfound,
                             .prev = *prev, .out = *out};
   CL_TRY(cl_k_dda_transfer(s->d, &a, CL_DDA_TRANSFER_KEYS, err));
   CL_TRY(cl_k_dda_sort_keys(s->d, &s->scratch, keys, keys + nfound, nfound,
-                            (uint64_t)cl_dda_contact_key((int32_t)nv - 1, (int32_t)nv - 1), err));
+                            (uint64_t)cl_dda_contact_key((int32_t)nv - 1, (int32_t)nv - 1, nv), err));
   return cl_k_dda_transfer(s->d, &a, CL_DDA_TRANSFER_FILL, err);
 }

@@ -383,7 +383,7 @@ cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const
                            .sorted = room + big, .flags = (int64_t *)(room + 2 * big),
                            .offset = (int64_t *)(room + 3 * big), .unique = room + 4 * big + 1};
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_PAIR_KEYS, m1, err));
-  CL_TRY(sort_keys(s, &a, m1, cl_dda_block_key((int64_t)n - 1, (int64_t)n - 1), err));
+  CL_TRY(sort_keys(s, &a, m1, cl_dda_key((int64_t)n - 1, (int64_t)n - 1, n), err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_FLAGS, m1, err));
   int64_t nnzb;
   s->launches++, s->syncs++;
@@ -402,11 +402,11 @@ cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_ROWS, n + 1, err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_COLUMNS, a.nnzb, err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_SHARE_KEYS, 4 * nc, err));
-  CL_TRY(sort_keys(s, &a, 4 * nc, (uint64_t)(a.nnzb - 1) << 32 | (uint64_t)(4 * nc), err));
+  CL_TRY(sort_keys(s, &a, 4 * nc, cl_dda_key((int64_t)a.nnzb - 1, (int64_t)(4 * nc) - 1, 4 * nc), err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_GSTART, a.nnzb + 1, err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_GITEM, 4 * nc, err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_ROW_KEYS, 2 * nc, err));
-  CL_TRY(sort_keys(s, &a, 2 * nc, cl_dda_block_key((int64_t)n - 1, (int64_t)(2 * nc)), err));
+  CL_TRY(sort_keys(s, &a, 2 * nc, cl_dda_key((int64_t)n - 1, (int64_t)(2 * nc) - 1, 2 * nc), err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_RSTART, n + 1, err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_RITEM, 2 * nc, err));
   s->A.nup = 0;

@@ -1683,7 +1683,7 @@ Test(dda, contact_transfer_on_the_device_matches_the_host) {
     double *reals = malloc(5 * (m + 1) * sizeof *reals);
     for (size_t k = 0; k < kept; k++) {
       const cl_dda_contact *c = &prev.c[k];
-      key[k] = cl_dda_contact_key(c->vi, c->ej);
+      key[k] = cl_dda_contact_key(c->vi, c->ej, nv);
       ints[k] = c->state, ints[m + k] = c->bonded;
       reals[k] = c->t_ref, reals[m + k] = c->sgn, reals[2 * m + k] = c->N, reals[3 * m + k] = c->S;
     }
