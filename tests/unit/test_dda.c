@@ -15,6 +15,7 @@
 #include "../../kernels/dda/contact.h"
 #include "../../kernels/dda/contacts.h"
 #include "../../kernels/dda/detect.h"
+#include "../../kernels/dda/model.h"
 #include "../../kernels/dda/narrow_kernels.h"
 #include "../../kernels/dda/pcg.h"
 #include "../../kernels/dda/pcg_scalars.h"
@@ -1723,4 +1724,63 @@ Test(dda, contact_transfer_on_the_device_matches_the_host) {
     cl_device_close(&dev);
   }
   free(vstart), free(vx), free(vy);
+}
+
+/* A step of a model on the device path (device detection, BSR) moves no vector of its unknowns
+ * (6 n doubles) between host and device: the update accumulates the rotations on the device, a
+ * dynamic step predicts its start there, and nothing else reads the solution. The cpu device's
+ * copies are wrapped to count the transfers of exactly that size (the moments' 6 n doubles are the
+ * model's own mirror, which the cpu device does not copy). */
+static size_t vector_bytes, vectors_moved;
+static cl_status (*step_plain_to_device)(cl_device *, void *, const void *, size_t, cl_error *);
+static cl_status (*step_plain_to_host)(cl_device *, void *, const void *, size_t, cl_error *);
+static cl_status vector_counted_to_device(cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err) {
+  vectors_moved += bytes == vector_bytes;
+  return step_plain_to_device(d, dst, src, bytes, err);
+}
+static cl_status vector_counted_to_host(cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err) {
+  vectors_moved += bytes == vector_bytes;
+  return step_plain_to_host(d, dst, src, bytes, err);
+}
+
+Test(dda, a_step_moves_no_solution_between_host_and_device) {
+  enum { COLUMN = 7 }; /* unit squares stacked, the lowest held by two fixed points */
+  int32_t vstart[COLUMN + 1];
+  double vx[4 * COLUMN], vy[4 * COLUMN];
+  for (int b = 0; b < COLUMN; b++) {
+    const double x[4] = {0, 1, 1, 0}, y[4] = {0, 0, 1, 1};
+    vstart[b] = 4 * b;
+    for (int v = 0; v < 4; v++) vx[4 * b + v] = x[v], vy[4 * b + v] = y[v] + b;
+  }
+  vstart[COLUMN] = 4 * COLUMN;
+  int32_t material[COLUMN] = {0};
+  const cl_dda_material rock = {.rho = 2600, .E = 1e9, .nu = 0.25};
+  const cl_dda_joint joint = {.friction_angle = 30};
+  const double fixed[4] = {0.1, 0.1, 0.9, 0.1};
+  for (int dynamic = 0; dynamic < 2; dynamic++) {
+    cl_device dev;
+    cl_error err = {0};
+    cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+    step_plain_to_device = dev.to_device, step_plain_to_host = dev.to_host;
+    dev.to_device = vector_counted_to_device, dev.to_host = vector_counted_to_host;
+    const cl_dda_input in = {.nblocks = COLUMN, .vstart = vstart, .vx = vx, .vy = vy, .material = material,
+                             .nmaterials = 1, .materials = &rock, .njoints = 1, .joints = &joint, .nfixed = 2,
+                             .fixed = fixed, .gy = -9.81, .dynamic = dynamic, .normal_stiffness = 5e10,
+                             .shear_stiffness = 5e10, .fixed_stiffness = 5e11, .max_displacement = 1e-3,
+                             .pcg_tolerance = 1e-10, .preconditioner = CL_DDA_BLOCK_JACOBI, .spmv_format = CL_DDA_BSR,
+                             .pcg_launches = 1, .pcg_max_iterations = 1000, .open_close_max = 20,
+                             .detection = CL_DDA_DETECT_DEVICE};
+    cl_dda_model *m;
+    cr_assert_eq(cl_dda_model_create(&m, &dev, &in, &err), CL_OK, "%s", err.msg);
+    vector_bytes = 6 * COLUMN * sizeof(double);
+    for (int step = 1; step <= 3; step++) {
+      vectors_moved = 0;
+      cr_assert_eq(cl_dda_step(m, 1e-3, &err), CL_OK, "step %d: %s", step, err.msg);
+      cr_assert(cl_dda_stats_of(m)->device_pattern, "the model is on the device path");
+      cr_assert_eq(vectors_moved, 0, "%s step %d moved %zu vectors of 6 n doubles between host and device",
+                   dynamic ? "dynamic" : "static", step, vectors_moved);
+    }
+    cl_dda_model_destroy(m);
+    cl_device_close(&dev);
+  }
 }
