@@ -399,14 +399,10 @@ static double seconds_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Where no host read ends a module's device work (the device path's transfer, pattern and set-up
- * kernel), a wait for the device, so that the module table charges the work to its module: three
- * host waits a step, for the table's sake. */
-static cl_status settle(cl_dda_model *m, cl_error *err) {
-  return m->stats.device_pattern && m->dev->synchronize ? m->dev->synchronize(m->dev, err) : CL_OK;
-}
-
-/* Charges the time since *t to the host's part k (cl_dda_contact_part) and moves *t. */
+/* Charges the time since *t to the host's part k (cl_dda_contact_part) and moves *t. Where no host
+ * read ends a part's device work (the device path's transfer, pattern and set-up), nothing waits for
+ * it: the time is charged where the host next waits (with CLEAVE_CUDA_SYNC=1 every launch waits,
+ * and each part and module is charged its own device time). */
 static void lap(cl_dda_model *m, int k, double *t) {
   double now = seconds_now();
   m->stats.contact_seconds[k] += now - *t;
@@ -516,7 +512,6 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
     sc.N = l.N, sc.t_ref = l.t_ref, sc.bonded = l.bonded, sc.vi = l.vi, sc.ej = l.ej, sc.length = l.length;
     sc.on_device = 1;
     CL_TRY(cl_dda_solver_set_contacts_on_device(&m->solver, m->n, &sc, err));
-    CL_TRY(settle(m, err));
     lap(m, CL_DDA_PART_PATTERN, &t);
     return CL_OK;
   }
@@ -696,7 +691,6 @@ static cl_status transfer_on_device(cl_dda_model *m, const cl_dda_geometry *on, 
   const cl_dda_device_list out = list_view(m->lists[q], m->list_cap[q]);
   CL_TRY(cl_dda_detect_transfer(&m->detect, on, m->nv, &prev, m->list_count[m->last], first, &out, err));
   m->list_count[q] = m->detect.nfound;
-  CL_TRY(settle(m, err));
   lap(m, CL_DDA_PART_TRANSFER, &t);
   return CL_OK;
 }
@@ -759,7 +753,6 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       charge(m, CL_DDA_ASSEMBLY, &mark);
       double t = mark;
       CL_TRY(contact_setup(m, err));
-      CL_TRY(settle(m, err));
       lap(m, CL_DDA_PART_GEOMETRY, &t);
       charge(m, CL_DDA_DETECTION, &mark);
     }

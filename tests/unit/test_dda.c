@@ -1743,35 +1743,47 @@ static cl_status vector_counted_to_host(cl_device *d, void *dst, const void *src
   return step_plain_to_host(d, dst, src, bytes, err);
 }
 
+/* A column of unit squares stacked, the lowest held by two fixed points, on the device path (device
+ * detection, BSR) of dev. */
+enum { COLUMN = 7 };
+typedef struct column_model {
+  int32_t vstart[COLUMN + 1], material[COLUMN];
+  double vx[4 * COLUMN], vy[4 * COLUMN], fixed[4];
+  cl_dda_material rock;
+  cl_dda_joint joint;
+} column_model;
+
+static cl_dda_model *column_on(cl_device *dev, column_model *c, int dynamic) {
+  const double x[4] = {0, 1, 1, 0}, y[4] = {0, 0, 1, 1}, fixed[4] = {0.1, 0.1, 0.9, 0.1};
+  memset(c, 0, sizeof *c);
+  for (int b = 0; b <= COLUMN; b++) c->vstart[b] = 4 * b;
+  for (int b = 0; b < COLUMN; b++)
+    for (int v = 0; v < 4; v++) c->vx[4 * b + v] = x[v], c->vy[4 * b + v] = y[v] + b;
+  memcpy(c->fixed, fixed, sizeof fixed);
+  c->rock = (cl_dda_material){.rho = 2600, .E = 1e9, .nu = 0.25};
+  c->joint = (cl_dda_joint){.friction_angle = 30};
+  const cl_dda_input in = {.nblocks = COLUMN, .vstart = c->vstart, .vx = c->vx, .vy = c->vy, .material = c->material,
+                           .nmaterials = 1, .materials = &c->rock, .njoints = 1, .joints = &c->joint, .nfixed = 2,
+                           .fixed = c->fixed, .gy = -9.81, .dynamic = dynamic, .normal_stiffness = 5e10,
+                           .shear_stiffness = 5e10, .fixed_stiffness = 5e11, .max_displacement = 1e-3,
+                           .pcg_tolerance = 1e-10, .preconditioner = CL_DDA_BLOCK_JACOBI, .spmv_format = CL_DDA_BSR,
+                           .pcg_launches = 1, .pcg_max_iterations = 1000, .open_close_max = 20,
+                           .detection = CL_DDA_DETECT_DEVICE};
+  cl_dda_model *m;
+  cl_error err = {0};
+  cr_assert_eq(cl_dda_model_create(&m, dev, &in, &err), CL_OK, "%s", err.msg);
+  return m;
+}
+
 Test(dda, a_step_moves_no_solution_between_host_and_device) {
-  enum { COLUMN = 7 }; /* unit squares stacked, the lowest held by two fixed points */
-  int32_t vstart[COLUMN + 1];
-  double vx[4 * COLUMN], vy[4 * COLUMN];
-  for (int b = 0; b < COLUMN; b++) {
-    const double x[4] = {0, 1, 1, 0}, y[4] = {0, 0, 1, 1};
-    vstart[b] = 4 * b;
-    for (int v = 0; v < 4; v++) vx[4 * b + v] = x[v], vy[4 * b + v] = y[v] + b;
-  }
-  vstart[COLUMN] = 4 * COLUMN;
-  int32_t material[COLUMN] = {0};
-  const cl_dda_material rock = {.rho = 2600, .E = 1e9, .nu = 0.25};
-  const cl_dda_joint joint = {.friction_angle = 30};
-  const double fixed[4] = {0.1, 0.1, 0.9, 0.1};
   for (int dynamic = 0; dynamic < 2; dynamic++) {
     cl_device dev;
     cl_error err = {0};
     cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
     step_plain_to_device = dev.to_device, step_plain_to_host = dev.to_host;
     dev.to_device = vector_counted_to_device, dev.to_host = vector_counted_to_host;
-    const cl_dda_input in = {.nblocks = COLUMN, .vstart = vstart, .vx = vx, .vy = vy, .material = material,
-                             .nmaterials = 1, .materials = &rock, .njoints = 1, .joints = &joint, .nfixed = 2,
-                             .fixed = fixed, .gy = -9.81, .dynamic = dynamic, .normal_stiffness = 5e10,
-                             .shear_stiffness = 5e10, .fixed_stiffness = 5e11, .max_displacement = 1e-3,
-                             .pcg_tolerance = 1e-10, .preconditioner = CL_DDA_BLOCK_JACOBI, .spmv_format = CL_DDA_BSR,
-                             .pcg_launches = 1, .pcg_max_iterations = 1000, .open_close_max = 20,
-                             .detection = CL_DDA_DETECT_DEVICE};
-    cl_dda_model *m;
-    cr_assert_eq(cl_dda_model_create(&m, &dev, &in, &err), CL_OK, "%s", err.msg);
+    column_model c;
+    cl_dda_model *m = column_on(&dev, &c, dynamic);
     vector_bytes = 6 * COLUMN * sizeof(double);
     for (int step = 1; step <= 3; step++) {
       vectors_moved = 0;
@@ -1783,4 +1795,30 @@ Test(dda, a_step_moves_no_solution_between_host_and_device) {
     cl_dda_model_destroy(m);
     cl_device_close(&dev);
   }
+}
+
+/* Nor does a step on the device path wait for the device where no result is read (the transfer's,
+ * pattern's and set-up's ends): the module table's attribution is not worth three host waits a step. */
+static int waits;
+static cl_status (*plain_synchronize)(cl_device *, cl_error *);
+static cl_status counted_synchronize(cl_device *d, cl_error *err) {
+  waits++;
+  return plain_synchronize(d, err);
+}
+
+Test(dda, a_step_does_not_wait_for_the_device_for_the_module_clock) {
+  cl_device dev;
+  cl_error err = {0};
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  plain_synchronize = dev.synchronize, dev.synchronize = counted_synchronize;
+  column_model c;
+  cl_dda_model *m = column_on(&dev, &c, 0);
+  for (int step = 1; step <= 3; step++) {
+    waits = 0;
+    cr_assert_eq(cl_dda_step(m, 1e-3, &err), CL_OK, "step %d: %s", step, err.msg);
+    cr_assert(cl_dda_stats_of(m)->device_pattern, "the model is on the device path");
+    cr_assert_eq(waits, 0, "step %d waited %d times for the whole device", step, waits);
+  }
+  cl_dda_model_destroy(m);
+  cl_device_close(&dev);
 }
