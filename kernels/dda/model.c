@@ -432,23 +432,26 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
 
 /* The accepted solution (the device's trial D, checked) becomes D: the update's, the next step's warm
  * start or prediction (predict). The update moves the blocks on the device, accumulates their
- * rotations and sums the work of gravity and of the loads and the kinetic energy there (three
- * reductions read back); the host takes the vertices back where its transfer reads them (not with
- * the pattern on the device, whose transfer and set-up read the device's), and the stresses,
- * velocities and rotations (and there the vertices) only when asked (cl_dda_host_state): the step
- * never brings the solution to the host. The points' host copies are read by nothing after the start. */
+ * rotations and sums the work of gravity and of the loads and the kinetic energy there (a
+ * reduction read back for each that can be other than 0); the host takes the vertices back where
+ * its transfer reads them (not with the pattern on the device, whose transfer and set-up read the
+ * device's), and the stresses, velocities and rotations (and there the vertices) only when asked
+ * (cl_dda_host_state): the step never brings the solution to the host. The points' host copies are
+ * read by nothing after the start. */
 static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
   size_t n = m->n;
   CL_TRY(m->dev->copy(m->dev, m->device[A_D], m->device[A_TRIAL], m->bytes[A_D], err));
   cl_dda_block_args a = block_args(m, dt);
   a.energy = m->device[A_PER_BLOCK];
   CL_TRY(cl_k_dda_update(m->dev, CL_F64, &a, err));
+  /* each sum a host wait: none where every term is 0 -- no gravity, no loading points, a static
+   * analysis's velocities (zeroed by the update) */
   const double *energy = a.energy;
-  double gravity, load;
-  CL_TRY(cl_k_reduce(m->dev, CL_F64, energy, n, CL_REDUCE_SUM, &gravity, err));
-  CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + n, n, CL_REDUCE_SUM, &load, err));
-  CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + 2 * n, n, CL_REDUCE_SUM, &m->stats.kinetic, err));
-  m->stats.gravity_work += gravity, m->stats.load_work += load;
+  const int nonzero[3] = {m->p.gx != 0 || m->p.gy != 0, m->nl > 0, m->p.dynamic};
+  double sum[3] = {0, 0, 0}; /* gravity's work, the loads', the kinetic energy */
+  for (int k = 0; k < 3; k++)
+    if (nonzero[k]) CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + (size_t)k * n, n, CL_REDUCE_SUM, &sum[k], err));
+  m->stats.gravity_work += sum[0], m->stats.load_work += sum[1], m->stats.kinetic = sum[2];
   if (!m->stats.device_pattern) {
     CL_TRY(to_host(m, A_VX, err));
     CL_TRY(to_host(m, A_VY, err));
