@@ -31,6 +31,7 @@ typedef struct cl_dda_block_args {
   void *K;                   /* out: 36 n */
   void *F;                   /* out: 6 n */
   void *moments;             /* out (diagonal) / in (update): 6 x n: S, Sxx, Syy, Sxy, x0, y0 */
+  void *mass;                /* out (diagonal), or NULL: n, each block's mass rho S */
   const void *D;             /* in (update, check): 6 x n, the step's solution */
   void *predicted;           /* out (predict): 6 x n, a dynamic step's first solve's start */
   void *check;               /* out (check): 2 x n: each block's largest vertex displacement under D, and

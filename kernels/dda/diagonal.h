@@ -19,6 +19,7 @@ CL_HD static inline void cl_dda_diagonal_block(const cl_dda_block_args *a, size_
   real *mom = (real *)a->moments;
   mom[i] = (real)mo.S, mom[n + i] = (real)mo.Sxx, mom[2 * n + i] = (real)mo.Syy;
   mom[3 * n + i] = (real)mo.Sxy, mom[4 * n + i] = (real)mo.x0, mom[5 * n + i] = (real)mo.y0;
+  if (a->mass) ((real *)a->mass)[i] = (real)(((const real *)a->rho)[i] * mom[i]);
 
   double K[36], F[6], M[36], C[9];
   double rho = ((const real *)a->rho)[i];

@@ -47,6 +47,7 @@ struct cl_dda_model {
   double *trial_D, *per_block;  /* an attempt's solution (SoA), and what the step reduces over the blocks
                                    on the device (3 x n: the checks, then the energies); on the device only
                                    but for the cpu's, which are these */
+  double lightest;              /* the lightest block's mass at the attempt's start (diagonal) */
   int host_stale;               /* the host's stresses, velocities and rotations are behind the device's */
   double *x_start, *y_start, *rotation; /* centroids at the start, rotation accumulated */
   void *host[A_COUNT], *device[A_COUNT];
@@ -426,8 +427,13 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
   CL_TRY(to_device(m, A_LPX, err));
   CL_TRY(to_device(m, A_LPY, err));
   cl_dda_block_args a = block_args(m, dt);
+  a.mass = m->device[A_PER_BLOCK];
   CL_TRY(cl_k_dda_diagonal(m->dev, CL_F64, &a, err));
-  return to_host(m, A_MOMENTS, err); /* K and F stay there for the assembly */
+  /* the moments, K and F stay there; of the masses only the least comes to the host (one scalar,
+   * not 6 n moments), for PCG's displacement criterion, where it is on */
+  m->lightest = 0;
+  if (!(m->p.pcg_displacement > 0)) return CL_OK;
+  return cl_k_reduce(m->dev, CL_F64, a.mass, m->n, CL_REDUCE_MIN, &m->lightest, err);
 }
 
 /* The accepted solution (the device's trial D, checked) becomes D: the update's, the next step's warm
@@ -651,10 +657,8 @@ static void charge(cl_dda_model *m, int k, double *mark) {
  * open-close rule's decisions then rest on gaps known far better than the steps allowed to move
  * them, and CG's later updates, shrinking geometrically, add less than a few such updates. */
 static double update_energy(const cl_dda_model *m, double dt) {
-  double lightest = INFINITY;
-  for (size_t i = 0; i < m->n; i++) lightest = fmin(lightest, m->rho[i] * m->moments[i]);
   double d = m->p.pcg_displacement * m->p.max_displacement;
-  return 2 * lightest * d * d / (dt * dt);
+  return 2 * m->lightest * d * d / (dt * dt);
 }
 
 /* A dynamic step's first solve starts from the displacement at the last step's acceleration
