@@ -31,13 +31,15 @@ static cl_status room(cl_dda_detect *s, int k, size_t bytes, cl_error *err) {
   return CL_OK;
 }
 
-/* The union of the boxes and their median size (as the host's select_kth: the (n / 2)-th smallest),
- * the grid the host's broad phase would make of them. */
+/* The union of the boxes (four reductions read back together) and their median size (as the host's
+ * select_kth: the (n / 2)-th smallest), the grid the host's broad phase would make of them. */
 static cl_status grid_of(cl_dda_detect *s, const cl_dda_broad_args *a, size_t n, cl_dda_cells *gr, cl_error *err) {
   cl_device *d = s->d;
   double b[4];
   const int op[4] = {CL_REDUCE_MIN, CL_REDUCE_MIN, CL_REDUCE_MAX, CL_REDUCE_MAX};
-  for (int k = 0; k < 4; k++) CL_TRY(cl_k_reduce(d, CL_F64, a->bounds + (size_t)k * n, n, op[k], &b[k], err));
+  const double *bounds = a->bounds, *terms[4] = {bounds, bounds + n, bounds + 2 * n, bounds + 3 * n};
+  const size_t count[4] = {n, n, n, n};
+  CL_TRY(cl_k_reduce_many(d, 4, terms, count, op, b, err));
   uint64_t *sorted = s->buf[CL_DDA_DB_SORTED_SIZES], bits;
   CL_TRY(cl_k_dda_sort_keys(d, &s->scratch, a->size_keys, sorted, n, UINT64_MAX, err));
   CL_TRY(d->to_host(d, &bits, sorted + n / 2, sizeof bits, err));

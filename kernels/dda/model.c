@@ -438,8 +438,8 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
 
 /* The accepted solution (the device's trial D, checked) becomes D: the update's, the next step's warm
  * start or prediction (predict). The update moves the blocks on the device, accumulates their
- * rotations and sums the work of gravity and of the loads and the kinetic energy there (a
- * reduction read back for each that can be other than 0); the host takes the vertices back where
+ * rotations and sums the work of gravity and of the loads and the kinetic energy there (those
+ * that can be other than 0, read back together); the host takes the vertices back where
  * its transfer reads them (not with the pattern on the device, whose transfer and set-up read the
  * device's), and the stresses, velocities and rotations (and there the vertices) only when asked
  * (cl_dda_host_state): the step never brings the solution to the host. The points' host copies are
@@ -454,9 +454,14 @@ static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
    * analysis's velocities (zeroed by the update) */
   const double *energy = a.energy;
   const int nonzero[3] = {m->p.gx != 0 || m->p.gy != 0, m->nl > 0, m->p.dynamic};
-  double sum[3] = {0, 0, 0}; /* gravity's work, the loads', the kinetic energy */
+  double sum[3] = {0, 0, 0}, got[3]; /* gravity's work, the loads', the kinetic energy */
+  const double *terms[3];
+  size_t count[3];
+  int op[3], which[3], nsums = 0;
   for (int k = 0; k < 3; k++)
-    if (nonzero[k]) CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + (size_t)k * n, n, CL_REDUCE_SUM, &sum[k], err));
+    if (nonzero[k]) terms[nsums] = energy + (size_t)k * n, count[nsums] = n, op[nsums] = CL_REDUCE_SUM, which[nsums++] = k;
+  CL_TRY(cl_k_reduce_many(m->dev, nsums, terms, count, op, got, err));
+  for (int q = 0; q < nsums; q++) sum[which[q]] = got[q];
   m->stats.gravity_work += sum[0], m->stats.load_work += sum[1], m->stats.kinetic = sum[2];
   if (!m->stats.device_pattern) {
     CL_TRY(to_host(m, A_VX, err));
@@ -616,7 +621,7 @@ cl_status cl_dda_host_contacts(cl_dda_model *m, cl_error *err) {
 
 /* The checks of the attempt's solution on the device (cl_dda_check_block): the largest displacement of a
  * vertex, and the first block whose area it would change by more than a factor 2 (-1: none), two
- * reductions read back. The solution stays there as the trial D. */
+ * reductions read back together. The solution stays there as the trial D. */
 static cl_status check_solution(cl_dda_model *m, double dt, double *dmax, int32_t *collapsing, cl_error *err) {
   size_t n = m->n;
   double first = (double)n;
@@ -625,9 +630,12 @@ static cl_status check_solution(cl_dda_model *m, double dt, double *dmax, int32_
   cl_dda_block_args a = block_args(m, dt);
   a.D = m->device[A_TRIAL], a.check = m->device[A_PER_BLOCK];
   CL_TRY(cl_k_dda_check(m->dev, CL_F64, &a, err));
-  const double *check = m->device[A_PER_BLOCK];
-  CL_TRY(cl_k_reduce(m->dev, CL_F64, check, n, CL_REDUCE_MAX, dmax, err));
-  CL_TRY(cl_k_reduce(m->dev, CL_F64, check + n, n, CL_REDUCE_MIN, &first, err));
+  const double *check = m->device[A_PER_BLOCK], *terms[2] = {check, check + n};
+  const size_t count[2] = {n, n};
+  const int op[2] = {CL_REDUCE_MAX, CL_REDUCE_MIN};
+  double got[2];
+  CL_TRY(cl_k_reduce_many(m->dev, 2, terms, count, op, got, err));
+  *dmax = got[0], first = got[1];
   *collapsing = first < (double)n ? (int32_t)first : -1;
   return CL_OK;
 }

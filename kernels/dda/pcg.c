@@ -470,12 +470,14 @@ cl_status cl_dda_solver_account(cl_dda_solver *s, double *friction_work, size_t 
                            .cgeo = s->A.cgeo, .x = s->A.x, .cfric = s->A.cfric, .len = more + 24 * nc,
                            .ks = s->A.ks, .t_ref = more, .S = more + 8 * nc, .bonded = (int32_t *)(more + 16 * nc),
                            .work = more + 32 * nc, .closed = more + 40 * nc};
-  double count;
-  s->launches += 3, s->syncs += 2;
+  const double *terms[2] = {a.work, a.closed};
+  const size_t count[2] = {nc, nc};
+  const int op[2] = {CL_REDUCE_SUM, CL_REDUCE_SUM};
+  double sum[2];
+  s->launches += 3, s->syncs += 1; /* the kernel and two reductions, read back together */
   CL_TRY(cl_k_dda_account(s->dev, CL_F64, &a, err));
-  CL_TRY(cl_k_reduce(s->dev, CL_F64, a.work, nc, CL_REDUCE_SUM, friction_work, err));
-  CL_TRY(cl_k_reduce(s->dev, CL_F64, a.closed, nc, CL_REDUCE_SUM, &count, err));
-  *closed = (size_t)count;
+  CL_TRY(cl_k_reduce_many(s->dev, 2, terms, count, op, sum, err));
+  *friction_work = sum[0], *closed = (size_t)sum[1];
   return CL_OK;
 }
 

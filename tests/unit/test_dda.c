@@ -21,6 +21,7 @@
 #include "../../kernels/dda/pcg_scalars.h"
 #include "../../kernels/dda/polygon.h"
 #include "../../kernels/dda/random_system.h"
+#include "../../kernels/backend.h"
 #include "../../kernels/dispatch.h"
 #include "../../runtime/field.h"
 #include "lcg.h"
@@ -1820,5 +1821,38 @@ Test(dda, a_step_does_not_wait_for_the_device_for_the_module_clock) {
     cr_assert_eq(waits, 0, "step %d waited %d times for the whole device", step, waits);
   }
   cl_dda_model_destroy(m);
+  cl_device_close(&dev);
+}
+
+/* The step's reductions read back together (cl_k_reduce_many: the union of the boxes, the checks,
+ * the account's and the update's sums) give each reduction's own result, and more than the scratch
+ * holds is refused by name. */
+Test(dda, reductions_read_back_together_match_each_alone) {
+  cl_device dev;
+  cl_error err = {0};
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  enum { N = 5000 };
+  double *x = malloc(3 * N * sizeof *x);
+  lcg_seed(16);
+  for (size_t i = 0; i < 3 * N; i++) x[i] = lcg_uniform(-0.3, 0.7);
+  const double *terms[3] = {x, x + N, x + 2 * N};
+  const size_t count[3] = {N, N - 7, 0};
+  const int op[3] = {CL_REDUCE_SUM, CL_REDUCE_MIN, CL_REDUCE_MAX};
+  double got[3];
+  cr_assert_eq(cl_k_reduce_many(&dev, 3, terms, count, op, got, &err), CL_OK, "%s", err.msg);
+  for (int k = 0; k < 3; k++) {
+    double alone;
+    cr_assert_eq(cl_k_reduce(&dev, CL_F64, terms[k], count[k], op[k], &alone, &err), CL_OK, "%s", err.msg);
+    cr_assert(got[k] == alone || (isnan(got[k]) && isnan(alone)), "reduction %d: %.17g together, %.17g alone", k,
+              got[k], alone);
+  }
+  const double *many[CL_REDUCE_MANY_MAX + 1];
+  size_t ns[CL_REDUCE_MANY_MAX + 1];
+  int ops[CL_REDUCE_MANY_MAX + 1];
+  double outs[CL_REDUCE_MANY_MAX + 1];
+  for (int k = 0; k <= CL_REDUCE_MANY_MAX; k++) many[k] = x, ns[k] = N, ops[k] = CL_REDUCE_SUM;
+  cr_assert_eq(cl_k_reduce_many(&dev, CL_REDUCE_MANY_MAX + 1, many, ns, ops, outs, &err), CL_ERR_ARG);
+  cr_assert(strstr(err.msg, "reduce_many") != NULL, "the error names the call: %s", err.msg);
+  free(x);
   cl_device_close(&dev);
 }
