@@ -49,6 +49,7 @@ struct cl_dda_model {
                                    but for the cpu's, which are these */
   double lightest;              /* the lightest block's mass at the attempt's start (diagonal) */
   int host_stale;               /* the host's stresses, velocities and rotations are behind the device's */
+  int loads_set;                /* the host's loads changed since the device's copy (cl_dda_set_load) */
   double *x_start, *y_start, *rotation; /* centroids at the start, rotation accumulated */
   void *host[A_COUNT], *device[A_COUNT];
   size_t bytes[A_COUNT];
@@ -390,6 +391,7 @@ void cl_dda_model_destroy(cl_dda_model *m) {
 void cl_dda_set_load(cl_dda_model *m, size_t k, double fx, double fy) {
   int32_t s = m->load_slot[k];
   m->lpx[s] = fx, m->lpy[s] = fy;
+  m->loads_set = 1;
 }
 
 /* ---- the step ---------------------------------------------------------------------- */
@@ -424,8 +426,11 @@ static cl_dda_block_args block_args(const cl_dda_model *m, double dt) {
 }
 
 static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
-  CL_TRY(to_device(m, A_LPX, err));
-  CL_TRY(to_device(m, A_LPY, err));
+  if (m->loads_set) { /* each upload waits for the device's queue: only when the loads changed */
+    CL_TRY(to_device(m, A_LPX, err));
+    CL_TRY(to_device(m, A_LPY, err));
+    m->loads_set = 0;
+  }
   cl_dda_block_args a = block_args(m, dt);
   a.mass = m->device[A_PER_BLOCK];
   CL_TRY(cl_k_dda_diagonal(m->dev, CL_F64, &a, err));
