@@ -650,7 +650,14 @@ static cl_status check_solution(cl_dda_model *m, double dt, double *dmax, int32_
  * the loads, and accumulates the rotations). */
 static cl_status account(cl_dda_model *m, cl_error *err) {
   double work;
-  CL_TRY(cl_dda_solver_account(&m->solver, &work, &m->stats.closed, err));
+  if (m->stats.device_pattern) { /* the same pass writes the step's device list (the next transfer's) */
+    const int q = 1 - m->last;
+    const cl_dda_device_list l = list_view(m->lists[q], m->list_cap[q]);
+    const cl_dda_contact_fields into = {l.state, NULL, l.bonded, l.sgn, l.N, l.S, l.t_ref};
+    CL_TRY(cl_dda_solver_account(&m->solver, &into, &work, &m->stats.closed, err));
+  } else {
+    CL_TRY(cl_dda_solver_account(&m->solver, NULL, &work, &m->stats.closed, err));
+  }
   m->stats.friction_work += work;
   return CL_OK;
 }
@@ -825,14 +832,12 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   CL_TRY(account(m, err));
   lap(m, CL_DDA_PART_ACCOUNT, &t);
   CL_TRY(update(m, dt, err));
-  /* the step's list becomes the contacts: on the device, its states, forces, anchors and bonds copied
-   * into its device list, which becomes the last accepted; else by a swap of the host lists (the old
-   * one's storage is the next detection's), their states the device's until a reader asks */
+  /* the step's list becomes the contacts: on the device, its device list (into which the account
+   * wrote the states, forces, anchors and bonds) becomes the last accepted; else by a swap of the
+   * host lists (the old one's storage is the next detection's), their states the device's until a
+   * reader asks */
   if (m->stats.device_pattern) {
     const int q = 1 - m->last;
-    const cl_dda_device_list l = list_view(m->lists[q], m->list_cap[q]);
-    const cl_dda_contact_fields f = {l.state, NULL, l.bonded, l.sgn, l.N, l.S, l.t_ref};
-    CL_TRY(cl_dda_solver_states_into(&m->solver, &f, err));
     m->last = q, m->contacts.count = m->list_count[q];
   } else {
     cl_dda_contact_list accepted = m->start;

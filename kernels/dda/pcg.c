@@ -459,7 +459,8 @@ cl_status cl_dda_solver_restart_states(cl_dda_solver *s, cl_error *err) {
   return copy(s, s->buf[B_CSTATES], s->buf[B_CSTART], STATE_BYTES * s->A.nc, err);
 }
 
-cl_status cl_dda_solver_account(cl_dda_solver *s, double *friction_work, size_t *closed, cl_error *err) {
+cl_status cl_dda_solver_account(cl_dda_solver *s, const cl_dda_contact_fields *into, double *friction_work,
+                                size_t *closed, cl_error *err) {
   const size_t nc = s->A.nc;
   *friction_work = 0, *closed = 0;
   if (!nc) return CL_OK;
@@ -467,9 +468,13 @@ cl_status cl_dda_solver_account(cl_dda_solver *s, double *friction_work, size_t 
     return cl_error_set(err, CL_ERR_ARG, "DDA solver: no anchors kept (give them to cl_dda_solver_set_contacts)");
   char *more = (char *)s->buf[B_CSTATES] + STATE_BYTES * nc;
   cl_dda_account_args a = {.n = s->A.n, .nc = nc, .cbi = s->A.cbi, .cbj = s->A.cbj, .cstate = s->A.cstate,
-                           .cgeo = s->A.cgeo, .x = s->A.x, .cfric = s->A.cfric, .len = more + 24 * nc,
+                           .csgn = s->A.csgn, .cN = s->A.cN, .cgeo = s->A.cgeo, .x = s->A.x, .cfric = s->A.cfric, .len = more + 24 * nc,
                            .ks = s->A.ks, .t_ref = more, .S = more + 8 * nc, .bonded = (int32_t *)(more + 16 * nc),
                            .work = more + 32 * nc, .closed = more + 40 * nc};
+  if (into) {
+    a.into_state = into->state, a.into_bonded = into->bonded, a.into_sgn = into->sgn, a.into_N = into->N;
+    a.into_t_ref = into->t_ref, a.into_S = into->S;
+  }
   const double *terms[2] = {a.work, a.closed};
   const size_t count[2] = {nc, nc};
   const int op[2] = {CL_REDUCE_SUM, CL_REDUCE_SUM};
@@ -479,18 +484,6 @@ cl_status cl_dda_solver_account(cl_dda_solver *s, double *friction_work, size_t 
   CL_TRY(cl_k_reduce_many(s->dev, 2, terms, count, op, sum, err));
   *friction_work = sum[0], *closed = (size_t)sum[1];
   return CL_OK;
-}
-
-cl_status cl_dda_solver_states_into(cl_dda_solver *s, const cl_dda_contact_fields *c, cl_error *err) {
-  const size_t nc = s->A.nc;
-  if (!nc) return CL_OK;
-  const char *st = s->buf[B_CSTATES], *more = st + STATE_BYTES * nc;
-  CL_TRY(copy(s, c->state, st, 4 * nc, err));
-  CL_TRY(copy(s, c->sgn, st + 8 * nc, 8 * nc, err));
-  CL_TRY(copy(s, c->N, st + 16 * nc, 8 * nc, err));
-  CL_TRY(copy(s, c->t_ref, more, 8 * nc, err));
-  CL_TRY(copy(s, c->S, more + 8 * nc, 8 * nc, err));
-  return copy(s, c->bonded, more + 16 * nc, 4 * nc, err);
 }
 
 cl_status cl_dda_solver_contacts_down(cl_dda_solver *s, cl_dda_contact_fields *c, cl_error *err) {

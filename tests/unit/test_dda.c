@@ -1450,7 +1450,7 @@ Test(dda, contact_bookkeeping_on_the_device_matches_the_host) {
     }
     double work;
     size_t closed;
-    cr_assert_eq(cl_dda_solver_account(&s, &work, &closed, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_account(&s, NULL, &work, &closed, &err), CL_OK, "%s", err.msg);
     cr_assert_eq(cl_dda_solver_contacts_down(&s, &got, &err), CL_OK, "%s", err.msg);
     cr_assert_eq(cl_dda_solver_solution(&s, x, &err), CL_OK, "%s", err.msg);
     double ref = 0, scale = 0;
