@@ -662,8 +662,10 @@ static cl_status account(cl_dda_model *m, cl_error *err) {
   return CL_OK;
 }
 
-/* Charges the time since *mark to module k and moves the mark. Every module ends in a host read
- * of its results (or a dot's scalar), so no device work is left running across a mark. */
+/* Charges the time since *mark to module k and moves the mark. Most modules end in a host read of
+ * their results (or a dot's scalar); the device work that no read ends (the device path's transfer,
+ * pattern and set-up; the diagonal kernel where the displacement criterion is off) is charged to the
+ * module where the host next waits, unless CLEAVE_CUDA_SYNC=1 makes every launch wait. */
 static void charge(cl_dda_model *m, int k, double *mark) {
   double now = seconds_now();
   m->stats.seconds[k] += now - *mark;
