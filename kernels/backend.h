@@ -40,13 +40,20 @@ CL_REAL_KERNELS(int, cuda)
 #define CL_CPU_PARALLEL_MIN 4096
 
 #define CL_REDUCE_MAX_BLOCKS 1024
-#define CL_REDUCE_SCRATCH_DOUBLES (CL_REDUCE_MAX_BLOCKS + 1)
+/* cl_k_reduce_many's most reductions in one call */
+#define CL_REDUCE_MANY_MAX 8
+/* The device's reduction scratch: each of up to CL_REDUCE_MANY_MAX reductions' partials and result
+ * (CL_REDUCE_MAX_BLOCKS + 1 doubles; a single reduction uses the first), then their results side by
+ * side, read back in one copy. */
+#define CL_REDUCE_SCRATCH_DOUBLES ((CL_REDUCE_MAX_BLOCKS + 2) * CL_REDUCE_MANY_MAX)
 
 /* dtype-generic array operations; t is a cl_dtype, op a cl_reduce_op */
 void cl_fill_cpu(int t, void *data, size_t count, double value);
 void cl_reduce_cpu(int t, const void *data, size_t count, int op, double *out);
 int cl_fill_cuda(int t, void *data, size_t count, double value);
 int cl_reduce_cuda(int t, const void *data, size_t count, int op, double *scratch, double *out);
+int cl_reduce_many_cuda(int count, const double *const *data, const size_t *n, const int *op, double *scratch,
+                        double *out);
 
 /* Text of a CUDA error code (device_cuda.c). */
 const char *cl_cuda_error_text(int code);

@@ -62,6 +62,19 @@ cl_status cl_k_reduce(cl_device *d, cl_dtype t, const void *data, size_t count, 
   return cl_k_check_launch(d, CL_CUDA_CALL(cl_reduce_cuda(t, data, count, op, scratch, out)), "reduce", err);
 }
 
+cl_status cl_k_reduce_many(cl_device *d, int count, const double *const *data, const size_t *n, const int *op,
+                           double *out, cl_error *err) {
+  if (count < 0 || count > CL_REDUCE_MANY_MAX)
+    return cl_error_set(err, CL_ERR_ARG, "reduce_many: %d reductions asked, at most %d", count, CL_REDUCE_MANY_MAX);
+  if (d->kind == CL_BACKEND_CPU) {
+    for (int k = 0; k < count; k++) cl_reduce_cpu(CL_F64, data[k], n[k], op[k], &out[k]);
+    return CL_OK;
+  }
+  double *scratch;
+  CL_TRY(cl_k_reduce_scratch(d, &scratch, err));
+  return cl_k_check_launch(d, CL_CUDA_CALL(cl_reduce_many_cuda(count, data, n, op, scratch, out)), "reduce_many", err);
+}
+
 cl_status cl_k_axpy(cl_device *d, cl_dtype t, size_t count, double a, const void *x, void *y,
                     cl_error *err) {
   DISPATCH_REAL(d, t, axpy, err, (count, a, x, y));

@@ -33,6 +33,11 @@ cl_status cl_k_fill(cl_device *d, cl_dtype t, void *data, size_t count, double v
 cl_status cl_k_reduce(cl_device *d, cl_dtype t, const void *data, size_t count, int op,
                       double *out, cl_error *err);
 
+/* count (at most CL_REDUCE_MANY_MAX) reductions of f64 arrays: out[k] = op[k] over data[k][0, n[k]),
+ * each as cl_k_reduce's, read back together (one host wait for all) */
+cl_status cl_k_reduce_many(cl_device *d, int count, const double *const *data, const size_t *n, const int *op,
+                           double *out, cl_error *err);
+
 /* f32 / f64 */
 cl_status cl_k_axpy(cl_device *d, cl_dtype t, size_t count, double a, const void *x, void *y,
                     cl_error *err);

@@ -48,15 +48,15 @@ __global__ void reduce_kernel(const T *p, size_t n, int op, double *partials) {
   if (threadIdx.x == 0) partials[blockIdx.x] = acc;
 }
 
-__global__ void reduce_partials_kernel(int how, double *partials, int nparts) {
+__global__ void reduce_partials_kernel(int how, const double *partials, int nparts, double *result) {
   double acc = cl_combine_identity(how);
   for (int i = threadIdx.x; i < nparts; i += blockDim.x) acc = cl_combine(how, acc, partials[i]);
   acc = cl_block_reduce(how, acc);
-  if (threadIdx.x == 0) partials[CL_REDUCE_MAX_BLOCKS] = acc;
+  if (threadIdx.x == 0) *result = acc;
 }
 
 extern "C" int cl_cuda_reduce_finish(int how, double *scratch, int nparts, double *out) {
-  reduce_partials_kernel<<<1, CL_REDUCE_THREADS>>>(how, scratch, nparts);
+  reduce_partials_kernel<<<1, CL_REDUCE_THREADS>>>(how, scratch, nparts, scratch + CL_REDUCE_MAX_BLOCKS);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return (int)e;
   return (int)cudaMemcpy(out, scratch + CL_REDUCE_MAX_BLOCKS, sizeof(double), cudaMemcpyDeviceToHost);
@@ -69,6 +69,22 @@ static int launch_reduce(const void *data, size_t n, int op, double *scratch, do
   reduce_kernel<T><<<blocks, CL_REDUCE_THREADS>>>((const T *)data, n, op, scratch);
   if ((e = (int)cudaGetLastError())) return e;
   return cl_cuda_reduce_finish(combine_of(op), scratch, blocks, out);
+}
+
+/* count f64 reductions, each as cl_reduce_cuda's in its own slice of the scratch, their results side
+ * by side after the slices and read back in one copy: one host wait for all. */
+extern "C" int cl_reduce_many_cuda(int count, const double *const *data, const size_t *n, const int *op, double *scratch,
+                                   double *out) {
+  double *results = scratch + (size_t)CL_REDUCE_MANY_MAX * (CL_REDUCE_MAX_BLOCKS + 1);
+  for (int k = 0; k < count; k++) {
+    double *partials = scratch + (size_t)k * (CL_REDUCE_MAX_BLOCKS + 1);
+    int blocks = cl_reduce_blocks(n[k]);
+    reduce_kernel<double><<<blocks, CL_REDUCE_THREADS>>>(data[k], n[k], op[k], partials);
+    reduce_partials_kernel<<<1, CL_REDUCE_THREADS>>>(combine_of(op[k]), partials, blocks, results + k);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return (int)e;
+  }
+  return count ? (int)cudaMemcpy(out, results, (size_t)count * sizeof(double), cudaMemcpyDeviceToHost) : 0;
 }
 
 extern "C" int cl_reduce_cuda(int t, const void *data, size_t count, int op, double *scratch, double *out) {

@@ -4,7 +4,9 @@
  * the friction force f sgn; locked: ks gs; open: 0); the anchor of a contact that is not locked
  * following its slip (t_ref += gs / l: no stored shear), and its bond lost; and whether it is closed.
  * The work and the closed flags are summed by two reductions, the rest stays on the device until a
- * reader asks for the contacts (cl_dda_host_contacts). */
+ * reader asks for the contacts (cl_dda_host_contacts); with the pattern on the device the same pass
+ * writes each accepted contact into the device list the next step's transfer reads (into_*), in
+ * place of six copies. */
 #ifndef CL_DDA_ACCOUNT_OPS_H
 #define CL_DDA_ACCOUNT_OPS_H
 
@@ -15,6 +17,7 @@ typedef struct cl_dda_account_args {
   size_t n, nc;                    /* blocks, contacts */
   const int32_t *cbi, *cbj;        /* the contacts' blocks (vertex's, edge's) */
   const int32_t *cstate;           /* their states (cl_dda_contact_state) */
+  const void *csgn, *cN;           /* their sliding directions and normal forces */
   const void *cgeo;                /* 26 x nc (SoA): en, fn, es, fs, gn0, gs0 (contact.h) */
   const void *x;                   /* the accepted solution, 6 x n (SoA) */
   const void *cfric;               /* friction force times the sliding direction (sliding ones) */
@@ -23,6 +26,8 @@ typedef struct cl_dda_account_args {
   void *t_ref, *S;                 /* anchors (ratios along the edges), shear forces: updated */
   int32_t *bonded;                 /* bonds: lost where not locked */
   void *work, *closed;             /* per contact: friction work, 1 where closed (the reductions' input) */
+  int32_t *into_state, *into_bonded; /* or NULL: the device list's arrays, written with the accepted */
+  void *into_sgn, *into_N, *into_t_ref, *into_S; /* state, bond, direction, forces and anchor */
 } cl_dda_account_args;
 
 CL_HD static inline void cl_dda_contact_account(const cl_dda_account_args *a, size_t k) {
@@ -44,6 +49,11 @@ CL_HD static inline void cl_dda_contact_account(const cl_dda_account_args *a, si
     a->bonded[k] = 0;
   }
   closed[k] = state != CL_DDA_OPEN;
+  if (a->into_state) {
+    a->into_state[k] = state, a->into_bonded[k] = a->bonded[k];
+    ((real *)a->into_sgn)[k] = ((const real *)a->csgn)[k], ((real *)a->into_N)[k] = ((const real *)a->cN)[k];
+    ((real *)a->into_t_ref)[k] = t_ref[k], ((real *)a->into_S)[k] = S[k];
+  }
 }
 
 #endif

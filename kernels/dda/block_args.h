@@ -15,7 +15,9 @@ typedef struct cl_dda_block_args {
   int plane_strain;
   void *stress;              /* 3 x n: sxx, syy, sxy (accumulated by the update) */
   void *vel;                 /* 6 x n: the velocities of the six unknowns */
+  void *rotation;            /* n: each block's rotation since the start (accumulated by the update) */
   double dt, gx, gy;
+  double last_dt;            /* in (predict): the last accepted step's */
   int dynamic;               /* 0: static analysis, velocities zeroed after each step */
   /* points, sorted by block: offsets pstart (n + 1) into x, y (current position), and for
    * fixed points the target tx, ty (their first position); for loading points the load px, py */
@@ -29,7 +31,9 @@ typedef struct cl_dda_block_args {
   void *K;                   /* out: 36 n */
   void *F;                   /* out: 6 n */
   void *moments;             /* out (diagonal) / in (update): 6 x n: S, Sxx, Syy, Sxy, x0, y0 */
+  void *mass;                /* out (diagonal), or NULL: n, each block's mass rho S */
   const void *D;             /* in (update, check): 6 x n, the step's solution */
+  void *predicted;           /* out (predict): 6 x n, a dynamic step's first solve's start */
   void *check;               /* out (check): 2 x n: each block's largest vertex displacement under D, and
                                 its index where D would change its area by more than a factor 2, else n */
   void *energy;              /* out (update), or NULL: 3 x n: each block's work of gravity and of its

@@ -28,6 +28,16 @@ cl_status cl_k_dda_update(cl_device *d, cl_dtype t, const cl_dda_block_args *a, 
   return cl_k_check_launch(d, code, "dda_update", err);
 }
 
+cl_status cl_k_dda_predict(cl_device *d, cl_dtype t, const cl_dda_block_args *a, cl_error *err) {
+  CL_TRY(check_type(t, err));
+  if (d->kind == CL_BACKEND_CPU) {
+    (t == CL_F32 ? cl_dda_predict_cpu_f32 : cl_dda_predict_cpu_f64)(a);
+    return CL_OK;
+  }
+  int code = t == CL_F32 ? CL_CUDA_CALL(cl_dda_predict_cuda_f32(a)) : CL_CUDA_CALL(cl_dda_predict_cuda_f64(a));
+  return cl_k_check_launch(d, code, "dda_predict", err);
+}
+
 cl_status cl_k_dda_check(cl_device *d, cl_dtype t, const cl_dda_block_args *a, cl_error *err) {
   CL_TRY(check_type(t, err));
   if (d->kind == CL_BACKEND_CPU) {

@@ -51,14 +51,14 @@ cl_status cl_k_dda_sort_keys(cl_device *d, cl_dda_scratch *s, uint64_t *keys, ui
 
 cl_status cl_k_dda_offsets(cl_device *d, cl_dda_scratch *s, const int64_t *count, int64_t *offset, size_t n,
                            int64_t *total, cl_error *err) {
-  const int64_t zero = 0;
   if (d->kind == CL_BACKEND_CPU) {
     offset[0] = 0;
     for (size_t k = 0; k < n; k++) offset[k + 1] = offset[k] + count[k];
     *total = offset[n];
     return CL_OK;
   }
-  CL_TRY(d->to_device(d, offset, &zero, sizeof zero, err));
+  /* offset[0] = 0 by a launch: an upload from the host would wait for the device's queue first */
+  CL_TRY(cl_k_fill(d, CL_U32, offset, 2, 0, err));
   if (n) {
     size_t bytes = 0;
     CL_TRY(cl_k_check_launch(d, CL_CUDA_CALL(cl_dda_inclusive_sum_cuda(NULL, &bytes, count, offset + 1, n)),

@@ -241,6 +241,7 @@ cl_status cl_dda_narrow_phase(const cl_dda_geometry *g, const int32_t *pairs, si
 cl_status cl_dda_transfer(const cl_dda_geometry *g, const cl_dda_found *found, size_t m, cl_dda_contact_list *prev,
                           int first, cl_dda_contact_list *out, cl_error *err) {
   out->count = 0;
+  const size_t nv = (size_t)g->vstart[g->n];
   size_t *order = malloc((m ? m : 1) * sizeof *order);
   int64_t *prev_keys = malloc((prev->count ? prev->count : 1) * sizeof *prev_keys);
   int ok = order && prev_keys;
@@ -249,7 +250,7 @@ cl_status cl_dda_transfer(const cl_dda_geometry *g, const cl_dda_found *found, s
     if (c) out->c = c, out->cap = m;
     else ok = 0;
   }
-  if (ok) ok = key_order(found, m, (size_t)g->vstart[g->n], order);
+  if (ok) ok = key_order(found, m, nv, order);
   if (!ok) {
     free(prev_keys), free(order);
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu contacts", m);
@@ -258,12 +259,12 @@ cl_status cl_dda_transfer(const cl_dda_geometry *g, const cl_dda_found *found, s
   int sorted = 1;
 #pragma omp parallel for schedule(static) reduction(&& : sorted) if (prev->count >= CL_DDA_PARALLEL_MIN)
   for (size_t k = 0; k < prev->count; k++) {
-    prev_keys[k] = cl_dda_contact_key(prev->c[k].vi, prev->c[k].ej);
+    prev_keys[k] = cl_dda_contact_key(prev->c[k].vi, prev->c[k].ej, nv);
     sorted = sorted && (k == 0 || key_cmp(&prev->c[k - 1], &prev->c[k]) <= 0);
   }
   if (!sorted) {
     qsort(prev->c, prev->count, sizeof *prev->c, key_cmp);
-    for (size_t k = 0; k < prev->count; k++) prev_keys[k] = cl_dda_contact_key(prev->c[k].vi, prev->c[k].ej);
+    for (size_t k = 0; k < prev->count; k++) prev_keys[k] = cl_dda_contact_key(prev->c[k].vi, prev->c[k].ej, nv);
   }
 #pragma omp parallel for schedule(static) if (m >= CL_DDA_PARALLEL_MIN)
   for (size_t k = 0; k < m; k++) {
@@ -272,7 +273,7 @@ cl_status cl_dda_transfer(const cl_dda_geometry *g, const cl_dda_found *found, s
     memset(c, 0, sizeof *c);
     c->bi = f->bi, c->vi = f->vi, c->bj = f->bj, c->ej = f->ej, c->kind = f->kind, c->t_ref = f->t, c->sgn = 1;
     c->length = f->length;
-    ptrdiff_t at = cl_dda_find_key(prev_keys, prev->count, cl_dda_contact_key(c->vi, c->ej));
+    ptrdiff_t at = cl_dda_find_key(prev_keys, prev->count, cl_dda_contact_key(c->vi, c->ej, nv));
     if (at >= 0) {
       const cl_dda_contact *old = &prev->c[at];
       c->state = old->state, c->bonded = old->bonded, c->t_ref = old->t_ref, c->sgn = old->sgn;

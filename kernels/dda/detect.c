@@ -32,19 +32,21 @@ static cl_status room(cl_dda_detect *s, int k, size_t bytes, cl_error *err) {
 }
 
 /* The union of the boxes and their median size (as the host's select_kth: the (n / 2)-th smallest),
- * the grid the host's broad phase would make of them. */
+ * the grid the host's broad phase would make of them: the sizes sorted, then the union's four
+ * reductions and the median read back together, the median as a one-item min (a size key is the
+ * bits of the size, so it reads as the size itself). */
 static cl_status grid_of(cl_dda_detect *s, const cl_dda_broad_args *a, size_t n, cl_dda_cells *gr, cl_error *err) {
   cl_device *d = s->d;
-  double b[4];
-  const int op[4] = {CL_REDUCE_MIN, CL_REDUCE_MIN, CL_REDUCE_MAX, CL_REDUCE_MAX};
-  for (int k = 0; k < 4; k++) CL_TRY(cl_k_reduce(d, CL_F64, a->bounds + (size_t)k * n, n, op[k], &b[k], err));
-  uint64_t *sorted = s->buf[CL_DDA_DB_SORTED_SIZES], bits;
+  uint64_t *sorted = s->buf[CL_DDA_DB_SORTED_SIZES];
   CL_TRY(cl_k_dda_sort_keys(d, &s->scratch, a->size_keys, sorted, n, UINT64_MAX, err));
-  CL_TRY(d->to_host(d, &bits, sorted + n / 2, sizeof bits, err));
-  double h;
-  memcpy(&h, &bits, sizeof h);
+  double b[5];
+  const int op[5] = {CL_REDUCE_MIN, CL_REDUCE_MIN, CL_REDUCE_MAX, CL_REDUCE_MAX, CL_REDUCE_MIN};
+  const double *bounds = a->bounds;
+  const double *terms[5] = {bounds, bounds + n, bounds + 2 * n, bounds + 3 * n, (const double *)(sorted + n / 2)};
+  const size_t count[5] = {n, n, n, n, 1};
+  CL_TRY(cl_k_reduce_many(d, 5, terms, count, op, b, err));
   cl_dda_box all = {b[0], b[1], b[2], b[3]};
-  *gr = cl_dda_cells_over(all, h, n);
+  *gr = cl_dda_cells_over(all, b[4], n);
   return CL_OK;
 }
 
@@ -136,12 +138,12 @@ cl_status cl_dda_detect_transfer(cl_dda_detect *s, const cl_dda_geometry *g, siz
   const size_t nfound = s->nfound;
   CL_TRY(room(s, CL_DDA_DB_TKEYS, 2 * nfound * sizeof(uint64_t), err));
   uint64_t *keys = s->buf[CL_DDA_DB_TKEYS];
-  cl_dda_transfer_args a = {.g = *g, .nfound = nfound, .npairs = s->npairs, .nprev = nprev, .first = first,
+  cl_dda_transfer_args a = {.g = *g, .nv = nv, .nfound = nfound, .npairs = s->npairs, .nprev = nprev, .first = first,
                             .found = s->buf[CL_DDA_DB_FOUND], .pairs = s->buf[CL_DDA_DB_PAIRS],
                             .offset = s->buf[CL_DDA_DB_OFFSET], .keys = keys, .sorted = keys + nfound,
                             .prev = *prev, .out = *out};
   CL_TRY(cl_k_dda_transfer(s->d, &a, CL_DDA_TRANSFER_KEYS, err));
   CL_TRY(cl_k_dda_sort_keys(s->d, &s->scratch, keys, keys + nfound, nfound,
-                            (uint64_t)cl_dda_contact_key((int32_t)nv - 1, (int32_t)nv - 1), err));
+                            (uint64_t)cl_dda_contact_key((int32_t)nv - 1, (int32_t)nv - 1, nv), err));
   return cl_k_dda_transfer(s->d, &a, CL_DDA_TRANSFER_FILL, err);
 }

@@ -1,7 +1,8 @@
 /* The per-block kernels of a DDA step, one thread (or loop iteration) per
  * block, written once for both backends (block.h has the formulation):
  *   cl_dda_diagonal_block: moments, the diagonal 6x6 submatrix and the right-hand side;
- *   cl_dda_update_block:   vertices, fixed and loading points, stresses and velocities
+ *   cl_dda_update_block:   vertices, fixed and loading points, stresses, velocities and rotation
+ *   cl_dda_predict_block:  a dynamic step's start from the last step's acceleration
  *                          moved by the accepted solution D;
  *   cl_dda_check_block:    what the step checks of a solution before it accepts it. */
 #ifndef CL_DDA_DIAGONAL_H
@@ -18,6 +19,7 @@ CL_HD static inline void cl_dda_diagonal_block(const cl_dda_block_args *a, size_
   real *mom = (real *)a->moments;
   mom[i] = (real)mo.S, mom[n + i] = (real)mo.Sxx, mom[2 * n + i] = (real)mo.Syy;
   mom[3 * n + i] = (real)mo.Sxy, mom[4 * n + i] = (real)mo.x0, mom[5 * n + i] = (real)mo.y0;
+  if (a->mass) ((real *)a->mass)[i] = (real)(((const real *)a->rho)[i] * mom[i]);
 
   double K[36], F[6], M[36], C[9];
   double rho = ((const real *)a->rho)[i];
@@ -95,6 +97,7 @@ CL_HD static inline void cl_dda_update_block(const cl_dda_block_args *a, size_t 
   double C[9];
   cl_dda_elastic_matrix(((const real *)a->E)[i], ((const real *)a->nu)[i], a->plane_strain, C);
   real *sig = (real *)a->stress, *vel = (real *)a->vel;
+  ((real *)a->rotation)[i] += (real)d[2];
   for (int k = 0; k < 3; k++)
     sig[k * n + i] += (real)(C[3 * k] * d[3] + C[3 * k + 1] * d[4] + C[3 * k + 2] * d[5]);
   for (int k = 0; k < 6; k++)
@@ -106,6 +109,33 @@ CL_HD static inline void cl_dda_update_block(const cl_dda_block_args *a, size_t 
     for (int k = 0; k < 6; k++)
       for (int l = 0; l < 6; l++) kinetic += 0.5 * rho * vel[k * n + i] * M[6 * k + l] * vel[l * n + i];
     energy[2 * n + i] = (real)kinetic;
+  }
+}
+
+/* A product rounded on its own: nvcc would otherwise fuse it with a sum into one FMA, and the
+ * device would round differently from the host (the C files are built in ISO mode, which does not
+ * fuse). */
+CL_HD static inline double cl_dda_mul(double x, double y) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(x, y);
+#else
+  return x * y;
+#endif
+}
+
+/* A dynamic step's first solve starts from the displacement at the last step's acceleration: the last
+ * step's D = dp v0 + a dp^2 / 2 and v = 2 D / dp - v0 give a = 2 (dp v - D) / dp^2, so D' = dt v +
+ * a dt^2 / 2 (exact for a free body under constant load; the last solution, D, is a dp^2 off). The
+ * products are rounded apart, so that the device predicts what the host did before it moved here. */
+CL_HD static inline void cl_dda_predict_block(const cl_dda_block_args *a, size_t i) {
+  size_t n = a->n;
+  const real *vel = (const real *)a->vel, *Dv = (const real *)a->D;
+  real *out = (real *)a->predicted;
+  double dt = a->dt, dp = a->last_dt;
+  for (int k = 0; k < 6; k++) {
+    double v = vel[k * n + i], D = Dv[k * n + i];
+    double change = cl_dda_mul(cl_dda_mul(dt, dt), cl_dda_mul(dp, v) - D) / cl_dda_mul(dp, dp);
+    out[k * n + i] = (real)(cl_dda_mul(dt, v) + change);
   }
 }
 

@@ -36,7 +36,7 @@
 
 /* The arrays the per-block kernels read or write; on a cuda device each has a device copy. */
 enum { A_VSTART, A_FSTART, A_LSTART, A_VX, A_VY, A_RHO, A_E, A_NU, A_STRESS, A_VEL, A_FX, A_FY, A_FTX, A_FTY,
-       A_LX, A_LY, A_LPX, A_LPY, A_K, A_F, A_MOMENTS, A_D, A_TRIAL, A_PER_BLOCK, A_COUNT };
+       A_LX, A_LY, A_LPX, A_LPY, A_K, A_F, A_MOMENTS, A_D, A_TRIAL, A_PER_BLOCK, A_ROTATION, A_COUNT };
 
 struct cl_dda_model {
   cl_device *dev;
@@ -47,11 +47,12 @@ struct cl_dda_model {
   double *trial_D, *per_block;  /* an attempt's solution (SoA), and what the step reduces over the blocks
                                    on the device (3 x n: the checks, then the energies); on the device only
                                    but for the cpu's, which are these */
-  int host_stale;               /* the host's stresses and velocities are behind the device's */
+  double lightest;              /* the lightest block's mass at the attempt's start (diagonal) */
+  int host_stale;               /* the host's stresses, velocities and rotations are behind the device's */
+  int loads_set;                /* the host's loads changed since the device's copy (cl_dda_set_load) */
   double *x_start, *y_start, *rotation; /* centroids at the start, rotation accumulated */
   void *host[A_COUNT], *device[A_COUNT];
   size_t bytes[A_COUNT];
-  double *x;                    /* the solver's unknowns, block-major */
   cl_dda_joint *joints;
   size_t njoints, npairs;
   int64_t *pair_keys;           /* sorted (min block) n + max block */
@@ -264,9 +265,9 @@ static void set_arrays(cl_dda_model *m) {
   size_t n = m->n;
   void *host[A_COUNT] = {m->vstart, m->fstart, m->lstart, m->vx, m->vy, m->rho, m->E, m->nu, m->stress,
                          m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy,
-                         m->K, m->F, m->moments, m->D, m->trial_D, m->per_block};
+                         m->K, m->F, m->moments, m->D, m->trial_D, m->per_block, m->rotation};
   size_t count[A_COUNT] = {n + 1, n + 1, n + 1, m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf,
-                           m->nf, m->nl, m->nl, m->nl, m->nl, 36 * n, 6 * n, 6 * n, 6 * n, 6 * n, 3 * n};
+                           m->nf, m->nl, m->nl, m->nl, m->nl, 36 * n, 6 * n, 6 * n, 6 * n, 6 * n, 3 * n, n};
   for (int k = 0; k < A_COUNT; k++) {
     m->host[k] = host[k];
     m->bytes[k] = count[k] * (k <= A_LSTART ? sizeof(int32_t) : sizeof(double));
@@ -322,9 +323,9 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   m->material = alloc_zero(n, sizeof(int32_t)), m->edge_joint = alloc_zero(m->nv, sizeof(int32_t));
   double **reals[] = {&m->vx, &m->vy, &m->rho, &m->E, &m->nu, &m->stress, &m->vel, &m->fx, &m->fy, &m->ftx,
                       &m->fty, &m->lx, &m->ly, &m->lpx, &m->lpy, &m->K, &m->F, &m->moments, &m->D,
-                      &m->trial_D, &m->per_block, &m->x_start, &m->y_start, &m->rotation, &m->x};
+                      &m->trial_D, &m->per_block, &m->x_start, &m->y_start, &m->rotation};
   size_t counts[] = {m->nv, m->nv, n, n, n, 3 * n, 6 * n, m->nf, m->nf, m->nf, m->nf, m->nl, m->nl, m->nl, m->nl,
-                     36 * n, 6 * n, 6 * n, 6 * n, 6 * n, 3 * n, n, n, n, 6 * n};
+                     36 * n, 6 * n, 6 * n, 6 * n, 6 * n, 3 * n, n, n, n};
   int ok = m->vstart && m->fstart && m->lstart && m->load_slot && m->material && m->edge_joint;
   for (size_t k = 0; k < sizeof reals / sizeof *reals; k++) ok = (*reals[k] = alloc_zero(counts[k], sizeof(double))) && ok;
   cl_status st = ok ? CL_OK : oom(err);
@@ -374,7 +375,7 @@ void cl_dda_model_destroy(cl_dda_model *m) {
   }
   void *owned[] = {m->vstart, m->fstart, m->lstart, m->load_slot, m->material, m->edge_joint, m->vx, m->vy, m->rho, m->E,
                    m->nu, m->stress, m->vel, m->fx, m->fy, m->ftx, m->fty, m->lx, m->ly, m->lpx, m->lpy, m->K,
-                   m->F, m->moments, m->D, m->trial_D, m->per_block, m->x_start, m->y_start, m->rotation, m->x, m->joints,
+                   m->F, m->moments, m->D, m->trial_D, m->per_block, m->x_start, m->y_start, m->rotation, m->joints,
                    m->pair_keys, m->pair_joint, m->joint_law, m->pairs, m->step_ints, m->step_reals};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->start);
@@ -390,6 +391,7 @@ void cl_dda_model_destroy(cl_dda_model *m) {
 void cl_dda_set_load(cl_dda_model *m, size_t k, double fx, double fy) {
   int32_t s = m->load_slot[k];
   m->lpx[s] = fx, m->lpy[s] = fy;
+  m->loads_set = 1;
 }
 
 /* ---- the step ---------------------------------------------------------------------- */
@@ -400,14 +402,10 @@ static double seconds_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Where no host read ends a module's device work (the device path's transfer, pattern and set-up
- * kernel), a wait for the device, so that the module table charges the work to its module: three
- * host waits a step, for the table's sake. */
-static cl_status settle(cl_dda_model *m, cl_error *err) {
-  return m->stats.device_pattern && m->dev->synchronize ? m->dev->synchronize(m->dev, err) : CL_OK;
-}
-
-/* Charges the time since *t to the host's part k (cl_dda_contact_part) and moves *t. */
+/* Charges the time since *t to the host's part k (cl_dda_contact_part) and moves *t. Where no host
+ * read ends a part's device work (the device path's transfer, pattern and set-up), nothing waits for
+ * it: the time is charged where the host next waits (with CLEAVE_CUDA_SYNC=1 every launch waits,
+ * and each part and module is charged its own device time). */
 static void lap(cl_dda_model *m, int k, double *t) {
   double now = seconds_now();
   m->stats.contact_seconds[k] += now - *t;
@@ -418,7 +416,8 @@ static cl_dda_block_args block_args(const cl_dda_model *m, double dt) {
   void *const *a = m->device;
   cl_dda_block_args b = {
       .n = m->n, .vstart = a[A_VSTART], .vx = a[A_VX], .vy = a[A_VY], .rho = a[A_RHO], .E = a[A_E],
-      .nu = a[A_NU], .plane_strain = m->p.plane_strain, .stress = a[A_STRESS], .vel = a[A_VEL], .dt = dt,
+      .nu = a[A_NU], .plane_strain = m->p.plane_strain, .stress = a[A_STRESS], .vel = a[A_VEL],
+      .rotation = a[A_ROTATION], .dt = dt,
       .gx = m->p.gx, .gy = m->p.gy, .dynamic = m->p.dynamic, .fstart = a[A_FSTART], .fx = a[A_FX],
       .fy = a[A_FY], .ftx = a[A_FTX], .fty = a[A_FTY], .fixed_penalty = m->p.fixed_stiffness,
       .lstart = a[A_LSTART], .lx = a[A_LX], .ly = a[A_LY], .lpx = a[A_LPX], .lpy = a[A_LPY], .K = a[A_K],
@@ -427,41 +426,52 @@ static cl_dda_block_args block_args(const cl_dda_model *m, double dt) {
 }
 
 static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
-  CL_TRY(to_device(m, A_LPX, err));
-  CL_TRY(to_device(m, A_LPY, err));
+  if (m->loads_set) { /* each upload waits for the device's queue: only when the loads changed */
+    CL_TRY(to_device(m, A_LPX, err));
+    CL_TRY(to_device(m, A_LPY, err));
+    m->loads_set = 0;
+  }
   cl_dda_block_args a = block_args(m, dt);
+  a.mass = m->device[A_PER_BLOCK];
   CL_TRY(cl_k_dda_diagonal(m->dev, CL_F64, &a, err));
-  return to_host(m, A_MOMENTS, err); /* K and F stay there for the assembly */
+  /* the moments, K and F stay there; of the masses only the least comes to the host (one scalar,
+   * not 6 n moments), for PCG's displacement criterion, where it is on */
+  m->lightest = 0;
+  if (!(m->p.pcg_displacement > 0)) return CL_OK;
+  return cl_k_reduce(m->dev, CL_F64, a.mass, m->n, CL_REDUCE_MIN, &m->lightest, err);
 }
 
 /* The accepted solution (the device's trial D, checked) becomes D: the update's, the next step's warm
- * start; the host's D (predict's) from m->x, where it is not the device's (cuda). The update moves the blocks on the device and sums the
- * work of gravity and of the loads and the kinetic energy there (three reductions read back); the
- * host takes the vertices back where its transfer reads them (not with the pattern on the device,
- * whose transfer and set-up read the device's), the velocities when the next step predicts from
- * them, and the stresses and velocities (and there the vertices) only when asked
- * (cl_dda_host_state); the points' host copies are read by nothing after the start. */
+ * start or prediction (predict). The update moves the blocks on the device, accumulates their
+ * rotations and sums the work of gravity and of the loads and the kinetic energy there (those
+ * that can be other than 0, read back together); the host takes the vertices back where
+ * its transfer reads them (not with the pattern on the device, whose transfer and set-up read the
+ * device's), and the stresses, velocities and rotations (and there the vertices) only when asked
+ * (cl_dda_host_state): the step never brings the solution to the host. The points' host copies are
+ * read by nothing after the start. */
 static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
   size_t n = m->n;
-  if (m->dev->kind != CL_BACKEND_CPU)
-#pragma omp parallel for schedule(static) if (n >= CL_DDA_PARALLEL_MIN)
-    for (size_t i = 0; i < n; i++)
-      for (int k = 0; k < 6; k++) m->D[k * n + i] = m->x[6 * i + k];
   CL_TRY(m->dev->copy(m->dev, m->device[A_D], m->device[A_TRIAL], m->bytes[A_D], err));
   cl_dda_block_args a = block_args(m, dt);
   a.energy = m->device[A_PER_BLOCK];
   CL_TRY(cl_k_dda_update(m->dev, CL_F64, &a, err));
+  /* each sum a host wait: none where every term is 0 -- no gravity, no loading points, a static
+   * analysis's velocities (zeroed by the update) */
   const double *energy = a.energy;
-  double gravity, load;
-  CL_TRY(cl_k_reduce(m->dev, CL_F64, energy, n, CL_REDUCE_SUM, &gravity, err));
-  CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + n, n, CL_REDUCE_SUM, &load, err));
-  CL_TRY(cl_k_reduce(m->dev, CL_F64, energy + 2 * n, n, CL_REDUCE_SUM, &m->stats.kinetic, err));
-  m->stats.gravity_work += gravity, m->stats.load_work += load;
+  const int nonzero[3] = {m->p.gx != 0 || m->p.gy != 0, m->nl > 0, m->p.dynamic};
+  double sum[3] = {0, 0, 0}, got[3]; /* gravity's work, the loads', the kinetic energy */
+  const double *terms[3];
+  size_t count[3];
+  int op[3], which[3], nsums = 0;
+  for (int k = 0; k < 3; k++)
+    if (nonzero[k]) terms[nsums] = energy + (size_t)k * n, count[nsums] = n, op[nsums] = CL_REDUCE_SUM, which[nsums++] = k;
+  CL_TRY(cl_k_reduce_many(m->dev, nsums, terms, count, op, got, err));
+  for (int q = 0; q < nsums; q++) sum[which[q]] = got[q];
+  m->stats.gravity_work += sum[0], m->stats.load_work += sum[1], m->stats.kinetic = sum[2];
   if (!m->stats.device_pattern) {
     CL_TRY(to_host(m, A_VX, err));
     CL_TRY(to_host(m, A_VY, err));
   }
-  if (m->p.dynamic) CL_TRY(to_host(m, A_VEL, err));
   m->host_stale = 1;
   return CL_OK;
 }
@@ -474,6 +484,7 @@ cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err) {
   }
   CL_TRY(to_host(m, A_STRESS, err));
   CL_TRY(to_host(m, A_VEL, err));
+  CL_TRY(to_host(m, A_ROTATION, err));
   m->host_stale = 0;
   return CL_OK;
 }
@@ -520,7 +531,6 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
     sc.N = l.N, sc.t_ref = l.t_ref, sc.bonded = l.bonded, sc.vi = l.vi, sc.ej = l.ej, sc.length = l.length;
     sc.on_device = 1;
     CL_TRY(cl_dda_solver_set_contacts_on_device(&m->solver, m->n, &sc, err));
-    CL_TRY(settle(m, err));
     lap(m, CL_DDA_PART_PATTERN, &t);
     return CL_OK;
   }
@@ -616,7 +626,7 @@ cl_status cl_dda_host_contacts(cl_dda_model *m, cl_error *err) {
 
 /* The checks of the attempt's solution on the device (cl_dda_check_block): the largest displacement of a
  * vertex, and the first block whose area it would change by more than a factor 2 (-1: none), two
- * reductions read back. The solution stays there as the trial D. */
+ * reductions read back together. The solution stays there as the trial D. */
 static cl_status check_solution(cl_dda_model *m, double dt, double *dmax, int32_t *collapsing, cl_error *err) {
   size_t n = m->n;
   double first = (double)n;
@@ -625,26 +635,37 @@ static cl_status check_solution(cl_dda_model *m, double dt, double *dmax, int32_
   cl_dda_block_args a = block_args(m, dt);
   a.D = m->device[A_TRIAL], a.check = m->device[A_PER_BLOCK];
   CL_TRY(cl_k_dda_check(m->dev, CL_F64, &a, err));
-  const double *check = m->device[A_PER_BLOCK];
-  CL_TRY(cl_k_reduce(m->dev, CL_F64, check, n, CL_REDUCE_MAX, dmax, err));
-  CL_TRY(cl_k_reduce(m->dev, CL_F64, check + n, n, CL_REDUCE_MIN, &first, err));
+  const double *check = m->device[A_PER_BLOCK], *terms[2] = {check, check + n};
+  const size_t count[2] = {n, n};
+  const int op[2] = {CL_REDUCE_MAX, CL_REDUCE_MIN};
+  double got[2];
+  CL_TRY(cl_k_reduce_many(m->dev, 2, terms, count, op, got, err));
+  *dmax = got[0], first = got[1];
   *collapsing = first < (double)n ? (int32_t)first : -1;
   return CL_OK;
 }
 
-/* The accepted solution's rotations, and the contacts' friction work, shear forces, anchors and bonds
- * (on the device: cl_dda_solver_account) with the closed count, before the update moves the blocks
- * (which sums the work of gravity and of the loads). */
+/* The contacts' friction work, shear forces, anchors and bonds (on the device: cl_dda_solver_account)
+ * with the closed count, before the update moves the blocks (which sums the work of gravity and of
+ * the loads, and accumulates the rotations). */
 static cl_status account(cl_dda_model *m, cl_error *err) {
-  for (size_t i = 0; i < m->n; i++) m->rotation[i] += m->x[6 * i + 2];
   double work;
-  CL_TRY(cl_dda_solver_account(&m->solver, &work, &m->stats.closed, err));
+  if (m->stats.device_pattern) { /* the same pass writes the step's device list (the next transfer's) */
+    const int q = 1 - m->last;
+    const cl_dda_device_list l = list_view(m->lists[q], m->list_cap[q]);
+    const cl_dda_contact_fields into = {l.state, NULL, l.bonded, l.sgn, l.N, l.S, l.t_ref};
+    CL_TRY(cl_dda_solver_account(&m->solver, &into, &work, &m->stats.closed, err));
+  } else {
+    CL_TRY(cl_dda_solver_account(&m->solver, NULL, &work, &m->stats.closed, err));
+  }
   m->stats.friction_work += work;
   return CL_OK;
 }
 
-/* Charges the time since *mark to module k and moves the mark. Every module ends in a host read
- * of its results (or a dot's scalar), so no device work is left running across a mark. */
+/* Charges the time since *mark to module k and moves the mark. Most modules end in a host read of
+ * their results (or a dot's scalar); the device work that no read ends (the device path's transfer,
+ * pattern and set-up; the diagonal kernel where the displacement criterion is off) is charged to the
+ * module where the host next waits, unless CLEAVE_CUDA_SYNC=1 makes every launch wait. */
 static void charge(cl_dda_model *m, int k, double *mark) {
   double now = seconds_now();
   m->stats.seconds[k] += now - *mark;
@@ -658,38 +679,32 @@ static void charge(cl_dda_model *m, int k, double *mark) {
  * open-close rule's decisions then rest on gaps known far better than the steps allowed to move
  * them, and CG's later updates, shrinking geometrically, add less than a few such updates. */
 static double update_energy(const cl_dda_model *m, double dt) {
-  double lightest = INFINITY;
-  for (size_t i = 0; i < m->n; i++) lightest = fmin(lightest, m->rho[i] * m->moments[i]);
   double d = m->p.pcg_displacement * m->p.max_displacement;
-  return 2 * lightest * d * d / (dt * dt);
+  return 2 * m->lightest * d * d / (dt * dt);
 }
 
-/* A dynamic step's first solve starts from the displacement at the last step's acceleration into
- * m->x: the last step's D = dp v0 + a dp^2 / 2 and v = 2 D / dp - v0 give a = 2 (dp v - D) / dp^2,
- * so D' = dt v + a dt^2 / 2 (exact for a free body under constant load; the last solution, D, is
- * a dp^2 off). On case 2's first 20 steps the first solve, 93% of the step's PCG iterations, falls
+/* A dynamic step's first solve starts from the displacement at the last step's acceleration
+ * (cl_dda_predict_block), computed on the device into the trial D and copied into the solver's x,
+ * so that neither the velocities nor D come to the host. On case 2's first 20 steps the first solve, 93% of the step's PCG iterations, falls
  * from ~41 to 4-7 iterations (150 steps: 51 a step against 74); where contact springs chatter (a
  * block sliding on an incline) the extrapolation carries their chatter and a solve can take a few
  * more (5 against 2 on test_dda's incline; docs/benchmarks.md). */
-static void predict(cl_dda_model *m, double dt) {
-  size_t n = m->n;
-  double dp = m->stats.dt;
-  for (size_t i = 0; i < n; i++)
-    for (int k = 0; k < 6; k++) {
-      double v = m->vel[k * n + i], D = m->D[k * n + i];
-      m->x[6 * i + k] = dt * v + dt * dt * (dp * v - D) / (dp * dp);
-    }
+static cl_status predict(cl_dda_model *m, double dt, cl_error *err) {
+  cl_dda_block_args a = block_args(m, dt);
+  a.last_dt = m->stats.dt, a.predicted = m->device[A_TRIAL];
+  CL_TRY(cl_k_dda_predict(m->dev, CL_F64, &a, err));
+  return cl_dda_solver_start_from(&m->solver, m->device[A_TRIAL], err);
 }
 
 /* An open-close iteration: the matrix of the contacts' current states, assembled on the device,
- * solved from x0 (host, block-major) or, when NULL, the device's x, and the open-close rule on the
+ * solved from the device's x, and the open-close rule on the
  * solution if it converged -- chained on the device, the host waiting once for the scalars where
  * the solve is one launch (cl_dda_solver_solve_open_close): the rule's time is then the solve's. */
-static cl_status solve(cl_dda_model *m, double dt, const double *x0, cl_dda_pcg_result *r, int *changed,
+static cl_status solve(cl_dda_model *m, double dt, cl_dda_pcg_result *r, int *changed,
                        int *unsettled, double *mark, cl_error *err) {
   CL_TRY(cl_dda_solver_assemble(&m->solver, NULL, NULL, m->device[A_K], m->device[A_F], err));
   charge(m, CL_DDA_ASSEMBLY, mark);
-  CL_TRY(cl_dda_solver_solve_open_close(&m->solver, x0, m->p.preconditioner, m->p.pcg_tolerance, update_energy(m, dt),
+  CL_TRY(cl_dda_solver_solve_open_close(&m->solver, NULL, m->p.preconditioner, m->p.pcg_tolerance, update_energy(m, dt),
                                         m->p.pcg_max_iterations, r, changed, unsettled, err));
   charge(m, CL_DDA_SOLVE, mark);
   return CL_OK;
@@ -705,7 +720,6 @@ static cl_status transfer_on_device(cl_dda_model *m, const cl_dda_geometry *on, 
   const cl_dda_device_list out = list_view(m->lists[q], m->list_cap[q]);
   CL_TRY(cl_dda_detect_transfer(&m->detect, on, m->nv, &prev, m->list_count[m->last], first, &out, err));
   m->list_count[q] = m->detect.nfound;
-  CL_TRY(settle(m, err));
   lap(m, CL_DDA_PART_TRANSFER, &t);
   return CL_OK;
 }
@@ -768,15 +782,13 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       charge(m, CL_DDA_ASSEMBLY, &mark);
       double t = mark;
       CL_TRY(contact_setup(m, err));
-      CL_TRY(settle(m, err));
       lap(m, CL_DDA_PART_GEOMETRY, &t);
       charge(m, CL_DDA_DETECTION, &mark);
     }
     CL_TRY(cl_dda_solver_restart_states(&m->solver, err));
     /* PCG starts from the previous step's solution (on the device: D); a dynamic one from the step
      * predicted at the last step's acceleration */
-    int predicted = m->p.dynamic && m->stats.steps > 0;
-    if (predicted) predict(m, dt);
+    if (m->p.dynamic && m->stats.steps > 0) CL_TRY(predict(m, dt, err));
     else CL_TRY(cl_dda_solver_start_from(&m->solver, m->device[A_D], err));
     charge(m, CL_DDA_DETECTION, &mark);
     int settled = 0;
@@ -785,7 +797,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     for (oc = 1; oc <= m->p.open_close_max; oc++) {
       cl_dda_pcg_result r;
       int changed, unsettled;
-      CL_TRY(solve(m, dt, predicted && oc == 1 ? m->x : NULL, &r, &changed, &unsettled, &mark, err));
+      CL_TRY(solve(m, dt, &r, &changed, &unsettled, &mark, err));
       pcg += r.iterations, last_residual = r.residual;
       if (oc == 1) warm_residual = r.initial_residual;
       if (!r.converged) break;
@@ -801,7 +813,6 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
       dt /= 2;
       continue;
     }
-    CL_TRY(cl_dda_solver_solution(&m->solver, m->x, err));
     int32_t collapsing;
     CL_TRY(check_solution(m, dt, &last_disp, &collapsing, err));
     charge(m, CL_DDA_OPEN_CLOSE, &mark);
@@ -823,14 +834,12 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   CL_TRY(account(m, err));
   lap(m, CL_DDA_PART_ACCOUNT, &t);
   CL_TRY(update(m, dt, err));
-  /* the step's list becomes the contacts: on the device, its states, forces, anchors and bonds copied
-   * into its device list, which becomes the last accepted; else by a swap of the host lists (the old
-   * one's storage is the next detection's), their states the device's until a reader asks */
+  /* the step's list becomes the contacts: on the device, its device list (into which the account
+   * wrote the states, forces, anchors and bonds) becomes the last accepted; else by a swap of the
+   * host lists (the old one's storage is the next detection's), their states the device's until a
+   * reader asks */
   if (m->stats.device_pattern) {
     const int q = 1 - m->last;
-    const cl_dda_device_list l = list_view(m->lists[q], m->list_cap[q]);
-    const cl_dda_contact_fields f = {l.state, NULL, l.bonded, l.sgn, l.N, l.S, l.t_ref};
-    CL_TRY(cl_dda_solver_states_into(&m->solver, &f, err));
     m->last = q, m->contacts.count = m->list_count[q];
   } else {
     cl_dda_contact_list accepted = m->start;

@@ -147,8 +147,8 @@ typedef struct cl_dda_block_state {
   double area, x0, y0, velocity[6], stress[3], ux, uy, rotation;
 } cl_dda_block_state;
 void cl_dda_block_state_of(const cl_dda_model *m, size_t i, cl_dda_block_state *s);
-/* The step leaves the blocks' stresses and velocities (and, with the pattern on the device, their
- * vertices) on the model's device: this brings the host's copies, which cl_dda_block_state_of and
+/* The step leaves the blocks' stresses, velocities and rotations (and, with the pattern on the
+ * device, their vertices) on the model's device: this brings the host's copies, which cl_dda_block_state_of and
  * cl_dda_block_vertices read, up to date (once after each step, when asked). */
 cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err);
 

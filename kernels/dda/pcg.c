@@ -396,7 +396,7 @@ cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const
                            .sorted = room + big, .flags = (int64_t *)(room + 2 * big),
                            .offset = (int64_t *)(room + 3 * big), .unique = room + 4 * big + 1};
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_PAIR_KEYS, m1, err));
-  CL_TRY(sort_keys(s, &a, m1, cl_dda_block_key((int64_t)n - 1, (int64_t)n - 1), err));
+  CL_TRY(sort_keys(s, &a, m1, cl_dda_key((int64_t)n - 1, (int64_t)n - 1, n), err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_FLAGS, m1, err));
   int64_t nnzb;
   s->launches++, s->syncs++;
@@ -415,11 +415,11 @@ cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_ROWS, n + 1, err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_COLUMNS, a.nnzb, err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_SHARE_KEYS, 4 * nc, err));
-  CL_TRY(sort_keys(s, &a, 4 * nc, (uint64_t)(a.nnzb - 1) << 32 | (uint64_t)(4 * nc), err));
+  CL_TRY(sort_keys(s, &a, 4 * nc, cl_dda_key((int64_t)a.nnzb - 1, (int64_t)(4 * nc) - 1, 4 * nc), err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_GSTART, a.nnzb + 1, err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_GITEM, 4 * nc, err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_ROW_KEYS, 2 * nc, err));
-  CL_TRY(sort_keys(s, &a, 2 * nc, cl_dda_block_key((int64_t)n - 1, (int64_t)(2 * nc)), err));
+  CL_TRY(sort_keys(s, &a, 2 * nc, cl_dda_key((int64_t)n - 1, (int64_t)(2 * nc) - 1, 2 * nc), err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_RSTART, n + 1, err));
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_RITEM, 2 * nc, err));
   s->A.nup = 0;
@@ -472,7 +472,8 @@ cl_status cl_dda_solver_restart_states(cl_dda_solver *s, cl_error *err) {
   return copy(s, s->buf[B_CSTATES], s->buf[B_CSTART], STATE_BYTES * s->A.nc, err);
 }
 
-cl_status cl_dda_solver_account(cl_dda_solver *s, double *friction_work, size_t *closed, cl_error *err) {
+cl_status cl_dda_solver_account(cl_dda_solver *s, const cl_dda_contact_fields *into, double *friction_work,
+                                size_t *closed, cl_error *err) {
   const size_t nc = s->A.nc;
   *friction_work = 0, *closed = 0;
   if (!nc) return CL_OK;
@@ -480,28 +481,22 @@ cl_status cl_dda_solver_account(cl_dda_solver *s, double *friction_work, size_t 
     return cl_error_set(err, CL_ERR_ARG, "DDA solver: no anchors kept (give them to cl_dda_solver_set_contacts)");
   char *more = (char *)s->buf[B_CSTATES] + STATE_BYTES * nc;
   cl_dda_account_args a = {.n = s->A.n, .nc = nc, .cbi = s->A.cbi, .cbj = s->A.cbj, .cstate = s->A.cstate,
-                           .cgeo = s->A.cgeo, .x = s->A.x, .cfric = s->A.cfric, .len = more + 24 * nc,
+                           .csgn = s->A.csgn, .cN = s->A.cN, .cgeo = s->A.cgeo, .x = s->A.x, .cfric = s->A.cfric, .len = more + 24 * nc,
                            .ks = s->A.ks, .t_ref = more, .S = more + 8 * nc, .bonded = (int32_t *)(more + 16 * nc),
                            .work = more + 32 * nc, .closed = more + 40 * nc};
-  double count;
-  s->launches += 3, s->syncs += 2;
+  if (into) {
+    a.into_state = into->state, a.into_bonded = into->bonded, a.into_sgn = into->sgn, a.into_N = into->N;
+    a.into_t_ref = into->t_ref, a.into_S = into->S;
+  }
+  const double *terms[2] = {a.work, a.closed};
+  const size_t count[2] = {nc, nc};
+  const int op[2] = {CL_REDUCE_SUM, CL_REDUCE_SUM};
+  double sum[2];
+  s->launches += 3, s->syncs += 1; /* the kernel and two reductions, read back together */
   CL_TRY(cl_k_dda_account(s->dev, CL_F64, &a, err));
-  CL_TRY(cl_k_reduce(s->dev, CL_F64, a.work, nc, CL_REDUCE_SUM, friction_work, err));
-  CL_TRY(cl_k_reduce(s->dev, CL_F64, a.closed, nc, CL_REDUCE_SUM, &count, err));
-  *closed = (size_t)count;
+  CL_TRY(cl_k_reduce_many(s->dev, 2, terms, count, op, sum, err));
+  *friction_work = sum[0], *closed = (size_t)sum[1];
   return CL_OK;
-}
-
-cl_status cl_dda_solver_states_into(cl_dda_solver *s, const cl_dda_contact_fields *c, cl_error *err) {
-  const size_t nc = s->A.nc;
-  if (!nc) return CL_OK;
-  const char *st = s->buf[B_CSTATES], *more = st + STATE_BYTES * nc;
-  CL_TRY(copy(s, c->state, st, 4 * nc, err));
-  CL_TRY(copy(s, c->sgn, st + 8 * nc, 8 * nc, err));
-  CL_TRY(copy(s, c->N, st + 16 * nc, 8 * nc, err));
-  CL_TRY(copy(s, c->t_ref, more, 8 * nc, err));
-  CL_TRY(copy(s, c->S, more + 8 * nc, 8 * nc, err));
-  return copy(s, c->bonded, more + 16 * nc, 4 * nc, err);
 }
 
 cl_status cl_dda_solver_contacts_down(cl_dda_solver *s, cl_dda_contact_fields *c, cl_error *err) {

@@ -131,21 +131,23 @@ void cl_dda_solver_setup_args(cl_dda_solver *s, cl_dda_setup_args *a);
  * them, become the open-close rule's (a copy on the device). */
 cl_status cl_dda_solver_restart_states(cl_dda_solver *s, cl_error *err);
 
-/* The accepted step's bookkeeping of its contacts on the device (account_ops.h) from the device's
- * solution: shear forces, anchors and bonds updated there; the friction work of the step and the
- * closed contacts (sliding or locked) come back, two reductions. Needs set_contacts' anchors. */
-cl_status cl_dda_solver_account(cl_dda_solver *s, double *friction_work, size_t *closed, cl_error *err);
-
-/* The contacts' fields as the step left them on the device, count of each (host arrays): those of
- * cl_dda_contact_states but the friction, and the shear forces, anchors and bonds of
- * cl_dda_solver_account. */
+/* A contact's fields, count of each: those of cl_dda_contact_states but the friction, and the shear
+ * forces, anchors and bonds of cl_dda_solver_account. */
 typedef struct cl_dda_contact_fields {
   int32_t *state, *flips, *bonded;
   double *sgn, *N, *S, *t_ref;
 } cl_dda_contact_fields;
+
+/* The accepted step's bookkeeping of its contacts on the device (account_ops.h) from the device's
+ * solution: shear forces, anchors and bonds updated there; the friction work of the step and the
+ * closed contacts (sliding or locked) come back, two reductions read together. Where into is not
+ * NULL, the same pass writes each contact's state, direction, normal force, shear force, anchor and
+ * bond into into's device arrays (its flips are not written). Needs set_contacts' anchors. */
+cl_status cl_dda_solver_account(cl_dda_solver *s, const cl_dda_contact_fields *into, double *friction_work,
+                                size_t *closed, cl_error *err);
+
+/* The contacts' fields as the step left them on the device, into host arrays. */
 cl_status cl_dda_solver_contacts_down(cl_dda_solver *s, cl_dda_contact_fields *c, cl_error *err);
-/* The same fields but the flips into the device arrays of c, by device copies. */
-cl_status cl_dda_solver_states_into(cl_dda_solver *s, const cl_dda_contact_fields *c, cl_error *err);
 
 /* After a solve: the open-close rule (open_close_ops.h) on every contact with the device's solution,
  * its states updated on the device; only the counts of contacts whose state changed and of sliding

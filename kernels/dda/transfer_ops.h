@@ -1,7 +1,7 @@
 /* The contact transfer of a DDA step on the model's device (the host's cl_dda_transfer, contacts.c),
  * written once for both backends (contact_cpu.c, contact_cuda.cu; model.c drives it, with a device sort
  * between the passes): the contacts found (detect.h: in the pairs' order, each pair's at its offset)
- * are ordered by key vi << 32 | ej (vertex, then edge: a vertex's index orders its block too, an
+ * are ordered by key vi nv + ej (vertex, then edge: a vertex's index orders its block too, an
  * edge's its block), equal keys in the order found -- the sort takes the keys alone, and each sorted
  * key's r-th equal finds its contact as the r-th with that key in its pair's stretch of the found
  * list (binary search of the pair); each contact then takes its state, bond, anchor, direction and
@@ -31,9 +31,11 @@ CL_HD static inline ptrdiff_t cl_dda_find_key(const int64_t *keys, size_t n, int
   return -1;
 }
 
-/* A contact's key in the transfer's order. */
-CL_HD static inline int64_t cl_dda_contact_key(int32_t vi, int32_t ej) {
-  return (int64_t)vi << 32 | (int64_t)(uint32_t)ej;
+/* A contact's key in the transfer's order, of a model of nv vertices: vi nv + ej rather than
+ * vi << 32 | ej: the same order in 2 log2(nv) bits rather than 32 + log2(nv), so that the radix sort,
+ * which looks only at the bits the largest key has, takes fewer passes. */
+CL_HD static inline int64_t cl_dda_contact_key(int32_t vi, int32_t ej, size_t nv) {
+  return (int64_t)vi * (int64_t)nv + (int64_t)ej;
 }
 
 /* A step's contacts on the device (SoA, in key order). */
@@ -50,7 +52,7 @@ typedef enum cl_dda_transfer_pass {
 
 typedef struct cl_dda_transfer_args {
   cl_dda_geometry g;          /* the device's vertices (the new contacts' gaps) */
-  size_t nfound, npairs, nprev;
+  size_t nv, nfound, npairs, nprev; /* nv: the model's vertices (the keys' width) */
   int first;                  /* the analysis' first step: new contacts bonded */
   const cl_dda_found *found;  /* in the pairs' order */
   const int32_t *pairs;       /* (i, j), i < j, sorted */
@@ -67,7 +69,7 @@ CL_HD static inline const cl_dda_found *cl_dda_transfer_found(const cl_dda_trans
   size_t r = 0;
   while (r < k && a->sorted[k - r - 1] == key) r++;
   /* the pair: the vertex's block and the edge's, in order; its stretch by binary search of the pairs */
-  const int32_t vi = (int32_t)(key >> 32), ej = (int32_t)(uint32_t)key;
+  const int32_t vi = (int32_t)(key / a->nv), ej = (int32_t)(key % a->nv);
   int32_t lo_b = 0, hi_b = 0;
   { /* the blocks of vertex vi and of edge ej: the last whose first vertex is at most the index */
     size_t lo = 0, hi = a->g.n;
@@ -105,13 +107,13 @@ CL_HD static inline const cl_dda_found *cl_dda_transfer_found(const cl_dda_trans
 
 CL_HD static inline void cl_dda_transfer_item(const cl_dda_transfer_args *a, int pass, size_t k) {
   if (pass == CL_DDA_TRANSFER_KEYS) {
-    a->keys[k] = (uint64_t)cl_dda_contact_key(a->found[k].vi, a->found[k].ej);
+    a->keys[k] = (uint64_t)cl_dda_contact_key(a->found[k].vi, a->found[k].ej, a->nv);
     return;
   }
   const cl_dda_found *f = cl_dda_transfer_found(a, k);
   if (!f) return;
   const cl_dda_device_list *o = &a->out, *p = &a->prev;
-  const int64_t key = cl_dda_contact_key(f->vi, f->ej);
+  const int64_t key = cl_dda_contact_key(f->vi, f->ej, a->nv);
   o->key[k] = key, o->bi[k] = f->bi, o->vi[k] = f->vi, o->bj[k] = f->bj, o->ej[k] = f->ej, o->kind[k] = f->kind;
   o->length[k] = f->length, o->flips[k] = 0;
   const ptrdiff_t at = cl_dda_find_key(p->key, a->nprev, key);

@@ -39,6 +39,8 @@ end
 -- The work over the contacts outside the solve, timed apart inside the modules
 -- (model:stats().contact_seconds, cl_dda_contact_part): the host's, or with the pattern on the device
 -- (stats.device_pattern) the device's passes; ms a step in each part, the sum and its share of the step.
+-- The step does not wait for the device's passes, whose time is charged where the host next waits,
+-- unless CLEAVE_CUDA_SYNC=1 makes every launch wait (then each part is charged its own).
 local host_parts = {
   { "found", "found to host" }, { "transfer", "transfer" }, { "geometry", "geometry" }, { "packing", "packing" },
   { "pattern", "pattern+setup" }, { "states", "states" }, { "account", "account+closed" },
@@ -51,9 +53,11 @@ function report.contact_work(stats, steps)
     sum = sum + s
     line[#line + 1] = string.format("%s %.3f", p[2], 1e3 * s / steps)
   end
-  print(string.format("work over the contacts outside the solve (%s), ms a step: %s; together %.3f (%.1f%% of the step)",
+  local unsynced = stats.device_pattern and os.getenv("CLEAVE_CUDA_SYNC") ~= "1"
+  print(string.format("work over the contacts outside the solve (%s), ms a step: %s; together %.3f (%.1f%% of the step)%s",
     stats.device_pattern and "on the device" or "on the host", table.concat(line, ", "), 1e3 * sum / steps,
-    100 * sum / math.max(total, 1e-300)))
+    100 * sum / math.max(total, 1e-300),
+    unsynced and "; the device's passes not waited for (CLEAVE_CUDA_SYNC=1 charges each part its own)" or ""))
 end
 
 -- The solver's kernel launches (and device copies) and host waits (transfers, scalar reads),

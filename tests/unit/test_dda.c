@@ -15,11 +15,13 @@
 #include "../../kernels/dda/contact.h"
 #include "../../kernels/dda/contacts.h"
 #include "../../kernels/dda/detect.h"
+#include "../../kernels/dda/model.h"
 #include "../../kernels/dda/narrow_kernels.h"
 #include "../../kernels/dda/pcg.h"
 #include "../../kernels/dda/pcg_scalars.h"
 #include "../../kernels/dda/polygon.h"
 #include "../../kernels/dda/random_system.h"
+#include "../../kernels/backend.h"
 #include "../../kernels/dispatch.h"
 #include "../../runtime/field.h"
 #include "lcg.h"
@@ -1492,7 +1494,7 @@ Test(dda, contact_bookkeeping_on_the_device_matches_the_host) {
     }
     double work;
     size_t closed;
-    cr_assert_eq(cl_dda_solver_account(&s, &work, &closed, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_account(&s, NULL, &work, &closed, &err), CL_OK, "%s", err.msg);
     cr_assert_eq(cl_dda_solver_contacts_down(&s, &got, &err), CL_OK, "%s", err.msg);
     cr_assert_eq(cl_dda_solver_solution(&s, x, &err), CL_OK, "%s", err.msg);
     double ref = 0, scale = 0;
@@ -1727,7 +1729,7 @@ Test(dda, contact_transfer_on_the_device_matches_the_host) {
     double *reals = malloc(5 * (m + 1) * sizeof *reals);
     for (size_t k = 0; k < kept; k++) {
       const cl_dda_contact *c = &prev.c[k];
-      key[k] = cl_dda_contact_key(c->vi, c->ej);
+      key[k] = cl_dda_contact_key(c->vi, c->ej, nv);
       ints[k] = c->state, ints[m + k] = c->bonded;
       reals[k] = c->t_ref, reals[m + k] = c->sgn, reals[2 * m + k] = c->N, reals[3 * m + k] = c->S;
     }
@@ -1897,4 +1899,133 @@ Test(dda, narrow_phase_of_many_vertex_pairs_matches_the_host) {
     cl_device_close(&dev);
   }
   free(ref);
+
+/* A step of a model on the device path (device detection, BSR) moves no vector of its unknowns
+ * (6 n doubles) between host and device: the update accumulates the rotations on the device, a
+ * dynamic step predicts its start there, and nothing else reads the solution. The cpu device's
+ * copies are wrapped to count the transfers of exactly that size (the moments' 6 n doubles are the
+ * model's own mirror, which the cpu device does not copy). */
+static size_t vector_bytes, vectors_moved;
+static cl_status (*step_plain_to_device)(cl_device *, void *, const void *, size_t, cl_error *);
+static cl_status (*step_plain_to_host)(cl_device *, void *, const void *, size_t, cl_error *);
+static cl_status vector_counted_to_device(cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err) {
+  vectors_moved += bytes == vector_bytes;
+  return step_plain_to_device(d, dst, src, bytes, err);
+}
+static cl_status vector_counted_to_host(cl_device *d, void *dst, const void *src, size_t bytes, cl_error *err) {
+  vectors_moved += bytes == vector_bytes;
+  return step_plain_to_host(d, dst, src, bytes, err);
+}
+
+/* A column of unit squares stacked, the lowest held by two fixed points, on the device path (device
+ * detection, BSR) of dev. */
+enum { COLUMN = 7 };
+typedef struct column_model {
+  int32_t vstart[COLUMN + 1], material[COLUMN];
+  double vx[4 * COLUMN], vy[4 * COLUMN], fixed[4];
+  cl_dda_material rock;
+  cl_dda_joint joint;
+} column_model;
+
+static cl_dda_model *column_on(cl_device *dev, column_model *c, int dynamic) {
+  const double x[4] = {0, 1, 1, 0}, y[4] = {0, 0, 1, 1}, fixed[4] = {0.1, 0.1, 0.9, 0.1};
+  memset(c, 0, sizeof *c);
+  for (int b = 0; b <= COLUMN; b++) c->vstart[b] = 4 * b;
+  for (int b = 0; b < COLUMN; b++)
+    for (int v = 0; v < 4; v++) c->vx[4 * b + v] = x[v], c->vy[4 * b + v] = y[v] + b;
+  memcpy(c->fixed, fixed, sizeof fixed);
+  c->rock = (cl_dda_material){.rho = 2600, .E = 1e9, .nu = 0.25};
+  c->joint = (cl_dda_joint){.friction_angle = 30};
+  const cl_dda_input in = {.nblocks = COLUMN, .vstart = c->vstart, .vx = c->vx, .vy = c->vy, .material = c->material,
+                           .nmaterials = 1, .materials = &c->rock, .njoints = 1, .joints = &c->joint, .nfixed = 2,
+                           .fixed = c->fixed, .gy = -9.81, .dynamic = dynamic, .normal_stiffness = 5e10,
+                           .shear_stiffness = 5e10, .fixed_stiffness = 5e11, .max_displacement = 1e-3,
+                           .pcg_tolerance = 1e-10, .preconditioner = CL_DDA_BLOCK_JACOBI, .spmv_format = CL_DDA_BSR,
+                           .pcg_launches = 1, .pcg_max_iterations = 1000, .open_close_max = 20,
+                           .detection = CL_DDA_DETECT_DEVICE};
+  cl_dda_model *m;
+  cl_error err = {0};
+  cr_assert_eq(cl_dda_model_create(&m, dev, &in, &err), CL_OK, "%s", err.msg);
+  return m;
+}
+
+Test(dda, a_step_moves_no_solution_between_host_and_device) {
+  for (int dynamic = 0; dynamic < 2; dynamic++) {
+    cl_device dev;
+    cl_error err = {0};
+    cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+    step_plain_to_device = dev.to_device, step_plain_to_host = dev.to_host;
+    dev.to_device = vector_counted_to_device, dev.to_host = vector_counted_to_host;
+    column_model c;
+    cl_dda_model *m = column_on(&dev, &c, dynamic);
+    vector_bytes = 6 * COLUMN * sizeof(double);
+    for (int step = 1; step <= 3; step++) {
+      vectors_moved = 0;
+      cr_assert_eq(cl_dda_step(m, 1e-3, &err), CL_OK, "step %d: %s", step, err.msg);
+      cr_assert(cl_dda_stats_of(m)->device_pattern, "the model is on the device path");
+      cr_assert_eq(vectors_moved, 0, "%s step %d moved %zu vectors of 6 n doubles between host and device",
+                   dynamic ? "dynamic" : "static", step, vectors_moved);
+    }
+    cl_dda_model_destroy(m);
+    cl_device_close(&dev);
+  }
+}
+
+/* Nor does a step on the device path wait for the device where no result is read (the transfer's,
+ * pattern's and set-up's ends): the module table's attribution is not worth three host waits a step. */
+static int waits;
+static cl_status (*plain_synchronize)(cl_device *, cl_error *);
+static cl_status counted_synchronize(cl_device *d, cl_error *err) {
+  waits++;
+  return plain_synchronize(d, err);
+}
+
+Test(dda, a_step_does_not_wait_for_the_device_for_the_module_clock) {
+  cl_device dev;
+  cl_error err = {0};
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  plain_synchronize = dev.synchronize, dev.synchronize = counted_synchronize;
+  column_model c;
+  cl_dda_model *m = column_on(&dev, &c, 0);
+  for (int step = 1; step <= 3; step++) {
+    waits = 0;
+    cr_assert_eq(cl_dda_step(m, 1e-3, &err), CL_OK, "step %d: %s", step, err.msg);
+    cr_assert(cl_dda_stats_of(m)->device_pattern, "the model is on the device path");
+    cr_assert_eq(waits, 0, "step %d waited %d times for the whole device", step, waits);
+  }
+  cl_dda_model_destroy(m);
+  cl_device_close(&dev);
+}
+
+/* The step's reductions read back together (cl_k_reduce_many: the union of the boxes, the checks,
+ * the account's and the update's sums) give each reduction's own result, and more than the scratch
+ * holds is refused by name. */
+Test(dda, reductions_read_back_together_match_each_alone) {
+  cl_device dev;
+  cl_error err = {0};
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  enum { N = 5000 };
+  double *x = malloc(3 * N * sizeof *x);
+  lcg_seed(16);
+  for (size_t i = 0; i < 3 * N; i++) x[i] = lcg_uniform(-0.3, 0.7);
+  const double *terms[3] = {x, x + N, x + 2 * N};
+  const size_t count[3] = {N, N - 7, 0};
+  const int op[3] = {CL_REDUCE_SUM, CL_REDUCE_MIN, CL_REDUCE_MAX};
+  double got[3];
+  cr_assert_eq(cl_k_reduce_many(&dev, 3, terms, count, op, got, &err), CL_OK, "%s", err.msg);
+  for (int k = 0; k < 3; k++) {
+    double alone;
+    cr_assert_eq(cl_k_reduce(&dev, CL_F64, terms[k], count[k], op[k], &alone, &err), CL_OK, "%s", err.msg);
+    cr_assert(got[k] == alone || (isnan(got[k]) && isnan(alone)), "reduction %d: %.17g together, %.17g alone", k,
+              got[k], alone);
+  }
+  const double *many[CL_REDUCE_MANY_MAX + 1];
+  size_t ns[CL_REDUCE_MANY_MAX + 1];
+  int ops[CL_REDUCE_MANY_MAX + 1];
+  double outs[CL_REDUCE_MANY_MAX + 1];
+  for (int k = 0; k <= CL_REDUCE_MANY_MAX; k++) many[k] = x, ns[k] = N, ops[k] = CL_REDUCE_SUM;
+  cr_assert_eq(cl_k_reduce_many(&dev, CL_REDUCE_MANY_MAX + 1, many, ns, ops, outs, &err), CL_ERR_ARG);
+  cr_assert(strstr(err.msg, "reduce_many") != NULL, "the error names the call: %s", err.msg);
+  free(x);
+  cl_device_close(&dev);
 }
