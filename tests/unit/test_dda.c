@@ -1899,6 +1899,7 @@ Test(dda, narrow_phase_of_many_vertex_pairs_matches_the_host) {
     cl_device_close(&dev);
   }
   free(ref);
+}
 
 /* A step of a model on the device path (device detection, BSR) moves no vector of its unknowns
  * (6 n doubles) between host and device: the update accumulates the rotations on the device, a
