@@ -136,12 +136,12 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS, 1) CL_PREC(dda_pcg_persiste
   a.scal = scal;
   const size_t n = a.n, m = 6 * n;
   real *x = (real *)a.x, *r = (real *)a.r, *z = (real *)a.z, *p = (real *)a.p;
-  const real *b = (const real *)a.b, *chol = (const real *)a.chol;
+  const real *b = (const real *)a.b, *dinv = (const real *)a.dinv;
   int set = 0;
   double d0 = 0, d1 = 0;
   /* b.b, and whether every diagonal block was factored (the assembly leaves that check to this
    * kernel: pcg.c's check_pending) */
-  CL_GRID_STRIDE(e, m) d0 += cl_dot_term(b[e], b[e]), d1 += cl_dot_term(chol[e], chol[e]);
+  CL_GRID_STRIDE(e, m) d0 += cl_dot_term(b[e], b[e]), d1 += cl_dot_term(dinv[e], dinv[e]);
   grid_dots(A, CL_DDA_OP_START_SUMS, d0, d1, &set, grid);
   grid_product(A, CL_DDA_WHOLE, x, a.q, NULL, grid);
   CL_GRID_STRIDE(e, m) cl_dda_pcg_entry(A, CL_DDA_OP_RESIDUAL, e); /* r = b - A x */
