@@ -123,7 +123,8 @@ __device__ static void grid_precondition(cl_dda_pcg_args *A, int kind, cg::grid_
 
 /* One block an SM at most (__launch_bounds__'s second argument): held to two (128 registers), ptxas
  * spilled 128 B and reloaded 676 B a thread, in the iteration's loop (the batched row product's
- * loads in flight beside the loop's pointers); with 166 registers (f64) nothing spills. The lead's
+ * loads in flight beside the loop's pointers); with what it needs (210 registers in f64, 200 in f32,
+ * the block inverses' 36 loads of the Jacobi step in flight) nothing spills. The lead's
  * H100 runs of case 1 took as long with 132 blocks as with 264. The two directions' buffers are
  * picked by a select: an array of two indexed by the iteration's parity was a 16 B stack frame. */
 __global__ void __launch_bounds__(CL_REDUCE_THREADS, 1) CL_PREC(dda_pcg_persistent_kernel)(cl_dda_pcg_args args,
