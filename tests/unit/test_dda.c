@@ -1772,7 +1772,7 @@ Test(dda, gather_on_cuda_gives_the_cpus_sums) {
       cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = 50, .ks = 20};
       cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
       cr_assert_eq(cl_dda_solver_assemble(&s, state, fric, dK, dF, &err), CL_OK, "%s", err.msg);
-      /* the matrix blocks (BSR's, or HSBCSR's diagonal and upper ones), b, the factors */
+      /* the matrix blocks (BSR's, or HSBCSR's diagonal and upper ones), b, the diagonal inverses */
       const void *src[3] = {f == CL_DDA_BSR ? s.A.val : s.A.diag, s.A.b, s.A.dinv};
       count[0] = f == CL_DDA_BSR ? 36 * s.A.ntarget : 36 * n, count[1] = m, count[2] = 36 * n;
       for (int v = 0; v < 3; v++) {
@@ -1790,7 +1790,7 @@ Test(dda, gather_on_cuda_gives_the_cpus_sums) {
       dev.release(&dev, dK), dev.release(&dev, dF);
       cl_device_close(&dev);
     }
-    const char *what[3] = {"matrix block entry", "b", "factor"};
+    const char *what[3] = {"matrix block entry", "b", "diagonal inverse entry"};
     for (int v = 0; v < 3; v++) {
       double scale = 0;
       for (size_t q = 0; q < count[v]; q++) scale = fmax(scale, fabs(got[0][v][q]));
