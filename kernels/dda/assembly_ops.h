@@ -154,7 +154,7 @@ CL_HD static inline void cl_dda_gather_write(const cl_dda_pcg_args *A, size_t t,
   else ((real *)A->up)[(size_t)e * A->nup + (t - n)] = sum;
 }
 
-/* After all of item t's entries are written: a diagonal block's Cholesky factor from its sums. One
+/* After all of item t's entries are written: a diagonal block's inverse from its sums. One
  * pass where three were (blocks, factors, b): an open-close iteration's assembly is two launches
  * and the factors' check. */
 CL_HD static inline void cl_dda_gather_finish(const cl_dda_pcg_args *A, size_t t) {

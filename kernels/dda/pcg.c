@@ -14,7 +14,7 @@
 #include "pcg_kernels.h"
 #include "pcg_scalars.h"
 
-enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_CHOL,
+enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_DINV,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
        B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
        B_CSTART, B_CKEYS, B_PATTERN, B_PACK, B_COUNT };
@@ -183,7 +183,7 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
     CL_TRY(ensure(s, B_DIAG, 36 * n * sizeof(double), err));
     CL_TRY(ensure(s, B_UP, 36 * (ntarget - n) * sizeof(double), err));
   }
-  CL_TRY(ensure(s, B_CHOL, 36 * n * sizeof(double), err));
+  CL_TRY(ensure(s, B_DINV, 36 * n * sizeof(double), err));
   CL_TRY(ensure_x(s, n, err));
   for (int k = B_B; k <= B_T; k++)
     if (k != B_X) CL_TRY(ensure(s, k, 6 * n * sizeof(double), err));
@@ -192,7 +192,7 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
   cl_dda_pcg_args A = {.n = n, .format = s->format, .rowptr = b[B_ROWPTR], .col = b[B_COL], .val = b[B_VAL],
                        .nup = s->A.nup, .diag = b[B_DIAG], .up = b[B_UP], .uptr = b[B_UPTR], .ucol = b[B_UCOL],
                        .urow = b[B_UROW], .lptr = b[B_LPTR], .lslot = b[B_LSLOT], .ntarget = ntarget,
-                       .chol = b[B_CHOL], .b = b[B_B], .x = b[B_X], .r = b[B_R], .z = b[B_Z], .p = b[B_P],
+                       .dinv = b[B_DINV], .b = b[B_B], .x = b[B_X], .r = b[B_R], .z = b[B_Z], .p = b[B_P],
                        .q = b[B_Q], .t = b[B_T], .partials = b[B_DOTS],
                        .scal = (double *)b[B_DOTS] + CL_DDA_DOT_PARTIALS};
   s->A = A;
@@ -203,7 +203,7 @@ static cl_status not_positive_definite(cl_dda_solver *s, cl_error *err) {
   size_t n = s->A.n, i = 0;
   double *first = staging(s, n * sizeof *first);
   if (!first) return oom(err);
-  CL_TRY(to_host(s, first, s->buf[B_CHOL], n * sizeof *first, err));
+  CL_TRY(to_host(s, first, s->buf[B_DINV], n * sizeof *first, err));
   while (i + 1 < n && isfinite(first[i])) i++;
   return cl_error_set(err, CL_ERR_ARG, "DDA solver: the diagonal submatrix of block %zu is not positive definite "
                       "(check its material: E > 0, 0 <= nu < 0.5, density > 0)", i + 1);

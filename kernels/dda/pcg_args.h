@@ -1,5 +1,5 @@
 /* The arguments of the DDA solver kernels (assembly_ops.h, pcg_ops.h): the contacts' springs,
- * the global matrix in one of two formats, the Cholesky factors of its diagonal blocks and the
+ * the global matrix in one of two formats, the inverses of its diagonal blocks and the
  * PCG vectors, all arrays on the kernel's device in its precision (real). Vectors are SoA: component c of block i at
  * [c n + i], so that neighbouring threads (neighbouring blocks) read neighbouring entries. */
 #ifndef CL_DDA_PCG_ARGS_H
@@ -19,7 +19,7 @@ typedef enum cl_dda_pcg_op {
   CL_DDA_OP_GATHER,      /* per matrix block: the diagonal submatrix (if any) plus its contacts' shares, and a
                             diagonal block's factor; then per block row: b = the per-block right-hand side
                             plus its contacts' shares (ntarget + n items, assembly_ops.h) */
-  CL_DDA_OP_FACTOR,      /* per block: chol = the Cholesky factor of the diagonal block (NaN if not SPD) */
+  CL_DDA_OP_FACTOR,      /* per block: dinv = the diagonal block's inverse, by Cholesky (NaN if not SPD) */
   CL_DDA_OP_SPMV,        /* per row: out = A_parts in */
   CL_DDA_OP_BLOCK_SOLVE, /* per block: out = D^-1 in */
   CL_DDA_OP_SSOR_FINISH, /* per block: z = t - D^-1 z */
@@ -33,7 +33,7 @@ typedef enum cl_dda_pcg_op {
   CL_DDA_OP_ALPHA,       /* p.q: alpha */
   CL_DDA_OP_BETA,        /* r.z and r.r of the update: beta, the stopping rule */
   CL_DDA_OP_STEP_JACOBI, /* per block: STEP, z = D^-1 r (block Jacobi) and BETA's sums in one pass */
-  CL_DDA_OP_FACTOR_CHECK, /* the squares of the factors' first slices: whether every block was factored */
+  CL_DDA_OP_FACTOR_CHECK, /* the squares of the inverses' first slices: whether every block was factored */
   CL_DDA_OP_OPEN_CLOSE,  /* per contact: the open-close rule on x, the counts of changes as scalars */
   CL_DDA_OP_START_SUMS   /* the persistent solve's first dot: b.b and FACTOR_CHECK's sum in one */
 } cl_dda_pcg_op;
@@ -79,7 +79,7 @@ typedef struct cl_dda_pcg_args {
   void *cK, *cF;
   const int32_t *gstart, *gitem, *tdiag, *rstart, *ritem;
   const void *Kdiag, *Fdiag;
-  void *chol; /* the diagonal blocks' lower Cholesky factors, sliced as diag */
+  void *dinv; /* the diagonal blocks' inverses, sliced as diag */
   int parts;  /* CL_DDA_OP_SPMV: CL_DDA_DIAG | CL_DDA_UPPER | CL_DDA_LOWER */
   const void *in;
   void *out;

@@ -1,7 +1,7 @@
 /* The operations of the DDA step's preconditioned conjugate gradients, written once for both
  * backends (pcg_cpu.c, pcg_cuda.cu; pcg.c drives them): the block-sparse product in BSR or in
  * HSBCSR (upper blocks only, the lower triangle applied as the transposes of the upper blocks in
- * the same pass), the Cholesky factors of the diagonal blocks (block Jacobi, and the diagonal
+ * the same pass), the inverses of the diagonal blocks (block Jacobi, and the diagonal
  * solves of SSOR's approximate inverse) and the vector updates. Every output entry is written by
  * one thread from a fixed order of terms: no atomics, and the CPU and CUDA results agree to the
  * rounding of fused multiply-adds. */
@@ -26,24 +26,27 @@ CL_HD static inline const real *cl_dda_diag_block(const cl_dda_pcg_args *A, size
   return (const real *)A->val + 36 * (size_t)p;
 }
 
-/* Block i's lower Cholesky factor into chol (sliced); a block that is not positive definite gets
- * NaN in its first entry, which the host finds with a reduction. The lower triangle is read at
- * once and factored in l (row by row: (r, c) at r (r + 1) / 2 + c), then written: each entry read
- * back from chol after its own store, and the diagonal block searched for again for each entry,
- * made a chain of ~50 dependent loads a block (the gather's diagonal items waited on it). The same
- * operations in the same order as when they were read back. */
+/* Block i's inverse D^-1 into dinv (sliced), through its lower Cholesky factor L: D^-1 = L^-T L^-1.
+ * A block that is not positive definite gets NaN in its first entry, which the host finds with a
+ * reduction. The lower triangle is read at once and factored in l (row by row: (r, c) at
+ * r (r + 1) / 2 + c), inverted in place, and the product written: each entry read back from the
+ * output after its own store, and the diagonal block searched for again for each entry, made a chain
+ * of ~50 dependent loads a block (the gather's diagonal items waited on it). The inverse, where the
+ * factor was kept, makes PCG's block solve a 6 x 6 product: the two triangular solves were a chain of
+ * 12 dependent steps with 12 divisions a block row, every iteration (12 us of the H100's 50 a case-1
+ * iteration, its uncoalesced loads waiting on each other). */
 CL_HD static inline void cl_dda_factor_block(const cl_dda_pcg_args *A, size_t i) {
   const size_t n = A->n;
   size_t stride;
   const real *D = cl_dda_diag_block(A, i, &stride);
-  real *L = (real *)A->chol, l[21];
+  real *Dinv = (real *)A->dinv, l[21];
   for (int r = 0; r < 6; r++)
     for (int c = 0; c <= r; c++) l[r * (r + 1) / 2 + c] = D[(size_t)(6 * r + c) * stride];
   for (int j = 0; j < 6; j++) {
     real *lj = l + j * (j + 1) / 2, d = lj[j];
     for (int k = 0; k < j; k++) d -= lj[k] * lj[k];
     if (!(d > 0)) {
-      L[i] = (real)NAN;
+      Dinv[i] = (real)NAN;
       return;
     }
     lj[j] = sqrt(d);
@@ -53,24 +56,33 @@ CL_HD static inline void cl_dda_factor_block(const cl_dda_pcg_args *A, size_t i)
       lr[j] = s / lj[j];
     }
   }
+  /* L^-1 in place, a column at a time from the last ((L^-1 L)(r, j) = 0 for r > j): column j's
+   * entries from the bottom up, each reading L's entries of column j above it, not yet replaced */
+  for (int j = 5; j >= 0; j--) {
+    real *lj = l + j * (j + 1) / 2;
+    lj[j] = 1 / lj[j];
+    for (int r = 5; r > j; r--) {
+      real *lr = l + r * (r + 1) / 2, s = 0;
+      for (int k = j + 1; k <= r; k++) s += lr[k] * l[k * (k + 1) / 2 + j];
+      lr[j] = -s * lj[j];
+    }
+  }
   for (int r = 0; r < 6; r++)
-    for (int c = 0; c < 6; c++) L[(6 * r + c) * n + i] = c <= r ? l[r * (r + 1) / 2 + c] : 0;
+    for (int c = 0; c <= r; c++) { /* (L^-T L^-1)(r, c) = sum over k >= r of L^-1(k, r) L^-1(k, c) */
+      real s = 0;
+      for (int k = r; k < 6; k++) s += l[k * (k + 1) / 2 + r] * l[k * (k + 1) / 2 + c];
+      Dinv[(6 * r + c) * n + i] = s, Dinv[(6 * c + r) * n + i] = s;
+    }
 }
 
-/* z = (L L^T)^-1 v for block i (v, z: 6 entries). */
+/* z = D^-1 v for block i (v, z: 6 entries): 36 independent loads, no chain between rows. */
 CL_HD static inline void cl_dda_block_solve(const cl_dda_pcg_args *A, size_t i, const real *v, real *z) {
   const size_t n = A->n;
-  const real *L = (const real *)A->chol;
-  real y[6];
+  const real *Dinv = (const real *)A->dinv;
   for (int r = 0; r < 6; r++) {
-    real s = v[r];
-    for (int k = 0; k < r; k++) s -= L[(6 * r + k) * n + i] * y[k];
-    y[r] = s / L[(6 * r + r) * n + i];
-  }
-  for (int r = 5; r >= 0; r--) {
-    real s = y[r];
-    for (int k = r + 1; k < 6; k++) s -= L[(6 * k + r) * n + i] * z[k];
-    z[r] = s / L[(6 * r + r) * n + i];
+    real s = 0;
+    for (int c = 0; c < 6; c++) s += Dinv[(6 * r + c) * n + i] * v[c];
+    z[r] = s;
   }
 }
 
@@ -264,7 +276,7 @@ CL_HD static inline void cl_dda_pcg_entry(const cl_dda_pcg_args *A, int op, size
 /* The vectors of a dot operation: x.y, and u.v for the two-sum ones (BEGIN, BETA: r.z, r.r). */
 CL_HD static inline int cl_dda_dot_vectors(const cl_dda_pcg_args *A, int op, const void **x, const void **y) {
   if (op == CL_DDA_OP_DOT_BB) x[0] = y[0] = A->b;
-  else if (op == CL_DDA_OP_FACTOR_CHECK) x[0] = y[0] = A->chol; /* its first 6 n entries */
+  else if (op == CL_DDA_OP_FACTOR_CHECK) x[0] = y[0] = A->dinv; /* its first 6 n entries */
   else if (op == CL_DDA_OP_ALPHA) x[0] = A->p, y[0] = A->q;
   else x[0] = A->r, y[0] = A->z, x[1] = y[1] = A->r;
   return op == CL_DDA_OP_BEGIN || op == CL_DDA_OP_BETA ? 2 : 1;

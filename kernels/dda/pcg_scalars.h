@@ -40,7 +40,7 @@ CL_HD static inline int cl_dda_pcg_stop(const cl_dda_pcg_args *A, const double *
  * (alpha p)^T A (alpha p) = alpha r.z below the displacement criterion's (pcg.h);
  * CL_DDA_OP_BETA: d0 = r.z, d1 = r.r after the update: beta, and the stopping rule;
  * CL_DDA_OP_OPEN_CLOSE: the contacts changed (d0) and sliding unsettled (d1, open_close_ops.h);
- * CL_DDA_OP_FACTOR_CHECK: d0 = the squares of the factors' first slices, not finite when a
+ * CL_DDA_OP_FACTOR_CHECK: d0 = the squares of the inverses' first slices, not finite when a
  * diagonal block could not be factored (pcg.c), which stops the next solve before it begins;
  * CL_DDA_OP_START_SUMS: d0 = b.b, d1 = FACTOR_CHECK's sum (pcg_persistent_cuda.cu). */
 CL_HD static inline void cl_dda_pcg_scalars(const cl_dda_pcg_args *A, int op, double d0, double d1) {

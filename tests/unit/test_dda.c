@@ -1818,8 +1818,8 @@ Test(dda, gather_on_cuda_gives_the_cpus_sums) {
       cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = 50, .ks = 20};
       cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
       cr_assert_eq(cl_dda_solver_assemble(&s, state, fric, dK, dF, &err), CL_OK, "%s", err.msg);
-      /* the matrix blocks (BSR's, or HSBCSR's diagonal and upper ones), b, the factors */
-      const void *src[3] = {f == CL_DDA_BSR ? s.A.val : s.A.diag, s.A.b, s.A.chol};
+      /* the matrix blocks (BSR's, or HSBCSR's diagonal and upper ones), b, the diagonal inverses */
+      const void *src[3] = {f == CL_DDA_BSR ? s.A.val : s.A.diag, s.A.b, s.A.dinv};
       count[0] = f == CL_DDA_BSR ? 36 * s.A.ntarget : 36 * n, count[1] = m, count[2] = 36 * n;
       for (int v = 0; v < 3; v++) {
         got[b][v] = malloc(count[v] * sizeof(double));
@@ -1836,7 +1836,7 @@ Test(dda, gather_on_cuda_gives_the_cpus_sums) {
       dev.release(&dev, dK), dev.release(&dev, dF);
       cl_device_close(&dev);
     }
-    const char *what[3] = {"matrix block entry", "b", "factor"};
+    const char *what[3] = {"matrix block entry", "b", "diagonal inverse entry"};
     for (int v = 0; v < 3; v++) {
       double scale = 0;
       for (size_t q = 0; q < count[v]; q++) scale = fmax(scale, fabs(got[0][v][q]));
@@ -2029,4 +2029,39 @@ Test(dda, reductions_read_back_together_match_each_alone) {
   cr_assert(strstr(err.msg, "reduce_many") != NULL, "the error names the call: %s", err.msg);
   free(x);
   cl_device_close(&dev);
+}
+
+/* The factor step leaves each diagonal block's inverse (pcg_ops.h: PCG's block solve is then a 6 x 6
+ * product): D D^-1 = I and the block solve gives D^-1 v, on blocks B B^T + 6 I (B's entries in
+ * [-1, 1]: eigenvalues in [6, 42], condition <= 7), to 1e-13 -- a few 1e-16 times the condition
+ * and the 6-term sums; a block's lower Cholesky factor left there is off by O(1). */
+Test(dda, factor_step_leaves_each_diagonal_blocks_inverse) {
+  enum { N = 5 };
+  double diag[36 * N], dinv[36 * N], B[36];
+  for (size_t i = 0; i < N; i++) {
+    for (int k = 0; k < 36; k++) B[k] = 2.0 * (double)(lcg_next() % 1000001) / 1e6 - 1;
+    for (int r = 0; r < 6; r++)
+      for (int c = 0; c < 6; c++) {
+        double s = r == c ? 6 : 0;
+        for (int k = 0; k < 6; k++) s += B[6 * r + k] * B[6 * c + k];
+        diag[(6 * r + c) * N + i] = s;
+      }
+  }
+  cl_dda_pcg_args A = {.n = N, .format = CL_DDA_HSBCSR, .diag = diag, .dinv = dinv};
+  for (size_t i = 0; i < N; i++) cl_dda_factor_block(&A, i);
+  for (size_t i = 0; i < N; i++) {
+    double v[6], z[6];
+    for (int c = 0; c < 6; c++) v[c] = (double)c - 2.5;
+    cl_dda_block_solve(&A, i, v, z);
+    for (int r = 0; r < 6; r++) {
+      double Dz = 0;
+      for (int c = 0; c < 6; c++) {
+        double s = 0;
+        for (int k = 0; k < 6; k++) s += diag[(6 * r + k) * N + i] * dinv[(6 * k + c) * N + i];
+        cr_assert_float_eq(s, r == c ? 1.0 : 0.0, 1e-13, "block %zu: (D D^-1)(%d, %d) = %.17g", i, r, c, s);
+        Dz += diag[(6 * r + c) * N + i] * z[c];
+      }
+      cr_assert_float_eq(Dz, v[r], 1e-13, "block %zu: (D z)(%d) = %.17g, v = %g", i, r, Dz, v[r]);
+    }
+  }
 }
