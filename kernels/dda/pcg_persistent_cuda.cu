@@ -121,13 +121,7 @@ __device__ static void grid_precondition(cl_dda_pcg_args *A, int kind, cg::grid_
   grid.sync();
 }
 
-/* One block an SM at most (__launch_bounds__'s second argument): held to two (128 registers), ptxas
- * spilled 128 B and reloaded 676 B a thread, in the iteration's loop (the batched row product's
- * loads in flight beside the loop's pointers); with what it needs (210 registers in f64, 200 in f32,
- * the block inverses' 36 loads of the Jacobi step in flight) nothing spills. The lead's
- * H100 runs of case 1 took as long with 132 blocks as with 264. The two directions' buffers are
- * picked by a select: an array of two indexed by the iteration's parity was a 16 B stack frame. */
-__global__ void __launch_bounds__(CL_REDUCE_THREADS, 1) CL_PREC(dda_pcg_persistent_kernel)(cl_dda_pcg_args args,
+__global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_kernel)(cl_dda_pcg_args args,
                                                                                          int kind, int rule) {
   cg::grid_group grid = cg::this_grid();
   __shared__ double scal[CL_DDA_SCALARS];
@@ -154,11 +148,11 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS, 1) CL_PREC(dda_pcg_persiste
   /* block Jacobi: two barriers an iteration, the direction formed in the next product, its two
    * buffers p and t (which only SSOR-AI uses) in turn */
   const int jacobi = kind == CL_DDA_BLOCK_JACOBI;
-  real *const t = (real *)a.t;
+  real *dir[2] = {p, (real *)a.t};
   for (int it = 0; cl_dda_pcg_running(scal); it++) {
     d0 = 0;
     if (jacobi && it > 0)
-      grid_direction_product(A, it & 1 ? p : t, it & 1 ? t : p, &d0); /* p = z + beta p, q = A p, p.q */
+      grid_direction_product(A, dir[(it - 1) & 1], dir[it & 1], &d0); /* p = z + beta p, q = A p, p.q */
     else
       grid_product(A, CL_DDA_WHOLE, a.p, a.q, &d0, grid); /* q = A p, and p.q */
     grid_dots(A, CL_DDA_OP_ALPHA, d0, 0, &set, grid);    /* alpha = r.z / p.q */
