@@ -186,13 +186,17 @@ CL_HD static inline int cl_dda_bsr_long(const cl_dda_pcg_args *A, size_t i) {
   return A->rowptr[i + 1] - A->rowptr[i] > CL_DDA_BSR_LONG;
 }
 
+/* Whether a block of block row i in column j is in A->parts. */
+CL_HD static inline int cl_dda_bsr_used(const cl_dda_pcg_args *A, size_t i, size_t j) {
+  return (A->parts & (j == i ? CL_DDA_DIAG : j > i ? CL_DDA_UPPER : CL_DDA_LOWER)) != 0;
+}
+
 /* Whether block p of block row i is in A->parts, and if so its column c's input entry into *v (v
  * as cl_dda_hsbcsr_row's). */
 CL_HD static inline int cl_dda_bsr_input(const cl_dda_pcg_args *A, size_t i, int32_t p, int c, const real *p2,
                                          real beta, real *v) {
   const size_t j = (size_t)A->col[p];
-  const int part = j == i ? CL_DDA_DIAG : j > i ? CL_DDA_UPPER : CL_DDA_LOWER;
-  if (!(A->parts & part)) return 0;
+  if (!cl_dda_bsr_used(A, i, j)) return 0;
   *v = cl_dda_spmv_input((const real *)A->in, p2, beta, (size_t)c * A->n + j);
   return 1;
 }
@@ -215,7 +219,11 @@ CL_HD static inline void cl_dda_bsr_terms(const cl_dda_pcg_args *A, size_t i, in
  * its slice (5 warp + lane / 6, then every 5 warps-th) in column lane % 6, into acc. A block's
  * column and its input entry are two dependent loads: they are issued CL_DDA_BSR_BATCH blocks at a
  * time (block after block, case 1's long row was ~5 blocks a lane, ten round trips in a row while
- * the rest of the grid waited at the next barrier); the terms are added in block order as before. */
+ * the rest of the grid waited at the next barrier); the terms are added in block order as before.
+ * The batch's columns are all loaded before any is looked at, and the input entries are loaded
+ * whether or not the block is in A->parts (the column is a valid one either way): where the part
+ * check came between one block's column and the next's, the build's SASS branched on each loaded
+ * column before loading the next, a round trip a block again. */
 #define CL_DDA_BSR_BATCH 4
 
 CL_HD static inline void cl_dda_bsr_lane(const cl_dda_pcg_args *A, size_t i, int warp, int warps, int lane,
@@ -224,13 +232,15 @@ CL_HD static inline void cl_dda_bsr_lane(const cl_dda_pcg_args *A, size_t i, int
   if (lane >= 6 * CL_DDA_BSR_SLICES) return;
   const int32_t end = A->rowptr[i + 1], step = CL_DDA_BSR_SLICES * warps;
   const int c = lane % 6;
+  const real *in = (const real *)A->in;
   for (int32_t p = A->rowptr[i] + CL_DDA_BSR_SLICES * warp + lane / 6; p < end; p += CL_DDA_BSR_BATCH * step) {
+    int32_t j[CL_DDA_BSR_BATCH];
     real v[CL_DDA_BSR_BATCH];
-    int used[CL_DDA_BSR_BATCH];
+    for (int u = 0; u < CL_DDA_BSR_BATCH; u++) j[u] = p + u * step < end ? A->col[p + u * step] : -1;
     for (int u = 0; u < CL_DDA_BSR_BATCH; u++)
-      used[u] = p + u * step < end && cl_dda_bsr_input(A, i, p + u * step, c, p2, beta, &v[u]);
+      v[u] = j[u] >= 0 ? cl_dda_spmv_input(in, p2, beta, (size_t)c * A->n + (size_t)j[u]) : 0;
     for (int u = 0; u < CL_DDA_BSR_BATCH; u++)
-      if (used[u]) cl_dda_bsr_add(A, p + u * step, c, v[u], acc);
+      if (j[u] >= 0 && cl_dda_bsr_used(A, i, (size_t)j[u])) cl_dda_bsr_add(A, p + u * step, c, v[u], acc);
   }
 }
 
