@@ -223,8 +223,10 @@ CL_HD static inline void cl_dda_bsr_terms(const cl_dda_pcg_args *A, size_t i, in
  * The batch's columns are all loaded before any is looked at, and the input entries are loaded
  * whether or not the block is in A->parts (the column is a valid one either way): where the part
  * check came between one block's column and the next's, the build's SASS branched on each loaded
- * column before loading the next, a round trip a block again. */
-#define CL_DDA_BSR_BATCH 4
+ * column before loading the next, a round trip a block again. Five a batch: case 1's long row
+ * (191 blocks over a thread block's 40 slices) is one batch, two trips, where four made it two
+ * batches; the launches' product stays within its 48 registers without spills (eight spilled). */
+#define CL_DDA_BSR_BATCH 5
 
 CL_HD static inline void cl_dda_bsr_lane(const cl_dda_pcg_args *A, size_t i, int warp, int warps, int lane,
                                          const real *p2, real beta, real acc[6]) {
