@@ -99,29 +99,41 @@ CL_HD static inline void cl_dda_pcg_block(const cl_dda_pcg_args *A, int op, size
   cl_dda_block_solve(A, i, v, w);
   if (op == CL_DDA_OP_BLOCK_SOLVE) {
     for (int c = 0; c < 6; c++) ((real *)A->out)[c * n + i] = w[c];
-  } else {
+  } else { /* t read before z is written (see cl_dda_step_jacobi: they may alias) */
     const real *t = (const real *)A->t;
-    for (int c = 0; c < 6; c++) ((real *)A->z)[c * n + i] = t[c * n + i] - w[c];
+    real ts[6];
+    for (int c = 0; c < 6; c++) ts[c] = t[c * n + i];
+    for (int c = 0; c < 6; c++) ((real *)A->z)[c * n + i] = ts[c] - w[c];
   }
 }
 
 /* Block Jacobi's iteration after alpha, fused (CL_DDA_OP_STEP_JACOBI) for block i: x += alpha p,
  * r -= alpha q (while the solve runs), z = D^-1 r, and r.z and r.r of its six entries added to
- * sums (NULL: not summed; the cpu sums them in entry order afterwards). */
+ * sums (NULL: not summed; the cpu sums them in entry order afterwards). Every load comes before the
+ * first store, none waits on the scalars (x, p, q are read whether or not the solve runs): x, r, p,
+ * q, z and D^-1 may alias as far as the compiler knows, so the update entry by entry made each load
+ * wait for the store before it -- the cuda step's SASS was load p, x; store x; load q, r; store r,
+ * six times, then D^-1's 36 loads: 14 round trips to memory in a row, 12 us a step for case 1's
+ * 4 361 block rows on the H100. Now one. */
 CL_HD static inline void cl_dda_step_jacobi(const cl_dda_pcg_args *A, size_t i, double *sums) {
   const size_t n = A->n;
   real *x = (real *)A->x, *r = (real *)A->r, *z = (real *)A->z;
   const real *p = (const real *)A->p, *q = (const real *)A->q;
-  const int running = cl_dda_pcg_running(A->scal);
-  const real alpha = (real)A->scal[CL_DDA_S_ALPHA];
-  real v[6], w[6];
+  real v[6], w[6], xs[6], ps[6], qs[6];
   for (int c = 0; c < 6; c++) {
     const size_t e = (size_t)c * n + i;
-    if (running) x[e] += alpha * p[e], r[e] -= alpha * q[e];
-    v[c] = r[e];
+    v[c] = r[e], xs[c] = x[e], ps[c] = p[e], qs[c] = q[e];
   }
+  const int running = cl_dda_pcg_running(A->scal);
+  const real alpha = (real)A->scal[CL_DDA_S_ALPHA];
+  if (running)
+    for (int c = 0; c < 6; c++) xs[c] += alpha * ps[c], v[c] -= alpha * qs[c];
   cl_dda_block_solve(A, i, v, w);
-  for (int c = 0; c < 6; c++) z[(size_t)c * n + i] = w[c];
+  for (int c = 0; c < 6; c++) {
+    const size_t e = (size_t)c * n + i;
+    if (running) x[e] = xs[c], r[e] = v[c];
+    z[e] = w[c];
+  }
   if (sums)
     for (int c = 0; c < 6; c++) sums[0] += cl_dot_term(v[c], w[c]), sums[1] += cl_dot_term(v[c], v[c]);
 }
@@ -174,13 +186,17 @@ CL_HD static inline int cl_dda_bsr_long(const cl_dda_pcg_args *A, size_t i) {
   return A->rowptr[i + 1] - A->rowptr[i] > CL_DDA_BSR_LONG;
 }
 
+/* Whether a block of block row i in column j is in A->parts. */
+CL_HD static inline int cl_dda_bsr_used(const cl_dda_pcg_args *A, size_t i, size_t j) {
+  return (A->parts & (j == i ? CL_DDA_DIAG : j > i ? CL_DDA_UPPER : CL_DDA_LOWER)) != 0;
+}
+
 /* Whether block p of block row i is in A->parts, and if so its column c's input entry into *v (v
  * as cl_dda_hsbcsr_row's). */
 CL_HD static inline int cl_dda_bsr_input(const cl_dda_pcg_args *A, size_t i, int32_t p, int c, const real *p2,
                                          real beta, real *v) {
   const size_t j = (size_t)A->col[p];
-  const int part = j == i ? CL_DDA_DIAG : j > i ? CL_DDA_UPPER : CL_DDA_LOWER;
-  if (!(A->parts & part)) return 0;
+  if (!cl_dda_bsr_used(A, i, j)) return 0;
   *v = cl_dda_spmv_input((const real *)A->in, p2, beta, (size_t)c * A->n + j);
   return 1;
 }
@@ -203,8 +219,14 @@ CL_HD static inline void cl_dda_bsr_terms(const cl_dda_pcg_args *A, size_t i, in
  * its slice (5 warp + lane / 6, then every 5 warps-th) in column lane % 6, into acc. A block's
  * column and its input entry are two dependent loads: they are issued CL_DDA_BSR_BATCH blocks at a
  * time (block after block, case 1's long row was ~5 blocks a lane, ten round trips in a row while
- * the rest of the grid waited at the next barrier); the terms are added in block order as before. */
-#define CL_DDA_BSR_BATCH 4
+ * the rest of the grid waited at the next barrier); the terms are added in block order as before.
+ * The batch's columns are all loaded before any is looked at, and the input entries are loaded
+ * whether or not the block is in A->parts (the column is a valid one either way): where the part
+ * check came between one block's column and the next's, the build's SASS branched on each loaded
+ * column before loading the next, a round trip a block again. Five a batch: case 1's long row
+ * (191 blocks over a thread block's 40 slices) is one batch, two trips, where four made it two
+ * batches; the launches' product stays within its 48 registers without spills (eight spilled). */
+#define CL_DDA_BSR_BATCH 5
 
 CL_HD static inline void cl_dda_bsr_lane(const cl_dda_pcg_args *A, size_t i, int warp, int warps, int lane,
                                          const real *p2, real beta, real acc[6]) {
@@ -212,13 +234,15 @@ CL_HD static inline void cl_dda_bsr_lane(const cl_dda_pcg_args *A, size_t i, int
   if (lane >= 6 * CL_DDA_BSR_SLICES) return;
   const int32_t end = A->rowptr[i + 1], step = CL_DDA_BSR_SLICES * warps;
   const int c = lane % 6;
+  const real *in = (const real *)A->in;
   for (int32_t p = A->rowptr[i] + CL_DDA_BSR_SLICES * warp + lane / 6; p < end; p += CL_DDA_BSR_BATCH * step) {
+    int32_t j[CL_DDA_BSR_BATCH];
     real v[CL_DDA_BSR_BATCH];
-    int used[CL_DDA_BSR_BATCH];
+    for (int u = 0; u < CL_DDA_BSR_BATCH; u++) j[u] = p + u * step < end ? A->col[p + u * step] : -1;
     for (int u = 0; u < CL_DDA_BSR_BATCH; u++)
-      used[u] = p + u * step < end && cl_dda_bsr_input(A, i, p + u * step, c, p2, beta, &v[u]);
+      v[u] = j[u] >= 0 ? cl_dda_spmv_input(in, p2, beta, (size_t)c * A->n + (size_t)j[u]) : 0;
     for (int u = 0; u < CL_DDA_BSR_BATCH; u++)
-      if (used[u]) cl_dda_bsr_add(A, p + u * step, c, v[u], acc);
+      if (j[u] >= 0 && cl_dda_bsr_used(A, i, (size_t)j[u])) cl_dda_bsr_add(A, p + u * step, c, v[u], acc);
   }
 }
 

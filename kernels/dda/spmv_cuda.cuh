@@ -13,12 +13,21 @@
 static_assert(CL_DDA_BSR_WARPS * 32 == CL_THREADS && CL_THREADS == CL_REDUCE_THREADS,
               "the product's thread block is CL_DDA_BSR_WARPS warps");
 
+/* Entry e of the product's input v, for the thread that will finish entry e (cl_dda_spmv_finish),
+ * read before the row's own loads: after out[e]'s store it was one more round trip at the end of
+ * every row (out and in may alias as far as the compiler knows). 0 where neither pnew nor dot
+ * wants it (the launches' product). */
+__device__ static inline real cl_dda_spmv_own(const cl_dda_pcg_args *A, size_t e, const real *p2, real beta,
+                                              const real *pnew, const double *dot) {
+  return pnew || dot ? cl_dda_spmv_input((const real *)A->in, p2, beta, e) : 0;
+}
+
 /* The end of a row's product, by the thread that holds its entry e's sum: out[e], with pnew the
- * direction's entry (in + beta p2) written there, and this entry's term of v.out added to *dot. */
-__device__ static inline void cl_dda_spmv_finish(const cl_dda_pcg_args *A, size_t e, real sum, const real *p2,
-                                                 real beta, real *pnew, double *dot) {
+ * direction's entry v (in + beta p2, cl_dda_spmv_own) written there, and this entry's term of
+ * v.out added to *dot. */
+__device__ static inline void cl_dda_spmv_finish(const cl_dda_pcg_args *A, size_t e, real sum, real v, real *pnew,
+                                                 double *dot) {
   ((real *)A->out)[e] = sum;
-  const real v = cl_dda_spmv_input((const real *)A->in, p2, beta, e);
   if (pnew) pnew[e] = v;
   if (dot) *dot += cl_dot_term(v, sum);
 }
@@ -29,6 +38,7 @@ __device__ static void cl_dda_bsr_block_row(const cl_dda_pcg_args *A, size_t i, 
                                             real *pnew, double *dot) {
   __shared__ real warp_sum[CL_DDA_BSR_WARPS][6];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const real own = threadIdx.x < 6 ? cl_dda_spmv_own(A, threadIdx.x * A->n + i, p2, beta, pnew, dot) : 0;
   real acc[6];
   cl_dda_bsr_lane(A, i, warp, CL_DDA_BSR_WARPS, lane, p2, beta, acc);
   for (int off = 16; off > 0; off >>= 1)
@@ -39,7 +49,7 @@ __device__ static void cl_dda_bsr_block_row(const cl_dda_pcg_args *A, size_t i, 
   if (threadIdx.x < 6) {
     real s = warp_sum[0][threadIdx.x];
     for (int w = 1; w < CL_DDA_BSR_WARPS; w++) s += warp_sum[w][threadIdx.x];
-    cl_dda_spmv_finish(A, threadIdx.x * A->n + i, s, p2, beta, pnew, dot);
+    cl_dda_spmv_finish(A, threadIdx.x * A->n + i, s, own, pnew, dot);
   }
   __syncthreads(); /* warp_sum is read before the next long row writes it */
 }
@@ -47,6 +57,7 @@ __device__ static void cl_dda_bsr_block_row(const cl_dda_pcg_args *A, size_t i, 
 /* A warp's product of the short block row i (every lane calls it). */
 __device__ static void cl_dda_bsr_short_row(const cl_dda_pcg_args *A, size_t i, int lane, const real *p2, real beta,
                                             real *pnew, double *dot) {
+  const real own = lane < 6 ? cl_dda_spmv_own(A, lane * A->n + i, p2, beta, pnew, dot) : 0;
   real acc[6], mine = 0;
   cl_dda_bsr_lane(A, i, 0, 1, lane, p2, beta, acc);
   for (int off = 16; off > 0; off >>= 1)
@@ -55,7 +66,7 @@ __device__ static void cl_dda_bsr_short_row(const cl_dda_pcg_args *A, size_t i, 
     const real s = __shfl_sync(0xffffffffu, acc[r], 0);
     if (lane == r) mine = s;
   }
-  if (lane < 6) cl_dda_spmv_finish(A, lane * A->n + i, mine, p2, beta, pnew, dot);
+  if (lane < 6) cl_dda_spmv_finish(A, lane * A->n + i, mine, own, pnew, dot);
 }
 
 /* out = A_parts v over the grid, v = in (p2 NULL) or in + beta p2 (the direction, written into
@@ -67,7 +78,10 @@ __device__ static void cl_dda_spmv_grid(const cl_dda_pcg_args *A, const real *p2
                                         double *dot) {
   const size_t n = A->n;
   if (A->format != CL_DDA_BSR) {
-    CL_GRID_STRIDE(k, 6 * n) cl_dda_spmv_finish(A, k, cl_dda_hsbcsr_row(A, k, p2, beta), p2, beta, pnew, dot);
+    CL_GRID_STRIDE(k, 6 * n) {
+      const real own = cl_dda_spmv_own(A, k, p2, beta, pnew, dot);
+      cl_dda_spmv_finish(A, k, cl_dda_hsbcsr_row(A, k, p2, beta), own, pnew, dot);
+    }
     return;
   }
   __shared__ int long_row[CL_DDA_BSR_WARPS];
