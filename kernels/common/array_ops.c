@@ -32,6 +32,29 @@ void cl_fill_cpu(int t, void *data, size_t count, double value) {
 #pragma omp declare reduction(min_nan : double : omp_out = cl_min_nan(omp_out, omp_in)) initializer(omp_priv = INFINITY)
 #pragma omp declare reduction(max_nan : double : omp_out = cl_max_nan(omp_out, omp_in)) initializer(omp_priv = -INFINITY)
 
+/* A sum of TERM over i < count into acc: above CL_CPU_PARALLEL_MIN in SUM_CHUNKS fixed chunks, each
+ * summed in order, then the chunks' sums in order -- the same bits for any number of threads and on
+ * every call (OpenMP's reduction(+) adds the threads' sums in the order they finish: two calls on a
+ * 16-core host differed in the last bit). */
+#define SUM_CHUNKS 64
+#define SUM_LOOP(acc, TERM)                                                               \
+  do {                                                                                    \
+    if (count <= CL_CPU_PARALLEL_MIN) {                                                   \
+      for (size_t i = 0; i < count; i++) acc += TERM;                                     \
+      break;                                                                              \
+    }                                                                                     \
+    double part_[SUM_CHUNKS];                                                             \
+    const size_t chunk_ = (count + SUM_CHUNKS - 1) / SUM_CHUNKS;                          \
+    _Pragma("omp parallel for schedule(static)")                                          \
+    for (int c_ = 0; c_ < SUM_CHUNKS; c_++) {                                             \
+      double s_ = 0;                                                                      \
+      const size_t end_ = (size_t)(c_ + 1) * chunk_ < count ? (size_t)(c_ + 1) * chunk_ : count; \
+      for (size_t i = (size_t)c_ * chunk_; i < end_; i++) s_ += TERM;                     \
+      part_[c_] = s_;                                                                     \
+    }                                                                                     \
+    for (int c_ = 0; c_ < SUM_CHUNKS; c_++) acc += part_[c_];                             \
+  } while (0)
+
 #define REDUCE_LOOP(T)                                                                    \
   do {                                                                                    \
     const T *p = data;                                                                    \
@@ -46,12 +69,10 @@ void cl_fill_cpu(int t, void *data, size_t count, double value) {
         for (size_t i = 0; i < count; i++) acc = cl_max_nan(acc, (double)p[i]);           \
         break;                                                                            \
       case CL_REDUCE_SUM:                                                                 \
-        _Pragma("omp parallel for schedule(static) reduction(+ : acc) if (count > CL_CPU_PARALLEL_MIN)") \
-        for (size_t i = 0; i < count; i++) acc += (double)p[i];                           \
+        SUM_LOOP(acc, (double)p[i]);                                                      \
         break;                                                                            \
       case CL_REDUCE_NORM2:                                                               \
-        _Pragma("omp parallel for schedule(static) reduction(+ : acc) if (count > CL_CPU_PARALLEL_MIN)") \
-        for (size_t i = 0; i < count; i++) acc += (double)p[i] * (double)p[i];           \
+        SUM_LOOP(acc, (double)p[i] * (double)p[i]);                                       \
         break;                                                                            \
       default:                                                                            \
         _Pragma("omp parallel for schedule(static) reduction(min : acc) if (count > CL_CPU_PARALLEL_MIN)") \

@@ -2,6 +2,7 @@
  * formula evaluated here, and the refusal of non-real element types. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +237,29 @@ Test(kernels, fill_and_reduce_every_dtype) {
                  err.msg);
     cr_assert_eq(out, 90.0, "%s: sum of squares = %g", cl_dtype_name(t), out);
   }
+}
+
+/* A cpu sum (and sum of squares) of many terms has the same bits for any number of threads, and so on
+ * every call: OpenMP's reduction(+) added the threads' sums in the order they finished (1 and 2
+ * threads differed in the last bits here, two calls on a 16-core host too). */
+Test(kernels, cpu_sums_have_the_same_bits_for_any_number_of_threads) {
+  enum { N = 100003 };
+  double *x = malloc(N * sizeof *x);
+  lcg_seed(21);
+  for (size_t i = 0; i < N; i++) x[i] = lcg_uniform(-0.3, 0.7);
+  const int threads0 = omp_get_max_threads();
+  for (int op = 2; op <= 3; op++) { /* sum, sum of squares */
+    double first = 0;
+    for (int t = 1; t <= 7; t++) {
+      omp_set_num_threads(t);
+      double out = 0;
+      cr_assert_eq(cl_k_reduce(&dev, CL_F64, x, N, op, &out, &err), CL_OK, "%s", err.msg);
+      if (t == 1) first = out;
+      cr_assert(out == first, "op %d, %d threads: %.17g against %.17g with one", op, t, out, first);
+    }
+  }
+  omp_set_num_threads(threads0);
+  free(x);
 }
 
 /* ---- element types ------------------------------------------------------- */
