@@ -75,7 +75,10 @@ static cl_status compile(const cl_jit_unit *u, const char *key, char *so_path, s
   FILE *f = fopen(src, "w");
   if (!f || fputs(u->source, f) < 0 || fclose(f) != 0)
     return cl_error_set(err, CL_ERR_IO, "jit: cannot write %s", src);
-  snprintf(command, sizeof command, "%s " CPU_FLAGS " %s -I'%s' -o '%s' '%s' 2>&1", compiler(),
+  /* the unit from standard input: its temporary file's name (a process's own) would be written into
+   * the object, and two processes' entries would differ byte for byte -- one's checksum beside the
+   * other's entry when they commit at once (jit.c) */
+  snprintf(command, sizeof command, "%s " CPU_FLAGS " %s -I'%s' -o '%s' -x c - < '%s' 2>&1", compiler(),
            u->fast_math ? "-ffast-math" : "-ffp-contract=off", include, out, src);
   char *log = NULL;
   int status = run(command, &log);

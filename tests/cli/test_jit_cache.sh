@@ -33,6 +33,12 @@ expect_status 0 "a damaged entry"
 expect_out "compiled" "a damaged entry is rebuilt"
 expect_out "$norm" "and gives the same result"
 
+# two processes build the same bytes (else concurrent commits could pair one's entry with the
+# other's checksum, and the entry they left would not load)
+for k in 1 2; do XDG_CACHE_HOME="$tmp/own$k" "$CLEAVE" --device cpu run "$tmp/law.lua" >/dev/null 2>&1; done
+cmp -s "$tmp"/own1/cleave/*.so "$tmp"/own2/cleave/*.so && ok "two processes build the same entry" ||
+  ko "two processes' entries differ"
+
 rm -rf "$XDG_CACHE_HOME"
 for k in 1 2 3; do "$CLEAVE" --device cpu run "$tmp/law.lua" >"$tmp/par$k" 2>&1 & done
 wait
