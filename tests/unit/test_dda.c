@@ -609,6 +609,23 @@ static void dense_system(size_t n, const double *K, const double *F, size_t nc, 
   }
 }
 
+/* n random diagonal submatrices (symmetric: d + U(0, 1) on the diagonal, U(-1, 1) off it) into K and
+ * right-hand sides into F (F[r n + i]), drawn block by block. */
+static void random_diagonal(size_t n, double d, double *K, double *F) {
+  for (size_t i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) {
+      F[r * n + i] = lcg_uniform(-1, 1);
+      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? d + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
+    }
+}
+
+/* Contact k of nc between two random blocks of n (block 0 for the first on_base contacts, as case 1's
+ * fixed base), and its 26 geometry rows (geo[q nc + k]) at random. */
+static void random_contact(size_t k, size_t n, size_t nc, size_t on_base, int32_t *bi, int32_t *bj, double *geo) {
+  bi[k] = k < on_base ? 0 : (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
+  for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+}
+
 /* The device assembly against the same sums taken here densely: n blocks with random SPD diagonal
  * submatrices, nc random contacts, in both formats. The step's contacts are set once; then three
  * open-close iterations change their states at random (open, sliding, locked), and each assembly
@@ -624,14 +641,9 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
   double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
   double *fric = malloc(nc * sizeof *fric), *dense = malloc(m * m * sizeof *dense), *b = malloc(m * sizeof *b);
   int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
-  for (size_t i = 0; i < n; i++)
-    for (int r = 0; r < 6; r++) {
-      F[r * n + i] = lcg_uniform(-1, 1);
-      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 30 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
-    }
+  random_diagonal(n, 30, K, F);
   for (size_t k = 0; k < nc; k++) {
-    bi[k] = k < 100 ? 0 : (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
-    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    random_contact(k, n, nc, 100, bi, bj, geo);
   }
   double *x = malloc(m * sizeof *x), *y = malloc(m * sizeof *y), *ref = malloc(m * sizeof *ref);
   double *u = malloc(m * sizeof *u);
@@ -761,14 +773,9 @@ static void open_close_on(cl_device *dev, int persistent, size_t n, size_t nc, u
   double *K = malloc(36 * n * sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
   double *law = malloc(3 * nc * sizeof *law), *fric = malloc(nc * sizeof *fric), *zero = calloc(m, sizeof *zero);
   int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj);
-  for (size_t i = 0; i < n; i++)
-    for (int r = 0; r < 6; r++) {
-      F[r * n + i] = lcg_uniform(-1, 1);
-      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 30 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
-    }
+  random_diagonal(n, 30, K, F);
   for (size_t k = 0; k < nc; k++) {
-    bi[k] = k < 100 ? 0 : (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
-    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    random_contact(k, n, nc, 100, bi, bj, geo);
     law[k] = lcg_uniform(0, 1), law[nc + k] = lcg_uniform(0, 0.5), law[2 * nc + k] = lcg_uniform(0, 0.5);
     out->state[k] = (int32_t)lcg_below(3), out->flips[k] = 0, out->sgn[k] = lcg_below(2) ? 1 : -1;
     out->N[k] = out->state[k] == CL_DDA_OPEN ? 0 : lcg_uniform(0, 2);
@@ -868,8 +875,7 @@ Test(dda, device_open_close_rule_matches_the_host_rule) {
   double *N = malloc(nc * sizeof *N), *fric = malloc(nc * sizeof *fric), *dsgn = malloc(nc * sizeof *dsgn);
   double *dN = malloc(nc * sizeof *dN), *x = malloc(m * sizeof *x), *xsoa = malloc(m * sizeof *xsoa);
   for (size_t k = 0; k < nc; k++) {
-    bi[k] = k < 100 ? 0 : (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
-    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    random_contact(k, n, nc, 100, bi, bj, geo);
     law[k] = lcg_uniform(0, 1), law[nc + k] = lcg_uniform(0, 0.5), law[2 * nc + k] = lcg_uniform(0, 0.5);
     state[k] = (int32_t)lcg_below(3), flips[k] = (int32_t)lcg_below(6);
     sgn[k] = lcg_below(2) ? 1 : -1, N[k] = state[k] == CL_DDA_OPEN ? 0 : lcg_uniform(-0.5, 2);
@@ -1436,14 +1442,9 @@ Test(dda, contact_bookkeeping_on_the_device_matches_the_host) {
   int32_t *ints = malloc(9 * nc * sizeof *ints);
   int32_t *bi = ints, *bj = bi + nc, *state = bj + nc, *flips = state + nc, *bonded = flips + nc;
   double *sgn = reals, *N = sgn + nc, *fric = N + nc, *t_ref = fric + nc, *len = t_ref + nc;
-  for (size_t i = 0; i < n; i++)
-    for (int r = 0; r < 6; r++) {
-      F[r * n + i] = lcg_uniform(-1, 1);
-      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 30 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
-    }
+  random_diagonal(n, 30, K, F);
   for (size_t k = 0; k < nc; k++) {
-    bi[k] = (int32_t)lcg_below(n), bj[k] = (int32_t)((size_t)(bi[k] + 1 + (int32_t)lcg_below(n - 1)) % n);
-    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+    random_contact(k, n, nc, 0, bi, bj, geo);
     law[k] = lcg_uniform(0, 1), law[nc + k] = lcg_uniform(0, 0.5), law[2 * nc + k] = lcg_uniform(0, 0.5);
     state[k] = (int32_t)lcg_below(3), flips[k] = 0, sgn[k] = lcg_below(2) ? 1 : -1, bonded[k] = (int32_t)lcg_below(2);
     N[k] = state[k] == CL_DDA_OPEN ? 0 : lcg_uniform(0, 2);
@@ -1787,11 +1788,7 @@ Test(dda, gather_on_cuda_gives_the_cpus_sums) {
   double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
   double *fric = malloc(nc * sizeof *fric);
   int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
-  for (size_t i = 0; i < n; i++)
-    for (int r = 0; r < 6; r++) {
-      F[r * n + i] = lcg_uniform(-1, 1);
-      for (int c = r; c < 6; c++) K[36 * i + 6 * r + c] = K[36 * i + 6 * c + r] = r == c ? 300 + lcg_uniform(0, 1) : lcg_uniform(-1, 1);
-    }
+  random_diagonal(n, 300, K, F);
   for (size_t k = 0; k < nc; k++) {
     bi[k] = k < 100 ? 0 : k < 150 ? 1 : k < 186 ? 2 : 3 + (int32_t)lcg_below(n - 4);
     bj[k] = bi[k] + 1 + (int32_t)lcg_below(n - 1 - (size_t)bi[k]);
