@@ -23,6 +23,17 @@
 #define CL_RSQRT(x) (1 / sqrt(x))
 #endif
 
+/* A product rounded on its own: nvcc would otherwise fuse it with a sum into one FMA, and the device
+ * would round differently from the host (the C files are built in ISO mode, which does not fuse) --
+ * where a decision or a bit-for-bit comparison rests on the rounding. */
+CL_HD static inline double cl_mul_rn(double x, double y) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(x, y);
+#else
+  return x * y;
+#endif
+}
+
 #if defined(CL_PRECISION_F32)
 typedef float real;
 #define CL_PREC(name) name##_f32

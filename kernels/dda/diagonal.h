@@ -112,17 +112,6 @@ CL_HD static inline void cl_dda_update_block(const cl_dda_block_args *a, size_t 
   }
 }
 
-/* A product rounded on its own: nvcc would otherwise fuse it with a sum into one FMA, and the
- * device would round differently from the host (the C files are built in ISO mode, which does not
- * fuse). */
-CL_HD static inline double cl_dda_mul(double x, double y) {
-#ifdef __CUDA_ARCH__
-  return __dmul_rn(x, y);
-#else
-  return x * y;
-#endif
-}
-
 /* A dynamic step's first solve starts from the displacement at the last step's acceleration: the last
  * step's D = dp v0 + a dp^2 / 2 and v = 2 D / dp - v0 give a = 2 (dp v - D) / dp^2, so D' = dt v +
  * a dt^2 / 2 (exact for a free body under constant load; the last solution, D, is a dp^2 off). The
@@ -134,8 +123,8 @@ CL_HD static inline void cl_dda_predict_block(const cl_dda_block_args *a, size_t
   double dt = a->dt, dp = a->last_dt;
   for (int k = 0; k < 6; k++) {
     double v = vel[k * n + i], D = Dv[k * n + i];
-    double change = cl_dda_mul(cl_dda_mul(dt, dt), cl_dda_mul(dp, v) - D) / cl_dda_mul(dp, dp);
-    out[k * n + i] = (real)(cl_dda_mul(dt, v) + change);
+    double change = cl_mul_rn(cl_mul_rn(dt, dt), cl_mul_rn(dp, v) - D) / cl_mul_rn(dp, dp);
+    out[k * n + i] = (real)(cl_mul_rn(dt, v) + change);
   }
 }
 

@@ -56,17 +56,6 @@ typedef struct cl_pd_cells {
  * beyond, so that a row of any length costs O(k log k) at worst. */
 #define CL_PD_INSERTION_SORT_MAX 64
 
-/* Products rounded on their own: nvcc would otherwise fuse d*d + s into one
- * FMA on the gpu and decide bonds at |x_j - x_i| = delta differently from
- * the cpu (the C files are built in ISO mode, which does not fuse). */
-CL_HD static inline double cl_pd_mul(double a, double b) {
-#ifdef __CUDA_ARCH__
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
 /* Coordinates of point i as doubles (SoA: component c at x[c*n + i]). */
 CL_HD static inline void cl_pd_point(const real *x, size_t n, size_t i, int dim, double p[3]) {
   p[0] = (double)x[i];
@@ -74,16 +63,18 @@ CL_HD static inline void cl_pd_point(const real *x, size_t n, size_t i, int dim,
   p[2] = dim == 3 ? (double)x[2 * n + i] : 0.0;
 }
 
-/* Squared distance, ((dx^2 + dy^2) + dz^2). Written without an axis loop,
- * which -O2 would not unroll in the search loop. */
+/* Squared distance, ((dx^2 + dy^2) + dz^2), each product rounded on its own
+ * (cl_mul_rn) so that the cpu and the gpu decide bonds at |x_j - x_i| = delta
+ * alike. Written without an axis loop, which -O2 would not unroll in the
+ * search loop. */
 CL_HD static inline double cl_pd_dist2(const double a[3], const double b[3], int dim) {
   double dx = b[0] - a[0], dy = b[1] - a[1];
-  double s = cl_pd_mul(dx, dx);
-  double t = cl_pd_mul(dy, dy);
+  double s = cl_mul_rn(dx, dx);
+  double t = cl_mul_rn(dy, dy);
   s = s + t;
   if (dim == 3) {
     double dz = b[2] - a[2];
-    double u = cl_pd_mul(dz, dz);
+    double u = cl_mul_rn(dz, dz);
     s = s + u;
   }
   return s;

@@ -6,6 +6,7 @@
 #define __CUDA_ARCH__ 900
 #define __device__
 #define CL_RSQRT(x) (1 / sqrt(x))
+#define __dmul_rn(x, y) ((x) * (y)) /* the device's product rounded on its own (real.h: cl_mul_rn) */
 #include "fpm_hex_lanes.h"
 
 static _Thread_local struct { unsigned x; } threadIdx;
