@@ -17,7 +17,7 @@
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_DINV,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
        B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
-       B_CSTART, B_CKEYS, B_PATTERN, B_PACK, B_COUNT };
+       B_CSTART, B_CKEYS, B_PATTERN, B_PACK, B_LONG, B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
 
 /* the bytes of a contact's state on the device (B_CSTATES: state, flips (int32), sgn, N, friction
@@ -188,8 +188,10 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
   for (int k = B_B; k <= B_T; k++)
     if (k != B_X) CL_TRY(ensure(s, k, 6 * n * sizeof(double), err));
   CL_TRY(ensure(s, B_DOTS, (CL_DDA_DOT_PARTIALS + CL_DDA_SCALARS) * sizeof(double), err));
+  CL_TRY(ensure(s, B_LONG, (n + 1) * sizeof(int32_t), err));
   void **b = s->buf;
   cl_dda_pcg_args A = {.n = n, .format = s->format, .rowptr = b[B_ROWPTR], .col = b[B_COL], .val = b[B_VAL],
+                       .long_rows = b[B_LONG],
                        .nup = s->A.nup, .diag = b[B_DIAG], .up = b[B_UP], .uptr = b[B_UPTR], .ucol = b[B_UCOL],
                        .urow = b[B_UROW], .lptr = b[B_LPTR], .lslot = b[B_LSLOT], .ntarget = ntarget,
                        .dinv = b[B_DINV], .b = b[B_B], .x = b[B_X], .r = b[B_R], .z = b[B_Z], .p = b[B_P],
@@ -197,6 +199,11 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
                        .scal = (double *)b[B_DOTS] + CL_DDA_DOT_PARTIALS};
   s->A = A;
   return CL_OK;
+}
+
+/* The long rows of a BSR pattern that is on the device (CL_DDA_OP_LONG_ROWS). */
+static cl_status find_long_rows(cl_dda_solver *s, cl_error *err) {
+  return s->format == CL_DDA_BSR && s->A.n ? run(s, CL_DDA_OP_LONG_ROWS, err) : CL_OK;
 }
 
 static cl_status not_positive_definite(cl_dda_solver *s, cl_error *err) {
@@ -245,6 +252,7 @@ cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *er
   }
   free(target);
   if (st == CL_OK) st = send_uploads(s, err);
+  if (st == CL_OK) st = find_long_rows(s, err);
   if (st == CL_OK) st = run(s, CL_DDA_OP_FACTOR, err);
   s->check_pending = 0;
   return st == CL_OK ? check_factors(s, 1, err) : st;
@@ -365,6 +373,7 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   if (st == CL_OK) st = upload_contacts(s, c, err);
   free(target), free(sorted);
   if (st == CL_OK) st = send_uploads(s, err);
+  if (st == CL_OK) st = find_long_rows(s, err);
   if (st != CL_OK) return st;
   point_contacts(s, c);
   return CL_OK;
@@ -424,6 +433,7 @@ cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_RITEM, 2 * nc, err));
   s->A.nup = 0;
   CL_TRY(set_args(s, n, a.nnzb, err));
+  CL_TRY(find_long_rows(s, err));
   point_contacts(s, c);
   return CL_OK;
 }

@@ -27,6 +27,7 @@ typedef enum cl_dda_pcg_op {
   CL_DDA_OP_SUBTRACT,    /* per entry: out = in - out */
   CL_DDA_OP_STEP,        /* per entry: x += alpha p, r -= alpha q (while running, pcg_scalars.h) */
   CL_DDA_OP_DIRECTION,   /* per entry: p = z + beta p (while running) */
+  CL_DDA_OP_LONG_ROWS,   /* BSR: the rows of more than CL_DDA_BSR_LONG blocks into long_rows (cuda's product) */
   /* dot products, their scalars kept on the device (pcg_scalars.h) */
   CL_DDA_OP_DOT_BB,      /* b.b */
   CL_DDA_OP_BEGIN,       /* r.z and r.r of the start */
@@ -46,6 +47,9 @@ typedef struct cl_dda_pcg_args {
    * (entry (r, c) of block k at [36 k + 6 r + c], cuSPARSE's row-major BSR) */
   const int32_t *rowptr, *col;
   const void *val;
+  /* the rows of more than CL_DDA_BSR_LONG blocks: their count, then the rows (in no set order), which
+   * cuda's product gives thread blocks of their own (spmv_cuda.cuh) */
+  int32_t *long_rows;
   /* HSBCSR (the paper's half slice block CSR): the diagonal blocks (diag) and the strictly upper
    * ones (up, nup of them, by row then column) in slices: entry (r, c) of block k at
    * [(6 r + c) n + k] (diag) or [(6 r + c) nup + k] (up); the upper row i is uptr[i] .. uptr[i+1]

@@ -51,6 +51,8 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
 #pragma omp parallel for schedule(static) if (m >= PARALLEL_MIN)
       for (size_t i = 0; i < n; i++) cl_dda_spmv_block_row(A, i);
       break;
+    case CL_DDA_OP_LONG_ROWS: /* only cuda's product is steered by them */
+      break;
     case CL_DDA_OP_DOT_BB:
     case CL_DDA_OP_BEGIN:
     case CL_DDA_OP_ALPHA:

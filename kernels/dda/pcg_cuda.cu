@@ -102,6 +102,19 @@ __global__ void __launch_bounds__(CL_THREADS, 5) CL_PREC(dda_spmv_kernel)(cl_dda
   cl_dda_spmv_grid(&A, NULL, 0, NULL, NULL);
 }
 
+/* The long rows of the BSR pattern (CL_DDA_OP_LONG_ROWS), in one thread block: its count then
+ * needs no zeroing launch before it (a few us at case 1's 4 361 rows, once a step). Their order
+ * is the atomics': the product gives each its own thread block, whichever. */
+__global__ void CL_PREC(dda_long_rows_kernel)(cl_dda_pcg_args A) {
+  __shared__ int count;
+  if (threadIdx.x == 0) count = 0;
+  __syncthreads();
+  for (size_t i = threadIdx.x; i < A.n; i += blockDim.x)
+    if (cl_dda_bsr_long(&A, i)) A.long_rows[1 + atomicAdd(&count, 1)] = (int32_t)i;
+  __syncthreads();
+  if (threadIdx.x == 0) A.long_rows[0] = count;
+}
+
 __global__ void CL_PREC(dda_pcg_entry_kernel)(cl_dda_pcg_args A, int op) {
   CL_GRID_STRIDE(e, 6 * A.n) cl_dda_pcg_entry(&A, op, e);
 }
@@ -178,6 +191,9 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
       break;
     case CL_DDA_OP_SPMV:
       CL_PREC(dda_spmv_kernel)<<<cl_dda_spmv_blocks(A), CL_THREADS>>>(*A);
+      break;
+    case CL_DDA_OP_LONG_ROWS:
+      CL_PREC(dda_long_rows_kernel)<<<1, 1024>>>(*A);
       break;
     case CL_DDA_OP_DOT_BB:
     case CL_DDA_OP_BEGIN:

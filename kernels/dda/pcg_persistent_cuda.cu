@@ -59,7 +59,8 @@ __device__ static void block_sum2(double *a, double *b) {
  * block's copy of the scalars (A->scal, shared); *set alternates the partials' two sets. After the
  * grid barrier the first warp alone sums the blocks' partials (lane l: partials l, l + 32, ..., then
  * a shuffle; every block in the same order): no block barrier but the one that publishes the
- * scalars. */
+ * scalars. (All the block's threads loading them at once, then a block sum, measured slower on the
+ * H100: 17.2 against 15.7 us a case-1 iteration.) */
 __device__ static void grid_dots(cl_dda_pcg_args *A, int op, double d0, double d1, int *set,
                                  cg::grid_group &grid) {
   double *part = A->partials + (size_t)(*set) * 2 * gridDim.x;

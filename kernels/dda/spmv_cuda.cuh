@@ -70,10 +70,14 @@ __device__ static void cl_dda_bsr_short_row(const cl_dda_pcg_args *A, size_t i, 
 }
 
 /* out = A_parts v over the grid, v = in (p2 NULL) or in + beta p2 (the direction, written into
- * pnew where not NULL), this thread's terms of v.out added to *dot (not NULL). BSR: warp w of
- * thread block b takes block rows b W + w, + G W, ... (W warps a block, G blocks); a long row's
- * warp leaves it to its whole thread block after the short ones of that pass. Every thread of the
- * grid calls it (the shuffles and block barriers need them all). */
+ * pnew where not NULL), this thread's terms of v.out added to *dot (not NULL). BSR: the long rows
+ * (A->long_rows) go to thread blocks of their own, the first Lb of the grid (at most half of it),
+ * each taking rows Lb apart; warp w of the other thread blocks b takes the short rows (b - Lb) W + w,
+ * + (G - Lb) W, ... (W warps a block, G blocks). Where the long row's block took short rows too, it
+ * ran its passes and the long row one after another: case 1's block 0 took 12.5 us a product on the
+ * H100 against the grid's mean of 5.7, and every other block waited for it at the next barrier. A
+ * grid of one block takes its long rows after its short ones. Every thread of the grid calls it (the
+ * shuffles and block barriers need them all). */
 __device__ static void cl_dda_spmv_grid(const cl_dda_pcg_args *A, const real *p2, real beta, real *pnew,
                                         double *dot) {
   const size_t n = A->n;
@@ -84,27 +88,19 @@ __device__ static void cl_dda_spmv_grid(const cl_dda_pcg_args *A, const real *p2
     }
     return;
   }
-  __shared__ int long_row[CL_DDA_BSR_WARPS];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const size_t first = (size_t)blockIdx.x * CL_DDA_BSR_WARPS, stride = (size_t)gridDim.x * CL_DDA_BSR_WARPS;
-  /* A thread block none of whose rows is long runs its warps' passes without a barrier: each warp
-   * goes on to its next row without waiting for the block's slowest row of the pass. */
-  int any_long = 0;
-  for (size_t i = first + warp; i < n; i += stride) any_long |= cl_dda_bsr_long(A, i);
-  if (!__syncthreads_or(any_long)) {
-    for (size_t i = first + warp; i < n; i += stride) cl_dda_bsr_short_row(A, i, lane, p2, beta, pnew, dot);
+  const int32_t nlong = A->long_rows[0];
+  const unsigned grid = gridDim.x, lb = nlong < (int32_t)(grid / 2) ? (unsigned)nlong : grid / 2;
+  if (blockIdx.x < lb) {
+    for (int32_t k = (int32_t)blockIdx.x; k < nlong; k += (int32_t)lb)
+      cl_dda_bsr_block_row(A, (size_t)A->long_rows[1 + k], p2, beta, pnew, dot);
     return;
   }
-  for (size_t base = first; base < n; base += stride) {
-    const size_t i = base + warp;
-    const int is_long = i < n && cl_dda_bsr_long(A, i);
-    if (i < n && !is_long) cl_dda_bsr_short_row(A, i, lane, p2, beta, pnew, dot);
-    if (lane == 0) long_row[warp] = is_long;
-    __syncthreads();
-    for (int w = 0; w < CL_DDA_BSR_WARPS; w++)
-      if (long_row[w]) cl_dda_bsr_block_row(A, base + w, p2, beta, pnew, dot);
-    __syncthreads(); /* long_row is read before the next pass writes it */
-  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const size_t stride = (size_t)(grid - lb) * CL_DDA_BSR_WARPS;
+  for (size_t i = (size_t)(blockIdx.x - lb) * CL_DDA_BSR_WARPS + warp; i < n; i += stride)
+    if (!cl_dda_bsr_long(A, i)) cl_dda_bsr_short_row(A, i, lane, p2, beta, pnew, dot);
+  if (lb == 0)
+    for (int32_t k = 0; k < nlong; k++) cl_dda_bsr_block_row(A, (size_t)A->long_rows[1 + k], p2, beta, pnew, dot);
 }
 
 /* The thread blocks of CL_THREADS (CL_DDA_BSR_WARPS warps) that give the product a thread a

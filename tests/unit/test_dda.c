@@ -384,13 +384,14 @@ Test(dda, pcg_scalars_on_the_device_give_the_host_iterates_with_one_sync_per_che
 
 /* One solve on dev by the persistent kernel (persistent 1) or one launch per operation (0): x from
  * x0, the result, and the solver's launches and host waits in *launches, *syncs. */
+/* persistent: 0 the launch per operation, 1 the persistent kernel on its own grid, -g on g blocks */
 static void solve_on(cl_device *dev, const cl_dda_bsr *a, cl_dda_spmv_format format, int persistent,
                      cl_dda_preconditioner kind, const double *b, const double *x0, double tol, double energy,
                      int max, double *x, cl_dda_pcg_result *res, long *launches, long *syncs) {
   cl_dda_solver s;
   cl_error err;
   cl_dda_solver_init(&s, dev, format);
-  s.persistent = persistent;
+  s.persistent = persistent != 0, s.persistent_blocks = persistent < 0 ? -persistent : 0;
   cr_assert_eq(cl_dda_solver_load(&s, a, &err), CL_OK, "%s", err.msg);
   const long l0 = s.launches, s0 = s.syncs;
   cr_assert_eq(cl_dda_pcg(&s, b, x0, x, kind, tol, energy, max, res, &err), CL_OK, "%s", err.msg);
@@ -456,7 +457,9 @@ Test(dda, persistent_pcg_kernel_matches_the_launches_on_cuda) {
  * both formats (the same terms in the same order: equal but for the fused multiply-adds' rounding;
  * checked to 1e-14 of |A| |x|, the dense test's bound for any order, where a term missed or
  * counted twice is ~1e-4 of it); and PCG's persistent kernel the launches' iterations and x (to 1e-10 of its
- * size, as persistent_pcg_kernel_matches_the_launches_on_cuda), both formats and preconditioners. */
+ * size, as persistent_pcg_kernel_matches_the_launches_on_cuda), both formats and preconditioners, on its
+ * own grid and on grids of 1 block (which takes the long rows after its short ones) and 3 (one of
+ * which takes both long rows). */
 Test(dda, spmv_long_rows_on_cuda_give_the_cpus_sums) {
   if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
   lcg_seed(29);
@@ -492,13 +495,17 @@ Test(dda, spmv_long_rows_on_cuda_give_the_cpus_sums) {
       cl_dda_pcg_result rl, rp;
       long ll, sl, lp, sp;
       solve_on(&gpu, &a, (cl_dda_spmv_format)f, 0, (cl_dda_preconditioner)pc, x, x0, 1e-12, 0, 1000, xl, &rl, &ll, &sl);
-      solve_on(&gpu, &a, (cl_dda_spmv_format)f, 1, (cl_dda_preconditioner)pc, x, x0, 1e-12, 0, 1000, xp, &rp, &lp, &sp);
-      cr_assert(rl.converged && rp.converged && rl.iterations == rp.iterations,
-                "format %d, preconditioner %d: launches %d iterations (converged %d), persistent %d (%d)", f, pc,
-                rl.iterations, rl.converged, rp.iterations, rp.converged);
-      double size = 0, diff = 0;
-      for (size_t k = 0; k < m; k++) size = fmax(size, fabs(xl[k])), diff = fmax(diff, fabs(xp[k] - xl[k]));
-      cr_assert(diff <= 1e-10 * size, "format %d, preconditioner %d: x off by %.3g of %.3g", f, pc, diff, size);
+      for (int grid = 1; grid >= -3; grid -= 2) { /* 1: its own grid, -1 and -3: of 1 and 3 blocks */
+        solve_on(&gpu, &a, (cl_dda_spmv_format)f, grid, (cl_dda_preconditioner)pc, x, x0, 1e-12, 0, 1000, xp, &rp,
+                 &lp, &sp);
+        cr_assert(rl.converged && rp.converged && rl.iterations == rp.iterations,
+                  "format %d, preconditioner %d, grid %d: launches %d iterations (converged %d), persistent %d (%d)",
+                  f, pc, grid, rl.iterations, rl.converged, rp.iterations, rp.converged);
+        double size = 0, diff = 0;
+        for (size_t k = 0; k < m; k++) size = fmax(size, fabs(xl[k])), diff = fmax(diff, fabs(xp[k] - xl[k]));
+        cr_assert(diff <= 1e-10 * size, "format %d, preconditioner %d, grid %d: x off by %.3g of %.3g", f, pc, grid,
+                  diff, size);
+      }
     }
   }
   cl_device_close(&gpu);
