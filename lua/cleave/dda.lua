@@ -524,8 +524,13 @@ function model_mt:run(args)
     csv = open_history(fn, args.csv, table.concat(header, ","), self.restored)
   end
   self.restored = nil
-  -- an error inside the step stage comes out of cl.run as its message (no position: added below)
-  local function check(ok, err) if not ok then error(fn .. ": " .. tostring(err), 0) end end
+  -- a step's error, raised again as it was after cl.run (which names the stage before it)
+  local failure
+  local function check(ok, err)
+    if ok then return end
+    failure = fn .. ": " .. tostring(err)
+    error(failure, 0)
+  end
   local first = self.core:stats().steps
   local function step_once(step)
     if self.timed then self:_apply_loads(self.core:stats().t) end
@@ -554,7 +559,7 @@ function model_mt:run(args)
   if csv then csv:close() end
   if not ok then
     if pipeline.interrupted and args.checkpoint then self:save(args.checkpoint) end
-    error(tostring(err), 2)
+    error(failure or tostring(err), 2)
   end
   return self:stats()
 end

@@ -72,6 +72,17 @@ end
 
 local N, dt = 60, 2e-3
 
+-- The child of the Ctrl-C case: test_dda_checkpoint.lua interrupt DIR steps the slope until SIGINT,
+-- with a checkpoint every 10^6 steps (so only Ctrl-C's) and a CSV history.
+if arg and arg[1] == "interrupt" then
+  local m = slope { detection = "host" }
+  m:run { steps = 1, dt = dt }
+  io.stdout:write("running\n")
+  io.stdout:flush()
+  m:run { steps = 100000000, dt = dt, every = 1000000, checkpoint = arg[2] .. "/ctrl_c.ckpt", csv = arg[2] .. "/ctrl_c.csv" }
+  error("the run was not interrupted")
+end
+
 -- 2N steps straight against N, save, restore into a new model, N more.
 local function resume_case(name, extra)
   local dir = T.outdir("dda_checkpoint_" .. name)
@@ -112,6 +123,30 @@ end)
 
 T.case("static analysis: resumed = straight bit for bit", function()
   resume_case("static", { analysis = "static", detection = "host" })
+end)
+
+T.case("Ctrl-C: the run stops after a whole step, saves the checkpoint there; it resumes as the straight run", function()
+  local dir = T.outdir("dda_checkpoint_ctrl_c")
+  os.remove(dir .. "/ctrl_c.ckpt")
+  local exe = io.popen("readlink /proc/$PPID/exe"):read("l") -- this cleave
+  local source = debug.getinfo(1, "S").source:sub(2)
+  local shell = string.format("%q run %q interrupt %q > %q 2> %q & pid=$!; " ..
+    "for i in $(seq 1 200); do grep -q running %q && break; sleep 0.05; done; sleep 0.3; kill -INT $pid; wait $pid",
+    exe, source, dir, dir .. "/out", dir .. "/err", dir .. "/out")
+  local ok, how, status = os.execute(shell)
+  T.ok(not ok and how == "exit" and status == 1, "the interrupted script exits with status 1")
+  T.ok(T.read(dir .. "/err"):find("interrupted at step", 1, true), "the stop is reported with its step")
+  local m = slope { detection = "host" }
+  m:restore(dir .. "/ctrl_c.ckpt")
+  local stopped = m:stats().steps
+  T.ok(stopped > 1, "the checkpoint holds a step of the interrupted run: " .. stopped)
+  local last = 0
+  for line in io.lines(dir .. "/ctrl_c.csv") do last = math.tointeger(tonumber(line:match("^[^,]*"))) or last end
+  T.eq(last, stopped, "the CSV's last row: the checkpoint's step (its row written)")
+  m:run { steps = 5, dt = dt }
+  local straight = slope { detection = "host" }
+  straight:run { steps = stopped + 5, dt = dt }
+  same(snapshot(straight), snapshot(m), "resumed after Ctrl-C and straight")
 end)
 
 T.case("bad input: missing, foreign and damaged files, another model's checkpoint", function()
