@@ -552,7 +552,7 @@ function model_mt:run(args)
       check(pcall(self.core._vtu, self.core, string.format("%s_%06d.vtu", args.vtu, s.steps),
         string.format("%s_contacts_%06d.vtu", args.vtu, s.steps), s.t))
     end
-    if args.checkpoint then check(pcall(self.save, self, args.checkpoint)) end
+    if args.checkpoint then check(pcall(self.core._save, self.core, args.checkpoint)) end
   end
   local pipeline = cl.pipeline { cl.stage.call(step_once) }
   local ok, err = pcall(cl.run, { pipeline = pipeline, steps = steps, step0 = first, progress = false })

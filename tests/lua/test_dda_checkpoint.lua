@@ -118,7 +118,22 @@ T.case("dynamic sliding, landing and a thrown block: resumed = straight bit for 
 end)
 
 T.case("dynamic, contacts and transfer on the device (its list restored): resumed = straight bit for bit", function()
+  T.ok(slope { detection = "device", spmv = "bsr" }:stats().device_pattern, "the transfer and pattern on the device")
   resume_case("device", { detection = "device", spmv = "bsr" })
+end)
+
+T.case("a checkpoint of the host's transfer restores into the device's and back: bit for bit", function()
+  local dir = T.outdir("dda_checkpoint_across")
+  for _, pair in ipairs { { "host", "device" }, { "device", "host" } } do
+    local saved = slope { detection = pair[1] }
+    saved:run { steps = N, dt = dt }
+    saved:save(dir .. "/model.ckpt")
+    local resumed = slope { detection = pair[2] }
+    resumed:restore(dir .. "/model.ckpt")
+    resumed:run { steps = N, dt = dt }
+    saved:run { steps = N, dt = dt }
+    same(snapshot(saved), snapshot(resumed), pair[1] .. " saved, " .. pair[2] .. " resumed")
+  end
 end)
 
 T.case("static analysis: resumed = straight bit for bit", function()
