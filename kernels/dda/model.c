@@ -1003,6 +1003,13 @@ static void stats_of(const cl_dda_stats *s, cl_checkpoint_value v[STAT_VALUES]) 
   memcpy(v, list, sizeof list);
 }
 
+static int is_count(const char *name) {
+  static const char *const counts[] = {"steps", "closed", "open_close", "pcg", "reductions"};
+  for (size_t k = 0; k < sizeof counts / sizeof *counts; k++)
+    if (strcmp(name, counts[k]) == 0) return 1;
+  return 0;
+}
+
 /* The model's arrays a checkpoint holds (the contacts' packed in ints and reals, nc of them). */
 #define STATE_ARRAYS 18
 static void arrays_of(const cl_dda_model *m, size_t nc, const int32_t *ints, const double *reals,
@@ -1091,6 +1098,11 @@ static cl_status check_checkpoint(const cl_dda_model *m, const char *path, const
     if (k < 4 && v->value != mine[k].value)
       return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s' has %.17g %s, this model %.17g; %s", path, v->value,
                           mine[k].name, mine[k].value, build_it);
+    /* the counts become integers: whole numbers in range, the rest finite */
+    const int count = k >= 5 && is_count(mine[k].name);
+    if (!isfinite(v->value) || (count && !(v->value >= 0 && v->value <= INT32_MAX && v->value == floor(v->value))))
+      return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s' has %s = %g, not a %s; use another checkpoint", path,
+                          mine[k].name, v->value, count ? "count" : "finite number");
   }
   const cl_checkpoint_array *contacts = array_named(ck, "contact_ints");
   *nc = contacts ? contacts->n : 0;

@@ -182,6 +182,14 @@ T.case("bad input: missing, foreign and damaged files, another model's checkpoin
   T.raises(function() m:restore(dir .. "/damaged.ckpt") end, { "damaged", "checksum mismatch" })
   cl.io.save_checkpoint { path = dir .. "/other.ckpt", values = { step = 3 } }
   T.raises(function() m:restore(dir .. "/other.ckpt") end, "not a DDA model's checkpoint")
+  -- a checkpoint rewritten with a step count that is no count, or without the contacts
+  local fields, values = cl.io.load_checkpoint(dir .. "/m.ckpt")
+  values.steps = 2.5
+  cl.io.save_checkpoint { path = dir .. "/edited.ckpt", fields = fields, values = values }
+  T.raises(function() m:restore(dir .. "/edited.ckpt") end, "has steps = 2.5, not a count")
+  values.steps, fields.contact_ints = 3, nil
+  cl.io.save_checkpoint { path = dir .. "/edited.ckpt", fields = fields, values = values }
+  T.raises(function() m:restore(dir .. "/edited.ckpt") end, "holds no array 'contact_ints'")
   -- another model: a block fewer; a static analysis; a triangle for a block of 4 vertices
   local fewer = cl.dda.model { blocks = cl.dda.blocks { box(0, 0, 1, 1) }, materials = { rock } }
   T.raises(function() fewer:restore(dir .. "/m.ckpt") end, { "has 4 blocks, this model 1", "the script that wrote the checkpoint" })
