@@ -982,8 +982,9 @@ cl_status cl_dda_write_png(cl_dda_model *m, const char *path, cl_error *err) {
  * length, direction and forces (what the transfer carries and the contacts' readers show). */
 enum { CK_INTS = 7, CK_REALS = 5 };
 
-/* What must be the same in the model that restores a checkpoint, by name. */
-static void identity_of(const cl_dda_model *m, cl_checkpoint_value v[5]) {
+/* What must be the same in the model that restores a checkpoint, by name (the analysis last). */
+#define IDENTITY_VALUES 5
+static void identity_of(const cl_dda_model *m, cl_checkpoint_value v[IDENTITY_VALUES]) {
   v[0] = (cl_checkpoint_value){"blocks", (double)m->n};
   v[1] = (cl_checkpoint_value){"vertices", (double)m->nv};
   v[2] = (cl_checkpoint_value){"fixed_points", (double)m->nf};
@@ -1045,11 +1046,11 @@ cl_status cl_dda_save(cl_dda_model *m, const char *path, cl_error *err) {
     for (int q = 0; q < CK_INTS; q++) ints[(size_t)q * nc + k] = iv[q];
     for (int q = 0; q < CK_REALS; q++) reals[(size_t)q * nc + k] = rv[q];
   }
-  cl_checkpoint_value values[5 + STAT_VALUES];
-  identity_of(m, values), stats_of(&m->stats, values + 5);
+  cl_checkpoint_value values[IDENTITY_VALUES + STAT_VALUES];
+  identity_of(m, values), stats_of(&m->stats, values + IDENTITY_VALUES);
   cl_checkpoint_array arrays[STATE_ARRAYS];
   arrays_of(m, nc, ints, reals, arrays);
-  cl_status st = cl_checkpoint_write(path, 5 + STAT_VALUES, values, STATE_ARRAYS, arrays, err);
+  cl_status st = cl_checkpoint_write(path, IDENTITY_VALUES + STAT_VALUES, values, STATE_ARRAYS, arrays, err);
   free(ints), free(reals);
   return st;
 }
@@ -1085,21 +1086,21 @@ static const char *const build_it = "build the model with the script that wrote 
  * every array of the right type and size (nc contacts, their indices within the model). */
 static cl_status check_checkpoint(const cl_dda_model *m, const char *path, const cl_checkpoint *ck, size_t *nc,
                                   cl_error *err) {
-  cl_checkpoint_value mine[5 + STAT_VALUES];
-  identity_of(m, mine), stats_of(&m->stats, mine + 5);
-  for (int k = 0; k < 5 + STAT_VALUES; k++) {
+  cl_checkpoint_value mine[IDENTITY_VALUES + STAT_VALUES];
+  identity_of(m, mine), stats_of(&m->stats, mine + IDENTITY_VALUES);
+  for (int k = 0; k < IDENTITY_VALUES + STAT_VALUES; k++) {
     const cl_checkpoint_value *v = value_named(ck, mine[k].name);
     if (!v)
       return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s' holds no '%s': it is not a DDA model's checkpoint", path,
                           mine[k].name);
-    if (k == 4 && v->value != mine[k].value)
+    if (k == IDENTITY_VALUES - 1 && v->value != mine[k].value)
       return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s' is of a %s analysis, this model's is %s; %s", path,
                           v->value != 0 ? "dynamic" : "static", m->p.dynamic ? "dynamic" : "static", build_it);
-    if (k < 4 && v->value != mine[k].value)
+    if (k < IDENTITY_VALUES - 1 && v->value != mine[k].value)
       return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s' has %.17g %s, this model %.17g; %s", path, v->value,
                           mine[k].name, mine[k].value, build_it);
     /* the counts become integers: whole numbers in range, the rest finite */
-    const int count = k >= 5 && is_count(mine[k].name);
+    const int count = k >= IDENTITY_VALUES && is_count(mine[k].name);
     if (!isfinite(v->value) || (count && !(v->value >= 0 && v->value <= INT32_MAX && v->value == floor(v->value))))
       return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s' has %s = %g, not a %s; use another checkpoint", path,
                           mine[k].name, v->value, count ? "count" : "finite number");
