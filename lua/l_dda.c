@@ -267,6 +267,21 @@ static int model_vtu(lua_State *L) {
   return 0;
 }
 
+/* model:_save(path), model:_restore(path): a checkpoint of the model (cl_dda_save, cl_dda_restore) */
+static int model_save(lua_State *L) {
+  model_ud *u = check_model(L);
+  cl_error err;
+  if (cl_dda_save(u->m, luaL_checkstring(L, 2), &err) != CL_OK) return cl_lua_fail(L, &err);
+  return 0;
+}
+
+static int model_restore(lua_State *L) {
+  model_ud *u = check_model(L);
+  cl_error err;
+  if (cl_dda_restore(u->m, luaL_checkstring(L, 2), &err) != CL_OK) return cl_lua_fail(L, &err);
+  return 0;
+}
+
 /* model:_png(path) */
 static int model_png(lua_State *L) {
   model_ud *u = check_model(L);
@@ -356,6 +371,7 @@ int cl_lua_open_dda(lua_State *L) {
   luaL_setfuncs(L, meta, 0);
   const luaL_Reg methods[] = {{"_step", model_step}, {"_set_load", model_set_load}, {"stats", model_stats},
                               {"block", model_block}, {"contacts", model_contacts}, {"_vtu", model_vtu}, {"_series", model_series}, {"_png", model_png},
+                              {"_save", model_save}, {"_restore", model_restore},
                               {NULL, NULL}};
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "__index");

@@ -164,6 +164,17 @@ typedef struct cl_dda_contact_info {
 size_t cl_dda_contact_count(const cl_dda_model *m);
 void cl_dda_contact_of(const cl_dda_model *m, size_t k, cl_dda_contact_info *c);
 
+/* A checkpoint (runtime/io/checkpoint.h) of everything the next step reads from the last one: the
+ * vertices, fixed and loading points where the blocks moved them, the loads, stresses, velocities,
+ * rotations and the last solution D (the static warm start, the dynamic prediction's), the contacts
+ * (states, bonds, anchors, directions, forces: what the transfer carries) and the statistics that
+ * go on (steps, t, the last dt, which the prediction reads, the energies' sums). */
+cl_status cl_dda_save(cl_dda_model *m, const char *path, cl_error *err);
+/* Loads one written by a model of the same blocks, vertices, materials, points and analysis (each
+ * compared, what differs named); the next step continues as the saved model's would, bit for bit.
+ * On an error the model is unchanged. */
+cl_status cl_dda_restore(cl_dda_model *m, const char *path, cl_error *err);
+
 /* Writes the blocks as a VTU (polygon cells with displacement, velocity, stress, material). */
 cl_status cl_dda_write_vtu(cl_dda_model *m, const char *path, cl_error *err);
 /* A PNG of the blocks coloured by the length of their displacement since the start. */

@@ -430,23 +430,71 @@ function model_mt:block(i) return self.core:block(i) end
 function model_mt:contacts() return self.core:contacts() end
 function model_mt:count() return #self.core end
 
+--- model:save(path): a checkpoint of the model (cl.io's checkpoint file: the blocks' vertices,
+--- stresses, velocities, rotations, last solution, the points, the loads, the contacts with their
+--- states, anchors and forces, t, the step, the last dt and the energies' sums); model:restore(path)
+--- loads one into a model built by the same script, which then steps on as the saved one would.
+function model_mt:save(path)
+  if type(path) ~= "string" then fail("dda model:save", "argument 'path' must be a file path", 2) end
+  cl.io.prepare_path(path, "dda model:save: argument 'path'")
+  local ok, err = pcall(self.core._save, self.core, path)
+  if not ok then fail("dda model:save", tostring(err), 2) end
+end
+
+function model_mt:restore(path)
+  if type(path) ~= "string" then fail("dda model:restore", "argument 'path' must be a file path", 2) end
+  local ok, err = pcall(self.core._restore, self.core, path)
+  if not ok then fail("dda model:restore", tostring(err), 2) end
+  self.restored = self.core:stats().steps -- the next run's CSV continues the history up to this step
+end
+
 local csv_columns = { "step", "t", "dt", "kinetic", "gravity_work", "load_work", "friction_work", "contacts", "closed",
   "open_close", "pcg", "reductions" }
 
---- model:run{ steps = n, dt = ..., csv = path, blocks = {i, ...}, vtu = prefix, png = prefix, every = k }:
+-- The CSV history of a run: a new file with its header; after model:restore, the file written
+-- before (same header) keeps its rows up to the restored step and the run appends to it.
+local function open_history(fn, path, header, restored)
+  local kept = nil
+  local old = restored and io.open(path, "r")
+  if old then
+    if old:read("l") == header then
+      kept = {}
+      for line in old:lines() do
+        local step = math.tointeger(tonumber(line:match("^[^,]*")))
+        if step and step <= restored then kept[#kept + 1] = line end
+      end
+    end
+    old:close()
+  end
+  local f, msg = io.open(path, "w")
+  if not f then fail(fn, string.format("argument 'csv': cannot write %s (%s)", path, msg), 3) end
+  f:write(header, "\n")
+  for _, line in ipairs(kept or {}) do f:write(line, "\n") end
+  return f
+end
+
+--- model:run{ steps = n, dt = ..., csv = path, blocks = {i, ...}, vtu = prefix, png = prefix, every = k,
+--- checkpoint = path }:
 --- n steps of time step dt (each shrunk inside when it must be); a CSV row per step (with the
 --- displacement, rotation and velocity of the listed blocks); blocks as prefix_NNNNNN.vtu and
 --- contacts as prefix_contacts_NNNNNN.vtu (series prefix.pvd, prefix_contacts.pvd), a picture
---- coloured by displacement as prefix_NNNNNN.png, every k steps (NNNNNN: the step number).
+--- coloured by displacement as prefix_NNNNNN.png, a checkpoint (model:save), every k steps
+--- (NNNNNN: the step number). The steps run as a cl.run of one host stage: Ctrl-C stops the run
+--- after a whole step (its row and outputs written), saves the checkpoint and raises the error.
 function model_mt:run(args)
   local fn = "dda model:run"
-  cl.check_args(fn, args, { steps = true, dt = true, csv = true, vtu = true, every = true, blocks = true, png = true })
+  cl.check_args(fn, args, { steps = true, dt = true, csv = true, vtu = true, every = true, blocks = true, png = true,
+    checkpoint = true })
   local steps = args.steps
   if math.type(steps) ~= "integer" or steps < 1 then fail(fn, "argument 'steps' must be an integer >= 1", 2) end
   local dt = number_arg(fn, args, "dt", nil, 0, 2)
   if not dt then fail(fn, "argument 'dt' (the time step, > 0) is required", 2) end
   local every = args.every or 1
   if math.type(every) ~= "integer" or every < 1 then fail(fn, "argument 'every' must be an integer >= 1", 2) end
+  if args.checkpoint ~= nil then
+    if type(args.checkpoint) ~= "string" then fail(fn, "argument 'checkpoint' must be a file path", 2) end
+    cl.io.prepare_path(args.checkpoint, fn .. ": argument 'checkpoint'")
+  end
   if args.vtu ~= nil then
     if type(args.vtu) ~= "string" then fail(fn, "argument 'vtu' must be a path prefix", 2) end
     cl.io.prepare_path(args.vtu .. "_000000.vtu", fn .. ": argument 'vtu'")
@@ -469,23 +517,24 @@ function model_mt:run(args)
   if args.csv ~= nil then
     if type(args.csv) ~= "string" then fail(fn, "argument 'csv' must be a path", 2) end
     cl.io.prepare_path(args.csv, fn .. ": argument 'csv'")
-    local f, msg = io.open(args.csv, "w")
-    if not f then fail(fn, string.format("argument 'csv': cannot write %s (%s)", args.csv, msg), 2) end
-    csv = f
     local header = { table.concat(csv_columns, ",") }
     for _, b in ipairs(tracked) do
       header[#header + 1] = string.format("b%d_ux,b%d_uy,b%d_rotation,b%d_vx,b%d_vy", b, b, b, b, b)
     end
-    csv:write(table.concat(header, ","), "\n")
+    csv = open_history(fn, args.csv, table.concat(header, ","), self.restored)
   end
-  local function close() if csv then csv:close() end end
-  for step = 1, steps do
+  self.restored = nil
+  -- a step's error, raised again as it was after cl.run (which names the stage before it)
+  local failure
+  local function check(ok, err)
+    if ok then return end
+    failure = fn .. ": " .. tostring(err)
+    error(failure, 0)
+  end
+  local first = self.core:stats().steps
+  local function step_once(step)
     if self.timed then self:_apply_loads(self.core:stats().t) end
-    local ok, err = pcall(self.core._step, self.core, dt)
-    if not ok then
-      close()
-      fail(fn, tostring(err), 2)
-    end
+    check(pcall(self.core._step, self.core, dt))
     local s = self.core:stats()
     if csv then
       local row = {}
@@ -496,22 +545,21 @@ function model_mt:run(args)
       end
       csv:write(table.concat(row, ","), "\n")
     end
-    if args.png and (step % every == 0 or step == steps) then
-      local ok2, err2 = pcall(self.core._png, self.core, string.format("%s_%06d.png", args.png, s.steps))
-      if not ok2 then
-        close()
-        fail(fn, tostring(err2), 2)
-      end
+    local k = step - first
+    if k % every ~= 0 and k ~= steps then return end
+    if args.png then check(pcall(self.core._png, self.core, string.format("%s_%06d.png", args.png, s.steps))) end
+    if args.vtu then
+      check(pcall(self.core._vtu, self.core, string.format("%s_%06d.vtu", args.vtu, s.steps),
+        string.format("%s_contacts_%06d.vtu", args.vtu, s.steps), s.t))
     end
-    if args.vtu and (step % every == 0 or step == steps) then
-      local ok2, err2 = pcall(self.core._vtu, self.core, string.format("%s_%06d.vtu", args.vtu, s.steps),
-        string.format("%s_contacts_%06d.vtu", args.vtu, s.steps), s.t)
-      if not ok2 then
-        close()
-        fail(fn, tostring(err2), 2)
-      end
-    end
+    if args.checkpoint then check(pcall(self.core._save, self.core, args.checkpoint)) end
   end
-  close()
+  local pipeline = cl.pipeline { cl.stage.call(step_once) }
+  local ok, err = pcall(cl.run, { pipeline = pipeline, steps = steps, step0 = first, progress = false })
+  if csv then csv:close() end
+  if not ok then
+    if pipeline.interrupted and args.checkpoint then self:save(args.checkpoint) end
+    error(failure or tostring(err), 2)
+  end
   return self:stats()
 end
