@@ -23,8 +23,12 @@
  * Times: the median of `runs` after a warm-up (bench_time.h: CUDA events; the process's CPU time on
  * the cpu).
  *
- *   dda_precond [cpu|cuda] [blocks] [runs] [base] [width] [inertia] [check]
+ *   dda_precond [cpu|cuda] [blocks | dump] [runs] [base] [width] [inertia] [check]
  *   (default: cpu 4361 3 190, width ceil(sqrt(blocks)), inertia 1e-3)
+ * or, given the path of a dump instead of a number of blocks, the model's own first system and
+ * right-hand side as CLEAVE_DDA_DUMP=path wrote them (kernels/dda/model.c; e.g. case 1's:
+ * `CLEAVE_DDA_DUMP=case1.bin CLEAVE_DDA_PCG=persistent cleave run scripts/bench/dda_case1.lua 1 0.72
+ * block_jacobi bsr`).
  * Exit status 1 when a solve does not converge or its recomputed residual is above 10 tol (the
  * recurrence's residual drifts from the true one by round-off, ~1e-16 cond(A)), when the two IC(0)
  * counts differ by more than 3 iterations and 2%, or, with `check`, when IC(0) does not take fewer
@@ -169,6 +173,41 @@ static void ic0_apply(const cl_dda_bsr *a, const double *L, double *v) {
         for (int r = 0; r < 6; r++) vk[c] -= lp[6 * r + c] * vi[r];
     }
   }
+}
+
+/* ---- a system written by the DDA model (CLEAVE_DDA_DUMP, kernels/dda/model.c) ---------------- */
+
+/* The matrix and right-hand side of the dump at path into a and *b (allocated here): "CLDDABSR",
+ * int64 n, int64 nnzb, int32 rowptr[n + 1], int32 col[nnzb], f64 val[36 nnzb], f64 b[6 n]; the
+ * pattern checked (rows ascending and in range, every diagonal block present). */
+static cl_status read_dump(const char *path, cl_dda_bsr *a, double **b, cl_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return cl_error_set(err, CL_ERR_IO, "cannot open %s", path);
+  char magic[8];
+  int64_t n = 0, nnzb = 0;
+  int ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, "CLDDABSR", 8) == 0 && fread(&n, sizeof n, 1, f) == 1 &&
+           fread(&nnzb, sizeof nnzb, 1, f) == 1 && n > 0 && nnzb >= n && nnzb < INT32_MAX && n < INT32_MAX / 6;
+  if (ok) {
+    a->n = (size_t)n, a->nnzb = a->cap = (size_t)nnzb;
+    a->rowptr = malloc((size_t)(n + 1) * sizeof *a->rowptr), a->col = malloc((size_t)nnzb * sizeof *a->col);
+    a->val = malloc((size_t)(36 * nnzb) * sizeof *a->val), *b = malloc((size_t)(6 * n) * sizeof **b);
+    ok = a->rowptr && a->col && a->val && *b &&
+         fread(a->rowptr, sizeof *a->rowptr, (size_t)n + 1, f) == (size_t)n + 1 &&
+         fread(a->col, sizeof *a->col, (size_t)nnzb, f) == (size_t)nnzb &&
+         fread(a->val, sizeof *a->val, (size_t)(36 * nnzb), f) == (size_t)(36 * nnzb) &&
+         fread(*b, sizeof **b, (size_t)(6 * n), f) == (size_t)(6 * n) && a->rowptr[0] == 0 && a->rowptr[n] == nnzb;
+    for (int64_t i = 0; ok && i < n; i++) {
+      int diagonal = 0;
+      ok = a->rowptr[i + 1] > a->rowptr[i];
+      for (int32_t p = a->rowptr[i]; ok && p < a->rowptr[i + 1]; p++) {
+        ok = a->col[p] >= 0 && a->col[p] < n && (p == a->rowptr[i] || a->col[p] > a->col[p - 1]);
+        diagonal |= a->col[p] == i;
+      }
+      ok = ok && diagonal;
+    }
+  }
+  fclose(f);
+  return ok ? CL_OK : cl_error_set(err, CL_ERR_IO, "%s is not a DDA system written by CLEAVE_DDA_DUMP (or is cut short)", path);
 }
 
 /* ---- the comparison ----------------------------------------------------------------------------- */
@@ -408,7 +447,9 @@ static double true_residual(const cl_dda_bsr *a, const double *b, const double *
 
 int main(int argc, char **argv) {
   const char *devname = argc > 1 ? argv[1] : "cpu";
-  size_t n = argc > 2 ? (size_t)strtod(argv[2], NULL) : 4361;
+  /* a number of blocks, or the path of a dump (which then gives n; base, width and inertia unused) */
+  const char *dump = argc > 2 && strspn(argv[2], "0123456789.e+") != strlen(argv[2]) ? argv[2] : NULL;
+  size_t n = argc > 2 && !dump ? (size_t)strtod(argv[2], NULL) : 4361;
   int runs = argc > 3 ? atoi(argv[3]) : 3;
   long base = argc > 4 ? atol(argv[4]) : 190;
   size_t width = argc > 5 && atol(argv[5]) > 0 ? (size_t)atol(argv[5]) : (size_t)ceil(sqrt((double)n));
@@ -417,7 +458,7 @@ int main(int argc, char **argv) {
   int chain = width == n && base == 0; /* a block tridiagonal matrix: IC(0) drops no fill */
   if ((strcmp(devname, "cpu") && strcmp(devname, "cuda")) || n < 2 || runs < 1 || base < 0 || (size_t)base >= n ||
       width > n || !(inertia > 0) || (argc > 7 && !check)) {
-    fprintf(stderr, "usage: dda_precond [cpu|cuda] [blocks >= 2] [runs >= 1] [base: 0 .. blocks - 1] "
+    fprintf(stderr, "usage: dda_precond [cpu|cuda] [blocks >= 2 | dump file] [runs >= 1] [base: 0 .. blocks - 1] "
                     "[width: 1 .. blocks, 0: ceil(sqrt(blocks))] [inertia > 0] [check]\n");
     return 2;
   }
@@ -427,17 +468,22 @@ int main(int argc, char **argv) {
   cl_device_info info;
   if (dev.info(&dev, &info, &err) != CL_OK) return fail("device info", &err);
   cl_dda_bsr a = {0};
-  if (cl_dda_random_jointed_pattern(&a, n, width, (size_t)base, &err) != CL_OK ||
-      cl_dda_random_jointed_values(&a, width, (size_t)base, inertia, &seed, &err) != CL_OK)
+  double *b = NULL;
+  if (dump) {
+    if (read_dump(dump, &a, &b, &err) != CL_OK) return fail("dump", &err);
+    n = a.n, chain = 0;
+  } else if (cl_dda_random_jointed_pattern(&a, n, width, (size_t)base, &err) != CL_OK ||
+             cl_dda_random_jointed_values(&a, width, (size_t)base, inertia, &seed, &err) != CL_OK) {
     return fail("matrix", &err);
+  }
   bench B = {.dev = &dev, .a = &a, .n = n, .m = 6 * n};
-  double *b = malloc(B.m * sizeof *b);
+  if (!dump && (b = malloc(B.m * sizeof *b)))
+    for (size_t k = 0; k < B.m; k++) b[k] = cl_dda_random_uniform(&seed, -1, 1);
   B.x = malloc(B.m * sizeof *B.x), B.zero = calloc(B.m, sizeof *B.zero), B.soa = malloc(B.m * sizeof *B.soa);
   B.L = malloc(36 * a.nnzb * sizeof *B.L), B.shifted = malloc(36 * a.nnzb * sizeof *B.shifted);
   if (!b || !B.x || !B.zero || !B.soa || !B.L || !B.shifted) return fprintf(stderr, "dda_precond: out of memory\n"), 2;
   if ((B.shift = ic0_shift(&a, B.shifted, B.L)) < 0)
     return fprintf(stderr, "dda_precond: IC(0) breaks down on A + alpha diag(A) for every alpha up to 1e3\n"), 2;
-  for (size_t k = 0; k < B.m; k++) b[k] = cl_dda_random_uniform(&seed, -1, 1);
   B.b = b;
   cl_dda_solver_init(&B.s, &dev, CL_DDA_BSR);
   if (cl_dda_solver_load(&B.s, &a, &err) != CL_OK) return fail("load", &err);
@@ -451,9 +497,12 @@ int main(int argc, char **argv) {
   int32_t longest = 0;
   for (size_t i = 0; i < n; i++)
     if (a.rowptr[i + 1] - a.rowptr[i] > longest) longest = a.rowptr[i + 1] - a.rowptr[i];
-  printf("DDA preconditioners on %s: %zu block rows (width %zu), %zu upper blocks, the longest row %d blocks, "
-         "inertia %g, f64, x0 = 0, median of %d; IC(0) of A + %g diag(A)\n", info.name, n, width, (a.nnzb - n) / 2,
-         (int)longest, inertia, runs, B.shift);
+  if (dump)
+    printf("DDA preconditioners on %s: %s (the model's system, CLEAVE_DDA_DUMP): %zu block rows", info.name, dump, n);
+  else
+    printf("DDA preconditioners on %s: %zu block rows (width %zu, inertia %g)", info.name, n, width, inertia);
+  printf(", %zu upper blocks, the longest row %d blocks, f64, x0 = 0, median of %d; IC(0) of A + %g diag(A)\n",
+         (a.nnzb - n) / 2, (int)longest, runs, B.shift);
   printf("%-15s %6s %10s %10s %12s %10s %12s\n", "preconditioner", "tol", "iterations", "setup ms", "ms/iteration",
          "solve ms", "|b-Ax|/|b|");
   int bad = 0;
