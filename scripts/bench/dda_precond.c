@@ -207,7 +207,9 @@ static cl_status read_dump(const char *path, cl_dda_bsr *a, double **b, cl_error
     }
   }
   fclose(f);
-  return ok ? CL_OK : cl_error_set(err, CL_ERR_IO, "%s is not a DDA system written by CLEAVE_DDA_DUMP (or is cut short)", path);
+  if (ok) return CL_OK;
+  cl_dda_bsr_free(a), free(*b), *b = NULL;
+  return cl_error_set(err, CL_ERR_IO, "%s is not a DDA system written by CLEAVE_DDA_DUMP (or is cut short)", path);
 }
 
 /* ---- the comparison ----------------------------------------------------------------------------- */
@@ -470,7 +472,7 @@ int main(int argc, char **argv) {
   cl_dda_bsr a = {0};
   double *b = NULL;
   if (dump) {
-    if (read_dump(dump, &a, &b, &err) != CL_OK) return fail("dump", &err);
+    if (read_dump(dump, &a, &b, &err) != CL_OK) return cl_device_close(&dev), fail("dump", &err);
     n = a.n, chain = 0;
   } else if (cl_dda_random_jointed_pattern(&a, n, width, (size_t)base, &err) != CL_OK ||
              cl_dda_random_jointed_values(&a, width, (size_t)base, inertia, &seed, &err) != CL_OK) {
