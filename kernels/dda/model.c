@@ -697,6 +697,45 @@ static cl_status predict(cl_dda_model *m, double dt, cl_error *err) {
   return cl_dda_solver_start_from(&m->solver, m->device[A_TRIAL], err);
 }
 
+/* CLEAVE_DDA_DUMP=path: the process's first assembled system (BSR format) written to path for
+ * scripts/bench/dda_precond.c (docs/methods/dda.md, "Solver"), little-endian binary: "CLDDABSR",
+ * int64 n, int64 nnzb, int32 rowptr[n + 1], int32 col[nnzb], f64 val[36 nnzb] (row-major blocks),
+ * f64 b[6 n] (block-major: entry 6 i + c). Once a process: later models and solves are not written. */
+static cl_status dump_system(cl_dda_model *m, cl_error *err) {
+  static int dumped;
+  const char *path = getenv("CLEAVE_DDA_DUMP");
+  if (!path || !*path || dumped) return CL_OK;
+  dumped = 1;
+  const cl_dda_pcg_args *A = &m->solver.A;
+  if (A->format != CL_DDA_BSR)
+    return cl_error_set(err, CL_ERR_ARG, "CLEAVE_DDA_DUMP writes the BSR matrix: run with spmv = \"bsr\"");
+  const int64_t n = (int64_t)A->n;
+  int32_t *rowptr = malloc((size_t)(n + 1) * sizeof *rowptr);
+  if (!rowptr) return oom(err);
+  cl_status st = m->dev->to_host(m->dev, rowptr, A->rowptr, (size_t)(n + 1) * sizeof *rowptr, err);
+  const int64_t nnzb = st == CL_OK ? rowptr[n] : 0;
+  int32_t *col = malloc((size_t)nnzb * sizeof *col + 1);
+  double *val = malloc((size_t)(36 * nnzb + 12 * n) * sizeof *val + 1), *soa = val + 36 * nnzb, *b = soa + 6 * n;
+  if (st == CL_OK && (!col || !val)) st = oom(err);
+  if (st == CL_OK) st = m->dev->to_host(m->dev, col, A->col, (size_t)nnzb * sizeof *col, err);
+  if (st == CL_OK) st = m->dev->to_host(m->dev, val, A->val, (size_t)(36 * nnzb) * sizeof *val, err);
+  if (st == CL_OK) st = m->dev->to_host(m->dev, soa, A->b, (size_t)(6 * n) * sizeof *soa, err);
+  if (st == CL_OK) {
+    for (int64_t i = 0; i < n; i++)
+      for (int c = 0; c < 6; c++) b[6 * i + c] = soa[c * n + i];
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite("CLDDABSR", 1, 8, f) == 8 && fwrite(&n, sizeof n, 1, f) == 1 &&
+             fwrite(&nnzb, sizeof nnzb, 1, f) == 1 && fwrite(rowptr, sizeof *rowptr, (size_t)n + 1, f) == (size_t)n + 1 &&
+             fwrite(col, sizeof *col, (size_t)nnzb, f) == (size_t)nnzb &&
+             fwrite(val, sizeof *val, (size_t)(36 * nnzb), f) == (size_t)(36 * nnzb) &&
+             fwrite(b, sizeof *b, (size_t)(6 * n), f) == (size_t)(6 * n);
+    if (f && fclose(f) != 0) ok = 0;
+    if (!ok) st = cl_error_set(err, CL_ERR_IO, "CLEAVE_DDA_DUMP: could not write %s: give a writable path", path);
+  }
+  free(rowptr), free(col), free(val);
+  return st;
+}
+
 /* An open-close iteration: the matrix of the contacts' current states, assembled on the device,
  * solved from the device's x, and the open-close rule on the
  * solution if it converged -- chained on the device, the host waiting once for the scalars where
@@ -704,6 +743,7 @@ static cl_status predict(cl_dda_model *m, double dt, cl_error *err) {
 static cl_status solve(cl_dda_model *m, double dt, cl_dda_pcg_result *r, int *changed,
                        int *unsettled, double *mark, cl_error *err) {
   CL_TRY(cl_dda_solver_assemble(&m->solver, NULL, NULL, m->device[A_K], m->device[A_F], err));
+  CL_TRY(dump_system(m, err));
   charge(m, CL_DDA_ASSEMBLY, mark);
   CL_TRY(cl_dda_solver_solve_open_close(&m->solver, NULL, m->p.preconditioner, m->p.pcg_tolerance, update_energy(m, dt),
                                         m->p.pcg_max_iterations, r, changed, unsettled, err));

@@ -21,16 +21,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef CLEAVE_HAVE_CUDA
-#include <cuda_runtime_api.h>
 #include <cusparse.h>
 #endif
 
 #include "../../kernels/dda/pcg.h"
 #include "../../kernels/dda/pcg_kernels.h"
 #include "../../kernels/dda/random_system.h"
+#include "bench_time.h"
 
 static uint64_t seed = 12345;
 
@@ -39,70 +38,11 @@ static int fail(const char *what, const cl_error *err) {
   return 2;
 }
 
-/* The grid's pattern (and block 0's `base` more pairs) and random values, symmetric and diagonally
- * dominant (cl_dda_random_spd: a diagonal above 6 (1 + the fullest row's blocks)). */
+/* The grid's pattern (and block 0's `base` more pairs, cl_dda_random_jointed_pattern) and random values,
+ * symmetric and diagonally dominant (cl_dda_random_spd: a diagonal above 6 (1 + the fullest row's blocks)). */
 static cl_status make_matrix(cl_dda_bsr *a, size_t n, size_t base, cl_error *err) {
-  size_t side = (size_t)ceil(sqrt((double)n)), np = 0;
-  int32_t *pi = malloc((4 * n + base) * sizeof *pi), *pj = malloc((4 * n + base) * sizeof *pj);
-  if (!pi || !pj) return free(pi), free(pj), cl_error_set(err, CL_ERR_OOM, "out of memory");
-  for (size_t b = 0; b < n; b++) {
-    size_t x = b % side, y = b / side;
-    const long nb[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}};
-    for (int k = 0; k < 4; k++) {
-      long X = (long)x + nb[k][0], Y = (long)y + nb[k][1];
-      if (X < 0 || X >= (long)side || (size_t)(Y * (long)side + X) >= n) continue;
-      pi[np] = (int32_t)b, pj[np++] = (int32_t)((size_t)Y * side + (size_t)X);
-    }
-  }
-  for (size_t j = 1; j <= base; j++) pi[np] = 0, pj[np++] = (int32_t)j;
-  cl_status st = cl_dda_bsr_pattern(a, n, np, pi, pj, err);
-  free(pi), free(pj);
-  return st == CL_OK ? cl_dda_random_spd(a, fmax(40, 6.0 * (double)(base + 10)), 0, &seed, err) : st;
-}
-
-static double cpu_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int by_value(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-
-typedef cl_status (*product_fn)(void *data, cl_error *err);
-
-/* The median time (ms) of `runs` calls of f after one warm-up. */
-static cl_status time_median(cl_device *d, product_fn f, void *data, int runs, double *ms, cl_error *err) {
-  double *t = malloc((size_t)runs * sizeof *t);
-  if (!t) return cl_error_set(err, CL_ERR_OOM, "out of memory");
-  cl_status st = f(data, err);
-  if (st == CL_OK) st = d->synchronize(d, err);
-  for (int k = 0; k < runs && st == CL_OK; k++) {
-#ifdef CLEAVE_HAVE_CUDA
-    if (d->kind == CL_BACKEND_CUDA) {
-      cudaEvent_t e0, e1;
-      cudaEventCreate(&e0), cudaEventCreate(&e1);
-      cudaEventRecord(e0, 0);
-      st = f(data, err);
-      cudaEventRecord(e1, 0);
-      cudaEventSynchronize(e1);
-      float f_ms = 0;
-      cudaEventElapsedTime(&f_ms, e0, e1);
-      cudaEventDestroy(e0), cudaEventDestroy(e1);
-      t[k] = f_ms;
-      continue;
-    }
-#endif
-    double t0 = cpu_ms();
-    st = f(data, err);
-    t[k] = cpu_ms() - t0;
-  }
-  qsort(t, (size_t)runs, sizeof *t, by_value);
-  *ms = t[runs / 2];
-  free(t);
-  return st;
+  CL_TRY(cl_dda_random_jointed_pattern(a, n, (size_t)ceil(sqrt((double)n)), base, err));
+  return cl_dda_random_spd(a, fmax(40, 6.0 * (double)(base + 10)), 0, &seed, err);
 }
 
 static cl_status solver_product(void *data, cl_error *err) {
@@ -187,7 +127,7 @@ int main(int argc, char **argv) {
     if (f) bad |= check(names[f], y, ref, m, scale);
     s.A.parts = CL_DDA_WHOLE, s.A.in = s.A.p, s.A.out = s.A.q;
     double ms;
-    if (time_median(&dev, solver_product, &s, runs, &ms, &err) != CL_OK) return fail("timing", &err);
+    if (bench_time_median(&dev, solver_product, &s, runs, &ms, &err) != CL_OK) return fail("timing", &err);
     double gbps = floor_bytes[f] / (ms * 1e-3) / 1e9;
     printf("%-10s %10.4f %10.2f %10.1f", names[f], ms, floor_bytes[f] / 1e6, gbps);
     if (peak > 0) printf(" %9.0f%%", 100 * gbps / peak);
@@ -211,7 +151,7 @@ int main(int argc, char **argv) {
       return 2;
     }
     double ms;
-    if (time_median(&dev, cusparse_product, &c, runs, &ms, &err) != CL_OK) return fail("cusparse", &err);
+    if (bench_time_median(&dev, cusparse_product, &c, runs, &ms, &err) != CL_OK) return fail("cusparse", &err);
     if (dev.to_host(&dev, y, c.y, m * sizeof *y, &err) != CL_OK) return fail("download", &err);
     bad |= check("cuSPARSE BSR", y, ref, m, scale);
     double gbps = floor_bytes[1] / (ms * 1e-3) / 1e9;
