@@ -76,15 +76,20 @@ CL_HD static inline int64_t cl_dda_partners(const cl_dda_cells *gr, const cl_dda
 
 /* ---- the passes of the device's broad phase (broad_kernels.h): one item each ---------------- */
 
+/* The device's lists are written into room sized ahead (detect.c: the last step's counts and a
+ * quarter), not to the counts read back: a key list is filled with CL_DDA_NO_KEY first, so that
+ * its slots past the keys written sort last and every room-long pass reads them as no item. */
+#define CL_DDA_NO_KEY UINT64_MAX
+
 typedef enum cl_dda_broad_pass {
   CL_DDA_BOXES,      /* block i: its box, the box's bounds (SoA) and its size as a sort key */
   CL_DDA_CELL_COUNT, /* block i: the cells its box covers */
-  CL_DDA_CELL_WRITE, /* block i: a key cell n + i for each, at offset[i] */
+  CL_DDA_CELL_WRITE, /* block i: a key cell n + i for each, at offset[i] (none past room) */
   CL_DDA_CELL_START, /* cell c (0 .. ncells): where its entries start among the sorted keys */
-  CL_DDA_CELL_SPLIT, /* entry e: its block */
+  CL_DDA_CELL_SPLIT, /* entry e (0 .. room): its block */
   CL_DDA_PAIR_COUNT, /* block i: its partners */
-  CL_DDA_PAIR_WRITE, /* block i: a key i n + j for each partner j, at offset[i] */
-  CL_DDA_PAIR_SPLIT  /* pair k: (i, j) from the sorted keys */
+  CL_DDA_PAIR_WRITE, /* block i: a key i n + j for each partner j, at offset[i] (none past room) */
+  CL_DDA_PAIR_SPLIT  /* pair k (0 .. room): (i, j) from the sorted keys, (-1, -1) past the pairs */
 } cl_dda_broad_pass;
 
 /* Pointers on the device. */
@@ -101,8 +106,9 @@ typedef struct cl_dda_broad_args {
   const uint64_t *sorted;
   int64_t *start;
   int32_t *in_cell;
-  int32_t *pairs;        /* 2 npairs; PAIR_WRITE keeps the partners there on the way to their keys */
-  size_t entries;
+  int32_t *pairs;        /* 2 room; PAIR_WRITE keeps the partners there on the way to their keys */
+  size_t room;           /* the keys' (cell entries' or pairs') room: a block whose keys end past it writes
+                            none (the scan's total, read back later, says that it overflowed) */
 } cl_dda_broad_args;
 
 CL_HD static inline void cl_dda_broad_item(const cl_dda_broad_args *a, int pass, size_t k) {
@@ -120,14 +126,15 @@ CL_HD static inline void cl_dda_broad_item(const cl_dda_broad_args *a, int pass,
   case CL_DDA_CELL_COUNT: a->count[k] = cl_dda_cell_count(&a->cells, a->boxes[k]); break;
   case CL_DDA_CELL_WRITE: {
     size_t x0, x1, y0, y1;
+    if ((size_t)a->offset[k + 1] > a->room) break;
     uint64_t *out = a->keys + a->offset[k];
     cl_dda_cell_range(&a->cells, a->boxes[k], &x0, &x1, &y0, &y1);
     for (size_t y = y0; y <= y1; y++)
       for (size_t x = x0; x <= x1; x++) *out++ = (uint64_t)(y * nx + x) * n + k;
     break;
   }
-  case CL_DDA_CELL_START: { /* the first sorted key >= k n */
-    size_t lo = 0, hi = a->entries;
+  case CL_DDA_CELL_START: { /* the first sorted key >= k n (the room's unused slots sort last) */
+    size_t lo = 0, hi = a->room;
     uint64_t key = (uint64_t)k * n;
     while (lo < hi) {
       size_t mid = lo + (hi - lo) / 2;
@@ -140,13 +147,17 @@ CL_HD static inline void cl_dda_broad_item(const cl_dda_broad_args *a, int pass,
   case CL_DDA_CELL_SPLIT: a->in_cell[k] = (int32_t)(a->sorted[k] % n); break;
   case CL_DDA_PAIR_COUNT: a->count[k] = cl_dda_partners(&a->cells, a->boxes, (int32_t)k, NULL); break;
   case CL_DDA_PAIR_WRITE: {
+    if ((size_t)a->offset[k + 1] > a->room) break;
     int64_t at = a->offset[k], m = cl_dda_partners(&a->cells, a->boxes, (int32_t)k, a->pairs + at);
     for (int64_t p = 0; p < m; p++) a->keys[at + p] = (uint64_t)k * n + (uint64_t)a->pairs[at + p];
     break;
   }
-  case CL_DDA_PAIR_SPLIT:
-    a->pairs[2 * k] = (int32_t)(a->sorted[k] / n), a->pairs[2 * k + 1] = (int32_t)(a->sorted[k] % n);
+  case CL_DDA_PAIR_SPLIT: {
+    const int none = a->sorted[k] == CL_DDA_NO_KEY;
+    a->pairs[2 * k] = none ? -1 : (int32_t)(a->sorted[k] / n);
+    a->pairs[2 * k + 1] = none ? -1 : (int32_t)(a->sorted[k] % n);
     break;
+  }
   }
 }
 

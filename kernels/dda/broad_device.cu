@@ -30,6 +30,7 @@ __global__ void dda_broad_pairs_kernel(cl_dda_broad_args a, int pass) {
       if (lane == 31) a.count[k] = upto;
       continue;
     }
+    if ((size_t)a.offset[k + 1] > a.room) continue; /* past the room: the whole warp's block */
     const int64_t at = a.offset[k] + upto - mine;
     cl_dda_partners_in(&a.cells, a.boxes, (int32_t)k, (size_t)lane, 32, a.pairs + at);
     for (int64_t p = 0; p < mine; p++) a.keys[at + p] = (uint64_t)k * n + (uint64_t)a.pairs[at + p];
