@@ -2,6 +2,7 @@
  * dispatch to cuda. */
 #include "broad_kernels.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "../dispatch.h"
@@ -14,6 +15,16 @@ cl_status cl_k_dda_broad(cl_device *d, const cl_dda_broad_args *a, int pass, siz
     return CL_OK;
   }
   return cl_k_check_launch(d, CL_CUDA_CALL(cl_dda_broad_cuda(a, pass, items)), "dda_broad", err);
+}
+
+cl_status cl_k_dda_grid(cl_device *d, const cl_dda_broad_args *a, cl_error *err) {
+  if (d->kind == CL_BACKEND_CPU) {
+    cl_dda_box all = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+    for (size_t k = 0; k < a->g.n; k++) cl_dda_box_join(&all, a->boxes[k]);
+    *a->grid = cl_dda_grid_of(all, a->sorted_sizes, a->g.n);
+    return CL_OK;
+  }
+  return cl_k_check_launch(d, CL_CUDA_CALL(cl_dda_grid_cuda(a)), "dda_grid", err);
 }
 
 /* The room CUB asks for, grown when it is more than s holds. */

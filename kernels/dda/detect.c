@@ -57,42 +57,28 @@ static cl_status no_keys(cl_dda_detect *s, uint64_t *keys, size_t n, cl_error *e
   return cl_k_fill(s->d, CL_U32, keys, 2 * n, (double)UINT32_MAX, err);
 }
 
-/* The union of the boxes and their median size (as the host's select_kth: the (n / 2)-th smallest),
- * the grid the host's broad phase would make of them: the sizes sorted, then the union's four
- * reductions and the median read back together, the median as a one-item min (a size key is the
- * bits of the size, so it reads as the size itself). */
-static cl_status grid_of(cl_dda_detect *s, const cl_dda_broad_args *a, size_t n, cl_dda_cells *gr, cl_error *err) {
-  cl_device *d = s->d;
-  uint64_t *sorted = s->buf[CL_DDA_DB_SORTED_SIZES];
-  CL_TRY(sort(s, a->size_keys, sorted, n, UINT64_MAX, err));
-  double b[5];
-  const int op[5] = {CL_REDUCE_MIN, CL_REDUCE_MIN, CL_REDUCE_MAX, CL_REDUCE_MAX, CL_REDUCE_MIN};
-  const double *bounds = a->bounds;
-  const double *terms[5] = {bounds, bounds + n, bounds + 2 * n, bounds + 3 * n, (const double *)(sorted + n / 2)};
-  const size_t count[5] = {n, n, n, n, 1};
-  s->launches += 2 * 5, s->syncs++;
-  CL_TRY(cl_k_reduce_many(d, 5, terms, count, op, b, err));
-  cl_dda_box all = {b[0], b[1], b[2], b[3]};
-  *gr = cl_dda_cells_over(all, b[4], n);
-  return CL_OK;
-}
-
 /* The broad phase of s->g queued: the cell entries and the pairs into their rooms, their lengths
  * left on the device (CL_DDA_DB_TOTALS). */
 static cl_status queue_pairs(cl_dda_detect *s, cl_error *err) {
   size_t n = s->g.n;
   CL_TRY(room(s, CL_DDA_DB_BOXES, n * sizeof(cl_dda_box), err));
-  CL_TRY(room(s, CL_DDA_DB_BOUNDS, 4 * n * sizeof(double), err));
+  CL_TRY(room(s, CL_DDA_DB_GRID, sizeof(cl_dda_cells), err));
   CL_TRY(room(s, CL_DDA_DB_SIZES, n * sizeof(uint64_t), err));
   CL_TRY(room(s, CL_DDA_DB_SORTED_SIZES, n * sizeof(uint64_t), err));
   CL_TRY(room(s, CL_DDA_DB_COUNT, n * sizeof(int64_t), err));
   CL_TRY(room(s, CL_DDA_DB_OFFSET, (n + 1) * sizeof(int64_t), err));
   cl_dda_broad_args a = {.g = s->g, .grow = s->d0 / 2, .boxes = s->buf[CL_DDA_DB_BOXES],
-                         .bounds = s->buf[CL_DDA_DB_BOUNDS], .size_keys = s->buf[CL_DDA_DB_SIZES],
-                         .count = s->buf[CL_DDA_DB_COUNT], .offset = s->buf[CL_DDA_DB_OFFSET]};
+                         .size_keys = s->buf[CL_DDA_DB_SIZES], .sorted_sizes = s->buf[CL_DDA_DB_SORTED_SIZES],
+                         .grid = s->buf[CL_DDA_DB_GRID], .count = s->buf[CL_DDA_DB_COUNT],
+                         .offset = s->buf[CL_DDA_DB_OFFSET]};
+  /* the boxes, their sizes sorted, the grid of their union and median size (the host's broad phase's)
+   * written on the device: the host knows only that it has at most 4 n cells (cl_dda_cells_over), and
+   * the passes over the cells run over that many */
   CL_TRY(pass(s, &a, CL_DDA_BOXES, n, err));
-  CL_TRY(grid_of(s, &a, n, &a.cells, err));
-  const size_t ncells = a.cells.nx * a.cells.ny, entries = s->room[CL_DDA_LIST_ENTRIES];
+  CL_TRY(sort(s, a.size_keys, s->buf[CL_DDA_DB_SORTED_SIZES], n, UINT64_MAX, err));
+  s->launches++;
+  CL_TRY(cl_k_dda_grid(s->d, &a, err));
+  const size_t ncells = 4 * n, entries = s->room[CL_DDA_LIST_ENTRIES];
   const size_t pairs = s->room[CL_DDA_LIST_PAIRS], keys = entries > pairs ? entries : pairs;
   CL_TRY(room(s, CL_DDA_DB_KEYS, keys * sizeof(uint64_t), err));
   CL_TRY(room(s, CL_DDA_DB_SORTED, keys * sizeof(uint64_t), err));
@@ -111,7 +97,6 @@ static cl_status queue_pairs(cl_dda_detect *s, cl_error *err) {
   CL_TRY(sort(s, a.keys, s->buf[CL_DDA_DB_SORTED], entries, (uint64_t)ncells * n - 1, err));
   CL_TRY(pass(s, &a, CL_DDA_CELL_START, ncells + 1, err));
   CL_TRY(pass(s, &a, CL_DDA_CELL_SPLIT, entries, err));
-  a.cells.start = a.start, a.cells.in_cell = a.in_cell;
   /* each block's partners j > i: counted, offset, written as keys (i, j) and sorted */
   CL_TRY(pass(s, &a, CL_DDA_PAIR_COUNT, n, err));
   CL_TRY(scan(s, a.count, s->buf[CL_DDA_DB_OFFSET], n, CL_DDA_LIST_PAIRS, err));

@@ -1,11 +1,11 @@
 /* DDA contact detection on the model's device: the broad phase's passes (broad.h: boxes, their
- * median size and bounds by a sort and reductions, the cells' entries counted, offset, written and
- * sorted, each block's partners counted, offset, written and sorted by key) feeding the narrow
- * phase's count and write passes (narrow_kernels.h). The host waits twice: for the grid's five
- * scalars, and for the three lists' lengths (cell entries, pairs, contacts) read back together once
- * the narrow phase is queued. The lists are written into room sized ahead (the largest lengths so far
- * and a quarter), the scans' totals kept on the device; when a length read back is more than its room
- * the sequence is run again with room for it (rare: the contacts change slowly from step to step).
+ * median size by a sort and the grid of their union written on the device, the cells' entries
+ * counted, offset, written and sorted, each block's partners counted, offset, written and sorted by
+ * key) feeding the narrow phase's count and write passes (narrow_kernels.h). The host waits once:
+ * for the three lists' lengths (cell entries, pairs, contacts), read back together once the narrow
+ * phase is queued. The lists are written into room sized ahead (the largest lengths so far and a
+ * quarter), the scans' totals kept on the device; when a length read back is more than its room the
+ * sequence is run again with room for it (rare: the contacts change slowly from step to step).
  * The pairs and the contacts are those of the host's cl_dda_broad_phase / cl_dda_narrow_phase, in
  * the same order. */
 #ifndef CL_DDA_DETECT_H
@@ -20,7 +20,7 @@
 #include "transfer_ops.h"
 
 /* The device buffers of detection, kept from step to step (grown as needed). */
-enum { CL_DDA_DB_BOXES, CL_DDA_DB_BOUNDS, CL_DDA_DB_SIZES, CL_DDA_DB_SORTED_SIZES, CL_DDA_DB_COUNT,
+enum { CL_DDA_DB_BOXES, CL_DDA_DB_GRID, CL_DDA_DB_SIZES, CL_DDA_DB_SORTED_SIZES, CL_DDA_DB_COUNT,
        CL_DDA_DB_OFFSET, CL_DDA_DB_KEYS, CL_DDA_DB_SORTED, CL_DDA_DB_START, CL_DDA_DB_IN_CELL, CL_DDA_DB_PAIRS,
        CL_DDA_DB_FOUND, CL_DDA_DB_TKEYS, CL_DDA_DB_TOTALS, CL_DDA_DB_N };
 
