@@ -33,8 +33,8 @@ static cl_status room(cl_dda_detect *s, int k, size_t bytes, cl_error *err) {
 }
 
 /* The device's operations, counted as the solver counts its own (pcg.c): a pass, a fill, a sort or a
- * device copy one launch, a scan three (offset[0]'s fill, the scan, the copy of its total), a
- * reduction two (its passes); a transfer either way one host wait. */
+ * device copy one launch, a scan three (offset[0]'s fill, the scan, the copy of its total); a
+ * transfer either way one host wait. */
 static cl_status pass(cl_dda_detect *s, const cl_dda_broad_args *a, int p, size_t items, cl_error *err) {
   s->launches++;
   return cl_k_dda_broad(s->d, a, p, items, err);
@@ -179,8 +179,10 @@ cl_status cl_dda_detect_found(cl_dda_detect *s, const cl_dda_geometry *g, const 
   CL_TRY(prepare(s, g, d0, err));
   if (pairs) {
     CL_TRY(room(s, CL_DDA_DB_PAIRS, 2 * npairs * sizeof *pairs, err));
-    s->syncs++;
-    if (npairs) CL_TRY(d->to_device(d, s->buf[CL_DDA_DB_PAIRS], pairs, 2 * npairs * sizeof *pairs, err));
+    if (npairs) {
+      s->syncs++;
+      CL_TRY(d->to_device(d, s->buf[CL_DDA_DB_PAIRS], pairs, 2 * npairs * sizeof *pairs, err));
+    }
     s->npairs = npairs, s->queued = 0;
   }
   s->nfound = 0;
