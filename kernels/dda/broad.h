@@ -79,10 +79,17 @@ CL_HD static inline int64_t cl_dda_partners(const cl_dda_cells *gr, const cl_dda
  * covers a row of them instead of making every pair a candidate; never more cells than 4 n (memory
  * O(n)). The pointers are left to the caller. */
 CL_HD static inline cl_dda_cells cl_dda_cells_over(cl_dda_box all, double h, size_t n) {
-  cl_dda_cells gr = {all, h, 0, 0, NULL, NULL};
+  cl_dda_cells gr = {all, h, 1, 1, NULL, NULL};
+  const double w = all.x1 - all.x0, t = all.y1 - all.y0;
+  /* Non-finite coordinates (a step gone wrong, refused by its checks) or no blocks: one cell, where the
+   * loop below would not end -- on the device, a kernel that never returns. */
+  if (!(n > 0 && w >= 0 && t >= 0 && w + t < INFINITY && h > 0 && h < INFINITY)) return gr;
   for (;;) {
-    gr.nx = (size_t)((all.x1 - all.x0) / gr.h) + 1, gr.ny = (size_t)((all.y1 - all.y0) / gr.h) + 1;
-    if (gr.nx * gr.ny <= 4 * n) return gr;
+    const double fx = floor(w / gr.h) + 1, fy = floor(t / gr.h) + 1; /* no cast of a count that is too large */
+    if (fx * fy <= 4.0 * (double)n) {
+      gr.nx = (size_t)fx, gr.ny = (size_t)fy;
+      return gr;
+    }
     gr.h *= 1.5;
   }
 }

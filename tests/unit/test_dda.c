@@ -2133,3 +2133,28 @@ Test(dda, factor_step_leaves_each_diagonal_blocks_inverse) {
     }
   }
 }
+
+/* The broad phase's grid over a union of boxes that is not finite (a step gone wrong) or over no
+ * blocks is one cell: the loop that widens the cells until at most 4 n fit never ended there (on
+ * the device, a kernel that never returns). A finite union keeps the grid it had. */
+Test(dda, broad_phase_grid_ends_on_non_finite_boxes) {
+  const cl_dda_box bad[3] = {{0, 0, NAN, 1}, {-INFINITY, 0, 1, 1}, {0, 0, 1, 1}};
+  const double h[3] = {0.5, 0.5, NAN};
+  for (int k = 0; k < 3; k++) {
+    cl_dda_cells gr = cl_dda_cells_over(bad[k], h[k], 100);
+    cr_assert(gr.nx == 1 && gr.ny == 1, "case %d: %zu x %zu cells", k, gr.nx, gr.ny);
+  }
+  cl_dda_cells none = cl_dda_cells_over(bad[2], 0.5, 0);
+  cr_assert(none.nx == 1 && none.ny == 1);
+  const cl_dda_box all = {-3, 2, 97, 12.5};
+  cl_dda_cells gr = cl_dda_cells_over(all, 0.3, 1000);
+  double hh = 0.3;
+  size_t nx, ny;
+  for (;;) { /* the former loop, written out */
+    nx = (size_t)((all.x1 - all.x0) / hh) + 1, ny = (size_t)((all.y1 - all.y0) / hh) + 1;
+    if (nx * ny <= 4000) break;
+    hh *= 1.5;
+  }
+  cr_assert(gr.nx == nx && gr.ny == ny && gr.h == hh, "%zu x %zu (h %g), the former %zu x %zu (h %g)", gr.nx, gr.ny,
+            gr.h, nx, ny, hh);
+}
