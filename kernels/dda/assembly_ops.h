@@ -70,13 +70,6 @@ CL_HD static inline real cl_dda_share_value(const cl_dda_pcg_args *A, int rhs, i
   return (real)v;
 }
 
-/* Entry e of the share, its contact's state not open. */
-CL_HD static inline real cl_dda_share_entry(const cl_dda_pcg_args *A, int rhs, int32_t item, int32_t state, int e) {
-  real op[5];
-  cl_dda_share_load(A, rhs, item, e, op);
-  return cl_dda_share_value(A, rhs, item, state, op);
-}
-
 /* The gather's items: ntarget matrix blocks (36 entries each) then n block rows of b (6 entries).
  * On the GPU 36 threads an item, CL_DDA_GATHER_ITEMS items a thread block (1 008 threads), each
  * thread summing one entry over the item's shares in contact order. An item of more than
@@ -89,7 +82,7 @@ CL_HD static inline real cl_dda_share_entry(const cl_dda_pcg_args *A, int rhs, i
 #define CL_DDA_GATHER_ITEMS 28
 #define CL_DDA_GATHER_LONG 64
 
-/* The state of the contact of a share (rhs as cl_dda_share_entry's), CL_DDA_OPEN for none (item -1):
+/* The state of the contact of a share (rhs as cl_dda_share_load's), CL_DDA_OPEN for none (item -1):
  * an open contact's share does not count. */
 CL_HD static inline int32_t cl_dda_share_state(const cl_dda_pcg_args *A, int rhs, int32_t item) {
   return item >= 0 ? A->cstate[item >> (rhs ? 1 : 2)] : CL_DDA_OPEN;

@@ -525,9 +525,16 @@ Test(dda, solver_names_a_block_that_is_not_positive_definite) {
   cl_dda_bsr_free(&a);
 }
 
-/* The shares' entries as the gather computes them (cl_dda_share_entry, from a contact's record) are
+/* The shares' entries as the gather computes them (cl_dda_share_load and cl_dda_share_value, from a
+ * contact's record) are
  * cl_dda_spring's sums to the bit: the normal spring, then the shear spring when locked or the
  * friction force when sliding; Kij^T's entry (r, c) is Kij's (c, r). */
+static double share_entry(const cl_dda_pcg_args *A, int rhs, int32_t item, int32_t state, int e) {
+  double op[5];
+  cl_dda_share_load(A, rhs, item, e, op);
+  return cl_dda_share_value(A, rhs, item, state, op);
+}
+
 Test(dda, spring_entries_are_the_springs_sums) {
   lcg_seed(31);
   enum { NC = 30 };
@@ -554,14 +561,14 @@ Test(dda, spring_entries_are_the_springs_sums) {
     for (int e = 0; e < 36; e++) {
       const double want[4] = {Kii[e], Kjj[e], Kij[e], Kij[6 * (e % 6) + e / 6]};
       for (int role = 0; role < 4; role++) {
-        const double got = cl_dda_share_entry(&A, 0, item + role, state[k], e);
+        const double got = share_entry(&A, 0, item + role, state[k], e);
         cr_assert(got == want[role], "contact %zu (state %d), role %d, entry %d: %.17g against %.17g", k, state[k],
                   role, e, got, want[role]);
       }
     }
     for (int r = 0; r < 6; r++) {
-      const double fi = cl_dda_share_entry(&A, 1, (int32_t)(2 * k), state[k], r);
-      const double fj = cl_dda_share_entry(&A, 1, (int32_t)(2 * k + 1), state[k], r);
+      const double fi = share_entry(&A, 1, (int32_t)(2 * k), state[k], r);
+      const double fj = share_entry(&A, 1, (int32_t)(2 * k + 1), state[k], r);
       cr_assert(fi == Fi[r] && fj == Fj[r], "contact %zu (state %d), F entry %d: %.17g %.17g against %.17g %.17g", k,
                 state[k], r, fi, fj, Fi[r], Fj[r]);
     }
