@@ -56,11 +56,11 @@ typedef struct cl_dda_pcg_args {
   /* assembly: the step's nc contacts, their blocks (cbi: the vertex's, cbj: the edge's), states and
    * geometry (26 x nc: en, fn, es, fs, gn0, gs0, contact.h), friction force times the sliding
    * direction (sliding ones), spring stiffnesses; cspring the geometry again, contact-major
-   * (spring_record.h), whence the gather computes the shares. Matrix block t (ntarget of them: BSR's blocks, or HSBCSR's diagonal
-   * then upper ones) is tdiag's diagonal submatrix (Kdiag, 36 per block, row-major; tdiag -1: none)
-   * plus the shares gitem[gstart[t] .. gstart[t+1]] (4 k + 0: Kii, 1: Kjj, 2: Kij, 3: Kij^T of
-   * contact k); block row i of b is Fdiag's (SoA) plus ritem[rstart[i] .. rstart[i+1]] (2 k + 0:
-   * Fi, 1: Fj). Items are in the order of their contacts: the sums are deterministic. */
+   * (spring_record.h), whence the gather computes the shares. Matrix block t (ntarget of them: BSR's
+   * blocks, or HSBCSR's diagonal then upper ones) is tdiag's diagonal submatrix (Kdiag, 36 per block,
+   * row-major; tdiag -1: none) plus the shares gitem[gstart[t] .. gstart[t+1]] (4 k + 0: Kii, 1: Kjj,
+   * 2: Kij, 3: Kij^T of contact k); block row i of b is Fdiag's (SoA) plus ritem[rstart[i] ..
+   * rstart[i+1]] (2 k + 0: Fi, 1: Fj). Items are in the order of their contacts: the sums are deterministic. */
   size_t nc, ntarget;
   const int32_t *cbi, *cbj;
   int32_t *cstate;
