@@ -1,14 +1,12 @@
 /* The assembly of the DDA step's global matrix on the device, written once for both backends
- * (pcg_cpu.c, pcg_cuda.cu; pcg.c builds the indices once a step): every entry of every matrix block
- * and of every block row of the right-hand side summed over its block's contacts' shares, listed in
- * contact order, each share's entry computed where it is summed from its contact's springs
- * (contact.h) and its record (spring_record.h). This is the paper's Fig. 4 (sort the shares by block,
+ * (pcg_cpu.c, pcg_cuda.cu; pcg.c builds the indices once a step): each contact's spring submatrices
+ * and right-hand sides (contact.h) computed entry by entry into its own slots, then every entry of
+ * every matrix block and of every block row of the right-hand side summed from the slots of its
+ * block's contacts, listed in contact order. This is the paper's Fig. 4 (sort the shares by block,
  * sum each segment) with the sort done on the contacts' indices alone: no atomics, no write
- * conflicts, the same sums in the same order on the CPU and the GPU. The entries were a springs
- * pass's slots (108 + 12 reals a contact, 65 MB for case 1's 67 516 contacts, written once and read
- * once an open-close iteration from DRAM); a share's entry is an outer product's, two of its
- * contact's values a spring, and computing it where it is summed reads the record's 208 bytes a
- * contact instead (14 MB, which stays in the H100's L2 from iteration to iteration). */
+ * conflicts, the same sums in the same order on the CPU and the GPU. The slots are contact-major
+ * (cK: 108 a contact, Kii, Kjj, Kij row-major; cF: 12, Fi, Fj) so that the 36 entries of one
+ * contact's submatrix, summed by 36 neighbouring GPU threads, are read in one coalesced sweep. */
 #ifndef CL_DDA_ASSEMBLY_OPS_H
 #define CL_DDA_ASSEMBLY_OPS_H
 
@@ -16,58 +14,49 @@
 #include "contact.h"
 #include "pcg_args.h"
 #include "pcg_ops.h"
-#include "spring_record.h"
 
-/* A share (its contact k's item) of a matrix block (rhs 0: item 4 k + role, 0: Kii, 1: Kjj, 2: Kij,
- * 3: Kij^T, whose entry e is Kij's transposed one; e = 6 r + c, row-major) or of a block row of b
- * (rhs 1: item 2 k + side, 0: Fi, 1: Fj; e < 6): the five values its entry e is made of, from k's
- * record (spring_record.h): a matrix block's the row block's pair (n, s) at r and the column
- * block's at c; b's the block's pair at e, the gaps gn0, gs0 and the friction force. Every load is
- * unconditional and its address depends on the item alone (the record is there for every contact,
- * open or not): on the GPU a batch of shares' loads go out together, before their states are known. */
-CL_HD static inline void cl_dda_share_load(const cl_dda_pcg_args *A, int rhs, int32_t item, int e, real op[5]) {
-  const size_t k = (size_t)(item >> (rhs ? 1 : 2));
-  const real *rec = (const real *)A->cspring + CL_DDA_SPRING_VALUES * k;
-  const int role = item & 3, r = rhs ? e : role == 3 ? e % 6 : e / 6, c = role == 3 ? e / 6 : e % 6;
-  const int row_b = rhs ? item & 1 : role == 1, col_b = role != 0; /* the edge block's pair */
-  const real *x = rec + (row_b ? CL_DDA_SPRING_B : CL_DDA_SPRING_A) + 2 * r;
-  const real *y = rhs ? rec + CL_DDA_SPRING_GAPS : rec + (col_b ? CL_DDA_SPRING_B : CL_DDA_SPRING_A) + 2 * c;
-  op[0] = x[0], op[1] = x[1], op[2] = y[0], op[3] = y[1];
-  op[4] = rhs ? ((const real *)A->cfric)[k] : 0; /* set for the sliding ones */
-}
-
-/* The share's entry from its five values, its contact's state not open: the normal spring, the
- * shear spring when locked, the friction force when sliding, each entry the sum cl_dda_spring
- * (contact.h) makes of it in the same order -- as the springs pass computed its slot, so that the
- * sums are those of before bit for bit. */
-CL_HD static inline real cl_dda_share_value(const cl_dda_pcg_args *A, int rhs, int32_t item, int32_t state,
-                                            const real op[5]) {
-  const int lock = state == CL_DDA_LOCK;
+/* Entry e (0..35, row-major: r = e / 6, c = e % 6) of contact k's Kii, Kjj, Kij into its slots and,
+ * for e < 12, entry e of its Fi, Fj: the normal spring, the shear spring when locked, the friction
+ * force when sliding, each entry the sum cl_dda_spring (contact.h) makes of it in the same order.
+ * An entry a thread (36 a contact on the GPU): a contact's 108 slots are written by neighbouring
+ * threads as contiguous words, where a thread a contact wrote its own 960 bytes, 864 bytes apart
+ * from its neighbours' (155 us for case 1's 67 516 contacts on the H100, against ~15 us for their
+ * 45 MB). An open contact has no share: its slots are left as they are and the gathers skip it
+ * (the step's pattern and indices hold every contact, open or closed). */
+CL_HD static inline void cl_dda_contact_spring_entry(const cl_dda_pcg_args *A, size_t k, int e) {
+  const int32_t state = A->cstate[k];
+  if (state == CL_DDA_OPEN) return;
+  const size_t nc = A->nc;
+  const real *geo = (const real *)A->cgeo; /* en, fn, es, fs (6 rows each), gn0, gs0 */
+  const int r = e / 6, c = e % 6, lock = state == CL_DDA_LOCK;
   const double kn = A->kn, ks = A->ks;
-  if (rhs) {
-    const double a = op[0], as = op[1], gn0 = op[2], gs0 = op[3], fric = lock ? 0 : op[4];
-    double f = 0;
-    if (!(item & 1)) {
-      f -= kn * gn0 * a;
-      if (lock) f -= ks * gs0 * as;
-      else f -= fric * as;
-    } else {
-      f += kn * gn0 * a;
-      if (lock) f += ks * gs0 * as;
-      else f += fric * as;
-    }
-    return (real)f;
+  const double enr = geo[r * nc + k], enc = geo[c * nc + k], fnr = geo[(6 + r) * nc + k], fnc = geo[(6 + c) * nc + k];
+  double kii = 0, kjj = 0, kij = 0;
+  kii += kn * enr * enc, kjj += kn * fnr * fnc, kij -= kn * enr * fnc;
+  if (lock) {
+    const double esr = geo[(12 + r) * nc + k], esc = geo[(12 + c) * nc + k];
+    const double fsr = geo[(18 + r) * nc + k], fsc = geo[(18 + c) * nc + k];
+    kii += ks * esr * esc, kjj += ks * fsr * fsc, kij -= ks * esr * fsc;
   }
-  const double un = op[0], us = op[1], wn = op[2], ws = op[3];
-  double v = 0;
-  if ((item & 3) >= 2) {
-    v -= kn * un * wn;
-    if (lock) v -= ks * us * ws;
+  real *K = (real *)A->cK + 108 * k;
+  K[e] = (real)kii, K[36 + e] = (real)kjj, K[72 + e] = (real)kij;
+  if (e >= 12) return;
+  const int q = e % 6; /* Fi (e < 6) or Fj, entry q */
+  const double gn0 = geo[24 * nc + k], gs0 = geo[25 * nc + k];
+  const double fric = lock ? 0 : ((const real *)A->cfric)[k]; /* set for the sliding ones */
+  double f = 0;
+  if (e < 6) {
+    const double a = geo[q * nc + k], as = geo[(12 + q) * nc + k];
+    f -= kn * gn0 * a;
+    if (lock) f -= ks * gs0 * as;
+    else f -= fric * as;
   } else {
-    v += kn * un * wn;
-    if (lock) v += ks * us * ws;
+    const double b = geo[(6 + q) * nc + k], bs = geo[(18 + q) * nc + k];
+    f += kn * gn0 * b;
+    if (lock) f += ks * gs0 * bs;
+    else f += fric * bs;
   }
-  return (real)v;
+  ((real *)A->cF)[12 * k + (size_t)e] = (real)f;
 }
 
 /* The gather's items: ntarget matrix blocks (36 entries each) then n block rows of b (6 entries).
@@ -82,33 +71,40 @@ CL_HD static inline real cl_dda_share_value(const cl_dda_pcg_args *A, int rhs, i
 #define CL_DDA_GATHER_ITEMS 28
 #define CL_DDA_GATHER_LONG 64
 
-/* The state of the contact of a share (rhs as cl_dda_share_load's), CL_DDA_OPEN for none (item -1):
- * an open contact's share does not count. */
-CL_HD static inline int32_t cl_dda_share_state(const cl_dda_pcg_args *A, int rhs, int32_t item) {
-  return item >= 0 ? A->cstate[item >> (rhs ? 1 : 2)] : CL_DDA_OPEN;
+/* A share of a matrix block (rhs 0: item 4 k + role of gitem, the slots cK; Kij^T's entry e is
+ * Kij's transposed entry) or of a block row of b (rhs 1: item 2 k + side of ritem, the slots cF):
+ * whether it counts (its contact is not open), and where its entry e lies among the slots. */
+CL_HD static inline int cl_dda_share_used(const cl_dda_pcg_args *A, int rhs, int32_t item) {
+  return item >= 0 && A->cstate[item >> (rhs ? 1 : 2)] != CL_DDA_OPEN;
+}
+
+CL_HD static inline size_t cl_dda_share_slot(int rhs, int32_t item, int e) {
+  const size_t k = (size_t)(item >> (rhs ? 1 : 2));
+  const int role = item & 3;
+  return rhs ? 12 * k + 6 * (size_t)(item & 1) + (size_t)e
+             : 108 * k + (role == 3 ? 72 + (size_t)(6 * (e % 6) + e / 6) : 36 * (size_t)role + (size_t)e);
 }
 
 /* sum plus entry e of the shares q, q + stride, .. (< end) of a matrix block (rhs 0) or of a block
- * row of b (rhs 1), in their order, an open contact's skipped. A share's item is one load, its
- * contact's state and its values (cl_dda_share_load) the next: they are issued CL_DDA_GATHER_BATCH
- * shares at a time (a missing share's from contact 0's record, unused); the additions stay one
- * after another in share order. Two shares: on the GPU their 10 values fill the 32 registers of two
- * blocks an SM (the slots were one value a share, and four were in flight). */
-#define CL_DDA_GATHER_BATCH 2
+ * row of b (rhs 1), in their order, an open contact's skipped. A share's item, its contact's state
+ * and its slot are three dependent loads: they are issued CL_DDA_GATHER_BATCH shares at a time (one
+ * share after another, a thread waited three L2 round trips a share); the additions stay one after
+ * another in share order. */
+#define CL_DDA_GATHER_BATCH 4
 
 CL_HD static inline real cl_dda_share_sum(const cl_dda_pcg_args *A, int rhs, int32_t q, int32_t end, int stride,
                                           int e, real sum) {
   const int32_t *items = rhs ? A->ritem : A->gitem;
+  const real *slots = (const real *)(rhs ? A->cF : A->cK);
   for (; q < end; q += CL_DDA_GATHER_BATCH * stride) {
-    int32_t item[CL_DDA_GATHER_BATCH], state[CL_DDA_GATHER_BATCH];
-    real op[CL_DDA_GATHER_BATCH][5];
+    int32_t item[CL_DDA_GATHER_BATCH];
+    int used[CL_DDA_GATHER_BATCH];
+    real v[CL_DDA_GATHER_BATCH];
     for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) item[u] = q + u * stride < end ? items[q + u * stride] : -1;
-    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) {
-      state[u] = cl_dda_share_state(A, rhs, item[u]);
-      cl_dda_share_load(A, rhs, item[u] >= 0 ? item[u] : 0, e, op[u]);
-    }
+    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) used[u] = cl_dda_share_used(A, rhs, item[u]);
+    for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) v[u] = used[u] ? slots[cl_dda_share_slot(rhs, item[u], e)] : 0;
     for (int u = 0; u < CL_DDA_GATHER_BATCH; u++)
-      if (state[u] != CL_DDA_OPEN) sum += cl_dda_share_value(A, rhs, item[u], state[u], op[u]);
+      if (used[u]) sum += v[u];
   }
   return sum;
 }

@@ -13,11 +13,10 @@
 #include "contact_kernels.h"
 #include "pcg_kernels.h"
 #include "pcg_scalars.h"
-#include "spring_record.h"
 
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_DINV,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
-       B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CSPRING, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
+       B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
        B_CSTART, B_CKEYS, B_PATTERN, B_PACK, B_LONG, B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
 
@@ -299,19 +298,6 @@ static void bucket(size_t nkeys, size_t nitems, const int32_t *key, const int32_
   start[0] = 0;
 }
 
-/* A host's geometry (SoA) contact-major into B_CSPRING, as the set-up writes it on the device. */
-static cl_status upload_springs(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
-  const size_t nc = c->count;
-  double *rec = staging(s, CL_DDA_SPRING_VALUES * nc * sizeof *rec);
-  if (!rec) return oom(err);
-  for (size_t k = 0; k < nc; k++) {
-    double v[26];
-    for (int q = 0; q < 26; q++) v[q] = c->geo[(size_t)q * nc + k];
-    cl_dda_spring_record_set(rec, k, v, v + 6, v + 12, v + 18, v[24], v[25]);
-  }
-  return upload(s, B_CSPRING, rec, CL_DDA_SPRING_VALUES * nc * sizeof *rec, err);
-}
-
 /* The contacts' own uploads of a setup (blocks, geometry and laws where given, start states) and the
  * room of their device arrays. */
 static cl_status upload_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
@@ -320,10 +306,11 @@ static cl_status upload_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c
   CL_TRY(give(s, c, B_CBJ, 0, c->bj, nc * sizeof(int32_t), err));
   CL_TRY(c->geo ? upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err)
                 : ensure(s, B_CGEO, 26 * nc * sizeof(double), err));
-  CL_TRY(c->geo ? upload_springs(s, c, err) : ensure(s, B_CSPRING, CL_DDA_SPRING_VALUES * nc * sizeof(double), err));
   CL_TRY(ensure(s, B_CSTATES, (STATE_BYTES + MORE_BYTES) * nc, err));
   if (c->law) CL_TRY(upload(s, B_CLAW, c->law, 3 * nc * sizeof(double), err));
   if (!c->geo) CL_TRY(ensure(s, B_CLAW, 3 * nc * sizeof(double), err));
+  CL_TRY(ensure(s, B_CK, 108 * nc * sizeof(double), err));
+  CL_TRY(ensure(s, B_CF, 12 * nc * sizeof(double), err));
   s->start_kept = c->state != NULL;
   return s->start_kept ? upload_start(s, c, err) : CL_OK;
 }
@@ -336,7 +323,7 @@ static void point_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c) {
   s->A.nc = nc, s->A.cbi = b[B_CBI], s->A.cbj = b[B_CBJ], s->A.cgeo = b[B_CGEO];
   s->A.cstate = (int32_t *)states, s->A.cflips = (int32_t *)(states + 4 * nc), s->A.csgn = states + 8 * nc;
   s->A.cN = states + 16 * nc, s->A.cfric = states + 24 * nc;
-  s->A.kn = c->kn, s->A.ks = c->ks, s->A.cspring = b[B_CSPRING];
+  s->A.kn = c->kn, s->A.ks = c->ks, s->A.cK = b[B_CK], s->A.cF = b[B_CF];
   s->A.gstart = b[B_GSTART], s->A.gitem = b[B_GITEM], s->A.tdiag = b[B_TDIAG], s->A.rstart = b[B_RSTART];
   s->A.ritem = b[B_RITEM];
   s->A.claw = b[B_CLAW];
@@ -485,7 +472,7 @@ void cl_dda_solver_setup_args(cl_dda_solver *s, cl_dda_setup_args *a) {
   a->cej = (const int32_t *)(keys + 4 * nc), a->length = keys + 8 * nc;
   a->cstate = (const int32_t *)start, a->sgn = start + 8 * nc, a->N = start + 16 * nc, a->friction = start + 24 * nc;
   a->t_ref = more, a->cbonded = (const int32_t *)(more + 16 * nc), a->len = more + 24 * nc;
-  a->geo = s->buf[B_CGEO], a->spring = s->buf[B_CSPRING], a->law = s->buf[B_CLAW];
+  a->geo = s->buf[B_CGEO], a->law = s->buf[B_CLAW];
 }
 
 cl_status cl_dda_solver_restart_states(cl_dda_solver *s, cl_error *err) {
@@ -551,6 +538,7 @@ cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const d
     CL_TRY(to_device(s, s->A.cfric, friction, nc * sizeof *friction, err));
   }
   s->A.Kdiag = Kdiag, s->A.Fdiag = Fdiag;
+  CL_TRY(run(s, CL_DDA_OP_SPRINGS, err));
   CL_TRY(run(s, CL_DDA_OP_GATHER, err)); /* the matrix, its diagonal blocks' factors and b */
   /* the persistent solve checks the factors in its first dot: two launches fewer */
   s->check_pending = s->persistent;

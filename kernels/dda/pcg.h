@@ -21,7 +21,7 @@ typedef struct cl_dda_pcg_result {
   double initial_residual; /* |b - A x0| / |b| at the start: how good the warm start was */
 } cl_dda_pcg_result;
 
-enum { CL_DDA_SOLVER_BUFFERS = 35, CL_DDA_SOLVER_PENDING = 32 };
+enum { CL_DDA_SOLVER_BUFFERS = 36, CL_DDA_SOLVER_PENDING = 32 };
 
 /* PCG's host reads the convergence scalars once every this many iterations (cl_dda_pcg) */
 #define CL_DDA_PCG_CHECK_EVERY 8

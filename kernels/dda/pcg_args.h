@@ -15,6 +15,7 @@ typedef enum cl_dda_preconditioner { CL_DDA_BLOCK_JACOBI = 0, CL_DDA_SSOR_AI = 1
 enum { CL_DDA_DIAG = 1, CL_DDA_UPPER = 2, CL_DDA_LOWER = 4, CL_DDA_WHOLE = 7 };
 
 typedef enum cl_dda_pcg_op {
+  CL_DDA_OP_SPRINGS,     /* per contact (zeros when open): its submatrices and right-hand sides into cK, cF */
   CL_DDA_OP_GATHER,      /* per matrix block: the diagonal submatrix (if any) plus its contacts' shares, and a
                             diagonal block's factor; then per block row: b = the per-block right-hand side
                             plus its contacts' shares (ntarget + n items, assembly_ops.h) */
@@ -59,12 +60,12 @@ typedef struct cl_dda_pcg_args {
   const int32_t *uptr, *ucol, *urow, *lptr, *lslot;
   /* assembly: the step's nc contacts, their blocks (cbi: the vertex's, cbj: the edge's), states and
    * geometry (26 x nc: en, fn, es, fs, gn0, gs0, contact.h), friction force times the sliding
-   * direction (sliding ones), spring stiffnesses; cspring the geometry again, contact-major
-   * (spring_record.h), whence the gather computes the shares. Matrix block t (ntarget of them: BSR's
-   * blocks, or HSBCSR's diagonal then upper ones) is tdiag's diagonal submatrix (Kdiag, 36 per block,
-   * row-major; tdiag -1: none) plus the shares gitem[gstart[t] .. gstart[t+1]] (4 k + 0: Kii, 1: Kjj,
-   * 2: Kij, 3: Kij^T of contact k); block row i of b is Fdiag's (SoA) plus ritem[rstart[i] ..
-   * rstart[i+1]] (2 k + 0: Fi, 1: Fj). Items are in the order of their contacts: the sums are deterministic. */
+   * direction (sliding ones), spring stiffnesses; cK (108 a contact, contact-major: Kii, Kjj, Kij) and cF
+   * (12 a contact: Fi, Fj) their shares. Matrix block t (ntarget of them: BSR's blocks, or HSBCSR's diagonal
+   * then upper ones) is tdiag's diagonal submatrix (Kdiag, 36 per block, row-major; tdiag -1: none)
+   * plus the shares gitem[gstart[t] .. gstart[t+1]] (4 k + 0: Kii, 1: Kjj, 2: Kij, 3: Kij^T of
+   * contact k); block row i of b is Fdiag's (SoA) plus ritem[rstart[i] .. rstart[i+1]] (2 k + 0:
+   * Fi, 1: Fj). Items are in the order of their contacts: the sums are deterministic. */
   size_t nc, ntarget;
   const int32_t *cbi, *cbj;
   int32_t *cstate;
@@ -79,7 +80,7 @@ typedef struct cl_dda_pcg_args {
   const void *claw;
   double slip_floor, force_floor;
   int flip_limit;
-  const void *cspring;
+  void *cK, *cF;
   const int32_t *gstart, *gitem, *tdiag, *rstart, *ritem;
   const void *Kdiag, *Fdiag;
   void *dinv; /* the diagonal blocks' inverses, sliced as diag */

@@ -32,6 +32,11 @@ static void open_close(const cl_dda_pcg_args *A) {
 void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
   const size_t n = A->n, m = 6 * n;
   switch (op) {
+    case CL_DDA_OP_SPRINGS:
+#pragma omp parallel for schedule(static) if (A->nc >= PARALLEL_MIN)
+      for (size_t k = 0; k < A->nc; k++)
+        for (int e = 0; e < 36; e++) cl_dda_contact_spring_entry(A, k, e);
+      break;
     case CL_DDA_OP_GATHER:
 #pragma omp parallel for schedule(static) if (A->ntarget + n >= PARALLEL_MIN)
       for (size_t t = 0; t < A->ntarget + n; t++) cl_dda_gather_item(A, t);

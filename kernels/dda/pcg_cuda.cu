@@ -11,32 +11,41 @@
 #include "pcg_ops.h"
 #include "spmv_cuda.cuh"
 
+/* The springs, 36 threads a contact: thread e writes entry e of its three submatrices (and of its
+ * right-hand sides), so that a contact's slots are written by neighbouring threads at once. */
+__global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_springs_kernel)(cl_dda_pcg_args A) {
+  const size_t k = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS + threadIdx.x / 36;
+  if (k < A.nc) cl_dda_contact_spring_entry(&A, k, (int)(threadIdx.x % 36));
+}
+
 /* Entry e of short item t (CL_DDA_GATHER_LONG shares at most) by thread e of its group g, in share
- * order, as the CPU sums it. The group's threads first load 36 shares' items and states at once into
- * staged (one share each, -1 for an open or absent one); then each share's values
- * (cl_dda_share_load: its record's two pairs, or b's pair, gaps and friction) depend on the staged
- * item alone, and CL_DDA_GATHER_BATCH shares' go out at once. Every thread of the block calls it (its
- * barriers). */
+ * order, as the CPU sums it. One thread's share after another was three dependent loads (item,
+ * state, slot) a batch of four: a mean diagonal block's ~30 shares were ~24 round trips, and its
+ * thread block of 28 items (~3 of them diagonal) held its 1 008 threads until they were done. Here
+ * the group's threads load 36 shares' items and states at once into staged (one share each, -1 for
+ * an open or absent one); then every slot load's address is known and they go out a batch at a
+ * time, ~10 round trips. Every thread of the block calls it (its barriers). */
 #define CL_DDA_GATHER_ROUNDS ((CL_DDA_GATHER_LONG + 35) / 36)
 
 __device__ static void gather_short(const cl_dda_pcg_args *A, size_t t, int g, int e, int is_short) {
-  __shared__ int32_t staged[CL_DDA_GATHER_ITEMS][36], staged_state[CL_DDA_GATHER_ITEMS][36];
+  __shared__ int32_t staged[CL_DDA_GATHER_ITEMS][36];
   int32_t lo = 0, hi = 0;
   const int rhs = is_short ? cl_dda_gather_shares(A, t, &lo, &hi) : 0, has = is_short && cl_dda_gather_has(A, t, e);
   const int32_t *items = rhs ? A->ritem : A->gitem;
+  const real *slots = (const real *)(rhs ? A->cF : A->cK);
   real sum = has ? cl_dda_gather_first(A, t, e) : 0;
   for (int round = 0; round < CL_DDA_GATHER_ROUNDS; round++) {
     const int32_t q = lo + 36 * round, count = hi - q < 36 ? hi - q : 36;
-    const int32_t item = e < count ? items[q + e] : -1, state = cl_dda_share_state(A, rhs, item);
-    staged[g][e] = state != CL_DDA_OPEN ? item : -1, staged_state[g][e] = state;
+    const int32_t item = e < count ? items[q + e] : -1;
+    staged[g][e] = cl_dda_share_used(A, rhs, item) ? item : -1;
     __syncthreads();
     for (int u0 = 0; has && u0 < count; u0 += CL_DDA_GATHER_BATCH) {
       int32_t it[CL_DDA_GATHER_BATCH];
-      real op[CL_DDA_GATHER_BATCH][5];
+      real v[CL_DDA_GATHER_BATCH];
       for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) it[u] = u0 + u < count ? staged[g][u0 + u] : -1;
-      for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) cl_dda_share_load(A, rhs, it[u] >= 0 ? it[u] : 0, e, op[u]);
+      for (int u = 0; u < CL_DDA_GATHER_BATCH; u++) v[u] = it[u] >= 0 ? slots[cl_dda_share_slot(rhs, it[u], e)] : 0;
       for (int u = 0; u < CL_DDA_GATHER_BATCH; u++)
-        if (it[u] >= 0) sum += cl_dda_share_value(A, rhs, it[u], staged_state[g][u0 + u], op[u]);
+        if (it[u] >= 0) sum += v[u];
     }
     if (round + 1 < CL_DDA_GATHER_ROUNDS) __syncthreads(); /* staged is read before the next round writes it */
   }
@@ -44,8 +53,8 @@ __device__ static void gather_short(const cl_dda_pcg_args *A, size_t t, int g, i
   __syncthreads(); /* the sums are written: a diagonal block's factor reads them */
 }
 
-/* The gather (assembly_ops.h), 36 threads an item: thread e sums entry e, so a share's record is
- * read by neighbouring threads at once; a long item is the whole block's after the others, its
+/* The gather (assembly_ops.h), 36 threads an item: thread e sums entry e, so a contact's 36 slots
+ * are read by neighbouring threads at once; a long item is the whole block's after the others, its
  * slices' sums added in slice order; a diagonal block's factor waits at a block barrier for its 36
  * sums. Two blocks an SM: 32 registers a thread at most. */
 __global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS, 2) CL_PREC(dda_gather_kernel)(cl_dda_pcg_args A) {
@@ -166,6 +175,11 @@ __global__ void CL_PREC(dda_dots_finish_kernel)(cl_dda_pcg_args A, int op, int n
 extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
   if (A->n == 0) return 0;
   switch (op) {
+    case CL_DDA_OP_SPRINGS:
+      if (A->nc)
+        CL_PREC(dda_springs_kernel)<<<(unsigned)((A->nc + CL_DDA_GATHER_ITEMS - 1) / CL_DDA_GATHER_ITEMS),
+                                      36 * CL_DDA_GATHER_ITEMS>>>(*A);
+      break;
     case CL_DDA_OP_GATHER:
       CL_PREC(dda_gather_kernel)<<<(unsigned)((A->ntarget + A->n + CL_DDA_GATHER_ITEMS - 1) / CL_DDA_GATHER_ITEMS),
                                    36 * CL_DDA_GATHER_ITEMS>>>(*A);

@@ -13,7 +13,6 @@
 
 #include "../common/real.h"
 #include "contact.h"
-#include "spring_record.h"
 
 typedef struct cl_dda_setup_args {
   /* the model's (on its device): blocks, vertex starts (n + 1), vertices, the per-block moments of
@@ -30,13 +29,12 @@ typedef struct cl_dda_setup_args {
   const double *joint_law;
   /* the solver's (cl_dda_solver_setup_args): the step's nc contacts' blocks, vertex, edge (its first
    * vertex), start state, bond, anchor, joint length, sliding direction and normal force; out: the
-   * geometry (26 x nc, SoA: en, fn, es, fs, gn0, gs0), the same contact-major for the assembly
-   * (spring_record.h), the edges' lengths, the laws (3 x nc) and the start's friction forces times the
-   * sliding direction */
+   * geometry (26 x nc, SoA: en, fn, es, fs, gn0, gs0), the edges' lengths, the laws (3 x nc) and the
+   * start's friction forces times the sliding direction */
   size_t nc;
   const int32_t *cbi, *cbj, *cvi, *cej, *cstate, *cbonded;
   const void *t_ref, *length, *sgn, *N;
-  void *geo, *spring, *len, *law, *friction;
+  void *geo, *len, *law, *friction;
 } cl_dda_setup_args;
 
 /* The joint of contact k (vertex block i, edge block j, edge e) as an index into joint_law. */
@@ -67,7 +65,6 @@ CL_HD static inline void cl_dda_contact_setup(const cl_dda_setup_args *a, size_t
     geo[(12 + r) * nc + k] = (real)g.es[r], geo[(18 + r) * nc + k] = (real)g.fs[r];
   }
   geo[24 * nc + k] = (real)g.gn0, geo[25 * nc + k] = (real)g.gs0;
-  cl_dda_spring_record_set(a->spring, k, g.en, g.fn, g.es, g.fs, g.gn0, g.gs0);
   ((real *)a->len)[k] = (real)g.len;
   const double *jl = a->joint_law + 3 * (size_t)cl_dda_joint_index(a, i, j, e);
   const double l = a->cbonded[k] ? ((const real *)a->length)[k] : 0;

@@ -532,31 +532,22 @@ Test(dda, solver_names_a_block_that_is_not_positive_definite) {
   cl_dda_bsr_free(&a);
 }
 
-/* The shares' entries as the gather computes them (cl_dda_share_load and cl_dda_share_value, from a
- * contact's record) are
+/* The springs entry by entry (cl_dda_contact_spring_entry, 36 threads a contact on the GPU) are
  * cl_dda_spring's sums to the bit: the normal spring, then the shear spring when locked or the
- * friction force when sliding; Kij^T's entry (r, c) is Kij's (c, r). */
-static double share_entry(const cl_dda_pcg_args *A, int rhs, int32_t item, int32_t state, int e) {
-  double op[5];
-  cl_dda_share_load(A, rhs, item, e, op);
-  return cl_dda_share_value(A, rhs, item, state, op);
-}
-
+ * friction force when sliding; an open contact's slots are not written. */
 Test(dda, spring_entries_are_the_springs_sums) {
   lcg_seed(31);
   enum { NC = 30 };
-  double geo[26 * NC], rec[CL_DDA_SPRING_VALUES * NC], fric[NC];
+  double geo[26 * NC], fric[NC], K[108 * NC], F[12 * NC];
   int32_t state[NC];
   for (size_t k = 0; k < 26 * NC; k++) geo[k] = lcg_uniform(-1, 1);
   for (size_t k = 0; k < NC; k++) state[k] = (int32_t)(k % 3), fric[k] = lcg_uniform(-1e3, 1e3);
+  for (size_t k = 0; k < 108 * NC; k++) K[k] = 7;
+  for (size_t k = 0; k < 12 * NC; k++) F[k] = 7;
+  cl_dda_pcg_args A = {.nc = NC, .cstate = state, .cgeo = geo, .cfric = fric, .kn = 3e9, .ks = 1.3e9, .cK = K, .cF = F};
+  for (size_t k = 0; k < NC; k++)
+    for (int e = 0; e < 36; e++) cl_dda_contact_spring_entry(&A, k, e);
   for (size_t k = 0; k < NC; k++) {
-    double v[26];
-    for (int q = 0; q < 26; q++) v[q] = geo[q * NC + k];
-    cl_dda_spring_record_set(rec, k, v, v + 6, v + 12, v + 18, v[24], v[25]);
-  }
-  cl_dda_pcg_args A = {.nc = NC, .cstate = state, .cspring = rec, .cfric = fric, .kn = 3e9, .ks = 1.3e9};
-  for (size_t k = 0; k < NC; k++) {
-    if (state[k] == CL_DDA_OPEN) continue; /* no share */
     double a[4][6], Kii[36] = {0}, Kjj[36] = {0}, Kij[36] = {0}, Fi[6] = {0}, Fj[6] = {0};
     for (int q = 0; q < 4; q++)
       for (int c = 0; c < 6; c++) a[q][c] = geo[(6 * q + c) * NC + k];
@@ -564,21 +555,18 @@ Test(dda, spring_entries_are_the_springs_sums) {
     if (state[k] == CL_DDA_LOCK) cl_dda_spring(A.ks, geo[25 * NC + k], a[2], a[3], Kii, Kjj, Kij, Fi, Fj);
     else
       for (int r = 0; r < 6; r++) Fi[r] -= fric[k] * a[2][r], Fj[r] += fric[k] * a[3][r];
-    const int32_t item = (int32_t)(4 * k);
+    const int open = state[k] == CL_DDA_OPEN;
     for (int e = 0; e < 36; e++) {
-      const double want[4] = {Kii[e], Kjj[e], Kij[e], Kij[6 * (e % 6) + e / 6]};
-      for (int role = 0; role < 4; role++) {
-        const double got = share_entry(&A, 0, item + role, state[k], e);
-        cr_assert(got == want[role], "contact %zu (state %d), role %d, entry %d: %.17g against %.17g", k, state[k],
-                  role, e, got, want[role]);
-      }
+      const double *slot = K + 108 * k + e;
+      cr_assert(open ? slot[0] == 7 && slot[36] == 7 && slot[72] == 7
+                     : slot[0] == Kii[e] && slot[36] == Kjj[e] && slot[72] == Kij[e],
+                "contact %zu (state %d), entry %d: %.17g %.17g %.17g against %.17g %.17g %.17g", k, state[k], e,
+                slot[0], slot[36], slot[72], Kii[e], Kjj[e], Kij[e]);
     }
-    for (int r = 0; r < 6; r++) {
-      const double fi = share_entry(&A, 1, (int32_t)(2 * k), state[k], r);
-      const double fj = share_entry(&A, 1, (int32_t)(2 * k + 1), state[k], r);
-      cr_assert(fi == Fi[r] && fj == Fj[r], "contact %zu (state %d), F entry %d: %.17g %.17g against %.17g %.17g", k,
-                state[k], r, fi, fj, Fi[r], Fj[r]);
-    }
+    for (int r = 0; r < 6; r++)
+      cr_assert(open ? F[12 * k + r] == 7 && F[12 * k + 6 + r] == 7 : F[12 * k + r] == Fi[r] && F[12 * k + 6 + r] == Fj[r],
+                "contact %zu (state %d), F entry %d: %.17g %.17g against %.17g %.17g", k, state[k], r, F[12 * k + r],
+                F[12 * k + 6 + r], Fi[r], Fj[r]);
   }
 }
 
@@ -649,7 +637,7 @@ static void random_contact(size_t k, size_t n, size_t nc, size_t on_base, int32_
  * submatrices, nc random contacts, in both formats. The step's contacts are set once; then three
  * open-close iterations change their states at random (open, sliding, locked), and each assembly
  * must match its dense system -- the product A x and the solution of A x = b -- while sending no
- * more than the states and friction forces (12 bytes a contact) to the device in 1 launch, and PCG
+ * more than the states and friction forces (12 bytes a contact) to the device in 2 launches, and PCG
  * no more than its solution back (6 n doubles) and its scalars once every CL_DDA_PCG_CHECK_EVERY
  * iterations. Block 0 is in 100 contacts (as case 1's fixed base): its diagonal block and block row
  * of b sum more than CL_DDA_GATHER_LONG shares, the gather's long items. */
@@ -699,9 +687,8 @@ Test(dda, device_assembly_matches_dense_sums_as_states_change) {
       cr_assert(bytes_in <= nc * (sizeof *state + sizeof *fric) && bytes_out == 0,
                 "format %d: the assembly sent %zu bytes in and %zu out (the states and forces: %zu)", f, bytes_in,
                 bytes_out, nc * (sizeof *state + sizeof *fric));
-      cr_assert(s.launches - launches == 1, "format %d: the assembly took %ld launches (the gather, which "
-                "computes the springs' shares, with the factors and b; the factors' check is the solve's)", f,
-                s.launches - launches);
+      cr_assert(s.launches - launches == 2, "format %d: the assembly took %ld launches (the springs, the gather "
+                "with the factors and b; the factors' check is the solve's)", f, s.launches - launches);
       /* the right-hand side: the solution of the device's A x = b satisfies the dense system; the
        * solve starts from the last one on the device */
       cl_dda_pcg_result res;
@@ -1637,9 +1624,9 @@ Test(dda, contact_setup_matches_the_host_rules) {
   for (int p = 0; p < NPAIRS; p++) pair_keys[p] = (int64_t)pairs[p][0] * NB + pairs[p][1], pair_joint[p] = 1 + p % (NJ - 1);
   int32_t *ints = malloc(6 * nc * sizeof *ints);
   int32_t *bi = ints, *bj = bi + nc, *vi = bj + nc, *ej = vi + nc, *state = ej + nc, *bonded = state + nc;
-  double *reals = malloc((36 + CL_DDA_SPRING_VALUES) * nc * sizeof *reals);
+  double *reals = malloc(36 * nc * sizeof *reals);
   double *t_ref = reals, *length = t_ref + nc, *sgn = length + nc, *N = sgn + nc, *geo = N + nc, *len = geo + 26 * nc;
-  double *law = len + nc, *friction = law + 3 * nc, *spring = friction + nc;
+  double *law = len + nc, *friction = law + 3 * nc;
   for (size_t k = 0; k < nc; k++) {
     bi[k] = (int32_t)lcg_below(NB), bj[k] = (int32_t)((bi[k] + 1 + (int32_t)lcg_below(NB - 1)) % NB);
     vi[k] = vstart[bi[k]] + (int32_t)lcg_below(4), ej[k] = vstart[bj[k]] + (int32_t)lcg_below(4);
@@ -1650,8 +1637,8 @@ Test(dda, contact_setup_matches_the_host_rules) {
   cl_dda_setup_args a = {.n = NB, .vstart = vstart, .vx = vx, .vy = vy, .moments = moments, .edge_joint = edge_joint,
                          .npairs = NPAIRS, .pair_keys = pair_keys, .pair_joint = pair_joint, .joint_law = law_of,
                          .nc = nc, .cbi = bi, .cbj = bj, .cvi = vi, .cej = ej, .cstate = state, .cbonded = bonded,
-                         .t_ref = t_ref, .length = length, .sgn = sgn, .N = N, .geo = geo, .spring = spring,
-                         .len = len, .law = law, .friction = friction};
+                         .t_ref = t_ref, .length = length, .sgn = sgn, .N = N, .geo = geo, .len = len, .law = law,
+                         .friction = friction};
   cl_device dev;
   cl_error err;
   cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
@@ -1669,15 +1656,6 @@ Test(dda, contact_setup_matches_the_host_rules) {
     for (int q = 0; q < 26; q++)
       cr_assert(fabs(geo[(size_t)q * nc + k] - want[q]) <= 1e-15 * fmax(fabs(want[q]), 1),
                 "contact %zu, geometry row %d: %.17g, host %.17g", k, q, geo[(size_t)q * nc + k], want[q]);
-    /* the assembly's contact-major copy holds the same values */
-    const double *rec = spring + CL_DDA_SPRING_VALUES * k;
-    for (int r = 0; r < 6; r++)
-      cr_assert(rec[CL_DDA_SPRING_A + 2 * r] == geo[r * nc + k] && rec[CL_DDA_SPRING_A + 2 * r + 1] == geo[(12 + r) * nc + k] &&
-                    rec[CL_DDA_SPRING_B + 2 * r] == geo[(6 + r) * nc + k] &&
-                    rec[CL_DDA_SPRING_B + 2 * r + 1] == geo[(18 + r) * nc + k],
-                "contact %zu, record row %d differs from the SoA geometry", k, r);
-    cr_assert(rec[CL_DDA_SPRING_GAPS] == geo[24 * nc + k] && rec[CL_DDA_SPRING_GAPS + 1] == geo[25 * nc + k],
-              "contact %zu: the record's gaps differ from the SoA geometry", k);
     cr_assert(fabs(len[k] - g.len) <= 1e-15 * g.len, "contact %zu: edge length %.17g, host %.17g", k, len[k], g.len);
     int jt = 0;
     if (edge_joint[e] >= 0) jt = edge_joint[e], by_edge++;
@@ -2179,54 +2157,4 @@ Test(dda, broad_phase_grid_ends_on_non_finite_boxes) {
   }
   cr_assert(gr.nx == nx && gr.ny == ny && gr.h == hh, "%zu x %zu (h %g), the former %zu x %zu (h %g)", gr.nx, gr.ny,
             gr.h, nx, ny, hh);
-}
-
-/* The device memory a step's contacts take in the solver, counted by wrapping the device's
- * allocations: the same 20 blocks' pairs with nc and with 4 nc contacts (the pattern and the block
- * arrays the same), the difference a contact's share. The assembly reads each contact's geometry
- * (its record, spring_record.h) and computes its shares' entries where it sums them: it keeps no
- * slots per entry (the springs pass's 108 + 12 doubles, 960 bytes a contact, 1 440 with the
- * buffers' growth by half: 2 280 bytes a contact in all with them). A contact's arrays now: blocks
- * 8, states and bookkeeping 80, the SoA geometry and its record 2 x 208, its 4 + 2 shares' items 24,
- * the set-up's upload pack (the same indices, geometry and record again, 448): 976 bytes, 1 464
- * grown by half. The bound, 2 000, leaves room for a new per-contact array but not for the slots. */
-static size_t device_bytes;
-static cl_status counted_alloc(cl_device *d, void **ptr, size_t bytes, cl_error *err) {
-  device_bytes += bytes;
-  return plain_alloc(d, ptr, bytes, err);
-}
-
-static size_t contact_bytes_for(size_t nc) {
-  enum { N = 20 };
-  int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj);
-  double *geo = malloc(26 * nc * sizeof *geo);
-  for (size_t k = 0; k < nc; k++) {
-    bi[k] = (int32_t)(k % N), bj[k] = (int32_t)((k + 1) % N);
-    for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
-  }
-  cl_device dev;
-  cl_error err;
-  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK);
-  plain_alloc = dev.alloc, dev.alloc = counted_alloc;
-  cl_dda_bsr a = {0};
-  cr_assert_eq(cl_dda_bsr_pattern(&a, N, nc, bi, bj, &err), CL_OK);
-  cl_dda_solver s;
-  cl_dda_solver_init(&s, &dev, CL_DDA_BSR);
-  cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = 50, .ks = 20};
-  device_bytes = 0;
-  cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
-  const size_t bytes = device_bytes;
-  cl_dda_solver_free(&s);
-  cl_dda_bsr_free(&a);
-  cl_device_close(&dev);
-  free(bi), free(bj), free(geo);
-  return bytes;
-}
-
-Test(dda, assembly_keeps_no_slots_per_contact) {
-  lcg_seed(59);
-  const size_t nc = 2000, more = 8000;
-  const double per_contact = (double)(contact_bytes_for(more) - contact_bytes_for(nc)) / (double)(more - nc);
-  cr_assert(per_contact <= 2000, "the solver's device memory: %.0f bytes a contact (at most 2 000: geometry, record, "
-            "states and indices, grown by half; no slots per entry)", per_contact);
 }
