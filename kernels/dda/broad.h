@@ -74,56 +74,17 @@ CL_HD static inline int64_t cl_dda_partners(const cl_dda_cells *gr, const cl_dda
   return cl_dda_partners_in(gr, boxes, i, 0, 1, out);
 }
 
-/* The grid over boxes whose union is `all` and whose median size is h: cells as wide as the median
- * box, so that a typical block covers at most four and a block as wide as the domain (a base)
- * covers a row of them instead of making every pair a candidate; never more cells than 4 n (memory
- * O(n)). The pointers are left to the caller. */
-CL_HD static inline cl_dda_cells cl_dda_cells_over(cl_dda_box all, double h, size_t n) {
-  cl_dda_cells gr = {all, h, 1, 1, NULL, NULL};
-  const double w = all.x1 - all.x0, t = all.y1 - all.y0;
-  /* Non-finite coordinates (a step gone wrong, refused by its checks) or no blocks: one cell, where the
-   * loop below would not end -- on the device, a kernel that never returns. */
-  if (!(n > 0 && w >= 0 && t >= 0 && w + t < INFINITY && h > 0 && h < INFINITY)) return gr;
-  for (;;) {
-    const double fx = floor(w / gr.h) + 1, fy = floor(t / gr.h) + 1; /* no cast of a count that is too large */
-    if (fx * fy <= 4.0 * (double)n) {
-      gr.nx = (size_t)fx, gr.ny = (size_t)fy;
-      return gr;
-    }
-    gr.h *= 1.5;
-  }
-}
-
-/* u grown to hold b. */
-CL_HD static inline void cl_dda_box_join(cl_dda_box *u, cl_dda_box b) {
-  u->x0 = fmin(u->x0, b.x0), u->y0 = fmin(u->y0, b.y0), u->x1 = fmax(u->x1, b.x1), u->y1 = fmax(u->y1, b.y1);
-}
-
-/* The grid over n boxes whose union is all, from their sizes sorted (the bits of doubles >= 0, which
- * sort as the sizes): the host broad phase's (its select_kth: the (n / 2)-th smallest). */
-CL_HD static inline cl_dda_cells cl_dda_grid_of(cl_dda_box all, const uint64_t *sorted_sizes, size_t n) {
-  double h;
-  memcpy(&h, &sorted_sizes[n / 2], sizeof h);
-  return cl_dda_cells_over(all, h, n);
-}
-
 /* ---- the passes of the device's broad phase (broad_kernels.h): one item each ---------------- */
 
-/* The device's lists are written into room sized ahead (detect.c: the last step's counts and a
- * quarter), not to the counts read back: a key list is filled with CL_DDA_NO_KEY first, so that
- * its slots past the keys written sort last and every room-long pass reads them as no item. */
-#define CL_DDA_NO_KEY UINT64_MAX
-
 typedef enum cl_dda_broad_pass {
-  CL_DDA_BOXES,      /* block i: its box and its size as a sort key */
+  CL_DDA_BOXES,      /* block i: its box, the box's bounds (SoA) and its size as a sort key */
   CL_DDA_CELL_COUNT, /* block i: the cells its box covers */
-  CL_DDA_CELL_WRITE, /* block i: a key cell n + i for each, at offset[i] (none past room) */
-  CL_DDA_CELL_START, /* cell c (0 .. ncells; the items past it do nothing): where its entries start among the
-                        sorted keys */
-  CL_DDA_CELL_SPLIT, /* entry e (0 .. room): its block */
+  CL_DDA_CELL_WRITE, /* block i: a key cell n + i for each, at offset[i] */
+  CL_DDA_CELL_START, /* cell c (0 .. ncells): where its entries start among the sorted keys */
+  CL_DDA_CELL_SPLIT, /* entry e: its block */
   CL_DDA_PAIR_COUNT, /* block i: its partners */
-  CL_DDA_PAIR_WRITE, /* block i: a key i n + j for each partner j, at offset[i] (none past room) */
-  CL_DDA_PAIR_SPLIT  /* pair k (0 .. room): (i, j) from the sorted keys, (-1, -1) past the pairs */
+  CL_DDA_PAIR_WRITE, /* block i: a key i n + j for each partner j, at offset[i] */
+  CL_DDA_PAIR_SPLIT  /* pair k: (i, j) from the sorted keys */
 } cl_dda_broad_pass;
 
 /* Pointers on the device. */
@@ -131,53 +92,42 @@ typedef struct cl_dda_broad_args {
   cl_dda_geometry g;
   double grow;           /* the boxes' margin, d0 / 2 */
   cl_dda_box *boxes;     /* n */
+  double *bounds;        /* 4 n: the boxes' x0, y0, x1, y1 */
   uint64_t *size_keys;   /* n: a box's larger side, the bits of a double >= 0 (they sort as the sizes) */
-  const uint64_t *sorted_sizes;
-  cl_dda_cells *grid;    /* one, written on the device (cl_k_dda_grid), so that no pass waits for the host */
+  cl_dda_cells cells;    /* start (ncells + 1) and in_cell (entries) as written by the cell passes */
   int64_t *count;        /* n */
   const int64_t *offset; /* n + 1 */
   uint64_t *keys;        /* the cell entries' or pairs' keys, unsorted */
   const uint64_t *sorted;
   int64_t *start;
   int32_t *in_cell;
-  int32_t *pairs;        /* 2 room; PAIR_WRITE keeps the partners there on the way to their keys */
-  size_t room;           /* the keys' (cell entries' or pairs') room: a block whose keys end past it writes
-                            none (the scan's total, read back later, says that it overflowed) */
+  int32_t *pairs;        /* 2 npairs; PAIR_WRITE keeps the partners there on the way to their keys */
+  size_t entries;
 } cl_dda_broad_args;
 
-/* The grid with its cells' lists (start and in_cell: the cell passes'). */
-CL_HD static inline cl_dda_cells cl_dda_broad_cells(const cl_dda_broad_args *a) {
-  cl_dda_cells gr = *a->grid;
-  gr.start = a->start, gr.in_cell = a->in_cell;
-  return gr;
-}
-
 CL_HD static inline void cl_dda_broad_item(const cl_dda_broad_args *a, int pass, size_t k) {
-  const size_t n = a->g.n;
-  if (pass == CL_DDA_BOXES) {
+  size_t n = a->g.n, nx = a->cells.nx;
+  switch (pass) {
+  case CL_DDA_BOXES: {
     cl_dda_box b = a->boxes[k] = cl_dda_block_box(&a->g, (int32_t)k, a->grow);
+    a->bounds[k] = b.x0, a->bounds[n + k] = b.y0, a->bounds[2 * n + k] = b.x1, a->bounds[3 * n + k] = b.y1;
     double size = fmax(b.x1 - b.x0, b.y1 - b.y0);
     uint64_t bits;
     memcpy(&bits, &size, sizeof bits);
     a->size_keys[k] = bits;
-    return;
+    break;
   }
-  const cl_dda_cells gr = cl_dda_broad_cells(a);
-  const size_t nx = gr.nx;
-  switch (pass) {
-  case CL_DDA_CELL_COUNT: a->count[k] = cl_dda_cell_count(&gr, a->boxes[k]); break;
+  case CL_DDA_CELL_COUNT: a->count[k] = cl_dda_cell_count(&a->cells, a->boxes[k]); break;
   case CL_DDA_CELL_WRITE: {
     size_t x0, x1, y0, y1;
-    if ((size_t)a->offset[k + 1] > a->room) break;
     uint64_t *out = a->keys + a->offset[k];
-    cl_dda_cell_range(&gr, a->boxes[k], &x0, &x1, &y0, &y1);
+    cl_dda_cell_range(&a->cells, a->boxes[k], &x0, &x1, &y0, &y1);
     for (size_t y = y0; y <= y1; y++)
       for (size_t x = x0; x <= x1; x++) *out++ = (uint64_t)(y * nx + x) * n + k;
     break;
   }
-  case CL_DDA_CELL_START: { /* the first sorted key >= k n (the room's unused slots sort last) */
-    if (k > gr.nx * gr.ny) break;
-    size_t lo = 0, hi = a->room;
+  case CL_DDA_CELL_START: { /* the first sorted key >= k n */
+    size_t lo = 0, hi = a->entries;
     uint64_t key = (uint64_t)k * n;
     while (lo < hi) {
       size_t mid = lo + (hi - lo) / 2;
@@ -188,19 +138,35 @@ CL_HD static inline void cl_dda_broad_item(const cl_dda_broad_args *a, int pass,
     break;
   }
   case CL_DDA_CELL_SPLIT: a->in_cell[k] = (int32_t)(a->sorted[k] % n); break;
-  case CL_DDA_PAIR_COUNT: a->count[k] = cl_dda_partners(&gr, a->boxes, (int32_t)k, NULL); break;
+  case CL_DDA_PAIR_COUNT: a->count[k] = cl_dda_partners(&a->cells, a->boxes, (int32_t)k, NULL); break;
   case CL_DDA_PAIR_WRITE: {
-    if ((size_t)a->offset[k + 1] > a->room) break;
-    int64_t at = a->offset[k], m = cl_dda_partners(&gr, a->boxes, (int32_t)k, a->pairs + at);
+    int64_t at = a->offset[k], m = cl_dda_partners(&a->cells, a->boxes, (int32_t)k, a->pairs + at);
     for (int64_t p = 0; p < m; p++) a->keys[at + p] = (uint64_t)k * n + (uint64_t)a->pairs[at + p];
     break;
   }
-  case CL_DDA_PAIR_SPLIT: {
-    const int none = a->sorted[k] == CL_DDA_NO_KEY;
-    a->pairs[2 * k] = none ? -1 : (int32_t)(a->sorted[k] / n);
-    a->pairs[2 * k + 1] = none ? -1 : (int32_t)(a->sorted[k] % n);
+  case CL_DDA_PAIR_SPLIT:
+    a->pairs[2 * k] = (int32_t)(a->sorted[k] / n), a->pairs[2 * k + 1] = (int32_t)(a->sorted[k] % n);
     break;
   }
+}
+
+/* The grid over boxes whose union is `all` and whose median size is h: cells as wide as the median
+ * box, so that a typical block covers at most four and a block as wide as the domain (a base)
+ * covers a row of them instead of making every pair a candidate; never more cells than 4 n (memory
+ * O(n)). The pointers are left to the caller. */
+static inline cl_dda_cells cl_dda_cells_over(cl_dda_box all, double h, size_t n) {
+  cl_dda_cells gr = {all, h, 1, 1, NULL, NULL};
+  const double w = all.x1 - all.x0, t = all.y1 - all.y0;
+  /* Non-finite coordinates (a step gone wrong, refused by its checks) or no blocks: one cell, where the
+   * loop below would not end. */
+  if (!(n > 0 && w >= 0 && t >= 0 && w + t < INFINITY && h > 0 && h < INFINITY)) return gr;
+  for (;;) {
+    const double fx = floor(w / gr.h) + 1, fy = floor(t / gr.h) + 1; /* no cast of a count that is too large */
+    if (fx * fy <= 4.0 * (double)n) {
+      gr.nx = (size_t)fx, gr.ny = (size_t)fy;
+      return gr;
+    }
+    gr.h *= 1.5;
   }
 }
 

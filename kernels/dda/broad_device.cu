@@ -19,9 +19,8 @@ __global__ void dda_broad_pairs_kernel(cl_dda_broad_args a, int pass) {
   const unsigned full = 0xffffffffu;
   const int lane = threadIdx.x & 31;
   const size_t n = a.g.n, warps = (size_t)gridDim.x * (blockDim.x / 32);
-  const cl_dda_cells gr = cl_dda_broad_cells(&a);
   for (size_t k = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; k < n; k += warps) {
-    const int64_t mine = cl_dda_partners_in(&gr, a.boxes, (int32_t)k, (size_t)lane, 32, NULL);
+    const int64_t mine = cl_dda_partners_in(&a.cells, a.boxes, (int32_t)k, (size_t)lane, 32, NULL);
     int64_t upto = mine; /* the lanes' inclusive sum */
     for (int off = 1; off < 32; off <<= 1) {
       const int64_t t = __shfl_up_sync(full, upto, off);
@@ -31,31 +30,10 @@ __global__ void dda_broad_pairs_kernel(cl_dda_broad_args a, int pass) {
       if (lane == 31) a.count[k] = upto;
       continue;
     }
-    if ((size_t)a.offset[k + 1] > a.room) continue; /* past the room: the whole warp's block */
     const int64_t at = a.offset[k] + upto - mine;
-    cl_dda_partners_in(&gr, a.boxes, (int32_t)k, (size_t)lane, 32, a.pairs + at);
+    cl_dda_partners_in(&a.cells, a.boxes, (int32_t)k, (size_t)lane, 32, a.pairs + at);
     for (int64_t p = 0; p < mine; p++) a.keys[at + p] = (uint64_t)k * n + (uint64_t)a.pairs[at + p];
   }
-}
-
-/* The grid (cl_dda_grid_of) by one thread block: the union of the boxes, a thread a stride of them,
- * then halved across the block (a min or a max is exact in any order). */
-__global__ void __launch_bounds__(CL_THREADS) dda_grid_kernel(cl_dda_broad_args a) {
-  __shared__ cl_dda_box part[CL_THREADS];
-  cl_dda_box u = {INFINITY, INFINITY, -INFINITY, -INFINITY};
-  for (size_t k = threadIdx.x; k < a.g.n; k += CL_THREADS) cl_dda_box_join(&u, a.boxes[k]);
-  part[threadIdx.x] = u;
-  __syncthreads();
-  for (int half = CL_THREADS / 2; half > 0; half >>= 1) {
-    if (threadIdx.x < half) cl_dda_box_join(&part[threadIdx.x], part[threadIdx.x + half]);
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) *a.grid = cl_dda_grid_of(part[0], a.sorted_sizes, a.g.n);
-}
-
-extern "C" int cl_dda_grid_cuda(const cl_dda_broad_args *a) {
-  dda_grid_kernel<<<1, CL_THREADS>>>(*a);
-  return (int)cudaGetLastError();
 }
 
 extern "C" int cl_dda_broad_cuda(const cl_dda_broad_args *a, int pass, size_t items) {

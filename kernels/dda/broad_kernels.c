@@ -2,7 +2,6 @@
  * dispatch to cuda. */
 #include "broad_kernels.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 #include "../dispatch.h"
@@ -15,16 +14,6 @@ cl_status cl_k_dda_broad(cl_device *d, const cl_dda_broad_args *a, int pass, siz
     return CL_OK;
   }
   return cl_k_check_launch(d, CL_CUDA_CALL(cl_dda_broad_cuda(a, pass, items)), "dda_broad", err);
-}
-
-cl_status cl_k_dda_grid(cl_device *d, const cl_dda_broad_args *a, cl_error *err) {
-  if (d->kind == CL_BACKEND_CPU) {
-    cl_dda_box all = {INFINITY, INFINITY, -INFINITY, -INFINITY};
-    for (size_t k = 0; k < a->g.n; k++) cl_dda_box_join(&all, a->boxes[k]);
-    *a->grid = cl_dda_grid_of(all, a->sorted_sizes, a->g.n);
-    return CL_OK;
-  }
-  return cl_k_check_launch(d, CL_CUDA_CALL(cl_dda_grid_cuda(a)), "dda_grid", err);
 }
 
 /* The room CUB asks for, grown when it is more than s holds. */
@@ -60,12 +49,12 @@ cl_status cl_k_dda_sort_keys(cl_device *d, cl_dda_scratch *s, uint64_t *keys, ui
                            "dda_sort_keys", err);
 }
 
-cl_status cl_k_dda_scan(cl_device *d, cl_dda_scratch *s, const int64_t *count, int64_t *offset, size_t n,
-                       int64_t *total_at, cl_error *err) {
+cl_status cl_k_dda_offsets(cl_device *d, cl_dda_scratch *s, const int64_t *count, int64_t *offset, size_t n,
+                           int64_t *total, cl_error *err) {
   if (d->kind == CL_BACKEND_CPU) {
     offset[0] = 0;
     for (size_t k = 0; k < n; k++) offset[k + 1] = offset[k] + count[k];
-    if (total_at) *total_at = offset[n];
+    *total = offset[n];
     return CL_OK;
   }
   /* offset[0] = 0 by a launch: an upload from the host would wait for the device's queue first */
@@ -79,12 +68,5 @@ cl_status cl_k_dda_scan(cl_device *d, cl_dda_scratch *s, const int64_t *count, i
     CL_TRY(cl_k_check_launch(d, CL_CUDA_CALL(cl_dda_inclusive_sum_cuda(s->p, &bytes, count, offset + 1, n)),
                              "dda_offsets", err));
   }
-  /* a copy on the device: the host does not wait for it */
-  return total_at ? d->copy(d, total_at, offset + n, sizeof *total_at, err) : CL_OK;
-}
-
-cl_status cl_k_dda_offsets(cl_device *d, cl_dda_scratch *s, const int64_t *count, int64_t *offset, size_t n,
-                           int64_t *total, cl_error *err) {
-  CL_TRY(cl_k_dda_scan(d, s, count, offset, n, NULL, err));
   return d->to_host(d, total, offset + n, sizeof *total, err);
 }

@@ -19,24 +19,17 @@ typedef struct cl_dda_scratch {
   size_t bytes;
 } cl_dda_scratch;
 
-/* One pass over its items (n blocks, the cells + 1 or more, the entries or the pairs). */
+/* One pass over its items (n blocks, the cells + 1, the entries or the pairs). */
 cl_status cl_k_dda_broad(cl_device *d, const cl_dda_broad_args *a, int pass, size_t items, cl_error *err);
-/* *a->grid = the grid of the n boxes (cl_dda_grid_of, from a->sorted_sizes), on the device. */
-cl_status cl_k_dda_grid(cl_device *d, const cl_dda_broad_args *a, cl_error *err);
 /* sorted = keys in ascending order (keys is left as it was or used as room); every key <= max_key. */
 cl_status cl_k_dda_sort_keys(cl_device *d, cl_dda_scratch *s, uint64_t *keys, uint64_t *sorted, size_t n,
                              uint64_t max_key, cl_error *err);
-/* offset[0] = 0, offset[k + 1] = count[0] + ... + count[k] (n + 1 entries); *total_at = offset[n] on the
- * device (unless NULL), the host not waiting. */
-cl_status cl_k_dda_scan(cl_device *d, cl_dda_scratch *s, const int64_t *count, int64_t *offset, size_t n,
-                       int64_t *total_at, cl_error *err);
-/* cl_k_dda_scan, and *total = offset[n] read back (a host wait). */
+/* offset[0] = 0, offset[k + 1] = count[0] + ... + count[k] (n + 1 entries); *total = offset[n], read back. */
 cl_status cl_k_dda_offsets(cl_device *d, cl_dda_scratch *s, const int64_t *count, int64_t *offset, size_t n,
                            int64_t *total, cl_error *err);
 #endif
 
 int cl_dda_broad_cuda(const cl_dda_broad_args *a, int pass, size_t items);
-int cl_dda_grid_cuda(const cl_dda_broad_args *a);
 /* temp == NULL: *temp_bytes = the room needed */
 int cl_dda_sort_keys_cuda(void *temp, size_t *temp_bytes, const uint64_t *keys, uint64_t *sorted, size_t n,
                           int end_bit);

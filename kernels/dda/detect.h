@@ -1,13 +1,9 @@
 /* DDA contact detection on the model's device: the broad phase's passes (broad.h: boxes, their
- * median size by a sort and the grid of their union written on the device, the cells' entries
- * counted, offset, written and sorted, each block's partners counted, offset, written and sorted by
- * key) feeding the narrow phase's count and write passes (narrow_kernels.h). The host waits once:
- * for the three lists' lengths (cell entries, pairs, contacts), read back together once the narrow
- * phase is queued. The lists are written into room sized ahead (the largest lengths so far and a
- * quarter), the scans' totals kept on the device; when a length read back is more than its room the
- * sequence is run again with room for it (rare: the contacts change slowly from step to step).
- * The pairs and the contacts are those of the host's cl_dda_broad_phase / cl_dda_narrow_phase, in
- * the same order. */
+ * median size and bounds by a sort and reductions, the cells' entries counted, offset, written and
+ * sorted, each block's partners counted, offset, written and sorted by key) feeding the narrow
+ * phase's count and write passes (narrow_kernels.h). The host reads back only counts and the grid's
+ * five scalars until the contacts found come down for the transfer (contacts.h). The pairs and the
+ * contacts are those of the host's cl_dda_broad_phase / cl_dda_narrow_phase, in the same order. */
 #ifndef CL_DDA_DETECT_H
 #define CL_DDA_DETECT_H
 
@@ -20,44 +16,28 @@
 #include "transfer_ops.h"
 
 /* The device buffers of detection, kept from step to step (grown as needed). */
-enum { CL_DDA_DB_BOXES, CL_DDA_DB_GRID, CL_DDA_DB_SIZES, CL_DDA_DB_SORTED_SIZES, CL_DDA_DB_COUNT,
+enum { CL_DDA_DB_BOXES, CL_DDA_DB_BOUNDS, CL_DDA_DB_SIZES, CL_DDA_DB_SORTED_SIZES, CL_DDA_DB_COUNT,
        CL_DDA_DB_OFFSET, CL_DDA_DB_KEYS, CL_DDA_DB_SORTED, CL_DDA_DB_START, CL_DDA_DB_IN_CELL, CL_DDA_DB_PAIRS,
-       CL_DDA_DB_FOUND, CL_DDA_DB_TKEYS, CL_DDA_DB_TOTALS, CL_DDA_DB_N };
-
-/* The lists whose lengths the device counts (CL_DDA_DB_TOTALS, read back together). */
-enum { CL_DDA_LIST_ENTRIES, CL_DDA_LIST_PAIRS, CL_DDA_LIST_FOUND, CL_DDA_LISTS };
+       CL_DDA_DB_FOUND, CL_DDA_DB_TKEYS, CL_DDA_DB_N };
 
 typedef struct cl_dda_detect {
   cl_device *d;
   void *buf[CL_DDA_DB_N];
   size_t cap[CL_DDA_DB_N]; /* bytes */
   cl_dda_scratch scratch;
-  size_t room[CL_DDA_LISTS]; /* items the passes may write in each list (CL_DDA_LIST_*) */
-  int64_t *totals;           /* CL_DDA_LISTS, host memory the device copies to at full speed (pinned) */
-  int queued;                /* lists queued whose lengths are not read yet: 0, pairs (1), pairs and found (2),
-                                found of the host's pairs (3) */
-  cl_dda_geometry g;         /* what the queued lists are of: to run again when one overflowed */
-  double d0;
-  size_t npairs, nfound;     /* of the last call */
-  long launches, syncs;      /* since init: kernel launches and device copies, host waits (as cl_dda_solver's) */
-  long reruns;               /* since init: sequences run again for a list past its room */
+  size_t npairs, nfound;   /* of the last call */
 } cl_dda_detect;
 
 void cl_dda_detect_init(cl_dda_detect *s, cl_device *d);
 void cl_dda_detect_free(cl_dda_detect *s);
 
-/* The candidate pairs of g (device pointers) with boxes grown by d0 / 2, queued into the device's pairs
- * buffer ((i, j) with i < j, sorted; s->npairs of them once read: cl_dda_detect_pairs_to_host or
- * cl_dda_detect_found). */
+/* The candidate pairs of g (device pointers) with boxes grown by d0 / 2, into the device's pairs
+ * buffer (s->npairs of them, (i, j) with i < j, sorted). */
 cl_status cl_dda_detect_pairs(cl_dda_detect *s, const cl_dda_geometry *g, double d0, cl_error *err);
 /* The contacts of the pairs s holds (or of the npairs host pairs, when pairs is not NULL), into the
- * device's found buffer (s->nfound, in the pairs' order), the lists' lengths read back (one host wait). */
+ * device's found buffer (s->nfound, in the pairs' order). */
 cl_status cl_dda_detect_found(cl_dda_detect *s, const cl_dda_geometry *g, const int32_t *pairs, size_t npairs,
                               double d0, cl_error *err);
-/* The queued lists' lengths read back (one host wait; nothing when none is queued): s->npairs and
- * s->nfound. A list past its room gets room for it and a quarter, and the queued sequence runs again
- * (s->reruns). */
-cl_status cl_dda_detect_settle(cl_dda_detect *s, cl_error *err);
 /* Copies of the device's pairs (2 s->npairs) and contacts found (s->nfound) to host arrays of room enough. */
 cl_status cl_dda_detect_pairs_to_host(cl_dda_detect *s, int32_t *pairs, cl_error *err);
 cl_status cl_dda_detect_found_to_host(cl_dda_detect *s, cl_dda_found *found, cl_error *err);

@@ -81,9 +81,8 @@ typedef struct cl_dda_stats {
   int open_close;          /* open-close iterations of the last step */
   int pcg;                 /* PCG iterations of the last step (all open-close iterations) */
   int reductions;          /* time-step reductions in the last step */
-  long launches, syncs;    /* the last step's, the solver's (cl_dda_solver) and detection's on the device
-                              (cl_dda_detect): kernel launches and device copies, host waits for the
-                              device (transfers, scalar reads) */
+  long launches, syncs;    /* the solver's (cl_dda_solver) in the last step: kernel launches and
+                              device copies, host waits for the device (transfers, scalar reads) */
   /* the last step's accepted attempt, open-close iteration k (the first CL_DDA_TRACE): its PCG
    * iterations, the contacts whose state changed after it and the sliding ones whose friction force
    * had not settled; and the relative residual |b - A x0| / |b| of the first solve's warm start */

@@ -38,10 +38,6 @@ __global__ void __launch_bounds__(CL_DDA_NARROW_THREADS) dda_narrow_kernel(cl_dd
   /* k is the pair's lanes': they run the same loops (their shuffles need all of them) */
   for (size_t k = (size_t)blockIdx.x * CL_DDA_NARROW_PAIRS + threadIdx.x / CL_DDA_NARROW_LANES; k < a.npairs;
        k += pairs) {
-    if (cl_dda_narrow_skips(&a, k)) { /* the same for the pair's lanes */
-      if (a.count && lane == 0) a.count[k] = 0;
-      continue;
-    }
     const int32_t i = a.pairs[2 * k], j = a.pairs[2 * k + 1];
     const cl_dda_box near_i = lanes_box(&a.g, i, 2 * a.d0, lane, mask), near_j = lanes_box(&a.g, j, 2 * a.d0, lane, mask);
     const int32_t tasks = cl_dda_pair_tasks(&a.g, i, j);

@@ -9,10 +9,6 @@ cl_status cl_k_dda_narrow(cl_device *d, const cl_dda_narrow_args *a, cl_error *e
 #pragma omp parallel for schedule(dynamic, 64) if (a->npairs >= CL_DDA_PARALLEL_MIN)
     for (size_t k = 0; k < a->npairs; k++) {
       int32_t i = a->pairs[2 * k], j = a->pairs[2 * k + 1];
-      if (cl_dda_narrow_skips(a, k)) {
-        if (a->count) a->count[k] = 0;
-        continue;
-      }
       if (a->count) a->count[k] = cl_dda_pair_contacts(&a->g, i, j, a->d0, NULL, 0);
       else cl_dda_pair_contacts(&a->g, i, j, a->d0, a->out + a->offset[k], (int)(a->offset[k + 1] - a->offset[k]));
     }

@@ -10,10 +10,8 @@
 extern "C" {
 #endif
 
-/* Pointers on the device. count == NULL: write pass (out at offset[k] .. offset[k + 1] for pair k,
- * none for a pair whose contacts end past room); else count pass (count[k] = pair k's contacts). A
- * pair (-1, -1) is none (the broad phase's room past its pairs: CL_DDA_PAIR_SPLIT) and has none.
- * detect.h runs the sequence. */
+/* Pointers on the device. count == NULL: write pass (out at offset[k] .. offset[k + 1] for pair k);
+ * else count pass (count[k] = pair k's contacts). detect.h runs the sequence. */
 typedef struct cl_dda_narrow_args {
   cl_dda_geometry g;
   const int32_t *pairs; /* 2 npairs */
@@ -22,13 +20,7 @@ typedef struct cl_dda_narrow_args {
   int64_t *count;
   const int64_t *offset; /* npairs + 1 */
   cl_dda_found *out;
-  size_t room;           /* out's */
 } cl_dda_narrow_args;
-
-/* Whether the pass skips pair k: no pair, or (the write pass) its contacts would end past the room. */
-CL_HD static inline int cl_dda_narrow_skips(const cl_dda_narrow_args *a, size_t k) {
-  return a->pairs[2 * k] < 0 || (!a->count && (size_t)a->offset[k + 1] > a->room);
-}
 
 #ifndef __CUDACC__
 #include "../../runtime/device.h"

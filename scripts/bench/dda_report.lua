@@ -60,14 +60,13 @@ function report.contact_work(stats, steps)
     unsynced and "; the device's passes not waited for (CLEAVE_CUDA_SYNC=1 charges each part its own)" or ""))
 end
 
--- The step's kernel launches (and device copies) and host waits (transfers, scalar reads), the
--- solver's and detection's on the device (detect.h), summed over the steps (model:stats().launches,
--- .syncs), per step and per PCG iteration (over the
+-- The solver's kernel launches (and device copies) and host waits (transfers, scalar reads),
+-- summed over the steps (model:stats().launches, .syncs), per step and per PCG iteration (over the
 -- accepted attempts' iterations, model:stats().pcg; a redone attempt's work counts in the sums):
 -- where launches and waits, not bandwidth, dominate a step -- a launch costs some 3-5 us on a GPU, a
 -- wait 10-20 us -- these are what its time goes to (docs/benchmarks.md).
 function report.device_work(launches, syncs, iterations, steps)
-  print(string.format("solver and detection: %.0f launches and %.1f host waits a step; %.1f launches and %.3f waits a PCG iteration " ..
+  print(string.format("solver: %.0f launches and %.1f host waits a step; %.1f launches and %.3f waits a PCG iteration " ..
     "(all included)", launches / steps, syncs / steps, launches / math.max(iterations, 1),
     syncs / math.max(iterations, 1)))
 end
@@ -76,7 +75,7 @@ end
 -- the run just made with "persistent" (run = { stats, launches, syncs, pcg }: its model:stats() and the
 -- sums over its steps) beside the same steps from the start with "launches" (build(pcg) makes the
 -- model): equation solving (the assembly's launches, the solve and the open-close rule chained after
--- it) in ms a step, the step's launches and host waits (the solver's and detection's), PCG iterations a step (the same up to
+-- it) in ms a step, the solver's launches and host waits a step, PCG iterations a step (the same up to
 -- the round-off of the dots' order, which may move a stop by one).
 function report.pcg_kernels(build, steps, dt, run)
   local other, launches, syncs, pcg = build("launches"), 0, 0, 0

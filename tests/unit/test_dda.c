@@ -1324,7 +1324,6 @@ Test(dda, detection_on_the_device_matches_the_host) {
             cr_assert_eq(cl_dda_broad_phase(&g, dd, &pref, &npref, &cap, &err), CL_OK, "%s", err.msg);
           }
           cr_assert_eq(cl_dda_detect_pairs(&det, &on, dd, &err), CL_OK, "%s", err.msg);
-          cr_assert_eq(cl_dda_detect_settle(&det, &err), CL_OK, "%s", err.msg);
           cr_assert_eq(det.npairs, npref, "system %d, %s, %d threads: %zu pairs, the host %zu", sys, names[b], t + 1,
                        det.npairs, npref);
           int32_t *pairs = malloc((2 * npref + 1) * sizeof *pairs);
@@ -1361,69 +1360,6 @@ Test(dda, detection_on_the_device_matches_the_host) {
     cl_dda_contact_list_free(&lref);
     free(ref), free(fref), free(vstart), free(vx), free(vy);
   }
-}
-
-/* Detection's lists written into room sized ahead (detect.h): with every room too small (one item)
- * the device counts what did not fit, the host reads the three lengths back together and runs the
- * sequence again with room for them -- once for each list in turn (the first list past its room gets
- * its exact length; what follows it is counted on what fitted), so three reruns -- and the pairs and
- * contacts are the host's, in order. Called again on the same blocks, everything fits: no rerun, and
- * the host waits once (for the lengths; the grid is made on the device), the same launches each call. */
-Test(dda, detection_on_the_device_grows_its_room_and_waits_once) {
-  uint64_t state = 29;
-  int32_t *vstart;
-  double *vx, *vy;
-  const size_t n = 20 * 15;
-  const double d0 = 0.05;
-  cl_error err;
-  cr_assert_eq(cl_dda_random_grid(20, 15, &state, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
-  cl_dda_geometry g = {n, vstart, vx, vy};
-  int32_t *ref = NULL;
-  size_t nref = 0, cap = 0, mref = 0;
-  cr_assert_eq(cl_dda_broad_phase(&g, d0, &ref, &nref, &cap, &err), CL_OK, "%s", err.msg);
-  for (size_t k = 0; k < nref; k++) mref += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, NULL, 0);
-  cl_dda_found *fref = malloc(mref * sizeof *fref);
-  for (size_t k = 0, at = 0; k < nref; k++)
-    at += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, fref + at, (int)(mref - at));
-  cr_assert(nref > n && mref > nref, "the system has pairs (%zu) and contacts (%zu) to find", nref, mref);
-  const char *names[2] = {"cpu", "cuda"};
-  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
-    cl_device dev;
-    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
-    cl_dda_geometry on = geometry_on(&dev, &g);
-    cl_dda_detect det;
-    cl_dda_detect_init(&det, &dev);
-    for (int l = 0; l < CL_DDA_LISTS; l++) det.room[l] = 1;
-    long launches[3], syncs[3];
-    for (int call = 0; call < 3; call++) {
-      const long launches0 = det.launches, syncs0 = det.syncs;
-      cr_assert_eq(cl_dda_detect_pairs(&det, &on, d0, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(cl_dda_detect_found(&det, &on, NULL, 0, d0, &err), CL_OK, "%s", err.msg);
-      launches[call] = det.launches - launches0, syncs[call] = det.syncs - syncs0;
-      cr_assert_eq(det.reruns, 3, "%s, call %d: %ld reruns", names[b], call, det.reruns);
-      cr_assert(det.npairs == nref && det.nfound == mref, "%s, call %d: %zu pairs and %zu contacts, the host %zu and %zu",
-                names[b], call, det.npairs, det.nfound, nref, mref);
-      int32_t *pairs = malloc(2 * nref * sizeof *pairs);
-      cl_dda_found *found = malloc(mref * sizeof *found);
-      cr_assert_eq(cl_dda_detect_pairs_to_host(&det, pairs, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(cl_dda_detect_found_to_host(&det, found, &err), CL_OK, "%s", err.msg);
-      cr_assert(memcmp(pairs, ref, 2 * nref * sizeof *pairs) == 0, "%s, call %d: the pairs differ", names[b], call);
-      for (size_t k = 0; k < mref; k++)
-        cr_assert(found_equal(&found[k], &fref[k], b == 0 ? 0 : 1e-12), "%s, call %d: contact %zu differs", names[b],
-                  call, k);
-      free(pairs), free(found);
-    }
-    /* the first call: the lengths, three times more for the reruns */
-    cr_assert_eq(syncs[0], 1 + 3, "%s: %ld host waits in the first call", names[b], syncs[0]);
-    cr_assert(syncs[1] == 1 && syncs[2] == 1, "%s: %ld and %ld host waits in a call that fits", names[b], syncs[1],
-              syncs[2]);
-    cr_assert(launches[1] == launches[2] && launches[0] == 4 * launches[1], "%s: %ld, %ld and %ld launches", names[b],
-              launches[0], launches[1], launches[2]);
-    cl_dda_detect_free(&det);
-    release_geometry(&dev, &on);
-    cl_device_close(&dev);
-  }
-  free(ref), free(fref), free(vstart), free(vx), free(vy);
 }
 
 /* The checks of a solution on a device (cl_k_dda_check and two reductions, as the step runs them)
@@ -2135,8 +2071,8 @@ Test(dda, factor_step_leaves_each_diagonal_blocks_inverse) {
 }
 
 /* The broad phase's grid over a union of boxes that is not finite (a step gone wrong) or over no
- * blocks is one cell: the loop that widens the cells until at most 4 n fit never ended there (on
- * the device, a kernel that never returns). A finite union keeps the grid it had. */
+ * blocks is one cell: the loop that widens the cells until at most 4 n fit never ended there. A
+ * finite union keeps the grid it had. */
 Test(dda, broad_phase_grid_ends_on_non_finite_boxes) {
   const cl_dda_box bad[3] = {{0, 0, NAN, 1}, {-INFINITY, 0, 1, 1}, {0, 0, 1, 1}};
   const double h[3] = {0.5, 0.5, NAN};
