@@ -1,4 +1,4 @@
-/* The DDA model and its step (model.h). */
+/* The DDA model: its creation and its step (model.h; the state in model_state.h). */
 #include "model.h"
 
 #include <math.h>
@@ -8,9 +8,6 @@
 #include <time.h>
 
 #include "../../runtime/field.h"
-#include "../../runtime/io/checkpoint.h"
-#include "../../runtime/io/png.h"
-#include "../../runtime/io/vtu.h"
 #include "../dispatch.h"
 #include "block.h"
 #include "block_kernels.h"
@@ -18,6 +15,7 @@
 #include "contacts.h"
 #include "detect.h"
 #include "host_parallel.h"
+#include "model_state.h"
 #include "pcg.h"
 #include "polygon.h"
 
@@ -32,63 +30,8 @@
 /* the host's packing of a step's contacts for the solver (set_step_contacts), numbers a contact */
 #define STEP_INTS 7
 #define STEP_REALS 4
-/* a contact of a device list (cl_dda_device_list): its key, five doubles, eight int32 */
-#define LIST_BYTES 80
-
-/* The arrays the per-block kernels read or write; on a cuda device each has a device copy. */
-enum { A_VSTART, A_FSTART, A_LSTART, A_VX, A_VY, A_RHO, A_E, A_NU, A_STRESS, A_VEL, A_FX, A_FY, A_FTX, A_FTY,
-       A_LX, A_LY, A_LPX, A_LPY, A_K, A_F, A_MOMENTS, A_D, A_TRIAL, A_PER_BLOCK, A_ROTATION, A_COUNT };
-
-struct cl_dda_model {
-  cl_device *dev;
-  size_t n, nv, nf, nl;
-  int32_t *vstart, *fstart, *lstart, *load_slot, *material, *edge_joint;
-  double *vx, *vy, *rho, *E, *nu, *stress, *vel, *fx, *fy, *ftx, *fty, *lx, *ly, *lpx, *lpy;
-  double *K, *F, *moments, *D; /* kernel layouts: K block-major, F, moments and D SoA */
-  double *trial_D, *per_block;  /* an attempt's solution (SoA), and what the step reduces over the blocks
-                                   on the device (3 x n: the checks, then the energies); on the device only
-                                   but for the cpu's, which are these */
-  double lightest;              /* the lightest block's mass at the attempt's start (diagonal) */
-  int host_stale;               /* the host's stresses, velocities and rotations are behind the device's */
-  int loads_set;                /* the host's loads changed since the device's copy (cl_dda_set_load) */
-  double *x_start, *y_start, *rotation; /* centroids at the start, rotation accumulated */
-  void *host[A_COUNT], *device[A_COUNT];
-  size_t bytes[A_COUNT];
-  cl_dda_joint *joints;
-  size_t njoints, npairs;
-  int64_t *pair_keys;           /* sorted (min block) n + max block */
-  int32_t *pair_joint;
-  double *joint_law;            /* each joint's tan phi, cohesion, tension (the set-up kernel's) */
-  void *d_edge_joint, *d_pair_keys, *d_pair_joint, *d_joint_law; /* their device copies (the cpu's: these) */
-  cl_dda_input p;               /* parameters (pointers into the caller's input are not kept) */
-  cl_dda_contact_list contacts, start; /* the last step's contacts, the next's (detect) */
-  int contacts_stale;           /* the contacts' states, forces, anchors and bonds are the solver's, on the
-                                   device, ahead of the host's list (cl_dda_host_contacts) */
-  int32_t *pairs;
-  size_t npairs_cap, ncand;
-  cl_dda_detect detect;         /* detection's device buffers, when it runs there */
-  cl_dda_found *found;          /* the contacts it found, brought to the host for the transfer (pinned
-                                   host memory: the largest download of a step) */
-  size_t found_cap;
-  int32_t *step_ints;           /* the step's contacts' blocks, vertices, edges, states, state changes, bonds
-                                   (STEP_INTS x step_cap) */
-  double *step_reals;           /* their directions, normal forces, anchors, joint lengths (STEP_REALS x step_cap) */
-  size_t step_cap;
-  /* with the pattern on the device the transfer runs there too (transfer_ops.h): the last accepted
-   * step's contacts (lists[last]) and the next step's, SoA on the device (LIST_BYTES a contact) */
-  void *lists[2];
-  size_t list_cap[2], list_count[2];
-  int last;
-  cl_dda_bsr a;                 /* the step's pattern (every pair of blocks with a contact) */
-  cl_dda_solver solver;         /* the matrix of a on the device, and PCG */
-  cl_dda_stats stats;
-};
 
 /* ---- creation ------------------------------------------------------------------ */
-
-static void *alloc_zero(size_t count, size_t size) { return calloc(count ? count : 1, size); }
-
-static cl_status oom(cl_error *err) { return cl_error_set(err, CL_ERR_OOM, "DDA model: out of memory"); }
 
 /* The block holding point (x, y), or -1. */
 static int32_t block_at(const cl_dda_model *m, double x, double y, double tol) {
@@ -294,12 +237,12 @@ static cl_status mirror_on_device(cl_dda_model *m, cl_error *err) {
   return mirror(m, &m->d_joint_law, m->joint_law, 3 * m->njoints * sizeof *m->joint_law, err);
 }
 
-static cl_status to_device(cl_dda_model *m, int k, cl_error *err) {
+cl_status cl_dda_model_to_device(cl_dda_model *m, int k, cl_error *err) {
   if (m->dev->kind == CL_BACKEND_CPU || !m->bytes[k]) return CL_OK;
   return m->dev->to_device(m->dev, m->device[k], m->host[k], m->bytes[k], err);
 }
 
-static cl_status to_host(cl_dda_model *m, int k, cl_error *err) {
+cl_status cl_dda_model_to_host(cl_dda_model *m, int k, cl_error *err) {
   if (m->dev->kind == CL_BACKEND_CPU || !m->bytes[k]) return CL_OK;
   return m->dev->to_host(m->dev, m->host[k], m->device[k], m->bytes[k], err);
 }
@@ -428,8 +371,8 @@ static cl_dda_block_args block_args(const cl_dda_model *m, double dt) {
 
 static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
   if (m->loads_set) { /* each upload waits for the device's queue: only when the loads changed */
-    CL_TRY(to_device(m, A_LPX, err));
-    CL_TRY(to_device(m, A_LPY, err));
+    CL_TRY(cl_dda_model_to_device(m, A_LPX, err));
+    CL_TRY(cl_dda_model_to_device(m, A_LPY, err));
     m->loads_set = 0;
   }
   cl_dda_block_args a = block_args(m, dt);
@@ -470,8 +413,8 @@ static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
   for (int q = 0; q < nsums; q++) sum[which[q]] = got[q];
   m->stats.gravity_work += sum[0], m->stats.load_work += sum[1], m->stats.kinetic = sum[2];
   if (!m->stats.device_pattern) {
-    CL_TRY(to_host(m, A_VX, err));
-    CL_TRY(to_host(m, A_VY, err));
+    CL_TRY(cl_dda_model_to_host(m, A_VX, err));
+    CL_TRY(cl_dda_model_to_host(m, A_VY, err));
   }
   m->host_stale = 1;
   return CL_OK;
@@ -480,12 +423,12 @@ static cl_status update(cl_dda_model *m, double dt, cl_error *err) {
 cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err) {
   if (!m->host_stale) return CL_OK;
   if (m->stats.device_pattern) {
-    CL_TRY(to_host(m, A_VX, err));
-    CL_TRY(to_host(m, A_VY, err));
+    CL_TRY(cl_dda_model_to_host(m, A_VX, err));
+    CL_TRY(cl_dda_model_to_host(m, A_VY, err));
   }
-  CL_TRY(to_host(m, A_STRESS, err));
-  CL_TRY(to_host(m, A_VEL, err));
-  CL_TRY(to_host(m, A_ROTATION, err));
+  CL_TRY(cl_dda_model_to_host(m, A_STRESS, err));
+  CL_TRY(cl_dda_model_to_host(m, A_VEL, err));
+  CL_TRY(cl_dda_model_to_host(m, A_ROTATION, err));
   m->host_stale = 0;
   return CL_OK;
 }
@@ -497,7 +440,7 @@ cl_status cl_dda_host_state(cl_dda_model *m, cl_error *err) {
  * open-close iteration changes them (assemble), the accepted step's bookkeeping is done there
  * (cl_dda_solver_account), and the host's list catches up only when read (cl_dda_host_contacts). */
 /* A device list's arrays in its storage p of cap contacts (none where p is NULL). */
-static cl_dda_device_list list_view(void *p, size_t cap) {
+cl_dda_device_list cl_dda_model_list_view(void *p, size_t cap) {
   cl_dda_device_list l = {0};
   if (!p) return l;
   double *r = (double *)((int64_t *)p + cap);
@@ -508,9 +451,8 @@ static cl_dda_device_list list_view(void *p, size_t cap) {
   return l;
 }
 
-/* Device storage *p of at least want items of `item` bytes (*cap items), a quarter more when it grows
- * (its contents are not kept). */
-static cl_status grow(cl_dda_model *m, void **p, size_t *cap, size_t want, size_t item, cl_error *err) {
+/* model_state.h */
+cl_status cl_dda_model_grow(cl_dda_model *m, void **p, size_t *cap, size_t want, size_t item, cl_error *err) {
   if (want <= *cap && *p) return CL_OK;
   if (*p) m->dev->release(m->dev, *p);
   *p = NULL, *cap = 0;
@@ -527,7 +469,7 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
   double t = seconds_now();
   if (m->stats.device_pattern) { /* the transfer's list, on the device */
     const int q = 1 - m->last;
-    const cl_dda_device_list l = list_view(m->lists[q], m->list_cap[q]);
+    const cl_dda_device_list l = cl_dda_model_list_view(m->lists[q], m->list_cap[q]);
     sc.count = m->list_count[q], sc.bi = l.bi, sc.bj = l.bj, sc.state = l.state, sc.flips = l.flips, sc.sgn = l.sgn;
     sc.N = l.N, sc.t_ref = l.t_ref, sc.bonded = l.bonded, sc.vi = l.vi, sc.ej = l.ej, sc.length = l.length;
     sc.on_device = 1;
@@ -589,7 +531,7 @@ static cl_status host_contacts_from_list(cl_dda_model *m, cl_error *err) {
   void *p = malloc(cap * LIST_BYTES);
   if (!p) return oom(err);
   cl_status st = m->dev->to_host(m->dev, p, m->lists[m->last], cap * LIST_BYTES, err);
-  const cl_dda_device_list l = list_view(p, cap);
+  const cl_dda_device_list l = cl_dda_model_list_view(p, cap);
 #pragma omp parallel for schedule(static) if (count >= CL_DDA_PARALLEL_MIN)
   for (size_t k = 0; k < (st == CL_OK ? count : 0); k++) {
     cl_dda_contact *c = &m->contacts.c[k];
@@ -653,7 +595,7 @@ static cl_status account(cl_dda_model *m, cl_error *err) {
   double work;
   if (m->stats.device_pattern) { /* the same pass writes the step's device list (the next transfer's) */
     const int q = 1 - m->last;
-    const cl_dda_device_list l = list_view(m->lists[q], m->list_cap[q]);
+    const cl_dda_device_list l = cl_dda_model_list_view(m->lists[q], m->list_cap[q]);
     const cl_dda_contact_fields into = {l.state, NULL, l.bonded, l.sgn, l.N, l.S, l.t_ref};
     CL_TRY(cl_dda_solver_account(&m->solver, &into, &work, &m->stats.closed, err));
   } else {
@@ -756,9 +698,9 @@ static cl_status solve(cl_dda_model *m, double dt, cl_dda_pcg_result *r, int *ch
 static cl_status transfer_on_device(cl_dda_model *m, const cl_dda_geometry *on, int first, cl_error *err) {
   const int q = 1 - m->last;
   double t = seconds_now();
-  CL_TRY(grow(m, &m->lists[q], &m->list_cap[q], m->detect.nfound, LIST_BYTES, err));
-  const cl_dda_device_list prev = list_view(m->lists[m->last], m->list_cap[m->last]);
-  const cl_dda_device_list out = list_view(m->lists[q], m->list_cap[q]);
+  CL_TRY(cl_dda_model_grow(m, &m->lists[q], &m->list_cap[q], m->detect.nfound, LIST_BYTES, err));
+  const cl_dda_device_list prev = cl_dda_model_list_view(m->lists[m->last], m->list_cap[m->last]);
+  const cl_dda_device_list out = cl_dda_model_list_view(m->lists[q], m->list_cap[q]);
   CL_TRY(cl_dda_detect_transfer(&m->detect, on, m->nv, &prev, m->list_count[m->last], first, &out, err));
   m->list_count[q] = m->detect.nfound;
   lap(m, CL_DDA_PART_TRANSFER, &t);
@@ -898,350 +840,4 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.contacts = m->contacts.count;
   charge(m, CL_DDA_UPDATE, &mark);
   return CL_OK;
-}
-
-/* ---- queries and output ------------------------------------------------------------ */
-
-const cl_dda_stats *cl_dda_stats_of(const cl_dda_model *m) { return &m->stats; }
-size_t cl_dda_block_count(const cl_dda_model *m) { return m->n; }
-
-void cl_dda_block_vertices(const cl_dda_model *m, size_t i, const double **x, const double **y, int *nv) {
-  *x = m->vx + m->vstart[i], *y = m->vy + m->vstart[i], *nv = m->vstart[i + 1] - m->vstart[i];
-}
-
-void cl_dda_block_state_of(const cl_dda_model *m, size_t i, cl_dda_block_state *s) {
-  size_t n = m->n;
-  int32_t v = m->vstart[i];
-  cl_dda_moments mo = cl_dda_polygon_moments(m->vx + v, m->vy + v, m->vstart[i + 1] - v);
-  s->area = mo.S, s->x0 = mo.x0, s->y0 = mo.y0;
-  for (int k = 0; k < 6; k++) s->velocity[k] = m->vel[k * n + i];
-  for (int k = 0; k < 3; k++) s->stress[k] = m->stress[k * n + i];
-  s->ux = mo.x0 - m->x_start[i], s->uy = mo.y0 - m->y_start[i], s->rotation = m->rotation[i];
-}
-
-size_t cl_dda_contact_count(const cl_dda_model *m) { return m->contacts.count; }
-
-void cl_dda_contact_of(const cl_dda_model *m, size_t k, cl_dda_contact_info *o) {
-  const cl_dda_contact *c = &m->contacts.c[k];
-  o->block_vertex = c->bi, o->block_edge = c->bj, o->kind = c->kind, o->state = c->state;
-  o->x = m->vx[c->vi], o->y = m->vy[c->vi], o->normal_force = c->N, o->shear_force = c->S;
-}
-
-cl_status cl_dda_write_vtu(cl_dda_model *m, const char *path, cl_error *err) {
-  CL_TRY(cl_dda_host_state(m, err));
-  size_t n = m->n, nv = m->nv;
-  double *x = malloc(2 * nv * sizeof *x), *cells = malloc(9 * n * sizeof *cells);
-  uint8_t *types = malloc(n);
-  int32_t *offsets = malloc((n + 1) * sizeof *offsets), *conn = malloc(nv * sizeof *conn);
-  cl_status st = CL_OK;
-  if (!x || !cells || !types || !offsets || !conn) st = oom(err);
-  if (st == CL_OK) {
-    memcpy(x, m->vx, nv * sizeof *x), memcpy(x + nv, m->vy, nv * sizeof *x);
-    for (size_t v = 0; v < nv; v++) conn[v] = (int32_t)v;
-    for (size_t i = 0; i <= n; i++) offsets[i] = m->vstart[i];
-    for (size_t i = 0; i < n; i++) {
-      cl_dda_block_state s;
-      cl_dda_block_state_of(m, i, &s);
-      types[i] = CL_VTK_POLYGON;
-      cells[i] = s.ux, cells[n + i] = s.uy;                                   /* displacement */
-      cells[2 * n + i] = s.velocity[0], cells[3 * n + i] = s.velocity[1];     /* velocity */
-      for (int k = 0; k < 3; k++) cells[(4 + k) * n + i] = s.stress[k];       /* stress */
-      cells[7 * n + i] = s.rotation, cells[8 * n + i] = m->material[i] + 1;   /* rotation, material */
-    }
-    cl_array_view arrays[] = {{"displacement", CL_F64, 2, cells}, {"velocity", CL_F64, 2, cells + 2 * n},
-                              {"stress", CL_F64, 3, cells + 4 * n}, {"rotation", CL_F64, 1, cells + 7 * n},
-                              {"material", CL_F64, 1, cells + 8 * n}};
-    cl_mesh_view view = {.npoints = nv, .dim = 2, .x = x, .ncells = n, .cell_types = types,
-                         .cell_offsets = offsets, .connectivity = conn, .ncell_arrays = 5, .cell_arrays = arrays};
-    st = cl_vtu_write(path, &view, CL_VTU_BASE64, err);
-  }
-  free(x), free(cells), free(types), free(offsets), free(conn);
-  return st;
-}
-
-cl_status cl_dda_write_contacts_vtu(cl_dda_model *m, const char *path, cl_error *err) {
-  CL_TRY(cl_dda_host_contacts(m, err));
-  size_t nc = m->contacts.count;
-  double *x = malloc((4 * nc + 1) * sizeof *x), *cells = malloc((4 * nc + 1) * sizeof *cells);
-  uint8_t *types = malloc(nc + 1);
-  int32_t *offsets = malloc((nc + 1) * sizeof *offsets), *conn = malloc((2 * nc + 1) * sizeof *conn);
-  cl_status st = CL_OK;
-  if (!x || !cells || !types || !offsets || !conn) st = oom(err);
-  if (st == CL_OK) {
-    offsets[0] = 0;
-    for (size_t k = 0; k < nc; k++) {
-      const cl_dda_contact *c = &m->contacts.c[k];
-      int32_t e = c->ej, f = e + 1 == m->vstart[c->bj + 1] ? m->vstart[c->bj] : e + 1;
-      x[2 * k] = m->vx[c->vi], x[2 * nc + 2 * k] = m->vy[c->vi];
-      x[2 * k + 1] = m->vx[e] + c->t_ref * (m->vx[f] - m->vx[e]);
-      x[2 * nc + 2 * k + 1] = m->vy[e] + c->t_ref * (m->vy[f] - m->vy[e]);
-      conn[2 * k] = (int32_t)(2 * k), conn[2 * k + 1] = (int32_t)(2 * k + 1);
-      offsets[k + 1] = (int32_t)(2 * k + 2);
-      types[k] = CL_VTK_LINE;
-      cells[k] = c->state, cells[nc + k] = c->kind, cells[2 * nc + k] = c->N, cells[3 * nc + k] = c->S;
-    }
-    cl_array_view arrays[] = {{"state", CL_F64, 1, cells}, {"kind", CL_F64, 1, cells + nc},
-                              {"normal_force", CL_F64, 1, cells + 2 * nc}, {"shear_force", CL_F64, 1, cells + 3 * nc}};
-    cl_mesh_view view = {.npoints = 2 * nc, .dim = 2, .x = x, .ncells = nc, .cell_types = types,
-                         .cell_offsets = offsets, .connectivity = conn, .ncell_arrays = 4, .cell_arrays = arrays};
-    st = cl_vtu_write(path, &view, CL_VTU_BASE64, err);
-  }
-  free(x), free(cells), free(types), free(offsets), free(conn);
-  return st;
-}
-
-cl_status cl_dda_write_png(cl_dda_model *m, const char *path, cl_error *err) {
-  CL_TRY(cl_dda_host_state(m, err));
-  size_t n = m->n, nv = m->nv;
-  double *value = malloc((nv + 1) * sizeof *value);
-  int32_t *tri = malloc((3 * nv + 1) * sizeof *tri);
-  if (!value || !tri) {
-    free(value), free(tri);
-    return oom(err);
-  }
-  size_t ntri = 0;
-  for (size_t i = 0; i < n; i++) {
-    cl_dda_block_state s;
-    cl_dda_block_state_of(m, i, &s);
-    int32_t v0 = m->vstart[i], nb = m->vstart[i + 1] - v0;
-    for (int32_t v = v0; v < v0 + nb; v++) value[v] = hypot(s.ux, s.uy);
-    int made = cl_dda_triangulate(m->vx + v0, m->vy + v0, nb, tri + 3 * ntri);
-    for (int k = 0; k < 3 * made; k++) tri[3 * ntri + (size_t)k] += v0;
-    ntri += (size_t)made;
-  }
-  cl_png_plot plot = {.npoints = nv, .x = m->vx, .y = m->vy, .value = value, .ntriangles = ntri, .tri = tri,
-                      .title = "displacement"};
-  cl_status st = cl_png_write(path, &plot, err);
-  free(value), free(tri);
-  return st;
-}
-
-/* ---- checkpoints ------------------------------------------------------------------- */
-
-/* A contact in a checkpoint: its blocks, vertex, edge, kind, state and bond; its anchor, joint
- * length, direction and forces (what the transfer carries and the contacts' readers show). */
-enum { CK_INTS = 7, CK_REALS = 5 };
-
-/* What must be the same in the model that restores a checkpoint, by name (the analysis last). */
-#define IDENTITY_VALUES 5
-static void identity_of(const cl_dda_model *m, cl_checkpoint_value v[IDENTITY_VALUES]) {
-  v[0] = (cl_checkpoint_value){"blocks", (double)m->n};
-  v[1] = (cl_checkpoint_value){"vertices", (double)m->nv};
-  v[2] = (cl_checkpoint_value){"fixed_points", (double)m->nf};
-  v[3] = (cl_checkpoint_value){"loading_points", (double)m->nl};
-  v[4] = (cl_checkpoint_value){"dynamic", (double)m->p.dynamic};
-}
-
-/* The statistics that go on from step to step (the energies' sums, the last dt the prediction
- * reads), and the last step's figures, so that stats() reads the same after a restore. */
-#define STAT_VALUES 12
-static void stats_of(const cl_dda_stats *s, cl_checkpoint_value v[STAT_VALUES]) {
-  const cl_checkpoint_value list[STAT_VALUES] = {
-      {"steps", (double)s->steps}, {"t", s->t}, {"dt", s->dt}, {"kinetic", s->kinetic},
-      {"gravity_work", s->gravity_work}, {"load_work", s->load_work}, {"friction_work", s->friction_work},
-      {"closed", (double)s->closed}, {"open_close", s->open_close}, {"pcg", s->pcg},
-      {"reductions", s->reductions}, {"warm_residual", s->warm_residual}};
-  memcpy(v, list, sizeof list);
-}
-
-static int is_count(const char *name) {
-  static const char *const counts[] = {"steps", "closed", "open_close", "pcg", "reductions"};
-  for (size_t k = 0; k < sizeof counts / sizeof *counts; k++)
-    if (strcmp(name, counts[k]) == 0) return 1;
-  return 0;
-}
-
-/* The model's arrays a checkpoint holds (the contacts' packed in ints and reals, nc of them). */
-#define STATE_ARRAYS 18
-static void arrays_of(const cl_dda_model *m, size_t nc, const int32_t *ints, const double *reals,
-                      cl_checkpoint_array a[STATE_ARRAYS]) {
-  const size_t n = m->n, nv = m->nv, nf = m->nf, nl = m->nl;
-  const cl_checkpoint_array list[STATE_ARRAYS] = {
-      {"vstart", CL_I32, n + 1, 1, m->vstart}, {"material", CL_I32, n, 1, m->material},
-      {"vx", CL_F64, nv, 1, m->vx}, {"vy", CL_F64, nv, 1, m->vy},
-      {"stress", CL_F64, n, 3, m->stress}, {"velocity", CL_F64, n, 6, m->vel},
-      {"rotation", CL_F64, n, 1, m->rotation}, {"D", CL_F64, n, 6, m->D},
-      {"x_start", CL_F64, n, 1, m->x_start}, {"y_start", CL_F64, n, 1, m->y_start},
-      {"fixed_x", CL_F64, nf, 1, m->fx}, {"fixed_y", CL_F64, nf, 1, m->fy},
-      {"load_x", CL_F64, nl, 1, m->lx}, {"load_y", CL_F64, nl, 1, m->ly},
-      {"load_fx", CL_F64, nl, 1, m->lpx}, {"load_fy", CL_F64, nl, 1, m->lpy},
-      {"contact_ints", CL_I32, nc, CK_INTS, ints}, {"contact_reals", CL_F64, nc, CK_REALS, reals}};
-  memcpy(a, list, sizeof list);
-}
-
-cl_status cl_dda_save(cl_dda_model *m, const char *path, cl_error *err) {
-  CL_TRY(cl_dda_host_state(m, err));
-  CL_TRY(cl_dda_host_contacts(m, err));
-  /* D and the points the update moves stay on the device: their host copies only for this */
-  const int down[] = {A_D, A_FX, A_FY, A_LX, A_LY};
-  for (size_t k = 0; k < sizeof down / sizeof *down; k++) CL_TRY(to_host(m, down[k], err));
-  const size_t nc = m->contacts.count;
-  int32_t *ints = alloc_zero(CK_INTS * nc, sizeof *ints);
-  double *reals = alloc_zero(CK_REALS * nc, sizeof *reals);
-  if (!ints || !reals) return free(ints), free(reals), oom(err);
-  for (size_t k = 0; k < nc; k++) {
-    const cl_dda_contact *c = &m->contacts.c[k];
-    const int32_t iv[CK_INTS] = {c->bi, c->vi, c->bj, c->ej, c->kind, c->state, c->bonded};
-    const double rv[CK_REALS] = {c->t_ref, c->length, c->sgn, c->N, c->S};
-    for (int q = 0; q < CK_INTS; q++) ints[(size_t)q * nc + k] = iv[q];
-    for (int q = 0; q < CK_REALS; q++) reals[(size_t)q * nc + k] = rv[q];
-  }
-  cl_checkpoint_value values[IDENTITY_VALUES + STAT_VALUES];
-  identity_of(m, values), stats_of(&m->stats, values + IDENTITY_VALUES);
-  cl_checkpoint_array arrays[STATE_ARRAYS];
-  arrays_of(m, nc, ints, reals, arrays);
-  cl_status st = cl_checkpoint_write(path, IDENTITY_VALUES + STAT_VALUES, values, STATE_ARRAYS, arrays, err);
-  free(ints), free(reals);
-  return st;
-}
-
-static const cl_checkpoint_value *value_named(const cl_checkpoint *ck, const char *name) {
-  for (size_t k = 0; k < ck->nvalues; k++)
-    if (strcmp(ck->values[k].name, name) == 0) return &ck->values[k];
-  return NULL;
-}
-
-static const cl_checkpoint_array *array_named(const cl_checkpoint *ck, const char *name) {
-  for (size_t k = 0; k < ck->narrays; k++)
-    if (strcmp(ck->arrays[k].name, name) == 0) return &ck->arrays[k];
-  return NULL;
-}
-
-/* Element k of a checkpoint's array: its data lie unaligned in the file's buffer. */
-static int32_t int_at(const void *data, size_t k) {
-  int32_t v;
-  memcpy(&v, (const unsigned char *)data + k * sizeof v, sizeof v);
-  return v;
-}
-
-static double real_at(const void *data, size_t k) {
-  double v;
-  memcpy(&v, (const unsigned char *)data + k * sizeof v, sizeof v);
-  return v;
-}
-
-static const char *const build_it = "build the model with the script that wrote the checkpoint";
-
-/* The checkpoint against the model: the same blocks, vertices, materials, points and analysis, and
- * every array of the right type and size (nc contacts, their indices within the model). */
-static cl_status check_checkpoint(const cl_dda_model *m, const char *path, const cl_checkpoint *ck, size_t *nc,
-                                  cl_error *err) {
-  cl_checkpoint_value mine[IDENTITY_VALUES + STAT_VALUES];
-  identity_of(m, mine), stats_of(&m->stats, mine + IDENTITY_VALUES);
-  for (int k = 0; k < IDENTITY_VALUES + STAT_VALUES; k++) {
-    const cl_checkpoint_value *v = value_named(ck, mine[k].name);
-    if (!v)
-      return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s' holds no '%s': it is not a DDA model's checkpoint", path,
-                          mine[k].name);
-    if (k == IDENTITY_VALUES - 1 && v->value != mine[k].value)
-      return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s' is of a %s analysis, this model's is %s; %s", path,
-                          v->value != 0 ? "dynamic" : "static", m->p.dynamic ? "dynamic" : "static", build_it);
-    if (k < IDENTITY_VALUES - 1 && v->value != mine[k].value)
-      return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s' has %.17g %s, this model %.17g; %s", path, v->value,
-                          mine[k].name, mine[k].value, build_it);
-    /* the counts become integers: whole numbers in range, the rest finite */
-    const int count = k >= IDENTITY_VALUES && is_count(mine[k].name);
-    if (!isfinite(v->value) || (count && !(v->value >= 0 && v->value <= INT32_MAX && v->value == floor(v->value))))
-      return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s' has %s = %g, not a %s; use another checkpoint", path,
-                          mine[k].name, v->value, count ? "count" : "finite number");
-  }
-  const cl_checkpoint_array *contacts = array_named(ck, "contact_ints");
-  *nc = contacts ? contacts->n : 0;
-  cl_checkpoint_array want[STATE_ARRAYS];
-  arrays_of(m, *nc, NULL, NULL, want);
-  for (int k = 0; k < STATE_ARRAYS; k++) {
-    const cl_checkpoint_array *a = array_named(ck, want[k].name);
-    if (!a)
-      return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s' holds no array '%s': it is not a DDA model's checkpoint",
-                          path, want[k].name);
-    if (a->dtype != want[k].dtype || a->n != want[k].n || a->k != want[k].k)
-      return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s': array '%s' has %zu x %d values of type %d, this model "
-                          "needs %zu x %d of type %d; %s", path, a->name, a->n, a->k, (int)a->dtype, want[k].n,
-                          want[k].k, (int)want[k].dtype, build_it);
-  }
-  const void *vstart = array_named(ck, "vstart")->data, *material = array_named(ck, "material")->data;
-  for (size_t i = 0; i < m->n; i++) {
-    const int32_t nv = int_at(vstart, i + 1) - int_at(vstart, i);
-    if (nv != m->vstart[i + 1] - m->vstart[i])
-      return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s': block %zu has %d vertices there, %d in this model; %s",
-                          path, i + 1, nv, m->vstart[i + 1] - m->vstart[i], build_it);
-    if (int_at(material, i) != m->material[i])
-      return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s': block %zu is of material %d there, %d in this model; %s",
-                          path, i + 1, int_at(material, i) + 1, m->material[i] + 1, build_it);
-  }
-  const int32_t limit[CK_INTS] = {(int32_t)m->n, (int32_t)m->nv, (int32_t)m->n, (int32_t)m->nv, 3, 3, 2};
-  for (size_t c = 0; c < *nc; c++)
-    for (int q = 0; q < CK_INTS; q++)
-      if (int_at(contacts->data, (size_t)q * *nc + c) < 0 || int_at(contacts->data, (size_t)q * *nc + c) >= limit[q])
-        return cl_error_set(err, CL_ERR_ARG, "checkpoint '%s': contact %zu names a block, vertex, kind or state this "
-                            "model has not; %s", path, c + 1, build_it);
-  return CL_OK;
-}
-
-/* The restored contacts as the last accepted step's device list (the device transfer's). */
-static cl_status contacts_to_list(cl_dda_model *m, cl_error *err) {
-  const size_t count = m->contacts.count;
-  CL_TRY(grow(m, &m->lists[m->last], &m->list_cap[m->last], count, LIST_BYTES, err));
-  const size_t cap = m->list_cap[m->last];
-  void *p = calloc(cap, LIST_BYTES);
-  if (!p) return oom(err);
-  const cl_dda_device_list l = list_view(p, cap);
-  for (size_t k = 0; k < count; k++) {
-    const cl_dda_contact *c = &m->contacts.c[k];
-    l.key[k] = cl_dda_contact_key(c->vi, c->ej, m->nv);
-    l.bi[k] = c->bi, l.bj[k] = c->bj, l.vi[k] = c->vi, l.ej[k] = c->ej, l.kind[k] = c->kind, l.state[k] = c->state;
-    l.flips[k] = 0, l.bonded[k] = c->bonded;
-    l.t_ref[k] = c->t_ref, l.length[k] = c->length, l.sgn[k] = c->sgn, l.N[k] = c->N, l.S[k] = c->S;
-  }
-  cl_status st = m->dev->to_device(m->dev, m->lists[m->last], p, cap * LIST_BYTES, err);
-  free(p);
-  m->list_count[m->last] = count;
-  return st;
-}
-
-cl_status cl_dda_restore(cl_dda_model *m, const char *path, cl_error *err) {
-  cl_checkpoint *ck;
-  CL_TRY(cl_checkpoint_read(path, &ck, err));
-  size_t nc = 0;
-  cl_status st = check_checkpoint(m, path, ck, &nc, err);
-  if (st == CL_OK && nc > m->contacts.cap) {
-    cl_dda_contact *c = realloc(m->contacts.c, nc * sizeof *c);
-    if (c) m->contacts.c = c, m->contacts.cap = nc;
-    else st = oom(err);
-  }
-  if (st != CL_OK) {
-    cl_checkpoint_free(ck);
-    return st;
-  }
-  /* the arrays (all but vstart and material, compared above) into the model's host copies */
-  cl_checkpoint_array into[STATE_ARRAYS];
-  arrays_of(m, nc, NULL, NULL, into);
-  for (int k = 2; k < STATE_ARRAYS - 2; k++) {
-    const size_t bytes = into[k].n * (size_t)into[k].k * sizeof(double);
-    if (bytes) memcpy((void *)into[k].data, array_named(ck, into[k].name)->data, bytes);
-  }
-  const void *ints = array_named(ck, "contact_ints")->data, *reals = array_named(ck, "contact_reals")->data;
-  for (size_t k = 0; k < nc; k++) {
-    cl_dda_contact *c = &m->contacts.c[k];
-    c->bi = int_at(ints, k), c->vi = int_at(ints, nc + k), c->bj = int_at(ints, 2 * nc + k);
-    c->ej = int_at(ints, 3 * nc + k), c->kind = int_at(ints, 4 * nc + k), c->state = int_at(ints, 5 * nc + k);
-    c->bonded = int_at(ints, 6 * nc + k), c->flips = 0;
-    c->t_ref = real_at(reals, k), c->length = real_at(reals, nc + k), c->sgn = real_at(reals, 2 * nc + k);
-    c->N = real_at(reals, 3 * nc + k), c->S = real_at(reals, 4 * nc + k);
-  }
-  m->contacts.count = nc;
-  cl_dda_stats *s = &m->stats;
-  s->steps = (long)value_named(ck, "steps")->value, s->t = value_named(ck, "t")->value;
-  s->dt = value_named(ck, "dt")->value, s->kinetic = value_named(ck, "kinetic")->value;
-  s->gravity_work = value_named(ck, "gravity_work")->value, s->load_work = value_named(ck, "load_work")->value;
-  s->friction_work = value_named(ck, "friction_work")->value, s->closed = (size_t)value_named(ck, "closed")->value;
-  s->open_close = (int)value_named(ck, "open_close")->value, s->pcg = (int)value_named(ck, "pcg")->value;
-  s->reductions = (int)value_named(ck, "reductions")->value;
-  s->warm_residual = value_named(ck, "warm_residual")->value, s->contacts = nc;
-  cl_checkpoint_free(ck);
-  /* the host's copies are now the state: onto the device, where the step reads them */
-  const int up[] = {A_VX, A_VY, A_STRESS, A_VEL, A_ROTATION, A_D, A_FX, A_FY, A_LX, A_LY, A_LPX, A_LPY};
-  for (size_t k = 0; k < sizeof up / sizeof *up; k++) CL_TRY(to_device(m, up[k], err));
-  m->host_stale = 0, m->loads_set = 0, m->contacts_stale = 0;
-  return m->stats.device_pattern ? contacts_to_list(m, err) : CL_OK;
 }
