@@ -1055,6 +1055,18 @@ static int key_of_equal(const cl_dda_contact *a, const cl_dda_contact *b) {
   return a->bi == b->bi && a->vi == b->vi && a->bj == b->bj && a->ej == b->ej;
 }
 
+/* The host's contacts of the pairs (its pair loop, in pair order), *nref of them. */
+static cl_dda_found *host_pair_contacts(const cl_dda_geometry *g, const int32_t *pairs, size_t np, double d0,
+                                        size_t *nref) {
+  size_t total = 0;
+  for (size_t k = 0; k < np; k++) total += (size_t)cl_dda_pair_contacts(g, pairs[2 * k], pairs[2 * k + 1], d0, NULL, 0);
+  cl_dda_found *ref = malloc((total ? total : 1) * sizeof *ref);
+  for (size_t k = 0, at = 0; k < np; k++)
+    at += (size_t)cl_dda_pair_contacts(g, pairs[2 * k], pairs[2 * k + 1], d0, ref + at, (int)(total - at));
+  *nref = total;
+  return ref;
+}
+
 static int found_key_cmp(const void *x, const void *y) {
   const cl_dda_found *a = *(const cl_dda_found *const *)x, *b = *(const cl_dda_found *const *)y;
   if (a->vi != b->vi) return a->vi < b->vi ? -1 : 1;
@@ -1095,12 +1107,9 @@ Test(dda, detection_in_parallel_matches_the_serial_order) {
       ref[2 * nref] = (int32_t)i, ref[2 * nref + 1] = (int32_t)j, nref++;
     }
   /* the contacts of the reference pairs, serially, stably sorted by key */
-  size_t nfound = 0;
-  for (size_t k = 0; k < nref; k++)
-    nfound += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, NULL, 0);
-  cl_dda_found *found = malloc(nfound * sizeof *found), **sorted = malloc(nfound * sizeof *sorted);
-  for (size_t k = 0, at = 0; k < nref; k++)
-    at += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, found + at, (int)(nfound - at));
+  size_t nfound;
+  cl_dda_found *found = host_pair_contacts(&g, ref, nref, d0, &nfound);
+  cl_dda_found **sorted = malloc((nfound ? nfound : 1) * sizeof *sorted);
   for (size_t k = 0; k < nfound; k++) sorted[k] = &found[k];
   qsort(sorted, nfound, sizeof *sorted, found_key_cmp);
   size_t equal_keys = 0;
@@ -1227,6 +1236,33 @@ static void release_geometry(cl_device *dev, cl_dda_geometry *on) {
   dev->release(dev, (void *)on->vstart), dev->release(dev, (void *)on->vx), dev->release(dev, (void *)on->vy);
 }
 
+/* The narrow phase on the cpu device and on cuda where there is one (cl_dda_detect_found over the
+ * pairs) against the host's contacts ref: bit for bit on the cpu device (the same loop); CUDA's hypot
+ * and its fused multiply-adds round differently from the host's in the last bits (1e-12). */
+static void check_narrow_on_devices(const cl_dda_geometry *g, const int32_t *pairs, size_t np, double d0,
+                                    const cl_dda_found *ref, size_t nref) {
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_geometry on = geometry_on(&dev, g);
+    cl_dda_detect det;
+    cl_dda_detect_init(&det, &dev);
+    cr_assert_eq(cl_dda_detect_found(&det, &on, pairs, np, d0, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(det.nfound, nref, "%s: %zu contacts, the host %zu", names[b], det.nfound, nref);
+    cl_dda_found *found = malloc((nref ? nref : 1) * sizeof *found);
+    cr_assert_eq(cl_dda_detect_found_to_host(&det, found, &err), CL_OK, "%s", err.msg);
+    cl_dda_detect_free(&det);
+    for (size_t k = 0; k < nref; k++)
+      cr_assert(found_equal(&found[k], &ref[k], b == 0 ? 0 : 1e-12), "%s: contact %zu differs from the host's",
+                names[b], k);
+    release_geometry(&dev, &on);
+    free(found);
+    cl_device_close(&dev);
+  }
+}
+
 /* The narrow phase as a device pass over the candidate pairs (count, prefix sum, write) against
  * the host's serial loop: bit for bit on the cpu device, to 1e-12 on cuda where there is one. */
 Test(dda, narrow_phase_on_the_device_matches_the_host) {
@@ -1239,34 +1275,10 @@ Test(dda, narrow_phase_on_the_device_matches_the_host) {
   cl_dda_geometry g = {n, vstart, vx, vy};
   const double d0 = 0.05;
   int32_t *pairs = NULL;
-  size_t np = 0, cap = 0, nref = 0;
+  size_t np = 0, cap = 0, nref;
   cr_assert_eq(cl_dda_broad_phase(&g, d0, &pairs, &np, &cap, &err), CL_OK, "%s", err.msg);
-  for (size_t k = 0; k < np; k++) nref += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, NULL, 0);
-  cl_dda_found *ref = malloc(nref * sizeof *ref);
-  for (size_t k = 0, at = 0; k < np; k++)
-    at += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, ref + at, (int)(nref - at));
-  const char *names[2] = {"cpu", "cuda"};
-  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
-    cl_device dev;
-    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
-    cl_dda_geometry on = geometry_on(&dev, &g);
-    cl_dda_detect det;
-    cl_dda_detect_init(&det, &dev);
-    cr_assert_eq(cl_dda_detect_found(&det, &on, pairs, np, d0, &err), CL_OK, "%s", err.msg);
-    size_t nfound = det.nfound;
-    cr_assert_eq(nfound, nref, "%s: %zu contacts, the host %zu", names[b], nfound, nref);
-    cl_dda_found *found = malloc((nfound ? nfound : 1) * sizeof *found);
-    cr_assert_eq(cl_dda_detect_found_to_host(&det, found, &err), CL_OK, "%s", err.msg);
-    cl_dda_detect_free(&det);
-    for (size_t k = 0; k < nref; k++)
-      /* bit for bit on the cpu device (the same loop); CUDA's hypot and its fused multiply-adds round
-       * differently from the host's in the last bits */
-      cr_assert(found_equal(&found[k], &ref[k], b == 0 ? 0 : 1e-12), "%s: contact %zu differs from the host's",
-                names[b], k);
-    release_geometry(&dev, &on);
-    free(found);
-    cl_device_close(&dev);
-  }
+  cl_dda_found *ref = host_pair_contacts(&g, pairs, np, d0, &nref);
+  check_narrow_on_devices(&g, pairs, np, d0, ref, nref);
   free(ref), free(pairs), free(vstart), free(vx), free(vy);
 }
 
@@ -1296,11 +1308,8 @@ Test(dda, detection_on_the_device_matches_the_host) {
     int32_t *ref = NULL;
     size_t nref = 0, cap = 0;
     cr_assert_eq(cl_dda_broad_phase(&g, d0, &ref, &nref, &cap, &err), CL_OK, "%s", err.msg);
-    size_t mref = 0;
-    for (size_t k = 0; k < nref; k++) mref += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, NULL, 0);
-    cl_dda_found *fref = malloc((mref ? mref : 1) * sizeof *fref);
-    for (size_t k = 0, at = 0; k < nref; k++)
-      at += (size_t)cl_dda_pair_contacts(&g, ref[2 * k], ref[2 * k + 1], d0, fref + at, (int)(mref - at));
+    size_t mref;
+    cl_dda_found *fref = host_pair_contacts(&g, ref, nref, d0, &mref);
     cl_dda_contact_list none = {0}, lref = {0};
     cr_assert_eq(cl_dda_narrow_phase(&g, ref, nref, d0, &none, 1, &lref, &err), CL_OK, "%s", err.msg);
     cr_assert(nref > n / 2 && mref > n / 2, "system %d has pairs (%zu) and contacts (%zu) to find", sys, nref, mref);
@@ -1876,32 +1885,10 @@ Test(dda, narrow_phase_of_many_vertex_pairs_matches_the_host) {
   const double d0 = 0.05;
   int32_t pairs[4] = {0, 1, 1, 0};
   cr_assert(cl_dda_pair_tasks(&g, 0, 1) > 64 && cl_dda_pair_tasks(&g, 1, 0) > 64, "more rounds than one of 32 lanes");
-  size_t nref = 0;
-  for (int k = 0; k < 2; k++) nref += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, NULL, 0);
+  size_t nref;
+  cl_dda_found *ref = host_pair_contacts(&g, pairs, 2, d0, &nref);
   cr_assert(nref >= 2 * 40, "the pairs' contacts: %zu, expected each vertex of the two edges'", nref);
-  cl_dda_found *ref = malloc(nref * sizeof *ref);
-  for (size_t k = 0, at = 0; k < 2; k++)
-    at += (size_t)cl_dda_pair_contacts(&g, pairs[2 * k], pairs[2 * k + 1], d0, ref + at, (int)(nref - at));
-  const char *names[2] = {"cpu", "cuda"};
-  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
-    cl_device dev;
-    cl_error err;
-    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
-    cl_dda_geometry on = geometry_on(&dev, &g);
-    cl_dda_detect det;
-    cl_dda_detect_init(&det, &dev);
-    cr_assert_eq(cl_dda_detect_found(&det, &on, pairs, 2, d0, &err), CL_OK, "%s", err.msg);
-    cr_assert_eq(det.nfound, nref, "%s: %zu contacts, the host %zu", names[b], det.nfound, nref);
-    cl_dda_found *found = malloc(nref * sizeof *found);
-    cr_assert_eq(cl_dda_detect_found_to_host(&det, found, &err), CL_OK, "%s", err.msg);
-    cl_dda_detect_free(&det);
-    for (size_t k = 0; k < nref; k++)
-      cr_assert(found_equal(&found[k], &ref[k], b == 0 ? 0 : 1e-12), "%s: contact %zu differs from the host's",
-                names[b], k);
-    release_geometry(&dev, &on);
-    free(found);
-    cl_device_close(&dev);
-  }
+  check_narrow_on_devices(&g, pairs, 2, d0, ref, nref);
   free(ref);
 }
 
