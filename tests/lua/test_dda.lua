@@ -9,13 +9,8 @@ local gpu = info.backends.cuda and info.gpu_count > 0
 local g = 9.81
 local rock = { rho = 2500, E = 1e10, nu = 0.25 }
 
-local function rotated(list, theta)
-  local c, s, out = math.cos(theta), math.sin(theta), {}
-  for k = 1, #list, 2 do out[k], out[k + 1] = c * list[k] - s * list[k + 1], s * list[k] + c * list[k + 1] end
-  return out
-end
-
-local function square(x0, y0, w, h) return { x0, y0, x0 + w, y0, x0 + w, y0 + (h or w), x0, y0 + (h or w) } end
+local shapes = require "dda_shapes"
+local rotated, square = shapes.rotated, shapes.rect
 
 -- A fixed base block [-1, 6] x [-1, 0] and a unit block on it at x in [3, 4], the whole turned by theta.
 local function incline(theta, phi, extra)

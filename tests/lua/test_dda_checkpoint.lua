@@ -10,13 +10,8 @@ local T = require "testing"
 local g = 9.81
 local rock = { rho = 2500, E = 1e10, nu = 0.25 }
 
-local function rotated(list, theta)
-  local c, s, out = math.cos(theta), math.sin(theta), {}
-  for k = 1, #list, 2 do out[k], out[k + 1] = c * list[k] - s * list[k + 1], s * list[k] + c * list[k + 1] end
-  return out
-end
-
-local function box(x0, y0, w, h) return { x0, y0, x0 + w, y0, x0 + w, y0 + h, x0, y0 + h } end
+local shapes = require "dda_shapes"
+local rotated, box = shapes.rotated, shapes.rect
 
 -- A fixed base turned by 30 deg, friction 20 deg: a block sliding down, a second block riding on
 -- it, a third dropped from 5 mm above the slope (open, then closed when it lands) and thrown
