@@ -451,7 +451,6 @@ cl_dda_device_list cl_dda_model_list_view(void *p, size_t cap) {
   return l;
 }
 
-/* model_state.h */
 cl_status cl_dda_model_grow(cl_dda_model *m, void **p, size_t *cap, size_t want, size_t item, cl_error *err) {
   if (want <= *cap && *p) return CL_OK;
   if (*p) m->dev->release(m->dev, *p);
