@@ -103,7 +103,8 @@ static int dda_model(lua_State *L) {
       .spmv_format = (cl_dda_spmv_format)num(L, 1, "bsr"), .pcg_launches = (int)num(L, 1, "pcg_launches"),
       .pcg_blocks = (int)num(L, 1, "pcg_blocks"),
       .pcg_max_iterations = (int)num(L, 1, "pcg_max_iterations"),
-      .open_close_max = (int)num(L, 1, "open_close_max"), .detection = (cl_dda_detection)num(L, 1, "detection")};
+      .open_close_max = (int)num(L, 1, "open_close_max"), .detection = (cl_dda_detection)num(L, 1, "detection"),
+      .full_assembly = (int)num(L, 1, "full_assembly")};
   model_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   memset(u, 0, sizeof *u);
   luaL_setmetatable(L, MODEL_MT);

@@ -67,6 +67,8 @@ typedef struct cl_dda_input {
                                   fewer blocks make a grid barrier cheaper, docs/benchmarks.md) */
   int pcg_max_iterations, open_close_max;
   cl_dda_detection detection;
+  int full_assembly;           /* 1: every open-close iteration assembles the whole matrix; 0: after an
+                                  attempt's first, only what the rule changed (cl_dda_solver_assemble_changed) */
 } cl_dda_input;
 
 typedef struct cl_dda_model cl_dda_model;

@@ -3,6 +3,7 @@
 -- merged) on a fixed base, static analysis, time step 1 ms, allowed displacement 1% of the spacing scale.
 --   cleave run scripts/bench/dda_case1.lua [steps] [spacing] [preconditioner] [spmv] [penalty] [every] [dt]
 -- CLEAVE_DDA_DETECTION=host|device picks where contact detection runs (default: the device on cuda);
+-- CLEAVE_DDA_ASSEMBLY=full|incremental the model's assembly (default incremental);
 -- with the device and BSR the transfer, the pattern and the assembly's indices run there too (no
 -- contact comes to the host in a step), with the host the ninth slice's host path.
 -- `steps` (default 20): the steps to run and time -- the paper's 40 000 do not fit in a 10-minute call;
@@ -39,7 +40,7 @@ local function build(pcg, pcg_blocks)
     blocks = { base, rock }, materials = { { rho = 2600, E = E, nu = 0.25 } }, joints = { { friction = 35 } },
     fixed = { { -5, -10 }, { 205, -10 }, { -5, 0 } }, gravity = { 0, -9.81 }, analysis = "static",
     preconditioner = preconditioner, spmv = spmv, normal_stiffness = penalty and penalty * E, pcg = pcg,
-    pcg_blocks = pcg_blocks, detection = os.getenv("CLEAVE_DDA_DETECTION"),
+    pcg_blocks = pcg_blocks, detection = os.getenv("CLEAVE_DDA_DETECTION"), assembly = os.getenv("CLEAVE_DDA_ASSEMBLY"),
     -- Shi's default (1% of half the domain, 1.05 m) is two thirds of a block here: contacts would be
     -- sought 2.6 m around every block. A step moves the blocks by microns.
     max_displacement = 0.01 * spacing,
