@@ -2094,3 +2094,124 @@ Test(dda, broad_phase_grid_ends_on_non_finite_boxes) {
   cr_assert(gr.nx == nx && gr.ny == ny && gr.h == hh, "%zu x %zu (h %g), the former %zu x %zu (h %g)", gr.nx, gr.ny,
             gr.h, nx, ny, hh);
 }
+
+/* The solver's assembled values on its device: the matrix blocks (BSR's, or HSBCSR's diagonal then
+ * upper ones), b and the diagonal inverses, concatenated into *out (malloc'd); returns the count. */
+static size_t assembled_values(cl_device *dev, const cl_dda_solver *s, double **out) {
+  const size_t n = s->A.n, blocks = 36 * s->A.ntarget, count = blocks + 6 * n + 36 * n;
+  double *v = malloc(count * sizeof *v);
+  cl_error err;
+  if (s->format == CL_DDA_BSR) {
+    cr_assert_eq(dev->to_host(dev, v, s->A.val, blocks * sizeof *v, &err), CL_OK, "%s", err.msg);
+  } else {
+    cr_assert_eq(dev->to_host(dev, v, s->A.diag, 36 * n * sizeof *v, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev->to_host(dev, v + 36 * n, s->A.up, 36 * s->A.nup * sizeof *v, &err), CL_OK, "%s", err.msg);
+  }
+  cr_assert_eq(dev->to_host(dev, v + blocks, s->A.b, 6 * n * sizeof *v, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(dev->to_host(dev, v + blocks + 6 * n, s->A.dinv, 36 * n * sizeof *v, &err), CL_OK, "%s", err.msg);
+  *out = v;
+  return count;
+}
+
+/* The incremental assembly (assembly_ops.h, cl_dda_solver_assemble_changed) against a full one of
+ * the same states, bit for bit: n = 40 blocks, nc = 2 000 random contacts (blocks 0, 1, 2 in 100, 50
+ * and 36 of them: long and short items), random states; then three "open-close iterations", each
+ * changing the state of 40 contacts as the rule does (open <-> sliding or locked, sliding <-> locked;
+ * one contact changed twice, listed twice, as two rules without an assembly between them list it)
+ * and the friction force of every sliding contact, the changed ones listed as the rule lists them
+ * (clist, its count the host's). After each, the matrix blocks, b and the diagonal inverses equal
+ * those of a second solver's full assembly of the same states, in both formats, on the cpu and on
+ * cuda where there is one -- exactly on both: every block is summed by the same code in the same
+ * share order, and the springs by the same inline functions, whether or not the assembly is the
+ * incremental one. Leaving one claimed block out (a share role's claim) or the claimed diagonal
+ * blocks' factors makes it fail. */
+Test(dda, incremental_assembly_equals_the_full_one_bit_for_bit) {
+  const size_t n = 40, nc = 2000, m = 6 * n, changes = 40;
+  for (int b = 0; b < 2; b++) {
+    if (b && cl_device_cuda_count() < 1) continue;
+    for (int f = 0; f < 2; f++) {
+      lcg_seed(31);
+      double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
+      double *fric = malloc(nc * sizeof *fric);
+      int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
+      int32_t *list = malloc((changes + 1) * sizeof *list);
+      random_diagonal(n, 300, K, F);
+      for (size_t k = 0; k < nc; k++) {
+        bi[k] = k < 100 ? 0 : k < 150 ? 1 : k < 186 ? 2 : 3 + (int32_t)lcg_below(n - 4);
+        bj[k] = bi[k] + 1 + (int32_t)lcg_below(n - 1 - (size_t)bi[k]);
+        if (lcg_below(2)) { /* both orders: HSBCSR keeps Kij or its transpose */
+          const int32_t t = bi[k];
+          bi[k] = bj[k], bj[k] = t;
+        }
+        for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+        state[k] = (int32_t)lcg_below(3);
+        fric[k] = state[k] == CL_DDA_SLIDE ? lcg_uniform(-2, 2) : 0;
+      }
+      cl_device dev;
+      cl_error err;
+      cr_assert_eq(cl_device_open(&dev, b ? "cuda" : "cpu", &err), CL_OK, "%s", err.msg);
+      void *dK, *dF;
+      cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+      cl_dda_bsr a = {0};
+      cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+      cl_dda_solver s, full;
+      cl_dda_solver_init(&s, &dev, (cl_dda_spmv_format)f);
+      cl_dda_solver_init(&full, &dev, (cl_dda_spmv_format)f);
+      full.incremental = 0;
+      cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = 50, .ks = 20};
+      cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(cl_dda_solver_set_contacts(&full, &a, &sc, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(cl_dda_solver_assemble(&s, state, fric, dK, dF, &err), CL_OK, "%s", err.msg);
+      for (int it = 0; it < 3; it++) {
+        /* the rule's changes: distinct contacts (one of block 0's long items among them), the first
+         * one changed again at the end and listed twice */
+        list[0] = (int32_t)changes;
+        for (size_t v = 0; v + 1 < changes; v++) {
+          int32_t k;
+          int again;
+          do {
+            k = v == 0 ? (int32_t)lcg_below(100) : (int32_t)lcg_below(nc);
+            again = 0;
+            for (size_t w = 0; w < v; w++) again |= list[1 + w] == k;
+          } while (again);
+          list[1 + v] = k;
+        }
+        list[changes] = list[1];
+        for (size_t v = 0; v < changes; v++) {
+          const int32_t k = list[1 + v], old = state[k];
+          state[k] = old == CL_DDA_OPEN ? (lcg_below(2) ? CL_DDA_SLIDE : CL_DDA_LOCK)
+                     : lcg_below(2)     ? CL_DDA_OPEN
+                     : old == CL_DDA_SLIDE ? CL_DDA_LOCK
+                                           : CL_DDA_SLIDE;
+        }
+        for (size_t k = 0; k < nc; k++) fric[k] = state[k] == CL_DDA_SLIDE ? lcg_uniform(-2, 2) : 0;
+        cr_assert_eq(dev.to_device(&dev, s.A.cstate, state, nc * sizeof *state, &err), CL_OK, "%s", err.msg);
+        cr_assert_eq(dev.to_device(&dev, s.A.cfric, fric, nc * sizeof *fric, &err), CL_OK, "%s", err.msg);
+        cr_assert_eq(dev.to_device(&dev, s.A.clist, list, (changes + 1) * sizeof *list, &err), CL_OK, "%s", err.msg);
+        s.listed = (long)changes;
+        const long incremental = s.assemblies_changed;
+        cr_assert_eq(cl_dda_solver_assemble_changed(&s, &err), CL_OK, "%s", err.msg);
+        cr_assert_eq(s.assemblies_changed, incremental + 1, "the assembly was the incremental one");
+        cr_assert_eq(cl_dda_solver_assemble(&full, state, fric, dK, dF, &err), CL_OK, "%s", err.msg);
+        double *got, *want;
+        const size_t count = assembled_values(&dev, &s, &got);
+        cr_assert_eq(assembled_values(&dev, &full, &want), count);
+        const size_t blocks = 36 * s.A.ntarget;
+        for (size_t q = 0; q < count; q++)
+          cr_assert(memcmp(got + q, want + q, sizeof *got) == 0,
+                    "%s, format %d, iteration %d: %s %zu incremental %.17g, full %.17g", b ? "cuda" : "cpu", f, it + 1,
+                    q < blocks ? "matrix entry" : q < blocks + m ? "b entry" : "diagonal inverse entry",
+                    q < blocks ? q : q < blocks + m ? q - blocks : q - blocks - m, got[q], want[q]);
+        free(got), free(want);
+      }
+      cl_dda_solver_free(&s), cl_dda_solver_free(&full);
+      cl_dda_bsr_free(&a);
+      dev.release(&dev, dK), dev.release(&dev, dF);
+      cl_device_close(&dev);
+      free(K), free(F), free(geo), free(fric), free(bi), free(bj), free(state), free(list);
+    }
+  }
+}
