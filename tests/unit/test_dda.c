@@ -2215,3 +2215,79 @@ Test(dda, incremental_assembly_equals_the_full_one_bit_for_bit) {
     }
   }
 }
+
+static int int32_cmp(const void *x, const void *y) {
+  const int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* The rule lists the contacts whose state it changed (open_close_ops.h: clist, compacted on the
+ * device; on cuda in the atomics' order, so compared as sets), the count being the scalar the host
+ * reads, and an assembly empties the list: random contacts and a random solution (as
+ * device_open_close_rule_matches_the_host_rule), on the cpu and on cuda where there is one. */
+Test(dda, open_close_rule_lists_the_contacts_it_changed) {
+  const size_t n = 30, nc = 400, m = 6 * n;
+  for (int b = 0; b < 2; b++) {
+    if (b && cl_device_cuda_count() < 1) continue;
+    lcg_seed(5);
+    int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
+    int32_t *flips = malloc(nc * sizeof *flips), *after = malloc(nc * sizeof *after), *list = malloc((nc + 1) * sizeof *list);
+    int32_t *want = malloc(nc * sizeof *want);
+    double *geo = malloc(26 * nc * sizeof *geo), *law = malloc(3 * nc * sizeof *law), *sgn = malloc(nc * sizeof *sgn);
+    double *N = malloc(nc * sizeof *N), *fric = malloc(nc * sizeof *fric), *xsoa = malloc(m * sizeof *xsoa);
+    double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F);
+    for (size_t k = 0; k < nc; k++) {
+      random_contact(k, n, nc, 100, bi, bj, geo);
+      law[k] = lcg_uniform(0, 1), law[nc + k] = lcg_uniform(0, 0.5), law[2 * nc + k] = lcg_uniform(0, 0.5);
+      state[k] = (int32_t)lcg_below(3), flips[k] = (int32_t)lcg_below(6);
+      sgn[k] = lcg_below(2) ? 1 : -1, N[k] = state[k] == CL_DDA_OPEN ? 0 : lcg_uniform(-0.5, 2);
+      fric[k] = state[k] == CL_DDA_SLIDE ? law[k] * fmax(N[k], 0) * sgn[k] : 0;
+    }
+    for (size_t q = 0; q < m; q++) xsoa[q] = lcg_uniform(-0.3, 0.3);
+    random_diagonal(n, 300, K, F);
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, b ? "cuda" : "cpu", &err), CL_OK, "%s", err.msg);
+    void *dx, *dK, *dF;
+    cr_assert_eq(dev.alloc(&dev, &dx, m * sizeof *xsoa, &err), CL_OK);
+    cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK);
+    cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK);
+    cr_assert_eq(dev.to_device(&dev, dx, xsoa, m * sizeof *xsoa, &err), CL_OK);
+    cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK);
+    cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK);
+    cl_dda_bsr a = {0};
+    cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+    cl_dda_solver s;
+    cl_dda_solver_init(&s, &dev, CL_DDA_BSR);
+    cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = 1, .ks = 0.5, .law = law,
+                               .slip_floor = 1e-3, .force_floor = 1e-3, .flip_limit = 4};
+    cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_assemble(&s, state, fric, dK, dF, &err), CL_OK, "%s", err.msg); /* empties the list */
+    cl_dda_contact_states st = {state, flips, sgn, N, fric};
+    cr_assert_eq(cl_dda_solver_set_states(&s, &st, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_start_from(&s, dx, &err), CL_OK, "%s", err.msg);
+    int changed, unsettled;
+    cr_assert_eq(cl_dda_solver_open_close(&s, &changed, &unsettled, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev.to_host(&dev, after, s.A.cstate, nc * sizeof *after, &err), CL_OK);
+    cr_assert_eq(dev.to_host(&dev, list, s.A.clist, (nc + 1) * sizeof *list, &err), CL_OK);
+    size_t nwant = 0;
+    for (size_t k = 0; k < nc; k++)
+      if (after[k] != state[k]) want[nwant++] = (int32_t)k;
+    cr_assert(nwant > 20, "the rule changes contacts here (%zu)", nwant);
+    cr_assert(list[0] == changed && (size_t)changed == nwant, "%s: %d listed, %d changed by the count, %zu states differ",
+              b ? "cuda" : "cpu", list[0], changed, nwant);
+    qsort(list + 1, nwant, sizeof *list, int32_cmp);
+    for (size_t v = 0; v < nwant; v++)
+      cr_assert_eq(list[1 + v], want[v], "%s: listed contact %d, the %zu-th changed is %d", b ? "cuda" : "cpu",
+                   list[1 + v], v, want[v]);
+    cr_assert_eq(cl_dda_solver_assemble_changed(&s, &err), CL_OK, "%s", err.msg); /* a full one: set_states */
+    cr_assert_eq(dev.to_host(&dev, list, s.A.clist, sizeof *list, &err), CL_OK);
+    cr_assert_eq(list[0], 0, "an assembly empties the list");
+    dev.release(&dev, dx), dev.release(&dev, dK), dev.release(&dev, dF);
+    cl_dda_solver_free(&s);
+    cl_device_close(&dev);
+    cl_dda_bsr_free(&a);
+    free(bi), free(bj), free(state), free(flips), free(after), free(list), free(want), free(geo), free(law), free(sgn);
+    free(N), free(fric), free(xsoa), free(K), free(F);
+  }
+}
