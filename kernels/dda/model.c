@@ -804,7 +804,7 @@ static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
 cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   if (!(dt > 0) || !isfinite(dt)) return cl_error_set(err, CL_ERR_ARG, "dt = %g must be a number > 0", dt);
   double d0 = 2.5 * m->p.max_displacement, dt0 = dt, mark = seconds_now();
-  const long launches0 = m->solver.launches, syncs0 = m->solver.syncs;
+  const long launches0 = m->solver.launches, syncs0 = m->solver.syncs, incremental0 = m->solver.assemblies_changed;
   CL_TRY(detect(m, d0, err));
   charge(m, CL_DDA_DETECTION, &mark);
   int reductions = 0, pcg = 0, oc = 0;
@@ -895,6 +895,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
   m->stats.launches = m->solver.launches - launches0, m->stats.syncs = m->solver.syncs - syncs0;
   m->stats.warm_residual = warm_residual;
+  m->stats.incremental_assemblies = (int)(m->solver.assemblies_changed - incremental0);
   memcpy(m->stats.trace_pcg, trace.pcg, sizeof trace.pcg);
   memcpy(m->stats.trace_changed, trace.changed, sizeof trace.changed);
   memcpy(m->stats.trace_unsettled, trace.unsettled, sizeof trace.unsettled);

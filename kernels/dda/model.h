@@ -90,6 +90,8 @@ typedef struct cl_dda_stats {
    * had not settled; and the relative residual |b - A x0| / |b| of the first solve's warm start */
   int trace_pcg[CL_DDA_TRACE], trace_changed[CL_DDA_TRACE], trace_unsettled[CL_DDA_TRACE];
   double warm_residual;
+  int incremental_assemblies; /* the last step's open-close iterations assembled incrementally (redone
+                                 attempts included; cl_dda_solver_assemble_changed) */
   size_t contacts, closed; /* contacts detected, closed (sliding or locked) */
   int device_detection;    /* detection ran on the model's device (detect.h), not on the host */
   int device_pattern;      /* the matrix's pattern and the assembly's indices are built on the device

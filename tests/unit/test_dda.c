@@ -2291,3 +2291,97 @@ Test(dda, open_close_rule_lists_the_contacts_it_changed) {
     free(N), free(fric), free(xsoa), free(K), free(F);
   }
 }
+
+/* A brick wall (4 courses of 6 bricks 1 x 0.5, every other course offset by half a brick) on a fixed
+ * base, under gravity tilted past the joints' friction (tan 25 deg = 0.47 < 5 / 9.81), static: its
+ * open-close iterations close, open, slide and lock contacts after the first. assembly: the model's
+ * full_assembly. */
+enum { WALL_ROWS = 4, WALL_COLUMNS = 6, WALL = 1 + WALL_ROWS * WALL_COLUMNS };
+typedef struct wall_model {
+  int32_t vstart[WALL + 1], material[WALL];
+  double vx[4 * WALL], vy[4 * WALL], fixed[6];
+  cl_dda_material rock;
+  cl_dda_joint joint;
+} wall_model;
+
+static cl_dda_model *wall_on(cl_device *dev, wall_model *w, int full_assembly) {
+  const double fixed[6] = {-0.5, -0.5, 7.5, -0.5, 3.5, -0.9};
+  memset(w, 0, sizeof *w);
+  for (int b = 0; b <= WALL; b++) w->vstart[b] = 4 * b;
+  for (int b = 0; b < WALL; b++) {
+    const int r = (b - 1) / WALL_COLUMNS, c = (b - 1) % WALL_COLUMNS;
+    const double x0 = b ? c + 0.5 * (r % 2) : -1, x1 = b ? x0 + 1 : 8, y0 = b ? 0.5 * r : -1, y1 = b ? y0 + 0.5 : 0;
+    const double x[4] = {x0, x1, x1, x0}, y[4] = {y0, y0, y1, y1};
+    memcpy(w->vx + 4 * b, x, sizeof x), memcpy(w->vy + 4 * b, y, sizeof y);
+  }
+  memcpy(w->fixed, fixed, sizeof fixed);
+  w->rock = (cl_dda_material){.rho = 2600, .E = 1e9, .nu = 0.25};
+  w->joint = (cl_dda_joint){.friction_angle = 25};
+  const cl_dda_input in = {.nblocks = WALL, .vstart = w->vstart, .vx = w->vx, .vy = w->vy, .material = w->material,
+                           .nmaterials = 1, .materials = &w->rock, .njoints = 1, .joints = &w->joint, .nfixed = 3,
+                           .fixed = w->fixed, .gx = 5, .gy = -9.81, .normal_stiffness = 5e10, .shear_stiffness = 2e10,
+                           .fixed_stiffness = 5e11, .max_displacement = 1e-3, .pcg_tolerance = 1e-10,
+                           .preconditioner = CL_DDA_BLOCK_JACOBI, .spmv_format = CL_DDA_BSR, .pcg_launches = 1,
+                           .pcg_max_iterations = 1000, .open_close_max = 20, .full_assembly = full_assembly};
+  cl_dda_model *m;
+  cl_error err = {0};
+  cr_assert_eq(cl_dda_model_create(&m, dev, &in, &err), CL_OK, "%s", err.msg);
+  return m;
+}
+
+/* The model with the incremental assembly (the default) and with full_assembly gives the same
+ * steps bit for bit -- open-close and PCG iterations, each iteration's state changes, time step,
+ * energies, every block's displacement, rotation and stress, every contact's state and forces -- on
+ * the brick wall, whose open-close iterations after the first change states, so that the
+ * incremental path runs (its count checked). */
+Test(dda, incremental_assembly_gives_the_full_assemblys_steps) {
+  cl_device dev;
+  cl_error err = {0};
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  wall_model w[2];
+  cl_dda_model *m[2] = {wall_on(&dev, &w[0], 0), wall_on(&dev, &w[1], 1)};
+  int incremental = 0, later_changes = 0;
+  for (int step = 0; step < 12; step++) {
+    for (int k = 0; k < 2; k++) cr_assert_eq(cl_dda_step(m[k], 2e-3, &err), CL_OK, "%s", err.msg);
+    const cl_dda_stats *s0 = cl_dda_stats_of(m[0]), *s1 = cl_dda_stats_of(m[1]);
+    cr_assert_eq(s1->incremental_assemblies, 0, "full_assembly assembles in full");
+    incremental += s0->incremental_assemblies;
+    for (int it = 1; it < s0->open_close && it < CL_DDA_TRACE; it++) later_changes += s0->trace_changed[it - 1] > 0;
+    cr_assert(s0->open_close == s1->open_close && s0->pcg == s1->pcg && s0->reductions == s1->reductions &&
+                  s0->dt == s1->dt && s0->closed == s1->closed,
+              "step %d: open-close %d / %d, PCG %d / %d, reductions %d / %d", step + 1, s0->open_close, s1->open_close,
+              s0->pcg, s1->pcg, s0->reductions, s1->reductions);
+    cr_assert(memcmp(s0->trace_pcg, s1->trace_pcg, sizeof s0->trace_pcg) == 0 &&
+                  memcmp(s0->trace_changed, s1->trace_changed, sizeof s0->trace_changed) == 0 &&
+                  memcmp(s0->trace_unsettled, s1->trace_unsettled, sizeof s0->trace_unsettled) == 0,
+              "step %d: the open-close iterations' traces", step + 1);
+    cr_assert(s0->gravity_work == s1->gravity_work && s0->friction_work == s1->friction_work &&
+                  s0->kinetic == s1->kinetic,
+              "step %d: energies %.17g %.17g / %.17g %.17g", step + 1, s0->gravity_work, s0->friction_work,
+              s1->gravity_work, s1->friction_work);
+  }
+  for (int k = 0; k < 2; k++) {
+    cr_assert_eq(cl_dda_host_state(m[k], &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_host_contacts(m[k], &err), CL_OK, "%s", err.msg);
+  }
+  for (size_t i = 0; i < WALL; i++) {
+    cl_dda_block_state b0, b1;
+    cl_dda_block_state_of(m[0], i, &b0), cl_dda_block_state_of(m[1], i, &b1);
+    cr_assert(memcmp(&b0, &b1, sizeof b0) == 0, "block %zu: displacement %.17g %.17g / %.17g %.17g", i + 1, b0.ux,
+              b0.uy, b1.ux, b1.uy);
+  }
+  cr_assert_eq(cl_dda_contact_count(m[0]), cl_dda_contact_count(m[1]));
+  int states[3] = {0, 0, 0};
+  for (size_t k = 0; k < cl_dda_contact_count(m[0]); k++) {
+    cl_dda_contact_info c0, c1;
+    cl_dda_contact_of(m[0], k, &c0), cl_dda_contact_of(m[1], k, &c1);
+    cr_assert(memcmp(&c0, &c1, sizeof c0) == 0, "contact %zu: state %d N %.17g / %d %.17g", k, c0.state,
+              c0.normal_force, c1.state, c1.normal_force);
+    states[c0.state]++;
+  }
+  cr_assert(incremental > 10 && later_changes > 5 && states[CL_DDA_SLIDE] > 0 && states[CL_DDA_LOCK] > 0,
+            "the wall exercises the incremental path: %d incremental assemblies, %d later iterations with changes, "
+            "contacts open %d, sliding %d, locked %d", incremental, later_changes, states[0], states[1], states[2]);
+  for (int k = 0; k < 2; k++) cl_dda_model_destroy(m[k]);
+  cl_device_close(&dev);
+}
