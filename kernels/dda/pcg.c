@@ -200,6 +200,7 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
                        .q = b[B_Q], .t = b[B_T], .partials = b[B_DOTS],
                        .scal = (double *)b[B_DOTS] + CL_DDA_DOT_PARTIALS};
   s->A = A;
+  s->listed = -1, s->targets_ready = 0; /* a new structure: the rule's list is valid after its first assembly */
   return CL_OK;
 }
 
@@ -332,7 +333,6 @@ static void point_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c) {
   s->A.ritem = b[B_RITEM];
   s->A.claw = b[B_CLAW];
   s->A.clist = b[B_CLIST], s->A.ctarget = b[B_CTARGET], s->A.tmark = b[B_TMARK];
-  s->listed = -1, s->targets_ready = 0; /* the list is valid after the step's first assembly */
   s->A.slip_floor = c->slip_floor, s->A.force_floor = c->force_floor, s->A.flip_limit = c->flip_limit;
 }
 
