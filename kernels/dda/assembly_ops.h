@@ -195,7 +195,8 @@ CL_HD static inline void cl_dda_gather_item(const cl_dda_pcg_args *A, size_t t) 
  * the matrix only where the rule changed a contact's state (open <-> closed: all its springs; slide
  * <-> lock: the shear spring), and b where a contact changed or slides (its friction force follows
  * the last solve's normal force). The rule lists the contacts it changed (clist, open_close_ops.h);
- * CL_DDA_OP_SPRINGS_CHANGED rewrites their submatrices and every closed contact's right-hand sides,
+ * CL_DDA_OP_SPRINGS_CHANGED rewrites their submatrices and the right-hand sides of the sliding
+ * contacts and of the listed locked ones,
  * and each listed contact's shares claim their matrix blocks (tmark: the smallest claiming item
  * wins, so that a block two listed contacts share is summed once); the incremental gather then
  * re-sums each claimed block from its whole share list, in share order as the full gather does (not
@@ -215,6 +216,20 @@ CL_HD static inline int cl_dda_share_kept(const cl_dda_pcg_args *A, size_t k, in
 CL_HD static inline void cl_dda_share_targets(const cl_dda_pcg_args *A, size_t t) {
   for (int32_t q = A->gstart[t]; q < A->gstart[t + 1]; q++) A->ctarget[A->gitem[q]] = (int32_t)t;
   A->tmark[t] = INT32_MAX;
+}
+
+/* Entry e of listed contact k's slots in an incremental assembly: its submatrices, and its right-hand
+ * sides where it is locked now (a sliding one's are cl_dda_sliding_force_entry's, written once). */
+CL_HD static inline void cl_dda_listed_spring_entry(const cl_dda_pcg_args *A, size_t k, int e) {
+  cl_dda_contact_stiffness_entry(A, k, e);
+  if (e < 12 && A->cstate[k] == CL_DDA_LOCK) cl_dda_contact_force_entry(A, k, e);
+}
+
+/* Entry e (0..11) of contact k's right-hand sides in an incremental assembly where it slides: its
+ * friction force follows the last rule's normal force. A locked contact's do not change while it
+ * stays locked (its springs' forces are the step's geometry), so only the listed ones are rewritten. */
+CL_HD static inline void cl_dda_sliding_force_entry(const cl_dda_pcg_args *A, size_t k, int e) {
+  if (A->cstate[k] == CL_DDA_SLIDE) cl_dda_contact_force_entry(A, k, e);
 }
 
 /* Listed contact v's share `role` claims its matrix block for gather item 4 v + role. */

@@ -22,8 +22,8 @@ typedef enum cl_dda_pcg_op {
                             the listed contacts' claimed blocks, then every block row */
   /* the incremental assembly (assembly_ops.h) */
   CL_DDA_OP_SHARE_TARGETS,   /* per matrix block: its shares' ctarget, and its tmark unclaimed (once a step) */
-  CL_DDA_OP_SPRINGS_CHANGED, /* per listed contact: its submatrices into cK and its shares' blocks claimed;
-                                per contact: its right-hand sides into cF */
+  CL_DDA_OP_SPRINGS_CHANGED, /* per listed contact: its submatrices into cK (and cF where locked) and its
+                                shares' blocks claimed; per sliding contact: its right-hand sides into cF */
   CL_DDA_OP_FACTOR,      /* per block: dinv = the diagonal block's inverse, by Cholesky (NaN if not SPD) */
   CL_DDA_OP_SPMV,        /* per row: out = A_parts in */
   CL_DDA_OP_BLOCK_SOLVE, /* per block: out = D^-1 in */

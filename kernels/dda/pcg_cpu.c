@@ -44,17 +44,17 @@ static void gather(const cl_dda_pcg_args *A) {
   cl_dda_gather_empty_list(A);
 }
 
-/* The listed contacts' submatrices and their blocks' claims, in list order; every contact's
+/* The listed contacts' slots and their blocks' claims, in list order; the sliding contacts'
  * right-hand sides. */
 static void springs_changed(const cl_dda_pcg_args *A) {
   for (size_t v = 0; v < A->nlisted; v++) {
     const size_t k = (size_t)A->clist[1 + v];
-    for (int e = 0; e < 36; e++) cl_dda_contact_stiffness_entry(A, k, e);
+    for (int e = 0; e < 36; e++) cl_dda_listed_spring_entry(A, k, e);
     for (int role = 0; role < 4; role++) cl_dda_claim_block(A, v, role);
   }
 #pragma omp parallel for schedule(static) if (A->nc >= PARALLEL_MIN)
   for (size_t k = 0; k < A->nc; k++)
-    for (int e = 0; e < 12; e++) cl_dda_contact_force_entry(A, k, e);
+    for (int e = 0; e < 12; e++) cl_dda_sliding_force_entry(A, k, e);
 }
 
 void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {

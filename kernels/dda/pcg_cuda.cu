@@ -90,18 +90,18 @@ __global__ void CL_PREC(dda_share_targets_kernel)(cl_dda_pcg_args A) {
 }
 
 /* CL_DDA_OP_SPRINGS_CHANGED: the first nlisted groups of 36 threads a listed contact (thread e its
- * entry e, threads 0..3 its shares' claims), then three contacts a group, 12 threads each for
- * their right-hand sides. */
+ * entry e, threads 0..3 its shares' claims), then three contacts a group, 12 threads each for a
+ * sliding contact's right-hand sides. */
 __global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_springs_changed_kernel)(cl_dda_pcg_args A) {
   const size_t v = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS + threadIdx.x / 36;
   const int e = (int)(threadIdx.x % 36);
   if (v < A.nlisted) {
-    cl_dda_contact_stiffness_entry(&A, (size_t)A.clist[1 + v], e);
+    cl_dda_listed_spring_entry(&A, (size_t)A.clist[1 + v], e);
     if (e < 4) cl_dda_claim_block(&A, v, e);
     return;
   }
   const size_t k = 3 * (v - A.nlisted) + (size_t)(e / 12);
-  if (k < A.nc) cl_dda_contact_force_entry(&A, k, e % 12);
+  if (k < A.nc) cl_dda_sliding_force_entry(&A, k, e % 12);
 }
 
 /* The per-block-row kernels (the block solves, the factors, block Jacobi's step) in thread blocks of
