@@ -4,7 +4,8 @@
  * full BSR (pcg_args.h), and conjugate gradients preconditioned by block Jacobi or SSOR's
  * approximate inverse, warm-started from the caller's x. PCG's scalars stay on the device
  * (pcg_scalars.h): the host reads them once every check_every iterations; the pattern and the assembly's indices are set once per step, each open-close
- * iteration sends only the contacts' states and friction forces. */
+ * iteration sends only the contacts' states and friction forces, and after an attempt's first one
+ * re-assembles only the blocks of the contacts the rule changed (cl_dda_solver_assemble_changed). */
 #ifndef CL_DDA_PCG_H
 #define CL_DDA_PCG_H
 
