@@ -103,7 +103,8 @@ static int dda_model(lua_State *L) {
       .spmv_format = (cl_dda_spmv_format)num(L, 1, "bsr"), .pcg_launches = (int)num(L, 1, "pcg_launches"),
       .pcg_blocks = (int)num(L, 1, "pcg_blocks"),
       .pcg_max_iterations = (int)num(L, 1, "pcg_max_iterations"),
-      .open_close_max = (int)num(L, 1, "open_close_max"), .detection = (cl_dda_detection)num(L, 1, "detection")};
+      .open_close_max = (int)num(L, 1, "open_close_max"), .detection = (cl_dda_detection)num(L, 1, "detection"),
+      .full_assembly = (int)num(L, 1, "full_assembly")};
   model_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   memset(u, 0, sizeof *u);
   luaL_setmetatable(L, MODEL_MT);
@@ -138,7 +139,7 @@ static void set_number(lua_State *L, const char *key, double v) {
 }
 
 /* model:stats() -> {steps, t, dt, open_close, pcg, reductions, launches, syncs, contacts, closed, kinetic, ...,
- * warm_residual, device_detection, device_pattern,
+ * warm_residual, incremental_assemblies, device_detection, device_pattern,
  * iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's open-close iterations),
  * seconds = {detection, diagonal, assembly, solve, open_close, update},
  * contact_seconds = {found, transfer, geometry, packing, pattern, states, account} (cl_dda_contact_part)} */
@@ -157,6 +158,7 @@ static int model_stats(lua_State *L) {
   set_number(L, "kinetic", s->kinetic), set_number(L, "gravity_work", s->gravity_work);
   set_number(L, "load_work", s->load_work), set_number(L, "friction_work", s->friction_work);
   set_number(L, "warm_residual", s->warm_residual);
+  lua_pushinteger(L, s->incremental_assemblies), lua_setfield(L, -2, "incremental_assemblies");
   lua_pushboolean(L, s->device_detection), lua_setfield(L, -2, "device_detection");
   lua_pushboolean(L, s->device_pattern), lua_setfield(L, -2, "device_pattern");
   int traced = s->open_close < CL_DDA_TRACE ? s->open_close : CL_DDA_TRACE;

@@ -15,33 +15,39 @@
 #include "pcg_args.h"
 #include "pcg_ops.h"
 
-/* Entry e (0..35, row-major: r = e / 6, c = e % 6) of contact k's Kii, Kjj, Kij into its slots and,
- * for e < 12, entry e of its Fi, Fj: the normal spring, the shear spring when locked, the friction
- * force when sliding, each entry the sum cl_dda_spring (contact.h) makes of it in the same order.
- * An entry a thread (36 a contact on the GPU): a contact's 108 slots are written by neighbouring
- * threads as contiguous words, where a thread a contact wrote its own 960 bytes, 864 bytes apart
- * from its neighbours' (155 us for case 1's 67 516 contacts on the H100, against ~15 us for their
- * 45 MB). An open contact has no share: its slots are left as they are and the gathers skip it
- * (the step's pattern and indices hold every contact, open or closed). */
-CL_HD static inline void cl_dda_contact_spring_entry(const cl_dda_pcg_args *A, size_t k, int e) {
+/* Entry e (0..35, row-major: r = e / 6, c = e % 6) of contact k's Kii, Kjj, Kij into its slots: the
+ * normal spring, and the shear spring when locked, each entry the sum cl_dda_spring (contact.h)
+ * makes of it in the same order. An open contact has no share: its slots are left as they are and
+ * the gathers skip it (the step's pattern and indices hold every contact, open or closed). */
+CL_HD static inline void cl_dda_contact_stiffness_entry(const cl_dda_pcg_args *A, size_t k, int e) {
   const int32_t state = A->cstate[k];
   if (state == CL_DDA_OPEN) return;
   const size_t nc = A->nc;
   const real *geo = (const real *)A->cgeo; /* en, fn, es, fs (6 rows each), gn0, gs0 */
-  const int r = e / 6, c = e % 6, lock = state == CL_DDA_LOCK;
+  const int r = e / 6, c = e % 6;
   const double kn = A->kn, ks = A->ks;
   const double enr = geo[r * nc + k], enc = geo[c * nc + k], fnr = geo[(6 + r) * nc + k], fnc = geo[(6 + c) * nc + k];
   double kii = 0, kjj = 0, kij = 0;
   kii += kn * enr * enc, kjj += kn * fnr * fnc, kij -= kn * enr * fnc;
-  if (lock) {
+  if (state == CL_DDA_LOCK) {
     const double esr = geo[(12 + r) * nc + k], esc = geo[(12 + c) * nc + k];
     const double fsr = geo[(18 + r) * nc + k], fsc = geo[(18 + c) * nc + k];
     kii += ks * esr * esc, kjj += ks * fsr * fsc, kij -= ks * esr * fsc;
   }
   real *K = (real *)A->cK + 108 * k;
   K[e] = (real)kii, K[36 + e] = (real)kjj, K[72 + e] = (real)kij;
-  if (e >= 12) return;
-  const int q = e % 6; /* Fi (e < 6) or Fj, entry q */
+}
+
+/* Entry e (0..11: Fi then Fj) of contact k's right-hand sides into its slots: the normal spring's,
+ * the shear spring's when locked, the friction force when sliding (cfric: the last rule's, so it
+ * changes from one open-close iteration to the next). An open contact: as above. */
+CL_HD static inline void cl_dda_contact_force_entry(const cl_dda_pcg_args *A, size_t k, int e) {
+  const int32_t state = A->cstate[k];
+  if (state == CL_DDA_OPEN) return;
+  const size_t nc = A->nc;
+  const real *geo = (const real *)A->cgeo;
+  const int q = e % 6, lock = state == CL_DDA_LOCK; /* Fi (e < 6) or Fj, entry q */
+  const double kn = A->kn, ks = A->ks;
   const double gn0 = geo[24 * nc + k], gs0 = geo[25 * nc + k];
   const double fric = lock ? 0 : ((const real *)A->cfric)[k]; /* set for the sliding ones */
   double f = 0;
@@ -57,6 +63,16 @@ CL_HD static inline void cl_dda_contact_spring_entry(const cl_dda_pcg_args *A, s
     else f += fric * bs;
   }
   ((real *)A->cF)[12 * k + (size_t)e] = (real)f;
+}
+
+/* Entry e of contact k's submatrices and, for e < 12, of its right-hand sides (the full assembly's).
+ * An entry a thread (36 a contact on the GPU): a contact's 108 slots are written by neighbouring
+ * threads as contiguous words, where a thread a contact wrote its own 960 bytes, 864 bytes apart
+ * from its neighbours' (155 us for case 1's 67 516 contacts on the H100, against ~15 us for their
+ * 45 MB). */
+CL_HD static inline void cl_dda_contact_spring_entry(const cl_dda_pcg_args *A, size_t k, int e) {
+  cl_dda_contact_stiffness_entry(A, k, e);
+  if (e < 12) cl_dda_contact_force_entry(A, k, e);
 }
 
 /* The gather's items: ntarget matrix blocks (36 entries each) then n block rows of b (6 entries).
@@ -172,6 +188,92 @@ CL_HD static inline void cl_dda_gather_item(const cl_dda_pcg_args *A, size_t t) 
     cl_dda_gather_write(A, t, e, sum);
   }
   cl_dda_gather_finish(A, t);
+}
+
+
+/* The incremental assembly. After the first assembly of an attempt, an open-close iteration changes
+ * the matrix only where the rule changed a contact's state (open <-> closed: all its springs; slide
+ * <-> lock: the shear spring), and b where a contact changed or slides (its friction force follows
+ * the last solve's normal force). The rule lists the contacts it changed (clist, open_close_ops.h);
+ * CL_DDA_OP_SPRINGS_CHANGED rewrites their submatrices and the right-hand sides of the sliding
+ * contacts and of the listed locked ones,
+ * and each listed contact's shares claim their matrix blocks (tmark: the smallest claiming item
+ * wins, so that a block two listed contacts share is summed once); the incremental gather then
+ * re-sums each claimed block from its whole share list, in share order as the full gather does (not
+ * old + delta: the result is the full assembly's bit for bit), re-factors the claimed diagonal
+ * blocks, and re-gathers every block row of b (n items of 6 entries: a few percent of the matrix's
+ * sums). The listed contacts' blocks are all that changed in the matrix: every other block's shares
+ * have the states and slots of the assembly before. */
+
+/* Whether the format keeps contact k's share `role` (HSBCSR keeps only the upper one of Kij, Kij^T). */
+CL_HD static inline int cl_dda_share_kept(const cl_dda_pcg_args *A, size_t k, int role) {
+  if (A->format == CL_DDA_BSR || role < 2) return 1;
+  return (role == 2) == (A->cbj[k] > A->cbi[k]);
+}
+
+/* Matrix block t's shares name it in ctarget, and t is unclaimed (CL_DDA_OP_SHARE_TARGETS, once a
+ * step before its first incremental assembly: the inverse of gstart / gitem, host or device built). */
+CL_HD static inline void cl_dda_share_targets(const cl_dda_pcg_args *A, size_t t) {
+  for (int32_t q = A->gstart[t]; q < A->gstart[t + 1]; q++) A->ctarget[A->gitem[q]] = (int32_t)t;
+  A->tmark[t] = INT32_MAX;
+}
+
+/* Entry e of listed contact k's slots in an incremental assembly: its submatrices, and its right-hand
+ * sides where it is locked now (a sliding one's are cl_dda_sliding_force_entry's, written once). */
+CL_HD static inline void cl_dda_listed_spring_entry(const cl_dda_pcg_args *A, size_t k, int e) {
+  cl_dda_contact_stiffness_entry(A, k, e);
+  if (e < 12 && A->cstate[k] == CL_DDA_LOCK) cl_dda_contact_force_entry(A, k, e);
+}
+
+/* Entry e (0..11) of contact k's right-hand sides in an incremental assembly where it slides: its
+ * friction force follows the last rule's normal force. A locked contact's do not change while it
+ * stays locked (its springs' forces are the step's geometry), so only the listed ones are rewritten. */
+CL_HD static inline void cl_dda_sliding_force_entry(const cl_dda_pcg_args *A, size_t k, int e) {
+  if (A->cstate[k] == CL_DDA_SLIDE) cl_dda_contact_force_entry(A, k, e);
+}
+
+/* Listed contact v's share `role` claims its matrix block for gather item 4 v + role. */
+CL_HD static inline void cl_dda_claim_block(const cl_dda_pcg_args *A, size_t v, int role) {
+  const size_t k = (size_t)A->clist[1 + v];
+  if (!cl_dda_share_kept(A, k, role)) return;
+  int32_t *mark = A->tmark + A->ctarget[4 * k + (size_t)role];
+  const int32_t u = (int32_t)(4 * v) + role;
+#ifdef __CUDA_ARCH__
+  atomicMin(mark, u);
+#else
+  if (u < *mark) *mark = u;
+#endif
+}
+
+/* The gather's items: the full one's ntarget matrix blocks, or the incremental one's four shares of
+ * each listed contact; then the n block rows of b. */
+CL_HD static inline size_t cl_dda_gather_items(const cl_dda_pcg_args *A) {
+  return (A->incremental ? 4 * A->nlisted : A->ntarget) + A->n;
+}
+
+/* Gather item u's target t (< ntarget: a matrix block; ntarget + i: block row i of b), or -1: an
+ * incremental item whose share the format drops or whose block another item claimed. */
+CL_HD static inline int64_t cl_dda_gather_target(const cl_dda_pcg_args *A, size_t u) {
+  if (!A->incremental) return (int64_t)u;
+  const size_t listed = 4 * A->nlisted;
+  if (u >= listed) return (int64_t)(A->ntarget + (u - listed));
+  const size_t k = (size_t)A->clist[1 + u / 4];
+  const int role = (int)(u % 4);
+  if (!cl_dda_share_kept(A, k, role)) return -1;
+  const int32_t t = A->ctarget[4 * k + (size_t)role];
+  return A->tmark[t] == (int32_t)u ? (int64_t)t : -1;
+}
+
+/* After gather item u (target t) is written and factored: its claimed block unclaimed again (no other
+ * item takes it for its own: they hold other numbers). */
+CL_HD static inline void cl_dda_gather_release(const cl_dda_pcg_args *A, size_t u, size_t t) {
+  if (A->incremental && u < 4 * A->nlisted) A->tmark[t] = INT32_MAX;
+}
+
+/* Once a gather, full or incremental (one thread): the rule's list emptied for the next rule. The
+ * springs before it have read the list; its entries stay for this gather's items. */
+CL_HD static inline void cl_dda_gather_empty_list(const cl_dda_pcg_args *A) {
+  if (A->clist) A->clist[0] = 0;
 }
 
 #endif

@@ -255,6 +255,7 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   m->dev = d, m->p = *in;
   cl_dda_solver_init(&m->solver, d, in->spmv_format);
   m->solver.persistent = !in->pcg_launches, m->solver.persistent_blocks = in->pcg_blocks;
+  m->solver.incremental = !in->full_assembly;
   cl_dda_detect_init(&m->detect, d);
   m->stats.device_detection = in->detection == CL_DDA_DETECT_DEVICE ||
                               (in->detection == CL_DDA_DETECT_AUTO && d->kind != CL_BACKEND_CPU);
@@ -677,13 +678,15 @@ static cl_status dump_system(cl_dda_model *m, cl_error *err) {
   return st;
 }
 
-/* An open-close iteration: the matrix of the contacts' current states, assembled on the device,
+/* An open-close iteration: the matrix of the contacts' current states, assembled on the device --
+ * in full at the attempt's first iteration, then only where the rule changed a state (pcg.h) --
  * solved from the device's x, and the open-close rule on the
  * solution if it converged -- chained on the device, the host waiting once for the scalars where
  * the solve is one launch (cl_dda_solver_solve_open_close): the rule's time is then the solve's. */
-static cl_status solve(cl_dda_model *m, double dt, cl_dda_pcg_result *r, int *changed,
+static cl_status solve(cl_dda_model *m, double dt, int first, cl_dda_pcg_result *r, int *changed,
                        int *unsettled, double *mark, cl_error *err) {
-  CL_TRY(cl_dda_solver_assemble(&m->solver, NULL, NULL, m->device[A_K], m->device[A_F], err));
+  if (first) CL_TRY(cl_dda_solver_assemble(&m->solver, NULL, NULL, m->device[A_K], m->device[A_F], err));
+  else CL_TRY(cl_dda_solver_assemble_changed(&m->solver, err));
   CL_TRY(dump_system(m, err));
   charge(m, CL_DDA_ASSEMBLY, mark);
   CL_TRY(cl_dda_solver_solve_open_close(&m->solver, NULL, m->p.preconditioner, m->p.pcg_tolerance, update_energy(m, dt),
@@ -742,7 +745,7 @@ static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
 cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   if (!(dt > 0) || !isfinite(dt)) return cl_error_set(err, CL_ERR_ARG, "dt = %g must be a number > 0", dt);
   double d0 = 2.5 * m->p.max_displacement, dt0 = dt, mark = seconds_now();
-  const long launches0 = m->solver.launches, syncs0 = m->solver.syncs;
+  const long launches0 = m->solver.launches, syncs0 = m->solver.syncs, incremental0 = m->solver.assemblies_changed;
   CL_TRY(detect(m, d0, err));
   charge(m, CL_DDA_DETECTION, &mark);
   int reductions = 0, pcg = 0, oc = 0;
@@ -779,7 +782,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
     for (oc = 1; oc <= m->p.open_close_max; oc++) {
       cl_dda_pcg_result r;
       int changed, unsettled;
-      CL_TRY(solve(m, dt, &r, &changed, &unsettled, &mark, err));
+      CL_TRY(solve(m, dt, oc == 1, &r, &changed, &unsettled, &mark, err));
       pcg += r.iterations, last_residual = r.residual;
       if (oc == 1) warm_residual = r.initial_residual;
       if (!r.converged) break;
@@ -833,6 +836,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
   m->stats.launches = m->solver.launches - launches0, m->stats.syncs = m->solver.syncs - syncs0;
   m->stats.warm_residual = warm_residual;
+  m->stats.incremental_assemblies = (int)(m->solver.assemblies_changed - incremental0);
   memcpy(m->stats.trace_pcg, trace.pcg, sizeof trace.pcg);
   memcpy(m->stats.trace_changed, trace.changed, sizeof trace.changed);
   memcpy(m->stats.trace_unsettled, trace.unsettled, sizeof trace.unsettled);

@@ -67,6 +67,8 @@ typedef struct cl_dda_input {
                                   fewer blocks make a grid barrier cheaper, docs/benchmarks.md) */
   int pcg_max_iterations, open_close_max;
   cl_dda_detection detection;
+  int full_assembly;           /* 1: every open-close iteration assembles the whole matrix; 0: after an
+                                  attempt's first, only what the rule changed (cl_dda_solver_assemble_changed) */
 } cl_dda_input;
 
 typedef struct cl_dda_model cl_dda_model;
@@ -88,6 +90,8 @@ typedef struct cl_dda_stats {
    * had not settled; and the relative residual |b - A x0| / |b| of the first solve's warm start */
   int trace_pcg[CL_DDA_TRACE], trace_changed[CL_DDA_TRACE], trace_unsettled[CL_DDA_TRACE];
   double warm_residual;
+  int incremental_assemblies; /* the last step's open-close iterations assembled incrementally (redone
+                                 attempts included; cl_dda_solver_assemble_changed) */
   size_t contacts, closed; /* contacts detected, closed (sliding or locked) */
   int device_detection;    /* detection ran on the model's device (detect.h), not on the host */
   int device_pattern;      /* the matrix's pattern and the assembly's indices are built on the device

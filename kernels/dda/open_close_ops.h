@@ -48,4 +48,21 @@ CL_HD static inline int cl_dda_contact_rule(const cl_dda_pcg_args *A, size_t k) 
   return flag;
 }
 
+
+/* Contact k's rule (cl_dda_contact_rule's flag), and k listed when its state changed, for the
+ * incremental assembly (assembly_ops.h): clist[0] counts the listed, clist[1 ..] holds them, at most
+ * nc (the host counts the changes too -- the scalar it reads -- and assembles in full past nc); on
+ * the GPU in the order of the atomics, which changes no sum (the list only says which blocks). */
+CL_HD static inline int cl_dda_contact_rule_listed(const cl_dda_pcg_args *A, size_t k) {
+  const int flag = cl_dda_contact_rule(A, k);
+  if (flag != 1 || !A->clist) return flag;
+#ifdef __CUDA_ARCH__
+  const int32_t at = atomicAdd(A->clist, 1);
+#else
+  const int32_t at = A->clist[0]++;
+#endif
+  if ((size_t)at < A->nc) A->clist[1 + at] = (int32_t)k;
+  return flag;
+}
+
 #endif

@@ -17,7 +17,7 @@
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_DINV,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
        B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
-       B_CSTART, B_CKEYS, B_PATTERN, B_PACK, B_LONG, B_COUNT };
+       B_CSTART, B_CKEYS, B_PATTERN, B_PACK, B_LONG, B_CLIST, B_CTARGET, B_TMARK, B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
 
 /* the bytes of a contact's state on the device (B_CSTATES: state, flips (int32), sgn, N, friction
@@ -31,6 +31,7 @@ _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer pe
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
   memset(s, 0, sizeof *s);
   s->dev = d, s->format = format, s->check_every = CL_DDA_PCG_CHECK_EVERY, s->persistent = 1;
+  s->incremental = 1, s->listed = -1;
 }
 
 void cl_dda_solver_free(cl_dda_solver *s) {
@@ -189,6 +190,7 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
     if (k != B_X) CL_TRY(ensure(s, k, 6 * n * sizeof(double), err));
   CL_TRY(ensure(s, B_DOTS, (CL_DDA_DOT_PARTIALS + CL_DDA_SCALARS) * sizeof(double), err));
   CL_TRY(ensure(s, B_LONG, (n + 1) * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_TMARK, (ntarget + 1) * sizeof(int32_t), err));
   void **b = s->buf;
   cl_dda_pcg_args A = {.n = n, .format = s->format, .rowptr = b[B_ROWPTR], .col = b[B_COL], .val = b[B_VAL],
                        .long_rows = b[B_LONG],
@@ -198,6 +200,7 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
                        .q = b[B_Q], .t = b[B_T], .partials = b[B_DOTS],
                        .scal = (double *)b[B_DOTS] + CL_DDA_DOT_PARTIALS};
   s->A = A;
+  s->listed = -1, s->targets_ready = 0; /* a new structure: the rule's list is valid after its first assembly */
   return CL_OK;
 }
 
@@ -311,6 +314,8 @@ static cl_status upload_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c
   if (!c->geo) CL_TRY(ensure(s, B_CLAW, 3 * nc * sizeof(double), err));
   CL_TRY(ensure(s, B_CK, 108 * nc * sizeof(double), err));
   CL_TRY(ensure(s, B_CF, 12 * nc * sizeof(double), err));
+  CL_TRY(ensure(s, B_CLIST, (nc + 1) * sizeof(int32_t), err));
+  CL_TRY(ensure(s, B_CTARGET, 4 * nc * sizeof(int32_t), err));
   s->start_kept = c->state != NULL;
   return s->start_kept ? upload_start(s, c, err) : CL_OK;
 }
@@ -327,6 +332,7 @@ static void point_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c) {
   s->A.gstart = b[B_GSTART], s->A.gitem = b[B_GITEM], s->A.tdiag = b[B_TDIAG], s->A.rstart = b[B_RSTART];
   s->A.ritem = b[B_RITEM];
   s->A.claw = b[B_CLAW];
+  s->A.clist = b[B_CLIST], s->A.ctarget = b[B_CTARGET], s->A.tmark = b[B_TMARK];
   s->A.slip_floor = c->slip_floor, s->A.force_floor = c->force_floor, s->A.flip_limit = c->flip_limit;
 }
 
@@ -449,6 +455,7 @@ static void *pack_states(cl_dda_solver *s, const cl_dda_contact_states *c) {
 }
 
 cl_status cl_dda_solver_set_states(cl_dda_solver *s, const cl_dda_contact_states *c, cl_error *err) {
+  s->listed = -1; /* states the rule did not list: the next assembly is a full one */
   if (!s->A.nc) return CL_OK;
   void *p = pack_states(s, c);
   return p ? to_device(s, s->buf[B_CSTATES], p, STATE_BYTES * s->A.nc, err) : oom(err);
@@ -476,6 +483,7 @@ void cl_dda_solver_setup_args(cl_dda_solver *s, cl_dda_setup_args *a) {
 }
 
 cl_status cl_dda_solver_restart_states(cl_dda_solver *s, cl_error *err) {
+  s->listed = -1; /* as set_states */
   if (!s->A.nc) return CL_OK;
   if (!s->start_kept)
     return cl_error_set(err, CL_ERR_ARG, "DDA solver: no start states kept (give them to cl_dda_solver_set_contacts)");
@@ -522,12 +530,25 @@ cl_status cl_dda_solver_contacts_down(cl_dda_solver *s, cl_dda_contact_fields *c
   return CL_OK;
 }
 
+/* The rule listed `changed` more contacts on the device (open_close_ops.h): the host's count of the list. */
+static void listed(cl_dda_solver *s, int changed) {
+  if (s->listed >= 0) s->listed += changed;
+}
+
 cl_status cl_dda_solver_open_close(cl_dda_solver *s, int *changed, int *unsettled, cl_error *err) {
   double sc[CL_DDA_SCALARS];
   CL_TRY(run(s, CL_DDA_OP_OPEN_CLOSE, err));
   CL_TRY(to_host(s, sc, s->A.scal, sizeof sc, err));
   *changed = (int)sc[CL_DDA_S_CHANGED], *unsettled = (int)sc[CL_DDA_S_UNSETTLED];
+  listed(s, *changed);
   return CL_OK;
+}
+
+/* After an assembly: the factors' check, left to the persistent solve's first dot where it runs (two
+ * launches fewer). */
+static cl_status assembled(cl_dda_solver *s, cl_error *err) {
+  s->check_pending = s->persistent;
+  return s->persistent ? CL_OK : check_factors(s, 0, err);
 }
 
 cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const double *friction, const void *Kdiag,
@@ -540,9 +561,30 @@ cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const d
   s->A.Kdiag = Kdiag, s->A.Fdiag = Fdiag;
   CL_TRY(run(s, CL_DDA_OP_SPRINGS, err));
   CL_TRY(run(s, CL_DDA_OP_GATHER, err)); /* the matrix, its diagonal blocks' factors and b */
-  /* the persistent solve checks the factors in its first dot: two launches fewer */
-  s->check_pending = s->persistent;
-  return s->persistent ? CL_OK : check_factors(s, 0, err);
+  s->listed = 0, s->assemblies_full++; /* the rule's list is empty and is now the one to follow */
+  return assembled(s, err);
+}
+
+/* The incremental assembly's limit: past nc / CL_DDA_INCREMENTAL_SHARE listed contacts the full one.
+ * A listed contact's four blocks are re-summed from their whole share lists, ~2 diagonal blocks of
+ * ~30 shares (case 1) and 2 off-diagonal ones of ~2: ~64 shares where the full gather sums 4 a
+ * contact. Past nc / 16 listed contacts the incremental gather would sum more; nc / 32 keeps it under
+ * half of the full one's (case 1 lists ~10 - 90 of 67 516 after an attempt's first iteration). */
+#define CL_DDA_INCREMENTAL_SHARE 32
+
+cl_status cl_dda_solver_assemble_changed(cl_dda_solver *s, cl_error *err) {
+  const size_t nc = s->A.nc;
+  if (!s->incremental || s->listed < 0 || (size_t)s->listed > nc / CL_DDA_INCREMENTAL_SHARE)
+    return cl_dda_solver_assemble(s, NULL, NULL, s->A.Kdiag, s->A.Fdiag, err);
+  if (!s->targets_ready) CL_TRY(run(s, CL_DDA_OP_SHARE_TARGETS, err)); /* once a step */
+  s->targets_ready = 1;
+  s->A.incremental = 1, s->A.nlisted = (size_t)s->listed;
+  cl_status st = run(s, CL_DDA_OP_SPRINGS_CHANGED, err);
+  if (st == CL_OK) st = run(s, CL_DDA_OP_GATHER, err); /* the claimed blocks, their factors, b */
+  s->A.incremental = 0, s->A.nlisted = 0;
+  CL_TRY(st);
+  s->assemblies_changed++, s->contacts_listed += s->listed, s->listed = 0;
+  return assembled(s, err);
 }
 
 cl_status cl_dda_solver_start_from(cl_dda_solver *s, const void *x0, cl_error *err) {
@@ -688,7 +730,10 @@ static cl_status solve(cl_dda_solver *s, const double *b, const double *x0, doub
   res->initial_residual = sqrt(sc[CL_DDA_S_RR0]) / bnorm;
   res->residual = sqrt(sc[CL_DDA_S_RR]) / bnorm;
   res->converged = cl_dda_pcg_converged(sc);
-  if (rule && res->converged) *changed = (int)sc[CL_DDA_S_CHANGED], *unsettled = (int)sc[CL_DDA_S_UNSETTLED];
+  if (rule && res->converged) {
+    *changed = (int)sc[CL_DDA_S_CHANGED], *unsettled = (int)sc[CL_DDA_S_UNSETTLED];
+    listed(s, *changed);
+  }
   return x ? vector_down(s, B_X, x, err) : CL_OK;
 }
 

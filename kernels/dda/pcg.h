@@ -4,7 +4,8 @@
  * full BSR (pcg_args.h), and conjugate gradients preconditioned by block Jacobi or SSOR's
  * approximate inverse, warm-started from the caller's x. PCG's scalars stay on the device
  * (pcg_scalars.h): the host reads them once every check_every iterations; the pattern and the assembly's indices are set once per step, each open-close
- * iteration sends only the contacts' states and friction forces. */
+ * iteration sends only the contacts' states and friction forces, and after an attempt's first one
+ * re-assembles only the blocks of the contacts the rule changed (cl_dda_solver_assemble_changed). */
 #ifndef CL_DDA_PCG_H
 #define CL_DDA_PCG_H
 
@@ -21,7 +22,7 @@ typedef struct cl_dda_pcg_result {
   double initial_residual; /* |b - A x0| / |b| at the start: how good the warm start was */
 } cl_dda_pcg_result;
 
-enum { CL_DDA_SOLVER_BUFFERS = 36, CL_DDA_SOLVER_PENDING = 32 };
+enum { CL_DDA_SOLVER_BUFFERS = 39, CL_DDA_SOLVER_PENDING = 32 };
 
 /* PCG's host reads the convergence scalars once every this many iterations (cl_dda_pcg) */
 #define CL_DDA_PCG_CHECK_EVERY 8
@@ -53,6 +54,13 @@ typedef struct cl_dda_solver {
   int persistent_blocks; /* at most this many blocks in the persistent grid (0: as many as fit) */
   int start_kept; /* set_contacts kept the step's start states and the bookkeeping's fields */
   cl_dda_scratch scratch; /* the device sorts' and scans' room (set_contacts_on_device) */
+  /* 1 (the default): cl_dda_solver_assemble_changed re-assembles only what the rule changed; 0: it
+   * assembles in full (the comparison, and the switch until measured on the GPU) */
+  int incremental;
+  long listed;       /* the contacts the rule listed since the last assembly (-1: states it did not list) */
+  int targets_ready; /* the step's share targets are built (CL_DDA_OP_SHARE_TARGETS) */
+  /* since init: the full and the incremental assemblies, and the contacts the latter re-assembled */
+  long assemblies_full, assemblies_changed, contacts_listed;
 } cl_dda_solver;
 
 /* An empty solver on d (zero-initialised s). */
@@ -172,6 +180,15 @@ cl_status cl_dda_solver_solution_to(cl_dda_solver *s, void *x_out, cl_error *err
  * Factors the diagonal blocks as cl_dda_solver_load. */
 cl_status cl_dda_solver_assemble(cl_dda_solver *s, const int32_t *state, const double *friction, const void *Kdiag,
                                  const void *Fdiag, cl_error *err);
+
+/* A later open-close iteration of the same attempt (after cl_dda_solver_assemble and solves with the
+ * rule, on the same Kdiag and Fdiag): the matrix updated only where the rule changed a contact's
+ * state since the last assembly -- the blocks those contacts share in, each re-summed whole in share
+ * order, and the factors of the diagonal ones -- and b re-gathered: the same values, bit for bit, as
+ * cl_dda_solver_assemble's (assembly_ops.h). A full assembly where s->incremental is 0, where states
+ * came from elsewhere since (set_states, restart_states), or where the rule changed more than a
+ * fraction of the contacts. */
+cl_status cl_dda_solver_assemble_changed(cl_dda_solver *s, cl_error *err);
 
 /* The device's x := the device vector x0 (6 x n, SoA: the model's D), the next solve's start. */
 cl_status cl_dda_solver_start_from(cl_dda_solver *s, const void *x0, cl_error *err);

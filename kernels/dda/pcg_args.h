@@ -18,7 +18,12 @@ typedef enum cl_dda_pcg_op {
   CL_DDA_OP_SPRINGS,     /* per contact (zeros when open): its submatrices and right-hand sides into cK, cF */
   CL_DDA_OP_GATHER,      /* per matrix block: the diagonal submatrix (if any) plus its contacts' shares, and a
                             diagonal block's factor; then per block row: b = the per-block right-hand side
-                            plus its contacts' shares (ntarget + n items, assembly_ops.h) */
+                            plus its contacts' shares (ntarget + n items, assembly_ops.h); where incremental:
+                            the listed contacts' claimed blocks, then every block row */
+  /* the incremental assembly (assembly_ops.h) */
+  CL_DDA_OP_SHARE_TARGETS,   /* per matrix block: its shares' ctarget, and its tmark unclaimed (once a step) */
+  CL_DDA_OP_SPRINGS_CHANGED, /* per listed contact: its submatrices into cK (and cF where locked) and its
+                                shares' blocks claimed; per sliding contact: its right-hand sides into cF */
   CL_DDA_OP_FACTOR,      /* per block: dinv = the diagonal block's inverse, by Cholesky (NaN if not SPD) */
   CL_DDA_OP_SPMV,        /* per row: out = A_parts in */
   CL_DDA_OP_BLOCK_SOLVE, /* per block: out = D^-1 in */
@@ -83,6 +88,15 @@ typedef struct cl_dda_pcg_args {
   void *cK, *cF;
   const int32_t *gstart, *gitem, *tdiag, *rstart, *ritem;
   const void *Kdiag, *Fdiag;
+  /* the incremental assembly (assembly_ops.h): the contacts whose state the rule changed since the
+   * last assembly (clist[0] their count, clist[1 ..] the contacts, at most nc: the rule appends,
+   * the gather empties it), nlisted of them re-assembled where incremental (else the gather is the
+   * full one); contact
+   * k's share role r in matrix block ctarget[4 k + r] (where the format keeps it); tmark[t] the
+   * smallest gather item that claimed block t (INT32_MAX: none) */
+  int32_t *clist, *ctarget, *tmark;
+  size_t nlisted;
+  int incremental;
   void *dinv; /* the diagonal blocks' inverses, sliced as diag */
   int parts;  /* CL_DDA_OP_SPMV: CL_DDA_DIAG | CL_DDA_UPPER | CL_DDA_LOWER */
   const void *in;

@@ -23,10 +23,38 @@ static void dots(const cl_dda_pcg_args *A, int op) {
 static void open_close(const cl_dda_pcg_args *A) {
   double changed = 0, unsettled = 0;
   for (size_t k = 0; k < A->nc; k++) {
-    const int flag = cl_dda_contact_rule(A, k);
+    const int flag = cl_dda_contact_rule_listed(A, k);
     changed += flag == 1, unsettled += flag == 2;
   }
   cl_dda_pcg_scalars(A, CL_DDA_OP_OPEN_CLOSE, changed, unsettled);
+}
+
+/* The gather (assembly_ops.h): the incremental one's claimed blocks one after another (a claim is
+ * released as its block is done, and read by the other items of the same block), then the rest. */
+static void gather(const cl_dda_pcg_args *A) {
+  const size_t items = cl_dda_gather_items(A), serial = A->incremental ? 4 * A->nlisted : 0;
+  for (size_t u = 0; u < serial; u++) {
+    const int64_t t = cl_dda_gather_target(A, u);
+    if (t < 0) continue;
+    cl_dda_gather_item(A, (size_t)t);
+    cl_dda_gather_release(A, u, (size_t)t);
+  }
+#pragma omp parallel for schedule(static) if (items - serial >= PARALLEL_MIN)
+  for (size_t u = serial; u < items; u++) cl_dda_gather_item(A, (size_t)cl_dda_gather_target(A, u));
+  cl_dda_gather_empty_list(A);
+}
+
+/* The listed contacts' slots and their blocks' claims, in list order; the sliding contacts'
+ * right-hand sides. */
+static void springs_changed(const cl_dda_pcg_args *A) {
+  for (size_t v = 0; v < A->nlisted; v++) {
+    const size_t k = (size_t)A->clist[1 + v];
+    for (int e = 0; e < 36; e++) cl_dda_listed_spring_entry(A, k, e);
+    for (int role = 0; role < 4; role++) cl_dda_claim_block(A, v, role);
+  }
+#pragma omp parallel for schedule(static) if (A->nc >= PARALLEL_MIN)
+  for (size_t k = 0; k < A->nc; k++)
+    for (int e = 0; e < 12; e++) cl_dda_sliding_force_entry(A, k, e);
 }
 
 void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
@@ -38,8 +66,14 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
         for (int e = 0; e < 36; e++) cl_dda_contact_spring_entry(A, k, e);
       break;
     case CL_DDA_OP_GATHER:
-#pragma omp parallel for schedule(static) if (A->ntarget + n >= PARALLEL_MIN)
-      for (size_t t = 0; t < A->ntarget + n; t++) cl_dda_gather_item(A, t);
+      gather(A);
+      break;
+    case CL_DDA_OP_SHARE_TARGETS:
+#pragma omp parallel for schedule(static) if (A->ntarget >= PARALLEL_MIN)
+      for (size_t t = 0; t < A->ntarget; t++) cl_dda_share_targets(A, t);
+      break;
+    case CL_DDA_OP_SPRINGS_CHANGED:
+      springs_changed(A);
       break;
     case CL_DDA_OP_FACTOR:
     case CL_DDA_OP_BLOCK_SOLVE:

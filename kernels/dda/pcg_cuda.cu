@@ -56,18 +56,20 @@ __device__ static void gather_short(const cl_dda_pcg_args *A, size_t t, int g, i
 /* The gather (assembly_ops.h), 36 threads an item: thread e sums entry e, so a contact's 36 slots
  * are read by neighbouring threads at once; a long item is the whole block's after the others, its
  * slices' sums added in slice order; a diagonal block's factor waits at a block barrier for its 36
- * sums. Two blocks an SM: 32 registers a thread at most. */
+ * sums. The incremental gather's items are the listed contacts' claimed blocks (an item whose block
+ * is another's does nothing), then the block rows. Two blocks an SM: 32 registers a thread at most. */
 __global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS, 2) CL_PREC(dda_gather_kernel)(cl_dda_pcg_args A) {
-  __shared__ int long_item[CL_DDA_GATHER_ITEMS];
+  __shared__ int64_t long_target[CL_DDA_GATHER_ITEMS];
   __shared__ real part[CL_DDA_GATHER_ITEMS][36];
   const int g = (int)(threadIdx.x / 36), e = (int)(threadIdx.x % 36);
-  const size_t first = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS, t = first + g;
-  const int active = t < A.ntarget + A.n, is_long = active && cl_dda_gather_long(&A, t);
-  if (e == 0) long_item[g] = is_long;
-  gather_short(&A, t, g, e, active && !is_long); /* its barriers publish long_item */
+  const size_t u = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS + g;
+  const int64_t t = u < cl_dda_gather_items(&A) ? cl_dda_gather_target(&A, u) : -1;
+  const int active = t >= 0, is_long = active && cl_dda_gather_long(&A, (size_t)t);
+  if (e == 0) long_target[g] = is_long ? t : -1;
+  gather_short(&A, active ? (size_t)t : 0, g, e, active && !is_long); /* its barriers publish long_target */
   for (int w = 0; w < CL_DDA_GATHER_ITEMS; w++) {
-    if (!long_item[w]) continue;
-    const size_t tl = first + w;
+    if (long_target[w] < 0) continue;
+    const size_t tl = (size_t)long_target[w];
     const int has = cl_dda_gather_has(&A, tl, e);
     part[g][e] = has ? cl_dda_gather_part(&A, tl, e, g, CL_DDA_GATHER_ITEMS) : 0;
     __syncthreads();
@@ -78,7 +80,28 @@ __global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS, 2) CL_PREC(dda_gathe
     }
     __syncthreads(); /* the sums are written (the factor reads them) and part is free again */
   }
-  if (active && e == 0) cl_dda_gather_finish(&A, t);
+  if (active && e == 0) cl_dda_gather_finish(&A, (size_t)t), cl_dda_gather_release(&A, u, (size_t)t);
+  if (u == 0 && e == 0) cl_dda_gather_empty_list(&A);
+}
+
+/* The matrix blocks' share targets (CL_DDA_OP_SHARE_TARGETS), a thread a block. */
+__global__ void CL_PREC(dda_share_targets_kernel)(cl_dda_pcg_args A) {
+  CL_GRID_STRIDE(t, A.ntarget) cl_dda_share_targets(&A, t);
+}
+
+/* CL_DDA_OP_SPRINGS_CHANGED: the first nlisted groups of 36 threads a listed contact (thread e its
+ * entry e, threads 0..3 its shares' claims), then three contacts a group, 12 threads each for a
+ * sliding contact's right-hand sides. */
+__global__ void __launch_bounds__(36 * CL_DDA_GATHER_ITEMS) CL_PREC(dda_springs_changed_kernel)(cl_dda_pcg_args A) {
+  const size_t v = (size_t)blockIdx.x * CL_DDA_GATHER_ITEMS + threadIdx.x / 36;
+  const int e = (int)(threadIdx.x % 36);
+  if (v < A.nlisted) {
+    cl_dda_listed_spring_entry(&A, (size_t)A.clist[1 + v], e);
+    if (e < 4) cl_dda_claim_block(&A, v, e);
+    return;
+  }
+  const size_t k = 3 * (v - A.nlisted) + (size_t)(e / 12);
+  if (k < A.nc) cl_dda_sliding_force_entry(&A, k, e % 12);
 }
 
 /* The per-block-row kernels (the block solves, the factors, block Jacobi's step) in thread blocks of
@@ -141,7 +164,7 @@ __global__ void CL_PREC(dda_dots_kernel)(cl_dda_pcg_args A, int op) {
 __global__ void CL_PREC(dda_open_close_kernel)(cl_dda_pcg_args A) {
   double changed = 0, unsettled = 0;
   CL_GRID_STRIDE(k, A.nc) {
-    const int flag = cl_dda_contact_rule(&A, k);
+    const int flag = cl_dda_contact_rule_listed(&A, k);
     changed += flag == 1, unsettled += flag == 2;
   }
   changed = cl_block_reduce(CL_COMBINE_SUM, changed);
@@ -181,9 +204,19 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
                                       36 * CL_DDA_GATHER_ITEMS>>>(*A);
       break;
     case CL_DDA_OP_GATHER:
-      CL_PREC(dda_gather_kernel)<<<(unsigned)((A->ntarget + A->n + CL_DDA_GATHER_ITEMS - 1) / CL_DDA_GATHER_ITEMS),
+      CL_PREC(dda_gather_kernel)<<<(unsigned)((cl_dda_gather_items(A) + CL_DDA_GATHER_ITEMS - 1) / CL_DDA_GATHER_ITEMS),
                                    36 * CL_DDA_GATHER_ITEMS>>>(*A);
       break;
+    case CL_DDA_OP_SHARE_TARGETS:
+      if (A->ntarget) CL_PREC(dda_share_targets_kernel)<<<cl_grid_1d(A->ntarget), CL_THREADS>>>(*A);
+      break;
+    case CL_DDA_OP_SPRINGS_CHANGED: {
+      const size_t groups = A->nlisted + (A->nc + 2) / 3;
+      if (groups)
+        CL_PREC(dda_springs_changed_kernel)<<<(unsigned)((groups + CL_DDA_GATHER_ITEMS - 1) / CL_DDA_GATHER_ITEMS),
+                                              36 * CL_DDA_GATHER_ITEMS>>>(*A);
+      break;
+    }
     case CL_DDA_OP_FACTOR:
     case CL_DDA_OP_BLOCK_SOLVE:
     case CL_DDA_OP_SSOR_FINISH:

@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_
   if (rule && cl_dda_pcg_converged(scal)) { /* x is whole: the last barrier followed its update */
     d0 = 0, d1 = 0;
     CL_GRID_STRIDE(k, a.nc) {
-      const int flag = cl_dda_contact_rule(A, k);
+      const int flag = cl_dda_contact_rule_listed(A, k);
       d0 += flag == 1, d1 += flag == 2;
     }
     grid_dots(A, CL_DDA_OP_OPEN_CLOSE, d0, d1, &set, grid); /* the contacts changed and unsettled */

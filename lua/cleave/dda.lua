@@ -285,6 +285,7 @@ local model_keys = {
   velocity = true, analysis = true, plane = true, normal_stiffness = true, shear_stiffness = true,
   fixed_stiffness = true, max_displacement = true, pcg_tolerance = true, pcg_displacement = true, pcg_max_iterations = true,
   open_close_max = true, preconditioner = true, spmv = true, pcg = true, pcg_blocks = true, detection = true,
+  assembly = true,
 }
 
 --- cl.dda.model{ blocks = {set, ...}, materials = {...}, joints = {...}, fixed = {...}, loads = {...},
@@ -412,6 +413,13 @@ function dda.model(args)
     fail(fn, "argument 'detection' must be \"auto\" (the device on cuda, the host on the cpu), \"host\" or \"device\"", 2)
   end
   t.detection = detections[detection]
+  -- after an attempt's first open-close iteration, re-assemble only what the rule changed (the same
+  -- matrix and b bit for bit); "full" assembles everything every iteration, for comparison
+  local assembly = args.assembly or "incremental"
+  if assembly ~= "incremental" and assembly ~= "full" then
+    fail(fn, "argument 'assembly' must be \"incremental\" (only what the open-close rule changed) or \"full\"", 2)
+  end
+  t.full_assembly = assembly == "full" and 1 or 0
   t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 200, 0, 2)
   t.open_close_max = number_arg(fn, args, "open_close_max", 20, 0, 2)
   local ok, core = pcall(dda._model, t)

@@ -3,6 +3,7 @@
 -- merged) on a fixed base, static analysis, time step 1 ms, allowed displacement 1% of the spacing scale.
 --   cleave run scripts/bench/dda_case1.lua [steps] [spacing] [preconditioner] [spmv] [penalty] [every] [dt]
 -- CLEAVE_DDA_DETECTION=host|device picks where contact detection runs (default: the device on cuda);
+-- CLEAVE_DDA_ASSEMBLY=full|incremental the model's assembly (default incremental);
 -- with the device and BSR the transfer, the pattern and the assembly's indices run there too (no
 -- contact comes to the host in a step), with the host the ninth slice's host path.
 -- `steps` (default 20): the steps to run and time -- the paper's 40 000 do not fit in a 10-minute call;
@@ -39,7 +40,7 @@ local function build(pcg, pcg_blocks)
     blocks = { base, rock }, materials = { { rho = 2600, E = E, nu = 0.25 } }, joints = { { friction = 35 } },
     fixed = { { -5, -10 }, { 205, -10 }, { -5, 0 } }, gravity = { 0, -9.81 }, analysis = "static",
     preconditioner = preconditioner, spmv = spmv, normal_stiffness = penalty and penalty * E, pcg = pcg,
-    pcg_blocks = pcg_blocks, detection = os.getenv("CLEAVE_DDA_DETECTION"),
+    pcg_blocks = pcg_blocks, detection = os.getenv("CLEAVE_DDA_DETECTION"), assembly = os.getenv("CLEAVE_DDA_ASSEMBLY"),
     -- Shi's default (1% of half the domain, 1.05 m) is two thirds of a block here: contacts would be
     -- sought 2.6 m around every block. A step moves the blocks by microns.
     max_displacement = 0.01 * spacing,
@@ -50,12 +51,13 @@ print(string.format("%d blocks (%d slivers merged, %d dropped; cut and built in 
   "dt %g s, PCG %s", model:count(), rock.slivers.merged, rock.slivers.dropped, cl.clock() - t0, cl.device(),
   preconditioner, spmv or "default product", penalty or 50, dt, pcg_env or "persistent"))
 local cpu0, wall0, iterations, oc, reductions, launches, syncs = os.clock(), cl.clock(), 0, 0, 0, 0, 0
+local incremental = 0
 local material = { rho = 2600, E = E, nu = 0.25, kn = (penalty or 50) * E }
 local t1 = cl.clock()
 for step = 1, steps do
   local s = model:run { steps = 1, dt = dt, png = step == steps and "out/dda_case1/state" or nil }
   iterations, oc, reductions = iterations + s.pcg, oc + s.open_close, reductions + s.reductions
-  launches, syncs = launches + s.launches, syncs + s.syncs
+  launches, syncs, incremental = launches + s.launches, syncs + s.syncs, incremental + s.incremental_assemblies
   if step % every == 0 or step == steps then
     print(string.format("step %d: %.2f s, t %.4f s, dt %.3g, contacts %d (closed %d), open-close %d, PCG %d, reductions %d: %s",
       step, cl.clock() - t1, s.t, s.dt, s.contacts, s.closed, s.open_close, s.pcg, s.reductions, report.iterations(s)))
@@ -65,8 +67,9 @@ end
 local s, wall = model:stats(), cl.clock() - wall0
 report.conditioning(model, dt, material, 1)
 print(string.format("%d steps: %.2f s wall, %.2f s CPU; a step: %.1f open-close iterations, %.0f PCG iterations " ..
-  "(%.0f a solve; those of the accepted attempt), %.2f time-step reductions", steps, wall, os.clock() - cpu0,
-  oc / steps, iterations / steps, iterations / oc, reductions / steps))
+  "(%.0f a solve; those of the accepted attempt), %.2f time-step reductions, %.1f incremental assemblies (assembly %s)",
+  steps, wall, os.clock() - cpu0, oc / steps, iterations / steps, iterations / oc, reductions / steps, incremental / steps,
+  os.getenv("CLEAVE_DDA_ASSEMBLY") or "incremental"))
 report.table_one(preconditioner, iterations / steps)
 report.device_work(launches, syncs, iterations, steps)
 report.modules(s, steps, { steps = 40000, target = 42, k40 = { detection = 42.28, diagonal = 1.68, assembly = 242.76,

@@ -2081,3 +2081,294 @@ Test(dda, broad_phase_grid_ends_on_non_finite_boxes) {
   cr_assert(gr.nx == nx && gr.ny == ny && gr.h == hh, "%zu x %zu (h %g), the former %zu x %zu (h %g)", gr.nx, gr.ny,
             gr.h, nx, ny, hh);
 }
+
+/* The solver's assembled values on its device: the matrix blocks (BSR's, or HSBCSR's diagonal then
+ * upper ones), b and the diagonal inverses, concatenated into *out (malloc'd); returns the count. */
+static size_t assembled_values(cl_device *dev, const cl_dda_solver *s, double **out) {
+  const size_t n = s->A.n, blocks = 36 * s->A.ntarget, count = blocks + 6 * n + 36 * n;
+  double *v = malloc(count * sizeof *v);
+  cl_error err;
+  if (s->format == CL_DDA_BSR) {
+    cr_assert_eq(dev->to_host(dev, v, s->A.val, blocks * sizeof *v, &err), CL_OK, "%s", err.msg);
+  } else {
+    cr_assert_eq(dev->to_host(dev, v, s->A.diag, 36 * n * sizeof *v, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev->to_host(dev, v + 36 * n, s->A.up, 36 * s->A.nup * sizeof *v, &err), CL_OK, "%s", err.msg);
+  }
+  cr_assert_eq(dev->to_host(dev, v + blocks, s->A.b, 6 * n * sizeof *v, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(dev->to_host(dev, v + blocks + 6 * n, s->A.dinv, 36 * n * sizeof *v, &err), CL_OK, "%s", err.msg);
+  *out = v;
+  return count;
+}
+
+/* The incremental assembly (assembly_ops.h, cl_dda_solver_assemble_changed) against a full one of
+ * the same states, bit for bit: n = 40 blocks, nc = 2 000 random contacts (blocks 0, 1, 2 in 100, 50
+ * and 36 of them: long and short items), random states; then three "open-close iterations", each
+ * changing the state of 40 contacts as the rule does (open <-> sliding or locked, sliding <-> locked;
+ * one contact changed twice, listed twice, as two rules without an assembly between them list it)
+ * and the friction force of every sliding contact, the changed ones listed as the rule lists them
+ * (clist, its count the host's). After each, the matrix blocks, b and the diagonal inverses equal
+ * those of a second solver's full assembly of the same states, in both formats, on the cpu and on
+ * cuda where there is one -- exactly on both: every block is summed by the same code in the same
+ * share order, and the springs by the same inline functions, whether or not the assembly is the
+ * incremental one. Leaving one claimed block out (a share role's claim) or the claimed diagonal
+ * blocks' factors makes it fail. */
+Test(dda, incremental_assembly_equals_the_full_one_bit_for_bit) {
+  const size_t n = 40, nc = 2000, m = 6 * n, changes = 40;
+  for (int b = 0; b < 2; b++) {
+    if (b && cl_device_cuda_count() < 1) continue;
+    for (int f = 0; f < 2; f++) {
+      lcg_seed(31);
+      double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F), *geo = malloc(26 * nc * sizeof *geo);
+      double *fric = malloc(nc * sizeof *fric);
+      int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
+      int32_t *list = malloc((changes + 1) * sizeof *list);
+      random_diagonal(n, 300, K, F);
+      for (size_t k = 0; k < nc; k++) {
+        bi[k] = k < 100 ? 0 : k < 150 ? 1 : k < 186 ? 2 : 3 + (int32_t)lcg_below(n - 4);
+        bj[k] = bi[k] + 1 + (int32_t)lcg_below(n - 1 - (size_t)bi[k]);
+        if (lcg_below(2)) { /* both orders: HSBCSR keeps Kij or its transpose */
+          const int32_t t = bi[k];
+          bi[k] = bj[k], bj[k] = t;
+        }
+        for (int q = 0; q < 26; q++) geo[q * nc + k] = lcg_uniform(-1, 1);
+        state[k] = (int32_t)lcg_below(3);
+        fric[k] = state[k] == CL_DDA_SLIDE ? lcg_uniform(-2, 2) : 0;
+      }
+      cl_device dev;
+      cl_error err;
+      cr_assert_eq(cl_device_open(&dev, b ? "cuda" : "cpu", &err), CL_OK, "%s", err.msg);
+      void *dK, *dF;
+      cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+      cl_dda_bsr a = {0};
+      cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+      cl_dda_solver s, full;
+      cl_dda_solver_init(&s, &dev, (cl_dda_spmv_format)f);
+      cl_dda_solver_init(&full, &dev, (cl_dda_spmv_format)f);
+      full.incremental = 0;
+      cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = 50, .ks = 20};
+      cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(cl_dda_solver_set_contacts(&full, &a, &sc, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(cl_dda_solver_assemble(&s, state, fric, dK, dF, &err), CL_OK, "%s", err.msg);
+      for (int it = 0; it < 3; it++) {
+        /* the rule's changes: distinct contacts (one of block 0's long items among them), the first
+         * one changed again at the end and listed twice */
+        list[0] = (int32_t)changes;
+        for (size_t v = 0; v + 1 < changes; v++) {
+          int32_t k;
+          int again;
+          do {
+            k = v == 0 ? (int32_t)lcg_below(100) : (int32_t)lcg_below(nc);
+            again = 0;
+            for (size_t w = 0; w < v; w++) again |= list[1 + w] == k;
+          } while (again);
+          list[1 + v] = k;
+        }
+        list[changes] = list[1];
+        for (size_t v = 0; v < changes; v++) {
+          const int32_t k = list[1 + v], old = state[k];
+          state[k] = old == CL_DDA_OPEN ? (lcg_below(2) ? CL_DDA_SLIDE : CL_DDA_LOCK)
+                     : lcg_below(2)     ? CL_DDA_OPEN
+                     : old == CL_DDA_SLIDE ? CL_DDA_LOCK
+                                           : CL_DDA_SLIDE;
+        }
+        for (size_t k = 0; k < nc; k++) fric[k] = state[k] == CL_DDA_SLIDE ? lcg_uniform(-2, 2) : 0;
+        cr_assert_eq(dev.to_device(&dev, s.A.cstate, state, nc * sizeof *state, &err), CL_OK, "%s", err.msg);
+        cr_assert_eq(dev.to_device(&dev, s.A.cfric, fric, nc * sizeof *fric, &err), CL_OK, "%s", err.msg);
+        cr_assert_eq(dev.to_device(&dev, s.A.clist, list, (changes + 1) * sizeof *list, &err), CL_OK, "%s", err.msg);
+        s.listed = (long)changes;
+        const long incremental = s.assemblies_changed;
+        cr_assert_eq(cl_dda_solver_assemble_changed(&s, &err), CL_OK, "%s", err.msg);
+        cr_assert_eq(s.assemblies_changed, incremental + 1, "the assembly was the incremental one");
+        cr_assert_eq(cl_dda_solver_assemble(&full, state, fric, dK, dF, &err), CL_OK, "%s", err.msg);
+        double *got, *want;
+        const size_t count = assembled_values(&dev, &s, &got);
+        cr_assert_eq(assembled_values(&dev, &full, &want), count);
+        const size_t blocks = 36 * s.A.ntarget;
+        for (size_t q = 0; q < count; q++)
+          cr_assert(memcmp(got + q, want + q, sizeof *got) == 0,
+                    "%s, format %d, iteration %d: %s %zu incremental %.17g, full %.17g", b ? "cuda" : "cpu", f, it + 1,
+                    q < blocks ? "matrix entry" : q < blocks + m ? "b entry" : "diagonal inverse entry",
+                    q < blocks ? q : q < blocks + m ? q - blocks : q - blocks - m, got[q], want[q]);
+        free(got), free(want);
+      }
+      cl_dda_solver_free(&s), cl_dda_solver_free(&full);
+      cl_dda_bsr_free(&a);
+      dev.release(&dev, dK), dev.release(&dev, dF);
+      cl_device_close(&dev);
+      free(K), free(F), free(geo), free(fric), free(bi), free(bj), free(state), free(list);
+    }
+  }
+}
+
+static int int32_cmp(const void *x, const void *y) {
+  const int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* The rule lists the contacts whose state it changed (open_close_ops.h: clist, compacted on the
+ * device; on cuda in the atomics' order, so compared as sets), the count being the scalar the host
+ * reads, and an assembly empties the list: random contacts and a random solution (as
+ * device_open_close_rule_matches_the_host_rule), on the cpu and on cuda where there is one. */
+Test(dda, open_close_rule_lists_the_contacts_it_changed) {
+  const size_t n = 30, nc = 400, m = 6 * n;
+  for (int b = 0; b < 2; b++) {
+    if (b && cl_device_cuda_count() < 1) continue;
+    lcg_seed(5);
+    int32_t *bi = malloc(nc * sizeof *bi), *bj = malloc(nc * sizeof *bj), *state = malloc(nc * sizeof *state);
+    int32_t *flips = malloc(nc * sizeof *flips), *after = malloc(nc * sizeof *after), *list = malloc((nc + 1) * sizeof *list);
+    int32_t *want = malloc(nc * sizeof *want);
+    double *geo = malloc(26 * nc * sizeof *geo), *law = malloc(3 * nc * sizeof *law), *sgn = malloc(nc * sizeof *sgn);
+    double *N = malloc(nc * sizeof *N), *fric = malloc(nc * sizeof *fric), *xsoa = malloc(m * sizeof *xsoa);
+    double *K = calloc(36 * n, sizeof *K), *F = malloc(m * sizeof *F);
+    for (size_t k = 0; k < nc; k++) {
+      random_contact(k, n, nc, 100, bi, bj, geo);
+      law[k] = lcg_uniform(0, 1), law[nc + k] = lcg_uniform(0, 0.5), law[2 * nc + k] = lcg_uniform(0, 0.5);
+      state[k] = (int32_t)lcg_below(3), flips[k] = (int32_t)lcg_below(6);
+      sgn[k] = lcg_below(2) ? 1 : -1, N[k] = state[k] == CL_DDA_OPEN ? 0 : lcg_uniform(-0.5, 2);
+      fric[k] = state[k] == CL_DDA_SLIDE ? law[k] * fmax(N[k], 0) * sgn[k] : 0;
+    }
+    for (size_t q = 0; q < m; q++) xsoa[q] = lcg_uniform(-0.3, 0.3);
+    random_diagonal(n, 300, K, F);
+    cl_device dev;
+    cl_error err;
+    cr_assert_eq(cl_device_open(&dev, b ? "cuda" : "cpu", &err), CL_OK, "%s", err.msg);
+    void *dx, *dK, *dF;
+    cr_assert_eq(dev.alloc(&dev, &dx, m * sizeof *xsoa, &err), CL_OK);
+    cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK);
+    cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK);
+    cr_assert_eq(dev.to_device(&dev, dx, xsoa, m * sizeof *xsoa, &err), CL_OK);
+    cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK);
+    cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK);
+    cl_dda_bsr a = {0};
+    cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
+    cl_dda_solver s;
+    cl_dda_solver_init(&s, &dev, CL_DDA_BSR);
+    cl_dda_step_contacts sc = {.count = nc, .bi = bi, .bj = bj, .geo = geo, .kn = 1, .ks = 0.5, .law = law,
+                               .slip_floor = 1e-3, .force_floor = 1e-3, .flip_limit = 4};
+    cr_assert_eq(cl_dda_solver_set_contacts(&s, &a, &sc, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_assemble(&s, state, fric, dK, dF, &err), CL_OK, "%s", err.msg); /* empties the list */
+    cl_dda_contact_states st = {state, flips, sgn, N, fric};
+    cr_assert_eq(cl_dda_solver_set_states(&s, &st, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_solver_start_from(&s, dx, &err), CL_OK, "%s", err.msg);
+    int changed, unsettled;
+    cr_assert_eq(cl_dda_solver_open_close(&s, &changed, &unsettled, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev.to_host(&dev, after, s.A.cstate, nc * sizeof *after, &err), CL_OK);
+    cr_assert_eq(dev.to_host(&dev, list, s.A.clist, (nc + 1) * sizeof *list, &err), CL_OK);
+    size_t nwant = 0;
+    for (size_t k = 0; k < nc; k++)
+      if (after[k] != state[k]) want[nwant++] = (int32_t)k;
+    cr_assert(nwant > 20, "the rule changes contacts here (%zu)", nwant);
+    cr_assert(list[0] == changed && (size_t)changed == nwant, "%s: %d listed, %d changed by the count, %zu states differ",
+              b ? "cuda" : "cpu", list[0], changed, nwant);
+    qsort(list + 1, nwant, sizeof *list, int32_cmp);
+    for (size_t v = 0; v < nwant; v++)
+      cr_assert_eq(list[1 + v], want[v], "%s: listed contact %d, the %zu-th changed is %d", b ? "cuda" : "cpu",
+                   list[1 + v], v, want[v]);
+    cr_assert_eq(cl_dda_solver_assemble_changed(&s, &err), CL_OK, "%s", err.msg); /* a full one: set_states */
+    cr_assert_eq(dev.to_host(&dev, list, s.A.clist, sizeof *list, &err), CL_OK);
+    cr_assert_eq(list[0], 0, "an assembly empties the list");
+    dev.release(&dev, dx), dev.release(&dev, dK), dev.release(&dev, dF);
+    cl_dda_solver_free(&s);
+    cl_device_close(&dev);
+    cl_dda_bsr_free(&a);
+    free(bi), free(bj), free(state), free(flips), free(after), free(list), free(want), free(geo), free(law), free(sgn);
+    free(N), free(fric), free(xsoa), free(K), free(F);
+  }
+}
+
+/* A brick wall (4 courses of 6 bricks 1 x 0.5, every other course offset by half a brick) on a fixed
+ * base, under gravity tilted past the joints' friction (tan 25 deg = 0.47 < 5 / 9.81), static: its
+ * open-close iterations close, open, slide and lock contacts after the first. assembly: the model's
+ * full_assembly. */
+enum { WALL_ROWS = 4, WALL_COLUMNS = 6, WALL = 1 + WALL_ROWS * WALL_COLUMNS };
+typedef struct wall_model {
+  int32_t vstart[WALL + 1], material[WALL];
+  double vx[4 * WALL], vy[4 * WALL], fixed[6];
+  cl_dda_material rock;
+  cl_dda_joint joint;
+} wall_model;
+
+static cl_dda_model *wall_on(cl_device *dev, wall_model *w, int full_assembly) {
+  const double fixed[6] = {-0.5, -0.5, 7.5, -0.5, 3.5, -0.9};
+  memset(w, 0, sizeof *w);
+  for (int b = 0; b <= WALL; b++) w->vstart[b] = 4 * b;
+  for (int b = 0; b < WALL; b++) {
+    const int r = (b - 1) / WALL_COLUMNS, c = (b - 1) % WALL_COLUMNS;
+    const double x0 = b ? c + 0.5 * (r % 2) : -1, x1 = b ? x0 + 1 : 8, y0 = b ? 0.5 * r : -1, y1 = b ? y0 + 0.5 : 0;
+    const double x[4] = {x0, x1, x1, x0}, y[4] = {y0, y0, y1, y1};
+    memcpy(w->vx + 4 * b, x, sizeof x), memcpy(w->vy + 4 * b, y, sizeof y);
+  }
+  memcpy(w->fixed, fixed, sizeof fixed);
+  w->rock = (cl_dda_material){.rho = 2600, .E = 1e9, .nu = 0.25};
+  w->joint = (cl_dda_joint){.friction_angle = 25};
+  const cl_dda_input in = {.nblocks = WALL, .vstart = w->vstart, .vx = w->vx, .vy = w->vy, .material = w->material,
+                           .nmaterials = 1, .materials = &w->rock, .njoints = 1, .joints = &w->joint, .nfixed = 3,
+                           .fixed = w->fixed, .gx = 5, .gy = -9.81, .normal_stiffness = 5e10, .shear_stiffness = 2e10,
+                           .fixed_stiffness = 5e11, .max_displacement = 1e-3, .pcg_tolerance = 1e-10,
+                           .preconditioner = CL_DDA_BLOCK_JACOBI, .spmv_format = CL_DDA_BSR, .pcg_launches = 1,
+                           .pcg_max_iterations = 1000, .open_close_max = 20, .full_assembly = full_assembly};
+  cl_dda_model *m;
+  cl_error err = {0};
+  cr_assert_eq(cl_dda_model_create(&m, dev, &in, &err), CL_OK, "%s", err.msg);
+  return m;
+}
+
+/* The model with the incremental assembly (the default) and with full_assembly gives the same
+ * steps bit for bit -- open-close and PCG iterations, each iteration's state changes, time step,
+ * energies, every block's displacement, rotation and stress, every contact's state and forces -- on
+ * the brick wall, whose open-close iterations after the first change states, so that the
+ * incremental path runs (its count checked). */
+Test(dda, incremental_assembly_gives_the_full_assemblys_steps) {
+  cl_device dev;
+  cl_error err = {0};
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  wall_model w[2];
+  cl_dda_model *m[2] = {wall_on(&dev, &w[0], 0), wall_on(&dev, &w[1], 1)};
+  int incremental = 0, later_changes = 0;
+  for (int step = 0; step < 12; step++) {
+    for (int k = 0; k < 2; k++) cr_assert_eq(cl_dda_step(m[k], 2e-3, &err), CL_OK, "%s", err.msg);
+    const cl_dda_stats *s0 = cl_dda_stats_of(m[0]), *s1 = cl_dda_stats_of(m[1]);
+    cr_assert_eq(s1->incremental_assemblies, 0, "full_assembly assembles in full");
+    incremental += s0->incremental_assemblies;
+    for (int it = 1; it < s0->open_close && it < CL_DDA_TRACE; it++) later_changes += s0->trace_changed[it - 1] > 0;
+    cr_assert(s0->open_close == s1->open_close && s0->pcg == s1->pcg && s0->reductions == s1->reductions &&
+                  s0->dt == s1->dt && s0->closed == s1->closed,
+              "step %d: open-close %d / %d, PCG %d / %d, reductions %d / %d", step + 1, s0->open_close, s1->open_close,
+              s0->pcg, s1->pcg, s0->reductions, s1->reductions);
+    cr_assert(memcmp(s0->trace_pcg, s1->trace_pcg, sizeof s0->trace_pcg) == 0 &&
+                  memcmp(s0->trace_changed, s1->trace_changed, sizeof s0->trace_changed) == 0 &&
+                  memcmp(s0->trace_unsettled, s1->trace_unsettled, sizeof s0->trace_unsettled) == 0,
+              "step %d: the open-close iterations' traces", step + 1);
+    cr_assert(s0->gravity_work == s1->gravity_work && s0->friction_work == s1->friction_work &&
+                  s0->kinetic == s1->kinetic,
+              "step %d: energies %.17g %.17g / %.17g %.17g", step + 1, s0->gravity_work, s0->friction_work,
+              s1->gravity_work, s1->friction_work);
+  }
+  for (int k = 0; k < 2; k++) {
+    cr_assert_eq(cl_dda_host_state(m[k], &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_host_contacts(m[k], &err), CL_OK, "%s", err.msg);
+  }
+  for (size_t i = 0; i < WALL; i++) {
+    cl_dda_block_state b0, b1;
+    cl_dda_block_state_of(m[0], i, &b0), cl_dda_block_state_of(m[1], i, &b1);
+    cr_assert(memcmp(&b0, &b1, sizeof b0) == 0, "block %zu: displacement %.17g %.17g / %.17g %.17g", i + 1, b0.ux,
+              b0.uy, b1.ux, b1.uy);
+  }
+  cr_assert_eq(cl_dda_contact_count(m[0]), cl_dda_contact_count(m[1]));
+  int states[3] = {0, 0, 0};
+  for (size_t k = 0; k < cl_dda_contact_count(m[0]); k++) {
+    cl_dda_contact_info c0, c1;
+    cl_dda_contact_of(m[0], k, &c0), cl_dda_contact_of(m[1], k, &c1);
+    cr_assert(memcmp(&c0, &c1, sizeof c0) == 0, "contact %zu: state %d N %.17g / %d %.17g", k, c0.state,
+              c0.normal_force, c1.state, c1.normal_force);
+    states[c0.state]++;
+  }
+  cr_assert(incremental > 10 && later_changes > 5 && states[CL_DDA_SLIDE] > 0 && states[CL_DDA_LOCK] > 0,
+            "the wall exercises the incremental path: %d incremental assemblies, %d later iterations with changes, "
+            "contacts open %d, sliding %d, locked %d", incremental, later_changes, states[0], states[1], states[2]);
+  for (int k = 0; k < 2; k++) cl_dda_model_destroy(m[k]);
+  cl_device_close(&dev);
+}
