@@ -203,8 +203,11 @@ CL_HD static inline void cl_dda_vertex_vertex(const cl_dda_geometry *g, int32_t 
     parallel[k] = ok[k] && joint[k] > 0;
     any_parallel |= parallel[k];
   }
+  /* the best combination kept by value, not by index: an array read at a run-time index lives in
+   * cuda's local memory (the kernel spilled) */
   int best = -1;
-  double best_gap = -INFINITY;
+  int32_t best_e = 0;
+  double best_gap = -INFINITY, best_t = 0, best_joint = 0;
   for (int k = 0; k < 4; k++) {
     if (!ok[k]) continue;
     double t, gap = cl_dda_edge_gap_of(g, vv[k], eb[k], ee[k], L[k].edge, &t);
@@ -212,14 +215,13 @@ CL_HD static inline void cl_dda_vertex_vertex(const cl_dda_geometry *g, int32_t 
       cl_dda_found *c = parallel[k] ? cl_dda_found_slot(o, vb[k], vv[k], eb[k], ee[k], CL_DDA_VV1, t) : NULL;
       if (c) c->length = joint[k] / 2; /* cl_dda_joint_length's VV1 */
     } else if (gap > best_gap) {
-      best = k, best_gap = gap;
+      best = k, best_e = ee[k], best_gap = gap, best_t = t, best_joint = joint[k];
     }
   }
-  if (best >= 0) {
-    double t;
-    cl_dda_edge_gap_of(g, vv[best], eb[best], ee[best], L[best].edge, &t);
-    cl_dda_found *c = cl_dda_found_slot(o, vb[best], vv[best], eb[best], ee[best], CL_DDA_VV2, t);
-    if (c) c->length = joint[best]; /* cl_dda_joint_length's VV2 is its VE */
+  if (best >= 0) { /* combinations 0 and 1: a's vertex p on b's edge; 2 and 3: b's q on a's */
+    cl_dda_found *c = best < 2 ? cl_dda_found_slot(o, a, p, b, best_e, CL_DDA_VV2, best_t)
+                               : cl_dda_found_slot(o, b, q, a, best_e, CL_DDA_VV2, best_t);
+    if (c) c->length = best_joint; /* cl_dda_joint_length's VV2 is its VE */
   }
 }
 
