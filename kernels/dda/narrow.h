@@ -252,6 +252,59 @@ CL_HD static inline void cl_dda_pair_task(const cl_dda_geometry *g, int32_t a, i
   else cl_dda_vertex_near_vertices(g, a, g->vstart[a] + task - na - nb, b, near_a, near_b, d0, o);
 }
 
+/* The count pass leaves the write pass each pair's first CL_DDA_KNOWN_TASKS tasks' contact counts, 4
+ * bits each (15: 15 or more), so that the write pass runs a task again only to write what it found
+ * (or to count it, beyond those or at 15): it ran every task to count, then those that found contacts
+ * to write them -- twice the heaviest tasks' work (narrow_device.cu). */
+#define CL_DDA_KNOWN_TASKS 16
+
+CL_HD static inline uint64_t cl_dda_task_count_bits(int32_t task, int count) {
+  return task < CL_DDA_KNOWN_TASKS ? (uint64_t)(count < 15 ? count : 15) << (4 * task) : 0;
+}
+
+/* Task `task`'s contacts: as the count pass's bits `known` say, else counted again. */
+CL_HD static inline int cl_dda_pair_task_count(const cl_dda_geometry *g, int32_t a, int32_t b, int32_t task,
+                                               cl_dda_box near_a, cl_dda_box near_b, double d0, uint64_t known) {
+  const int bits = task < CL_DDA_KNOWN_TASKS ? (int)(known >> (4 * task) & 15) : 15;
+  if (bits < 15) return bits;
+  cl_dda_found_out o = {NULL, 0, 0};
+  cl_dda_pair_task(g, a, b, task, near_a, near_b, d0, &o);
+  return o.count;
+}
+
+/* The count pass of pair (a, b): its contacts, and *known its first tasks' counts' bits. */
+CL_HD static inline int64_t cl_dda_pair_count(const cl_dda_geometry *g, int32_t a, int32_t b, double d0,
+                                              uint64_t *known) {
+  const cl_dda_box near_a = cl_dda_block_box(g, a, 2 * d0), near_b = cl_dda_block_box(g, b, 2 * d0);
+  const int32_t tasks = cl_dda_pair_tasks(g, a, b);
+  int64_t count = 0;
+  *known = 0;
+  for (int32_t task = 0; task < tasks; task++) {
+    cl_dda_found_out o = {NULL, 0, 0};
+    cl_dda_pair_task(g, a, b, task, near_a, near_b, d0, &o);
+    *known |= cl_dda_task_count_bits(task, o.count);
+    count += o.count;
+  }
+  return count;
+}
+
+/* The write pass of pair (a, b) into out[0 .. cap): each task's contacts after the tasks' before it
+ * (their counts as cl_dda_pair_task_count gives them), only the tasks that found any run again. */
+CL_HD static inline void cl_dda_pair_write(const cl_dda_geometry *g, int32_t a, int32_t b, double d0, uint64_t known,
+                                           cl_dda_found *out, int64_t cap) {
+  const cl_dda_box near_a = cl_dda_block_box(g, a, 2 * d0), near_b = cl_dda_block_box(g, b, 2 * d0);
+  const int32_t tasks = cl_dda_pair_tasks(g, a, b);
+  int64_t at = 0;
+  for (int32_t task = 0; task < tasks; task++) {
+    const int n = cl_dda_pair_task_count(g, a, b, task, near_a, near_b, d0, known);
+    if (n > 0 && at < cap) {
+      cl_dda_found_out o = {out + at, (int)(cap - at < n ? cap - at : n), 0};
+      cl_dda_pair_task(g, a, b, task, near_a, near_b, d0, &o);
+    }
+    at += n;
+  }
+}
+
 /* The contacts of candidate pair (a, b) within distance d0, in a fixed order: a's vertices on b's
  * edges, b's on a's, then the vertex-vertex pairs; the first cap written to out (unless NULL);
  * returns how many there are.

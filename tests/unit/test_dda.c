@@ -2427,3 +2427,29 @@ Test(dda, narrow_phase_beside_a_block_of_many_vertices_matches_each_combination)
   check_narrow_on_devices(&g, pairs, np, d0, ref, nref);
   free(ref), free(pairs), free(vx), free(vy);
 }
+
+/* The write pass takes each task's count from the count pass's 4 bits (cl_dda_task_count_bits) for
+ * a pair's first 16 tasks and counts the others again: a unit square whose first vertex is its top
+ * right corner, beside a block whose left edge is cut every 0.003 below that corner, so that the
+ * corner's vertex-vertex task (task 15 of 19) finds 15 or more contacts (VV1 with each cut vertex
+ * within d0) -- more than its bits hold -- and the tasks after the 16th are beyond them. Both orders of
+ * the pair, the devices against the host (a count taken from saturated bits would put the contacts
+ * after it at the wrong place). */
+Test(dda, narrow_phase_write_pass_takes_the_count_passes_counts) {
+  enum { CUTS = 7, NB = 4 + CUTS };
+  int32_t vstart[3] = {0, 4, 4 + NB};
+  double vx[4 + NB] = {1, 0, 0, 1, 1.004, 2, 2, 1.004}, vy[4 + NB] = {1, 1, 0, 0, 0, 0, 1, 1};
+  for (int k = 1; k <= CUTS; k++) vx[7 + k] = 1.004, vy[7 + k] = 1 - 0.003 * k;
+  cl_dda_geometry g = {2, vstart, vx, vy};
+  const double d0 = 0.03;
+  const cl_dda_box near_a = cl_dda_block_box(&g, 0, 2 * d0), near_b = cl_dda_block_box(&g, 1, 2 * d0);
+  cl_dda_found_out corner = {NULL, 0, 0};
+  cl_dda_pair_task(&g, 0, 1, 4 + NB, near_a, near_b, d0, &corner);
+  cr_assert(cl_dda_pair_tasks(&g, 0, 1) > CL_DDA_KNOWN_TASKS && 4 + NB < CL_DDA_KNOWN_TASKS && corner.count > 15,
+            "the corner's task %d of %d finds %d contacts", 4 + NB, cl_dda_pair_tasks(&g, 0, 1), corner.count);
+  int32_t pairs[4] = {0, 1, 1, 0};
+  size_t nref;
+  cl_dda_found *ref = host_pair_contacts(&g, pairs, 2, d0, &nref);
+  check_narrow_on_devices(&g, pairs, 2, d0, ref, nref);
+  free(ref);
+}
