@@ -110,9 +110,11 @@ cl_status cl_dda_detect_found(cl_dda_detect *s, const cl_dda_geometry *g, const 
   npairs = s->npairs;
   s->nfound = 0;
   if (npairs == 0) return CL_OK;
-  CL_TRY(room(s, CL_DDA_DB_COUNT, npairs * sizeof(int64_t), err));
+  /* the count buffer holds the pairs' counts, then the count pass's bits for the write pass */
+  CL_TRY(room(s, CL_DDA_DB_COUNT, npairs * (sizeof(int64_t) + sizeof(uint64_t)), err));
   CL_TRY(room(s, CL_DDA_DB_OFFSET, (npairs + 1) * sizeof(int64_t), err));
-  cl_dda_narrow_args a = {*g, s->buf[CL_DDA_DB_PAIRS], npairs, d0, s->buf[CL_DDA_DB_COUNT], NULL, NULL};
+  int64_t *count = s->buf[CL_DDA_DB_COUNT];
+  cl_dda_narrow_args a = {*g, s->buf[CL_DDA_DB_PAIRS], npairs, d0, count, (uint64_t *)(count + npairs), NULL, NULL};
   int64_t total;
   CL_TRY(cl_k_dda_narrow(d, &a, err));
   CL_TRY(cl_k_dda_offsets(d, &s->scratch, a.count, s->buf[CL_DDA_DB_OFFSET], npairs, &total, err));

@@ -11,13 +11,16 @@ extern "C" {
 #endif
 
 /* Pointers on the device. count == NULL: write pass (out at offset[k] .. offset[k + 1] for pair k);
- * else count pass (count[k] = pair k's contacts). detect.h runs the sequence. */
+ * else count pass (count[k] = pair k's contacts). known[k]: pair k's first tasks' counts
+ * (cl_dda_task_count_bits), written by the count pass, read by the write pass. detect.h runs the
+ * sequence. */
 typedef struct cl_dda_narrow_args {
   cl_dda_geometry g;
   const int32_t *pairs; /* 2 npairs */
   size_t npairs;
   double d0;
   int64_t *count;
+  uint64_t *known;       /* npairs */
   const int64_t *offset; /* npairs + 1 */
   cl_dda_found *out;
 } cl_dda_narrow_args;

@@ -2372,3 +2372,84 @@ Test(dda, incremental_assembly_gives_the_full_assemblys_steps) {
   for (int k = 0; k < 2; k++) cl_dda_model_destroy(m[k]);
   cl_device_close(&dev);
 }
+
+/* The narrow phase beside a block of many vertices: a base whose top edge is cut every 0.1 (605
+ * vertices, a pair with it 1 200-odd tasks, its vertex-edge loops over all of them) under two rows of
+ * unit squares 1.05 apart, 0.004 above it and above each other, every third of the upper row turned
+ * by 0.04 rad: their corners lie on the base's vertices or midway between them and near each other's
+ * (vertex-vertex contacts, VV1 on the parallel faces, VV2 under the turned ones) and their edges'
+ * interiors over the base's vertices (VE).
+ * The device's contacts against the host's (check_narrow_on_devices), and each vertex-vertex
+ * contact against its combination checked alone -- its angle check passes, its edge parameter
+ * (cl_dda_edge_gap) and joint length (cl_dda_joint_length, each length measured again) bit for bit --
+ * which cl_dda_vertex_vertex computes from the four edges' lengths taken once. */
+Test(dda, narrow_phase_beside_a_block_of_many_vertices_matches_each_combination) {
+  enum { TOP = 601, SQUARES = 2 * 44 };
+  const int nv = TOP + 4 + 4 * SQUARES;
+  int32_t vstart[SQUARES + 2];
+  double *vx = malloc((size_t)nv * sizeof *vx), *vy = malloc((size_t)nv * sizeof *vy);
+  int v = 0;
+  vx[v] = 0, vy[v++] = -1, vx[v] = 60, vy[v++] = -1, vx[v] = 60.5, vy[v++] = -0.5;
+  for (int k = 0; k < TOP; k++) vx[v] = 60 - 0.1 * k, vy[v++] = 0; /* the base's top, right to left */
+  vx[v] = -0.5, vy[v++] = -0.5;
+  vstart[0] = 0, vstart[1] = v;
+  for (int s = 0; s < SQUARES; s++) {
+    const int row = s / (SQUARES / 2), col = s % (SQUARES / 2);
+    const double turn = row == 1 && col % 3 == 2 ? 0.04 : 0, cs = cos(turn), sn = sin(turn);
+    const double cx = 1 + 1.05 * col + 0.5, cy = 0.004 + 1.004 * row + 0.5 * (cs + sn); /* its lowest corner 0.004 up */
+    const double cx4[4] = {-0.5, 0.5, 0.5, -0.5}, cy4[4] = {-0.5, -0.5, 0.5, 0.5};
+    for (int k = 0; k < 4; k++) vx[v] = cx + cs * cx4[k] - sn * cy4[k], vy[v++] = cy + sn * cx4[k] + cs * cy4[k];
+    vstart[s + 2] = v;
+  }
+  cr_assert_eq(v, nv);
+  cl_dda_geometry g = {SQUARES + 1, vstart, vx, vy};
+  const double d0 = 0.03;
+  int32_t *pairs = NULL;
+  size_t np = 0, cap = 0, nref;
+  cl_error err;
+  cr_assert_eq(cl_dda_broad_phase(&g, d0, &pairs, &np, &cap, &err), CL_OK, "%s", err.msg);
+  cr_assert(vstart[1] > 500 && cl_dda_pair_tasks(&g, pairs[0], pairs[1]) > 1000, "the base: %d vertices", vstart[1]);
+  cl_dda_found *ref = host_pair_contacts(&g, pairs, np, d0, &nref);
+  int kinds[3] = {0, 0, 0};
+  for (size_t k = 0; k < nref; k++) {
+    const cl_dda_found *f = &ref[k];
+    kinds[f->kind]++;
+    if (f->kind == CL_DDA_VE) continue;
+    double t;
+    cl_dda_edge_gap(&g, f->vi, f->bj, f->ej, &t);
+    const double length = cl_dda_joint_length(&g, f->bi, f->vi, f->bj, f->ej, f->kind);
+    cr_assert(cl_dda_angle_ok(&g, f->bi, f->vi, f->bj, f->ej), "contact %zu: its vertex's wedge dips below its edge", k);
+    cr_assert(memcmp(&t, &f->t, sizeof t) == 0 && memcmp(&length, &f->length, sizeof length) == 0,
+              "contact %zu (kind %d): t %.17g length %.17g, alone %.17g %.17g", k, f->kind, f->t, f->length, t, length);
+  }
+  cr_assert(kinds[CL_DDA_VE] > 100 && kinds[CL_DDA_VV1] > 50 && kinds[CL_DDA_VV2] > 10,
+            "each kind of contact: VE %d, VV1 %d, VV2 %d", kinds[0], kinds[1], kinds[2]);
+  check_narrow_on_devices(&g, pairs, np, d0, ref, nref);
+  free(ref), free(pairs), free(vx), free(vy);
+}
+
+/* The write pass takes each task's count from the count pass's 4 bits (cl_dda_task_count_bits) for
+ * a pair's first 16 tasks and counts the others again: a unit square whose first vertex is its top
+ * right corner, beside a block whose left edge is cut every 0.003 below that corner, so that the
+ * corner's vertex-vertex task (task 15 of 19) finds 15 or more contacts (VV1 with each cut vertex
+ * within d0) -- more than its bits hold -- and the tasks after the 16th are beyond them. Both orders of
+ * the pair, the devices against the host (a count taken from saturated bits would put the contacts
+ * after it at the wrong place). */
+Test(dda, narrow_phase_write_pass_takes_the_count_passes_counts) {
+  enum { CUTS = 7, NB = 4 + CUTS };
+  int32_t vstart[3] = {0, 4, 4 + NB};
+  double vx[4 + NB] = {1, 0, 0, 1, 1.004, 2, 2, 1.004}, vy[4 + NB] = {1, 1, 0, 0, 0, 0, 1, 1};
+  for (int k = 1; k <= CUTS; k++) vx[7 + k] = 1.004, vy[7 + k] = 1 - 0.003 * k;
+  cl_dda_geometry g = {2, vstart, vx, vy};
+  const double d0 = 0.03;
+  const cl_dda_box near_a = cl_dda_block_box(&g, 0, 2 * d0), near_b = cl_dda_block_box(&g, 1, 2 * d0);
+  cl_dda_found_out corner = {NULL, 0, 0};
+  cl_dda_pair_task(&g, 0, 1, 4 + NB, near_a, near_b, d0, &corner);
+  cr_assert(cl_dda_pair_tasks(&g, 0, 1) > CL_DDA_KNOWN_TASKS && 4 + NB < CL_DDA_KNOWN_TASKS && corner.count > 15,
+            "the corner's task %d of %d finds %d contacts", 4 + NB, cl_dda_pair_tasks(&g, 0, 1), corner.count);
+  int32_t pairs[4] = {0, 1, 1, 0};
+  size_t nref;
+  cl_dda_found *ref = host_pair_contacts(&g, pairs, 2, d0, &nref);
+  check_narrow_on_devices(&g, pairs, 2, d0, ref, nref);
+  free(ref);
+}
