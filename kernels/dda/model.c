@@ -174,8 +174,8 @@ static cl_status load_blocks(cl_dda_model *m, const cl_dda_input *in, double *to
   if (m->p.max_displacement <= 0) m->p.max_displacement = 0.01 * size / 2;
   /* The default skin, d0 = 2.5 max_displacement (the step's contact distance): a block may move
    * d0 / 2 from where the list was built, at least 0.6 of an accepted step's largest move (2
-   * max_displacement), hundreds of steps at the ~1% of it a block moves in a typical step; and the
-   * boxes grow from d0 / 2 to d0, few more candidates than without reuse (docs/methods/dda.md). */
+   * max_displacement), hundreds of steps at the ~1% of it a block moves in a typical step; the kept
+   * boxes grow from d0 / 2 to d0, a longer kept list to filter, the same pairs (docs/methods/dda.md). */
   if (m->p.broad_skin < 0) m->p.broad_skin = 2.5 * m->p.max_displacement;
   m->kept.skin = m->detect.skin = m->stats.broad_skin = m->p.broad_skin;
   return CL_OK;
