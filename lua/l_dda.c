@@ -104,7 +104,7 @@ static int dda_model(lua_State *L) {
       .pcg_blocks = (int)num(L, 1, "pcg_blocks"),
       .pcg_max_iterations = (int)num(L, 1, "pcg_max_iterations"),
       .open_close_max = (int)num(L, 1, "open_close_max"), .detection = (cl_dda_detection)num(L, 1, "detection"),
-      .full_assembly = (int)num(L, 1, "full_assembly")};
+      .full_assembly = (int)num(L, 1, "full_assembly"), .broad_skin = num(L, 1, "broad_skin")};
   model_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   memset(u, 0, sizeof *u);
   luaL_setmetatable(L, MODEL_MT);
@@ -139,7 +139,7 @@ static void set_number(lua_State *L, const char *key, double v) {
 }
 
 /* model:stats() -> {steps, t, dt, open_close, pcg, reductions, launches, syncs, contacts, closed, kinetic, ...,
- * warm_residual, incremental_assemblies, device_detection, device_pattern,
+ * warm_residual, incremental_assemblies, device_detection, device_pattern, broad_rebuilds, broad_skin,
  * iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's open-close iterations),
  * seconds = {detection, diagonal, assembly, solve, open_close, update},
  * contact_seconds = {found, transfer, geometry, packing, pattern, states, account} (cl_dda_contact_part)} */
@@ -161,6 +161,8 @@ static int model_stats(lua_State *L) {
   lua_pushinteger(L, s->incremental_assemblies), lua_setfield(L, -2, "incremental_assemblies");
   lua_pushboolean(L, s->device_detection), lua_setfield(L, -2, "device_detection");
   lua_pushboolean(L, s->device_pattern), lua_setfield(L, -2, "device_pattern");
+  lua_pushinteger(L, s->broad_rebuilds), lua_setfield(L, -2, "broad_rebuilds");
+  set_number(L, "broad_skin", s->broad_skin);
   int traced = s->open_close < CL_DDA_TRACE ? s->open_close : CL_DDA_TRACE;
   const int *trace[] = {s->trace_pcg, s->trace_changed, s->trace_unsettled};
   static const char *const traces[] = {"pcg", "changed", "unsettled"};

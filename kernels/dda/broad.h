@@ -38,6 +38,16 @@ CL_HD static inline int64_t cl_dda_cell_count(const cl_dda_cells *gr, cl_dda_box
   return (int64_t)((x1 - x0 + 1) * (y1 - y0 + 1));
 }
 
+/* Boxes a and b overlap (touching counts): the broad phase's one test, the kept list's filter's too. */
+CL_HD static inline int cl_dda_boxes_overlap(cl_dda_box a, cl_dda_box b) {
+  return !(a.x0 > b.x1 || b.x0 > a.x1 || a.y0 > b.y1 || b.y0 > a.y1);
+}
+
+/* Box b lies inside box k (the reuse's containment check). */
+CL_HD static inline int cl_dda_box_inside(cl_dda_box b, cl_dda_box k) {
+  return b.x0 >= k.x0 && b.y0 >= k.y0 && b.x1 <= k.x1 && b.y1 <= k.y1;
+}
+
 /* The partners j > i of block i found in cells first, first + stride, ... of the cells its box
  * covers (counted row by row), each in the one cell that holds the lower-left corner of the two
  * boxes' overlap; written to out unless NULL; returns how many. A warp's lanes take a block's cells
@@ -56,7 +66,7 @@ CL_HD static inline int64_t cl_dda_partners_in(const cl_dda_cells *gr, const cl_
       int32_t j = gr->in_cell[p];
       if (j <= i) continue;
       cl_dda_box b = boxes[j];
-      if (a.x0 > b.x1 || b.x0 > a.x1 || a.y0 > b.y1 || b.y0 > a.y1) continue;
+      if (!cl_dda_boxes_overlap(a, b)) continue;
       cl_dda_box corner = {fmax(a.x0, b.x0), fmax(a.y0, b.y0), fmax(a.x0, b.x0), fmax(a.y0, b.y0)};
       size_t cx0, cx1, cy0, cy1;
       cl_dda_cell_range(gr, corner, &cx0, &cx1, &cy0, &cy1);
@@ -84,7 +94,11 @@ typedef enum cl_dda_broad_pass {
   CL_DDA_CELL_SPLIT, /* entry e: its block */
   CL_DDA_PAIR_COUNT, /* block i: its partners */
   CL_DDA_PAIR_WRITE, /* block i: a key i n + j for each partner j, at offset[i] */
-  CL_DDA_PAIR_SPLIT  /* pair k: (i, j) from the sorted keys */
+  CL_DDA_PAIR_SPLIT, /* pair k: (i, j) from the sorted keys */
+  /* the reuse of a kept list (detect.h): */
+  CL_DDA_KEPT_CHECK, /* block i: its box now, and at count[nkept + i] 0 if it lies inside its kept box, else nkept + 1 */
+  CL_DDA_KEPT_COUNT, /* kept pair k: at count[k] 1 if the two boxes now overlap, else 0 */
+  CL_DDA_KEPT_WRITE  /* kept pair k: to pairs at offset[k] if they do */
 } cl_dda_broad_pass;
 
 /* Pointers on the device. */
@@ -103,6 +117,9 @@ typedef struct cl_dda_broad_args {
   int32_t *in_cell;
   int32_t *pairs;        /* 2 npairs; PAIR_WRITE keeps the partners there on the way to their keys */
   size_t entries;
+  const cl_dda_box *kept;     /* n: the boxes the kept pairs were found with (KEPT_ passes) */
+  const int32_t *kept_pairs;  /* 2 nkept */
+  size_t nkept;
 } cl_dda_broad_args;
 
 CL_HD static inline void cl_dda_broad_item(const cl_dda_broad_args *a, int pass, size_t k) {
@@ -146,6 +163,21 @@ CL_HD static inline void cl_dda_broad_item(const cl_dda_broad_args *a, int pass,
   }
   case CL_DDA_PAIR_SPLIT:
     a->pairs[2 * k] = (int32_t)(a->sorted[k] / n), a->pairs[2 * k + 1] = (int32_t)(a->sorted[k] % n);
+    break;
+  case CL_DDA_KEPT_CHECK: {
+    /* nkept + 1 per block outside: the offsets' total then exceeds nkept exactly when one is */
+    cl_dda_box b = a->boxes[k] = cl_dda_block_box(&a->g, (int32_t)k, a->grow);
+    a->count[a->nkept + k] = cl_dda_box_inside(b, a->kept[k]) ? 0 : (int64_t)a->nkept + 1;
+    break;
+  }
+  case CL_DDA_KEPT_COUNT:
+    a->count[k] = cl_dda_boxes_overlap(a->boxes[a->kept_pairs[2 * k]], a->boxes[a->kept_pairs[2 * k + 1]]);
+    break;
+  case CL_DDA_KEPT_WRITE:
+    if (a->offset[k + 1] > a->offset[k]) {
+      const int64_t at = a->offset[k];
+      a->pairs[2 * at] = a->kept_pairs[2 * k], a->pairs[2 * at + 1] = a->kept_pairs[2 * k + 1];
+    }
     break;
   }
 }

@@ -45,23 +45,21 @@ static size_t prefix_sum(size_t *c, size_t n) {
   return total;
 }
 
-cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pairs, size_t *npairs, size_t *cap,
-                             cl_error *err) {
-  size_t n = g->n;
+/* The candidate pairs of the n boxes (cl_dda_broad_phase's list, of any boxes). */
+static cl_status pairs_of_boxes(const cl_dda_box *boxes, size_t n, int32_t **pairs, size_t *npairs, size_t *cap,
+                                cl_error *err) {
   *npairs = 0;
-  if (n < 2) return CL_OK;
-  cl_dda_box *boxes = malloc(n * sizeof *boxes);
   double *size = malloc(n * sizeof *size);
   size_t *count = malloc((n + 1) * sizeof *count);
-  if (!boxes || !size || !count) {
-    free(boxes), free(size), free(count);
+  if (!size || !count) {
+    free(size), free(count);
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu blocks", n);
   }
   double ax0 = INFINITY, ay0 = INFINITY, ax1 = -INFINITY, ay1 = -INFINITY;
 #pragma omp parallel for schedule(static) reduction(min : ax0, ay0) reduction(max : ax1, ay1) \
     if (n >= CL_DDA_PARALLEL_MIN)
   for (size_t i = 0; i < n; i++) {
-    cl_dda_box b = boxes[i] = cl_dda_block_box(g, (int32_t)i, d0 / 2);
+    const cl_dda_box b = boxes[i];
     ax0 = fmin(ax0, b.x0), ay0 = fmin(ay0, b.y0), ax1 = fmax(ax1, b.x1), ay1 = fmax(ay1, b.y1);
     size[i] = fmax(b.x1 - b.x0, b.y1 - b.y0);
   }
@@ -72,7 +70,7 @@ cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pair
   int64_t *start = calloc(ncells + 1, sizeof *start);
   int32_t *in_cell = NULL;
   if (!start) {
-    free(boxes), free(count);
+    free(count);
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu cells", ncells);
   }
   /* the blocks binned by a counting sort: each cell's blocks in ascending order */
@@ -87,7 +85,7 @@ cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pair
   in_cell = malloc((entries ? entries : 1) * sizeof *in_cell);
   int64_t *fill = malloc((ncells ? ncells : 1) * sizeof *fill);
   if (!in_cell || !fill) {
-    free(boxes), free(count), free(start), free(in_cell), free(fill);
+    free(count), free(start), free(in_cell), free(fill);
     return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu cell entries", entries);
   }
   memcpy(fill, start, ncells * sizeof *fill);
@@ -124,8 +122,80 @@ cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pair
     }
     *npairs = total;
   }
-  free(boxes), free(count), free(start), free(in_cell);
+  free(count), free(start), free(in_cell);
   return st;
+}
+
+cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pairs, size_t *npairs, size_t *cap,
+                             cl_error *err) {
+  size_t n = g->n;
+  *npairs = 0;
+  if (n < 2) return CL_OK;
+  cl_dda_box *boxes = malloc(n * sizeof *boxes);
+  if (!boxes) return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu blocks", n);
+#pragma omp parallel for schedule(static) if (n >= CL_DDA_PARALLEL_MIN)
+  for (size_t i = 0; i < n; i++) boxes[i] = cl_dda_block_box(g, (int32_t)i, d0 / 2);
+  cl_status st = pairs_of_boxes(boxes, n, pairs, npairs, cap, err);
+  free(boxes);
+  return st;
+}
+
+/* The kept pairs whose boxes now overlap, into *pairs, if every box (now) lies inside its kept box
+ * (*kept = 1; see detect.c's reuse for why that suffices and gives cl_dda_broad_phase's list). */
+static cl_status reuse_kept(const cl_dda_geometry *g, double d0, cl_dda_kept_pairs *k, int32_t **pairs,
+                            size_t *npairs, size_t *cap, int *kept, cl_error *err) {
+  const size_t n = g->n;
+  int inside = 1;
+#pragma omp parallel for schedule(static) reduction(&& : inside) if (n >= CL_DDA_PARALLEL_MIN)
+  for (size_t i = 0; i < n; i++) {
+    k->now[i] = cl_dda_block_box(g, (int32_t)i, d0 / 2);
+    inside = inside && cl_dda_box_inside(k->now[i], k->kept[i]);
+  }
+  *kept = inside;
+  if (!inside) return CL_OK;
+  if (k->npairs > *cap) {
+    int32_t *p = realloc(*pairs, 2 * k->npairs * sizeof *p);
+    if (!p) return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu candidate pairs", k->npairs);
+    *pairs = p, *cap = k->npairs;
+  }
+  size_t m = 0;
+  for (size_t p = 0; p < k->npairs; p++) {
+    const int32_t i = k->pairs[2 * p], j = k->pairs[2 * p + 1];
+    if (cl_dda_boxes_overlap(k->now[i], k->now[j])) (*pairs)[2 * m] = i, (*pairs)[2 * m + 1] = j, m++;
+  }
+  *npairs = m;
+  return CL_OK;
+}
+
+cl_status cl_dda_broad_phase_kept(const cl_dda_geometry *g, double d0, cl_dda_kept_pairs *k, int32_t **pairs,
+                                  size_t *npairs, size_t *cap, cl_error *err) {
+  const size_t n = g->n;
+  int kept = 0;
+  *npairs = 0;
+  if (n < 2) return CL_OK;
+  if (k->skin > 0 && k->n == n) CL_TRY(reuse_kept(g, d0, k, pairs, npairs, cap, &kept, err));
+  if (kept) return CL_OK;
+  k->builds++, k->n = 0;
+  if (!(k->skin > 0)) return cl_dda_broad_phase(g, d0, pairs, npairs, cap, err);
+  cl_dda_box *kb = realloc(k->kept, n * sizeof *kb), *now = kb ? realloc(k->now, n * sizeof *now) : NULL;
+  if (kb) k->kept = kb;
+  if (now) k->now = now;
+  if (!kb || !now) return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu blocks", n);
+#pragma omp parallel for schedule(static) if (n >= CL_DDA_PARALLEL_MIN)
+  for (size_t i = 0; i < n; i++) k->kept[i] = cl_dda_block_box(g, (int32_t)i, d0 / 2 + k->skin / 2);
+  CL_TRY(pairs_of_boxes(k->kept, n, &k->pairs, &k->npairs, &k->cap, err));
+  k->n = n;
+  /* each box lies inside itself grown further -- unless a coordinate is not finite (a step gone
+   * wrong, which its checks refuse): then the list without reuse */
+  CL_TRY(reuse_kept(g, d0, k, pairs, npairs, cap, &kept, err));
+  if (kept) return CL_OK;
+  k->n = 0;
+  return cl_dda_broad_phase(g, d0, pairs, npairs, cap, err);
+}
+
+void cl_dda_kept_pairs_free(cl_dda_kept_pairs *k) {
+  free(k->kept), free(k->now), free(k->pairs);
+  memset(k, 0, sizeof *k);
 }
 
 /* ---- narrow phase ------------------------------------------------------------ */

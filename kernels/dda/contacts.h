@@ -41,6 +41,24 @@ typedef struct cl_dda_contact_list {
 cl_status cl_dda_broad_phase(const cl_dda_geometry *g, double d0, int32_t **pairs, size_t *npairs, size_t *cap,
                              cl_error *err);
 
+/* The broad phase's list kept from step to step (Verlet-list style; detect.h keeps the device's
+ * the same way): the pairs of the blocks' boxes grown by d0 / 2 + skin / 2 (the kept boxes), reused
+ * while every block's box grown by d0 / 2 lies inside its kept box. Zeroed: none kept, skin 0. */
+typedef struct cl_dda_kept_pairs {
+  double skin;           /* metres; 0: the pairs found anew every call */
+  size_t n;              /* the blocks the kept boxes are of (0: none kept: the next call builds) */
+  cl_dda_box *kept, *now;
+  int32_t *pairs;        /* the kept boxes' pairs (2 npairs, cap pairs) */
+  size_t npairs, cap;
+  long builds;           /* the grid's builds (with skin 0, every call's) */
+} cl_dda_kept_pairs;
+
+/* cl_dda_broad_phase's list, the same pairs in the same order, filtered from k's kept list where
+ * every box lies inside its kept box, else from a new grid (k->builds counts them). */
+cl_status cl_dda_broad_phase_kept(const cl_dda_geometry *g, double d0, cl_dda_kept_pairs *k, int32_t **pairs,
+                                  size_t *npairs, size_t *cap, cl_error *err);
+void cl_dda_kept_pairs_free(cl_dda_kept_pairs *k);
+
 /* All contacts of the candidate pairs within distance d0, their states taken from prev where
  * the same (vertex, edge) was in contact (prev is sorted here), new ones closed (locked) when
  * touching or penetrating and open otherwise, bonded when `first` (the analysis' first step).

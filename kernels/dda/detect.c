@@ -50,18 +50,19 @@ static cl_status grid_of(cl_dda_detect *s, const cl_dda_broad_args *a, size_t n,
   return CL_OK;
 }
 
-cl_status cl_dda_detect_pairs(cl_dda_detect *s, const cl_dda_geometry *g, double d0, cl_error *err) {
+/* The candidate pairs of boxes grown by `grow` (their bounds in box_buf) into pair_buf, *npairs of
+ * them, as the host's cl_dda_broad_phase finds them. */
+static cl_status build(cl_dda_detect *s, const cl_dda_geometry *g, double grow, int box_buf, int pair_buf,
+                       size_t *npairs_out, cl_error *err) {
   cl_device *d = s->d;
   size_t n = g->n;
-  s->npairs = 0;
-  if (n < 2) return CL_OK;
-  CL_TRY(room(s, CL_DDA_DB_BOXES, n * sizeof(cl_dda_box), err));
+  CL_TRY(room(s, box_buf, n * sizeof(cl_dda_box), err));
   CL_TRY(room(s, CL_DDA_DB_BOUNDS, 4 * n * sizeof(double), err));
   CL_TRY(room(s, CL_DDA_DB_SIZES, n * sizeof(uint64_t), err));
   CL_TRY(room(s, CL_DDA_DB_SORTED_SIZES, n * sizeof(uint64_t), err));
   CL_TRY(room(s, CL_DDA_DB_COUNT, n * sizeof(int64_t), err));
   CL_TRY(room(s, CL_DDA_DB_OFFSET, (n + 1) * sizeof(int64_t), err));
-  cl_dda_broad_args a = {.g = *g, .grow = d0 / 2, .boxes = s->buf[CL_DDA_DB_BOXES], .bounds = s->buf[CL_DDA_DB_BOUNDS],
+  cl_dda_broad_args a = {.g = *g, .grow = grow, .boxes = s->buf[box_buf], .bounds = s->buf[CL_DDA_DB_BOUNDS],
                          .size_keys = s->buf[CL_DDA_DB_SIZES], .count = s->buf[CL_DDA_DB_COUNT],
                          .offset = s->buf[CL_DDA_DB_OFFSET]};
   CL_TRY(cl_k_dda_broad(d, &a, CL_DDA_BOXES, n, err));
@@ -89,14 +90,60 @@ cl_status cl_dda_detect_pairs(cl_dda_detect *s, const cl_dda_geometry *g, double
   CL_TRY(cl_k_dda_offsets(d, &s->scratch, a.count, s->buf[CL_DDA_DB_OFFSET], n, &npairs, err));
   CL_TRY(room(s, CL_DDA_DB_KEYS, (size_t)npairs * sizeof(uint64_t), err));
   CL_TRY(room(s, CL_DDA_DB_SORTED, (size_t)npairs * sizeof(uint64_t), err));
-  CL_TRY(room(s, CL_DDA_DB_PAIRS, 2 * (size_t)npairs * sizeof(int32_t), err));
-  a.keys = s->buf[CL_DDA_DB_KEYS], a.sorted = s->buf[CL_DDA_DB_SORTED], a.pairs = s->buf[CL_DDA_DB_PAIRS];
+  CL_TRY(room(s, pair_buf, 2 * (size_t)npairs * sizeof(int32_t), err));
+  a.keys = s->buf[CL_DDA_DB_KEYS], a.sorted = s->buf[CL_DDA_DB_SORTED], a.pairs = s->buf[pair_buf];
   CL_TRY(cl_k_dda_broad(d, &a, CL_DDA_PAIR_WRITE, n, err));
   CL_TRY(cl_k_dda_sort_keys(d, &s->scratch, a.keys, s->buf[CL_DDA_DB_SORTED], (size_t)npairs,
                             (uint64_t)n * n - 1, err));
   CL_TRY(cl_k_dda_broad(d, &a, CL_DDA_PAIR_SPLIT, (size_t)npairs, err));
-  s->npairs = (size_t)npairs;
+  *npairs_out = (size_t)npairs;
   return CL_OK;
+}
+
+/* The kept pairs whose boxes, grown by d0 / 2, overlap now, into the pairs buffer -- if every block's
+ * box so grown lies inside its kept box (*kept = 1; else nothing is written). That suffices: two
+ * boxes that overlap lie inside two kept boxes that overlap, and the kept list holds every pair of
+ * those (the same comparisons of the same doubles, so it holds in floating point too). The kept
+ * list is sorted, so is what passes: the list cl_dda_broad_phase would give, in its order. One
+ * wait: the containment and the filter's count come back as one total (CL_DDA_KEPT_CHECK). */
+static cl_status reuse(cl_dda_detect *s, const cl_dda_geometry *g, double d0, int *kept, cl_error *err) {
+  const size_t n = g->n, nkept = s->nkept;
+  CL_TRY(room(s, CL_DDA_DB_BOXES, n * sizeof(cl_dda_box), err));
+  CL_TRY(room(s, CL_DDA_DB_COUNT, (nkept + n) * sizeof(int64_t), err));
+  CL_TRY(room(s, CL_DDA_DB_OFFSET, (nkept + n + 1) * sizeof(int64_t), err));
+  CL_TRY(room(s, CL_DDA_DB_PAIRS, 2 * nkept * sizeof(int32_t), err));
+  cl_dda_broad_args a = {.g = *g, .grow = d0 / 2, .boxes = s->buf[CL_DDA_DB_BOXES], .count = s->buf[CL_DDA_DB_COUNT],
+                         .offset = s->buf[CL_DDA_DB_OFFSET], .pairs = s->buf[CL_DDA_DB_PAIRS],
+                         .kept = s->buf[CL_DDA_DB_KEPT], .kept_pairs = s->buf[CL_DDA_DB_KEPT_PAIRS], .nkept = nkept};
+  int64_t total;
+  CL_TRY(cl_k_dda_broad(s->d, &a, CL_DDA_KEPT_CHECK, n, err));
+  CL_TRY(cl_k_dda_broad(s->d, &a, CL_DDA_KEPT_COUNT, nkept, err));
+  CL_TRY(cl_k_dda_offsets(s->d, &s->scratch, a.count, s->buf[CL_DDA_DB_OFFSET], nkept + n, &total, err));
+  *kept = (size_t)total <= nkept;
+  if (!*kept) return CL_OK;
+  CL_TRY(cl_k_dda_broad(s->d, &a, CL_DDA_KEPT_WRITE, nkept, err));
+  s->npairs = (size_t)total;
+  return CL_OK;
+}
+
+cl_status cl_dda_detect_pairs(cl_dda_detect *s, const cl_dda_geometry *g, double d0, cl_error *err) {
+  const size_t n = g->n;
+  int kept = 0;
+  s->npairs = 0;
+  if (n < 2) return CL_OK;
+  if (s->skin > 0 && s->kept_n == n) CL_TRY(reuse(s, g, d0, &kept, err));
+  if (kept) return CL_OK;
+  s->builds++, s->kept_n = 0;
+  if (s->skin > 0) {
+    CL_TRY(build(s, g, d0 / 2 + s->skin / 2, CL_DDA_DB_KEPT, CL_DDA_DB_KEPT_PAIRS, &s->nkept, err));
+    s->kept_n = n;
+    /* each box lies inside itself grown further -- unless a coordinate is not finite (a step gone
+     * wrong, which its checks refuse): then the list without reuse */
+    CL_TRY(reuse(s, g, d0, &kept, err));
+    if (kept) return CL_OK;
+    s->kept_n = 0;
+  }
+  return build(s, g, d0 / 2, CL_DDA_DB_BOXES, CL_DDA_DB_PAIRS, &s->npairs, err);
 }
 
 cl_status cl_dda_detect_found(cl_dda_detect *s, const cl_dda_geometry *g, const int32_t *pairs, size_t npairs,

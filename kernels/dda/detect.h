@@ -18,7 +18,7 @@
 /* The device buffers of detection, kept from step to step (grown as needed). */
 enum { CL_DDA_DB_BOXES, CL_DDA_DB_BOUNDS, CL_DDA_DB_SIZES, CL_DDA_DB_SORTED_SIZES, CL_DDA_DB_COUNT,
        CL_DDA_DB_OFFSET, CL_DDA_DB_KEYS, CL_DDA_DB_SORTED, CL_DDA_DB_START, CL_DDA_DB_IN_CELL, CL_DDA_DB_PAIRS,
-       CL_DDA_DB_FOUND, CL_DDA_DB_TKEYS, CL_DDA_DB_N };
+       CL_DDA_DB_FOUND, CL_DDA_DB_TKEYS, CL_DDA_DB_KEPT, CL_DDA_DB_KEPT_PAIRS, CL_DDA_DB_N };
 
 typedef struct cl_dda_detect {
   cl_device *d;
@@ -26,13 +26,20 @@ typedef struct cl_dda_detect {
   size_t cap[CL_DDA_DB_N]; /* bytes */
   cl_dda_scratch scratch;
   size_t npairs, nfound;   /* of the last call */
+  /* The broad phase's list kept from call to call (Verlet-list style): the pairs of the blocks' boxes
+   * grown by d0 / 2 + skin / 2 (kept boxes), used again while every box grown by d0 / 2 lies inside
+   * its kept box. The caller sets skin (metres; 0, as init leaves it: the pairs found anew each call). */
+  double skin;
+  size_t kept_n, nkept;    /* the blocks the kept boxes are of (0: none kept), the kept pairs */
+  long builds;             /* the grid's builds (with skin 0, every call's) */
 } cl_dda_detect;
 
 void cl_dda_detect_init(cl_dda_detect *s, cl_device *d);
 void cl_dda_detect_free(cl_dda_detect *s);
 
 /* The candidate pairs of g (device pointers) with boxes grown by d0 / 2, into the device's pairs
- * buffer (s->npairs of them, (i, j) with i < j, sorted). */
+ * buffer (s->npairs of them, (i, j) with i < j, sorted): the same list whether the kept one was
+ * filtered (one wait for the device) or the grid built anew (three, and s->builds counts it). */
 cl_status cl_dda_detect_pairs(cl_dda_detect *s, const cl_dda_geometry *g, double d0, cl_error *err);
 /* The contacts of the pairs s holds (or of the npairs host pairs, when pairs is not NULL), into the
  * device's found buffer (s->nfound, in the pairs' order). */

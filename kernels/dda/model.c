@@ -130,6 +130,9 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
       in->detection != CL_DDA_DETECT_DEVICE)
     return cl_error_set(err, CL_ERR_ARG, "detection %d is not one of auto (0), host (1) and device (2)",
                         (int)in->detection);
+  if (isnan(in->broad_skin) || isinf(in->broad_skin))
+    return cl_error_set(err, CL_ERR_ARG, "broad_skin = %g must be a length >= 0 (0: the pairs found anew every "
+                        "step) or < 0 for the default", in->broad_skin);
   if (in->pcg_max_iterations < 1 || in->open_close_max < 1)
     return cl_error_set(err, CL_ERR_ARG, "pcg_max_iterations and open_close_max must be >= 1");
   if (!isfinite(in->gx) || !isfinite(in->gy)) return cl_error_set(err, CL_ERR_ARG, "gravity must be finite");
@@ -169,6 +172,12 @@ static cl_status load_blocks(cl_dda_model *m, const cl_dda_input *in, double *to
                           "overlap (check their vertices)", a + 1, b + 1);
   }
   if (m->p.max_displacement <= 0) m->p.max_displacement = 0.01 * size / 2;
+  /* The default skin, d0 = 2.5 max_displacement (the step's contact distance): a block may move
+   * d0 / 2 from where the list was built, at least 0.6 of an accepted step's largest move (2
+   * max_displacement), hundreds of steps at the ~1% of it a block moves in a typical step; the kept
+   * boxes grow from d0 / 2 to d0, a longer kept list to filter, the same pairs (docs/methods/dda.md). */
+  if (m->p.broad_skin < 0) m->p.broad_skin = 2.5 * m->p.max_displacement;
+  m->kept.skin = m->detect.skin = m->stats.broad_skin = m->p.broad_skin;
   return CL_OK;
 }
 
@@ -324,6 +333,7 @@ void cl_dda_model_destroy(cl_dda_model *m) {
                    m->pair_keys, m->pair_joint, m->joint_law, m->pairs, m->step_ints, m->step_reals};
   for (size_t k = 0; k < sizeof owned / sizeof *owned; k++) free(owned[k]);
   cl_dda_contact_list_free(&m->contacts), cl_dda_contact_list_free(&m->start);
+  cl_dda_kept_pairs_free(&m->kept);
   cl_dda_bsr_free(&m->a);
   for (int k = 0; k < 2; k++)
     if (m->lists[k]) m->dev->release(m->dev, m->lists[k]);
@@ -719,11 +729,15 @@ static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
   if (!m->stats.device_pattern) CL_TRY(cl_dda_host_contacts(m, err)); /* the host's transfer reads the last step's states */
   lap(m, CL_DDA_PART_STATES, &t);
   if (!m->stats.device_detection) {
-    CL_TRY(cl_dda_broad_phase(&g, d0, &m->pairs, &m->ncand, &m->npairs_cap, err));
+    const cl_status st = cl_dda_broad_phase_kept(&g, d0, &m->kept, &m->pairs, &m->ncand, &m->npairs_cap, err);
+    m->stats.broad_rebuilds = m->kept.builds;
+    CL_TRY(st);
     return cl_dda_narrow_phase(&g, m->pairs, m->ncand, d0, &m->contacts, first, &m->start, err);
   }
   cl_dda_geometry on = {m->n, m->device[A_VSTART], m->device[A_VX], m->device[A_VY]};
-  CL_TRY(cl_dda_detect_pairs(&m->detect, &on, d0, err));
+  const cl_status st = cl_dda_detect_pairs(&m->detect, &on, d0, err);
+  m->stats.broad_rebuilds = m->detect.builds;
+  CL_TRY(st);
   CL_TRY(cl_dda_detect_found(&m->detect, &on, NULL, 0, d0, err));
   if (m->stats.device_pattern) return transfer_on_device(m, &on, first, err);
   size_t nfound = m->detect.nfound;

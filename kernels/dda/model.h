@@ -69,6 +69,9 @@ typedef struct cl_dda_input {
   cl_dda_detection detection;
   int full_assembly;           /* 1: every open-close iteration assembles the whole matrix; 0: after an
                                   attempt's first, only what the rule changed (cl_dda_solver_assemble_changed) */
+  double broad_skin;           /* the broad phase's list is kept while no block's box (grown by d0 / 2) leaves
+                                  its box of the list's build grown by a further broad_skin / 2 (metres;
+                                  contacts.h, detect.h); 0: built every step; < 0: the default, d0 */
 } cl_dda_input;
 
 typedef struct cl_dda_model cl_dda_model;
@@ -96,6 +99,8 @@ typedef struct cl_dda_stats {
   int device_detection;    /* detection ran on the model's device (detect.h), not on the host */
   int device_pattern;      /* the matrix's pattern and the assembly's indices are built on the device
                               (with device detection and the BSR format), not on the host */
+  long broad_rebuilds;     /* the broad phase's grid builds since the start (every step with broad_skin 0) */
+  double broad_skin;       /* the skin in use (metres) */
   double kinetic;          /* kinetic energy */
   double gravity_work;     /* work of gravity since the start */
   double load_work;        /* work of the loading points since the start */

@@ -45,6 +45,7 @@ struct cl_dda_model {
                                    device, ahead of the host's list (cl_dda_host_contacts) */
   int32_t *pairs;
   size_t npairs_cap, ncand;
+  cl_dda_kept_pairs kept;       /* the host broad phase's list kept from step to step */
   cl_dda_detect detect;         /* detection's device buffers, when it runs there */
   cl_dda_found *found;          /* the contacts it found, brought to the host for the transfer (pinned
                                    host memory: the largest download of a step) */

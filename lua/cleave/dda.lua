@@ -285,7 +285,7 @@ local model_keys = {
   velocity = true, analysis = true, plane = true, normal_stiffness = true, shear_stiffness = true,
   fixed_stiffness = true, max_displacement = true, pcg_tolerance = true, pcg_displacement = true, pcg_max_iterations = true,
   open_close_max = true, preconditioner = true, spmv = true, pcg = true, pcg_blocks = true, detection = true,
-  assembly = true,
+  assembly = true, broad_skin = true,
 }
 
 --- cl.dda.model{ blocks = {set, ...}, materials = {...}, joints = {...}, fixed = {...}, loads = {...},
@@ -420,6 +420,12 @@ function dda.model(args)
     fail(fn, "argument 'assembly' must be \"incremental\" (only what the open-close rule changed) or \"full\"", 2)
   end
   t.full_assembly = assembly == "full" and 1 or 0
+  -- the broad phase's pairs kept while no block leaves its box grown by broad_skin / 2 (metres; absent: -1,
+  -- the model's default d0 = 2.5 max_displacement; 0: found anew every step)
+  t.broad_skin = number_arg(fn, args, "broad_skin", -1, nil, 2)
+  if args.broad_skin ~= nil and t.broad_skin < 0 then
+    fail(fn, string.format("argument 'broad_skin' = %g must be a length >= 0 (0: the candidate pairs found anew every step; leave it out for the default)", t.broad_skin), 2)
+  end
   t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 200, 0, 2)
   t.open_close_max = number_arg(fn, args, "open_close_max", 20, 0, 2)
   local ok, core = pcall(dda._model, t)

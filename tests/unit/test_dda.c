@@ -2453,3 +2453,74 @@ Test(dda, narrow_phase_write_pass_takes_the_count_passes_counts) {
   check_narrow_on_devices(&g, pairs, 2, d0, ref, nref);
   free(ref);
 }
+
+static int has_pair(const int32_t *pairs, size_t np, int32_t i, int32_t j) {
+  for (size_t k = 0; k < np; k++)
+    if (pairs[2 * k] == i && pairs[2 * k + 1] == j) return 1;
+  return 0;
+}
+
+/* The broad phase's kept list (cl_dda_broad_phase_kept on the host; detect.h's on the cpu device and
+ * on cuda where there is one) over three steps of 400 random boxes, skin 1 m: built once; then every
+ * block moved by less than skin / 2 -- the kept list filtered, no build, cl_dda_broad_phase's list;
+ * then one block moved 6 m, to where it overlaps boxes it was no candidate with: the containment
+ * check must see it leave its kept box and build again, or those pairs are missed. */
+Test(dda, kept_broad_phase_rebuilds_when_a_block_leaves_its_skin) {
+  const size_t n = 400;
+  const double d0 = 0.3, skin = 1.0;
+  int32_t *vstart;
+  double *vx, *vy;
+  random_boxes(n, &vstart, &vx, &vy);
+  cl_dda_geometry g = {n, vstart, vx, vy};
+  const char *names[2] = {"cpu", "cuda"};
+  const int ndev = cl_device_cuda_count() > 0 ? 2 : 1;
+  cl_device dev[2];
+  cl_dda_detect det[2];
+  cl_error err;
+  for (int b = 0; b < ndev; b++) {
+    cr_assert_eq(cl_device_open(&dev[b], names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_detect_init(&det[b], &dev[b]);
+    det[b].skin = skin;
+  }
+  cl_dda_kept_pairs kept = {.skin = skin};
+  int32_t *pairs = NULL, *ref = NULL;
+  size_t np = 0, cap = 0, nref = 0, rcap = 0;
+  lcg_seed(9);
+  for (int step = 0; step < 3; step++) {
+    if (step == 1) /* each block by up to 0.2 m in x and y, inside its kept box (0.5 m beyond d0 / 2) */
+      for (size_t i = 0; i < n; i++) {
+        const double dx = lcg_uniform(-0.2, 0.2), dy = lcg_uniform(-0.2, 0.2);
+        for (int32_t v = vstart[i]; v < vstart[i + 1]; v++) vx[v] += dx, vy[v] += dy;
+      }
+    if (step == 2)
+      for (int32_t v = vstart[1]; v < vstart[2]; v++) vx[v] += 6;
+    cr_assert_eq(cl_dda_broad_phase(&g, d0, &ref, &nref, &rcap, &err), CL_OK, "%s", err.msg);
+    if (step == 2) { /* the test's point: block 1 now has a partner the kept list lacks */
+      int missing = 0;
+      for (size_t k = 0; k < nref; k++)
+        missing += (ref[2 * k] == 1 || ref[2 * k + 1] == 1) &&
+                   !has_pair(kept.pairs, kept.npairs, ref[2 * k], ref[2 * k + 1]);
+      cr_assert(missing > 0, "block 1 moved among new partners");
+    }
+    const long builds = step == 2 ? 2 : 1;
+    cr_assert_eq(cl_dda_broad_phase_kept(&g, d0, &kept, &pairs, &np, &cap, &err), CL_OK, "%s", err.msg);
+    cr_assert(np == nref && memcmp(pairs, ref, 2 * nref * sizeof *ref) == 0,
+              "step %d: the host's kept list gives %zu pairs, not the %zu of a new grid", step, np, nref);
+    cr_assert_eq(kept.builds, builds, "step %d: the host built the grid %ld times, not %ld", step, kept.builds, builds);
+    cr_assert(kept.npairs > nref, "step %d: the kept list (%zu pairs) is a superset", step, kept.npairs);
+    for (int b = 0; b < ndev; b++) {
+      cl_dda_geometry on = geometry_on(&dev[b], &g);
+      cr_assert_eq(cl_dda_detect_pairs(&det[b], &on, d0, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(det[b].npairs, nref, "step %d, %s: %zu pairs, a new grid %zu", step, names[b], det[b].npairs, nref);
+      int32_t *got = malloc((2 * nref + 1) * sizeof *got);
+      cr_assert_eq(cl_dda_detect_pairs_to_host(&det[b], got, &err), CL_OK, "%s", err.msg);
+      cr_assert(memcmp(got, ref, 2 * nref * sizeof *ref) == 0, "step %d, %s: the pairs differ", step, names[b]);
+      cr_assert_eq(det[b].builds, builds, "step %d, %s: %ld builds, not %ld", step, names[b], det[b].builds, builds);
+      free(got);
+      release_geometry(&dev[b], &on);
+    }
+  }
+  for (int b = 0; b < ndev; b++) cl_dda_detect_free(&det[b]), cl_device_close(&dev[b]);
+  cl_dda_kept_pairs_free(&kept);
+  free(pairs), free(ref), free(vstart), free(vx), free(vy);
+}
