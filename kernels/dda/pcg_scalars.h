@@ -76,4 +76,21 @@ CL_HD static inline void cl_dda_pcg_scalars(const cl_dda_pcg_args *A, int op, do
   }
 }
 
+/* The pipelined PCG's scalar step (Ghysels & Vanroose 2014, Alg. 3; pcg_ops.h: cl_dda_pipelined_row),
+ * given gamma = r.u, delta = w.u and rr = r.r of one reduction: CL_DDA_OP_PIPE_BEGIN first does
+ * BEGIN's (r.z = gamma, r.r, the start's stop), CL_DDA_OP_PIPE_STEP BETA's (beta = gamma / the last
+ * gamma, the iteration counted, the stopping rule on the same quantities as the standard PCG's); then,
+ * while running, ALPHA's with p.q = p^T A p from the recurrences: delta at the start (beta 0), delta -
+ * beta gamma / the last alpha after -- its breakdown and the displacement criterion as ALPHA's. */
+CL_HD static inline void cl_dda_pcg_pipelined_scalars(const cl_dda_pcg_args *A, int op, double gamma, double delta,
+                                                      double rr) {
+  double *s = A->scal;
+  const double last_alpha = s[CL_DDA_S_ALPHA];
+  const int begin = op == CL_DDA_OP_PIPE_BEGIN;
+  cl_dda_pcg_scalars(A, begin ? CL_DDA_OP_BEGIN : CL_DDA_OP_BETA, gamma, rr);
+  if (!cl_dda_pcg_running(s)) return;
+  if (begin) s[CL_DDA_S_BETA] = 0;
+  cl_dda_pcg_scalars(A, CL_DDA_OP_ALPHA, begin ? delta : delta - s[CL_DDA_S_BETA] * gamma / last_alpha, 0);
+}
+
 #endif

@@ -33,9 +33,10 @@ __device__ static inline void cl_dda_spmv_finish(const cl_dda_pcg_args *A, size_
 }
 
 /* A whole thread block's product of the long block row i: warp w's slices 5 w .. 5 w + 4, the warps'
- * sums in warp order by warp 0's lanes 0..5. Every thread of the block calls it. */
+ * sums in warp order by warp 0's lanes 0..5 -- or, with pipe (the pipelined PCG's sums), by thread 0,
+ * which then does the row's pipelined work (cl_dda_pipelined_row). Every thread of the block calls it. */
 __device__ static void cl_dda_bsr_block_row(const cl_dda_pcg_args *A, size_t i, const real *p2, real beta,
-                                            real *pnew, double *dot) {
+                                            real *pnew, double *dot, double *pipe) {
   __shared__ real warp_sum[CL_DDA_BSR_WARPS][6];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const real own = threadIdx.x < 6 ? cl_dda_spmv_own(A, threadIdx.x * A->n + i, p2, beta, pnew, dot) : 0;
@@ -46,7 +47,14 @@ __device__ static void cl_dda_bsr_block_row(const cl_dda_pcg_args *A, size_t i, 
   if (lane == 0)
     for (int r = 0; r < 6; r++) warp_sum[warp][r] = acc[r];
   __syncthreads();
-  if (threadIdx.x < 6) {
+  if (pipe && threadIdx.x == 0) {
+    real s[6];
+    for (int r = 0; r < 6; r++) {
+      s[r] = warp_sum[0][r];
+      for (int w = 1; w < CL_DDA_BSR_WARPS; w++) s[r] += warp_sum[w][r];
+    }
+    cl_dda_pipelined_row(A, i, s, pipe);
+  } else if (!pipe && threadIdx.x < 6) {
     real s = warp_sum[0][threadIdx.x];
     for (int w = 1; w < CL_DDA_BSR_WARPS; w++) s += warp_sum[w][threadIdx.x];
     cl_dda_spmv_finish(A, threadIdx.x * A->n + i, s, own, pnew, dot);
@@ -54,14 +62,19 @@ __device__ static void cl_dda_bsr_block_row(const cl_dda_pcg_args *A, size_t i, 
   __syncthreads(); /* warp_sum is read before the next long row writes it */
 }
 
-/* A warp's product of the short block row i (every lane calls it). */
+/* A warp's product of the short block row i (every lane calls it); with pipe, lane 0, which holds the
+ * row's six sums, does the row's pipelined work (cl_dda_pipelined_row). */
 __device__ static void cl_dda_bsr_short_row(const cl_dda_pcg_args *A, size_t i, int lane, const real *p2, real beta,
-                                            real *pnew, double *dot) {
+                                            real *pnew, double *dot, double *pipe) {
   const real own = lane < 6 ? cl_dda_spmv_own(A, lane * A->n + i, p2, beta, pnew, dot) : 0;
   real acc[6], mine = 0;
   cl_dda_bsr_lane(A, i, 0, 1, lane, p2, beta, acc);
   for (int off = 16; off > 0; off >>= 1)
     for (int r = 0; r < 6; r++) acc[r] += __shfl_down_sync(0xffffffffu, acc[r], off);
+  if (pipe) {
+    if (lane == 0) cl_dda_pipelined_row(A, i, acc, pipe);
+    return;
+  }
   for (int r = 0; r < 6; r++) { /* entry r's sum from lane 0 to lane r */
     const real s = __shfl_sync(0xffffffffu, acc[r], 0);
     if (lane == r) mine = s;
@@ -70,7 +83,10 @@ __device__ static void cl_dda_bsr_short_row(const cl_dda_pcg_args *A, size_t i, 
 }
 
 /* out = A_parts v over the grid, v = in (p2 NULL) or in + beta p2 (the direction, written into
- * pnew where not NULL), this thread's terms of v.out added to *dot (not NULL). BSR: the long rows
+ * pnew where not NULL), this thread's terms of v.out added to *dot (not NULL); or, with pipe (the
+ * pipelined PCG's n = A m: in = m, the whole matrix), out not written but each block row's sums given
+ * to cl_dda_pipelined_row by the thread that holds them, this thread's terms of r.u, w.u and r.r added
+ * to pipe[0..2] (HSBCSR: a thread a block row, its six matrix rows in turn). BSR: the long rows
  * (A->long_rows) go to thread blocks of their own, the first Lb of the grid (at most half of it),
  * each taking rows Lb apart; warp w of the other thread blocks b takes the short rows (b - Lb) W + w,
  * + (G - Lb) W, ... (W warps a block, G blocks). Where the long row's block took short rows too, it
@@ -79,8 +95,16 @@ __device__ static void cl_dda_bsr_short_row(const cl_dda_pcg_args *A, size_t i, 
  * grid of one block takes its long rows after its short ones. Every thread of the grid calls it (the
  * shuffles and block barriers need them all). */
 __device__ static void cl_dda_spmv_grid(const cl_dda_pcg_args *A, const real *p2, real beta, real *pnew,
-                                        double *dot) {
+                                        double *dot, double *pipe) {
   const size_t n = A->n;
+  if (A->format != CL_DDA_BSR && pipe) {
+    CL_GRID_STRIDE(i, n) {
+      real s[6];
+      for (int r = 0; r < 6; r++) s[r] = cl_dda_hsbcsr_row(A, (size_t)r * n + i, NULL, 0);
+      cl_dda_pipelined_row(A, i, s, pipe);
+    }
+    return;
+  }
   if (A->format != CL_DDA_BSR) {
     CL_GRID_STRIDE(k, 6 * n) {
       const real own = cl_dda_spmv_own(A, k, p2, beta, pnew, dot);
@@ -92,15 +116,16 @@ __device__ static void cl_dda_spmv_grid(const cl_dda_pcg_args *A, const real *p2
   const unsigned grid = gridDim.x, lb = nlong < (int32_t)(grid / 2) ? (unsigned)nlong : grid / 2;
   if (blockIdx.x < lb) {
     for (int32_t k = (int32_t)blockIdx.x; k < nlong; k += (int32_t)lb)
-      cl_dda_bsr_block_row(A, (size_t)A->long_rows[1 + k], p2, beta, pnew, dot);
+      cl_dda_bsr_block_row(A, (size_t)A->long_rows[1 + k], p2, beta, pnew, dot, pipe);
     return;
   }
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const size_t stride = (size_t)(grid - lb) * CL_DDA_BSR_WARPS;
   for (size_t i = (size_t)(blockIdx.x - lb) * CL_DDA_BSR_WARPS + warp; i < n; i += stride)
-    if (!cl_dda_bsr_long(A, i)) cl_dda_bsr_short_row(A, i, lane, p2, beta, pnew, dot);
+    if (!cl_dda_bsr_long(A, i)) cl_dda_bsr_short_row(A, i, lane, p2, beta, pnew, dot, pipe);
   if (lb == 0)
-    for (int32_t k = 0; k < nlong; k++) cl_dda_bsr_block_row(A, (size_t)A->long_rows[1 + k], p2, beta, pnew, dot);
+    for (int32_t k = 0; k < nlong; k++)
+      cl_dda_bsr_block_row(A, (size_t)A->long_rows[1 + k], p2, beta, pnew, dot, pipe);
 }
 
 /* The thread blocks of CL_THREADS (CL_DDA_BSR_WARPS warps) that give the product a thread a
