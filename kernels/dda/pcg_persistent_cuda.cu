@@ -240,7 +240,7 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_
   persistent_solve(args, kind, rule, 0);
 }
 
-__global__ void __launch_bounds__(CL_REDUCE_THREADS, 2) CL_PREC(dda_pcg_pipelined_kernel)(cl_dda_pcg_args args,
+__global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_pipelined_kernel)(cl_dda_pcg_args args,
                                                                                         int kind, int rule) {
   persistent_solve(args, kind, rule, 1);
 }
