@@ -59,13 +59,15 @@ __device__ static void block_sums(double *d, int count) {
 
 /* A dot operation's sums d[0 .. count - 1] (this thread's terms; three: the pipelined PCG's) over the
  * grid, then its scalar step on the block's copy of the scalars (A->scal, shared); *set alternates the
- * partials' two sets (room for three sums a block each). After the
+ * partials' two sets (of two sums a block, three in the pipelined kernel: a set's place must not
+ * depend on the operation, or one set's third sums would overlap the other's). After the
  * grid barrier the first warp alone sums the blocks' partials (lane l: partials l, l + 32, ..., then
  * a shuffle; every block in the same order): no block barrier but the one that publishes the
  * scalars. (All the block's threads loading them at once, then a block sum, measured slower on the
  * H100: 17.2 against 15.7 us a case-1 iteration.) */
 __device__ static void grid_sums(cl_dda_pcg_args *A, int op, double *d, int count, int *set, cg::grid_group &grid) {
-  double *part = A->partials + (size_t)(*set) * 3 * gridDim.x;
+  const int stride = A->pipelined ? 3 : 2; /* one kernel's sets alike: the pipelined one's hold three sums */
+  double *part = A->partials + (size_t)(*set) * stride * gridDim.x;
   *set ^= 1;
   block_sums(d, count);
   if (threadIdx.x == 0)
@@ -212,7 +214,7 @@ __device__ __forceinline__ static void persistent_solve(cl_dda_pcg_args &args, i
   for (int k = threadIdx.x; k < CL_DDA_SCALARS; k += blockDim.x) scal[k] = args.scal[k];
   __syncthreads();
   cl_dda_pcg_args a = args, *A = &a;
-  a.scal = scal;
+  a.scal = scal, a.pipelined = pipelined; /* the kernel's constant (grid_sums' stride) */
   const size_t m = 6 * a.n;
   const real *b = (const real *)a.b, *dinv = (const real *)a.dinv;
   int set = 0;
