@@ -661,6 +661,17 @@ static cl_status precondition(cl_dda_solver *s, cl_dda_preconditioner kind, cl_e
  * (pcg_scalars.h) and does nothing once the solve has stopped: block Jacobi 6 launches (the update,
  * the block solve and the sums of r.z and r.r fused), SSOR-AI 13; the pipelined PCG 3 (n = A m, then
  * the row updates with m = D^-1 w and the sums of r.u, w.u and r.r fused, pcg_ops.h). */
+/* The pipelined PCG's check of a solve stopped on the recurrence's residual (pcg_scalars.h): q = A x,
+ * r = b - q and u = D^-1 r with the true r.r, and where it does not pass the recurrences' new start
+ * from x, w = A u and m = D^-1 w (the restart's scalar step does nothing where the check passed):
+ * 6 launches, two products. */
+static cl_status pipelined_check(cl_dda_solver *s, cl_error *err) {
+  CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));
+  CL_TRY(run(s, CL_DDA_OP_PIPE_CHECK, err));
+  CL_TRY(product(s, CL_DDA_WHOLE, B_U, B_W, err));
+  return run(s, CL_DDA_OP_PIPE_RESTART, err);
+}
+
 static cl_status iteration(cl_dda_solver *s, cl_dda_preconditioner kind, cl_error *err) {
   if (s->A.pipelined) {
     CL_TRY(product(s, CL_DDA_WHOLE, B_M, B_T, err)); /* n = A m */
@@ -713,6 +724,10 @@ static cl_status device_solve(cl_dda_solver *s, cl_dda_preconditioner kind, int 
   const int every = s->check_every > 0 ? s->check_every : 1;
   for (;;) {
     CL_TRY(to_host(s, sc, s->A.scal, bytes, err));
+    if (s->A.pipelined && cl_dda_pcg_to_check(sc)) {
+      CL_TRY(pipelined_check(s, err));
+      continue;
+    }
     if (sc[CL_DDA_S_STATE] != CL_DDA_PCG_RUNNING) break;
     for (int k = 0; k < every; k++) CL_TRY(iteration(s, kind, err));
   }

@@ -44,7 +44,9 @@ typedef enum cl_dda_pcg_op {
   CL_DDA_OP_START_SUMS,  /* the persistent solve's first dot: b.b and FACTOR_CHECK's sum in one */
   /* the pipelined PCG (Ghysels & Vanroose 2014, pcg_ops.h: cl_dda_pipelined_row), block Jacobi only */
   CL_DDA_OP_PIPE_BEGIN,  /* per block row: m = D^-1 w of the start's w = A u; r.u, w.u, r.r: alpha, the stop */
-  CL_DDA_OP_PIPE_STEP    /* per block row, n = A m in t: the updates, m = D^-1 w, r.u, w.u, r.r: beta, alpha, stop */
+  CL_DDA_OP_PIPE_STEP,   /* per block row, n = A m in t: the updates, m = D^-1 w, r.u, w.u, r.r: beta, alpha, stop */
+  CL_DDA_OP_PIPE_CHECK,  /* per block row, q = A x: r = b - q, u = D^-1 r, r.r: whether the true residual passes */
+  CL_DDA_OP_PIPE_RESTART /* PIPE_BEGIN's rows, after a check that failed: the recurrences start again from x */
 } cl_dda_pcg_op;
 
 typedef struct cl_dda_pcg_args {

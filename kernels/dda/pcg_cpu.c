@@ -109,6 +109,8 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
       break;
     case CL_DDA_OP_PIPE_BEGIN:
     case CL_DDA_OP_PIPE_STEP:
+    case CL_DDA_OP_PIPE_CHECK:
+    case CL_DDA_OP_PIPE_RESTART:
       pipelined(A, op);
       break;
     case CL_DDA_OP_STEP_JACOBI: /* on one core fusing saves nothing: the unfused order of the sums */

@@ -184,8 +184,8 @@ __global__ void CL_PREC(dda_step_jacobi_kernel)(cl_dda_pcg_args A) {
   if (threadIdx.x == 0) A.partials[blockIdx.x] = a, A.partials[gridDim.x + blockIdx.x] = b;
 }
 
-/* The pipelined PCG's rows (CL_DDA_OP_PIPE_BEGIN, CL_DDA_OP_PIPE_STEP), one thread a block row, and
- * the partial sums of r.u, w.u and r.r (three a thread block of CL_DDA_ROW_THREADS). */
+/* The pipelined PCG's rows (CL_DDA_OP_PIPE_*), one thread a block row, and the partial sums of r.u,
+ * w.u and r.r (three a thread block of CL_DDA_ROW_THREADS). */
 __global__ void CL_PREC(dda_pipelined_kernel)(cl_dda_pcg_args A, int op) {
   double sums[3] = {0, 0, 0};
   CL_GRID_STRIDE(i, A.n) cl_dda_pipelined_op_row(&A, op, i, sums);
@@ -199,7 +199,7 @@ __global__ void CL_PREC(dda_pipelined_kernel)(cl_dda_pcg_args A, int op) {
 /* The last pass of a dot operation or of the open-close rule, one block: the sums of the partials
  * (three for the pipelined PCG's operations, two for the others), then the scalar step on the device. */
 __global__ void CL_PREC(dda_dots_finish_kernel)(cl_dda_pcg_args A, int op, int nparts) {
-  const int pipelined = op == CL_DDA_OP_PIPE_BEGIN || op == CL_DDA_OP_PIPE_STEP, count = pipelined ? 3 : 2;
+  const int pipelined = op >= CL_DDA_OP_PIPE_BEGIN, count = pipelined ? 3 : 2;
   double d[3] = {0, 0, 0};
   for (int k = 0; k < count; k++) {
     double a = 0;
@@ -266,7 +266,9 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
       break;
     }
     case CL_DDA_OP_PIPE_BEGIN:
-    case CL_DDA_OP_PIPE_STEP: {
+    case CL_DDA_OP_PIPE_STEP:
+    case CL_DDA_OP_PIPE_CHECK:
+    case CL_DDA_OP_PIPE_RESTART: {
       const int blocks = row_blocks(A->n);
       int e;
       CL_PREC(dda_pipelined_kernel)<<<blocks, CL_DDA_ROW_THREADS>>>(*A, op);

@@ -142,7 +142,7 @@ CL_HD static inline void cl_dda_step_jacobi(const cl_dda_pcg_args *A, size_t i, 
  * is the block row's own; pcg.c, pcg_persistent_cuda.cu), entry e of its vectors. nval NULL: the
  * start, whose w = A u is in A->w. Else *nval is entry e of n = A m and, while the solve runs,
  * z = n + beta z, q = m + beta q, s = w + beta s, p = u + beta p (beta 0 and the old z, q, s, p not
- * read at the first iteration: they hold whatever was left there), x += alpha p, r -= alpha s,
+ * read at a start's first iteration: they hold whatever was left there), x += alpha p, r -= alpha s,
  * u -= alpha q, w -= alpha z. Returns the entry's w, for its row's next m (cl_dda_pipelined_m), and
  * adds its terms of r.u, w.u and r.r to sums[0..2] (NULL: not summed; the cpu sums in entry order
  * afterwards). Every load before the first store, as in cl_dda_step_jacobi. A block row's six
@@ -152,7 +152,7 @@ CL_HD static inline void cl_dda_step_jacobi(const cl_dda_pcg_args *A, size_t i, 
 CL_HD static inline real cl_dda_pipelined_entry(const cl_dda_pcg_args *A, size_t e, const real *nval, double *sums) {
   real *x = (real *)A->x, *r = (real *)A->r, *u = (real *)A->u, *w = (real *)A->w;
   real *z = (real *)A->z, *q = (real *)A->q, *s = (real *)A->s, *p = (real *)A->p;
-  const int update = nval && cl_dda_pcg_running(A->scal), first = A->scal[CL_DDA_S_ITERATIONS] == 0;
+  const int update = nval && cl_dda_pcg_running(A->scal), first = A->scal[CL_DDA_S_BETA] == 0;
   real rs = r[e], us = u[e], ws = w[e];
   if (update) {
     const real alpha = (real)A->scal[CL_DDA_S_ALPHA], beta = first ? 0 : (real)A->scal[CL_DDA_S_BETA];
@@ -185,10 +185,28 @@ CL_HD static inline void cl_dda_pipelined_row(const cl_dda_pcg_args *A, size_t i
   for (int c = 0; c < 6; c++) cl_dda_pipelined_m(A, i, c, w);
 }
 
-/* CL_DDA_OP_PIPE_BEGIN or CL_DDA_OP_PIPE_STEP on block row i where the product is in memory (the
- * launches and the cpu): the step's n = A m in A->t. */
+/* Block row i of the pipelined PCG's start and check, q = A x given: r = b - q, u = D^-1 r, and its
+ * terms of r.r added to sums[2] (NULL: not summed). */
+CL_HD static inline void cl_dda_pipelined_residual_row(const cl_dda_pcg_args *A, size_t i, double *sums) {
+  const size_t n = A->n;
+  const real *b = (const real *)A->b, *q = (const real *)A->q;
+  real r[6], u[6];
+  for (int c = 0; c < 6; c++) r[c] = b[(size_t)c * n + i] - q[(size_t)c * n + i];
+  cl_dda_block_solve(A, i, r, u);
+  for (int c = 0; c < 6; c++) {
+    ((real *)A->r)[(size_t)c * n + i] = r[c], ((real *)A->u)[(size_t)c * n + i] = u[c];
+    if (sums) sums[2] += cl_dot_term(r[c], r[c]);
+  }
+}
+
+/* A pipelined operation (CL_DDA_OP_PIPE_*) on block row i where the products are in memory (the
+ * launches and the cpu): the step's n = A m in A->t, the check's q = A x in A->q. */
 CL_HD static inline void cl_dda_pipelined_op_row(const cl_dda_pcg_args *A, int op, size_t i, double *sums) {
   real nrow[6];
+  if (op == CL_DDA_OP_PIPE_CHECK) {
+    cl_dda_pipelined_residual_row(A, i, sums);
+    return;
+  }
   if (op == CL_DDA_OP_PIPE_STEP)
     for (int c = 0; c < 6; c++) nrow[c] = ((const real *)A->t)[(size_t)c * A->n + i];
   cl_dda_pipelined_row(A, i, op == CL_DDA_OP_PIPE_STEP ? nrow : NULL, sums);

@@ -177,31 +177,45 @@ __device__ static void standard(cl_dda_pcg_args *A, int kind, int *set, cg::grid
 }
 
 /* The pipelined PCG after the start's sums (pcg_ops.h: cl_dda_pipelined_row; Ghysels & Vanroose 2014,
- * Alg. 3 with block Jacobi): r = b - A x, u = D^-1 r and w = A u (the start's one more product), then
- * the rows' m = D^-1 w and the sums of r.u, w.u and r.r; then each iteration is one pass and ONE grid
- * barrier -- the product n = A m, each block row's sums going straight into its updates of z, q, s,
- * p, x, r, u, w, its next m and its terms of the three sums, then the barrier of the sums, after
- * which every block has alpha, beta and the stop (pcg_scalars.h). m alternates between two buffers:
- * a row's next m is written while other rows' products still read this one. x is whole at the loop's
- * end: the last barrier followed its update. */
+ * Alg. 3 with block Jacobi): q = A x, then each row's r = b - q and u = D^-1 r, w = A u (the start's
+ * one more product), then the rows' m = D^-1 w and the sums of r.u, w.u and r.r; then each iteration
+ * is one pass and ONE grid barrier -- the product n = A m, each block row's sums going straight into
+ * its updates of z, q, s, p, x, r, u, w, its next m and its terms of the three sums, then the barrier
+ * of the sums, after which every block has alpha, beta and the stop (pcg_scalars.h). m alternates
+ * between two buffers: a row's next m is written while other rows' products still read this one. A
+ * stop on the recurrence's residual is checked against the true one (a product and a barrier), and
+ * where it fails the recurrences start again from x (a product and two barriers more) and the
+ * iterations go on (pcg_scalars.h: cl_dda_pcg_to_check). x is whole at the end: the last barrier
+ * followed its update. */
 __device__ static void grid_pipelined(cl_dda_pcg_args *A, int *set, cg::grid_group &grid) {
   const size_t n = A->n;
   void *mbuf[2] = {A->m, A->mnext};
-  grid_product(A, CL_DDA_WHOLE, A->x, A->q, NULL, grid);
-  CL_GRID_STRIDE(e, 6 * n) cl_dda_pcg_entry(A, CL_DDA_OP_RESIDUAL, e); /* r = b - A x */
-  grid.sync();
-  grid_block_solve(A, A->r, A->u, grid);                 /* u = D^-1 r */
-  grid_product(A, CL_DDA_WHOLE, A->u, A->w, NULL, grid); /* w = A u */
   double d[3] = {0, 0, 0};
-  A->mnext = mbuf[0];
-  CL_DDA_GRID_BLOCK_ROWS(i, n) cl_dda_pipelined_row(A, i, NULL, d); /* m = D^-1 w, the sums */
-  grid_sums(A, CL_DDA_OP_PIPE_BEGIN, d, 3, set, grid);
-  for (int it = 0; cl_dda_pcg_running(A->scal); it++) {
+  int it = 0;
+  for (int op = CL_DDA_OP_PIPE_BEGIN;; op = CL_DDA_OP_PIPE_RESTART) {
+    if (op == CL_DDA_OP_PIPE_BEGIN) {
+      grid_product(A, CL_DDA_WHOLE, A->x, A->q, NULL, grid);
+      CL_DDA_GRID_BLOCK_ROWS(i, n) cl_dda_pipelined_residual_row(A, i, NULL); /* r = b - A x, u = D^-1 r */
+      grid.sync();
+    }
+    grid_product(A, CL_DDA_WHOLE, A->u, A->w, NULL, grid); /* w = A u */
     d[0] = d[1] = d[2] = 0;
-    A->m = mbuf[it & 1], A->mnext = mbuf[(it + 1) & 1];
-    A->parts = CL_DDA_WHOLE, A->in = A->m, A->out = A->t;
-    cl_dda_spmv_grid(A, NULL, 0, NULL, NULL, d); /* n = A m and the rows' updates, m, sums */
-    grid_sums(A, CL_DDA_OP_PIPE_STEP, d, 3, set, grid);
+    A->mnext = mbuf[it & 1];
+    CL_DDA_GRID_BLOCK_ROWS(i, n) cl_dda_pipelined_row(A, i, NULL, d); /* m = D^-1 w, the sums */
+    grid_sums(A, op, d, 3, set, grid);
+    for (; cl_dda_pcg_running(A->scal); it++) {
+      d[0] = d[1] = d[2] = 0;
+      A->m = mbuf[it & 1], A->mnext = mbuf[(it + 1) & 1];
+      A->parts = CL_DDA_WHOLE, A->in = A->m, A->out = A->t;
+      cl_dda_spmv_grid(A, NULL, 0, NULL, NULL, d); /* n = A m and the rows' updates, m, sums */
+      grid_sums(A, CL_DDA_OP_PIPE_STEP, d, 3, set, grid);
+    }
+    if (!cl_dda_pcg_to_check(A->scal)) return;
+    grid_product(A, CL_DDA_WHOLE, A->x, A->q, NULL, grid);
+    d[0] = d[1] = d[2] = 0;
+    CL_DDA_GRID_BLOCK_ROWS(i, n) cl_dda_pipelined_residual_row(A, i, d); /* the true r, u = D^-1 r, r.r */
+    grid_sums(A, CL_DDA_OP_PIPE_CHECK, d, 3, set, grid);
+    if (!cl_dda_pcg_running(A->scal)) return; /* it passed */
   }
 }
 
