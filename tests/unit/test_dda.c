@@ -2508,7 +2508,7 @@ Test(dda, pipelined_pcg_refuses_ssor) {
  * CL_DDA_PIPE_CHECK_SLACK tol (measured 2e-8 and 1.3e-12), and the residual reported is the true one,
  * the device's b - A x (without the check, the recurrence's: 9.4e-9 at 1e-8), to 1e-3 of it + 1e-12 of
  * |b| (at 1e-12 the two products' orders of summation differ by ~3e-13: 9.4e-13 against 1.3e-12). */
-Test(dda, pipelined_pcg_checks_its_true_residual_at_exit) {
+static void check_pipelined_exit_on(cl_device *dev, int persistent) {
   const size_t n = 600, m = 6 * n;
   uint64_t seed = 20261125;
   cl_dda_bsr a = {0};
@@ -2517,18 +2517,33 @@ Test(dda, pipelined_pcg_checks_its_true_residual_at_exit) {
   cr_assert_eq(cl_dda_random_jointed_values(&a, 25, 190, 1e-3, &seed, &err), CL_OK, "%s", err.msg);
   double *b = malloc(m * sizeof *b), *x0 = calloc(m, sizeof *x0), *x = malloc(m * sizeof *x);
   for (size_t k = 0; k < m; k++) b[k] = cl_dda_random_uniform(&seed, -1, 1);
-  cl_device dev;
-  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
   const double tols[2] = {1e-8, 1e-12};
   for (int t = 0; t < 2; t++) {
     cl_dda_pcg_result res;
-    solve_variant(&dev, &a, CL_DDA_BSR, 0, 1, b, x0, tols[t], 0, 20000, x, &res);
+    solve_variant(dev, &a, CL_DDA_BSR, persistent, 1, b, x0, tols[t], 0, 20000, x, &res);
     const double rt = true_residual(&a, b, x);
     cr_assert(res.converged && rt <= CL_DDA_PIPE_CHECK_SLACK * tols[t] && fabs(res.residual - rt) <= 1e-3 * rt + 1e-12,
-              "tol %g: converged %d after %d iterations, true residual %.3g, reported %.3g", tols[t], res.converged,
-              res.iterations, rt, res.residual);
+              "persistent %d, tol %g: converged %d after %d iterations, true residual %.3g, reported %.3g", persistent,
+              tols[t], res.converged, res.iterations, rt, res.residual);
   }
-  cl_device_close(&dev);
   free(b), free(x0), free(x);
   cl_dda_bsr_free(&a);
+}
+
+Test(dda, pipelined_pcg_checks_its_true_residual_at_exit) {
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  check_pipelined_exit_on(&dev, 0);
+  cl_device_close(&dev);
+}
+
+/* The same on cuda (skipped without a GPU): the persistent kernel's check and restarts, and the launches'. */
+Test(dda, pipelined_pcg_checks_its_true_residual_at_exit_on_cuda) {
+  if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cuda", &err), CL_OK, "%s", err.msg);
+  for (int persistent = 1; persistent >= 0; persistent--) check_pipelined_exit_on(&dev, persistent);
+  cl_device_close(&dev);
 }
