@@ -657,10 +657,6 @@ static cl_status precondition(cl_dda_solver *s, cl_dda_preconditioner kind, cl_e
   return run(s, CL_DDA_OP_SSOR_FINISH, err);            /* z = t - D^-1 L^T t */
 }
 
-/* One PCG iteration, a fixed sequence of launches that reads and writes its scalars on the device
- * (pcg_scalars.h) and does nothing once the solve has stopped: block Jacobi 6 launches (the update,
- * the block solve and the sums of r.z and r.r fused), SSOR-AI 13; the pipelined PCG 3 (n = A m, then
- * the row updates with m = D^-1 w and the sums of r.u, w.u and r.r fused, pcg_ops.h). */
 /* The pipelined PCG's check of a solve stopped on the recurrence's residual (pcg_scalars.h): q = A x,
  * r = b - q and u = D^-1 r with the true r.r, and where it does not pass the recurrences' new start
  * from x, w = A u and m = D^-1 w (the restart's scalar step does nothing where the check passed):
@@ -672,6 +668,10 @@ static cl_status pipelined_check(cl_dda_solver *s, cl_error *err) {
   return run(s, CL_DDA_OP_PIPE_RESTART, err);
 }
 
+/* One PCG iteration, a fixed sequence of launches that reads and writes its scalars on the device
+ * (pcg_scalars.h) and does nothing once the solve has stopped: block Jacobi 6 launches (the update,
+ * the block solve and the sums of r.z and r.r fused), SSOR-AI 13; the pipelined PCG 3 (n = A m, then
+ * the row updates with m = D^-1 w and the sums of r.u, w.u and r.r fused, pcg_ops.h). */
 static cl_status iteration(cl_dda_solver *s, cl_dda_preconditioner kind, cl_error *err) {
   if (s->A.pipelined) {
     CL_TRY(product(s, CL_DDA_WHOLE, B_M, B_T, err)); /* n = A m */

@@ -199,7 +199,7 @@ __global__ void CL_PREC(dda_pipelined_kernel)(cl_dda_pcg_args A, int op) {
 /* The last pass of a dot operation or of the open-close rule, one block: the sums of the partials
  * (three for the pipelined PCG's operations, two for the others), then the scalar step on the device. */
 __global__ void CL_PREC(dda_dots_finish_kernel)(cl_dda_pcg_args A, int op, int nparts) {
-  const int pipelined = op >= CL_DDA_OP_PIPE_BEGIN, count = pipelined ? 3 : 2;
+  const int pipelined = cl_dda_pcg_pipelined_op(op), count = pipelined ? 3 : 2;
   double d[3] = {0, 0, 0};
   for (int k = 0; k < count; k++) {
     double a = 0;

@@ -76,6 +76,12 @@ CL_HD static inline void cl_dda_pcg_scalars(const cl_dda_pcg_args *A, int op, do
   }
 }
 
+/* Whether op is one of the pipelined PCG's (three sums, cl_dda_pcg_pipelined_scalars). */
+CL_HD static inline int cl_dda_pcg_pipelined_op(int op) {
+  return op == CL_DDA_OP_PIPE_BEGIN || op == CL_DDA_OP_PIPE_STEP || op == CL_DDA_OP_PIPE_CHECK ||
+         op == CL_DDA_OP_PIPE_RESTART;
+}
+
 /* The pipelined PCG accepts x where its true residual |b - A x| is within this many times tol |b|: its
  * recurrence's r drifts from the true one further than the standard PCG's, whose own drifts too (its
  * x's true residual 2.8e-12 at tol 1e-12 on dda_precond's 600-block jointed system), and a check held
