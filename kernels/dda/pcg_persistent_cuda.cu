@@ -79,7 +79,7 @@ __device__ static void grid_sums(cl_dda_pcg_args *A, int op, double *d, int coun
       for (int k = 0; k < count; k++) s[k] += part[(size_t)k * gridDim.x + b];
     for (int off = 16; off > 0; off >>= 1)
       for (int k = 0; k < count; k++) s[k] += __shfl_down_sync(0xffffffffu, s[k], off);
-    if (threadIdx.x == 0 && count == 3) cl_dda_pcg_pipelined_scalars(A, op, s[0], s[1], s[2]);
+    if (threadIdx.x == 0 && cl_dda_pcg_pipelined_op(op)) cl_dda_pcg_pipelined_scalars(A, op, s[0], s[1], s[2]);
     else if (threadIdx.x == 0) cl_dda_pcg_scalars(A, op, s[0], s[1]);
   }
   __syncthreads();
@@ -256,7 +256,10 @@ __global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_persistent_
   persistent_solve(args, kind, rule, 0);
 }
 
-__global__ void __launch_bounds__(CL_REDUCE_THREADS) CL_PREC(dda_pcg_pipelined_kernel)(cl_dda_pcg_args args,
+/* Two blocks an SM asked for: left to itself ptxas gave the pipelined kernel 80 registers and 152 / 376
+ * bytes of spill stores / loads (sm_90); held to two blocks an SM, 128 and none -- the standard
+ * kernel's 128 and two blocks an SM. */
+__global__ void __launch_bounds__(CL_REDUCE_THREADS, 2) CL_PREC(dda_pcg_pipelined_kernel)(cl_dda_pcg_args args,
                                                                                         int kind, int rule) {
   persistent_solve(args, kind, rule, 1);
 }
