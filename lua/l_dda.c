@@ -101,7 +101,7 @@ static int dda_model(lua_State *L) {
       .fixed_stiffness = num(L, 1, "fixed_stiffness"), .max_displacement = num(L, 1, "max_displacement"),
       .pcg_tolerance = num(L, 1, "pcg_tolerance"), .pcg_displacement = num(L, 1, "pcg_displacement"), .preconditioner = (cl_dda_preconditioner)num(L, 1, "ssor"),
       .spmv_format = (cl_dda_spmv_format)num(L, 1, "bsr"), .pcg_launches = (int)num(L, 1, "pcg_launches"),
-      .pcg_blocks = (int)num(L, 1, "pcg_blocks"),
+      .pcg_blocks = (int)num(L, 1, "pcg_blocks"), .pcg_pipelined = (int)num(L, 1, "pcg_pipelined"),
       .pcg_max_iterations = (int)num(L, 1, "pcg_max_iterations"),
       .open_close_max = (int)num(L, 1, "open_close_max"), .detection = (cl_dda_detection)num(L, 1, "detection"),
       .full_assembly = (int)num(L, 1, "full_assembly"), .broad_skin = num(L, 1, "broad_skin")};

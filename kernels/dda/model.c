@@ -126,6 +126,9 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
   if (in->spmv_format != CL_DDA_HSBCSR && in->spmv_format != CL_DDA_BSR)
     return cl_error_set(err, CL_ERR_ARG, "spmv_format %d is not one of HSBCSR (0) and BSR (1)", (int)in->spmv_format);
   if (in->pcg_blocks < 0) return cl_error_set(err, CL_ERR_ARG, "pcg_blocks must be >= 0 (0: as many as fit)");
+  if (in->pcg_pipelined && in->preconditioner != CL_DDA_BLOCK_JACOBI)
+    return cl_error_set(err, CL_ERR_ARG, "the pipelined PCG needs the block Jacobi preconditioner (SSOR-AI's M^-1 is "
+                        "not local to a block row): use the standard PCG with SSOR-AI");
   if (in->detection != CL_DDA_DETECT_AUTO && in->detection != CL_DDA_DETECT_HOST &&
       in->detection != CL_DDA_DETECT_DEVICE)
     return cl_error_set(err, CL_ERR_ARG, "detection %d is not one of auto (0), host (1) and device (2)",
@@ -264,7 +267,7 @@ cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_inp
   m->dev = d, m->p = *in;
   cl_dda_solver_init(&m->solver, d, in->spmv_format);
   m->solver.persistent = !in->pcg_launches, m->solver.persistent_blocks = in->pcg_blocks;
-  m->solver.incremental = !in->full_assembly;
+  m->solver.incremental = !in->full_assembly, m->solver.pipelined = in->pcg_pipelined != 0;
   cl_dda_detect_init(&m->detect, d);
   m->stats.device_detection = in->detection == CL_DDA_DETECT_DEVICE ||
                               (in->detection == CL_DDA_DETECT_AUTO && d->kind != CL_BACKEND_CPU);

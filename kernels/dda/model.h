@@ -65,6 +65,8 @@ typedef struct cl_dda_input {
                                   launch where the device can (cl_dda_solver.persistent) */
   int pcg_blocks;              /* the persistent solve's grid: at most this many blocks (0: as many as fit;
                                   fewer blocks make a grid barrier cheaper, docs/benchmarks.md) */
+  int pcg_pipelined;           /* 1: the pipelined PCG, block Jacobi only (cl_dda_solver.pipelined); 0: the
+                                  standard one */
   int pcg_max_iterations, open_close_max;
   cl_dda_detection detection;
   int full_assembly;           /* 1: every open-close iteration assembles the whole matrix; 0: after an

@@ -17,7 +17,9 @@
 enum { B_ROWPTR, B_COL, B_VAL, B_DIAG, B_UP, B_UPTR, B_UCOL, B_UROW, B_LPTR, B_LSLOT, B_DINV,
        B_B, B_X, B_R, B_Z, B_P, B_Q, B_T,
        B_CBI, B_CBJ, B_CSTATES, B_CGEO, B_CK, B_CF, B_GSTART, B_GITEM, B_TDIAG, B_RSTART, B_RITEM, B_DOTS, B_CLAW,
-       B_CSTART, B_CKEYS, B_PATTERN, B_PACK, B_LONG, B_CLIST, B_CTARGET, B_TMARK, B_COUNT };
+       B_CSTART, B_CKEYS, B_PATTERN, B_PACK, B_LONG, B_CLIST, B_CTARGET, B_TMARK,
+       B_U, B_W, B_S, B_M, B_M2, /* the pipelined PCG's vectors */
+       B_COUNT };
 _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer per array");
 
 /* the bytes of a contact's state on the device (B_CSTATES: state, flips (int32), sgn, N, friction
@@ -188,6 +190,7 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
   CL_TRY(ensure_x(s, n, err));
   for (int k = B_B; k <= B_T; k++)
     if (k != B_X) CL_TRY(ensure(s, k, 6 * n * sizeof(double), err));
+  for (int k = B_U; k <= B_M2; k++) CL_TRY(ensure(s, k, 6 * n * sizeof(double), err));
   CL_TRY(ensure(s, B_DOTS, (CL_DDA_DOT_PARTIALS + CL_DDA_SCALARS) * sizeof(double), err));
   CL_TRY(ensure(s, B_LONG, (n + 1) * sizeof(int32_t), err));
   CL_TRY(ensure(s, B_TMARK, (ntarget + 1) * sizeof(int32_t), err));
@@ -197,7 +200,8 @@ static cl_status set_args(cl_dda_solver *s, size_t n, size_t ntarget, cl_error *
                        .nup = s->A.nup, .diag = b[B_DIAG], .up = b[B_UP], .uptr = b[B_UPTR], .ucol = b[B_UCOL],
                        .urow = b[B_UROW], .lptr = b[B_LPTR], .lslot = b[B_LSLOT], .ntarget = ntarget,
                        .dinv = b[B_DINV], .b = b[B_B], .x = b[B_X], .r = b[B_R], .z = b[B_Z], .p = b[B_P],
-                       .q = b[B_Q], .t = b[B_T], .partials = b[B_DOTS],
+                       .q = b[B_Q], .t = b[B_T], .u = b[B_U], .w = b[B_W], .s = b[B_S], .m = b[B_M],
+                       .mnext = b[B_M], .partials = b[B_DOTS],
                        .scal = (double *)b[B_DOTS] + CL_DDA_DOT_PARTIALS};
   s->A = A;
   s->listed = -1, s->targets_ready = 0; /* a new structure: the rule's list is valid after its first assembly */
@@ -653,10 +657,26 @@ static cl_status precondition(cl_dda_solver *s, cl_dda_preconditioner kind, cl_e
   return run(s, CL_DDA_OP_SSOR_FINISH, err);            /* z = t - D^-1 L^T t */
 }
 
+/* The pipelined PCG's check of a solve stopped on the recurrence's residual (pcg_scalars.h): q = A x,
+ * r = b - q and u = D^-1 r with the true r.r, and where it does not pass the recurrences' new start
+ * from x, w = A u and m = D^-1 w (the restart's scalar step does nothing where the check passed):
+ * 6 launches, two products. */
+static cl_status pipelined_check(cl_dda_solver *s, cl_error *err) {
+  CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));
+  CL_TRY(run(s, CL_DDA_OP_PIPE_CHECK, err));
+  CL_TRY(product(s, CL_DDA_WHOLE, B_U, B_W, err));
+  return run(s, CL_DDA_OP_PIPE_RESTART, err);
+}
+
 /* One PCG iteration, a fixed sequence of launches that reads and writes its scalars on the device
  * (pcg_scalars.h) and does nothing once the solve has stopped: block Jacobi 6 launches (the update,
- * the block solve and the sums of r.z and r.r fused), SSOR-AI 13. */
+ * the block solve and the sums of r.z and r.r fused), SSOR-AI 13; the pipelined PCG 3 (n = A m, then
+ * the row updates with m = D^-1 w and the sums of r.u, w.u and r.r fused, pcg_ops.h). */
 static cl_status iteration(cl_dda_solver *s, cl_dda_preconditioner kind, cl_error *err) {
+  if (s->A.pipelined) {
+    CL_TRY(product(s, CL_DDA_WHOLE, B_M, B_T, err)); /* n = A m */
+    return run(s, CL_DDA_OP_PIPE_STEP, err);         /* the updates, m, alpha, beta; stop? */
+  }
   CL_TRY(product(s, CL_DDA_WHOLE, B_P, B_Q, err)); /* q = A p */
   CL_TRY(run(s, CL_DDA_OP_ALPHA, err));             /* alpha = r.z / p.q */
   if (kind == CL_DDA_BLOCK_JACOBI) {
@@ -680,6 +700,7 @@ static cl_status device_solve(cl_dda_solver *s, cl_dda_preconditioner kind, int 
   const size_t bytes = CL_DDA_SCALARS * sizeof *sc;
   int ran = 0;
   s->A.persistent_blocks = s->persistent_blocks;
+  s->A.m = s->buf[B_M], s->A.mnext = s->buf[B_M2]; /* the persistent solve's two m buffers */
   if (s->persistent) CL_TRY(cl_k_dda_pcg_persistent(s->dev, CL_F64, &s->A, (int)kind, rule, &ran, err));
   if (ran) {
     s->launches++, s->check_pending = 0;
@@ -690,12 +711,23 @@ static cl_status device_solve(cl_dda_solver *s, cl_dda_preconditioner kind, int 
   CL_TRY(run(s, CL_DDA_OP_DOT_BB, err));
   CL_TRY(product(s, CL_DDA_WHOLE, B_X, B_Q, err));
   CL_TRY(run(s, CL_DDA_OP_RESIDUAL, err)); /* r = b - A x */
-  CL_TRY(precondition(s, kind, err));
-  CL_TRY(copy(s, s->buf[B_P], s->buf[B_Z], 6 * s->A.n * sizeof(double), err));
-  CL_TRY(run(s, CL_DDA_OP_BEGIN, err));
+  if (s->A.pipelined) { /* u = D^-1 r, w = A u (the start's one more product), m = D^-1 w */
+    s->A.mnext = s->A.m; /* each pass reads its row's m before writing it */
+    CL_TRY(block_solve(s, B_R, B_U, err));
+    CL_TRY(product(s, CL_DDA_WHOLE, B_U, B_W, err));
+    CL_TRY(run(s, CL_DDA_OP_PIPE_BEGIN, err));
+  } else {
+    CL_TRY(precondition(s, kind, err));
+    CL_TRY(copy(s, s->buf[B_P], s->buf[B_Z], 6 * s->A.n * sizeof(double), err));
+    CL_TRY(run(s, CL_DDA_OP_BEGIN, err));
+  }
   const int every = s->check_every > 0 ? s->check_every : 1;
   for (;;) {
     CL_TRY(to_host(s, sc, s->A.scal, bytes, err));
+    if (s->A.pipelined && cl_dda_pcg_to_check(sc)) {
+      CL_TRY(pipelined_check(s, err));
+      continue;
+    }
     if (sc[CL_DDA_S_STATE] != CL_DDA_PCG_RUNNING) break;
     for (int k = 0; k < every; k++) CL_TRY(iteration(s, kind, err));
   }
@@ -711,8 +743,12 @@ static cl_status solve(cl_dda_solver *s, const double *b, const double *x0, doub
   size_t m = 6 * s->A.n;
   res->iterations = 0, res->converged = 1, res->residual = 0, res->initial_residual = 0;
   if (rule) *changed = *unsettled = 0;
+  if (s->pipelined && kind != CL_DDA_BLOCK_JACOBI)
+    return cl_error_set(err, CL_ERR_ARG, "DDA solver: the pipelined PCG runs with block Jacobi only (SSOR-AI's M^-1 "
+                        "is two triangle products, not local to a block row): use the standard PCG with SSOR-AI");
   if (m == 0) return CL_OK;
   s->A.tol = tol, s->A.update_energy = update_energy, s->A.max_iterations = max_iterations;
+  s->A.pipelined = s->pipelined;
   if (b) CL_TRY(vector_up(s, B_B, b, err));
   if (x0) CL_TRY(vector_up(s, B_X, x0, err));
   double sc[CL_DDA_SCALARS];

@@ -22,7 +22,7 @@ typedef struct cl_dda_pcg_result {
   double initial_residual; /* |b - A x0| / |b| at the start: how good the warm start was */
 } cl_dda_pcg_result;
 
-enum { CL_DDA_SOLVER_BUFFERS = 39, CL_DDA_SOLVER_PENDING = 32 };
+enum { CL_DDA_SOLVER_BUFFERS = 44, CL_DDA_SOLVER_PENDING = 32 };
 
 /* PCG's host reads the convergence scalars once every this many iterations (cl_dda_pcg) */
 #define CL_DDA_PCG_CHECK_EVERY 8
@@ -52,6 +52,11 @@ typedef struct cl_dda_solver {
   int persistent;
   int check_pending; /* the assembly left the factors' check to the persistent solve */
   int persistent_blocks; /* at most this many blocks in the persistent grid (0: as many as fit) */
+  /* 0 (the default): the standard PCG, two dot reductions an iteration (two grid barriers in the
+   * persistent solve); 1: the pipelined PCG of Ghysels & Vanroose (2014, Alg. 3), whose r.u, w.u and
+   * r.r are one reduction (one barrier), its start one product more (w = A u); block Jacobi only
+   * (cl_dda_pcg: CL_ERR_ARG with SSOR-AI) */
+  int pipelined;
   int start_kept; /* set_contacts kept the step's start states and the bookkeeping's fields */
   cl_dda_scratch scratch; /* the device sorts' and scans' room (set_contacts_on_device) */
   /* 1 (the default): cl_dda_solver_assemble_changed re-assembles only what the rule changed; 0: it

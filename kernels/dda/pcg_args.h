@@ -41,7 +41,12 @@ typedef enum cl_dda_pcg_op {
   CL_DDA_OP_STEP_JACOBI, /* per block: STEP, z = D^-1 r (block Jacobi) and BETA's sums in one pass */
   CL_DDA_OP_FACTOR_CHECK, /* the squares of the inverses' first slices: whether every block was factored */
   CL_DDA_OP_OPEN_CLOSE,  /* per contact: the open-close rule on x, the counts of changes as scalars */
-  CL_DDA_OP_START_SUMS   /* the persistent solve's first dot: b.b and FACTOR_CHECK's sum in one */
+  CL_DDA_OP_START_SUMS,  /* the persistent solve's first dot: b.b and FACTOR_CHECK's sum in one */
+  /* the pipelined PCG (Ghysels & Vanroose 2014, pcg_ops.h: cl_dda_pipelined_row), block Jacobi only */
+  CL_DDA_OP_PIPE_BEGIN,  /* per block row: m = D^-1 w of the start's w = A u; r.u, w.u, r.r: alpha, the stop */
+  CL_DDA_OP_PIPE_STEP,   /* per block row, n = A m in t: the updates, m = D^-1 w, r.u, w.u, r.r: beta, alpha, stop */
+  CL_DDA_OP_PIPE_CHECK,  /* per block row, q = A x: r = b - q, u = D^-1 r, r.r: whether the true residual passes */
+  CL_DDA_OP_PIPE_RESTART /* PIPE_BEGIN's rows, after a check that failed: the recurrences start again from x */
 } cl_dda_pcg_op;
 
 typedef struct cl_dda_pcg_args {
@@ -103,6 +108,11 @@ typedef struct cl_dda_pcg_args {
   void *out;
   void *b;
   void *x, *r, *z, *p, *q, *t;
+  /* the pipelined PCG's (pipelined 1): its vectors u = M^-1 r, w = A u, s = A p, and m = M^-1 w,
+   * read by the product n = A m, and mnext, the next m (the persistent solve alternates two buffers:
+   * a row's next m is written while other rows' products still read this one) */
+  int pipelined;
+  void *u, *w, *s, *m, *mnext;
   /* PCG's scalars (CL_DDA_SCALARS doubles, pcg_scalars.h) and the dots' partial sums
    * (CL_DDA_DOT_PARTIALS doubles, cuda), on the device; the stopping rule's parameters (pcg.h) */
   double *scal, *partials;

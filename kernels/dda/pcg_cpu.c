@@ -19,6 +19,16 @@ static void dots(const cl_dda_pcg_args *A, int op) {
   cl_dda_pcg_scalars(A, op, d[0], d[1]);
 }
 
+/* The pipelined PCG's rows (cl_dda_pipelined_op_row), then its three sums in entry order and its
+ * scalar step. */
+static void pipelined(const cl_dda_pcg_args *A, int op) {
+  const size_t n = A->n, m = 6 * n;
+#pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)
+  for (size_t i = 0; i < n; i++) cl_dda_pipelined_op_row(A, op, i, NULL);
+  cl_dda_pcg_pipelined_scalars(A, op, CL_PREC(cl_dda_dot_cpu)(m, A->r, A->u), CL_PREC(cl_dda_dot_cpu)(m, A->w, A->u),
+                               CL_PREC(cl_dda_dot_cpu)(m, A->r, A->r));
+}
+
 /* The open-close rule over the contacts, in contact order, and its counts. */
 static void open_close(const cl_dda_pcg_args *A) {
   double changed = 0, unsettled = 0;
@@ -96,6 +106,12 @@ void CL_PREC(cl_dda_pcg_cpu)(const cl_dda_pcg_args *A, int op) {
       break;
     case CL_DDA_OP_OPEN_CLOSE:
       open_close(A);
+      break;
+    case CL_DDA_OP_PIPE_BEGIN:
+    case CL_DDA_OP_PIPE_STEP:
+    case CL_DDA_OP_PIPE_CHECK:
+    case CL_DDA_OP_PIPE_RESTART:
+      pipelined(A, op);
       break;
     case CL_DDA_OP_STEP_JACOBI: /* on one core fusing saves nothing: the unfused order of the sums */
 #pragma omp parallel for schedule(static) if (n >= PARALLEL_MIN)

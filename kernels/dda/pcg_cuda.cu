@@ -122,7 +122,7 @@ __global__ void CL_PREC(dda_pcg_block_kernel)(cl_dda_pcg_args A, int op) {
 /* Five blocks an SM (48 registers): case 1's 542 blocks in one wave on 132 SMs (the batched loads
  * of cl_dda_bsr_lane took it to 60 registers, four an SM, unbounded). */
 __global__ void __launch_bounds__(CL_THREADS, 5) CL_PREC(dda_spmv_kernel)(cl_dda_pcg_args A) {
-  cl_dda_spmv_grid(&A, NULL, 0, NULL, NULL);
+  cl_dda_spmv_grid(&A, NULL, 0, NULL, NULL, NULL);
 }
 
 /* The long rows of the BSR pattern (CL_DDA_OP_LONG_ROWS), in one thread block: its count then
@@ -184,15 +184,32 @@ __global__ void CL_PREC(dda_step_jacobi_kernel)(cl_dda_pcg_args A) {
   if (threadIdx.x == 0) A.partials[blockIdx.x] = a, A.partials[gridDim.x + blockIdx.x] = b;
 }
 
-/* The last pass of a dot operation or of the open-close rule, one block: the sums of the partials,
- * then the scalar step on the device. */
+/* The pipelined PCG's rows (CL_DDA_OP_PIPE_*), one thread a block row, and the partial sums of r.u,
+ * w.u and r.r (three a thread block of CL_DDA_ROW_THREADS). */
+__global__ void CL_PREC(dda_pipelined_kernel)(cl_dda_pcg_args A, int op) {
+  double sums[3] = {0, 0, 0};
+  CL_GRID_STRIDE(i, A.n) cl_dda_pipelined_op_row(&A, op, i, sums);
+  for (int k = 0; k < 3; k++) {
+    const double v = cl_block_reduce(CL_COMBINE_SUM, sums[k]);
+    if (threadIdx.x == 0) A.partials[(size_t)k * gridDim.x + blockIdx.x] = v;
+    __syncthreads(); /* the reduction's shared words are reused */
+  }
+}
+
+/* The last pass of a dot operation or of the open-close rule, one block: the sums of the partials
+ * (three for the pipelined PCG's operations, two for the others), then the scalar step on the device. */
 __global__ void CL_PREC(dda_dots_finish_kernel)(cl_dda_pcg_args A, int op, int nparts) {
-  double a = 0, b = 0;
-  for (int i = threadIdx.x; i < nparts; i += blockDim.x) a += A.partials[i], b += A.partials[nparts + i];
-  a = cl_block_reduce(CL_COMBINE_SUM, a);
-  __syncthreads();
-  b = cl_block_reduce(CL_COMBINE_SUM, b);
-  if (threadIdx.x == 0) cl_dda_pcg_scalars(&A, op, a, b);
+  const int pipelined = cl_dda_pcg_pipelined_op(op), count = pipelined ? 3 : 2;
+  double d[3] = {0, 0, 0};
+  for (int k = 0; k < count; k++) {
+    double a = 0;
+    for (int i = threadIdx.x; i < nparts; i += blockDim.x) a += A.partials[(size_t)k * nparts + i];
+    d[k] = cl_block_reduce(CL_COMBINE_SUM, a);
+    __syncthreads();
+  }
+  if (threadIdx.x != 0) return;
+  if (pipelined) cl_dda_pcg_pipelined_scalars(&A, op, d[0], d[1], d[2]);
+  else cl_dda_pcg_scalars(&A, op, d[0], d[1]);
 }
 
 extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
@@ -246,6 +263,17 @@ extern "C" int CL_PREC(cl_dda_pcg_cuda)(const cl_dda_pcg_args *A, int op) {
       CL_PREC(dda_step_jacobi_kernel)<<<blocks, CL_DDA_ROW_THREADS>>>(*A);
       if ((e = (int)cudaGetLastError())) return e;
       CL_PREC(dda_dots_finish_kernel)<<<1, CL_REDUCE_THREADS>>>(*A, CL_DDA_OP_BETA, blocks);
+      break;
+    }
+    case CL_DDA_OP_PIPE_BEGIN:
+    case CL_DDA_OP_PIPE_STEP:
+    case CL_DDA_OP_PIPE_CHECK:
+    case CL_DDA_OP_PIPE_RESTART: {
+      const int blocks = row_blocks(A->n);
+      int e;
+      CL_PREC(dda_pipelined_kernel)<<<blocks, CL_DDA_ROW_THREADS>>>(*A, op);
+      if ((e = (int)cudaGetLastError())) return e;
+      CL_PREC(dda_dots_finish_kernel)<<<1, CL_REDUCE_THREADS>>>(*A, op, blocks);
       break;
     }
     case CL_DDA_OP_OPEN_CLOSE: {

@@ -25,9 +25,9 @@ cl_status cl_k_dda_pcg_persistent(cl_device *d, cl_dtype t, const cl_dda_pcg_arg
                                   cl_error *err);
 #endif
 
-/* the cuda partials of a dot operation (cl_dda_pcg_args.partials): two per block, at most
- * CL_REDUCE_MAX_BLOCKS blocks; the persistent solve alternates two such sets */
-#define CL_DDA_DOT_PARTIALS (4 * CL_REDUCE_MAX_BLOCKS)
+/* the cuda partials of a dot operation (cl_dda_pcg_args.partials): two per block (three: the
+ * pipelined PCG's), at most CL_REDUCE_MAX_BLOCKS blocks; the persistent solve alternates two such sets */
+#define CL_DDA_DOT_PARTIALS (6 * CL_REDUCE_MAX_BLOCKS)
 
 /* cl_dda_pcg_persistent_cuda's answer where the device has no cooperative launch (nothing ran) */
 #define CL_DDA_NO_COOPERATIVE (-2)

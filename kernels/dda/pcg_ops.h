@@ -138,6 +138,80 @@ CL_HD static inline void cl_dda_step_jacobi(const cl_dda_pcg_args *A, size_t i, 
     for (int c = 0; c < 6; c++) sums[0] += cl_dot_term(v[c], w[c]), sums[1] += cl_dot_term(v[c], v[c]);
 }
 
+/* The pipelined PCG (Ghysels & Vanroose 2014, Alg. 3, with block Jacobi: M = D, so that m = M^-1 w
+ * is the block row's own; pcg.c, pcg_persistent_cuda.cu), entry e of its vectors. nval NULL: the
+ * start, whose w = A u is in A->w. Else *nval is entry e of n = A m and, while the solve runs,
+ * z = n + beta z, q = m + beta q, s = w + beta s, p = u + beta p (beta 0 and the old z, q, s, p not
+ * read at a start's first iteration: they hold whatever was left there), x += alpha p, r -= alpha s,
+ * u -= alpha q, w -= alpha z. Returns the entry's w, for its row's next m (cl_dda_pipelined_m), and
+ * adds its terms of r.u, w.u and r.r to sums[0..2] (NULL: not summed; the cpu sums in entry order
+ * afterwards). Every load before the first store, as in cl_dda_step_jacobi. A block row's six
+ * entries are one thread's on the cpu and in the launches (cl_dda_pipelined_row), six lanes' in the
+ * persistent solve's product (spmv_cuda.cuh: a lane an entry, w shared by shuffles): one entry's
+ * nine loads a thread, where a thread a row held 54 and the kernel spilled 1.9 kB. */
+CL_HD static inline real cl_dda_pipelined_entry(const cl_dda_pcg_args *A, size_t e, const real *nval, double *sums) {
+  real *x = (real *)A->x, *r = (real *)A->r, *u = (real *)A->u, *w = (real *)A->w;
+  real *z = (real *)A->z, *q = (real *)A->q, *s = (real *)A->s, *p = (real *)A->p;
+  const int update = nval && cl_dda_pcg_running(A->scal), first = A->scal[CL_DDA_S_BETA] == 0;
+  real rs = r[e], us = u[e], ws = w[e];
+  if (update) {
+    const real alpha = (real)A->scal[CL_DDA_S_ALPHA], beta = first ? 0 : (real)A->scal[CL_DDA_S_BETA];
+    const real xs = x[e], ms = ((const real *)A->m)[e];
+    real zs = first ? 0 : z[e], qs = first ? 0 : q[e], ss = first ? 0 : s[e], ps = first ? 0 : p[e];
+    zs = *nval + beta * zs, qs = ms + beta * qs, ss = ws + beta * ss, ps = us + beta * ps;
+    rs -= alpha * ss, us -= alpha * qs, ws -= alpha * zs;
+    x[e] = xs + alpha * ps, r[e] = rs, u[e] = us, w[e] = ws;
+    z[e] = zs, q[e] = qs, s[e] = ss, p[e] = ps;
+  }
+  if (sums) sums[0] += cl_dot_term(rs, us), sums[1] += cl_dot_term(ws, us), sums[2] += cl_dot_term(rs, rs);
+  return ws;
+}
+
+/* Entry c of block row i's next m = D^-1 w (w: the row's six entries after their update) into
+ * A->mnext. */
+CL_HD static inline void cl_dda_pipelined_m(const cl_dda_pcg_args *A, size_t i, int c, const real w[6]) {
+  const size_t n = A->n;
+  const real *Dinv = (const real *)A->dinv;
+  real m = 0;
+  for (int k = 0; k < 6; k++) m += Dinv[(6 * c + k) * n + i] * w[k];
+  ((real *)A->mnext)[(size_t)c * n + i] = m;
+}
+
+/* Block row i of the pipelined PCG in one thread (nrow: the row's six entries of n = A m; NULL: the
+ * start): its entries, then its next m. */
+CL_HD static inline void cl_dda_pipelined_row(const cl_dda_pcg_args *A, size_t i, const real *nrow, double *sums) {
+  real w[6];
+  for (int c = 0; c < 6; c++) w[c] = cl_dda_pipelined_entry(A, (size_t)c * A->n + i, nrow ? nrow + c : NULL, sums);
+  for (int c = 0; c < 6; c++) cl_dda_pipelined_m(A, i, c, w);
+}
+
+/* Block row i of the pipelined PCG's start and check, q = A x given: r = b - q, u = D^-1 r, and its
+ * terms of r.r added to sums[2] (NULL: not summed). */
+CL_HD static inline void cl_dda_pipelined_residual_row(const cl_dda_pcg_args *A, size_t i, double *sums) {
+  const size_t n = A->n;
+  const real *b = (const real *)A->b, *q = (const real *)A->q;
+  real r[6], u[6];
+  for (int c = 0; c < 6; c++) r[c] = b[(size_t)c * n + i] - q[(size_t)c * n + i];
+  cl_dda_block_solve(A, i, r, u);
+  for (int c = 0; c < 6; c++) {
+    ((real *)A->r)[(size_t)c * n + i] = r[c], ((real *)A->u)[(size_t)c * n + i] = u[c];
+    if (sums) sums[2] += cl_dot_term(r[c], r[c]);
+  }
+}
+
+/* A pipelined operation (CL_DDA_OP_PIPE_*) on block row i where the products are in memory (the
+ * launches and the cpu): the step's n = A m in A->t, the check's q = A x in A->q. */
+CL_HD static inline void cl_dda_pipelined_op_row(const cl_dda_pcg_args *A, int op, size_t i, double *sums) {
+  real nrow[6];
+  if (op == CL_DDA_OP_PIPE_CHECK) {
+    cl_dda_pipelined_residual_row(A, i, sums);
+    return;
+  }
+  if (op == CL_DDA_OP_PIPE_STEP)
+    for (int c = 0; c < 6; c++) nrow[c] = ((const real *)A->t)[(size_t)c * A->n + i];
+  cl_dda_pipelined_row(A, i, op == CL_DDA_OP_PIPE_STEP ? nrow : NULL, sums);
+}
+
 /* Entry e of a product's input: in, or in + beta p2 (p2 not NULL: the direction z + beta p formed
  * on the fly, as CL_DDA_OP_DIRECTION forms it). */
 CL_HD static inline real cl_dda_spmv_input(const real *in, const real *p2, real beta, size_t e) {

@@ -285,7 +285,7 @@ local model_keys = {
   velocity = true, analysis = true, plane = true, normal_stiffness = true, shear_stiffness = true,
   fixed_stiffness = true, max_displacement = true, pcg_tolerance = true, pcg_displacement = true, pcg_max_iterations = true,
   open_close_max = true, preconditioner = true, spmv = true, pcg = true, pcg_blocks = true, detection = true,
-  assembly = true, broad_skin = true,
+  assembly = true, broad_skin = true, pcg_variant = true,
 }
 
 --- cl.dda.model{ blocks = {set, ...}, materials = {...}, joints = {...}, fixed = {...}, loads = {...},
@@ -401,6 +401,18 @@ function dda.model(args)
     fail(fn, "argument 'pcg' must be \"persistent\" (a solve in one kernel) or \"launches\" (one kernel per operation)", 2)
   end
   t.pcg_launches = pcg == "launches" and 1 or 0
+  -- the pipelined PCG (Ghysels & Vanroose 2014): one reduction an iteration where the standard has two
+  -- (one grid barrier in the persistent solve); block Jacobi only, its M^-1 being local to a block row
+  local variant = args.pcg_variant or "standard"
+  if variant ~= "standard" and variant ~= "pipelined" then
+    fail(fn, string.format("argument 'pcg_variant' = %s must be \"standard\" or \"pipelined\" (one reduction an iteration)",
+      tostring(variant)), 2)
+  end
+  if variant == "pipelined" and pc ~= "block_jacobi" then
+    fail(fn, "argument 'pcg_variant' = \"pipelined\" needs preconditioner = \"block_jacobi\" (SSOR's approximate " ..
+      "inverse is two triangle products, not local to a block row: use pcg_variant = \"standard\" with it)", 2)
+  end
+  t.pcg_pipelined = variant == "pipelined" and 1 or 0
   -- the persistent grid's size, for timing fewer blocks (a cheaper grid barrier) against as many as fit
   t.pcg_blocks = number_arg(fn, args, "pcg_blocks", 0, 0, 2)
   if t.pcg_blocks % 1 ~= 0 or t.pcg_blocks > 65536 then

@@ -6,6 +6,7 @@
 -- CLEAVE_DDA_ASSEMBLY=full|incremental the model's assembly (default incremental);
 -- CLEAVE_DDA_BROAD_SKIN=metres the model's broad_skin (0: the candidate pairs found anew every step;
 -- default the model's, d0); the summary line says how often the broad phase built its grid;
+-- CLEAVE_DDA_PCG_VARIANT=standard|pipelined the model's pcg_variant (default standard);
 -- with the device and BSR the transfer, the pattern and the assembly's indices run there too (no
 -- contact comes to the host in a step), with the host the ninth slice's host path.
 -- `steps` (default 20): the steps to run and time -- the paper's 40 000 do not fit in a 10-minute call;
@@ -43,7 +44,7 @@ local function build(pcg, pcg_blocks)
     fixed = { { -5, -10 }, { 205, -10 }, { -5, 0 } }, gravity = { 0, -9.81 }, analysis = "static",
     preconditioner = preconditioner, spmv = spmv, normal_stiffness = penalty and penalty * E, pcg = pcg,
     pcg_blocks = pcg_blocks, detection = os.getenv("CLEAVE_DDA_DETECTION"), assembly = os.getenv("CLEAVE_DDA_ASSEMBLY"),
-    broad_skin = tonumber(os.getenv("CLEAVE_DDA_BROAD_SKIN")) or os.getenv("CLEAVE_DDA_BROAD_SKIN"),
+    broad_skin = tonumber(os.getenv("CLEAVE_DDA_BROAD_SKIN")) or os.getenv("CLEAVE_DDA_BROAD_SKIN"), pcg_variant = os.getenv("CLEAVE_DDA_PCG_VARIANT"),
     -- Shi's default (1% of half the domain, 1.05 m) is two thirds of a block here: contacts would be
     -- sought 2.6 m around every block. A step moves the blocks by microns.
     max_displacement = 0.01 * spacing,
@@ -51,8 +52,9 @@ local function build(pcg, pcg_blocks)
 end
 local model = build(pcg_env or "persistent")
 print(string.format("%d blocks (%d slivers merged, %d dropped; cut and built in %.2f s), device %s, %s, %s, penalty %g E, " ..
-  "dt %g s, PCG %s", model:count(), rock.slivers.merged, rock.slivers.dropped, cl.clock() - t0, cl.device(),
-  preconditioner, spmv or "default product", penalty or 50, dt, pcg_env or "persistent"))
+  "dt %g s, PCG %s %s", model:count(), rock.slivers.merged, rock.slivers.dropped, cl.clock() - t0, cl.device(),
+  preconditioner, spmv or "default product", penalty or 50, dt, pcg_env or "persistent",
+  os.getenv("CLEAVE_DDA_PCG_VARIANT") or "standard"))
 local cpu0, wall0, iterations, oc, reductions, launches, syncs = os.clock(), cl.clock(), 0, 0, 0, 0, 0
 local incremental = 0
 local material = { rho = 2600, E = E, nu = 0.25, kn = (penalty or 50) * E }

@@ -14,6 +14,7 @@
 -- CLEAVE_DDA_DETECTION=host|device picks where contact detection runs (default: the device on cuda);
 -- CLEAVE_DDA_BROAD_SKIN=metres the model's broad_skin (0: the candidate pairs found anew every step;
 -- default the model's, d0); the summary line says how often the broad phase built its grid.
+-- CLEAVE_DDA_PCG_VARIANT=standard|pipelined the model's pcg_variant (default standard).
 local cl = require "cleave"
 local report = dofile((arg[0]:match("^(.*)/") or ".") .. "/dda_report.lua")
 local steps, every = tonumber(arg[1]) or 200, tonumber(arg[2]) or 20
@@ -44,15 +45,16 @@ local function build(pcg)
     blocks = { slope, rock_set }, materials = { { rho = 2600, E = 2e10, nu = 0.25 } },
     joints = { { friction = 30 } }, fixed = { { -100, -50 }, { foot + 600, -50 }, { -100, height } },
     gravity = { 0, -9.81 }, analysis = "dynamic", preconditioner = preconditioner, spmv = spmv, pcg = pcg,
-    detection = os.getenv("CLEAVE_DDA_DETECTION"), broad_skin = tonumber(os.getenv("CLEAVE_DDA_BROAD_SKIN")) or os.getenv("CLEAVE_DDA_BROAD_SKIN"),
+    detection = os.getenv("CLEAVE_DDA_DETECTION"), broad_skin = tonumber(os.getenv("CLEAVE_DDA_BROAD_SKIN")) or os.getenv("CLEAVE_DDA_BROAD_SKIN"), pcg_variant = os.getenv("CLEAVE_DDA_PCG_VARIANT"),
     -- Shi's default (1% of half the domain, 7.6 m) is four blocks wide: contacts would be sought 19 m
     -- around every block. At the foot a rock moves about 65 m/s x 1 ms a step.
     max_displacement = 0.1,
   }
 end
 local model = build(pcg_env or "persistent")
-print(string.format("%d blocks (built in %.2f s), device %s, %s, %s, dt %g s, PCG %s", model:count(), cl.clock() - t0,
-  cl.device(), preconditioner, spmv or "default product", dt, pcg_env or "persistent"))
+print(string.format("%d blocks (built in %.2f s), device %s, %s, %s, dt %g s, PCG %s %s", model:count(),
+  cl.clock() - t0, cl.device(), preconditioner, spmv or "default product", dt, pcg_env or "persistent",
+  os.getenv("CLEAVE_DDA_PCG_VARIANT") or "standard"))
 local cpu0, wall0, iterations, oc, reductions, launches, syncs = os.clock(), cl.clock(), 0, 0, 0, 0, 0
 local t1 = cl.clock()
 for step = 1, steps do

@@ -622,4 +622,32 @@ T.case("CUDA: contact detection on the device and on the host give the same cont
   T.near(uyb, uya, 1e-10, "block 8's settlement (m)")
 end)
 
+T.case("pcg_variant = \"pipelined\" (one reduction an iteration) settles a cut mass as the standard PCG does", function()
+  -- 20 static steps of 0.1 ms, as the displacement criterion's case. The two PCGs give the same
+  -- iterates in exact arithmetic and round differently: a solve may stop an iteration or two apart
+  -- (test_dda.c), and then differs by about its last updates, each under pcg_displacement (1e-9) x
+  -- max_displacement (0.04 m): the settlements within 20 steps x 4e-11 m, as there.
+  local function run(variant)
+    local m = cut_mass { pcg_variant = variant }
+    local iterations, solves = 0, 0
+    for _ = 1, 20 do
+      local s = m:run { steps = 1, dt = 1e-4 }
+      iterations, solves = iterations + s.pcg, solves + s.open_close
+    end
+    return m, iterations, solves
+  end
+  local standard, n_standard, solves_standard = run("standard")
+  local pipelined, n_pipelined, solves_pipelined = run("pipelined")
+  T.ok(solves_pipelined == solves_standard and math.abs(n_pipelined - n_standard) <= 2 * solves_standard,
+    string.format("PCG iterations %d standard, %d pipelined; open-close iterations %d and %d", n_standard, n_pipelined,
+      solves_standard, solves_pipelined))
+  for i = 2, standard:count() do
+    T.near(pipelined:block(i).uy, standard:block(i).uy, 8e-10, string.format("block %d's settlement (m)", i), 1)
+  end
+  T.raises(function() cut_mass { pcg_variant = "fast" } end, { "pcg_variant", "fast", "standard", "pipelined" },
+    "an unknown variant")
+  T.raises(function() cut_mass { pcg_variant = "pipelined", preconditioner = "ssor" } end,
+    { "pcg_variant", "block_jacobi", "standard" }, "the pipelined PCG with SSOR-AI")
+end)
+
 T.run()

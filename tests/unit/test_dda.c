@@ -2524,3 +2524,178 @@ Test(dda, kept_broad_phase_rebuilds_when_a_block_leaves_its_skin) {
   cl_dda_kept_pairs_free(&kept);
   free(pairs), free(ref), free(vstart), free(vx), free(vy);
 }
+
+/* One solve by the standard (pipelined 0) or the pipelined PCG (1) on dev, as solve_on. */
+static void solve_variant(cl_device *dev, const cl_dda_bsr *a, cl_dda_spmv_format format, int persistent,
+                          int pipelined, const double *b, const double *x0, double tol, double energy, int max,
+                          double *x, cl_dda_pcg_result *res) {
+  cl_dda_solver s;
+  cl_error err;
+  cl_dda_solver_init(&s, dev, format);
+  s.persistent = persistent, s.pipelined = pipelined;
+  cr_assert_eq(cl_dda_solver_load(&s, a, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_dda_pcg(&s, b, x0, x, CL_DDA_BLOCK_JACOBI, tol, energy, max, res, &err), CL_OK, "%s", err.msg);
+  cl_dda_solver_free(&s);
+}
+
+/* |b - A x| / |b| from the host BSR. */
+static double true_residual(const cl_dda_bsr *a, const double *b, const double *x) {
+  const size_t m = 6 * a->n;
+  double *y = malloc(m * sizeof *y), rr = 0, bb = 0;
+  host_product(a, x, y);
+  for (size_t k = 0; k < m; k++) rr += (b[k] - y[k]) * (b[k] - y[k]), bb += b[k] * b[k];
+  free(y);
+  return sqrt(rr / bb);
+}
+
+/* The pipelined PCG (Ghysels & Vanroose 2014, Alg. 3; pcg_ops.h: cl_dda_pipelined_row) against the
+ * standard one on dev (persistent: the cooperative kernel where the device has one), block Jacobi,
+ * both formats, each stopping rule as persistent_pcg_kernel_matches_the_launches_on_cuda (the residual,
+ * the update energy, the iteration limit), a zero right-hand side and a warm start from the solution.
+ * In exact arithmetic the two give the same iterates; in f64 their recurrences round differently
+ * (~1e-16 a step, growing with the iterations), so a stop on a threshold may come one iteration
+ * earlier or later: the iterations within 2. x: within 1e-9 of its size where both stop on the
+ * residual (each within kappa * 1e-12 of the solution, kappa ~ 40 for these diagonally dominant
+ * systems) or after the same iterations (round-off apart), and the pipelined one's true residual
+ * |b - A x| / |b| at most 10 tol: its recurrence's residual is not recomputed, and its drift from the
+ * true one must stay under the tolerance. Measured on the cpu: the same iterations in every case, x
+ * within 5e-14 of its size, true residuals at most 7.8e-13 at tol 1e-12 (the recurrence's 4.8e-13). */
+static void compare_pcg_variants(cl_device *dev, int persistent, const cl_dda_bsr *a, const char *name) {
+  const size_t m = 6 * a->n;
+  double *b = malloc(m * sizeof *b), *x0 = malloc(m * sizeof *x0), *zero = calloc(m, sizeof *zero);
+  double *xs = malloc(m * sizeof *xs), *xp = malloc(m * sizeof *xp), *sol = malloc(m * sizeof *sol);
+  for (size_t k = 0; k < m; k++) b[k] = lcg_uniform(-1, 1), x0[k] = 0.1 * lcg_uniform(-1, 1);
+  const double tols[3] = {1e-12, 0, 1e-12}, energies[3] = {0, 1e-9, 0};
+  const int limits[3] = {1000, 1000, 7};
+  for (int f = 0; f < 2; f++)
+    for (int c = 0; c < 5; c++) {
+      const double *rhs = c == 3 ? zero : b, *start = c == 4 ? sol : x0;
+      const int t = c >= 3 ? 0 : c;
+      cl_dda_pcg_result rs, rp;
+      solve_variant(dev, a, (cl_dda_spmv_format)f, persistent, 0, rhs, start, tols[t], energies[t], limits[t], xs, &rs);
+      solve_variant(dev, a, (cl_dda_spmv_format)f, persistent, 1, rhs, start, tols[t], energies[t], limits[t], xp, &rp);
+      cr_assert(rs.converged == rp.converged && abs(rs.iterations - rp.iterations) <= 2,
+                "%s, format %d, case %d: standard %d iterations (converged %d), pipelined %d (%d)", name, f, c,
+                rs.iterations, rs.converged, rp.iterations, rp.converged);
+      if (c == 0) {
+        memcpy(sol, xp, m * sizeof *sol);
+        const double rt = true_residual(a, b, xp);
+        cr_assert(rp.converged && rt <= 1e-11, "%s, format %d: the pipelined x's true residual %.3g (tol 1e-12)", name,
+                  f, rt);
+      }
+      if (c == 2 && !rs.converged) /* the limit's stop (the hub's system converges within 7) */
+        cr_assert(rs.iterations == 7 && rp.iterations == 7, "%s, format %d: the limit's stop", name, f);
+      if (c == 4) cr_assert(rp.iterations == 0, "%s, format %d: warm start, %d iterations", name, f, rp.iterations);
+      double size = 0, diff = 0;
+      for (size_t k = 0; k < m; k++) size = fmax(size, fabs(xs[k])), diff = fmax(diff, fabs(xp[k] - xs[k]));
+      if (c != 1 || rs.iterations == rp.iterations)
+        cr_assert(diff <= 1e-9 * size, "%s, format %d, case %d: x off by %.3g of %.3g (%d and %d iterations)", name, f,
+                  c, diff, size, rs.iterations, rp.iterations);
+    }
+  free(b), free(x0), free(zero), free(xs), free(xp), free(sol);
+}
+
+/* The test systems: solve_and_check's random one, the persistent test's chain (~100 iterations) and
+ * the long rows' hub. */
+static void compare_pcg_variants_on(cl_device *dev, int persistent) {
+  cl_dda_bsr a = {0};
+  lcg_seed(42);
+  random_matrix(&a, 40, 60);
+  compare_pcg_variants(dev, persistent, &a, "random");
+  cl_dda_bsr_free(&a);
+  lcg_seed(23);
+  chain_matrix(&a, 3000);
+  compare_pcg_variants(dev, persistent, &a, "chain");
+  cl_dda_bsr_free(&a);
+  lcg_seed(29);
+  hub_matrix(&a, 600, 40);
+  compare_pcg_variants(dev, persistent, &a, "hub");
+  cl_dda_bsr_free(&a);
+}
+
+Test(dda, pipelined_pcg_matches_the_standard_on_the_cpu) {
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  compare_pcg_variants_on(&dev, 0);
+  cl_device_close(&dev);
+}
+
+/* The same on cuda (skipped without a GPU): the persistent kernel (one grid barrier an iteration) and
+ * the launches. */
+Test(dda, pipelined_pcg_matches_the_standard_on_cuda) {
+  if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cuda", &err), CL_OK, "%s", err.msg);
+  for (int persistent = 1; persistent >= 0; persistent--) compare_pcg_variants_on(&dev, persistent);
+  cl_device_close(&dev);
+}
+
+/* The pipelined PCG with SSOR-AI is refused, naming the fix: its M^-1 is not local to a block row. */
+Test(dda, pipelined_pcg_refuses_ssor) {
+  lcg_seed(42);
+  cl_dda_bsr a = {0};
+  random_matrix(&a, 10, 10);
+  cl_device dev;
+  cl_dda_solver s;
+  load_solver(&dev, &s, &a, CL_DDA_BSR);
+  s.pipelined = 1;
+  double b[60] = {1}, x[60] = {0};
+  cl_dda_pcg_result res;
+  cl_error err;
+  cr_assert_eq(cl_dda_pcg(&s, b, x, x, CL_DDA_SSOR_AI, 1e-12, 0, 100, &res, &err), CL_ERR_ARG);
+  cr_assert(strstr(err.msg, "block Jacobi") && strstr(err.msg, "standard"), "%s", err.msg);
+  cl_dda_solver_free(&s);
+  cl_device_close(&dev);
+  cl_dda_bsr_free(&a);
+}
+
+/* The pipelined PCG's check of its exit (pcg_scalars.h: cl_dda_pcg_to_check) on a DDA-like system
+ * (dda_precond's: a 600-block jointed mass with a 190-block base, inertia 1e-3, not diagonally
+ * dominant; ~1 000 - 1 700 iterations from x0 = 0): its recurrences drift from b - A x, and without the
+ * check a solve at tol 1e-12 broke down after 1 171 iterations with a true residual of 2.3e-7 (the
+ * standard PCG: 1 267 iterations, 2.8e-12). With it both tolerances converge (1e-8: 930 iterations,
+ * the standard's 936; 1e-12: 1 741, a restart after the breakdown), the true residual within
+ * CL_DDA_PIPE_CHECK_SLACK tol (measured 2e-8 and 1.3e-12), and the residual reported is the true one,
+ * the device's b - A x (without the check, the recurrence's: 9.4e-9 at 1e-8), to 1e-3 of it + 1e-12 of
+ * |b| (at 1e-12 the two products' orders of summation differ by ~3e-13: 9.4e-13 against 1.3e-12). */
+static void check_pipelined_exit_on(cl_device *dev, int persistent) {
+  const size_t n = 600, m = 6 * n;
+  uint64_t seed = 20261125;
+  cl_dda_bsr a = {0};
+  cl_error err;
+  cr_assert_eq(cl_dda_random_jointed_pattern(&a, n, 25, 190, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_dda_random_jointed_values(&a, 25, 190, 1e-3, &seed, &err), CL_OK, "%s", err.msg);
+  double *b = malloc(m * sizeof *b), *x0 = calloc(m, sizeof *x0), *x = malloc(m * sizeof *x);
+  for (size_t k = 0; k < m; k++) b[k] = cl_dda_random_uniform(&seed, -1, 1);
+  const double tols[2] = {1e-8, 1e-12};
+  for (int t = 0; t < 2; t++) {
+    cl_dda_pcg_result res;
+    solve_variant(dev, &a, CL_DDA_BSR, persistent, 1, b, x0, tols[t], 0, 20000, x, &res);
+    const double rt = true_residual(&a, b, x);
+    cr_assert(res.converged && rt <= CL_DDA_PIPE_CHECK_SLACK * tols[t] && fabs(res.residual - rt) <= 1e-3 * rt + 1e-12,
+              "persistent %d, tol %g: converged %d after %d iterations, true residual %.3g, reported %.3g", persistent,
+              tols[t], res.converged, res.iterations, rt, res.residual);
+  }
+  free(b), free(x0), free(x);
+  cl_dda_bsr_free(&a);
+}
+
+Test(dda, pipelined_pcg_checks_its_true_residual_at_exit) {
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  check_pipelined_exit_on(&dev, 0);
+  cl_device_close(&dev);
+}
+
+/* The same on cuda (skipped without a GPU): the persistent kernel's check and restarts, and the launches'. */
+Test(dda, pipelined_pcg_checks_its_true_residual_at_exit_on_cuda) {
+  if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cuda", &err), CL_OK, "%s", err.msg);
+  for (int persistent = 1; persistent >= 0; persistent--) check_pipelined_exit_on(&dev, persistent);
+  cl_device_close(&dev);
+}
