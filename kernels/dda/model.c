@@ -250,12 +250,17 @@ cl_status cl_dda_model_to_host(cl_dda_model *m, int k, cl_error *err) {
 cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_input *in, cl_error *err) {
   *out = NULL;
   CL_TRY(check_input(in, err));
+  const char *reuse = getenv("CLEAVE_DDA_PATTERN_REUSE"); /* 0: the pattern built every step, for A/B timings */
+  if (reuse && strcmp(reuse, "0") && strcmp(reuse, "1"))
+    return cl_error_set(err, CL_ERR_ARG, "CLEAVE_DDA_PATTERN_REUSE = '%s' must be 0 (build the matrix's pattern "
+                        "every step) or 1 (keep it while the contacts' pairs of blocks stay; the default)", reuse);
   cl_dda_model *m = calloc(1, sizeof *m);
   if (!m) return oom(err);
   m->dev = d, m->p = *in;
   cl_dda_solver_init(&m->solver, d, in->spmv_format);
   m->solver.persistent = !in->pcg_launches, m->solver.persistent_blocks = in->pcg_blocks;
   m->solver.incremental = !in->full_assembly;
+  m->solver.reuse_pattern = !reuse || strcmp(reuse, "0");
   cl_dda_detect_init(&m->detect, d);
   m->stats.device_detection = in->detection == CL_DDA_DETECT_DEVICE ||
                               (in->detection == CL_DDA_DETECT_AUTO && d->kind != CL_BACKEND_CPU);
@@ -499,7 +504,9 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
   lap(m, CL_DDA_PART_PACKING, &t);
   sc.count = count, sc.bi = bi, sc.bj = bj, sc.state = state, sc.flips = flips, sc.sgn = sgn, sc.N = N;
   sc.t_ref = t_ref, sc.bonded = bonded, sc.vi = vi, sc.ej = ej, sc.length = length;
-  CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
+  int same; /* the host's pattern too is kept where the solver keeps its own (set_contacts asks again) */
+  CL_TRY(cl_dda_solver_same_pattern(&m->solver, m->n, &sc, &same, err));
+  if (!same) CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
   CL_TRY(cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err));
   lap(m, CL_DDA_PART_PATTERN, &t);
   return CL_OK;
@@ -837,6 +844,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.launches = m->solver.launches - launches0, m->stats.syncs = m->solver.syncs - syncs0;
   m->stats.warm_residual = warm_residual;
   m->stats.incremental_assemblies = (int)(m->solver.assemblies_changed - incremental0);
+  m->stats.pattern_reuses = m->solver.pattern_reuses;
   memcpy(m->stats.trace_pcg, trace.pcg, sizeof trace.pcg);
   memcpy(m->stats.trace_changed, trace.changed, sizeof trace.changed);
   memcpy(m->stats.trace_unsettled, trace.unsettled, sizeof trace.unsettled);
