@@ -4,6 +4,8 @@
 --   cleave run scripts/bench/dda_case1.lua [steps] [spacing] [preconditioner] [spmv] [penalty] [every] [dt]
 -- CLEAVE_DDA_DETECTION=host|device picks where contact detection runs (default: the device on cuda);
 -- CLEAVE_DDA_ASSEMBLY=full|incremental the model's assembly (default incremental);
+-- CLEAVE_DDA_PATTERN_REUSE=0 builds the matrix's pattern every step (default 1: kept while the
+-- contacts' pairs of blocks stay; the summary line says on how many steps it was kept);
 -- with the device and BSR the transfer, the pattern and the assembly's indices run there too (no
 -- contact comes to the host in a step), with the host the ninth slice's host path.
 -- `steps` (default 20): the steps to run and time -- the paper's 40 000 do not fit in a 10-minute call;
@@ -67,9 +69,10 @@ end
 local s, wall = model:stats(), cl.clock() - wall0
 report.conditioning(model, dt, material, 1)
 print(string.format("%d steps: %.2f s wall, %.2f s CPU; a step: %.1f open-close iterations, %.0f PCG iterations " ..
-  "(%.0f a solve; those of the accepted attempt), %.2f time-step reductions, %.1f incremental assemblies (assembly %s)",
+  "(%.0f a solve; those of the accepted attempt), %.2f time-step reductions, %.1f incremental assemblies (assembly %s); " ..
+  "pattern kept on %d of %d steps (CLEAVE_DDA_PATTERN_REUSE=%s)",
   steps, wall, os.clock() - cpu0, oc / steps, iterations / steps, iterations / oc, reductions / steps, incremental / steps,
-  os.getenv("CLEAVE_DDA_ASSEMBLY") or "incremental"))
+  os.getenv("CLEAVE_DDA_ASSEMBLY") or "incremental", s.pattern_reuses, steps, os.getenv("CLEAVE_DDA_PATTERN_REUSE") or "1"))
 report.table_one(preconditioner, iterations / steps)
 report.device_work(launches, syncs, iterations, steps)
 report.modules(s, steps, { steps = 40000, target = 42, k40 = { detection = 42.28, diagonal = 1.68, assembly = 242.76,
