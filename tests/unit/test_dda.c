@@ -2481,7 +2481,7 @@ typedef struct landing_model {
   cl_dda_joint joint;
 } landing_model;
 
-static cl_dda_input landing_input(landing_model *l, cl_dda_detection detection) {
+static cl_dda_input landing_input(landing_model *l, cl_dda_detection detection, cl_dda_spmv_format format) {
   /* x0, x1, y0, y1: the base, the wall (1 cm from the block: within the contact distance 2.5 cm), the
    * block, and one resting on the base (its contacts closed from the start) */
   const double box[LANDING][4] = {{-1, 6, -1, 0}, {1.01, 2, 0.3, 3}, {0, 1, 0.45, 1.45}, {3, 4, 0, 1}};
@@ -2500,13 +2500,14 @@ static cl_dda_input landing_input(landing_model *l, cl_dda_detection detection) 
                            .fixed = l->fixed, .gy = -9.81, .dynamic = 1, .normal_stiffness = 5e10,
                            .shear_stiffness = 5e10, .fixed_stiffness = 5e11, .max_displacement = 1e-2,
                            .pcg_tolerance = 1e-10, .pcg_displacement = 1e-9, .preconditioner = CL_DDA_BLOCK_JACOBI,
-                           .spmv_format = CL_DDA_BSR, .pcg_launches = 1, .pcg_max_iterations = 1000,
+                           .spmv_format = format, .pcg_launches = 1, .pcg_max_iterations = 1000,
                            .open_close_max = 20, .detection = detection};
   return in;
 }
 
-static cl_dda_model *landing_on(cl_device *dev, landing_model *l, cl_dda_detection detection, const char *reuse) {
-  const cl_dda_input in = landing_input(l, detection);
+static cl_dda_model *landing_on(cl_device *dev, landing_model *l, cl_dda_detection detection,
+                                cl_dda_spmv_format format, const char *reuse) {
+  const cl_dda_input in = landing_input(l, detection, format);
   cl_dda_model *m;
   cl_error err = {0};
   cr_assert_eq(setenv("CLEAVE_DDA_PATTERN_REUSE", reuse, 1), 0);
@@ -2521,7 +2522,7 @@ Test(dda, a_pattern_reuse_switch_other_than_0_or_1_is_refused) {
   cl_error err = {0};
   cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
   landing_model l;
-  const cl_dda_input in = landing_input(&l, CL_DDA_DETECT_HOST);
+  const cl_dda_input in = landing_input(&l, CL_DDA_DETECT_HOST, CL_DDA_BSR);
   cl_dda_model *m = NULL;
   cr_assert_eq(setenv("CLEAVE_DDA_PATTERN_REUSE", "yes", 1), 0);
   const cl_status st = cl_dda_model_create(&m, &dev, &in, &err);
@@ -2570,18 +2571,21 @@ static void assert_same_state(cl_dda_model *a, cl_dda_model *b, size_t nblocks, 
 }
 
 /* The pattern kept while the contacts' pairs of blocks stay (the default) and built every step
- * (CLEAVE_DDA_PATTERN_REUSE=0) give the same steps bit for bit, with the host's pattern and the
- * device's: the falling block's 80 steps, kept at most but not all of them (the list changes 4 times). */
+ * (CLEAVE_DDA_PATTERN_REUSE=0) give the same steps bit for bit, with the host's pattern (BSR and
+ * HSBCSR) and the device's: the falling block's 80 steps, kept on most but not all of them (the list
+ * changes 4 times). */
 Test(dda, a_kept_pattern_gives_the_steps_of_one_built_every_step) {
   cl_device dev;
   cl_error err = {0};
   cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
-  const cl_dda_detection detection[2] = {CL_DDA_DETECT_HOST, CL_DDA_DETECT_DEVICE};
-  static const char *const what[2] = {"the host's pattern", "the device's pattern"};
+  const cl_dda_detection detection[3] = {CL_DDA_DETECT_HOST, CL_DDA_DETECT_DEVICE, CL_DDA_DETECT_HOST};
+  const cl_dda_spmv_format format[3] = {CL_DDA_BSR, CL_DDA_BSR, CL_DDA_HSBCSR};
+  static const char *const what[3] = {"the host's pattern", "the device's pattern", "the host's pattern, HSBCSR"};
   enum { STEPS = 80 };
-  for (int d = 0; d < 2; d++) {
+  for (int d = 0; d < 3; d++) {
     landing_model l[2];
-    cl_dda_model *m[2] = {landing_on(&dev, &l[0], detection[d], "1"), landing_on(&dev, &l[1], detection[d], "0")};
+    cl_dda_model *m[2] = {landing_on(&dev, &l[0], detection[d], format[d], "1"),
+                          landing_on(&dev, &l[1], detection[d], format[d], "0")};
     long closed_steps = 0;
     for (int step = 1; step <= STEPS; step++) {
       for (int k = 0; k < 2; k++) cr_assert_eq(cl_dda_step(m[k], 5e-3, &err), CL_OK, "%s", err.msg);
