@@ -305,11 +305,11 @@ static void bucket(size_t nkeys, size_t nitems, const int32_t *key, const int32_
 }
 
 /* The contacts' own uploads of a setup (blocks, geometry and laws where given, start states) and the
- * room of their device arrays. */
-static cl_status upload_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
+ * room of their device arrays; the blocks not where the device's are c's already (a kept pattern). */
+static cl_status upload_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c, int blocks_there, cl_error *err) {
   const size_t nc = c->count;
-  CL_TRY(give(s, c, B_CBI, 0, c->bi, nc * sizeof(int32_t), err));
-  CL_TRY(give(s, c, B_CBJ, 0, c->bj, nc * sizeof(int32_t), err));
+  if (!blocks_there) CL_TRY(give(s, c, B_CBI, 0, c->bi, nc * sizeof(int32_t), err));
+  if (!blocks_there) CL_TRY(give(s, c, B_CBJ, 0, c->bj, nc * sizeof(int32_t), err));
   CL_TRY(c->geo ? upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err)
                 : ensure(s, B_CGEO, 26 * nc * sizeof(double), err));
   CL_TRY(ensure(s, B_CSTATES, (STATE_BYTES + MORE_BYTES) * nc, err));
@@ -371,10 +371,11 @@ cl_status cl_dda_solver_same_pattern(cl_dda_solver *s, size_t n, const cl_dda_st
 }
 
 /* The step's contacts c on the pattern and indices kept from the last set_contacts (same_pattern):
- * only the contacts' own arrays go up. The rule's list starts again (as set_args); the share targets
- * (ctarget, tmark) are the pattern's and stay. */
+ * only the contacts' own arrays go up, but their blocks, which are the device's already. The rule's
+ * list starts again (as set_args); the share targets (ctarget, tmark) are the pattern's and stay. */
 static cl_status keep_pattern(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
-  CL_TRY(upload_contacts(s, c, err)); /* the same count: none of the structure's buffers moves */
+  /* the same count: none of the structure's buffers moves; the same blocks: they stay */
+  CL_TRY(upload_contacts(s, c, 1, err));
   CL_TRY(send_uploads(s, err));
   point_contacts(s, c);
   s->listed = -1, s->pattern_reuses++;
@@ -439,7 +440,7 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   if (st == CL_OK) st = upload(s, B_TDIAG, tdiag, ntarget * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_RSTART, rstart, (n + 1) * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_RITEM, sorted + nitems, 2 * nc * sizeof(int32_t), err);
-  if (st == CL_OK) st = upload_contacts(s, c, err);
+  if (st == CL_OK) st = upload_contacts(s, c, 0, err);
   free(target), free(sorted);
   if (st == CL_OK) st = send_uploads(s, err);
   if (st == CL_OK) st = find_long_rows(s, err);
@@ -464,7 +465,7 @@ cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const
   CL_TRY(cl_dda_solver_same_pattern(s, n, c, &same, err));
   if (same) return keep_pattern(s, c, err);
   s->pattern_kept = CL_DDA_KEPT_NONE;
-  CL_TRY(upload_contacts(s, c, err));
+  CL_TRY(upload_contacts(s, c, 0, err));
   CL_TRY(send_uploads(s, err));
   /* room: keys, sorted keys, flags, their offsets, the unique keys */
   CL_TRY(ensure(s, B_PATTERN, 8 * (5 * big + 1), err));
