@@ -14,7 +14,7 @@
  *           right-hand side's, block 2 nc + 2 k + side, likewise give ritem and rstart;
  *   same:   whether each contact's blocks (i, j) are those of the contacts the kept pattern was built
  *           from: all of the above is made of n, nc and the contacts' (i, j) alone, so where they are
- *           the same the step keeps the pattern and every index (pcg.c, same_structure).
+ *           the same the step keeps the pattern and every index (cl_dda_solver_same_pattern).
  * Keys are packed as row x width + column (cl_dda_key), not row << 32 | column: the same order, and
  * the radix sorts look only at the bits the largest key has (for 4 333 blocks' pairs 25, not 45): two
  * passes fewer a sort. */

@@ -133,7 +133,7 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
  * blocks (pattern_ops.h: sorts of 64-bit keys and binary searches), the same arrays as the host's; the
  * host waits once, for the pattern's size. CL_ERR_ARG where s's format is HSBCSR. Both keep the
  * pattern and the indices where cl_dda_solver_same_pattern says so (the contacts' own arrays go up
- * as always). */
+ * as always, but their blocks, which the device has). */
 cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c,
                                                cl_error *err);
 
