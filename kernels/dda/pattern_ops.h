@@ -38,13 +38,14 @@ typedef enum cl_dda_pattern_pass {
   CL_DDA_PATTERN_ROW_KEYS,   /* 2 nc items: keys of the right-hand side's shares */
   CL_DDA_PATTERN_RSTART,     /* n + 1 items: rstart */
   CL_DDA_PATTERN_RITEM,      /* 2 nc items: ritem */
-  CL_DDA_PATTERN_SAME        /* nc items: flags[0] = 1 where a contact's blocks are not the kept ones */
+  CL_DDA_PATTERN_SAME        /* nc items: differ[k] = 1 where contact k's blocks are not the kept ones, else 0 */
 } cl_dda_pattern_pass;
 
 typedef struct cl_dda_pattern_args {
   size_t n, nc, m, nnzb;      /* blocks, contacts, keys of the pass sorted last, unique blocks */
   const int32_t *cbi, *cbj;   /* the contacts' blocks */
   const int32_t *kept_bi, *kept_bj; /* those the kept pattern was built from (CL_DDA_PATTERN_SAME) */
+  double *differ;             /* nc: CL_DDA_PATTERN_SAME's, reduced by its largest */
   uint64_t *keys;             /* keys written by a pass (room for 4 nc and 2 nc + n) */
   const uint64_t *sorted;     /* the keys sorted */
   int64_t *flags;             /* m */
@@ -112,15 +113,7 @@ CL_HD static inline void cl_dda_pattern_item(const cl_dda_pattern_args *a, int p
     a->rstart[k] = (int32_t)cl_dda_lower_bound(a->sorted, 2 * nc, cl_dda_key((int64_t)k, 0, 2 * nc));
     break;
   case CL_DDA_PATTERN_RITEM: a->ritem[k] = (int32_t)(a->sorted[k] % (2 * nc)); break;
-  case CL_DDA_PATTERN_SAME:
-    if (a->cbi[k] != a->kept_bi[k] || a->cbj[k] != a->kept_bj[k]) {
-#ifdef __CUDA_ARCH__
-      a->flags[0] = 1; /* every writer writes the same value */
-#else
-      __atomic_store_n(&a->flags[0], 1, __ATOMIC_RELAXED); /* the cpu's loop runs in threads */
-#endif
-    }
-    break;
+  case CL_DDA_PATTERN_SAME: a->differ[k] = a->cbi[k] != a->kept_bi[k] || a->cbj[k] != a->kept_bj[k]; break;
   }
 }
 

@@ -346,27 +346,49 @@ static cl_status pattern_pass(cl_dda_solver *s, const cl_dda_pattern_args *a, in
 
 void cl_dda_solver_forget_pattern(cl_dda_solver *s) { s->pattern_kept = CL_DDA_KEPT_NONE; }
 
-cl_status cl_dda_solver_same_pattern(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c, int *same,
-                                     cl_error *err) {
+cl_status cl_dda_solver_compare_pattern(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c,
+                                        const double **differ, cl_error *err) {
   const size_t nc = c->count;
-  *same = 0;
-  if (c->on_device && nc) CL_TRY(ensure(s, B_PATTERN, sizeof(int64_t), err)); /* the flag's room (may forget) */
+  *differ = NULL;
+  s->compared = 1, s->compared_same = 0, s->compared_nc = nc;
+  if (c->on_device && nc) CL_TRY(ensure(s, B_PATTERN, nc * sizeof(double), err)); /* the values' room (may forget) */
   const int kept = c->on_device ? CL_DDA_KEPT_DEVICE : CL_DDA_KEPT_HOST;
   if (!s->reuse_pattern || (int)s->pattern_kept != kept || n != s->kept_n || nc != s->kept_nc) return CL_OK;
-  if (!nc) return *same = 1, CL_OK;
-  if (!c->on_device) {
-    *same = !memcmp(s->kept_pairs, c->bi, nc * sizeof *c->bi) && !memcmp(s->kept_pairs + nc, c->bj, nc * sizeof *c->bj);
+  if (!nc || !c->on_device) {
+    s->compared_same = !nc || (!memcmp(s->kept_pairs, c->bi, nc * sizeof *c->bi) &&
+                               !memcmp(s->kept_pairs + nc, c->bj, nc * sizeof *c->bj));
     return CL_OK;
   }
-  /* the kept contacts' blocks are the device's B_CBI, B_CBJ until set_contacts sends the new ones */
-  int64_t *flag = s->buf[B_PATTERN], differ = 0;
+  /* the kept contacts' blocks are the device's B_CBI, B_CBJ until set_contacts sends other ones */
   cl_dda_pattern_args a = {.nc = nc, .cbi = c->bi, .cbj = c->bj, .kept_bi = s->buf[B_CBI], .kept_bj = s->buf[B_CBJ],
-                           .flags = flag};
-  s->launches++;
-  CL_TRY(cl_k_fill(s->dev, CL_U32, flag, 2, 0, err));
+                           .differ = s->buf[B_PATTERN]};
   CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_SAME, nc, err));
-  CL_TRY(to_host(s, &differ, flag, sizeof differ, err));
-  *same = differ == 0;
+  *differ = a.differ;
+  return CL_OK;
+}
+
+void cl_dda_solver_pattern_compared(cl_dda_solver *s, double largest) { s->compared_same = largest == 0; }
+
+cl_status cl_dda_solver_same_pattern(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c, int *same,
+                                     cl_error *err) {
+  const double *differ;
+  CL_TRY(cl_dda_solver_compare_pattern(s, n, c, &differ, err));
+  if (differ) {
+    double largest;
+    s->launches += 2, s->syncs++; /* a reduction's two passes, read back */
+    CL_TRY(cl_k_reduce(s->dev, CL_F64, differ, c->count, CL_REDUCE_MAX, &largest, err));
+    cl_dda_solver_pattern_compared(s, largest);
+  }
+  *same = s->compared_same;
+  return CL_OK;
+}
+
+/* set_contacts' answer for c: the one compared for it (pending, for as many contacts), else compared
+ * now; taken once. A buffer moved since (ensure) leaves no pattern to keep. */
+static cl_status same_for(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c, int *same, cl_error *err) {
+  if (!s->compared || s->compared_nc != c->count) CL_TRY(cl_dda_solver_same_pattern(s, n, c, same, err));
+  *same = s->compared_same && (int)s->pattern_kept == (c->on_device ? CL_DDA_KEPT_DEVICE : CL_DDA_KEPT_HOST);
+  s->compared = 0;
   return CL_OK;
 }
 
@@ -401,7 +423,7 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   size_t n = a->n, nc = c->count, ntarget, nitems = 0;
   s->npending = 0, s->pack_used = 0; /* nothing left from a setup that failed */
   int same;
-  CL_TRY(cl_dda_solver_same_pattern(s, n, c, &same, err));
+  CL_TRY(same_for(s, n, c, &same, err));
   if (same) return keep_pattern(s, c, err);
   s->pattern_kept = CL_DDA_KEPT_NONE;
   size_t ints = a->nnzb + 1 + 2 * (4 * nc) + 2 * (2 * nc) + 2 * (a->nnzb + n + 2) + n;
@@ -462,7 +484,7 @@ cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const
   if (s->format != CL_DDA_BSR)
     return cl_error_set(err, CL_ERR_ARG, "DDA solver: the pattern is built on the device in BSR only (spmv = \"bsr\")");
   int same;
-  CL_TRY(cl_dda_solver_same_pattern(s, n, c, &same, err));
+  CL_TRY(same_for(s, n, c, &same, err));
   if (same) return keep_pattern(s, c, err);
   s->pattern_kept = CL_DDA_KEPT_NONE;
   CL_TRY(upload_contacts(s, c, 0, err));

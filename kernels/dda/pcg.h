@@ -71,6 +71,10 @@ typedef struct cl_dda_solver {
   size_t kept_n, kept_nc, kept_pairs_cap;
   int32_t *kept_pairs;
   long pattern_reuses; /* since init: the set_contacts calls that kept the pattern */
+  /* the answer of cl_dda_solver_compare_pattern (or same_pattern) for the next set_contacts of
+   * compared_nc contacts: pending, and whether they are the kept pattern's */
+  int compared, compared_same;
+  size_t compared_nc;
 } cl_dda_solver;
 
 /* An empty solver on d (zero-initialised s). */
@@ -140,10 +144,20 @@ cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const
 /* Whether contacts c over n blocks have the structure the solver's pattern and indices were built
  * from -- the same n, count and, contact by contact, pair of blocks (c->bi, c->bj), all that the
  * pattern, the share and row lists, HSBCSR's structure and the long rows are made of -- and the
- * solver reuses patterns (reuse_pattern). Contacts on the device are compared there into one flag that
- * the host reads (one wait); host contacts on the host. */
+ * solver reuses patterns (reuse_pattern); the answer also stays for the next set_contacts of c.
+ * Contacts on the device are compared there, a value a contact whose largest the host reads (one
+ * wait); host contacts on the host. */
 cl_status cl_dda_solver_same_pattern(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c, int *same,
                                      cl_error *err);
+
+/* cl_dda_solver_same_pattern in two parts, for a caller that reads other results of the device at the
+ * same time (one wait for all): the compare launched, *differ its values (count c->count: 1 where a
+ * contact's blocks differ, else 0; on the device, valid until the next set_contacts) whose largest the
+ * caller gives to cl_dda_solver_pattern_compared -- or *differ NULL where the answer needs no compare
+ * (another count, no pattern kept, host contacts). The next set_contacts of c takes the answer. */
+cl_status cl_dda_solver_compare_pattern(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c,
+                                        const double **differ, cl_error *err);
+void cl_dda_solver_pattern_compared(cl_dda_solver *s, double largest);
 
 /* The next set_contacts builds the pattern and the indices (after a restore of the model's contacts). */
 void cl_dda_solver_forget_pattern(cl_dda_solver *s);

@@ -2467,25 +2467,32 @@ Test(dda, a_kept_pattern_is_the_one_a_fresh_build_gives) {
   cl_device_close(&dev);
 }
 
-/* A block falling past a fixed wall's lower end onto a fixed base, beside one resting on the base (a
- * dynamic analysis): the contacts' pairs of blocks stay the same while it falls beside the wall and
- * after it lands, and change where its corner passes the wall's (a contact whose vertex is the wall's,
- * then one of its own fewer) and where it lands; the resting block's contacts, after the falling
- * block's in the list, are closed throughout. CLEAVE_DDA_PATTERN_REUSE as `reuse` when the model is made; detection on
- * the host (the host's pattern) or on the cpu device (the device's, pcg.c). */
-enum { LANDING = 4 };
+/* Two blocks falling past fixed walls' lower ends onto a fixed base, beside one resting on the base
+ * (a dynamic analysis): the contacts' pairs of blocks stay the same while they fall beside the walls
+ * and after they land, and change where a falling block's corner passes its wall's (a contact whose
+ * vertex is the wall's, 5 steps later one of its own fewer: 2 -> 3 -> 2 contacts) and where it lands.
+ * The second starts higher by the first's fall over the steps from 33 to 38, so that at step 39 it
+ * gains its wall's contact as the first loses one of its own: the same count, other pairs. The
+ * resting block's contacts, after the first's in the list, are closed throughout.
+ * CLEAVE_DDA_PATTERN_REUSE as `reuse` when the model is made; detection on the host (the host's
+ * pattern) or on the cpu device (the device's, pcg.c); pcg_displacement 0 or not (the device's
+ * compare read alone or with the lightest mass). */
+enum { LANDING = 6 };
 typedef struct landing_model {
   int32_t vstart[LANDING + 1], material[LANDING];
-  double vx[4 * LANDING], vy[4 * LANDING], fixed[8];
+  double vx[4 * LANDING], vy[4 * LANDING], fixed[12];
   cl_dda_material rock;
   cl_dda_joint joint;
 } landing_model;
 
-static cl_dda_input landing_input(landing_model *l, cl_dda_detection detection, cl_dda_spmv_format format) {
-  /* x0, x1, y0, y1: the base, the wall (1 cm from the block: within the contact distance 2.5 cm), the
-   * block, and one resting on the base (its contacts closed from the start) */
-  const double box[LANDING][4] = {{-1, 6, -1, 0}, {1.01, 2, 0.3, 3}, {0, 1, 0.45, 1.45}, {3, 4, 0, 1}};
-  const double fixed[8] = {-0.5, -0.5, 5.5, -0.5, 1.5, 1, 1.5, 2.5};
+static cl_dda_input landing_input(landing_model *l, cl_dda_detection detection, cl_dda_spmv_format format,
+                                  double pcg_displacement) {
+  /* x0, x1, y0, y1: the base, a wall (1 cm from its block: within the contact distance 2.5 cm), its
+   * block, one resting on the base (its contacts closed from the start), the second wall and block */
+  const double dt = 5e-3, later = 9.81 / 2 * dt * dt * (38 * 38 - 33 * 33); /* the fall from step 33 to 38 */
+  const double box[LANDING][4] = {{-1, 9, -1, 0},          {1.01, 2, 0.3, 3}, {0, 1, 0.45, 1.45},
+                                  {6.5, 7.5, 0, 1},        {4.01, 5, 0.3, 3}, {3, 4, 0.45 + later, 1.45 + later}};
+  const double fixed[12] = {-0.5, -0.5, 8.5, -0.5, 1.5, 1, 1.5, 2.5, 4.5, 1, 4.5, 2.5};
   memset(l, 0, sizeof *l);
   for (int b = 0; b <= LANDING; b++) l->vstart[b] = 4 * b;
   for (int b = 0; b < LANDING; b++) {
@@ -2496,18 +2503,19 @@ static cl_dda_input landing_input(landing_model *l, cl_dda_detection detection, 
   l->rock = (cl_dda_material){.rho = 2600, .E = 1e9, .nu = 0.25};
   l->joint = (cl_dda_joint){.friction_angle = 20};
   const cl_dda_input in = {.nblocks = LANDING, .vstart = l->vstart, .vx = l->vx, .vy = l->vy, .material = l->material,
-                           .nmaterials = 1, .materials = &l->rock, .njoints = 1, .joints = &l->joint, .nfixed = 4,
+                           .nmaterials = 1, .materials = &l->rock, .njoints = 1, .joints = &l->joint, .nfixed = 6,
                            .fixed = l->fixed, .gy = -9.81, .dynamic = 1, .normal_stiffness = 5e10,
                            .shear_stiffness = 5e10, .fixed_stiffness = 5e11, .max_displacement = 1e-2,
-                           .pcg_tolerance = 1e-10, .pcg_displacement = 1e-9, .preconditioner = CL_DDA_BLOCK_JACOBI,
+                           .pcg_tolerance = 1e-10, .pcg_displacement = pcg_displacement,
+                           .preconditioner = CL_DDA_BLOCK_JACOBI,
                            .spmv_format = format, .pcg_launches = 1, .pcg_max_iterations = 1000,
                            .open_close_max = 20, .detection = detection};
   return in;
 }
 
 static cl_dda_model *landing_on(cl_device *dev, landing_model *l, cl_dda_detection detection,
-                                cl_dda_spmv_format format, const char *reuse) {
-  const cl_dda_input in = landing_input(l, detection, format);
+                                cl_dda_spmv_format format, double pcg_displacement, const char *reuse) {
+  const cl_dda_input in = landing_input(l, detection, format, pcg_displacement);
   cl_dda_model *m;
   cl_error err = {0};
   cr_assert_eq(setenv("CLEAVE_DDA_PATTERN_REUSE", reuse, 1), 0);
@@ -2522,7 +2530,7 @@ Test(dda, a_pattern_reuse_switch_other_than_0_or_1_is_refused) {
   cl_error err = {0};
   cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
   landing_model l;
-  const cl_dda_input in = landing_input(&l, CL_DDA_DETECT_HOST, CL_DDA_BSR);
+  const cl_dda_input in = landing_input(&l, CL_DDA_DETECT_HOST, CL_DDA_BSR, 1e-9);
   cl_dda_model *m = NULL;
   cr_assert_eq(setenv("CLEAVE_DDA_PATTERN_REUSE", "yes", 1), 0);
   const cl_status st = cl_dda_model_create(&m, &dev, &in, &err);
@@ -2570,33 +2578,65 @@ static void assert_same_state(cl_dda_model *a, cl_dda_model *b, size_t nblocks, 
   }
 }
 
+/* The pairs of blocks (vertex block, edge block) of model m's last step's contacts into pairs (room
+ * for `room` pairs); their count. */
+static size_t contact_pairs(cl_dda_model *m, int32_t *pairs, size_t room) {
+  cl_error err = {0};
+  cr_assert_eq(cl_dda_host_contacts(m, &err), CL_OK, "%s", err.msg);
+  const size_t nc = cl_dda_contact_count(m);
+  cr_assert(nc <= room);
+  for (size_t k = 0; k < nc; k++) {
+    cl_dda_contact_info c;
+    cl_dda_contact_of(m, k, &c);
+    pairs[2 * k] = c.block_vertex, pairs[2 * k + 1] = c.block_edge;
+  }
+  return nc;
+}
+
 /* The pattern kept while the contacts' pairs of blocks stay (the default) and built every step
  * (CLEAVE_DDA_PATTERN_REUSE=0) give the same steps bit for bit, with the host's pattern (BSR and
- * HSBCSR) and the device's: the falling block's 80 steps, kept on most but not all of them (the list
- * changes 4 times). */
+ * HSBCSR) and the device's (its compare read with the lightest mass, and alone where the displacement
+ * criterion is off): the falling blocks' 80 steps. The pattern is kept exactly on the steps whose
+ * contacts' pairs are those of the last step that built it (stats().pattern_reuses, step by step),
+ * on most steps but not all, and not at step 39, where the list changes at the same count. */
 Test(dda, a_kept_pattern_gives_the_steps_of_one_built_every_step) {
   cl_device dev;
   cl_error err = {0};
   cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
-  const cl_dda_detection detection[3] = {CL_DDA_DETECT_HOST, CL_DDA_DETECT_DEVICE, CL_DDA_DETECT_HOST};
-  const cl_dda_spmv_format format[3] = {CL_DDA_BSR, CL_DDA_BSR, CL_DDA_HSBCSR};
-  static const char *const what[3] = {"the host's pattern", "the device's pattern", "the host's pattern, HSBCSR"};
-  enum { STEPS = 80 };
-  for (int d = 0; d < 3; d++) {
+  enum { RUNS = 4, STEPS = 80, ROOM = 64 };
+  const cl_dda_detection detection[RUNS] = {CL_DDA_DETECT_HOST, CL_DDA_DETECT_DEVICE, CL_DDA_DETECT_DEVICE,
+                                            CL_DDA_DETECT_HOST};
+  const cl_dda_spmv_format format[RUNS] = {CL_DDA_BSR, CL_DDA_BSR, CL_DDA_BSR, CL_DDA_HSBCSR};
+  const double criterion[RUNS] = {1e-9, 1e-9, 0, 1e-9};
+  static const char *const what[RUNS] = {"the host's pattern", "the device's pattern",
+                                         "the device's pattern, no displacement criterion",
+                                         "the host's pattern, HSBCSR"};
+  for (int d = 0; d < RUNS; d++) {
     landing_model l[2];
-    cl_dda_model *m[2] = {landing_on(&dev, &l[0], detection[d], format[d], "1"),
-                          landing_on(&dev, &l[1], detection[d], format[d], "0")};
-    long closed_steps = 0;
+    cl_dda_model *m[2] = {landing_on(&dev, &l[0], detection[d], format[d], criterion[d], "1"),
+                          landing_on(&dev, &l[1], detection[d], format[d], criterion[d], "0")};
+    long closed_steps = 0, kept = 0, same_count_changes = 0;
+    int32_t built[2 * ROOM], last[2 * ROOM], now[2 * ROOM];
+    size_t nbuilt = 0, nlast = 0;
     for (int step = 1; step <= STEPS; step++) {
       for (int k = 0; k < 2; k++) cr_assert_eq(cl_dda_step(m[k], 5e-3, &err), CL_OK, "%s", err.msg);
       const cl_dda_stats *s0 = cl_dda_stats_of(m[0]), *s1 = cl_dda_stats_of(m[1]);
       assert_same_step(s0, s1, what[d], step);
       closed_steps += s0->closed > 0;
+      const size_t nc = contact_pairs(m[0], now, ROOM);
+      const int same_as_built = step > 1 && nc == nbuilt && !memcmp(now, built, 2 * nc * sizeof *now);
+      same_count_changes += step > 1 && nc == nlast && memcmp(now, last, 2 * nc * sizeof *now) != 0;
+      kept += same_as_built;
+      cr_assert_eq(s0->pattern_reuses, kept, "%s, step %d: pattern kept %ld times, its contacts' pairs say %ld",
+                   what[d], step, s0->pattern_reuses, kept);
+      if (!same_as_built) memcpy(built, now, 2 * nc * sizeof *now), nbuilt = nc;
+      memcpy(last, now, 2 * nc * sizeof *now), nlast = nc;
     }
-    const long reuses = cl_dda_stats_of(m[0])->pattern_reuses;
-    cr_assert(reuses > STEPS / 2 && reuses < STEPS && cl_dda_stats_of(m[1])->pattern_reuses == 0 && closed_steps > 5,
-              "%s: kept %ld of %d steps (built every step: %ld), %ld steps with closed contacts", what[d], reuses,
-              STEPS, cl_dda_stats_of(m[1])->pattern_reuses, closed_steps);
+    cr_assert(kept > STEPS / 2 && kept < STEPS && cl_dda_stats_of(m[1])->pattern_reuses == 0 && closed_steps > 5 &&
+                  same_count_changes > 0,
+              "%s: kept %ld of %d steps (built every step: %ld), %ld steps with closed contacts, %ld changes of "
+              "the list at the same count", what[d], kept, STEPS, cl_dda_stats_of(m[1])->pattern_reuses,
+              closed_steps, same_count_changes);
     assert_same_state(m[0], m[1], LANDING, what[d]);
     for (int k = 0; k < 2; k++) cl_dda_model_destroy(m[k]);
   }
