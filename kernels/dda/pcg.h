@@ -136,8 +136,9 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
  * with a contact and the diagonal) and the assembly's indices built on the device from the contacts'
  * blocks (pattern_ops.h: sorts of 64-bit keys and binary searches), the same arrays as the host's; the
  * host waits once, for the pattern's size. CL_ERR_ARG where s's format is HSBCSR. Both keep the
- * pattern and the indices where cl_dda_solver_same_pattern says so (the contacts' own arrays go up
- * as always, but their blocks, which the device has). */
+ * pattern and the indices where cl_dda_solver_same_pattern says so -- the answer given for c by
+ * cl_dda_solver_compare_pattern, else asked now (on the device one more wait) -- and the contacts'
+ * own arrays go up as always, but their blocks, which the device has. */
 cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c,
                                                cl_error *err);
 
