@@ -262,12 +262,17 @@ cl_status cl_dda_model_to_host(cl_dda_model *m, int k, cl_error *err) {
 cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_input *in, cl_error *err) {
   *out = NULL;
   CL_TRY(check_input(in, err));
+  const char *reuse = getenv("CLEAVE_DDA_PATTERN_REUSE"); /* 0: the pattern built every step, for A/B timings */
+  if (reuse && strcmp(reuse, "0") && strcmp(reuse, "1"))
+    return cl_error_set(err, CL_ERR_ARG, "CLEAVE_DDA_PATTERN_REUSE = '%s' must be 0 (build the matrix's pattern "
+                        "every step) or 1 (keep it while the contacts' pairs of blocks stay; the default)", reuse);
   cl_dda_model *m = calloc(1, sizeof *m);
   if (!m) return oom(err);
   m->dev = d, m->p = *in;
   cl_dda_solver_init(&m->solver, d, in->spmv_format);
   m->solver.persistent = !in->pcg_launches, m->solver.persistent_blocks = in->pcg_blocks;
   m->solver.incremental = !in->full_assembly, m->solver.pipelined = in->pcg_pipelined != 0;
+  m->solver.reuse_pattern = !reuse || strcmp(reuse, "0");
   cl_dda_detect_init(&m->detect, d);
   m->stats.device_detection = in->detection == CL_DDA_DETECT_DEVICE ||
                               (in->detection == CL_DDA_DETECT_AUTO && d->kind != CL_BACKEND_CPU);
@@ -383,7 +388,10 @@ static cl_dda_block_args block_args(const cl_dda_model *m, double dt) {
   return b;
 }
 
-static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
+/* The diagonal kernel. differ (nc values, or NULL): the step's contacts compared with the kept
+ * pattern's on the device (cl_dda_solver_compare_pattern), whose largest is read with the lightest
+ * mass, one host wait for both. */
+static cl_status diagonal(cl_dda_model *m, double dt, const double *differ, size_t nc, cl_error *err) {
   if (m->loads_set) { /* each upload waits for the device's queue: only when the loads changed */
     CL_TRY(cl_dda_model_to_device(m, A_LPX, err));
     CL_TRY(cl_dda_model_to_device(m, A_LPY, err));
@@ -395,8 +403,17 @@ static cl_status diagonal(cl_dda_model *m, double dt, cl_error *err) {
   /* the moments, K and F stay there; of the masses only the least comes to the host (one scalar,
    * not 6 n moments), for PCG's displacement criterion, where it is on */
   m->lightest = 0;
-  if (!(m->p.pcg_displacement > 0)) return CL_OK;
-  return cl_k_reduce(m->dev, CL_F64, a.mass, m->n, CL_REDUCE_MIN, &m->lightest, err);
+  const double *terms[2];
+  size_t count[2];
+  int op[2], nsums = 0;
+  if (m->p.pcg_displacement > 0) terms[nsums] = a.mass, count[nsums] = m->n, op[nsums++] = CL_REDUCE_MIN;
+  if (differ) terms[nsums] = differ, count[nsums] = nc, op[nsums++] = CL_REDUCE_MAX;
+  double got[2];
+  if (!nsums) return CL_OK;
+  CL_TRY(cl_k_reduce_many(m->dev, nsums, terms, count, op, got, err));
+  if (m->p.pcg_displacement > 0) m->lightest = got[0];
+  if (differ) cl_dda_solver_pattern_compared(&m->solver, got[nsums - 1]);
+  return CL_OK;
 }
 
 /* The accepted solution (the device's trial D, checked) becomes D: the update's, the next step's warm
@@ -475,17 +492,25 @@ cl_status cl_dda_model_grow(cl_dda_model *m, void **p, size_t *cap, size_t want,
   return CL_OK;
 }
 
-static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
+/* The step's contacts for the solver, but their arrays; with the pattern on the device, the arrays too:
+ * the transfer's list, on the device. */
+static cl_dda_step_contacts step_contacts(const cl_dda_model *m) {
   const double slip_floor = 1e-9 * m->p.max_displacement;
   cl_dda_step_contacts sc = {.kn = m->p.normal_stiffness, .ks = m->p.shear_stiffness, .slip_floor = slip_floor,
                              .force_floor = slip_floor * m->p.normal_stiffness, .flip_limit = FLIP_LIMIT};
+  if (!m->stats.device_pattern) return sc;
+  const int q = 1 - m->last;
+  const cl_dda_device_list l = cl_dda_model_list_view(m->lists[q], m->list_cap[q]);
+  sc.count = m->list_count[q], sc.bi = l.bi, sc.bj = l.bj, sc.state = l.state, sc.flips = l.flips, sc.sgn = l.sgn;
+  sc.N = l.N, sc.t_ref = l.t_ref, sc.bonded = l.bonded, sc.vi = l.vi, sc.ej = l.ej, sc.length = l.length;
+  sc.on_device = 1;
+  return sc;
+}
+
+static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
+  cl_dda_step_contacts sc = step_contacts(m);
   double t = seconds_now();
-  if (m->stats.device_pattern) { /* the transfer's list, on the device */
-    const int q = 1 - m->last;
-    const cl_dda_device_list l = cl_dda_model_list_view(m->lists[q], m->list_cap[q]);
-    sc.count = m->list_count[q], sc.bi = l.bi, sc.bj = l.bj, sc.state = l.state, sc.flips = l.flips, sc.sgn = l.sgn;
-    sc.N = l.N, sc.t_ref = l.t_ref, sc.bonded = l.bonded, sc.vi = l.vi, sc.ej = l.ej, sc.length = l.length;
-    sc.on_device = 1;
+  if (m->stats.device_pattern) {
     CL_TRY(cl_dda_solver_set_contacts_on_device(&m->solver, m->n, &sc, err));
     lap(m, CL_DDA_PART_PATTERN, &t);
     return CL_OK;
@@ -512,7 +537,9 @@ static cl_status set_step_contacts(cl_dda_model *m, cl_error *err) {
   lap(m, CL_DDA_PART_PACKING, &t);
   sc.count = count, sc.bi = bi, sc.bj = bj, sc.state = state, sc.flips = flips, sc.sgn = sgn, sc.N = N;
   sc.t_ref = t_ref, sc.bonded = bonded, sc.vi = vi, sc.ej = ej, sc.length = length;
-  CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
+  int same; /* the host's pattern too is kept where the solver keeps its own (set_contacts takes the answer) */
+  CL_TRY(cl_dda_solver_same_pattern(&m->solver, m->n, &sc, &same, err));
+  if (!same) CL_TRY(cl_dda_bsr_pattern(&m->a, m->n, count, bi, bj, err));
   CL_TRY(cl_dda_solver_set_contacts(&m->solver, &m->a, &sc, err));
   lap(m, CL_DDA_PART_PATTERN, &t);
   return CL_OK;
@@ -777,7 +804,13 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
                           "the state is that of step %ld. Lower dt, raise pcg_max_iterations or open_close_max, "
                           "or check the stiffnesses", m->stats.steps + 1, MAX_REDUCTIONS, dt0, dt, why,
                           last_residual, last_disp, 2 * m->p.max_displacement, m->stats.steps);
-    CL_TRY(diagonal(m, dt, err));
+    /* with the pattern on the device, the step's contacts are compared with the kept pattern's there,
+     * the answer read with the diagonal's lightest mass (no wait of its own) */
+    const double *differ = NULL;
+    const cl_dda_step_contacts sc = step_contacts(m);
+    if (reductions == 0 && m->stats.device_pattern)
+      CL_TRY(cl_dda_solver_compare_pattern(&m->solver, m->n, &sc, &differ, err));
+    CL_TRY(diagonal(m, dt, differ, sc.count, err));
     charge(m, CL_DDA_DIAGONAL, &mark);
     if (reductions == 0) { /* the contacts' geometry needs the centroids, which the diagonal kernel gives */
       CL_TRY(set_step_contacts(m, err));
@@ -854,6 +887,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.launches = m->solver.launches - launches0, m->stats.syncs = m->solver.syncs - syncs0;
   m->stats.warm_residual = warm_residual;
   m->stats.incremental_assemblies = (int)(m->solver.assemblies_changed - incremental0);
+  m->stats.pattern_reuses = m->solver.pattern_reuses;
   memcpy(m->stats.trace_pcg, trace.pcg, sizeof trace.pcg);
   memcpy(m->stats.trace_changed, trace.changed, sizeof trace.changed);
   memcpy(m->stats.trace_unsettled, trace.unsettled, sizeof trace.unsettled);

@@ -97,6 +97,9 @@ typedef struct cl_dda_stats {
   double warm_residual;
   int incremental_assemblies; /* the last step's open-close iterations assembled incrementally (redone
                                  attempts included; cl_dda_solver_assemble_changed) */
+  long pattern_reuses;     /* since the model was made: the steps that kept the matrix's pattern and the
+                              assembly's indices, their contacts' pairs of blocks those of the step that
+                              built them (cl_dda_solver_same_pattern; CLEAVE_DDA_PATTERN_REUSE=0: none) */
   size_t contacts, closed; /* contacts detected, closed (sliding or locked) */
   int device_detection;    /* detection ran on the model's device (detect.h), not on the host */
   int device_pattern;      /* the matrix's pattern and the assembly's indices are built on the device

@@ -231,5 +231,8 @@ cl_status cl_dda_restore(cl_dda_model *m, const char *path, cl_error *err) {
   const int up[] = {A_VX, A_VY, A_STRESS, A_VEL, A_ROTATION, A_D, A_FX, A_FY, A_LX, A_LY, A_LPX, A_LPY};
   for (size_t k = 0; k < sizeof up / sizeof *up; k++) CL_TRY(cl_dda_model_to_device(m, up[k], err));
   m->host_stale = 0, m->loads_set = 0, m->contacts_stale = 0;
+  /* the next step builds its pattern anew, as a fresh model's first does (keeping it would give the
+   * same indices: the solver compares with what it built them from, not with the restored list) */
+  cl_dda_solver_forget_pattern(&m->solver);
   return m->stats.device_pattern ? contacts_to_list(m, err) : CL_OK;
 }

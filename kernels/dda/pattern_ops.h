@@ -11,7 +11,10 @@
  *   shares: each contact's four shares (Kii, Kjj, Kij, Kij^T) as target 4 nc + 4 k + role, sorted:
  *           gitem lists each matrix block's shares in contact order (the host's counting sort
  *           keeps the same order) and gstart[t] is the first of block t's (a binary search); the
- *           right-hand side's, block 2 nc + 2 k + side, likewise give ritem and rstart.
+ *           right-hand side's, block 2 nc + 2 k + side, likewise give ritem and rstart;
+ *   same:   whether each contact's blocks (i, j) are those of the contacts the kept pattern was built
+ *           from: all of the above is made of n, nc and the contacts' (i, j) alone, so where they are
+ *           the same the step keeps the pattern and every index (cl_dda_solver_same_pattern).
  * Keys are packed as row x width + column (cl_dda_key), not row << 32 | column: the same order, and
  * the radix sorts look only at the bits the largest key has (for 4 333 blocks' pairs 25, not 45): two
  * passes fewer a sort. */
@@ -34,12 +37,15 @@ typedef enum cl_dda_pattern_pass {
   CL_DDA_PATTERN_GITEM,      /* 4 nc items: gitem */
   CL_DDA_PATTERN_ROW_KEYS,   /* 2 nc items: keys of the right-hand side's shares */
   CL_DDA_PATTERN_RSTART,     /* n + 1 items: rstart */
-  CL_DDA_PATTERN_RITEM       /* 2 nc items: ritem */
+  CL_DDA_PATTERN_RITEM,      /* 2 nc items: ritem */
+  CL_DDA_PATTERN_SAME        /* nc items: differ[k] = 1 where contact k's blocks are not the kept ones, else 0 */
 } cl_dda_pattern_pass;
 
 typedef struct cl_dda_pattern_args {
   size_t n, nc, m, nnzb;      /* blocks, contacts, keys of the pass sorted last, unique blocks */
   const int32_t *cbi, *cbj;   /* the contacts' blocks */
+  const int32_t *kept_bi, *kept_bj; /* those the kept pattern was built from (CL_DDA_PATTERN_SAME) */
+  double *differ;             /* nc: CL_DDA_PATTERN_SAME's, reduced by its largest */
   uint64_t *keys;             /* keys written by a pass (room for 4 nc and 2 nc + n) */
   const uint64_t *sorted;     /* the keys sorted */
   int64_t *flags;             /* m */
@@ -107,6 +113,7 @@ CL_HD static inline void cl_dda_pattern_item(const cl_dda_pattern_args *a, int p
     a->rstart[k] = (int32_t)cl_dda_lower_bound(a->sorted, 2 * nc, cl_dda_key((int64_t)k, 0, 2 * nc));
     break;
   case CL_DDA_PATTERN_RITEM: a->ritem[k] = (int32_t)(a->sorted[k] % (2 * nc)); break;
+  case CL_DDA_PATTERN_SAME: a->differ[k] = a->cbi[k] != a->kept_bi[k] || a->cbj[k] != a->kept_bj[k]; break;
   }
 }
 

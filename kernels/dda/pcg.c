@@ -33,20 +33,22 @@ _Static_assert((int)B_COUNT == (int)CL_DDA_SOLVER_BUFFERS, "one device buffer pe
 void cl_dda_solver_init(cl_dda_solver *s, cl_device *d, cl_dda_spmv_format format) {
   memset(s, 0, sizeof *s);
   s->dev = d, s->format = format, s->check_every = CL_DDA_PCG_CHECK_EVERY, s->persistent = 1;
-  s->incremental = 1, s->listed = -1;
+  s->incremental = 1, s->listed = -1, s->reuse_pattern = 1;
 }
 
 void cl_dda_solver_free(cl_dda_solver *s) {
   for (int k = 0; k < B_COUNT; k++)
     if (s->buf[k]) s->dev->release(s->dev, s->buf[k]);
   if (s->scratch.p) s->dev->release(s->dev, s->scratch.p);
-  free(s->stage), free(s->pack);
+  free(s->stage), free(s->pack), free(s->kept_pairs);
   memset(s, 0, sizeof *s);
 }
 
-/* Device buffer k of at least `bytes`, grown by half again when too small. */
+/* Device buffer k of at least `bytes`, grown by half again when too small. A buffer that moves may
+ * be one the kept pattern's indices are in (or point into): the next set_contacts builds them. */
 static cl_status ensure(cl_dda_solver *s, int k, size_t bytes, cl_error *err) {
   if (bytes <= s->cap[k] && s->buf[k]) return CL_OK;
+  s->pattern_kept = CL_DDA_KEPT_NONE;
   if (s->buf[k]) s->dev->release(s->dev, s->buf[k]);
   s->buf[k] = NULL, s->cap[k] = 0;
   size_t want = bytes + bytes / 2 + 64;
@@ -238,6 +240,7 @@ static cl_status check_factors(cl_dda_solver *s, int check, cl_error *err) {
 cl_status cl_dda_solver_load(cl_dda_solver *s, const cl_dda_bsr *a, cl_error *err) {
   size_t n = a->n, ntarget;
   s->npending = 0, s->pack_used = 0; /* nothing left from a setup that failed */
+  s->pattern_kept = CL_DDA_KEPT_NONE; /* a structure of no contacts' */
   int32_t *target = malloc((a->nnzb + 1) * sizeof *target);
   if (!target) return oom(err);
   cl_status st = load_structure(s, a, target, &ntarget, err);
@@ -306,11 +309,11 @@ static void bucket(size_t nkeys, size_t nitems, const int32_t *key, const int32_
 }
 
 /* The contacts' own uploads of a setup (blocks, geometry and laws where given, start states) and the
- * room of their device arrays. */
-static cl_status upload_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
+ * room of their device arrays; the blocks not where the device's are c's already (a kept pattern). */
+static cl_status upload_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c, int blocks_there, cl_error *err) {
   const size_t nc = c->count;
-  CL_TRY(give(s, c, B_CBI, 0, c->bi, nc * sizeof(int32_t), err));
-  CL_TRY(give(s, c, B_CBJ, 0, c->bj, nc * sizeof(int32_t), err));
+  if (!blocks_there) CL_TRY(give(s, c, B_CBI, 0, c->bi, nc * sizeof(int32_t), err));
+  if (!blocks_there) CL_TRY(give(s, c, B_CBJ, 0, c->bj, nc * sizeof(int32_t), err));
   CL_TRY(c->geo ? upload(s, B_CGEO, c->geo, 26 * nc * sizeof(double), err)
                 : ensure(s, B_CGEO, 26 * nc * sizeof(double), err));
   CL_TRY(ensure(s, B_CSTATES, (STATE_BYTES + MORE_BYTES) * nc, err));
@@ -340,10 +343,93 @@ static void point_contacts(cl_dda_solver *s, const cl_dda_step_contacts *c) {
   s->A.slip_floor = c->slip_floor, s->A.force_floor = c->force_floor, s->A.flip_limit = c->flip_limit;
 }
 
+static cl_status pattern_pass(cl_dda_solver *s, const cl_dda_pattern_args *a, int pass, size_t items, cl_error *err) {
+  s->launches++;
+  return cl_k_dda_pattern(s->dev, a, pass, items, err);
+}
+
+void cl_dda_solver_forget_pattern(cl_dda_solver *s) { s->pattern_kept = CL_DDA_KEPT_NONE; }
+
+cl_status cl_dda_solver_compare_pattern(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c,
+                                        const double **differ, cl_error *err) {
+  const size_t nc = c->count;
+  *differ = NULL;
+  s->compared = 1, s->compared_same = 0, s->compared_nc = nc;
+  if (c->on_device && nc) CL_TRY(ensure(s, B_PATTERN, nc * sizeof(double), err)); /* the values' room (may forget) */
+  const int kept = c->on_device ? CL_DDA_KEPT_DEVICE : CL_DDA_KEPT_HOST;
+  if (!s->reuse_pattern || (int)s->pattern_kept != kept || n != s->kept_n || nc != s->kept_nc) return CL_OK;
+  if (!nc || !c->on_device) {
+    s->compared_same = !nc || (!memcmp(s->kept_pairs, c->bi, nc * sizeof *c->bi) &&
+                               !memcmp(s->kept_pairs + nc, c->bj, nc * sizeof *c->bj));
+    return CL_OK;
+  }
+  /* the kept contacts' blocks are the device's B_CBI, B_CBJ until set_contacts sends other ones */
+  cl_dda_pattern_args a = {.nc = nc, .cbi = c->bi, .cbj = c->bj, .kept_bi = s->buf[B_CBI], .kept_bj = s->buf[B_CBJ],
+                           .differ = s->buf[B_PATTERN]};
+  CL_TRY(pattern_pass(s, &a, CL_DDA_PATTERN_SAME, nc, err));
+  *differ = a.differ;
+  return CL_OK;
+}
+
+void cl_dda_solver_pattern_compared(cl_dda_solver *s, double largest) { s->compared_same = largest == 0; }
+
+cl_status cl_dda_solver_same_pattern(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c, int *same,
+                                     cl_error *err) {
+  const double *differ;
+  CL_TRY(cl_dda_solver_compare_pattern(s, n, c, &differ, err));
+  if (differ) {
+    double largest;
+    s->launches += 2, s->syncs++; /* a reduction's two passes, read back */
+    CL_TRY(cl_k_reduce(s->dev, CL_F64, differ, c->count, CL_REDUCE_MAX, &largest, err));
+    cl_dda_solver_pattern_compared(s, largest);
+  }
+  *same = s->compared_same;
+  return CL_OK;
+}
+
+/* set_contacts' answer for c: the one compared for it (pending, for as many contacts), else compared
+ * now; taken once. A buffer moved since (ensure) leaves no pattern to keep. */
+static cl_status same_for(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c, int *same, cl_error *err) {
+  if (!s->compared || s->compared_nc != c->count) CL_TRY(cl_dda_solver_same_pattern(s, n, c, same, err));
+  *same = s->compared_same && (int)s->pattern_kept == (c->on_device ? CL_DDA_KEPT_DEVICE : CL_DDA_KEPT_HOST);
+  s->compared = 0;
+  return CL_OK;
+}
+
+/* The step's contacts c on the pattern and indices kept from the last set_contacts (same_pattern):
+ * only the contacts' own arrays go up, but their blocks, which are the device's already. The rule's
+ * list starts again (as set_args); the share targets (ctarget, tmark) are the pattern's and stay. */
+static cl_status keep_pattern(cl_dda_solver *s, const cl_dda_step_contacts *c, cl_error *err) {
+  /* the same count: none of the structure's buffers moves; the same blocks: they stay */
+  CL_TRY(upload_contacts(s, c, 1, err));
+  CL_TRY(send_uploads(s, err));
+  point_contacts(s, c);
+  s->listed = -1, s->pattern_reuses++;
+  return CL_OK;
+}
+
+/* After a build of the pattern and indices for contacts c over n blocks: what same_pattern compares. */
+static cl_status kept_for(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c, cl_error *err) {
+  const size_t nc = c->count;
+  if (!c->on_device && 2 * nc > s->kept_pairs_cap) {
+    int32_t *p = realloc(s->kept_pairs, 2 * nc * sizeof *p);
+    if (!p) return oom(err);
+    s->kept_pairs = p, s->kept_pairs_cap = 2 * nc;
+  }
+  if (!c->on_device && nc)
+    memcpy(s->kept_pairs, c->bi, nc * sizeof *c->bi), memcpy(s->kept_pairs + nc, c->bj, nc * sizeof *c->bj);
+  s->kept_n = n, s->kept_nc = nc, s->pattern_kept = c->on_device ? CL_DDA_KEPT_DEVICE : CL_DDA_KEPT_HOST;
+  return CL_OK;
+}
+
 cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, const cl_dda_step_contacts *c,
                                      cl_error *err) {
   size_t n = a->n, nc = c->count, ntarget, nitems = 0;
   s->npending = 0, s->pack_used = 0; /* nothing left from a setup that failed */
+  int same;
+  CL_TRY(same_for(s, n, c, &same, err));
+  if (same) return keep_pattern(s, c, err);
+  s->pattern_kept = CL_DDA_KEPT_NONE;
   size_t ints = a->nnzb + 1 + 2 * (4 * nc) + 2 * (2 * nc) + 2 * (a->nnzb + n + 2) + n;
   int32_t *target = malloc(ints * sizeof *target);
   if (!target) return oom(err);
@@ -380,18 +466,13 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
   if (st == CL_OK) st = upload(s, B_TDIAG, tdiag, ntarget * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_RSTART, rstart, (n + 1) * sizeof(int32_t), err);
   if (st == CL_OK) st = upload(s, B_RITEM, sorted + nitems, 2 * nc * sizeof(int32_t), err);
-  if (st == CL_OK) st = upload_contacts(s, c, err);
+  if (st == CL_OK) st = upload_contacts(s, c, 0, err);
   free(target), free(sorted);
   if (st == CL_OK) st = send_uploads(s, err);
   if (st == CL_OK) st = find_long_rows(s, err);
   if (st != CL_OK) return st;
   point_contacts(s, c);
-  return CL_OK;
-}
-
-static cl_status pattern_pass(cl_dda_solver *s, const cl_dda_pattern_args *a, int pass, size_t items, cl_error *err) {
-  s->launches++;
-  return cl_k_dda_pattern(s->dev, a, pass, items, err);
+  return kept_for(s, n, c, err);
 }
 
 static cl_status sort_keys(cl_dda_solver *s, cl_dda_pattern_args *a, size_t m, uint64_t max_key, cl_error *err) {
@@ -406,7 +487,11 @@ cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const
   s->npending = 0, s->pack_used = 0; /* nothing left from a setup that failed */
   if (s->format != CL_DDA_BSR)
     return cl_error_set(err, CL_ERR_ARG, "DDA solver: the pattern is built on the device in BSR only (spmv = \"bsr\")");
-  CL_TRY(upload_contacts(s, c, err));
+  int same;
+  CL_TRY(same_for(s, n, c, &same, err));
+  if (same) return keep_pattern(s, c, err);
+  s->pattern_kept = CL_DDA_KEPT_NONE;
+  CL_TRY(upload_contacts(s, c, 0, err));
   CL_TRY(send_uploads(s, err));
   /* room: keys, sorted keys, flags, their offsets, the unique keys */
   CL_TRY(ensure(s, B_PATTERN, 8 * (5 * big + 1), err));
@@ -445,7 +530,7 @@ cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const
   CL_TRY(set_args(s, n, a.nnzb, err));
   CL_TRY(find_long_rows(s, err));
   point_contacts(s, c);
-  return CL_OK;
+  return kept_for(s, n, c, err);
 }
 
 /* The contacts' states packed as on the device (set_contacts): state, flips, sgn, N, friction. */

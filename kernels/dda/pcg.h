@@ -66,6 +66,20 @@ typedef struct cl_dda_solver {
   int targets_ready; /* the step's share targets are built (CL_DDA_OP_SHARE_TARGETS) */
   /* since init: the full and the incremental assemblies, and the contacts the latter re-assembled */
   long assemblies_full, assemblies_changed, contacts_listed;
+  /* The pattern kept from step to step: where a step's contacts have the structure the pattern and
+   * the indices were built from (the same blocks, count and, contact by contact, pair of blocks),
+   * set_contacts keeps them (reuse_pattern, 1 by default; 0: built every step). pattern_kept: they
+   * were built for kept_n blocks and kept_nc contacts whose blocks are kept_pairs (host contacts: bi
+   * then bj, 2 x kept_nc) or the device's contact blocks (contacts on the device). */
+  int reuse_pattern;
+  enum { CL_DDA_KEPT_NONE, CL_DDA_KEPT_HOST, CL_DDA_KEPT_DEVICE } pattern_kept;
+  size_t kept_n, kept_nc, kept_pairs_cap;
+  int32_t *kept_pairs;
+  long pattern_reuses; /* since init: the set_contacts calls that kept the pattern */
+  /* the answer of cl_dda_solver_compare_pattern (or same_pattern) for the next set_contacts of
+   * compared_nc contacts: pending, and whether they are the kept pattern's */
+  int compared, compared_same;
+  size_t compared_nc;
 } cl_dda_solver;
 
 /* An empty solver on d (zero-initialised s). */
@@ -126,9 +140,33 @@ cl_status cl_dda_solver_set_contacts(cl_dda_solver *s, const cl_dda_bsr *a, cons
 /* cl_dda_solver_set_contacts for n blocks with no host pattern: the pattern (BSR: every pair of blocks
  * with a contact and the diagonal) and the assembly's indices built on the device from the contacts'
  * blocks (pattern_ops.h: sorts of 64-bit keys and binary searches), the same arrays as the host's; the
- * host waits once, for the pattern's size. CL_ERR_ARG where s's format is HSBCSR. */
+ * host waits once, for the pattern's size. CL_ERR_ARG where s's format is HSBCSR. Both keep the
+ * pattern and the indices where cl_dda_solver_same_pattern says so -- the answer given for c by
+ * cl_dda_solver_compare_pattern, else asked now (on the device one more wait) -- and the contacts'
+ * own arrays go up as always, but their blocks, which the device has. */
 cl_status cl_dda_solver_set_contacts_on_device(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c,
                                                cl_error *err);
+
+/* Whether contacts c over n blocks have the structure the solver's pattern and indices were built
+ * from -- the same n, count and, contact by contact, pair of blocks (c->bi, c->bj), all that the
+ * pattern, the share and row lists, HSBCSR's structure and the long rows are made of -- and the
+ * solver reuses patterns (reuse_pattern); the answer also stays for the next set_contacts of c.
+ * Contacts on the device are compared there, a value a contact whose largest the host reads (one
+ * wait); host contacts on the host. */
+cl_status cl_dda_solver_same_pattern(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c, int *same,
+                                     cl_error *err);
+
+/* cl_dda_solver_same_pattern in two parts, for a caller that reads other results of the device at the
+ * same time (one wait for all): the compare launched, *differ its values (count c->count: 1 where a
+ * contact's blocks differ, else 0; on the device, valid until the next set_contacts) whose largest the
+ * caller gives to cl_dda_solver_pattern_compared -- or *differ NULL where the answer needs no compare
+ * (another count, no pattern kept, host contacts). The next set_contacts of c takes the answer. */
+cl_status cl_dda_solver_compare_pattern(cl_dda_solver *s, size_t n, const cl_dda_step_contacts *c,
+                                        const double **differ, cl_error *err);
+void cl_dda_solver_pattern_compared(cl_dda_solver *s, double largest);
+
+/* The next set_contacts builds the pattern and the indices (after a restore of the model's contacts). */
+void cl_dda_solver_forget_pattern(cl_dda_solver *s);
 
 /* Once per attempt at a step: the contacts' states at the step's start go up (the rule then keeps
  * them on the device). */

@@ -15,6 +15,8 @@
 -- CLEAVE_DDA_BROAD_SKIN=metres the model's broad_skin (0: the candidate pairs found anew every step;
 -- default the model's, d0); the summary line says how often the broad phase built its grid.
 -- CLEAVE_DDA_PCG_VARIANT=standard|pipelined the model's pcg_variant (default standard).
+-- CLEAVE_DDA_PATTERN_REUSE=0 builds the matrix's pattern every step (default 1: kept while the
+-- contacts' pairs of blocks stay; the summary line says on how many steps it was kept).
 local cl = require "cleave"
 local report = dofile((arg[0]:match("^(.*)/") or ".") .. "/dda_report.lua")
 local steps, every = tonumber(arg[1]) or 200, tonumber(arg[2]) or 20
@@ -73,8 +75,10 @@ end
 local s, wall = model:stats(), cl.clock() - wall0
 report.conditioning(model, dt, { rho = 2600, E = 2e10, nu = 0.25, kn = 50 * 2e10 }, 1)
 print(string.format("%d steps: %.2f s wall, %.2f s CPU; a step: %.1f open-close iterations, %.0f PCG iterations " ..
-  "(%.0f a solve), %.2f time-step reductions; the broad phase's grid built %d times (skin %g m)", steps, wall,
-  os.clock() - cpu0, oc / steps, iterations / steps, iterations / oc, reductions / steps, s.broad_rebuilds, s.broad_skin))
+  "(%.0f a solve), %.2f time-step reductions; the broad phase's grid built %d times (skin %g m); "
+  .. "pattern kept on %d of %d steps (CLEAVE_DDA_PATTERN_REUSE=%s)", steps, wall,
+  os.clock() - cpu0, oc / steps, iterations / steps, iterations / oc, reductions / steps, s.broad_rebuilds, s.broad_skin,
+  s.pattern_reuses, steps, os.getenv("CLEAVE_DDA_PATTERN_REUSE") or "1"))
 report.table_one(preconditioner, iterations / steps)
 report.device_work(launches, syncs, iterations, steps)
 report.modules(s, steps, { steps = 80000, target = 65, k40 = { detection = 59.43, diagonal = 3.74, assembly = 343.84,

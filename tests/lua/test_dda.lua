@@ -650,4 +650,13 @@ T.case("pcg_variant = \"pipelined\" (one reduction an iteration) settles a cut m
     { "pcg_variant", "block_jacobi", "standard" }, "the pipelined PCG with SSOR-AI")
 end)
 
+T.case("stats().pattern_reuses: a block sliding on an incline keeps the matrix's pattern after its first step", function()
+  local m = incline(30, 20)
+  m:run { steps = 20, dt = 1e-3 }
+  local s = m:stats()
+  -- its contacts' pairs of blocks (the block's two vertices on the incline's edge) stay those of the
+  -- first step, which built the pattern (docs/methods/dda.md, Assembly)
+  T.ok(s.pattern_reuses == s.steps - 1, string.format("pattern kept on %d of %d steps", s.pattern_reuses, s.steps))
+end)
+
 T.run()

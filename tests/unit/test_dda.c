@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #include "../../kernels/dda/model.h"
 #include "../../kernels/dda/narrow_kernels.h"
 #include "../../kernels/dda/pcg.h"
+#include "../../kernels/dda/pcg_kernels.h"
 #include "../../kernels/dda/pcg_scalars.h"
 #include "../../kernels/dda/polygon.h"
 #include "../../kernels/dda/random_system.h"
@@ -2697,5 +2699,273 @@ Test(dda, pipelined_pcg_checks_its_true_residual_at_exit_on_cuda) {
   cl_error err;
   cr_assert_eq(cl_device_open(&dev, "cuda", &err), CL_OK, "%s", err.msg);
   for (int persistent = 1; persistent >= 0; persistent--) check_pipelined_exit_on(&dev, persistent);
+  cl_device_close(&dev);
+}
+
+/* The step's contacts cl_dda_solver_set_contacts* keeps the pattern for (cl_dda_solver_same_pattern)
+ * give the indices a fresh build gives: a list of 40 blocks' 300 contacts, then the same list again
+ * (kept), one contact's edge block changed, one contact's blocks swapped (the same pairs of blocks,
+ * another role of each), one contact's vertex block changed, the same again (kept), one contact fewer --
+ * each the same count but the last -- through the host's pattern (host contacts) and the device's
+ * (contacts on the device), each against a new solver's build of the same list: the structure, the
+ * share lists, the long rows and the share targets, exactly; and kept exactly twice. */
+static void assert_same_indices(cl_device *dev, cl_dda_solver *kept, cl_dda_solver *fresh, size_t n, size_t nc,
+                                const char *what) {
+  cl_error err;
+  cr_assert_eq(kept->A.ntarget, fresh->A.ntarget, "%s: %zu matrix blocks, a fresh build's %zu", what,
+               kept->A.ntarget, fresh->A.ntarget);
+  cr_assert_eq(kept->A.nc, nc, "%s", what);
+  const size_t nt = fresh->A.ntarget;
+  /* the share targets are built by the first incremental assembly: built here on both */
+  cl_dda_pcg_args targets[2] = {kept->A, fresh->A};
+  for (int q = 0; q < 2; q++) cr_assert_eq(cl_k_dda_pcg(dev, CL_F64, &targets[q], CL_DDA_OP_SHARE_TARGETS, &err), CL_OK);
+  const struct { const char *name; const int32_t *k, *f; size_t count; } arrays[] = {
+      {"rowptr", kept->A.rowptr, fresh->A.rowptr, n + 1}, {"col", kept->A.col, fresh->A.col, nt},
+      {"tdiag", kept->A.tdiag, fresh->A.tdiag, nt}, {"gstart", kept->A.gstart, fresh->A.gstart, nt + 1},
+      {"gitem", kept->A.gitem, fresh->A.gitem, 4 * nc}, {"rstart", kept->A.rstart, fresh->A.rstart, n + 1},
+      {"ritem", kept->A.ritem, fresh->A.ritem, 2 * nc}, {"cbi", kept->A.cbi, fresh->A.cbi, nc},
+      {"cbj", kept->A.cbj, fresh->A.cbj, nc}, {"ctarget", kept->A.ctarget, fresh->A.ctarget, 4 * nc}};
+  int32_t *k = malloc((4 * nc + nt + n + 2) * sizeof *k), *f = malloc((4 * nc + nt + n + 2) * sizeof *f);
+  for (size_t q = 0; q < sizeof arrays / sizeof *arrays; q++) {
+    const size_t bytes = arrays[q].count * sizeof *k;
+    cr_assert_eq(dev->to_host(dev, k, arrays[q].k, bytes, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev->to_host(dev, f, arrays[q].f, bytes, &err), CL_OK, "%s", err.msg);
+    for (size_t e = 0; e < arrays[q].count; e++)
+      cr_assert_eq(k[e], f[e], "%s: %s[%zu] %d, a fresh build's %d", what, arrays[q].name, e, k[e], f[e]);
+  }
+  free(k), free(f);
+}
+
+Test(dda, a_kept_pattern_is_the_one_a_fresh_build_gives) {
+  enum { N = 40, NC = 300, LISTS = 7 };
+  static const char *const what[LISTS] = {"the first list", "the same list", "an edge block changed",
+                                          "a contact's blocks swapped", "a vertex block changed", "the same again",
+                                          "one contact fewer"};
+  int32_t bi[LISTS][NC], bj[LISTS][NC];
+  size_t count[LISTS];
+  lcg_seed(61);
+  for (size_t k = 0; k < NC; k++)
+    bi[0][k] = (int32_t)lcg_below(N - 5), bj[0][k] = bi[0][k] + 1 + (int32_t)lcg_below(4);
+  for (int l = 1; l < LISTS; l++) memcpy(bi[l], bi[l - 1], sizeof bi[l]), memcpy(bj[l], bj[l - 1], sizeof bj[l]);
+  for (int l = 0; l < LISTS; l++) count[l] = NC;
+  bj[2][17] = (bj[2][17] + 1) % N == bi[2][17] ? (bj[2][17] + 2) % N : (bj[2][17] + 1) % N;
+  for (int l = 3; l < LISTS; l++) bj[l][17] = bj[2][17];
+  for (int l = 3; l < LISTS; l++) bi[l][100] = bj[2][100], bj[l][100] = bi[2][100];
+  for (int l = 4; l < LISTS; l++) bi[l][250] = bi[3][250] == 0 ? N - 1 : bi[3][250] - 1;
+  count[6] = NC - 1;
+  cl_device dev;
+  cl_error err;
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  for (int on_device = 0; on_device < 2; on_device++) {
+    cl_dda_solver kept;
+    cl_dda_solver_init(&kept, &dev, CL_DDA_BSR);
+    for (int l = 0; l < LISTS; l++) {
+      cl_dda_step_contacts sc = {.count = count[l], .bi = bi[l], .bj = bj[l], .kn = 1, .ks = 1};
+      void *up[2] = {NULL, NULL}; /* the device's copies of the blocks, for the device's pattern */
+      if (on_device) {
+        for (int q = 0; q < 2; q++) {
+          cr_assert_eq(dev.alloc(&dev, &up[q], NC * sizeof(int32_t), &err), CL_OK, "%s", err.msg);
+          cr_assert_eq(dev.to_device(&dev, up[q], q ? bj[l] : bi[l], NC * sizeof(int32_t), &err), CL_OK);
+        }
+        sc.bi = up[0], sc.bj = up[1], sc.on_device = 1;
+      }
+      cl_dda_bsr a = {0};
+      cr_assert_eq(cl_dda_bsr_pattern(&a, N, count[l], bi[l], bj[l], &err), CL_OK);
+      cl_dda_solver fresh;
+      cl_dda_solver_init(&fresh, &dev, CL_DDA_BSR);
+      if (on_device) {
+        cr_assert_eq(cl_dda_solver_set_contacts_on_device(&kept, N, &sc, &err), CL_OK, "%s", err.msg);
+        cr_assert_eq(cl_dda_solver_set_contacts_on_device(&fresh, N, &sc, &err), CL_OK, "%s", err.msg);
+      } else {
+        cr_assert_eq(cl_dda_solver_set_contacts(&kept, &a, &sc, &err), CL_OK, "%s", err.msg);
+        cr_assert_eq(cl_dda_solver_set_contacts(&fresh, &a, &sc, &err), CL_OK, "%s", err.msg);
+      }
+      char name[96];
+      snprintf(name, sizeof name, "%s (%s pattern)", what[l], on_device ? "the device's" : "the host's");
+      assert_same_indices(&dev, &kept, &fresh, N, count[l], name);
+      cl_dda_solver_free(&fresh), cl_dda_bsr_free(&a);
+      for (int q = 0; q < 2; q++)
+        if (up[q]) dev.release(&dev, up[q]);
+    }
+    cr_assert_eq(kept.pattern_reuses, 2, "%s pattern: kept %ld times, for the two lists met again",
+                 on_device ? "the device's" : "the host's", kept.pattern_reuses);
+    cl_dda_solver_free(&kept);
+  }
+  cl_device_close(&dev);
+}
+
+/* Two blocks falling past fixed walls' lower ends onto a fixed base, beside one resting on the base
+ * (a dynamic analysis): the contacts' pairs of blocks stay the same while they fall beside the walls
+ * and after they land, and change where a falling block's corner passes its wall's (a contact whose
+ * vertex is the wall's, 5 steps later one of its own fewer: 2 -> 3 -> 2 contacts) and where it lands.
+ * The second starts higher by the first's fall over the steps from 33 to 38, so that at step 39 it
+ * gains its wall's contact as the first loses one of its own: the same count, other pairs. The
+ * resting block's contacts, after the first's in the list, are closed throughout.
+ * CLEAVE_DDA_PATTERN_REUSE as `reuse` when the model is made; detection on the host (the host's
+ * pattern) or on the cpu device (the device's, pcg.c); pcg_displacement 0 or not (the device's
+ * compare read alone or with the lightest mass). */
+enum { LANDING = 6 };
+typedef struct landing_model {
+  int32_t vstart[LANDING + 1], material[LANDING];
+  double vx[4 * LANDING], vy[4 * LANDING], fixed[12];
+  cl_dda_material rock;
+  cl_dda_joint joint;
+} landing_model;
+
+static cl_dda_input landing_input(landing_model *l, cl_dda_detection detection, cl_dda_spmv_format format,
+                                  double pcg_displacement) {
+  /* x0, x1, y0, y1: the base, a wall (1 cm from its block: within the contact distance 2.5 cm), its
+   * block, one resting on the base (its contacts closed from the start), the second wall and block */
+  const double dt = 5e-3, later = 9.81 / 2 * dt * dt * (38 * 38 - 33 * 33); /* the fall from step 33 to 38 */
+  const double box[LANDING][4] = {{-1, 9, -1, 0},          {1.01, 2, 0.3, 3}, {0, 1, 0.45, 1.45},
+                                  {6.5, 7.5, 0, 1},        {4.01, 5, 0.3, 3}, {3, 4, 0.45 + later, 1.45 + later}};
+  const double fixed[12] = {-0.5, -0.5, 8.5, -0.5, 1.5, 1, 1.5, 2.5, 4.5, 1, 4.5, 2.5};
+  memset(l, 0, sizeof *l);
+  for (int b = 0; b <= LANDING; b++) l->vstart[b] = 4 * b;
+  for (int b = 0; b < LANDING; b++) {
+    const double x[4] = {box[b][0], box[b][1], box[b][1], box[b][0]}, y[4] = {box[b][2], box[b][2], box[b][3], box[b][3]};
+    memcpy(l->vx + 4 * b, x, sizeof x), memcpy(l->vy + 4 * b, y, sizeof y);
+  }
+  memcpy(l->fixed, fixed, sizeof fixed);
+  l->rock = (cl_dda_material){.rho = 2600, .E = 1e9, .nu = 0.25};
+  l->joint = (cl_dda_joint){.friction_angle = 20};
+  const cl_dda_input in = {.nblocks = LANDING, .vstart = l->vstart, .vx = l->vx, .vy = l->vy, .material = l->material,
+                           .nmaterials = 1, .materials = &l->rock, .njoints = 1, .joints = &l->joint, .nfixed = 6,
+                           .fixed = l->fixed, .gy = -9.81, .dynamic = 1, .normal_stiffness = 5e10,
+                           .shear_stiffness = 5e10, .fixed_stiffness = 5e11, .max_displacement = 1e-2,
+                           .pcg_tolerance = 1e-10, .pcg_displacement = pcg_displacement,
+                           .preconditioner = CL_DDA_BLOCK_JACOBI,
+                           .spmv_format = format, .pcg_launches = 1, .pcg_max_iterations = 1000,
+                           .open_close_max = 20, .detection = detection};
+  return in;
+}
+
+static cl_dda_model *landing_on(cl_device *dev, landing_model *l, cl_dda_detection detection,
+                                cl_dda_spmv_format format, double pcg_displacement, const char *reuse) {
+  const cl_dda_input in = landing_input(l, detection, format, pcg_displacement);
+  cl_dda_model *m;
+  cl_error err = {0};
+  cr_assert_eq(setenv("CLEAVE_DDA_PATTERN_REUSE", reuse, 1), 0);
+  cr_assert_eq(cl_dda_model_create(&m, dev, &in, &err), CL_OK, "%s", err.msg);
+  unsetenv("CLEAVE_DDA_PATTERN_REUSE");
+  return m;
+}
+
+/* CLEAVE_DDA_PATTERN_REUSE other than 0 or 1: no model, an error naming the variable and its values. */
+Test(dda, a_pattern_reuse_switch_other_than_0_or_1_is_refused) {
+  cl_device dev;
+  cl_error err = {0};
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  landing_model l;
+  const cl_dda_input in = landing_input(&l, CL_DDA_DETECT_HOST, CL_DDA_BSR, 1e-9);
+  cl_dda_model *m = NULL;
+  cr_assert_eq(setenv("CLEAVE_DDA_PATTERN_REUSE", "yes", 1), 0);
+  const cl_status st = cl_dda_model_create(&m, &dev, &in, &err);
+  unsetenv("CLEAVE_DDA_PATTERN_REUSE");
+  cr_assert(st == CL_ERR_ARG && m == NULL && strstr(err.msg, "CLEAVE_DDA_PATTERN_REUSE = 'yes' must be 0"), "%s",
+            err.msg);
+  cl_device_close(&dev);
+}
+
+/* Models a and b took the same step, bit for bit: iterations, the open-close iterations' traces, time
+ * step, energies, then (at the end) every block's state and every contact. */
+static void assert_same_step(const cl_dda_stats *a, const cl_dda_stats *b, const char *what, int step) {
+  cr_assert(a->open_close == b->open_close && a->pcg == b->pcg && a->reductions == b->reductions && a->dt == b->dt &&
+                a->closed == b->closed && a->contacts == b->contacts,
+            "%s, step %d: open-close %d / %d, PCG %d / %d, contacts %zu / %zu", what, step, a->open_close,
+            b->open_close, a->pcg, b->pcg, a->contacts, b->contacts);
+  cr_assert(memcmp(a->trace_pcg, b->trace_pcg, sizeof a->trace_pcg) == 0 &&
+                memcmp(a->trace_changed, b->trace_changed, sizeof a->trace_changed) == 0 &&
+                memcmp(a->trace_unsettled, b->trace_unsettled, sizeof a->trace_unsettled) == 0,
+            "%s, step %d: the open-close iterations' traces", what, step);
+  cr_assert(a->gravity_work == b->gravity_work && a->friction_work == b->friction_work && a->kinetic == b->kinetic,
+            "%s, step %d: energies %.17g %.17g / %.17g %.17g", what, step, a->gravity_work, a->kinetic,
+            b->gravity_work, b->kinetic);
+}
+
+static void assert_same_state(cl_dda_model *a, cl_dda_model *b, size_t nblocks, const char *what) {
+  cl_error err = {0};
+  cl_dda_model *m[2] = {a, b};
+  for (int k = 0; k < 2; k++) {
+    cr_assert_eq(cl_dda_host_state(m[k], &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(cl_dda_host_contacts(m[k], &err), CL_OK, "%s", err.msg);
+  }
+  for (size_t i = 0; i < nblocks; i++) {
+    cl_dda_block_state b0, b1;
+    cl_dda_block_state_of(a, i, &b0), cl_dda_block_state_of(b, i, &b1);
+    cr_assert(memcmp(&b0, &b1, sizeof b0) == 0, "%s, block %zu: displacement %.17g %.17g / %.17g %.17g", what, i + 1,
+              b0.ux, b0.uy, b1.ux, b1.uy);
+  }
+  cr_assert_eq(cl_dda_contact_count(a), cl_dda_contact_count(b), "%s", what);
+  for (size_t k = 0; k < cl_dda_contact_count(a); k++) {
+    cl_dda_contact_info c0, c1;
+    cl_dda_contact_of(a, k, &c0), cl_dda_contact_of(b, k, &c1);
+    cr_assert(memcmp(&c0, &c1, sizeof c0) == 0, "%s, contact %zu: state %d N %.17g / %d %.17g", what, k, c0.state,
+              c0.normal_force, c1.state, c1.normal_force);
+  }
+}
+
+/* The pairs of blocks (vertex block, edge block) of model m's last step's contacts into pairs (room
+ * for `room` pairs); their count. */
+static size_t contact_pairs(cl_dda_model *m, int32_t *pairs, size_t room) {
+  cl_error err = {0};
+  cr_assert_eq(cl_dda_host_contacts(m, &err), CL_OK, "%s", err.msg);
+  const size_t nc = cl_dda_contact_count(m);
+  cr_assert(nc <= room);
+  for (size_t k = 0; k < nc; k++) {
+    cl_dda_contact_info c;
+    cl_dda_contact_of(m, k, &c);
+    pairs[2 * k] = c.block_vertex, pairs[2 * k + 1] = c.block_edge;
+  }
+  return nc;
+}
+
+/* The pattern kept while the contacts' pairs of blocks stay (the default) and built every step
+ * (CLEAVE_DDA_PATTERN_REUSE=0) give the same steps bit for bit, with the host's pattern (BSR and
+ * HSBCSR) and the device's (its compare read with the lightest mass, and alone where the displacement
+ * criterion is off): the falling blocks' 80 steps. The pattern is kept exactly on the steps whose
+ * contacts' pairs are those of the last step that built it (stats().pattern_reuses, step by step),
+ * on most steps but not all, and not at step 39, where the list changes at the same count. */
+Test(dda, a_kept_pattern_gives_the_steps_of_one_built_every_step) {
+  cl_device dev;
+  cl_error err = {0};
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  enum { RUNS = 4, STEPS = 80, ROOM = 64 };
+  const cl_dda_detection detection[RUNS] = {CL_DDA_DETECT_HOST, CL_DDA_DETECT_DEVICE, CL_DDA_DETECT_DEVICE,
+                                            CL_DDA_DETECT_HOST};
+  const cl_dda_spmv_format format[RUNS] = {CL_DDA_BSR, CL_DDA_BSR, CL_DDA_BSR, CL_DDA_HSBCSR};
+  const double criterion[RUNS] = {1e-9, 1e-9, 0, 1e-9};
+  static const char *const what[RUNS] = {"the host's pattern", "the device's pattern",
+                                         "the device's pattern, no displacement criterion",
+                                         "the host's pattern, HSBCSR"};
+  for (int d = 0; d < RUNS; d++) {
+    landing_model l[2];
+    cl_dda_model *m[2] = {landing_on(&dev, &l[0], detection[d], format[d], criterion[d], "1"),
+                          landing_on(&dev, &l[1], detection[d], format[d], criterion[d], "0")};
+    long closed_steps = 0, kept = 0, same_count_changes = 0;
+    int32_t built[2 * ROOM], last[2 * ROOM], now[2 * ROOM];
+    size_t nbuilt = 0, nlast = 0;
+    for (int step = 1; step <= STEPS; step++) {
+      for (int k = 0; k < 2; k++) cr_assert_eq(cl_dda_step(m[k], 5e-3, &err), CL_OK, "%s", err.msg);
+      const cl_dda_stats *s0 = cl_dda_stats_of(m[0]), *s1 = cl_dda_stats_of(m[1]);
+      assert_same_step(s0, s1, what[d], step);
+      closed_steps += s0->closed > 0;
+      const size_t nc = contact_pairs(m[0], now, ROOM);
+      const int same_as_built = step > 1 && nc == nbuilt && !memcmp(now, built, 2 * nc * sizeof *now);
+      same_count_changes += step > 1 && nc == nlast && memcmp(now, last, 2 * nc * sizeof *now) != 0;
+      kept += same_as_built;
+      cr_assert_eq(s0->pattern_reuses, kept, "%s, step %d: pattern kept %ld times, its contacts' pairs say %ld",
+                   what[d], step, s0->pattern_reuses, kept);
+      if (!same_as_built) memcpy(built, now, 2 * nc * sizeof *now), nbuilt = nc;
+      memcpy(last, now, 2 * nc * sizeof *now), nlast = nc;
+    }
+    cr_assert(kept > STEPS / 2 && kept < STEPS && cl_dda_stats_of(m[1])->pattern_reuses == 0 && closed_steps > 5 &&
+                  same_count_changes > 0,
+              "%s: kept %ld of %d steps (built every step: %ld), %ld steps with closed contacts, %ld changes of "
+              "the list at the same count", what[d], kept, STEPS, cl_dda_stats_of(m[1])->pattern_reuses,
+              closed_steps, same_count_changes);
+    assert_same_state(m[0], m[1], LANDING, what[d]);
+    for (int k = 0; k < 2; k++) cl_dda_model_destroy(m[k]);
+  }
   cl_device_close(&dev);
 }
