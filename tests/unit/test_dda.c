@@ -620,6 +620,15 @@ static void dense_system(size_t n, const double *K, const double *F, size_t nc, 
 
 /* n random diagonal submatrices (symmetric: d + U(0, 1) on the diagonal, U(-1, 1) off it) into K and
  * right-hand sides into F (F[r n + i]), drawn block by block. */
+/* A device copy of bytes of host memory (released by the caller with dev->release). */
+static void *copy_to_device(cl_device *dev, const void *host, size_t bytes) {
+  void *p;
+  cl_error err;
+  cr_assert_eq(dev->alloc(dev, &p, bytes, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(dev->to_device(dev, p, host, bytes, &err), CL_OK, "%s", err.msg);
+  return p;
+}
+
 static void random_diagonal(size_t n, double d, double *K, double *F) {
   for (size_t i = 0; i < n; i++)
     for (int r = 0; r < 6; r++) {
@@ -1474,14 +1483,9 @@ Test(dda, contact_bookkeeping_on_the_device_matches_the_host) {
     cl_device dev;
     cl_error err;
     cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
-    void *dK, *dF, *dzero;
     double *zero = calloc(m, sizeof *zero);
-    cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
-    cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK, "%s", err.msg);
-    cr_assert_eq(dev.alloc(&dev, &dzero, m * sizeof *zero, &err), CL_OK, "%s", err.msg);
-    cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
-    cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK, "%s", err.msg);
-    cr_assert_eq(dev.to_device(&dev, dzero, zero, m * sizeof *zero, &err), CL_OK, "%s", err.msg);
+    void *dK = copy_to_device(&dev, K, 36 * n * sizeof *K), *dF = copy_to_device(&dev, F, m * sizeof *F);
+    void *dzero = copy_to_device(&dev, zero, m * sizeof *zero);
     cl_dda_bsr a = {0};
     cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
     cl_dda_solver s;
@@ -1821,11 +1825,7 @@ Test(dda, gather_on_cuda_gives_the_cpus_sums) {
       cl_device dev;
       cl_error err;
       cr_assert_eq(cl_device_open(&dev, b ? "cuda" : "cpu", &err), CL_OK, "%s", err.msg);
-      void *dK, *dF;
-      cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+      void *dK = copy_to_device(&dev, K, 36 * n * sizeof *K), *dF = copy_to_device(&dev, F, m * sizeof *F);
       cl_dda_bsr a = {0};
       cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
       cl_dda_solver s;
@@ -2139,11 +2139,7 @@ Test(dda, incremental_assembly_equals_the_full_one_bit_for_bit) {
       cl_device dev;
       cl_error err;
       cr_assert_eq(cl_device_open(&dev, b ? "cuda" : "cpu", &err), CL_OK, "%s", err.msg);
-      void *dK, *dF;
-      cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK, "%s", err.msg);
+      void *dK = copy_to_device(&dev, K, 36 * n * sizeof *K), *dF = copy_to_device(&dev, F, m * sizeof *F);
       cl_dda_bsr a = {0};
       cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
       cl_dda_solver s, full;
@@ -2237,13 +2233,8 @@ Test(dda, open_close_rule_lists_the_contacts_it_changed) {
     cl_device dev;
     cl_error err;
     cr_assert_eq(cl_device_open(&dev, b ? "cuda" : "cpu", &err), CL_OK, "%s", err.msg);
-    void *dx, *dK, *dF;
-    cr_assert_eq(dev.alloc(&dev, &dx, m * sizeof *xsoa, &err), CL_OK);
-    cr_assert_eq(dev.alloc(&dev, &dK, 36 * n * sizeof *K, &err), CL_OK);
-    cr_assert_eq(dev.alloc(&dev, &dF, m * sizeof *F, &err), CL_OK);
-    cr_assert_eq(dev.to_device(&dev, dx, xsoa, m * sizeof *xsoa, &err), CL_OK);
-    cr_assert_eq(dev.to_device(&dev, dK, K, 36 * n * sizeof *K, &err), CL_OK);
-    cr_assert_eq(dev.to_device(&dev, dF, F, m * sizeof *F, &err), CL_OK);
+    void *dx = copy_to_device(&dev, xsoa, m * sizeof *xsoa);
+    void *dK = copy_to_device(&dev, K, 36 * n * sizeof *K), *dF = copy_to_device(&dev, F, m * sizeof *F);
     cl_dda_bsr a = {0};
     cr_assert_eq(cl_dda_bsr_pattern(&a, n, nc, bi, bj, &err), CL_OK);
     cl_dda_solver s;
@@ -2615,24 +2606,20 @@ static void compare_pcg_variants_on(cl_device *dev, int persistent) {
   cl_dda_bsr_free(&a);
 }
 
-Test(dda, pipelined_pcg_matches_the_standard_on_the_cpu) {
+/* check on the cpu device; on cuda (skipped without a GPU) with the persistent kernel (one grid
+ * barrier an iteration) and with the launches. */
+static void pipelined_on(const char *device, void (*check)(cl_device *, int persistent)) {
+  const int cuda = strcmp(device, "cuda") == 0;
+  if (cuda && cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
   cl_device dev;
   cl_error err;
-  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
-  compare_pcg_variants_on(&dev, 0);
+  cr_assert_eq(cl_device_open(&dev, device, &err), CL_OK, "%s", err.msg);
+  for (int persistent = cuda; persistent >= 0; persistent--) check(&dev, persistent);
   cl_device_close(&dev);
 }
 
-/* The same on cuda (skipped without a GPU): the persistent kernel (one grid barrier an iteration) and
- * the launches. */
-Test(dda, pipelined_pcg_matches_the_standard_on_cuda) {
-  if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
-  cl_device dev;
-  cl_error err;
-  cr_assert_eq(cl_device_open(&dev, "cuda", &err), CL_OK, "%s", err.msg);
-  for (int persistent = 1; persistent >= 0; persistent--) compare_pcg_variants_on(&dev, persistent);
-  cl_device_close(&dev);
-}
+Test(dda, pipelined_pcg_matches_the_standard_on_the_cpu) { pipelined_on("cpu", compare_pcg_variants_on); }
+Test(dda, pipelined_pcg_matches_the_standard_on_cuda) { pipelined_on("cuda", compare_pcg_variants_on); }
 
 /* The pipelined PCG with SSOR-AI is refused, naming the fix: its M^-1 is not local to a block row. */
 Test(dda, pipelined_pcg_refuses_ssor) {
@@ -2684,23 +2671,9 @@ static void check_pipelined_exit_on(cl_device *dev, int persistent) {
   cl_dda_bsr_free(&a);
 }
 
-Test(dda, pipelined_pcg_checks_its_true_residual_at_exit) {
-  cl_device dev;
-  cl_error err;
-  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
-  check_pipelined_exit_on(&dev, 0);
-  cl_device_close(&dev);
-}
-
-/* The same on cuda (skipped without a GPU): the persistent kernel's check and restarts, and the launches'. */
-Test(dda, pipelined_pcg_checks_its_true_residual_at_exit_on_cuda) {
-  if (cl_device_cuda_count() < 1) cr_skip_test("no CUDA device");
-  cl_device dev;
-  cl_error err;
-  cr_assert_eq(cl_device_open(&dev, "cuda", &err), CL_OK, "%s", err.msg);
-  for (int persistent = 1; persistent >= 0; persistent--) check_pipelined_exit_on(&dev, persistent);
-  cl_device_close(&dev);
-}
+Test(dda, pipelined_pcg_checks_its_true_residual_at_exit) { pipelined_on("cpu", check_pipelined_exit_on); }
+/* on cuda: the persistent kernel's check and restarts, and the launches' */
+Test(dda, pipelined_pcg_checks_its_true_residual_at_exit_on_cuda) { pipelined_on("cuda", check_pipelined_exit_on); }
 
 /* The step's contacts cl_dda_solver_set_contacts* keeps the pattern for (cl_dda_solver_same_pattern)
  * give the indices a fresh build gives: a list of 40 blocks' 300 contacts, then the same list again
