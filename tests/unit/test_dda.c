@@ -2970,6 +2970,22 @@ Test(dda, a_kept_pattern_gives_the_steps_of_one_built_every_step) {
   cl_device_close(&dev);
 }
 
+/* CLEAVE_DDA_TRANSFER_SHORTCUT other than 0 or 1: no model, an error naming the variable and its values. */
+Test(dda, a_transfer_shortcut_switch_other_than_0_or_1_is_refused) {
+  cl_device dev;
+  cl_error err = {0};
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  landing_model l;
+  const cl_dda_input in = landing_input(&l, CL_DDA_DETECT_DEVICE, CL_DDA_BSR, 1e-9);
+  cl_dda_model *m = NULL;
+  cr_assert_eq(setenv("CLEAVE_DDA_TRANSFER_SHORTCUT", "on", 1), 0);
+  const cl_status st = cl_dda_model_create(&m, &dev, &in, &err);
+  unsetenv("CLEAVE_DDA_TRANSFER_SHORTCUT");
+  cr_assert(st == CL_ERR_ARG && m == NULL && strstr(err.msg, "CLEAVE_DDA_TRANSFER_SHORTCUT = 'on' must be 0 (sort"),
+            "%s", err.msg);
+  cl_device_close(&dev);
+}
+
 /* The transfer's shortcut on (the default) and off (CLEAVE_DDA_TRANSFER_SHORTCUT=0) give the same steps
  * bit for bit -- iterations, traces, energies, then every block's state and every contact -- on the
  * falling blocks' 80 steps with the device's detection, transfer and pattern (the cpu device, and
