@@ -139,8 +139,8 @@ static void set_number(lua_State *L, const char *key, double v) {
 }
 
 /* model:stats() -> {steps, t, dt, open_close, pcg, reductions, launches, syncs, contacts, closed, kinetic, ...,
- * warm_residual, incremental_assemblies, pattern_reuses, transfer_shortcuts, device_detection, device_pattern, broad_rebuilds,
- * broad_skin,
+ * warm_residual, incremental_assemblies, pattern_reuses, transfer_shortcuts, device_detection, device_pattern,
+ * broad_rebuilds, broad_skin,
  * iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's open-close iterations),
  * seconds = {detection, diagonal, assembly, solve, open_close, update},
  * contact_seconds = {found, transfer, geometry, packing, pattern, states, account} (cl_dda_contact_part)} */

@@ -186,7 +186,8 @@ cl_status cl_dda_detect_found_to_host(cl_dda_detect *s, cl_dda_found *found, cl_
  * back: whether they are the same keys in the same order (*same). */
 static cl_status same_keys(cl_dda_detect *s, cl_dda_transfer_args *a, int *same, cl_error *err) {
   double largest;
-  a->last_keys = s->buf[CL_DDA_DB_LAST_KEYS], a->differ = (double *)a->keys + a->nfound; /* the sorted keys' room, before the sort */
+  a->last_keys = s->buf[CL_DDA_DB_LAST_KEYS];
+  a->differ = (double *)a->keys + a->nfound; /* the sorted keys' room, free before the sort */
   CL_TRY(cl_k_dda_transfer(s->d, a, CL_DDA_TRANSFER_KEYS, err));
   CL_TRY(cl_k_reduce(s->d, CL_F64, a->differ, a->nfound, CL_REDUCE_MAX, &largest, err));
   *same = largest == 0;

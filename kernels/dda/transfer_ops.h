@@ -7,7 +7,9 @@
  * list (binary search of the pair); each contact then takes its state, bond, anchor, direction and
  * forces from the last step's contact with the same key (cl_dda_find_key, the host's search, in the
  * last step's list, in key order), a new one closed (locked) when touching or penetrating, open
- * otherwise, bonded in the analysis' first step. */
+ * otherwise, bonded in the analysis' first step. Where the keys found are the last transfer's in the
+ * same order, the sort and the sorted search are skipped (the shortcut, detect.h): each sorted
+ * position takes the contact the last transfer's search found for it. */
 #ifndef CL_DDA_TRANSFER_OPS_H
 #define CL_DDA_TRANSFER_OPS_H
 
