@@ -139,9 +139,9 @@ static void set_number(lua_State *L, const char *key, double v) {
 }
 
 /* model:stats() -> {steps, t, dt, open_close, pcg, reductions, launches, syncs, contacts, closed, kinetic, ...,
- * warm_residual, incremental_assemblies, pattern_reuses, device_detection, device_pattern, broad_rebuilds,
- * broad_skin, iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's open-close
- * iterations),
+ * warm_residual, incremental_assemblies, pattern_reuses, transfer_shortcuts, device_detection, device_pattern,
+ * broad_rebuilds, broad_skin, iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's
+ * open-close iterations),
  * seconds = {detection, diagonal, assembly, solve, open_close, update},
  * contact_seconds = {found, transfer, geometry, packing, pattern, states, account} (cl_dda_contact_part)} */
 static int model_stats(lua_State *L) {
@@ -161,6 +161,7 @@ static int model_stats(lua_State *L) {
   set_number(L, "warm_residual", s->warm_residual);
   lua_pushinteger(L, s->incremental_assemblies), lua_setfield(L, -2, "incremental_assemblies");
   lua_pushinteger(L, s->pattern_reuses), lua_setfield(L, -2, "pattern_reuses");
+  lua_pushinteger(L, s->transfer_shortcuts), lua_setfield(L, -2, "transfer_shortcuts");
   lua_pushboolean(L, s->device_detection), lua_setfield(L, -2, "device_detection");
   lua_pushboolean(L, s->device_pattern), lua_setfield(L, -2, "device_pattern");
   lua_pushinteger(L, s->broad_rebuilds), lua_setfield(L, -2, "broad_rebuilds");

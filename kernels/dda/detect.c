@@ -182,17 +182,44 @@ cl_status cl_dda_detect_found_to_host(cl_dda_detect *s, cl_dda_found *found, cl_
   return s->d->to_host(s->d, found, s->buf[CL_DDA_DB_FOUND], s->nfound * sizeof *found, err);
 }
 
+/* The keys found compared with the last transfer's (the same count), one pass and a reduction read
+ * back: whether they are the same keys in the same order (*same). */
+static cl_status same_keys(cl_dda_detect *s, cl_dda_transfer_args *a, int *same, cl_error *err) {
+  double largest;
+  a->last_keys = s->buf[CL_DDA_DB_LAST_KEYS];
+  a->differ = (double *)a->keys + a->nfound; /* the sorted keys' room, free before the sort */
+  CL_TRY(cl_k_dda_transfer(s->d, a, CL_DDA_TRANSFER_KEYS, err));
+  CL_TRY(cl_k_reduce(s->d, CL_F64, a->differ, a->nfound, CL_REDUCE_MAX, &largest, err));
+  *same = largest == 0;
+  return CL_OK;
+}
+
 cl_status cl_dda_detect_transfer(cl_dda_detect *s, const cl_dda_geometry *g, size_t nv, const cl_dda_device_list *prev,
                                  size_t nprev, int first, const cl_dda_device_list *out, cl_error *err) {
-  const size_t nfound = s->nfound;
+  const size_t nfound = s->nfound, last = s->last_nfound;
+  s->last_nfound = 0; /* until this transfer's keys and order are complete */
+  if (nfound == 0) return CL_OK;
   CL_TRY(room(s, CL_DDA_DB_TKEYS, 2 * nfound * sizeof(uint64_t), err));
   uint64_t *keys = s->buf[CL_DDA_DB_TKEYS];
   cl_dda_transfer_args a = {.g = *g, .nv = nv, .nfound = nfound, .npairs = s->npairs, .nprev = nprev, .first = first,
                             .found = s->buf[CL_DDA_DB_FOUND], .pairs = s->buf[CL_DDA_DB_PAIRS],
                             .offset = s->buf[CL_DDA_DB_OFFSET], .keys = keys, .sorted = keys + nfound,
                             .prev = *prev, .out = *out};
-  CL_TRY(cl_k_dda_transfer(s->d, &a, CL_DDA_TRANSFER_KEYS, err));
-  CL_TRY(cl_k_dda_sort_keys(s->d, &s->scratch, keys, keys + nfound, nfound,
-                            (uint64_t)cl_dda_contact_key((int32_t)nv - 1, (int32_t)nv - 1, nv), err));
-  return cl_k_dda_transfer(s->d, &a, CL_DDA_TRANSFER_FILL, err);
+  if (s->shortcut && last == nfound) CL_TRY(same_keys(s, &a, &a.shortcut, err));
+  else CL_TRY(cl_k_dda_transfer(s->d, &a, CL_DDA_TRANSFER_KEYS, err));
+  if (!a.shortcut) {
+    CL_TRY(room(s, CL_DDA_DB_PERM, nfound * sizeof(int64_t), err));
+    CL_TRY(cl_k_dda_sort_keys(s->d, &s->scratch, keys, keys + nfound, nfound,
+                              (uint64_t)cl_dda_contact_key((int32_t)nv - 1, (int32_t)nv - 1, nv), err));
+  }
+  a.perm = s->buf[CL_DDA_DB_PERM];
+  CL_TRY(cl_k_dda_transfer(s->d, &a, CL_DDA_TRANSFER_FILL, err));
+  s->shortcuts += a.shortcut;
+  /* this transfer's keys become the last (the buffers swap: the old ones are the next keys' room) */
+  void *p = s->buf[CL_DDA_DB_TKEYS];
+  const size_t cap = s->cap[CL_DDA_DB_TKEYS];
+  s->buf[CL_DDA_DB_TKEYS] = s->buf[CL_DDA_DB_LAST_KEYS], s->cap[CL_DDA_DB_TKEYS] = s->cap[CL_DDA_DB_LAST_KEYS];
+  s->buf[CL_DDA_DB_LAST_KEYS] = p, s->cap[CL_DDA_DB_LAST_KEYS] = cap;
+  s->last_nfound = nfound;
+  return CL_OK;
 }

@@ -18,7 +18,8 @@
 /* The device buffers of detection, kept from step to step (grown as needed). */
 enum { CL_DDA_DB_BOXES, CL_DDA_DB_BOUNDS, CL_DDA_DB_SIZES, CL_DDA_DB_SORTED_SIZES, CL_DDA_DB_COUNT,
        CL_DDA_DB_OFFSET, CL_DDA_DB_KEYS, CL_DDA_DB_SORTED, CL_DDA_DB_START, CL_DDA_DB_IN_CELL, CL_DDA_DB_PAIRS,
-       CL_DDA_DB_FOUND, CL_DDA_DB_TKEYS, CL_DDA_DB_KEPT, CL_DDA_DB_KEPT_PAIRS, CL_DDA_DB_N };
+       CL_DDA_DB_FOUND, CL_DDA_DB_TKEYS, CL_DDA_DB_LAST_KEYS, CL_DDA_DB_PERM, CL_DDA_DB_KEPT, CL_DDA_DB_KEPT_PAIRS,
+       CL_DDA_DB_N };
 
 typedef struct cl_dda_detect {
   cl_device *d;
@@ -32,6 +33,13 @@ typedef struct cl_dda_detect {
   double skin;
   size_t kept_n, nkept;    /* the blocks the kept boxes are of (0: none kept), the kept pairs */
   long builds;             /* the grid's builds (with skin 0, every call's) */
+  /* The transfer's shortcut: where the contacts found have the keys of the last transfer's, in the same
+   * order (a compare on the device, one host wait), the sort and the sorted search are skipped, each
+   * sorted position's contact taken as the last transfer's was (its order: the sorted search's answer
+   * depends on those keys alone). The caller sets shortcut (0, as init leaves it: never). */
+  int shortcut;
+  size_t last_nfound;      /* the contacts of the last transfer, whose keys and order s keeps (0: none) */
+  long shortcuts;          /* the transfers that took the shortcut */
 } cl_dda_detect;
 
 void cl_dda_detect_init(cl_dda_detect *s, cl_device *d);
@@ -50,7 +58,9 @@ cl_status cl_dda_detect_pairs_to_host(cl_dda_detect *s, int32_t *pairs, cl_error
 cl_status cl_dda_detect_found_to_host(cl_dda_detect *s, cl_dda_found *found, cl_error *err);
 /* The transfer on the device (transfer_ops.h) of the contacts found last (cl_dda_detect_found, on g, of
  * nv vertices) into out (device arrays with room for s->nfound), in key order, their states carried from prev (the
- * last step's nprev contacts, in key order); first: the analysis' first step (new contacts bonded). */
+ * last step's nprev contacts, in key order); first: the analysis' first step (new contacts bonded). With
+ * s->shortcut, the same out bit for bit, without the sort where the keys found are the last transfer's in
+ * the same order (s->shortcuts counts it) -- whatever prev is: it is searched as always. */
 cl_status cl_dda_detect_transfer(cl_dda_detect *s, const cl_dda_geometry *g, size_t nv, const cl_dda_device_list *prev,
                                  size_t nprev, int first, const cl_dda_device_list *out, cl_error *err);
 

@@ -259,21 +259,33 @@ cl_status cl_dda_model_to_host(cl_dda_model *m, int k, cl_error *err) {
   return m->dev->to_host(m->dev, m->host[k], m->device[k], m->bytes[k], err);
 }
 
+/* An on/off switch of the environment, read when a model is made: *on 1 (the default) or 0; another
+ * value refused, naming the variable and what its values do. */
+static cl_status env_switch(const char *name, const char *off, const char *on_means, int *on, cl_error *err) {
+  const char *v = getenv(name);
+  *on = !v || strcmp(v, "0");
+  if (v && strcmp(v, "0") && strcmp(v, "1"))
+    return cl_error_set(err, CL_ERR_ARG, "%s = '%s' must be 0 (%s) or 1 (%s; the default)", name, v, off, on_means);
+  return CL_OK;
+}
+
 cl_status cl_dda_model_create(cl_dda_model **out, cl_device *d, const cl_dda_input *in, cl_error *err) {
   *out = NULL;
   CL_TRY(check_input(in, err));
-  const char *reuse = getenv("CLEAVE_DDA_PATTERN_REUSE"); /* 0: the pattern built every step, for A/B timings */
-  if (reuse && strcmp(reuse, "0") && strcmp(reuse, "1"))
-    return cl_error_set(err, CL_ERR_ARG, "CLEAVE_DDA_PATTERN_REUSE = '%s' must be 0 (build the matrix's pattern "
-                        "every step) or 1 (keep it while the contacts' pairs of blocks stay; the default)", reuse);
+  int reuse, shortcut; /* 0: the pattern built every step, the transfer sorted every step; for A/B timings */
+  CL_TRY(env_switch("CLEAVE_DDA_PATTERN_REUSE", "build the matrix's pattern every step",
+                    "keep it while the contacts' pairs of blocks stay", &reuse, err));
+  CL_TRY(env_switch("CLEAVE_DDA_TRANSFER_SHORTCUT", "sort the contacts found every step",
+                    "skip the sort where they are the last transfer's, in the same order", &shortcut, err));
   cl_dda_model *m = calloc(1, sizeof *m);
   if (!m) return oom(err);
   m->dev = d, m->p = *in;
   cl_dda_solver_init(&m->solver, d, in->spmv_format);
   m->solver.persistent = !in->pcg_launches, m->solver.persistent_blocks = in->pcg_blocks;
   m->solver.incremental = !in->full_assembly, m->solver.pipelined = in->pcg_pipelined != 0;
-  m->solver.reuse_pattern = !reuse || strcmp(reuse, "0");
+  m->solver.reuse_pattern = reuse;
   cl_dda_detect_init(&m->detect, d);
+  m->detect.shortcut = shortcut;
   m->stats.device_detection = in->detection == CL_DDA_DETECT_DEVICE ||
                               (in->detection == CL_DDA_DETECT_AUTO && d->kind != CL_BACKEND_CPU);
   /* the pattern and the assembly's indices go with detection: on the device where it runs there */
@@ -888,6 +900,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.warm_residual = warm_residual;
   m->stats.incremental_assemblies = (int)(m->solver.assemblies_changed - incremental0);
   m->stats.pattern_reuses = m->solver.pattern_reuses;
+  m->stats.transfer_shortcuts = m->detect.shortcuts;
   memcpy(m->stats.trace_pcg, trace.pcg, sizeof trace.pcg);
   memcpy(m->stats.trace_changed, trace.changed, sizeof trace.changed);
   memcpy(m->stats.trace_unsettled, trace.unsettled, sizeof trace.unsettled);

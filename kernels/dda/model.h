@@ -100,6 +100,9 @@ typedef struct cl_dda_stats {
   long pattern_reuses;     /* since the model was made: the steps that kept the matrix's pattern and the
                               assembly's indices, their contacts' pairs of blocks those of the step that
                               built them (cl_dda_solver_same_pattern; CLEAVE_DDA_PATTERN_REUSE=0: none) */
+  long transfer_shortcuts; /* since the model was made: the device transfers that skipped the sort, the
+                              contacts found the last transfer's in the same order (detect.h;
+                              CLEAVE_DDA_TRANSFER_SHORTCUT=0: none) */
   size_t contacts, closed; /* contacts detected, closed (sliding or locked) */
   int device_detection;    /* detection ran on the model's device (detect.h), not on the host */
   int device_pattern;      /* the matrix's pattern and the assembly's indices are built on the device

@@ -7,7 +7,9 @@
  * list (binary search of the pair); each contact then takes its state, bond, anchor, direction and
  * forces from the last step's contact with the same key (cl_dda_find_key, the host's search, in the
  * last step's list, in key order), a new one closed (locked) when touching or penetrating, open
- * otherwise, bonded in the analysis' first step. */
+ * otherwise, bonded in the analysis' first step. Where the keys found are the last transfer's in the
+ * same order, the sort and the sorted search are skipped (the shortcut, detect.h): each sorted
+ * position takes the contact the last transfer's search found for it. */
 #ifndef CL_DDA_TRANSFER_OPS_H
 #define CL_DDA_TRANSFER_OPS_H
 
@@ -46,8 +48,10 @@ typedef struct cl_dda_device_list {
 } cl_dda_device_list;
 
 typedef enum cl_dda_transfer_pass {
-  CL_DDA_TRANSFER_KEYS, /* nfound items: keys[k] = found k's key */
-  CL_DDA_TRANSFER_FILL  /* nfound items: out's contact k from sorted[k] and prev */
+  CL_DDA_TRANSFER_KEYS, /* nfound items: keys[k] = found k's key; with last_keys, differ[k] = 1 where it is
+                           not last_keys[k], else 0 */
+  CL_DDA_TRANSFER_FILL  /* nfound items: out's contact k from sorted[k] and prev, perm[k] its found index;
+                           with shortcut, from found[perm[k]] (the last transfer's order) and prev */
 } cl_dda_transfer_pass;
 
 typedef struct cl_dda_transfer_args {
@@ -59,6 +63,15 @@ typedef struct cl_dda_transfer_args {
   const int64_t *offset;      /* npairs + 1: each pair's stretch of found */
   uint64_t *keys;
   const uint64_t *sorted;
+  /* The shortcut (detect.h): the last transfer's keys in the order found (NULL: no compare), the
+   * compare's flags, and each sorted position's contact in the found list -- the sorted search's
+   * answer, written where it searches and read in its place where shortcut is set: the keys found
+   * are the last transfer's, in the same order, so that the sort would give the same keys and the
+   * same permutation. */
+  const uint64_t *last_keys;
+  double *differ;
+  int64_t *perm;
+  int shortcut;
   cl_dda_device_list prev, out;
 } cl_dda_transfer_args;
 
@@ -107,11 +120,14 @@ CL_HD static inline const cl_dda_found *cl_dda_transfer_found(const cl_dda_trans
 
 CL_HD static inline void cl_dda_transfer_item(const cl_dda_transfer_args *a, int pass, size_t k) {
   if (pass == CL_DDA_TRANSFER_KEYS) {
-    a->keys[k] = (uint64_t)cl_dda_contact_key(a->found[k].vi, a->found[k].ej, a->nv);
+    const uint64_t key = (uint64_t)cl_dda_contact_key(a->found[k].vi, a->found[k].ej, a->nv);
+    a->keys[k] = key;
+    if (a->last_keys) a->differ[k] = key != a->last_keys[k];
     return;
   }
-  const cl_dda_found *f = cl_dda_transfer_found(a, k);
+  const cl_dda_found *f = a->shortcut ? &a->found[a->perm[k]] : cl_dda_transfer_found(a, k);
   if (!f) return;
+  if (!a->shortcut) a->perm[k] = f - a->found;
   const cl_dda_device_list *o = &a->out, *p = &a->prev;
   const int64_t key = cl_dda_contact_key(f->vi, f->ej, a->nv);
   o->key[k] = key, o->bi[k] = f->bi, o->vi[k] = f->vi, o->bj[k] = f->bj, o->ej[k] = f->ej, o->kind[k] = f->kind;

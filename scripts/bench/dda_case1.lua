@@ -9,6 +9,9 @@
 -- CLEAVE_DDA_PCG_VARIANT=standard|pipelined the model's pcg_variant (default standard);
 -- CLEAVE_DDA_PATTERN_REUSE=0 builds the matrix's pattern every step (default 1: kept while the
 -- contacts' pairs of blocks stay; the summary line says on how many steps it was kept);
+-- CLEAVE_DDA_TRANSFER_SHORTCUT=0 sorts the contacts found every step (default 1: the device
+-- transfer skips the sort where they are the last transfer's, in the same order; the summary line
+-- says on how many steps);
 -- with the device and BSR the transfer, the pattern and the assembly's indices run there too (no
 -- contact comes to the host in a step), with the host the ninth slice's host path.
 -- `steps` (default 20): the steps to run and time -- the paper's 40 000 do not fit in a 10-minute call;
@@ -75,10 +78,11 @@ local s, wall = model:stats(), cl.clock() - wall0
 report.conditioning(model, dt, material, 1)
 print(string.format("%d steps: %.2f s wall, %.2f s CPU; a step: %.1f open-close iterations, %.0f PCG iterations " ..
   "(%.0f a solve; those of the accepted attempt), %.2f time-step reductions, %.1f incremental assemblies (assembly %s); " ..
-  "the broad phase's grid built %d times (skin %g m); pattern kept on %d of %d steps (CLEAVE_DDA_PATTERN_REUSE=%s)",
+  "the broad phase's grid built %d times (skin %g m); pattern kept on %d of %d steps (CLEAVE_DDA_PATTERN_REUSE=%s); " ..
+  "the transfer's sort skipped on %d (CLEAVE_DDA_TRANSFER_SHORTCUT=%s)",
   steps, wall, os.clock() - cpu0, oc / steps, iterations / steps, iterations / oc, reductions / steps, incremental / steps,
   os.getenv("CLEAVE_DDA_ASSEMBLY") or "incremental", s.broad_rebuilds, s.broad_skin, s.pattern_reuses, steps,
-  os.getenv("CLEAVE_DDA_PATTERN_REUSE") or "1"))
+  os.getenv("CLEAVE_DDA_PATTERN_REUSE") or "1", s.transfer_shortcuts, os.getenv("CLEAVE_DDA_TRANSFER_SHORTCUT") or "1"))
 report.table_one(preconditioner, iterations / steps)
 report.device_work(launches, syncs, iterations, steps)
 report.modules(s, steps, { steps = 40000, target = 42, k40 = { detection = 42.28, diagonal = 1.68, assembly = 242.76,

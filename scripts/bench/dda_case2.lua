@@ -76,9 +76,11 @@ local s, wall = model:stats(), cl.clock() - wall0
 report.conditioning(model, dt, { rho = 2600, E = 2e10, nu = 0.25, kn = 50 * 2e10 }, 1)
 print(string.format("%d steps: %.2f s wall, %.2f s CPU; a step: %.1f open-close iterations, %.0f PCG iterations " ..
   "(%.0f a solve), %.2f time-step reductions; the broad phase's grid built %d times (skin %g m); "
-  .. "pattern kept on %d of %d steps (CLEAVE_DDA_PATTERN_REUSE=%s)", steps, wall,
+  .. "pattern kept on %d of %d steps (CLEAVE_DDA_PATTERN_REUSE=%s); the transfer's sort skipped on %d "
+  .. "(CLEAVE_DDA_TRANSFER_SHORTCUT=%s)", steps, wall,
   os.clock() - cpu0, oc / steps, iterations / steps, iterations / oc, reductions / steps, s.broad_rebuilds, s.broad_skin,
-  s.pattern_reuses, steps, os.getenv("CLEAVE_DDA_PATTERN_REUSE") or "1"))
+  s.pattern_reuses, steps, os.getenv("CLEAVE_DDA_PATTERN_REUSE") or "1", s.transfer_shortcuts,
+  os.getenv("CLEAVE_DDA_TRANSFER_SHORTCUT") or "1"))
 report.table_one(preconditioner, iterations / steps)
 report.device_work(launches, syncs, iterations, steps)
 report.modules(s, steps, { steps = 80000, target = 65, k40 = { detection = 59.43, diagonal = 3.74, assembly = 343.84,

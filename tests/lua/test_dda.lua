@@ -659,4 +659,17 @@ T.case("stats().pattern_reuses: a block sliding on an incline keeps the matrix's
   T.ok(s.pattern_reuses == s.steps - 1, string.format("pattern kept on %d of %d steps", s.pattern_reuses, s.steps))
 end)
 
+T.case("stats().transfer_shortcuts: the device transfer of a block sliding on an incline skips its sort after the first step", function()
+  local m = incline(30, 20, { detection = "device", spmv = "bsr" })
+  m:run { steps = 20, dt = 1e-3 }
+  local s = m:stats()
+  -- the block's two vertices on the incline's edge are found every step, in the same order
+  -- (docs/methods/dda.md, the transfer's shortcut); the host's detection has no device transfer
+  T.ok(s.device_pattern and s.transfer_shortcuts == s.steps - 1,
+    string.format("the sort skipped on %d of %d steps", s.transfer_shortcuts, s.steps))
+  local h = incline(30, 20, { detection = "host" })
+  h:run { steps = 3, dt = 1e-3 }
+  T.ok(h:stats().transfer_shortcuts == 0, "none on the host")
+end)
+
 T.run()

@@ -2942,3 +2942,150 @@ Test(dda, a_kept_pattern_gives_the_steps_of_one_built_every_step) {
   }
   cl_device_close(&dev);
 }
+
+/* CLEAVE_DDA_TRANSFER_SHORTCUT other than 0 or 1: no model, an error naming the variable and its values. */
+Test(dda, a_transfer_shortcut_switch_other_than_0_or_1_is_refused) {
+  cl_device dev;
+  cl_error err = {0};
+  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
+  landing_model l;
+  const cl_dda_input in = landing_input(&l, CL_DDA_DETECT_DEVICE, CL_DDA_BSR, 1e-9);
+  cl_dda_model *m = NULL;
+  cr_assert_eq(setenv("CLEAVE_DDA_TRANSFER_SHORTCUT", "on", 1), 0);
+  const cl_status st = cl_dda_model_create(&m, &dev, &in, &err);
+  unsetenv("CLEAVE_DDA_TRANSFER_SHORTCUT");
+  cr_assert(st == CL_ERR_ARG && m == NULL && strstr(err.msg, "CLEAVE_DDA_TRANSFER_SHORTCUT = 'on' must be 0 (sort"),
+            "%s", err.msg);
+  cl_device_close(&dev);
+}
+
+/* The transfer's shortcut on (the default) and off (CLEAVE_DDA_TRANSFER_SHORTCUT=0) give the same steps
+ * bit for bit -- iterations, traces, energies, then every block's state and every contact -- on the
+ * falling blocks' 80 steps with the device's detection, transfer and pattern (the cpu device, and
+ * cuda where there is one). The shortcut is taken on most steps but not all (stats().transfer_shortcuts,
+ * step by step), never on the first (no last transfer) nor where the count of contacts changed, and
+ * never when switched off. */
+Test(dda, the_transfer_shortcut_gives_the_steps_of_the_sorted_transfer) {
+  enum { STEPS = 80 };
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cl_error err = {0};
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    landing_model l[2];
+    cl_dda_model *m[2];
+    const char *shortcut[2] = {"1", "0"};
+    for (int k = 0; k < 2; k++) {
+      cr_assert_eq(setenv("CLEAVE_DDA_TRANSFER_SHORTCUT", shortcut[k], 1), 0);
+      m[k] = landing_on(&dev, &l[k], CL_DDA_DETECT_DEVICE, CL_DDA_BSR, 1e-9, "1");
+      unsetenv("CLEAVE_DDA_TRANSFER_SHORTCUT");
+    }
+    cr_assert(cl_dda_stats_of(m[0])->device_pattern, "%s: the transfer on the device", names[b]);
+    long taken = 0, count_changes = 0;
+    size_t last_count = 0;
+    for (int step = 1; step <= STEPS; step++) {
+      for (int k = 0; k < 2; k++) cr_assert_eq(cl_dda_step(m[k], 5e-3, &err), CL_OK, "%s", err.msg);
+      const cl_dda_stats *s0 = cl_dda_stats_of(m[0]), *s1 = cl_dda_stats_of(m[1]);
+      assert_same_step(s0, s1, names[b], step);
+      const long now = s0->transfer_shortcuts - taken;
+      cr_assert(now == 0 || (now == 1 && step > 1 && s0->contacts == last_count),
+                "%s, step %d: %ld shortcuts, %zu contacts after %zu", names[b], step, now, s0->contacts, last_count);
+      taken += now, count_changes += step > 1 && s0->contacts != last_count, last_count = s0->contacts;
+      cr_assert_eq(s1->transfer_shortcuts, 0, "%s: switched off, step %d", names[b], step);
+    }
+    cr_assert(taken > STEPS / 2 && taken < STEPS - count_changes && count_changes > 0,
+              "%s: the shortcut on %ld of %d steps, %ld changes of the count", names[b], taken, STEPS, count_changes);
+    assert_same_state(m[0], m[1], LANDING, names[b]);
+    for (int k = 0; k < 2; k++) cl_dda_model_destroy(m[k]);
+    cl_device_close(&dev);
+  }
+}
+
+/* The device lists a and b (count contacts, made by device_list) the same, every field of every contact
+ * bit for bit. */
+static void assert_same_list(cl_device *dev, const list_arrays *a, const list_arrays *b, size_t count,
+                             const char *what) {
+  cl_error err;
+  unsigned char *x = malloc(8 * count + 1), *y = malloc(8 * count + 1);
+  for (int q = 0; q < 14; q++) {
+    const size_t bytes = count * (q >= 1 && q <= 8 ? 4 : 8); /* the key, eight int32, five doubles */
+    cr_assert_eq(dev->to_host(dev, x, a->p[q], bytes, &err), CL_OK, "%s", err.msg);
+    cr_assert_eq(dev->to_host(dev, y, b->p[q], bytes, &err), CL_OK, "%s", err.msg);
+    cr_assert(memcmp(x, y, bytes) == 0, "%s: the lists' array %d differs", what, q);
+  }
+  free(x), free(y);
+}
+
+/* The transfer's shortcut (cl_dda_detect_transfer with shortcut set) against the sorted transfer, on the
+ * jittered grid with short edges (equal keys, told apart by their joint lengths): the found contacts
+ * transferred three times, each from the last's list -- first with no last step, then the same contacts
+ * (the shortcut taken), then with two contacts of one pair of blocks swapped in the list found: the
+ * same count, the same blocks at every position, other keys in that order, so that a compare of the
+ * count or of the blocks alone would take the shortcut and put the two in the wrong order. Every
+ * field of every contact the same as the sorted transfer's. On the cpu and, where there is one, cuda. */
+Test(dda, the_transfer_shortcut_compares_the_keys_in_their_order) {
+  uint64_t seed = 23;
+  int32_t *vstart;
+  double *vx, *vy;
+  const size_t n = 35 * 30;
+  const double d0 = 0.05;
+  cl_error err;
+  cr_assert_eq(cl_dda_random_grid(35, 30, &seed, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
+  cl_dda_geometry g = {n, vstart, vx, vy};
+  const size_t nv = (size_t)vstart[n];
+  const char *names[2] = {"cpu", "cuda"};
+  for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
+    cl_device dev;
+    cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
+    cl_dda_geometry on = geometry_on(&dev, &g);
+    cl_dda_detect det[2]; /* with the shortcut, and without */
+    for (int k = 0; k < 2; k++) {
+      cl_dda_detect_init(&det[k], &dev);
+      det[k].shortcut = k == 0;
+      cr_assert_eq(cl_dda_detect_pairs(&det[k], &on, d0, &err), CL_OK, "%s", err.msg);
+      cr_assert_eq(cl_dda_detect_found(&det[k], &on, NULL, 0, d0, &err), CL_OK, "%s", err.msg);
+    }
+    const size_t m = det[0].nfound;
+    cl_dda_found *found = malloc(m * sizeof *found);
+    cr_assert_eq(cl_dda_detect_found_to_host(&det[0], found, &err), CL_OK, "%s", err.msg);
+    for (size_t k = 0; k < m; k++) found[k].length = (double)k;
+    size_t swap = m; /* two contacts in a row of one pair of blocks, with other keys */
+    for (size_t k = 0; k + 1 < m && swap == m; k++)
+      if (found[k].bi == found[k + 1].bi && found[k].bj == found[k + 1].bj &&
+          (found[k].vi != found[k + 1].vi || found[k].ej != found[k + 1].ej))
+        swap = k;
+    cr_assert(swap < m, "%s: no two contacts of one pair in a row", names[b]);
+    list_arrays lists[2][3];
+    cl_dda_device_list l[2][3];
+    for (int k = 0; k < 2; k++)
+      for (int t = 0; t < 3; t++) l[k][t] = device_list(&dev, m, &lists[k][t]);
+    const long want[3] = {0, 1, 1}; /* the shortcuts after each transfer */
+    for (int t = 0; t < 3; t++) {
+      if (t == 2) {
+        const cl_dda_found f = found[swap];
+        found[swap] = found[swap + 1], found[swap + 1] = f;
+      }
+      for (int k = 0; k < 2; k++) {
+        cr_assert_eq(dev.to_device(&dev, det[k].buf[CL_DDA_DB_FOUND], found, m * sizeof *found, &err), CL_OK, "%s",
+                     err.msg);
+        const cl_dda_device_list none = {0};
+        cr_assert_eq(cl_dda_detect_transfer(&det[k], &on, nv, t ? &l[k][t - 1] : &none, t ? m : 0, t == 0, &l[k][t],
+                                            &err), CL_OK, "%s", err.msg);
+      }
+      char what[64];
+      snprintf(what, sizeof what, "%s, transfer %d", names[b], t + 1);
+      assert_same_list(&dev, &lists[0][t], &lists[1][t], m, what);
+      cr_assert(det[0].shortcuts == want[t] && det[1].shortcuts == 0, "%s: %ld shortcuts, %ld switched off", what,
+                det[0].shortcuts, det[1].shortcuts);
+    }
+    for (int k = 0; k < 2; k++) {
+      for (int t = 0; t < 3; t++)
+        for (int q = 0; q < 14; q++) dev.release(&dev, lists[k][t].p[q]);
+      cl_dda_detect_free(&det[k]);
+    }
+    free(found);
+    release_geometry(&dev, &on);
+    cl_device_close(&dev);
+  }
+  free(vstart), free(vx), free(vy);
+}
