@@ -154,6 +154,23 @@ T.case("two disjoint pieces of one group are two blocks, in the order of their f
   T.eq(#cl.dda.blocks { gmsh = square_with(1e-6) }.polygons[1], 10, "a vertex 1e-6 off the line kept")
 end)
 
+T.case("second order: 6-node triangles give their corners, a 3-node line its two halves", function()
+  local path = T.outdir("dda_gmsh") .. "/order2.msh"
+  local f = assert(io.open(path, "w"))
+  f:write("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n1 2 \"mid\"\n2 1 \"square\"\n$EndPhysicalNames\n",
+    "$Nodes\n9\n1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n5 0.5 0 0\n6 1 0.5 0\n7 0.5 0.5 0\n8 0.5 1 0\n9 0 0.5 0\n$EndNodes\n",
+    "$Elements\n3\n1 9 2 1 1 1 2 3 5 6 7\n2 9 2 1 1 1 3 4 7 8 9\n3 8 2 2 2 5 8 7\n$EndElements\n")
+  f:close()
+  local set = cl.dda.blocks { gmsh = path }
+  T.eq(#set.polygons, 1, "blocks")
+  for k, v in ipairs { 0, 0, 1, 0, 1, 1, 0, 1 } do T.eq(set.polygons[1][k], v, "corner coordinate " .. k) end
+  local lines = cl.dda.gmsh_lines { path, group = "mid" }
+  T.eq(#lines, 2, "segments")
+  for k, want in ipairs { { 0.5, 0, 0.5, 0.5 }, { 0.5, 0.5, 0.5, 1 } } do
+    for c = 1, 4 do T.eq(lines[k][c], want[c], string.format("half %d coordinate %d", k, c)) end
+  end
+end)
+
 T.case("bad Gmsh input: a hole, no physical surface, materials, keys, unreadable and malformed files", function()
   -- a ring [0, 3]^2 minus [1, 2]^2 in 8 triangles
   local nodes = { { 0, 0 }, { 3, 0 }, { 3, 3 }, { 0, 3 }, { 1, 1 }, { 2, 1 }, { 2, 2 }, { 1, 2 } }
