@@ -6,6 +6,7 @@
 #include "../kernels/dda/cutting.h"
 #include "../kernels/dda/slivers.h"
 #include "../kernels/dda/model.h"
+#include "../runtime/io/msh.h"
 #include "../runtime/io/vtu.h"
 #include "l_util.h"
 
@@ -372,6 +373,58 @@ static int dda_cut(lua_State *L) {
   return 4;
 }
 
+/* Pushes the integers v[0..n-1] + add as a list. */
+static void push_integers(lua_State *L, const int32_t *v, size_t n, int32_t add) {
+  lua_createtable(L, (int)n, 0);
+  for (size_t k = 0; k < n; k++) lua_pushinteger(L, (lua_Integer)v[k] + add), lua_rawseti(L, -2, (lua_Integer)k + 1);
+}
+
+/* cl.dda._read_msh(path) -> { x = {x1, y1, ...}, tri = {1-based corners, 3 a triangle}, tri_group = {physical
+ * tag or -1}, line = {1-based ends, 2 a segment}, line_group = {physical tag}, groups = { {dim =, tag =, name =},
+ * ... } in $PhysicalNames order }: a Gmsh file read by runtime/io/msh.h. Blocks are straight-edged, so a
+ * 6-node triangle gives its corners, and a 3-node line its two halves (end, midpoint, end). */
+static int dda_read_msh(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  cl_msh g;
+  cl_error err;
+  if (cl_msh_read(path, &g, &err) != CL_OK) return cl_lua_fail(L, &err);
+  const size_t per_tri = g.order == 2 ? 6 : 3, per_line = (size_t)g.order + 1;
+  lua_createtable(L, 0, 6);
+  lua_createtable(L, (int)(2 * g.nnodes), 0);
+  for (size_t i = 0; i < 2 * g.nnodes; i++) lua_pushnumber(L, g.x[i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lua_setfield(L, -2, "x");
+  lua_createtable(L, (int)(3 * g.nelems), 0);
+  for (size_t e = 0; e < g.nelems; e++)
+    for (size_t a = 0; a < 3; a++) lua_pushinteger(L, g.elem[e * per_tri + a] + 1), lua_rawseti(L, -2, (lua_Integer)(3 * e + a) + 1);
+  lua_setfield(L, -2, "tri");
+  push_integers(L, g.elem_group, g.nelems, 0), lua_setfield(L, -2, "tri_group");
+  lua_newtable(L); /* line */
+  lua_newtable(L); /* line_group */
+  lua_Integer n = 0;
+  for (size_t e = 0; e < g.nedges; e++) {
+    const uint32_t *en = g.edge + e * per_line; /* the two ends, then the midpoint */
+    const uint32_t path_nodes[3] = {en[0], per_line == 3 ? en[2] : en[1], en[1]};
+    for (size_t s = 0; s + 1 < per_line; s++) {
+      lua_pushinteger(L, path_nodes[s] + 1), lua_rawseti(L, -3, 2 * n + 1);
+      lua_pushinteger(L, path_nodes[s + 1] + 1), lua_rawseti(L, -3, 2 * n + 2);
+      lua_pushinteger(L, g.edge_group[e]), lua_rawseti(L, -2, ++n);
+    }
+  }
+  lua_setfield(L, -3, "line_group");
+  lua_setfield(L, -2, "line");
+  lua_createtable(L, (int)g.ngroups, 0);
+  for (size_t k = 0; k < g.ngroups; k++) {
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, g.groups[k].dim), lua_setfield(L, -2, "dim");
+    lua_pushinteger(L, g.groups[k].tag), lua_setfield(L, -2, "tag");
+    lua_pushstring(L, g.groups[k].name), lua_setfield(L, -2, "name");
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  lua_setfield(L, -2, "groups");
+  cl_msh_free(&g);
+  return 1;
+}
+
 int cl_lua_open_dda(lua_State *L) {
   luaL_newmetatable(L, MODEL_MT);
   const luaL_Reg meta[] = {{"__gc", model_gc}, {"__len", model_count}, {NULL, NULL}};
@@ -384,7 +437,7 @@ int cl_lua_open_dda(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   lua_newtable(L);
-  const luaL_Reg fns[] = {{"_model", dda_model}, {"_cut", dda_cut}, {NULL, NULL}};
+  const luaL_Reg fns[] = {{"_model", dda_model}, {"_cut", dda_cut}, {"_read_msh", dda_read_msh}, {NULL, NULL}};
   luaL_setfuncs(L, fns, 0);
   lua_setfield(L, -2, "dda");
   return 0;

@@ -48,17 +48,195 @@ local function read_blocks(fn, path, level)
   return polygons
 end
 
+-- A Gmsh file (runtime/io/msh.h through cl.dda._read_msh), with the argument named in its errors.
+local function read_msh(fn, path, key, level)
+  if type(path) ~= "string" then fail(fn, string.format("argument '%s' must be the path of a Gmsh .msh file", key), level + 1) end
+  local ok, m = pcall(dda._read_msh, path)
+  if not ok then fail(fn, string.format("argument '%s': %s", key, tostring(m)), level + 1) end
+  return m
+end
+
+-- The physical groups of dimension dim that elements use (tags list), in $PhysicalNames order then by tag for
+-- those without a name; name_of[tag] is the name where the file gives one.
+local function groups_used(m, dim, used_tags)
+  local order, seen, name_of = {}, {}, {}
+  for _, grp in ipairs(m.groups) do
+    if grp.dim == dim then
+      name_of[grp.tag] = grp.name
+      if used_tags[grp.tag] and not seen[grp.tag] then order[#order + 1], seen[grp.tag] = grp.tag, true end
+    end
+  end
+  local unnamed = {}
+  for tag in pairs(used_tags) do if not seen[tag] then unnamed[#unnamed + 1] = tag end end
+  table.sort(unnamed)
+  for _, tag in ipairs(unnamed) do order[#order + 1] = tag end
+  return order, name_of
+end
+
+local function group_label(tag, name_of)
+  return name_of[tag] and string.format("'%s' (tag %d)", name_of[tag], tag) or string.format("tag %d", tag)
+end
+
+-- The boundary of one edge-connected piece of counter-clockwise triangles {a, b, c, ...} (node
+-- numbers): the edges that one triangle of it uses, chained into one closed loop, as node numbers.
+-- nil and why where it is more than one loop or not a simple polygon.
+local function piece_boundary(tris)
+  local count, next_of = {}, {}
+  local function key(a, b) return a < b and a .. " " .. b or b .. " " .. a end
+  for t = 1, #tris, 3 do
+    for k = 0, 2 do
+      local a, b = tris[t + k], tris[t + (k + 1) % 3]
+      count[key(a, b)] = (count[key(a, b)] or 0) + 1
+    end
+  end
+  local nedges, start = 0, nil
+  for t = 1, #tris, 3 do
+    for k = 0, 2 do
+      local a, b = tris[t + k], tris[t + (k + 1) % 3]
+      local c = count[key(a, b)]
+      if c > 2 then return nil, "an edge is shared by more than two triangles" end
+      if c == 1 then
+        if next_of[a] then return nil, "its boundary touches itself at a node (not a simple polygon)" end
+        next_of[a], nedges, start = b, nedges + 1, start or a
+      end
+    end
+  end
+  local loop, v = {}, start
+  repeat
+    loop[#loop + 1] = v
+    v = next_of[v]
+  until v == start or v == nil or #loop > nedges
+  if v ~= start then return nil, "its boundary is not closed" end
+  if #loop < nedges then return nil, "its boundary is more than one loop (a hole)" end
+  return loop
+end
+
+-- The loop's vertices as {x1, y1, ...}, from its smallest (x, then y) vertex, counter-clockwise, without
+-- those where the boundary runs straight on: within 1e-9 of the block's size (the larger side of its
+-- bounding box) of the line through the last vertex kept and the next one, and between them.
+local function straight_polygon(x, loop)
+  local n, first = #loop, 1
+  local xmin, xmax, ymin, ymax = math.huge, -math.huge, math.huge, -math.huge
+  for k, v in ipairs(loop) do
+    local px, py = x[2 * v - 1], x[2 * v]
+    xmin, xmax, ymin, ymax = math.min(xmin, px), math.max(xmax, px), math.min(ymin, py), math.max(ymax, py)
+    local fx, fy = x[2 * loop[first] - 1], x[2 * loop[first]]
+    if px < fx or (px == fx and py < fy) then first = k end
+  end
+  local tol = 1e-9 * math.max(xmax - xmin, ymax - ymin)
+  -- the smallest vertex is a corner of the convex hull: never straight, so the walk can start there
+  local p = {}
+  local lx, ly = x[2 * loop[first] - 1], x[2 * loop[first]]
+  p[1], p[2] = lx, ly
+  for k = 1, n - 1 do
+    local v, w = loop[(first + k - 1) % n + 1], loop[(first + k) % n + 1]
+    local vx, vy, wx, wy = x[2 * v - 1], x[2 * v], x[2 * w - 1], x[2 * w]
+    local dx, dy = wx - lx, wy - ly
+    local len = math.sqrt(dx * dx + dy * dy)
+    local off = math.abs(dx * (vy - ly) - dy * (vx - lx)) / len
+    local along = (vx - lx) * dx + (vy - ly) * dy
+    if not (off <= tol and along > 0 and along < len * len) then
+      p[#p + 1], p[#p + 2] = vx, vy
+      lx, ly = vx, vy
+    end
+  end
+  return p
+end
+
+-- The blocks of a Gmsh file: each edge-connected piece of each physical surface group's triangles.
+local function gmsh_blocks(fn, path, material, materials, level)
+  local m = read_msh(fn, path, "gmsh", level + 1)
+  local x, tri, tri_group = m.x, m.tri, m.tri_group
+  local used, skipped = {}, 0
+  for _, tag in ipairs(tri_group) do
+    if tag >= 0 then used[tag] = true else skipped = skipped + 1 end
+  end
+  local order, name_of = groups_used(m, 2, used)
+  if #order == 0 then
+    fail(fn, string.format("argument 'gmsh': %s has no physical surface (%d triangles without a group): give the "
+      .. "blocks' surfaces Physical Surface(\"name\") = {...} in Gmsh", path, skipped), level + 1)
+  end
+  local tag_of_name = {}
+  for _, tag in ipairs(order) do if name_of[tag] then tag_of_name[name_of[tag]] = tag end end
+  local material_of = {}
+  for k, v in pairs(materials or {}) do
+    local tag = type(k) == "string" and tag_of_name[k] or (math.type(k) == "integer" and used[k] and k) or nil
+    if not tag then
+      local names = {}
+      for _, t in ipairs(order) do names[#names + 1] = group_label(t, name_of) end
+      fail(fn, string.format("materials[%s]: %s has no physical surface %s (it has %s)", tostring(k), path,
+        tostring(k), table.concat(names, ", ")), level + 1)
+    end
+    if math.type(v) ~= "integer" or v < 1 then
+      fail(fn, string.format("materials[%s] = %s must be a material number >= 1", tostring(k), tostring(v)), level + 1)
+    end
+    material_of[tag] = v
+  end
+  local polygons, block_materials = {}, {}
+  for _, tag in ipairs(order) do
+    -- the group's triangles, counter-clockwise, and their pieces by union-find over shared edges
+    local tris, parent, owner = {}, {}, {}
+    local function root(i) while parent[i] ~= i do parent[i] = parent[parent[i]]; i = parent[i] end return i end
+    for e = 1, #tri_group do
+      if tri_group[e] == tag then
+        local a, b, c = tri[3 * e - 2], tri[3 * e - 1], tri[3 * e]
+        local area2 = (x[2 * b - 1] - x[2 * a - 1]) * (x[2 * c] - x[2 * a]) - (x[2 * c - 1] - x[2 * a - 1]) * (x[2 * b] - x[2 * a])
+        if area2 < 0 then b, c = c, b end
+        local i = #tris // 3 + 1
+        tris[#tris + 1], tris[#tris + 2], tris[#tris + 3] = a, b, c
+        parent[i] = i
+        for _, edge in ipairs { { a, b }, { b, c }, { c, a } } do
+          local k = math.min(edge[1], edge[2]) .. " " .. math.max(edge[1], edge[2])
+          if owner[k] then
+            local r, s = root(owner[k]), root(i)
+            if r ~= s then parent[math.max(r, s)] = math.min(r, s) end -- the root: the piece's first triangle
+          else
+            owner[k] = i
+          end
+        end
+      end
+    end
+    local pieces, piece_order = {}, {}
+    for i = 1, #tris // 3 do
+      local r = root(i)
+      if not pieces[r] then pieces[r] = {}; piece_order[#piece_order + 1] = r end
+      local t = pieces[r]
+      t[#t + 1], t[#t + 2], t[#t + 3] = tris[3 * i - 2], tris[3 * i - 1], tris[3 * i]
+    end
+    for k, r in ipairs(piece_order) do
+      local loop, why = piece_boundary(pieces[r])
+      if not loop then
+        fail(fn, string.format("argument 'gmsh': %s: physical surface %s, piece %d of %d (%d triangles): %s; "
+          .. "give each block as a surface without holes", path, group_label(tag, name_of), k, #piece_order,
+          #pieces[r] // 3, why), level + 1)
+      end
+      polygons[#polygons + 1] = straight_polygon(x, loop)
+      block_materials[#polygons] = material_of[tag] or material
+    end
+  end
+  return polygons, block_materials
+end
+
 local set_mt = { __name = "cleave.dda.blocks" }
 set_mt.__tostring = function(s) return string.format("dda.blocks<%d blocks, material %d>", #s.polygons, s.material) end
 
---- cl.dda.blocks{ {x1, y1, x2, y2, ...}, ..., file = "blocks.txt", material = 1 }: a set of blocks,
---- given as vertex lists (either orientation, convex or concave) and/or read from a text file.
+--- cl.dda.blocks{ {x1, y1, x2, y2, ...}, ..., file = "blocks.txt", gmsh = "blocks.msh", material = 1,
+--- materials = { ["group"] = k, [tag] = k } }: a set of blocks, given as vertex lists (either orientation, convex
+--- or concave), read from a text file and/or from a Gmsh file's physical surfaces (one block per
+--- edge-connected piece of a group; its material from materials[group name or tag], else material).
 function dda.blocks(args)
   local fn = "cleave.dda.blocks"
-  local valid = { file = true, material = true }
+  local valid = { file = true, gmsh = true, material = true, materials = true }
   if type(args) == "table" then for k = 1, #args do valid[k] = true end end
   cl.check_args(fn, args, valid)
-  local polygons = {}
+  local material = args.material or 1
+  if math.type(material) ~= "integer" or material < 1 then
+    fail(fn, "argument 'material' must be a material number >= 1 (an index into the model's materials)", 2)
+  end
+  if args.materials ~= nil and (type(args.materials) ~= "table" or args.gmsh == nil) then
+    fail(fn, "argument 'materials' must be a table { [\"group name\"] = k, [tag] = k } of the 'gmsh' file's surfaces", 2)
+  end
+  local polygons, block_materials = {}, nil
   for k = 1, #args do
     check_polygon(fn, string.format("block %d", k), args[k], 2)
     polygons[k] = args[k]
@@ -67,12 +245,48 @@ function dda.blocks(args)
     if type(args.file) ~= "string" then fail(fn, "argument 'file' must be a path", 2) end
     for _, p in ipairs(read_blocks(fn, args.file, 2)) do polygons[#polygons + 1] = p end
   end
-  if #polygons == 0 then fail(fn, "no blocks: give vertex lists {x1, y1, x2, y2, ...} or file = path", 2) end
-  local material = args.material or 1
-  if math.type(material) ~= "integer" or material < 1 then
-    fail(fn, "argument 'material' must be a material number >= 1 (an index into the model's materials)", 2)
+  if args.gmsh ~= nil then
+    local meshed, meshed_materials = gmsh_blocks(fn, args.gmsh, material, args.materials, 2)
+    block_materials = {}
+    for k = 1, #polygons do block_materials[k] = material end
+    for k, p in ipairs(meshed) do
+      polygons[#polygons + 1] = p
+      block_materials[#polygons] = meshed_materials[k]
+    end
   end
-  return setmetatable({ polygons = polygons, material = material }, set_mt)
+  if #polygons == 0 then fail(fn, "no blocks: give vertex lists {x1, y1, x2, y2, ...}, file = path or gmsh = path", 2) end
+  return setmetatable({ polygons = polygons, material = material, block_materials = block_materials }, set_mt)
+end
+
+--- cl.dda.gmsh_lines{ path, group = "name" or tag }: the 2-node lines of a Gmsh file's physical line group as
+--- segments { {x1, y1, x2, y2}, ... } in file order (a 3-node line gives its two halves), for cl.dda.cut's lines.
+function dda.gmsh_lines(args)
+  local fn = "cleave.dda.gmsh_lines"
+  cl.check_args(fn, args, { true, group = true })
+  local path, group = args[1], args.group
+  if type(group) ~= "string" and math.type(group) ~= "integer" then
+    fail(fn, "argument 'group' must be the name or tag of a physical line group", 2)
+  end
+  local m = read_msh(fn, path, "1 (the path)", 2)
+  local used = {}
+  for _, tag in ipairs(m.line_group) do used[tag] = true end
+  local order, name_of = groups_used(m, 1, used)
+  local tag
+  for _, t in ipairs(order) do if name_of[t] == group or t == group then tag = t end end
+  if not tag then
+    local names = {}
+    for _, t in ipairs(order) do names[#names + 1] = group_label(t, name_of) end
+    fail(fn, string.format("argument 'group': %s has no physical line group %s (it has %s)", path, tostring(group),
+      #names > 0 and table.concat(names, ", ") or "none"), 2)
+  end
+  local segments, x, line = {}, m.x, m.line
+  for k, t in ipairs(m.line_group) do
+    if t == tag then
+      local a, b = line[2 * k - 1], line[2 * k]
+      segments[#segments + 1] = { x[2 * a - 1], x[2 * a], x[2 * b - 1], x[2 * b] }
+    end
+  end
+  return segments
 end
 
 local function number_arg(fn, t, key, default, min_excl, level)
@@ -304,10 +518,11 @@ function dda.model(args)
   t.materials = materials
   for s, set in ipairs(sets) do
     if getmetatable(set) ~= set_mt then fail(fn, string.format("blocks[%d] is not a block set (cl.dda.blocks{...})", s), 2) end
-    if set.material > nmaterials then
-      fail(fn, string.format("blocks[%d] uses material %d but only %d materials are given", s, set.material, nmaterials), 2)
-    end
     for b, p in ipairs(set.polygons) do
+      local material = set.block_materials and set.block_materials[b] or set.material
+      if material > nmaterials then
+        fail(fn, string.format("blocks[%d] uses material %d but only %d materials are given", s, material, nmaterials), 2)
+      end
       local joints = set.edge_joints and set.edge_joints[b]
       for k = 1, #p, 2 do
         t.vx[#t.vx + 1], t.vy[#t.vy + 1] = p[k], p[k + 1]
@@ -315,7 +530,7 @@ function dda.model(args)
         tagged = tagged or t.edge_joint[#t.edge_joint] >= 0
       end
       t.vstart[#t.vstart + 1] = #t.vx
-      t.material[#t.material + 1] = set.material - 1
+      t.material[#t.material + 1] = material - 1
     end
   end
   local nblocks = #t.material
