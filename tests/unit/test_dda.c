@@ -1696,6 +1696,28 @@ static cl_dda_device_list device_list(cl_device *dev, size_t room, list_arrays *
   return l;
 }
 
+/* The transfer tests' blocks: the jittered grid with short edges, 35 x 30 blocks (seed 23), so that a
+ * vertex meets one edge twice (equal contact keys). Its arrays are the caller's to free. */
+static cl_dda_geometry transfer_grid(void) {
+  uint64_t seed = 23;
+  int32_t *vstart;
+  double *vx, *vy;
+  cl_error err;
+  cr_assert_eq(cl_dda_random_grid(35, 30, &seed, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
+  return (cl_dda_geometry){35 * 30, vstart, vx, vy};
+}
+
+/* The contacts det found, on the host, each told apart by its joint length (its index: two with the
+ * same vertex and edge are often the same in every field), so that a transfer must keep the order
+ * they were found in. */
+static cl_dda_found *found_told_apart(cl_dda_detect *det) {
+  cl_dda_found *found = malloc(det->nfound * sizeof *found);
+  cl_error err;
+  cr_assert_eq(cl_dda_detect_found_to_host(det, found, &err), CL_OK, "%s", err.msg);
+  for (size_t k = 0; k < det->nfound; k++) found[k].length = (double)k;
+  return found;
+}
+
 /* The contact transfer on the device (cl_dda_detect_transfer, transfer_ops.h) against the host's
  * (cl_dda_transfer) on the jittered grid with short edges (so that a vertex meets one edge twice:
  * equal keys, which must keep the order found): from the contacts found on the device, with a last
@@ -1704,15 +1726,10 @@ static cl_dda_device_list device_list(cl_device *dev, size_t room, list_arrays *
  * step). Every field of every contact the same, exactly (the same data moved, and the new ones' gaps by
  * the same function of the same vertices). On the cpu and, where there is one, on cuda. */
 Test(dda, contact_transfer_on_the_device_matches_the_host) {
-  uint64_t seed = 23;
-  int32_t *vstart;
-  double *vx, *vy;
-  const size_t n = 35 * 30;
   const double d0 = 0.05;
   cl_error err;
-  cr_assert_eq(cl_dda_random_grid(35, 30, &seed, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
-  cl_dda_geometry g = {n, vstart, vx, vy};
-  const size_t nv = (size_t)vstart[n];
+  const cl_dda_geometry g = transfer_grid();
+  const size_t nv = (size_t)g.vstart[g.n];
   const char *names[2] = {"cpu", "cuda"};
   for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
     cl_device dev;
@@ -1723,11 +1740,7 @@ Test(dda, contact_transfer_on_the_device_matches_the_host) {
     cr_assert_eq(cl_dda_detect_pairs(&det, &on, d0, &err), CL_OK, "%s", err.msg);
     cr_assert_eq(cl_dda_detect_found(&det, &on, NULL, 0, d0, &err), CL_OK, "%s", err.msg);
     const size_t m = det.nfound;
-    cl_dda_found *found = malloc(m * sizeof *found);
-    cr_assert_eq(cl_dda_detect_found_to_host(&det, found, &err), CL_OK, "%s", err.msg);
-    /* each contact found told apart by its joint length (two with the same vertex and edge are often
-     * the same in every field): the transfer must keep the order they were found in */
-    for (size_t k = 0; k < m; k++) found[k].length = (double)k;
+    cl_dda_found *found = found_told_apart(&det);
     cr_assert_eq(dev.to_device(&dev, det.buf[CL_DDA_DB_FOUND], found, m * sizeof *found, &err), CL_OK, "%s", err.msg);
     /* the last step's list: the found ones transferred, then made up and thinned */
     cl_dda_contact_list none = {0}, prev = {0}, ref = {0};
@@ -1791,7 +1804,7 @@ Test(dda, contact_transfer_on_the_device_matches_the_host) {
     release_geometry(&dev, &on);
     cl_device_close(&dev);
   }
-  free(vstart), free(vx), free(vy);
+  free((void *)g.vstart), free((void *)g.vx), free((void *)g.vy);
 }
 
 /* The gather on cuda (skipped without a GPU) against the cpu's: a short item's 36 threads load 36
@@ -3024,15 +3037,10 @@ static void assert_same_list(cl_device *dev, const list_arrays *a, const list_ar
  * count or of the blocks alone would take the shortcut and put the two in the wrong order. Every
  * field of every contact the same as the sorted transfer's. On the cpu and, where there is one, cuda. */
 Test(dda, the_transfer_shortcut_compares_the_keys_in_their_order) {
-  uint64_t seed = 23;
-  int32_t *vstart;
-  double *vx, *vy;
-  const size_t n = 35 * 30;
   const double d0 = 0.05;
   cl_error err;
-  cr_assert_eq(cl_dda_random_grid(35, 30, &seed, &vstart, &vx, &vy, &err), CL_OK, "%s", err.msg);
-  cl_dda_geometry g = {n, vstart, vx, vy};
-  const size_t nv = (size_t)vstart[n];
+  const cl_dda_geometry g = transfer_grid();
+  const size_t nv = (size_t)g.vstart[g.n];
   const char *names[2] = {"cpu", "cuda"};
   for (int b = 0; b < (cl_device_cuda_count() > 0 ? 2 : 1); b++) {
     cl_device dev;
@@ -3046,9 +3054,7 @@ Test(dda, the_transfer_shortcut_compares_the_keys_in_their_order) {
       cr_assert_eq(cl_dda_detect_found(&det[k], &on, NULL, 0, d0, &err), CL_OK, "%s", err.msg);
     }
     const size_t m = det[0].nfound;
-    cl_dda_found *found = malloc(m * sizeof *found);
-    cr_assert_eq(cl_dda_detect_found_to_host(&det[0], found, &err), CL_OK, "%s", err.msg);
-    for (size_t k = 0; k < m; k++) found[k].length = (double)k;
+    cl_dda_found *found = found_told_apart(&det[0]);
     size_t swap = m; /* two contacts in a row of one pair of blocks, with other keys */
     for (size_t k = 0; k + 1 < m && swap == m; k++)
       if (found[k].bi == found[k + 1].bi && found[k].bj == found[k + 1].bj &&
@@ -3087,5 +3093,5 @@ Test(dda, the_transfer_shortcut_compares_the_keys_in_their_order) {
     release_geometry(&dev, &on);
     cl_device_close(&dev);
   }
-  free(vstart), free(vx), free(vy);
+  free((void *)g.vstart), free((void *)g.vx), free((void *)g.vy);
 }
