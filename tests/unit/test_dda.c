@@ -2837,20 +2837,24 @@ static cl_dda_model *landing_on(cl_device *dev, landing_model *l, cl_dda_detecti
   return m;
 }
 
-/* CLEAVE_DDA_PATTERN_REUSE other than 0 or 1: no model, an error naming the variable and its values. */
-Test(dda, a_pattern_reuse_switch_other_than_0_or_1_is_refused) {
+/* The model's environment switch var set to value (neither 0 nor 1): no model, an error naming the
+ * variable and its values (want: the error's start). */
+static void switch_refused(const char *var, const char *value, cl_dda_detection detection, const char *want) {
   cl_device dev;
   cl_error err = {0};
   cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
   landing_model l;
-  const cl_dda_input in = landing_input(&l, CL_DDA_DETECT_HOST, CL_DDA_BSR, 1e-9);
+  const cl_dda_input in = landing_input(&l, detection, CL_DDA_BSR, 1e-9);
   cl_dda_model *m = NULL;
-  cr_assert_eq(setenv("CLEAVE_DDA_PATTERN_REUSE", "yes", 1), 0);
+  cr_assert_eq(setenv(var, value, 1), 0);
   const cl_status st = cl_dda_model_create(&m, &dev, &in, &err);
-  unsetenv("CLEAVE_DDA_PATTERN_REUSE");
-  cr_assert(st == CL_ERR_ARG && m == NULL && strstr(err.msg, "CLEAVE_DDA_PATTERN_REUSE = 'yes' must be 0"), "%s",
-            err.msg);
+  unsetenv(var);
+  cr_assert(st == CL_ERR_ARG && m == NULL && strstr(err.msg, want), "%s", err.msg);
   cl_device_close(&dev);
+}
+
+Test(dda, a_pattern_reuse_switch_other_than_0_or_1_is_refused) {
+  switch_refused("CLEAVE_DDA_PATTERN_REUSE", "yes", CL_DDA_DETECT_HOST, "CLEAVE_DDA_PATTERN_REUSE = 'yes' must be 0");
 }
 
 /* Models a and b took the same step, bit for bit: iterations, the open-close iterations' traces, time
@@ -2956,20 +2960,9 @@ Test(dda, a_kept_pattern_gives_the_steps_of_one_built_every_step) {
   cl_device_close(&dev);
 }
 
-/* CLEAVE_DDA_TRANSFER_SHORTCUT other than 0 or 1: no model, an error naming the variable and its values. */
 Test(dda, a_transfer_shortcut_switch_other_than_0_or_1_is_refused) {
-  cl_device dev;
-  cl_error err = {0};
-  cr_assert_eq(cl_device_open(&dev, "cpu", &err), CL_OK, "%s", err.msg);
-  landing_model l;
-  const cl_dda_input in = landing_input(&l, CL_DDA_DETECT_DEVICE, CL_DDA_BSR, 1e-9);
-  cl_dda_model *m = NULL;
-  cr_assert_eq(setenv("CLEAVE_DDA_TRANSFER_SHORTCUT", "on", 1), 0);
-  const cl_status st = cl_dda_model_create(&m, &dev, &in, &err);
-  unsetenv("CLEAVE_DDA_TRANSFER_SHORTCUT");
-  cr_assert(st == CL_ERR_ARG && m == NULL && strstr(err.msg, "CLEAVE_DDA_TRANSFER_SHORTCUT = 'on' must be 0 (sort"),
-            "%s", err.msg);
-  cl_device_close(&dev);
+  switch_refused("CLEAVE_DDA_TRANSFER_SHORTCUT", "on", CL_DDA_DETECT_DEVICE,
+                 "CLEAVE_DDA_TRANSFER_SHORTCUT = 'on' must be 0 (sort");
 }
 
 /* The transfer's shortcut on (the default) and off (CLEAVE_DDA_TRANSFER_SHORTCUT=0) give the same steps
