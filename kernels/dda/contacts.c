@@ -45,6 +45,15 @@ static size_t prefix_sum(size_t *c, size_t n) {
   return total;
 }
 
+/* Room in *pairs (capacity *cap pairs) for want pairs. */
+static cl_status pairs_room(int32_t **pairs, size_t *cap, size_t want, cl_error *err) {
+  if (want <= *cap) return CL_OK;
+  int32_t *p = realloc(*pairs, 2 * want * sizeof *p);
+  if (!p) return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu candidate pairs", want);
+  *pairs = p, *cap = want;
+  return CL_OK;
+}
+
 /* The candidate pairs of the n boxes (cl_dda_broad_phase's list, of any boxes). */
 static cl_status pairs_of_boxes(const cl_dda_box *boxes, size_t n, int32_t **pairs, size_t *npairs, size_t *cap,
                                 cl_error *err) {
@@ -99,16 +108,11 @@ static cl_status pairs_of_boxes(const cl_dda_box *boxes, size_t n, int32_t **pai
   gr.start = start, gr.in_cell = in_cell;
   /* each block's partners j > i counted, then written at the prefix sum's offsets and sorted: the
    * list in the order of the blocks, the same whatever the cells and the threads */
-  cl_status st = CL_OK;
 #pragma omp parallel for schedule(dynamic, 64) if (n >= CL_DDA_PARALLEL_MIN)
   for (size_t i = 0; i < n; i++) count[i] = (size_t)cl_dda_partners(&gr, boxes, (int32_t)i, NULL);
   size_t total = prefix_sum(count, n);
   count[n] = total;
-  if (total > *cap) {
-    int32_t *p = realloc(*pairs, 2 * total * sizeof *p);
-    if (p) *pairs = p, *cap = total;
-    else st = cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu candidate pairs", total);
-  }
+  cl_status st = pairs_room(pairs, cap, total, err);
   if (st == CL_OK) {
     int32_t *out = *pairs;
 #pragma omp parallel for schedule(dynamic, 64) if (n >= CL_DDA_PARALLEL_MIN)
@@ -153,11 +157,7 @@ static cl_status reuse_kept(const cl_dda_geometry *g, double d0, cl_dda_kept_pai
   }
   *kept = inside;
   if (!inside) return CL_OK;
-  if (k->npairs > *cap) {
-    int32_t *p = realloc(*pairs, 2 * k->npairs * sizeof *p);
-    if (!p) return cl_error_set(err, CL_ERR_OOM, "DDA contact detection: out of memory for %zu candidate pairs", k->npairs);
-    *pairs = p, *cap = k->npairs;
-  }
+  CL_TRY(pairs_room(pairs, cap, k->npairs, err));
   size_t m = 0;
   for (size_t p = 0; p < k->npairs; p++) {
     const int32_t i = k->pairs[2 * p], j = k->pairs[2 * p + 1];
