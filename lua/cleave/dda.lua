@@ -77,23 +77,32 @@ local function group_label(tag, name_of)
   return name_of[tag] and string.format("'%s' (tag %d)", name_of[tag], tag) or string.format("tag %d", tag)
 end
 
+-- The groups of order as the errors list them ("'name' (tag 3), tag 4"; "none").
+local function group_list(order, name_of)
+  local names = {}
+  for _, t in ipairs(order) do names[#names + 1] = group_label(t, name_of) end
+  return #names > 0 and table.concat(names, ", ") or "none"
+end
+
+-- An edge's key, the same for either direction.
+local function edge_key(a, b) return a < b and a .. " " .. b or b .. " " .. a end
+
 -- The boundary of one edge-connected piece of counter-clockwise triangles {a, b, c, ...} (node
 -- numbers): the edges that one triangle of it uses, chained into one closed loop, as node numbers.
 -- nil and why where it is more than one loop or not a simple polygon.
 local function piece_boundary(tris)
   local count, next_of = {}, {}
-  local function key(a, b) return a < b and a .. " " .. b or b .. " " .. a end
   for t = 1, #tris, 3 do
     for k = 0, 2 do
-      local a, b = tris[t + k], tris[t + (k + 1) % 3]
-      count[key(a, b)] = (count[key(a, b)] or 0) + 1
+      local e = edge_key(tris[t + k], tris[t + (k + 1) % 3])
+      count[e] = (count[e] or 0) + 1
     end
   end
   local nedges, start = 0, nil
   for t = 1, #tris, 3 do
     for k = 0, 2 do
       local a, b = tris[t + k], tris[t + (k + 1) % 3]
-      local c = count[key(a, b)]
+      local c = count[edge_key(a, b)]
       if c > 2 then return nil, "an edge is shared by more than two triangles" end
       if c == 1 then
         if next_of[a] then return nil, "its boundary touches itself at a node (not a simple polygon)" end
@@ -162,10 +171,8 @@ local function gmsh_blocks(fn, path, material, materials, level)
   for k, v in pairs(materials or {}) do
     local tag = type(k) == "string" and tag_of_name[k] or (math.type(k) == "integer" and used[k] and k) or nil
     if not tag then
-      local names = {}
-      for _, t in ipairs(order) do names[#names + 1] = group_label(t, name_of) end
       fail(fn, string.format("materials[%s]: %s has no physical surface %s (it has %s)", tostring(k), path,
-        tostring(k), table.concat(names, ", ")), level + 1)
+        tostring(k), group_list(order, name_of)), level + 1)
     end
     if math.type(v) ~= "integer" or v < 1 then
       fail(fn, string.format("materials[%s] = %s must be a material number >= 1", tostring(k), tostring(v)), level + 1)
@@ -186,7 +193,7 @@ local function gmsh_blocks(fn, path, material, materials, level)
         tris[#tris + 1], tris[#tris + 2], tris[#tris + 3] = a, b, c
         parent[i] = i
         for _, edge in ipairs { { a, b }, { b, c }, { c, a } } do
-          local k = math.min(edge[1], edge[2]) .. " " .. math.max(edge[1], edge[2])
+          local k = edge_key(edge[1], edge[2])
           if owner[k] then
             local r, s = root(owner[k]), root(i)
             if r ~= s then parent[math.max(r, s)] = math.min(r, s) end -- the root: the piece's first triangle
@@ -274,10 +281,8 @@ function dda.gmsh_lines(args)
   local tag
   for _, t in ipairs(order) do if name_of[t] == group or t == group then tag = t end end
   if not tag then
-    local names = {}
-    for _, t in ipairs(order) do names[#names + 1] = group_label(t, name_of) end
     fail(fn, string.format("argument 'group': %s has no physical line group %s (it has %s)", path, tostring(group),
-      #names > 0 and table.concat(names, ", ") or "none"), 2)
+      group_list(order, name_of)), 2)
   end
   local segments, x, line = {}, m.x, m.line
   for k, t in ipairs(m.line_group) do
