@@ -438,6 +438,24 @@ T.case("block cutting: joint sets and lines cut a domain into blocks that tile i
   T.near(total_area(L), 7, 1e-12, "the L's area")
   T.raises(function() cl.dda.cut { domain = box, lines = { { 2, 3, 5, 3 } } } end, { "line 1 cuts no block" },
     "a line ending inside the domain leaves no dangling crack")
+  -- Shi's DC removes a trace's dangling parts: here a line cuts the box at y = 3 and a second cuts the
+  -- lower half at x = 5 and runs on 1 m into the upper half, where it ends (dangling)
+  local parts = cl.dda.cut { domain = box, lines = { { -1, 3, 11, 3 }, { 5, -1, 5, 4 } } }
+  T.eq(#parts.polygons, 3, "the lower half's two pieces and the uncut upper half")
+  T.near(total_area(parts), 60, 1e-12, "their areas")
+  local uppers = 0
+  for i, p in ipairs(parts.polygons) do
+    local top = 0
+    for k = 2, #p, 2 do top = math.max(top, p[k]) end
+    if top > 3 then
+      uppers = uppers + 1
+      T.eq(#p, 8, string.format("piece %d, the upper half: its 4 corners alone, no slit to the dangling end (5, 4)", i))
+      for k = 1, #p, 2 do
+        T.ok(p[k + 1] == 3 or p[k + 1] == 6, string.format("vertex (%g, %g) on the half's boundary", p[k], p[k + 1]))
+      end
+    end
+  end
+  T.eq(uppers, 1, "one piece above y = 3")
   T.raises(function() cl.dda.cut { domain = box, joints = { { dip = 0, spacing = 1, origin = { 0, 0 }, trace = 0.5, bridge = 20 } } } end,
     { "joint set 1 cuts no block" }, "traces shorter than the domain")
   T.raises(function() cl.dda.cut { domain = box, joints = { { dip = 0 } } } end, { "spacing" }, "missing spacing")
