@@ -136,6 +136,9 @@ static cl_status check_input(const cl_dda_input *in, cl_error *err) {
   if (isnan(in->broad_skin) || isinf(in->broad_skin))
     return cl_error_set(err, CL_ERR_ARG, "broad_skin = %g must be a length >= 0 (0: the pairs found anew every "
                         "step) or < 0 for the default", in->broad_skin);
+  if (!(in->dt_growth == 0 || (in->dt_growth >= 1 && isfinite(in->dt_growth))))
+    return cl_error_set(err, CL_ERR_ARG, "dt_growth = %g must be 0 (each step tries the requested dt) or a "
+                        "finite factor >= 1", in->dt_growth);
   if (in->pcg_max_iterations < 1 || in->open_close_max < 1)
     return cl_error_set(err, CL_ERR_ARG, "pcg_max_iterations and open_close_max must be >= 1");
   if (!isfinite(in->gx) || !isfinite(in->gy)) return cl_error_set(err, CL_ERR_ARG, "gravity must be finite");
@@ -800,6 +803,8 @@ static cl_status detect(cl_dda_model *m, double d0, cl_error *err) {
 
 cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   if (!(dt > 0) || !isfinite(dt)) return cl_error_set(err, CL_ERR_ARG, "dt = %g must be a number > 0", dt);
+  /* from the last accepted step's time step (a checkpoint's too), so a resumed run starts as a straight one */
+  if (m->p.dt_growth > 0 && m->stats.steps > 0) dt = fmin(dt, m->p.dt_growth * m->stats.dt);
   double d0 = 2.5 * m->p.max_displacement, dt0 = dt, mark = seconds_now();
   const long launches0 = m->solver.launches, syncs0 = m->solver.syncs, incremental0 = m->solver.assemblies_changed;
   CL_TRY(detect(m, d0, err));

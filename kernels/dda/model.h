@@ -74,6 +74,9 @@ typedef struct cl_dda_input {
   double broad_skin;           /* the broad phase's list is kept while no block's box (grown by d0 / 2) leaves
                                   its box of the list's build grown by a further broad_skin / 2 (metres;
                                   contacts.h, detect.h); 0: built every step; < 0: the default, d0 */
+  double dt_growth;            /* a step starts at no more than dt_growth times the last accepted step's
+                                  time step, so that after a reduction the next steps do not each try the
+                                  requested one first (0: always the requested one, the paper's rule) */
 } cl_dda_input;
 
 typedef struct cl_dda_model cl_dda_model;

@@ -502,7 +502,7 @@ end
 local model_keys = {
   blocks = true, materials = true, joints = true, joint_pairs = true, fixed = true, loads = true, gravity = true,
   velocity = true, analysis = true, plane = true, normal_stiffness = true, shear_stiffness = true,
-  fixed_stiffness = true, max_displacement = true, pcg_tolerance = true, pcg_displacement = true, pcg_max_iterations = true,
+  fixed_stiffness = true, max_displacement = true, dt_growth = true, pcg_tolerance = true, pcg_displacement = true, pcg_max_iterations = true,
   open_close_max = true, preconditioner = true, spmv = true, pcg = true, pcg_blocks = true, detection = true,
   assembly = true, broad_skin = true, pcg_variant = true,
 }
@@ -657,6 +657,11 @@ function dda.model(args)
   t.broad_skin = number_arg(fn, args, "broad_skin", -1, nil, 2)
   if args.broad_skin ~= nil and t.broad_skin < 0 then
     fail(fn, string.format("argument 'broad_skin' = %g must be a length >= 0 (0: the candidate pairs found anew every step; leave it out for the default)", t.broad_skin), 2)
+  end
+  -- a step starts at no more than dt_growth times the last accepted time step (0: the requested one)
+  t.dt_growth = number_arg(fn, args, "dt_growth", 0, nil, 2)
+  if t.dt_growth ~= 0 and not (t.dt_growth >= 1 and t.dt_growth < math.huge) then
+    fail(fn, string.format("argument 'dt_growth' = %g must be 0 (each step tries the requested dt) or a finite factor >= 1", t.dt_growth), 2)
   end
   t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 200, 0, 2)
   t.open_close_max = number_arg(fn, args, "open_close_max", 20, 0, 2)

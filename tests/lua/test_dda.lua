@@ -70,6 +70,33 @@ T.case("free fall: displacement g t^2 / 2 to 1e-9 relative", function()
   T.eq(s.pcg, 0, "PCG iterations of the last step")
 end)
 
+T.case("dt_growth: after the displacement limit cut the time step, the next steps start near it", function()
+  -- a free fall at dt = 0.05 s with 1 cm allowed: past ~0.4 s each step must be cut to keep a step's
+  -- displacement under 2 cm. Retried from the requested dt, every step is tried twice. A cut aims a
+  -- step's displacement at 1 cm, so from 1.5 times the last accepted step (1.5 cm, then 2.25 cm: cut)
+  -- every other step is tried once: 1.5 attempts a step. Both stay exact.
+  local function fall(extra)
+    local args = { blocks = cl.dda.blocks { square(0, 0, 1) }, materials = { rock }, gravity = { 0, -g },
+      max_displacement = 0.01 }
+    for k, v in pairs(extra) do args[k] = v end
+    local m, tried = cl.dda.model(args), 0
+    for _ = 1, 60 do
+      m:run { steps = 1, dt = 0.05 }
+      tried = tried + 1 + m:stats().reductions
+    end
+    local s, b = m:stats(), m:block(1)
+    T.near(b.uy, -0.5 * g * s.t ^ 2, 1e-9, "fall")
+    return tried, s
+  end
+  local retried, s0 = fall {}
+  local grown, s1 = fall { dt_growth = 1.5 }
+  T.ok(retried >= 115, string.format("retried from 0.05 s: %d attempts for 60 steps", retried))
+  T.ok(grown <= 95, string.format("from 1.5 x the last: %d attempts for 60 steps", grown))
+  T.ok(s1.t > s0.t, string.format("and further in time (%.4f s against %.4f s)", s1.t, s0.t))
+  T.raises(function() cl.dda.model { blocks = cl.dda.blocks { square(0, 0, 1) }, materials = { rock }, dt_growth = 0.5 } end,
+    { "dt_growth", "0.5", ">= 1" }, "a factor below 1")
+end)
+
 T.case("initial velocity: a free spinning block moves v t, turns omega t, keeps its area and energy", function()
   local m = cl.dda.model {
     blocks = cl.dda.blocks { square(0, 0, 2, 1) }, materials = { rock }, velocity = { [1] = { 2, 0, 1 } },
