@@ -7,7 +7,8 @@
 -- sqrt(blocks / 2) bricks); `steps` (default 5). Prints the setup's times (the wall generated; the
 -- model built and checked: every block's polygon and the overlap test), the first step's (every
 -- contact new), then each step's time, open-close and PCG iterations, and the mean of the steps
--- after the first, and the modules' times.
+-- after the first, and the modules' times. CLEAVE_DDA_DT_GROWTH sets the model's dt_growth (a step
+-- starts at no more than that times the last accepted time step; absent: each tries 0.1 ms).
 local cl = require "cleave"
 local report = dofile((arg[0]:match("^(.*)/") or ".") .. "/dda_report.lua")
 local target, steps = tonumber(arg[1]) or 100000, tonumber(arg[2]) or 5
@@ -38,6 +39,7 @@ local model = cl.dda.model {
   blocks = { cl.dda.blocks { base }, cl.dda.blocks(bricks) }, materials = { { rho = 2600, E = 2e10, nu = 0.25 } },
   joints = { { friction = 35 } }, fixed = { { -1, -1 }, { width + 1, -1 }, { -1, 0 } }, gravity = { 0, -9.81 },
   analysis = "static", preconditioner = preconditioner, spmv = spmv, detection = os.getenv("CLEAVE_DDA_DETECTION"), max_displacement = 0.01 * h,
+  dt_growth = tonumber(os.getenv("CLEAVE_DDA_DT_GROWTH") or ""),
 }
 local built = cl.clock() - t0
 print(string.format("%d blocks (%d courses of %d bricks, %.0f x %.1f m) on a base, device %s, %s, %s, dt %g s; " ..
