@@ -2,8 +2,9 @@
 -- plate, 32 m/s, 90 us) in f32 and f64 at each spacing: the angles of the main cracks, their
 -- differences (issue 19's target: f32 within 3 degrees of f64), and the time per step of each run;
 -- beside them, f64 with the time step changed by 1e-6: how far the angles move for a perturbation
--- of the size f32 rounds to (on the CPU at 0.4 mm: 66.7/66.4 degrees, 66.2/65.4 with 1e-6, and
--- unchanged with 1e-7; f32 62.6/62.8).
+-- of the size f32 rounds to (on the CPU at 0.4 mm, with the impactor before h-pdf32, whose edge f64
+-- drew on one notch's row only: 66.7/66.4 degrees, 66.2/65.4 with 1e-6, and unchanged with 1e-7; f32
+-- 62.6/62.8; since, f64 62.9/62.9 and, with the f32 lattice's time step f64's, f32 62.8/62.8).
 --   cleave [--device D] run scripts/bench/bench_pd_f32.lua [dx_mm,...]
 -- Default spacings: 0.25 and 0.1 mm on a GPU (320 000 and 2 000 000 points), 1 mm on the CPU.
 -- The runs write no files; a step here includes what run:go does around the pipeline (a
