@@ -106,7 +106,7 @@ static int dda_model(lua_State *L) {
       .pcg_max_iterations = (int)num(L, 1, "pcg_max_iterations"),
       .open_close_max = (int)num(L, 1, "open_close_max"), .detection = (cl_dda_detection)num(L, 1, "detection"),
       .full_assembly = (int)num(L, 1, "full_assembly"), .broad_skin = num(L, 1, "broad_skin"),
-      .dt_growth = num(L, 1, "dt_growth")};
+      .dt_growth = num(L, 1, "dt_growth"), .open_close_loose = num(L, 1, "open_close_loose")};
   model_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
   memset(u, 0, sizeof *u);
   luaL_setmetatable(L, MODEL_MT);

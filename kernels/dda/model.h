@@ -68,6 +68,11 @@ typedef struct cl_dda_input {
   int pcg_pipelined;           /* 1: the pipelined PCG, block Jacobi only (cl_dda_solver.pipelined); 0: the
                                   standard one */
   int pcg_max_iterations, open_close_max;
+  double open_close_loose;     /* >= 1: the open-close solves that only decide the contacts' states stop at
+                                  this many times pcg_tolerance and pcg_displacement; a solve that
+                                  changes no state is confirmed at the full ones, which alone settle a
+                                  step (1: every solve at the full ones; 0: CLEAVE_DDA_OC_LOOSE, else
+                                  the default) */
   cl_dda_detection detection;
   int full_assembly;           /* 1: every open-close iteration assembles the whole matrix; 0: after an
                                   attempt's first, only what the rule changed (cl_dda_solver_assemble_changed) */

@@ -504,7 +504,7 @@ local model_keys = {
   velocity = true, analysis = true, plane = true, normal_stiffness = true, shear_stiffness = true,
   fixed_stiffness = true, max_displacement = true, dt_growth = true, pcg_tolerance = true, pcg_displacement = true, pcg_max_iterations = true,
   open_close_max = true, preconditioner = true, spmv = true, pcg = true, pcg_blocks = true, detection = true,
-  assembly = true, broad_skin = true, pcg_variant = true,
+  assembly = true, broad_skin = true, pcg_variant = true, open_close_tolerance = true,
 }
 
 --- cl.dda.model{ blocks = {set, ...}, materials = {...}, joints = {...}, fixed = {...}, loads = {...},
@@ -665,6 +665,13 @@ function dda.model(args)
   end
   t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 200, 0, 2)
   t.open_close_max = number_arg(fn, args, "open_close_max", 20, 0, 2)
+  -- the open-close solves that change states stop at this many times pcg_tolerance and pcg_displacement
+  -- (absent: 0, the environment's CLEAVE_DDA_OC_LOOSE, else the model's default; docs/methods/dda.md)
+  t.open_close_loose = number_arg(fn, args, "open_close_tolerance", 0, nil, 2)
+  if args.open_close_tolerance ~= nil and not (t.open_close_loose >= 1) then
+    fail(fn, string.format("argument 'open_close_tolerance' = %g must be a factor >= 1 (1: every open-close solve to " ..
+      "pcg_tolerance)", t.open_close_loose), 2)
+  end
   local ok, core = pcall(dda._model, t)
   if not ok then fail(fn, tostring(core), 2) end
   local m = setmetatable({ core = core, loads = loads, timed = timed, dynamic = analysis == "dynamic" }, model_mt)

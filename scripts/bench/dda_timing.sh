@@ -9,6 +9,8 @@
 # matrix building, equation solving, whole step), the PCG iterations a step and the µs a PCG iteration
 # (equation solving over the iterations: the assembly's kernels, which the host waits for in the solve,
 # included), then the range of each column. Logs in $OUT (or /tmp). Exits non-zero if a run failed.
+# The environment passes to the runs: the scripts' and the model's switches (CLEAVE_DDA_PCG_VARIANT,
+# CLEAVE_DDA_PATTERN_REUSE, CLEAVE_DDA_OC_LOOSE, ...) time one build's two paths, one call each.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-3} steps1=${2:-30} steps2=${3:-60}

@@ -695,6 +695,49 @@ T.case("pcg_variant = \"pipelined\" (one reduction an iteration) settles a cut m
     { "pcg_variant", "block_jacobi", "standard" }, "the pipelined PCG with SSOR-AI")
 end)
 
+T.case("open_close_tolerance: loose open-close solves, confirmed at the full tolerance, settle a cut mass as full ones do", function()
+  -- 20 static steps of 0.1 ms, as the pipelined PCG's case, with every open-close solve to the full
+  -- tolerances (1) and the solves that change states to 100 times them: only a full-tolerance solve
+  -- the rule leaves unchanged and settled ends a step, so the accepted solutions stop on the same
+  -- test, each within a few updates under pcg_displacement (1e-9) x max_displacement (0.04 m) of the
+  -- full path's: settlements within 20 steps x 4e-11 m, as there; one accepted at the loose tolerance
+  -- (4e-9 m a step) is off by more.
+  local function run(factor)
+    local m = cut_mass { open_close_tolerance = factor }
+    local iterations, solves = 0, 0
+    for _ = 1, 20 do
+      local s = m:run { steps = 1, dt = 1e-4 }
+      iterations, solves = iterations + s.pcg, solves + s.open_close
+    end
+    return m, iterations, solves
+  end
+  local full, n_full, solves_full = run(1)
+  local loose, n_loose, solves_loose = run(100)
+  T.ok(n_loose < n_full, string.format("PCG iterations %d full, %d loose (open-close iterations %d and %d)", n_full,
+    n_loose, solves_full, solves_loose))
+  for i = 2, full:count() do
+    T.near(loose:block(i).uy, full:block(i).uy, 8e-10, string.format("block %d's settlement (m)", i), 1)
+    T.near(loose:block(i).ux, full:block(i).ux, 8e-10, string.format("block %d's slide (m)", i), 1)
+  end
+  -- The same state for every contact that carries a force beyond the rule's round-off band (1e-9 x
+  -- 0.04 m x kn 5e11 N/m = 20 N; the blocks weigh ~25 kN): inside it a contact carries no force to the
+  -- rule's precision, open and locked at zero force both satisfy it, and which one the iteration
+  -- reaches depends on its path (here a few contacts of 1-18 N).
+  local a, b, band, undecided = full:contacts(), loose:contacts(), 1e-9 * 0.04 * 5e11, 0
+  T.ok(#a == #b and #a > 20, string.format("%d contacts with full solves, %d with loose ones", #a, #b))
+  for k = 1, #a do
+    local carries = math.max(math.abs(a[k].normal_force), math.abs(b[k].normal_force)) > band
+    if not carries and a[k].state ~= b[k].state then undecided = undecided + 1 end
+    T.ok(a[k].vertex_block == b[k].vertex_block and a[k].edge_block == b[k].edge_block and
+      (a[k].state == b[k].state or not carries), string.format("contact %d: blocks %d-%d / %d-%d, state %s / %s, " ..
+      "normal force %.6g / %.6g N", k, a[k].vertex_block, a[k].edge_block, b[k].vertex_block, b[k].edge_block,
+      a[k].state, b[k].state, a[k].normal_force, b[k].normal_force))
+  end
+  T.ok(undecided <= #a / 20, string.format("%d of %d contacts inside the band in another state", undecided, #a))
+  T.raises(function() cut_mass { open_close_tolerance = 0.5 } end, { "open_close_tolerance", "0.5", ">= 1" },
+    "a factor below 1")
+end)
+
 T.case("stats().pattern_reuses: a block sliding on an incline keeps the matrix's pattern after its first step", function()
   local m = incline(30, 20)
   m:run { steps = 20, dt = 1e-3 }

@@ -2837,7 +2837,7 @@ static cl_dda_model *landing_on(cl_device *dev, landing_model *l, cl_dda_detecti
   return m;
 }
 
-/* The model's environment switch var set to value (neither 0 nor 1): no model, an error naming the
+/* The model's environment switch var set to a value it refuses: no model, an error naming the
  * variable and its values (want: the error's start). */
 static void switch_refused(const char *var, const char *value, cl_dda_detection detection, const char *want) {
   cl_device dev;
@@ -2855,6 +2855,11 @@ static void switch_refused(const char *var, const char *value, cl_dda_detection 
 
 Test(dda, a_pattern_reuse_switch_other_than_0_or_1_is_refused) {
   switch_refused("CLEAVE_DDA_PATTERN_REUSE", "yes", CL_DDA_DETECT_HOST, "CLEAVE_DDA_PATTERN_REUSE = 'yes' must be 0");
+}
+
+Test(dda, an_open_close_loose_factor_below_1_or_not_a_number_is_refused) {
+  switch_refused("CLEAVE_DDA_OC_LOOSE", "0.5", CL_DDA_DETECT_HOST, "CLEAVE_DDA_OC_LOOSE = '0.5' must be a number >= 1");
+  switch_refused("CLEAVE_DDA_OC_LOOSE", "ten", CL_DDA_DETECT_HOST, "CLEAVE_DDA_OC_LOOSE = 'ten' must be a number >= 1");
 }
 
 /* Models a and b took the same step, bit for bit: iterations, the open-close iterations' traces, time
