@@ -140,7 +140,7 @@ static void set_number(lua_State *L, const char *key, double v) {
   lua_setfield(L, -2, key);
 }
 
-/* model:stats() -> {steps, t, dt, open_close, pcg, reductions, launches, syncs, contacts, closed, kinetic, ...,
+/* model:stats() -> {steps, t, dt, open_close, pcg, reductions, reduced_by, launches, syncs, contacts, closed, kinetic, ...,
  * warm_residual, incremental_assemblies, pattern_reuses, transfer_shortcuts, device_detection, device_pattern,
  * broad_rebuilds, broad_skin, iterations = {pcg = {...}, changed = {...}, unsettled = {...}} (the last step's
  * open-close iterations),
@@ -154,6 +154,7 @@ static int model_stats(lua_State *L) {
   lua_pushinteger(L, s->open_close), lua_setfield(L, -2, "open_close");
   lua_pushinteger(L, s->pcg), lua_setfield(L, -2, "pcg");
   lua_pushinteger(L, s->reductions), lua_setfield(L, -2, "reductions");
+  lua_pushstring(L, s->reduced_by), lua_setfield(L, -2, "reduced_by");
   lua_pushinteger(L, s->launches), lua_setfield(L, -2, "launches");
   lua_pushinteger(L, s->syncs), lua_setfield(L, -2, "syncs");
   lua_pushinteger(L, (lua_Integer)s->contacts), lua_setfield(L, -2, "contacts");

@@ -933,6 +933,7 @@ cl_status cl_dda_step(cl_dda_model *m, double dt, cl_error *err) {
   m->stats.steps++;
   m->stats.t += dt, m->stats.dt = dt;
   m->stats.open_close = oc, m->stats.pcg = pcg, m->stats.reductions = reductions;
+  snprintf(m->stats.reduced_by, sizeof m->stats.reduced_by, "%s", reductions ? why : "");
   m->stats.launches = m->solver.launches - launches0, m->stats.syncs = m->solver.syncs - syncs0;
   m->stats.warm_residual = warm_residual;
   m->stats.incremental_assemblies = (int)(m->solver.assemblies_changed - incremental0);

@@ -96,6 +96,7 @@ typedef struct cl_dda_stats {
   int open_close;          /* open-close iterations of the last step */
   int pcg;                 /* PCG iterations of the last step (all open-close iterations) */
   int reductions;          /* time-step reductions in the last step */
+  char reduced_by[160];    /* why the last step's time step was last cut ("" where it was not) */
   long launches, syncs;    /* the solver's (cl_dda_solver) in the last step: kernel launches and
                               device copies, host waits for the device (transfers, scalar reads) */
   /* the last step's accepted attempt, open-close iteration k (the first CL_DDA_TRACE): its PCG

@@ -71,8 +71,9 @@ for step = 1, steps do
   iterations, oc, reductions = iterations + s.pcg, oc + s.open_close, reductions + s.reductions
   launches, syncs, incremental = launches + s.launches, syncs + s.syncs, incremental + s.incremental_assemblies
   if step % every == 0 or step == steps then
-    print(string.format("step %d: %.2f s, t %.4f s, dt %.3g, contacts %d (closed %d), open-close %d, PCG %d, reductions %d: %s",
-      step, cl.clock() - t1, s.t, s.dt, s.contacts, s.closed, s.open_close, s.pcg, s.reductions, report.iterations(s)))
+    print(string.format("step %d: %.2f s, t %.4f s, dt %.3g, contacts %d (closed %d), open-close %d, PCG %d, reductions %s: %s",
+      step, cl.clock() - t1, s.t, s.dt, s.contacts, s.closed, s.open_close, s.pcg,
+      s.reductions > 0 and string.format("%d (the last: %s)", s.reductions, s.reduced_by) or "0", report.iterations(s)))
     t1 = cl.clock()
   end
 end

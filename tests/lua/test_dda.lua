@@ -91,6 +91,7 @@ T.case("dt_growth: after the displacement limit cut the time step, the next step
   local retried, s0 = fall {}
   local grown, s1 = fall { dt_growth = 1.5 }
   T.ok(retried >= 115, string.format("retried from 0.05 s: %d attempts for 60 steps", retried))
+  T.eq(s0.reduced_by, "blocks moved more than twice the allowed displacement", "stats().reduced_by: the last cut's reason")
   T.ok(grown <= 95, string.format("from 1.5 x the last: %d attempts for 60 steps", grown))
   T.ok(s1.t > s0.t, string.format("and further in time (%.4f s against %.4f s)", s1.t, s0.t))
   T.raises(function() cl.dda.model { blocks = cl.dda.blocks { square(0, 0, 1) }, materials = { rock }, dt_growth = 0.5 } end,
