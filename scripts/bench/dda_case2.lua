@@ -15,8 +15,8 @@
 -- CLEAVE_DDA_BROAD_SKIN=metres the model's broad_skin (0: the candidate pairs found anew every step;
 -- default the model's, d0); the summary line says how often the broad phase built its grid.
 -- CLEAVE_DDA_PCG_VARIANT=standard|pipelined the model's pcg_variant (default standard).
--- CLEAVE_DDA_OC_LOOSE=factor the model's open_close_tolerance (read when the model is made; default 1: every
--- open-close solve to the full tolerances; e.g. 10: the solves that change states 10 times looser).
+-- CLEAVE_DDA_OC_LOOSE=factor the model's open_close_tolerance (read when the model is made; default 10: the solves
+-- that change states 10 times looser than the confirming one; 1: every open-close solve to the full tolerances).
 -- CLEAVE_DDA_PATTERN_REUSE=0 builds the matrix's pattern every step (default 1: kept while the
 -- contacts' pairs of blocks stay; the summary line says on how many steps it was kept).
 local cl = require "cleave"
