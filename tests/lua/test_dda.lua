@@ -671,22 +671,25 @@ T.case("CUDA: contact detection on the device and on the host give the same cont
   T.near(uyb, uya, 1e-10, "block 8's settlement (m)")
 end)
 
+-- 20 static steps of 0.1 ms of the cut mass built with extra: the model, its PCG and open-close
+-- iterations over them.
+local function settle_cut_mass(extra)
+  local m = cut_mass(extra)
+  local iterations, solves = 0, 0
+  for _ = 1, 20 do
+    local s = m:run { steps = 1, dt = 1e-4 }
+    iterations, solves = iterations + s.pcg, solves + s.open_close
+  end
+  return m, iterations, solves
+end
+
 T.case("pcg_variant = \"pipelined\" (one reduction an iteration) settles a cut mass as the standard PCG does", function()
   -- 20 static steps of 0.1 ms, as the displacement criterion's case. The two PCGs give the same
   -- iterates in exact arithmetic and round differently: a solve may stop an iteration or two apart
   -- (test_dda.c), and then differs by about its last updates, each under pcg_displacement (1e-9) x
   -- max_displacement (0.04 m): the settlements within 20 steps x 4e-11 m, as there.
-  local function run(variant)
-    local m = cut_mass { pcg_variant = variant }
-    local iterations, solves = 0, 0
-    for _ = 1, 20 do
-      local s = m:run { steps = 1, dt = 1e-4 }
-      iterations, solves = iterations + s.pcg, solves + s.open_close
-    end
-    return m, iterations, solves
-  end
-  local standard, n_standard, solves_standard = run("standard")
-  local pipelined, n_pipelined, solves_pipelined = run("pipelined")
+  local standard, n_standard, solves_standard = settle_cut_mass { pcg_variant = "standard" }
+  local pipelined, n_pipelined, solves_pipelined = settle_cut_mass { pcg_variant = "pipelined" }
   T.ok(solves_pipelined == solves_standard and math.abs(n_pipelined - n_standard) <= 2 * solves_standard,
     string.format("PCG iterations %d standard, %d pipelined; open-close iterations %d and %d", n_standard, n_pipelined,
       solves_standard, solves_pipelined))
@@ -706,17 +709,8 @@ T.case("open_close_tolerance: loose open-close solves, confirmed at the full tol
   -- test, each within a few updates under pcg_displacement (1e-9) x max_displacement (0.04 m) of the
   -- full path's: settlements within 20 steps x 4e-11 m, as there; one accepted at the loose tolerance
   -- (4e-9 m a step) is off by more.
-  local function run(factor)
-    local m = cut_mass { open_close_tolerance = factor }
-    local iterations, solves = 0, 0
-    for _ = 1, 20 do
-      local s = m:run { steps = 1, dt = 1e-4 }
-      iterations, solves = iterations + s.pcg, solves + s.open_close
-    end
-    return m, iterations, solves
-  end
-  local full, n_full, solves_full = run(1)
-  local loose, n_loose, solves_loose = run(100)
+  local full, n_full, solves_full = settle_cut_mass { open_close_tolerance = 1 }
+  local loose, n_loose, solves_loose = settle_cut_mass { open_close_tolerance = 100 }
   T.ok(n_loose < n_full, string.format("PCG iterations %d full, %d loose (open-close iterations %d and %d)", n_full,
     n_loose, solves_full, solves_loose))
   for i = 2, full:count() do
