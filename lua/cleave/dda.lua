@@ -664,9 +664,9 @@ function dda.model(args)
     fail(fn, string.format("argument 'dt_growth' = %g must be 0 (each step tries the requested dt) or a finite factor >= 1", t.dt_growth), 2)
   end
   t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 200, 0, 2)
-  -- 40: near rest a few sliding contacts of case 1 settle in up to 27 iterations; at 20 each such step
-  -- was cut 3-4 times, 20 wasted solves each (docs/methods/dda.md, step control)
-  t.open_close_max = number_arg(fn, args, "open_close_max", 40, 0, 2)
+  -- 100: near rest, state changes run through case 1's mass for up to 51 iterations; at 20 or 40 such
+  -- steps were cut 2-4 times, every failed attempt all its solves (docs/methods/dda.md, step control)
+  t.open_close_max = number_arg(fn, args, "open_close_max", 100, 0, 2)
   -- the open-close solves that change states stop at this many times pcg_tolerance and pcg_displacement
   -- (absent: 0, the environment's CLEAVE_DDA_OC_LOOSE, else the model's default; docs/methods/dda.md)
   t.open_close_loose = number_arg(fn, args, "open_close_tolerance", 0, nil, 2)

@@ -8,6 +8,7 @@
 -- default the model's, d0); the summary line says how often the broad phase built its grid;
 -- CLEAVE_DDA_PCG_VARIANT=standard|pipelined the model's pcg_variant (default standard);
 -- CLEAVE_DDA_DT_GROWTH=factor the model's dt_growth (default 0: each step tries dt first);
+-- CLEAVE_DDA_OPEN_CLOSE_MAX=n the model's open_close_max (default 100);
 -- CLEAVE_DDA_OC_LOOSE=factor the model's open_close_tolerance (read when the model is made; default 10: the solves
 -- that change states 10 times looser than the confirming one; 1: every open-close solve to the full tolerances);
 -- CLEAVE_DDA_PATTERN_REUSE=0 builds the matrix's pattern every step (default 1: kept while the
@@ -54,6 +55,7 @@ local function build(pcg, pcg_blocks)
     pcg_blocks = pcg_blocks, detection = os.getenv("CLEAVE_DDA_DETECTION"), assembly = os.getenv("CLEAVE_DDA_ASSEMBLY"),
     broad_skin = tonumber(os.getenv("CLEAVE_DDA_BROAD_SKIN")) or os.getenv("CLEAVE_DDA_BROAD_SKIN"), pcg_variant = os.getenv("CLEAVE_DDA_PCG_VARIANT"),
     dt_growth = tonumber(os.getenv("CLEAVE_DDA_DT_GROWTH") or ""),
+    open_close_max = math.tointeger(tonumber(os.getenv("CLEAVE_DDA_OPEN_CLOSE_MAX") or "")),
     -- Shi's default (1% of half the domain, 1.05 m) is two thirds of a block here: contacts would be
     -- sought 2.6 m around every block. A step moves the blocks by microns.
     max_displacement = 0.01 * spacing,
