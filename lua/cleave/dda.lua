@@ -660,7 +660,7 @@ function dda.model(args)
   end
   -- a step starts at no more than dt_growth times the last accepted time step (0: the requested one)
   t.dt_growth = number_arg(fn, args, "dt_growth", 0, nil, 2)
-  if t.dt_growth ~= 0 and not (t.dt_growth >= 1 and t.dt_growth < math.huge) then
+  if t.dt_growth ~= 0 and t.dt_growth < 1 then -- number_arg has refused non-finite values
     fail(fn, string.format("argument 'dt_growth' = %g must be 0 (each step tries the requested dt) or a finite factor >= 1", t.dt_growth), 2)
   end
   t.pcg_max_iterations = number_arg(fn, args, "pcg_max_iterations", 200, 0, 2)

@@ -1707,6 +1707,15 @@ static cl_dda_geometry transfer_grid(void) {
   return (cl_dda_geometry){35 * 30, vstart, vx, vy};
 }
 
+/* det made on dev and run over the geometry on (device copies): the broad and narrow phases at d0, the
+ * contacts found left in its buffers (the transfer tests' start). */
+static void detect_on(cl_dda_detect *det, cl_device *dev, const cl_dda_geometry *on, double d0) {
+  cl_error err;
+  cl_dda_detect_init(det, dev);
+  cr_assert_eq(cl_dda_detect_pairs(det, on, d0, &err), CL_OK, "%s", err.msg);
+  cr_assert_eq(cl_dda_detect_found(det, on, NULL, 0, d0, &err), CL_OK, "%s", err.msg);
+}
+
 /* The contacts det found, on the host, each told apart by its joint length (its index: two with the
  * same vertex and edge are often the same in every field), so that a transfer must keep the order
  * they were found in. */
@@ -1736,9 +1745,7 @@ Test(dda, contact_transfer_on_the_device_matches_the_host) {
     cr_assert_eq(cl_device_open(&dev, names[b], &err), CL_OK, "%s", err.msg);
     cl_dda_geometry on = geometry_on(&dev, &g);
     cl_dda_detect det;
-    cl_dda_detect_init(&det, &dev);
-    cr_assert_eq(cl_dda_detect_pairs(&det, &on, d0, &err), CL_OK, "%s", err.msg);
-    cr_assert_eq(cl_dda_detect_found(&det, &on, NULL, 0, d0, &err), CL_OK, "%s", err.msg);
+    detect_on(&det, &dev, &on, d0);
     const size_t m = det.nfound;
     cl_dda_found *found = found_told_apart(&det);
     cr_assert_eq(dev.to_device(&dev, det.buf[CL_DDA_DB_FOUND], found, m * sizeof *found, &err), CL_OK, "%s", err.msg);
@@ -3046,10 +3053,8 @@ Test(dda, the_transfer_shortcut_compares_the_keys_in_their_order) {
     cl_dda_geometry on = geometry_on(&dev, &g);
     cl_dda_detect det[2]; /* with the shortcut, and without */
     for (int k = 0; k < 2; k++) {
-      cl_dda_detect_init(&det[k], &dev);
-      det[k].shortcut = k == 0;
-      cr_assert_eq(cl_dda_detect_pairs(&det[k], &on, d0, &err), CL_OK, "%s", err.msg);
-      cr_assert_eq(cl_dda_detect_found(&det[k], &on, NULL, 0, d0, &err), CL_OK, "%s", err.msg);
+      detect_on(&det[k], &dev, &on, d0);
+      det[k].shortcut = k == 0; /* read by the transfer only */
     }
     const size_t m = det[0].nfound;
     cl_dda_found *found = found_told_apart(&det[0]);
